@@ -1,0 +1,39 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Sql } from './index.js';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+export interface MigrationResult {
+  applied: string[];
+  skipped: string[];
+}
+
+/**
+ * Applies `migrations/*.sql` in name order, each in its own transaction, recording each in
+ * `schema_migrations`. An advisory lock makes concurrent migrators (several replicas starting at
+ * once) apply each file exactly once. Forward only: a landed file is never edited.
+ */
+export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+  await sql`
+    create table if not exists schema_migrations (
+      name text primary key,
+      applied_at timestamptz not null default now()
+    )`;
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+  const result: MigrationResult = { applied: [], skipped: [] };
+  for (const name of files) {
+    const body = await readFile(path.join(dir, name), 'utf8');
+    const applied = await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(727274)`;
+      const [done] = await tx`select 1 from schema_migrations where name = ${name}`;
+      if (done) return false;
+      await tx.unsafe(body);
+      await tx`insert into schema_migrations (name) values (${name})`;
+      return true;
+    });
+    (applied ? result.applied : result.skipped).push(name);
+  }
+  return result;
+}

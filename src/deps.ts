@@ -1,0 +1,17 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Sql } from './db/index.js';
+import type { Embedder } from './embeddings/embedder.js';
+
+/**
+ * Everything the HTTP app, the MCP server and the workers need, built once by `createRuntime`.
+ * Tests build it the same way over an in-memory embedded database.
+ */
+export interface Deps {
+  config: Config;
+  sql: Sql;
+  logger: Logger;
+  embedder: Embedder;
+  /** Secrets generated or loaded at start-up (see src/secrets.ts). */
+  secrets: { urlSigningKey: Buffer };
+}

@@ -1,0 +1,156 @@
+import type { Embedder } from './embedder.js';
+
+/**
+ * The built-in offline embedder: signed feature hashing of code-aware tokens, their light stems,
+ * concept groups (so that "scraper" and "crawler", or "login" and "authentication", land near each
+ * other), word bigrams and character trigrams, into a fixed-size unit vector. No model, no
+ * download, deterministic across processes and machines.
+ *
+ * It is a lexical-semantic approximation, not a language model: operators who want real semantic
+ * recall point EMBEDDINGS_URL at an OpenAI-compatible endpoint and run `npm run reindex`.
+ */
+export const BUILTIN_MODEL = 'builtin-hash-v1';
+export const BUILTIN_DIMENSIONS = 256;
+
+const STOPWORDS = new Set(
+  'a an the and or of for to in on with by from at as is are be this that it its into using use uses used via your you we our can will simple small based built which what how'.split(
+    ' ',
+  ),
+);
+
+// Names whose punctuation matters, mapped before tokenisation.
+const SPECIAL: Array<[RegExp, string]> = [
+  [/c\+\+/gi, ' cpp '],
+  [/c#/gi, ' csharp '],
+  [/f#/gi, ' fsharp '],
+  [/\.net\b/gi, ' dotnet '],
+  [/\bnode\.?js\b/gi, ' nodejs '],
+  [/\bnext\.?js\b/gi, ' nextjs '],
+  [/\bvue\.?js\b/gi, ' vue '],
+  [/\breact\.?js\b/gi, ' react '],
+];
+
+/** Concept groups: every member also emits the group's token. Kept small and general. */
+const CONCEPTS: Record<string, string[]> = {
+  web_server: ['server', 'http', 'api', 'rest', 'endpoint', 'backend', 'service', 'route', 'router', 'webserver', 'microservice', 'fastify', 'express', 'flask', 'django', 'fastapi', 'gin', 'actix', 'axum', 'hono'],
+  scraping: ['scrape', 'scraper', 'crawl', 'crawler', 'spider', 'harvest', 'extract', 'extractor', 'fetcher', 'puppeteer', 'playwright', 'beautifulsoup'],
+  auth: ['auth', 'authentication', 'authorization', 'login', 'signin', 'logon', 'oauth', 'jwt', 'session', 'password', 'credential', 'sso', 'identity'],
+  database: ['database', 'db', 'sql', 'postgres', 'postgresql', 'mysql', 'sqlite', 'mongodb', 'mongo', 'redis', 'orm', 'query', 'schema', 'migration', 'table'],
+  frontend: ['frontend', 'ui', 'component', 'react', 'vue', 'svelte', 'angular', 'css', 'html', 'page', 'widget', 'dashboard', 'interface'],
+  cli: ['cli', 'command', 'terminal', 'shell', 'console', 'argv', 'flag', 'prompt', 'tui'],
+  chart: ['chart', 'plot', 'graph', 'visualization', 'visualize', 'visualise', 'diagram', 'histogram', 'd3', 'matplotlib'],
+  testing: ['test', 'testing', 'unittest', 'jest', 'vitest', 'pytest', 'mock', 'fixture', 'assertion', 'coverage'],
+  payments: ['payment', 'pay', 'billing', 'invoice', 'checkout', 'stripe', 'usdc', 'crypto', 'wallet', 'x402', 'subscription'],
+  ml: ['ml', 'machine', 'learning', 'model', 'neural', 'train', 'training', 'inference', 'classifier', 'regression', 'pytorch', 'tensorflow', 'embedding', 'llm'],
+  chat: ['chat', 'chatbot', 'bot', 'message', 'messaging', 'conversation', 'slack', 'discord', 'telegram', 'assistant'],
+  file: ['file', 'filesystem', 'upload', 'download', 'storage', 's3', 'blob', 'bucket', 'archive', 'zip'],
+  pdf: ['pdf', 'document', 'report', 'docx', 'render', 'invoice'],
+  image: ['image', 'photo', 'picture', 'thumbnail', 'resize', 'png', 'jpeg', 'jpg', 'svg', 'pixel'],
+  queue: ['queue', 'job', 'worker', 'task', 'scheduler', 'cron', 'background', 'celery', 'bullmq', 'rabbitmq', 'kafka'],
+  monitoring: ['monitor', 'monitoring', 'metric', 'metrics', 'log', 'logging', 'logger', 'alert', 'observability', 'tracing', 'prometheus', 'grafana', 'uptime'],
+  email: ['email', 'mail', 'smtp', 'newsletter', 'inbox', 'mailer'],
+  realtime: ['websocket', 'realtime', 'socket', 'stream', 'streaming', 'pubsub', 'sse', 'live'],
+  parse: ['parse', 'parser', 'lexer', 'tokenizer', 'grammar', 'ast', 'compiler', 'interpreter'],
+  convert: ['convert', 'converter', 'conversion', 'transform', 'translate', 'export', 'import'],
+  json: ['json', 'yaml', 'toml', 'csv', 'xml', 'config', 'configuration'],
+  deploy: ['deploy', 'deployment', 'docker', 'container', 'kubernetes', 'k8s', 'helm', 'terraform', 'ci', 'cd', 'pipeline', 'devops'],
+  cache: ['cache', 'caching', 'memoize', 'lru', 'ttl'],
+  rate_limit: ['rate', 'limit', 'limiter', 'throttle', 'throttling', 'quota'],
+  search: ['search', 'index', 'indexing', 'fulltext', 'lookup', 'find', 'retrieval', 'elasticsearch'],
+  game: ['game', 'player', 'sprite', 'physics', 'level', 'arcade', 'puzzle'],
+  todo: ['todo', 'task', 'checklist', 'kanban', 'reminder', 'planner'],
+  blockchain: ['blockchain', 'ethereum', 'evm', 'solidity', 'contract', 'web3', 'token', 'nft', 'chain'],
+  typescript: ['typescript', 'ts', 'tsx'],
+  javascript: ['javascript', 'js', 'nodejs', 'node', 'npm', 'deno', 'bun'],
+  python: ['python', 'py', 'pip', 'django', 'flask', 'fastapi'],
+  rust: ['rust', 'cargo', 'rs', 'tokio'],
+  golang: ['go', 'golang'],
+  weather: ['weather', 'forecast', 'temperature', 'climate'],
+  markdown: ['markdown', 'md', 'blog', 'static', 'site', 'generator'],
+  url: ['url', 'link', 'shortener', 'redirect', 'slug'],
+};
+
+const CONCEPT_OF = new Map<string, string[]>();
+for (const [concept, words] of Object.entries(CONCEPTS)) {
+  for (const w of words) {
+    const key = stem(w);
+    CONCEPT_OF.set(key, [...(CONCEPT_OF.get(key) ?? []), concept]);
+  }
+}
+
+/** A deliberately light stemmer: enough to join plural and verb forms, stable for short words. */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith('ies') && word.length > 4) return word.slice(0, -3) + 'y';
+  if (word.endsWith('ing') && word.length > 5) return word.slice(0, -3);
+  if (word.endsWith('ers') && word.length > 5) return word.slice(0, -3);
+  if (word.endsWith('er') && word.length > 4) return word.slice(0, -2);
+  if (word.endsWith('ed') && word.length > 4) return word.slice(0, -2);
+  if (word.endsWith('es') && word.length > 4 && /(ss|sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !word.endsWith('ss') && word.length > 3) return word.slice(0, -1);
+  return word;
+}
+
+/** Code-aware tokens: camelCase, PascalCase, snake_case, kebab-case and stack names split. */
+export function tokenize(text: string): string[] {
+  let t = text;
+  for (const [re, rep] of SPECIAL) t = t.replace(re, rep);
+  t = t
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase();
+  const out: string[] = [];
+  for (const raw of t.split(/[^a-z0-9]+/)) {
+    if (!raw || STOPWORDS.has(raw)) continue;
+    if (raw.length > 40) continue;
+    out.push(raw);
+  }
+  return out;
+}
+
+function fnv1a(s: string, seed = 0x811c9dc5): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export function embedText(text: string, dims: number): number[] {
+  const features = new Map<string, number>();
+  const add = (f: string, w: number) => features.set(f, (features.get(f) ?? 0) + w);
+  const tokens = tokenize(text);
+  const stems = tokens.map(stem);
+  stems.forEach((s, i) => {
+    add(`w:${s}`, 1);
+    for (const c of CONCEPT_OF.get(s) ?? []) add(`c:${c}`, 0.8);
+    const next = stems[i + 1];
+    if (next) add(`b:${s}_${next}`, 0.5);
+    const padded = `^${s}$`;
+    if (s.length >= 4) for (let j = 0; j + 3 <= padded.length; j++) add(`g:${padded.slice(j, j + 3)}`, 0.15);
+  });
+  const v = new Array<number>(dims).fill(0);
+  for (const [f, count] of features) {
+    const weight = 1 + Math.log(count); // sublinear term frequency
+    const h = fnv1a(f);
+    const sign = fnv1a(f, 0x9747b28c) & 1 ? 1 : -1;
+    v[h % dims]! += sign * weight;
+  }
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm === 0) {
+    v[0] = 1; // an empty text still needs a valid unit vector for cosine distance
+    return v;
+  }
+  return v.map((x) => x / norm);
+}
+
+export class BuiltinEmbedder implements Embedder {
+  readonly model = BUILTIN_MODEL;
+  constructor(readonly dimensions = BUILTIN_DIMENSIONS) {}
+  async embed(texts: string[]): Promise<number[][]> {
+    return texts.map((t) => embedText(t, this.dimensions));
+  }
+}

@@ -1,0 +1,79 @@
+import swagger from '@fastify/swagger';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import { installErrorHandling } from './error-handler.js';
+import { discoveryRoutes } from './routes/discovery.js';
+import { itemRoutes } from './routes/items.js';
+
+export const API_VERSION = '2.4.0';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+/**
+ * Builds the Fastify app without listening. Only the process entry listens; tests use
+ * `app.inject` or listen on an ephemeral port.
+ */
+export async function buildApp(config: Config, deps: Deps): Promise<App> {
+  const app: App = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: 16 * 1024 * 1024,
+    trustProxy: true,
+    genReqId: () => crypto.randomUUID(),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Code artifact marketplace',
+        version: API_VERSION,
+        description:
+          'Agents buy and sell code archives paid in USDC over x402 v2. Start at /api/v1/skills.',
+      },
+      servers: [{ url: config.PUBLIC_BASE_URL }],
+    },
+    transform: (input) => {
+      const out = jsonSchemaTransform(input);
+      const auth = input.route.config?.auth ?? 'public';
+      const price = input.route.config?.price;
+      return {
+        ...out,
+        schema: { ...out.schema, 'x-auth': auth, ...(price && { 'x-price-usdc': price }) },
+      };
+    },
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('Access-Control-Allow-Origin', '*');
+    reply.header('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE');
+    if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
+  });
+
+  await app.register(discoveryRoutes, { deps });
+  await app.register(itemRoutes, { deps });
+  return app;
+}

@@ -1,0 +1,21 @@
+import type { FastifySchema } from 'fastify';
+
+/**
+ * Credential a route needs, as the spec's endpoint tables name it: `public`, `id402` (zero-value
+ * x402 identity), `paid402` (paid x402) or `key` (Revision A API key). Every route states it in
+ * `config.auth`; the OpenAPI document and the skills manifest read it from there.
+ */
+export type RouteAuth = 'public' | 'id402' | 'paid402' | 'key';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+    /** USDC price shown in the manifest for paid routes (e.g. "0.01" or "item price"). */
+    price?: string;
+  }
+}
+
+/** Shared OpenAPI metadata for the route's schema. */
+export function describe(tag: string, summary: string, extra: Partial<FastifySchema> = {}) {
+  return { tags: [tag], summary, ...extra };
+}

@@ -1,0 +1,54 @@
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/index.js';
+import { migrate } from './db/migrate.js';
+import { buildApp } from './http/app.js';
+import { createLogger } from './logger.js';
+import { createRuntime } from './runtime.js';
+
+/** Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`. */
+async function main(command: string, args: string[]): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config);
+
+  switch (command) {
+    case 'migrate': {
+      const db = await openDatabase(config);
+      try {
+        const res = await migrate(db.sql);
+        logger.info({ applied: res.applied, already: res.skipped.length }, 'migrations done');
+      } finally {
+        await db.close();
+      }
+      return;
+    }
+    case 'serve': {
+      const runtime = await createRuntime(config, { logger });
+      const app = await buildApp(config, runtime.deps);
+      const stoppers: Array<() => Promise<void>> = [];
+      let stopping = false;
+      const shutdown = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down');
+        await app.close();
+        for (const stop of stoppers) await stop();
+        await runtime.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+      await app.listen({ port: config.PORT, host: config.HOST });
+      logger.info({ url: config.PUBLIC_BASE_URL, database: runtime.db.kind }, 'marketplace listening');
+      return;
+    }
+    default:
+      throw new Error(`unknown command "${command}" (serve, worker, migrate, reindex, demo) ${args.join(' ')}`);
+  }
+}
+
+const [command = 'serve', ...rest] = process.argv.slice(2);
+main(command, rest).catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/index.js';
+import { migrate } from './db/migrate.js';
+import type { Deps } from './deps.js';
+import { createEmbedder } from './embeddings/index.js';
+import { createLogger } from './logger.js';
+import { loadSecrets } from './secrets.js';
+import type { Logger } from 'pino';
+
+export interface Runtime {
+  deps: Deps;
+  db: Database;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database, applies migrations and builds the shared dependencies. Used by every process
+ * entry (serve, worker, migrate, reindex, demo, mcp) and by the tests.
+ */
+export async function createRuntime(
+  config: Config,
+  opts: { logger?: Logger; migrate?: boolean } = {},
+): Promise<Runtime> {
+  const logger = opts.logger ?? createLogger(config);
+  const db = await openDatabase(config);
+  try {
+    if (opts.migrate !== false) {
+      const res = await migrate(db.sql);
+      if (res.applied.length) logger.info({ applied: res.applied }, 'migrations applied');
+    }
+    const deps: Deps = {
+      config,
+      sql: db.sql,
+      logger,
+      embedder: createEmbedder(config),
+      secrets: await loadSecrets(config),
+    };
+    return {
+      deps,
+      db,
+      async close() {
+        await db.close();
+      },
+    };
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
+}
