@@ -50,6 +50,10 @@ export const ConfigSchema = z
     SEARCH_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
     RATING_VISIBILITY_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
 
+    // --- payouts ----------------------------------------------------------------------------
+    /** Salt of the payout-contract factory: payout addresses are derived from it per seller and chain. */
+    PAYOUT_FACTORY_SALT: z.string().min(1).default('marketplace-payout-v1'),
+
     // --- background work --------------------------------------------------------------------
     /** Run the scan worker and periodic jobs inside the HTTP process (embedded default). */
     IN_PROCESS_WORKER: bool.default(true),
