@@ -54,6 +54,48 @@ export const ConfigSchema = z
     /** Salt of the payout-contract factory: payout addresses are derived from it per seller and chain. */
     PAYOUT_FACTORY_SALT: z.string().min(1).default('marketplace-payout-v1'),
 
+    // --- selling ----------------------------------------------------------------------------
+    /** Largest accepted archive (bytes). A bigger upload is cut off while streaming with 413. */
+    MAX_ARCHIVE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10_485_760),
+    /** Allowed listing price range in USDC (inclusive). */
+    MIN_PRICE_USDC: z.coerce.number().positive().default(0.1),
+    MAX_PRICE_USDC: z.coerce.number().positive().default(100),
+    /** Flat listing fee in USDC, paid over x402 with each upload. */
+    LISTING_FEE_USDC: z.coerce.number().positive().default(0.01),
+    /** Listings per seller that are pending, scanning or active at once. */
+    MAX_ACTIVE_LISTINGS: z.coerce.number().int().min(1).default(100),
+    /** Archive blob store: the filesystem (default) or an S3-compatible bucket. */
+    STORAGE: z.enum(['fs', 's3']).default('fs'),
+    /** Filesystem store root; defaults to DATA_DIR/archives. */
+    ARCHIVES_DIR: z.string().min(1).optional(),
+    S3_BUCKET: z.string().min(1).optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    /** Endpoint of an S3-compatible service (MinIO, R2…); unset for AWS S3. */
+    S3_ENDPOINT: z.url().optional(),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    S3_FORCE_PATH_STYLE: bool.default(false),
+    S3_PREFIX: z.string().default(''),
+    /** Scan limits: total extracted bytes, compression ratio, entries, nesting of archives. */
+    SCAN_MAX_EXTRACTED_BYTES: z.coerce.number().int().min(1024).default(209_715_200),
+    SCAN_MAX_RATIO: z.coerce.number().min(2).default(100),
+    /** The ratio limit applies once an entry (or the archive) has inflated past this many bytes. */
+    SCAN_RATIO_MIN_BYTES: z.coerce.number().int().min(0).default(1_048_576),
+    SCAN_MAX_ENTRIES: z.coerce.number().int().min(1).default(10_000),
+    SCAN_MAX_NESTING_DEPTH: z.coerce.number().int().min(0).max(5).default(1),
+    /** A project needs this many distinct meaningful source lines (insufficient_complexity). */
+    SCAN_MIN_SOURCE_LINES: z.coerce.number().int().min(0).default(20),
+    /** Estimated line-set Jaccard similarity at or above which a listing is a near-copy. */
+    SCAN_DUPLICATE_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.85),
+    SCAN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+    SCAN_RETRY_BASE_MS: z.coerce.number().int().min(0).default(5_000),
+    /** A claimed job whose worker has not finished within this lease is picked up again. */
+    SCAN_LEASE_SECONDS: z.coerce.number().int().min(5).default(300),
+    WORKER_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+    /** Deleted listings are purged after this many days (bytes kept while an order needs them). */
+    DELETED_RETENTION_DAYS: z.coerce.number().min(0).default(30),
+    PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3_600),
+
     // --- background work --------------------------------------------------------------------
     /** Run the scan worker and periodic jobs inside the HTTP process (embedded default). */
     IN_PROCESS_WORKER: bool.default(true),
@@ -72,6 +114,12 @@ export const ConfigSchema = z
         path: ['EMBEDDINGS_MODEL'],
         message: 'EMBEDDINGS_URL needs EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS',
       });
+    }
+    if (c.STORAGE === 's3' && !c.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE=s3' });
+    }
+    if (c.MIN_PRICE_USDC > c.MAX_PRICE_USDC) {
+      ctx.addIssue({ code: 'custom', path: ['MIN_PRICE_USDC'], message: 'must not exceed MAX_PRICE_USDC' });
     }
     const publicBaseUrl = (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
     return { ...c, PUBLIC_BASE_URL: publicBaseUrl };

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
 import type { Embedder } from './embeddings/embedder.js';
+import type { BlobStore } from './storage/blob-store.js';
 
 /**
  * Everything the HTTP app, the MCP server and the workers need, built once by `createRuntime`.
@@ -12,6 +13,8 @@ export interface Deps {
   sql: Sql;
   logger: Logger;
   embedder: Embedder;
+  /** Archive bytes: filesystem or S3-compatible (src/storage/). */
+  storage: BlobStore;
   /** Secrets generated or loaded at start-up (see src/secrets.ts). */
   secrets: { urlSigningKey: Buffer };
 }

@@ -5,6 +5,7 @@ import type { Deps } from './deps.js';
 import { createEmbedder } from './embeddings/index.js';
 import { createLogger } from './logger.js';
 import { loadSecrets } from './secrets.js';
+import { createBlobStore } from './storage/index.js';
 import type { Logger } from 'pino';
 
 export interface Runtime {
@@ -33,6 +34,7 @@ export async function createRuntime(
       sql: db.sql,
       logger,
       embedder: createEmbedder(config),
+      storage: createBlobStore(config),
       secrets: await loadSecrets(config),
     };
     return {

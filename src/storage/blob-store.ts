@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { AppError } from '../errors.js';
+
+/**
+ * Where archive bytes live. One interface, two implementations: the filesystem (embedded default,
+ * under DATA_DIR/archives) and any S3-compatible bucket. Keys are opaque, slash-separated,
+ * relative names such as `archives/3f0c….zip`; callers never build filesystem paths themselves.
+ */
+export interface BlobStore {
+  readonly kind: 'fs' | 's3';
+  /**
+   * Stores the bytes under `key` atomically (readers never see a partial object) and returns their
+   * size and SHA-256. A stream is consumed once; with `maxBytes` it is cut off past the limit with
+   * 413 `payload_too_large` and nothing is kept.
+   */
+  put(key: string, body: Buffer | Readable, opts?: { maxBytes?: number; contentType?: string }): Promise<PutResult>;
+  /** The bytes of `key`, optionally a byte range (inclusive `end`, as in HTTP Range). */
+  createReadStream(key: string, range?: { start: number; end?: number }): Promise<Readable>;
+  /** Size of `key`, or undefined when absent. */
+  stat(key: string): Promise<{ size: number } | undefined>;
+  /** Removes `key`; removing an absent key is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+export interface PutResult {
+  size: number;
+  /** Lower-case hex. */
+  sha256: string;
+}
+
+const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+
+/** Keys are relative, slash-separated, no `..`, no empty or dot segments: safe on every backend. */
+export function assertValidKey(key: string): void {
+  if (key.length > 512 || !KEY_RE.test(key) || key.split('/').some((s) => s === '.' || s === '..')) {
+    throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
+  }
+}
+
+export function payloadTooLarge(maxBytes: number): AppError {
+  return new AppError(413, 'payload_too_large', { message: `archive exceeds ${maxBytes} bytes` });
+}
+
+/** Reads a whole blob into memory, refusing more than `maxBytes` (archives are small and bounded). */
+export async function readBlob(store: BlobStore, key: string, maxBytes: number): Promise<Buffer> {
+  const stream = await store.createReadStream(key);
+  return collect(stream, maxBytes);
+}
+
+/** Collects a stream into one buffer with a hard cap; destroys the stream past the cap. */
+export async function collect(stream: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += buf.length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw payloadTooLarge(maxBytes);
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+export function sha256Hex(buf: Buffer): string {
+  return createHash('sha256').update(buf).digest('hex');
+}
+
+export function toReadable(body: Buffer | Readable): Readable {
+  return Buffer.isBuffer(body) ? Readable.from([body]) : body;
+}

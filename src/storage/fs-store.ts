@@ -1,0 +1,74 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertValidKey, payloadTooLarge, toReadable, type BlobStore, type PutResult } from './blob-store.js';
+
+/**
+ * Blobs as files under one root directory. A put streams into a temporary file beside the target
+ * (hashing and counting on the way) and renames it into place, so a reader sees the whole object or
+ * nothing, and a failed or oversized put leaves no bytes behind.
+ */
+export class FsBlobStore implements BlobStore {
+  readonly kind = 'fs' as const;
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  private pathOf(key: string): string {
+    assertValidKey(key);
+    const p = path.resolve(this.root, ...key.split('/'));
+    if (!p.startsWith(this.root + path.sep)) throw new Error(`blob key escapes the store: ${key}`);
+    return p;
+  }
+
+  async put(key: string, body: Buffer | Readable, opts: { maxBytes?: number } = {}): Promise<PutResult> {
+    const target = this.pathOf(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${randomUUID()}.partial`;
+    const hash = createHash('sha256');
+    let size = 0;
+    const max = opts.maxBytes ?? Infinity;
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        size += chunk.length;
+        if (size > max) return cb(payloadTooLarge(max));
+        hash.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(toReadable(body), meter, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+      await rename(tmp, target);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  async createReadStream(key: string, range?: { start: number; end?: number }): Promise<Readable> {
+    const p = this.pathOf(key);
+    // Open eagerly so that a missing blob rejects here rather than on the first read.
+    await stat(p);
+    return createReadStream(p, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async stat(key: string): Promise<{ size: number } | undefined> {
+    try {
+      const s = await stat(this.pathOf(key));
+      return s.isFile() ? { size: s.size } : undefined;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}

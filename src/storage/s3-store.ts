@@ -1,0 +1,102 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
+import { assertValidKey, collect, payloadTooLarge, sha256Hex, type BlobStore, type PutResult } from './blob-store.js';
+
+export interface S3StoreOptions {
+  bucket: string;
+  region: string;
+  /** Custom endpoint for S3-compatible services (MinIO, R2, Ceph…). */
+  endpoint?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle?: boolean;
+  /** Prefix prepended to every key, e.g. `marketplace/`. */
+  prefix?: string;
+}
+
+/**
+ * Blobs in an S3-compatible bucket through the official AWS SDK. Archives are at most a few MB, so
+ * a put collects the (capped) body first: that gives the SHA-256 and an exact Content-Length, and
+ * S3's PutObject is atomic, so readers never see partial objects and a refused body stores nothing.
+ */
+export class S3BlobStore implements BlobStore {
+  readonly kind = 's3' as const;
+  private readonly client: S3Client;
+
+  constructor(private readonly opts: S3StoreOptions) {
+    this.client = new S3Client({
+      region: opts.region,
+      endpoint: opts.endpoint,
+      forcePathStyle: opts.forcePathStyle,
+      credentials:
+        opts.accessKeyId && opts.secretAccessKey
+          ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }
+          : undefined,
+    });
+  }
+
+  private keyOf(key: string): string {
+    assertValidKey(key);
+    return `${this.opts.prefix ?? ''}${key}`;
+  }
+
+  async put(
+    key: string,
+    body: Buffer | Readable,
+    opts: { maxBytes?: number; contentType?: string } = {},
+  ): Promise<PutResult> {
+    const buf = Buffer.isBuffer(body) ? body : await collect(body, opts.maxBytes ?? Infinity);
+    if (opts.maxBytes !== undefined && buf.length > opts.maxBytes) throw payloadTooLarge(opts.maxBytes);
+    const sha256 = sha256Hex(buf);
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.opts.bucket,
+        Key: this.keyOf(key),
+        Body: buf,
+        ContentLength: buf.length,
+        ContentType: opts.contentType ?? 'application/octet-stream',
+        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+      }),
+    );
+    return { size: buf.length, sha256 };
+  }
+
+  async createReadStream(key: string, range?: { start: number; end?: number }): Promise<Readable> {
+    const res = await this.client.send(
+      new GetObjectCommand({
+        Bucket: this.opts.bucket,
+        Key: this.keyOf(key),
+        Range: range ? `bytes=${range.start}-${range.end ?? ''}` : undefined,
+      }),
+    );
+    const body = res.Body;
+    if (body instanceof Readable) return body;
+    if (body && 'transformToWebStream' in body) {
+      return Readable.fromWeb(body.transformToWebStream() as Parameters<typeof Readable.fromWeb>[0]);
+    }
+    throw new Error(`S3 returned no body for ${key}`);
+  }
+
+  async stat(key: string): Promise<{ size: number } | undefined> {
+    try {
+      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
+      return { size: res.ContentLength ?? 0 };
+    } catch (e) {
+      if (e instanceof NotFound || e instanceof NoSuchKey) return undefined;
+      if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+      throw e;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
+  }
+}
