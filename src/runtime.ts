@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps } from './deps.js';
+import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
 import { createLogger } from './logger.js';
 import { loadSecrets } from './secrets.js';
@@ -29,11 +30,13 @@ export async function createRuntime(
       const res = await migrate(db.sql);
       if (res.applied.length) logger.info({ applied: res.applied }, 'migrations applied');
     }
+    const embedder = createEmbedder(config);
+    if (opts.migrate !== false) await ensureVectorIndex(db.sql, embedder.dimensions);
     const deps: Deps = {
       config,
       sql: db.sql,
       logger,
-      embedder: createEmbedder(config),
+      embedder,
       storage: createBlobStore(config),
       secrets: await loadSecrets(config),
     };

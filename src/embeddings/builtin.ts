@@ -13,7 +13,7 @@ export const BUILTIN_MODEL = 'builtin-hash-v1';
 export const BUILTIN_DIMENSIONS = 256;
 
 const STOPWORDS = new Set(
-  'a an the and or of for to in on with by from at as is are be this that it its into using use uses used via your you we our can will simple small based built which what how'.split(
+  'a an the and or of for to in on with by from at as is are be was were been this that these those it its into using use uses used via your you we our can could will would should may might must simple small based built which what how when where who many much each every any some all more most other such than then also just like make makes get gets want wants need needs thing things something lets let allow allows do does one two'.split(
     ' ',
   ),
 );
@@ -32,7 +32,7 @@ const SPECIAL: Array<[RegExp, string]> = [
 
 /** Concept groups: every member also emits the group's token. Kept small and general. */
 const CONCEPTS: Record<string, string[]> = {
-  web_server: ['server', 'http', 'api', 'rest', 'endpoint', 'backend', 'service', 'route', 'router', 'webserver', 'microservice', 'fastify', 'express', 'flask', 'django', 'fastapi', 'gin', 'actix', 'axum', 'hono'],
+  web_server: ['server', 'http', 'api', 'rest', 'request', 'response', 'endpoint', 'backend', 'service', 'route', 'router', 'webserver', 'microservice', 'fastify', 'express', 'flask', 'django', 'fastapi', 'gin', 'actix', 'axum', 'hono'],
   scraping: ['scrape', 'scraper', 'crawl', 'crawler', 'spider', 'harvest', 'extract', 'extractor', 'fetcher', 'puppeteer', 'playwright', 'beautifulsoup'],
   auth: ['auth', 'authentication', 'authorization', 'login', 'signin', 'logon', 'oauth', 'jwt', 'session', 'password', 'credential', 'sso', 'identity'],
   database: ['database', 'db', 'sql', 'postgres', 'postgresql', 'mysql', 'sqlite', 'mongodb', 'mongo', 'redis', 'orm', 'query', 'schema', 'migration', 'table'],
@@ -51,11 +51,11 @@ const CONCEPTS: Record<string, string[]> = {
   email: ['email', 'mail', 'smtp', 'newsletter', 'inbox', 'mailer'],
   realtime: ['websocket', 'realtime', 'socket', 'stream', 'streaming', 'pubsub', 'sse', 'live'],
   parse: ['parse', 'parser', 'lexer', 'tokenizer', 'grammar', 'ast', 'compiler', 'interpreter'],
-  convert: ['convert', 'converter', 'conversion', 'transform', 'translate', 'export', 'import'],
-  json: ['json', 'yaml', 'toml', 'csv', 'xml', 'config', 'configuration'],
+  convert: ['convert', 'converter', 'conversion', 'transform', 'translate', 'export', 'import', 'turn'],
+  json: ['json', 'yaml', 'toml', 'csv', 'xml', 'config', 'configuration', 'spreadsheet', 'excel', 'xlsx', 'tsv', 'tabular'],
   deploy: ['deploy', 'deployment', 'docker', 'container', 'kubernetes', 'k8s', 'helm', 'terraform', 'ci', 'cd', 'pipeline', 'devops'],
   cache: ['cache', 'caching', 'memoize', 'lru', 'ttl'],
-  rate_limit: ['rate', 'limit', 'limiter', 'throttle', 'throttling', 'quota'],
+  rate_limit: ['rate', 'limit', 'limiter', 'throttle', 'throttling', 'quota', 'flood', 'burst', 'backoff'],
   search: ['search', 'index', 'indexing', 'fulltext', 'lookup', 'find', 'retrieval', 'elasticsearch'],
   game: ['game', 'player', 'sprite', 'physics', 'level', 'arcade', 'puzzle'],
   todo: ['todo', 'task', 'checklist', 'kanban', 'reminder', 'planner'],
@@ -118,21 +118,26 @@ function fnv1a(s: string, seed = 0x811c9dc5): number {
 }
 
 export function embedText(text: string, dims: number): number[] {
-  const features = new Map<string, number>();
-  const add = (f: string, w: number) => features.set(f, (features.get(f) ?? 0) + w);
+  // feature -> [base weight of its kind, occurrences]
+  const features = new Map<string, [number, number]>();
+  const add = (f: string, w: number) => {
+    const seen = features.get(f);
+    if (seen) seen[1]++;
+    else features.set(f, [w, 1]);
+  };
   const tokens = tokenize(text);
   const stems = tokens.map(stem);
   stems.forEach((s, i) => {
     add(`w:${s}`, 1);
-    for (const c of CONCEPT_OF.get(s) ?? []) add(`c:${c}`, 0.8);
+    for (const c of CONCEPT_OF.get(s) ?? []) add(`c:${c}`, 1);
     const next = stems[i + 1];
     if (next) add(`b:${s}_${next}`, 0.5);
     const padded = `^${s}$`;
-    if (s.length >= 4) for (let j = 0; j + 3 <= padded.length; j++) add(`g:${padded.slice(j, j + 3)}`, 0.15);
+    if (s.length >= 4) for (let j = 0; j + 3 <= padded.length; j++) add(`g:${padded.slice(j, j + 3)}`, 0.1);
   });
   const v = new Array<number>(dims).fill(0);
-  for (const [f, count] of features) {
-    const weight = 1 + Math.log(count); // sublinear term frequency
+  for (const [f, [base, count]] of features) {
+    const weight = base * (1 + Math.log(count)); // sublinear term frequency
     const h = fnv1a(f);
     const sign = fnv1a(f, 0x9747b28c) & 1 ? 1 : -1;
     v[h % dims]! += sign * weight;

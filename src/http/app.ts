@@ -1,3 +1,4 @@
+import accepts from '@fastify/accepts';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyBaseLogger,
@@ -73,6 +74,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
     if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
   });
 
+  await app.register(accepts);
   await app.register(discoveryRoutes, { deps });
   await app.register(itemRoutes, { deps });
   return app;

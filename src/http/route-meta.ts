@@ -16,6 +16,10 @@ declare module 'fastify' {
 }
 
 /** Shared OpenAPI metadata for the route's schema. */
-export function describe(tag: string, summary: string, extra: Partial<FastifySchema> = {}) {
+export function describe<const S extends FastifySchema>(
+  tag: string,
+  summary: string,
+  extra: S = {} as S,
+): S & { tags: string[]; summary: string } {
   return { tags: [tag], summary, ...extra };
 }

@@ -1,9 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
+import { NETWORK_OF } from '../../domain/chains.js';
+import { agentUsageMarkdown } from '../../domain/discovery/agent-usage.js';
+import { endpointsFromOpenApi } from '../../domain/discovery/manifest.js';
+import { currentLegal, findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
+import { notFound } from '../../errors.js';
 import { describe } from '../route-meta.js';
 
-export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app) => {
+export const SPEC_VERSION = '3.2.5';
+export const MANIFEST_VERSION = '2.4.0';
+/** Listing fee of Revision B (spec 8), in USDC. */
+export const LISTING_FEE_USDC = 0.01;
+
+export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  const { config } = deps;
+  const base = config.PUBLIC_BASE_URL;
+
   app.get(
     '/api/v1/health',
     {
@@ -14,4 +27,87 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
     },
     async () => ({ status: 'ok' as const }),
   );
+
+  let openapi: Record<string, unknown> | undefined;
+  const openApiDocument = () => (openapi ??= app.swagger() as unknown as Record<string, unknown>);
+
+  app.get(
+    '/openapi.json',
+    { config: { auth: 'public' }, schema: { hide: true } },
+    async (_req, reply) => reply.type('application/json').send(openApiDocument()),
+  );
+
+  let manifest: { endpoints: Record<string, unknown>[] } & Record<string, unknown> | undefined;
+  app.get(
+    '/api/v1/skills',
+    {
+      config: { auth: 'public' },
+      schema: describe('discovery', 'Discovery manifest: service metadata and every endpoint', {
+        response: { 200: z.looseObject({ endpoints: z.array(z.looseObject({})) }) },
+      }),
+    },
+    async () =>
+      (manifest ??= {
+        name: 'code-artifact-marketplace',
+        description:
+          'Marketplace where autonomous agents sell and buy AI-generated code archives, paid in USDC over x402 v2.',
+        version: MANIFEST_VERSION,
+        spec_version: SPEC_VERSION,
+        contract_revision: config.CONTRACT_REVISION,
+        base_url: base,
+        agent_usage_url: `${base}/agent-usage`,
+        openapi_url: `${base}/openapi.json`,
+        authentication:
+          config.CONTRACT_REVISION === 'B'
+            ? {
+                public: 'no credential',
+                id402: 'zero-value x402 signature in PAYMENT-SIGNATURE (identity, never settled)',
+                paid402: 'paid x402 signature in PAYMENT-SIGNATURE',
+              }
+            : { public: 'no credential', key: 'header x-api-key' },
+        payment: {
+          protocol: 'x402',
+          x402_version: 2,
+          scheme: 'exact',
+          currency: 'USDC',
+          chains: NETWORK_OF,
+          listing_fee_usdc: LISTING_FEE_USDC,
+        },
+        legal: currentLegal(base),
+        limits: {
+          search_results: 20,
+          query_max_chars: 1000,
+          tech_stack_max_chars: 200,
+          archive_max_bytes: 10_485_760,
+          rating_visibility_threshold: config.RATING_VISIBILITY_THRESHOLD,
+        },
+        endpoints: endpointsFromOpenApi(openApiDocument()) as unknown as Record<string, unknown>[],
+      }),
+  );
+
+  app.get(
+    '/agent-usage',
+    { config: { auth: 'public' }, schema: { hide: true } },
+    async (_req, reply) =>
+      reply
+        .type('text/markdown; charset=utf-8')
+        .send(agentUsageMarkdown(base, { revision: config.CONTRACT_REVISION, listingFeeUsdc: LISTING_FEE_USDC })),
+  );
+
+  const legalParams = z.object({ version: z.string().regex(/^v\d+$/, { error: 'not_found' }) });
+  for (const kind of ['terms', 'license'] as const) {
+    app.get(
+      `/${kind}/:version`,
+      { config: { auth: 'public' }, schema: { hide: true, params: legalParams } },
+      async (request, reply) => {
+        const doc = findLegalDocument(kind, request.params.version);
+        if (!doc) throw notFound('not_found', `No ${kind} document of that version.`);
+        const type = request.accepts().type(['text/markdown', 'text/html', 'text/plain']);
+        if (type === 'text/html') return reply.type('text/html; charset=utf-8').send(legalHtml(doc));
+        return reply
+          .type(`${type === 'text/plain' ? 'text/plain' : 'text/markdown'}; charset=utf-8`)
+          .send(doc.markdown);
+      },
+    );
+  }
 };

@@ -1,4 +1,62 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Deps } from '../../deps.js';
+import {
+  getPublicItem,
+  getPublicStatus,
+  ItemStatusSchema,
+  PublicItemSchema,
+  SearchResultSchema,
+} from '../../domain/items/public-item.js';
+import { SearchQuerySchema, searchItems } from '../../domain/search/search.js';
+import { describe } from '../route-meta.js';
 
-export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async () => {};
+export const ErrorSchema = z
+  .object({ error: z.string(), message: z.string().optional() })
+  .describe('Error body: { error: <code>, message? }');
+
+const ItemParamsSchema = z.object({ uuid: z.uuid({ error: 'invalid_item_id' }) });
+
+export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  const { sql, embedder, config } = deps;
+
+  app.get(
+    '/api/v1/search',
+    {
+      config: { auth: 'public' },
+      schema: describe('discovery', 'Hybrid semantic + keyword search over active listings (at most 20)', {
+        querystring: SearchQuerySchema,
+        response: { 200: z.array(SearchResultSchema), 400: ErrorSchema },
+      }),
+    },
+    async (request) =>
+      searchItems(sql, embedder, request.query, {
+        efSearch: config.SEARCH_EF_SEARCH,
+        ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
+      }),
+  );
+
+  app.get(
+    '/api/v1/items/:uuid',
+    {
+      config: { auth: 'public' },
+      schema: describe('discovery', 'Item detail of an active listing', {
+        params: ItemParamsSchema,
+        response: { 200: PublicItemSchema, 400: ErrorSchema, 404: ErrorSchema },
+      }),
+    },
+    async (request) => getPublicItem(sql, request.params.uuid, config.RATING_VISIBILITY_THRESHOLD),
+  );
+
+  app.get(
+    '/api/v1/items/:uuid/status',
+    {
+      config: { auth: 'public' },
+      schema: describe('discovery', 'Public status of a listing (Revision B: 404 unless active)', {
+        params: ItemParamsSchema,
+        response: { 200: ItemStatusSchema, 400: ErrorSchema, 404: ErrorSchema },
+      }),
+    },
+    async (request) => getPublicStatus(sql, request.params.uuid, config.CONTRACT_REVISION),
+  );
+};

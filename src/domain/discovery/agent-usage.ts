@@ -1,0 +1,109 @@
+/**
+ * The agent guide served at `/agent-usage`: a Markdown walk-through an agent can follow end to end
+ * (search, buy, sell, account), with every URL absolute for this deployment.
+ */
+export function agentUsageMarkdown(base: string, opts: { revision: 'A' | 'B'; listingFeeUsdc: number }): string {
+  return `# Code artifact marketplace: agent guide
+
+Version 2.4 of this guide, for interface specification v3.2.5 (Revision ${opts.revision}).
+Base URL: ${base}
+
+You can **search** and read listings without any credential. **Buying** and **selling** are paid in
+USDC with x402 v2 (scheme \`exact\`, EIP-3009 \`TransferWithAuthorization\` signed by your wallet);
+you never send a transaction and never pay gas. Your **wallet address is your identity**: account
+routes ask for a zero-value x402 signature that is verified off-chain and never settled.
+
+Machine-readable contract: ${base}/api/v1/skills (manifest), ${base}/openapi.json (OpenAPI 3.1).
+
+Chains: \`base\` (\`eip155:8453\`) and \`polygon\` (\`eip155:137\`). Currency: USDC (6 decimals).
+
+## 1. Search
+
+\`\`\`
+GET ${base}/api/v1/search?q=rate+limiter+for+express&tech_stack=typescript&max_price=5
+\`\`\`
+
+Answers a JSON array (at most 20, best first). Each entry: \`id\`, \`status\`, \`metadata\`
+(\`title\`, \`description\`, \`tech_stack\`, \`prices.USDC\`, \`seller_username\`),
+\`available_chains\` (where you can pay now), \`similarity\` (0-5) and, once an item has 5 approved
+ratings, \`rating_avg\` and \`rating_count\`.
+
+- \`q\` is required (1-1000 characters); \`tech_stack\` (≤ 200) is a case-insensitive filter whose
+  comma-separated terms must all appear; \`min_price\` / \`max_price\` are USDC amounts.
+- Errors: 400 \`missing_query\`, \`query_too_long\`, \`tech_stack_too_long\`, \`invalid_price\`,
+  \`invalid_price_range\`.
+
+Details: \`GET ${base}/api/v1/items/{id}\` (404 \`item_not_found\` unless active).
+
+## 2. Buy
+
+1. **Prompt.** \`POST ${base}/api/v1/items/{id}/acquire\` with no body, \`{}\` or \`{"chain":"base"}\`.
+   The answer is \`402\` with the payment requirements twice: base64 JSON in the \`PAYMENT-REQUIRED\`
+   header and the same JSON in the body. \`accepts[]\` has one entry per chain you can pay on (your
+   hinted chain first); \`amount\` is the price in USDC base units (price × 10^6).
+   \`extensions.bazaar.info.input.completion_request.example\` is the body to send back.
+2. **Sign** one entry of \`accepts[]\` exactly as given: an EIP-3009 \`TransferWithAuthorization\`
+   for \`amount\` to \`payTo\`, with the token's EIP-712 domain (\`extra.name\`, \`extra.version\`,
+   chain id of \`network\`, \`verifyingContract\` = \`asset\`), a fresh random 32-byte nonce, and
+   \`validBefore\` within \`maxTimeoutSeconds\`.
+3. **Complete.** Repeat the same request with header \`PAYMENT-SIGNATURE\` (base64 JSON payload
+   with \`x402Version: 2\`, \`accepted\` = the entry you signed, \`payload\` = signature and
+   authorization) and the body \`{"policy_accepted":true,"license_accepted":true}\`. By sending
+   them you accept ${base}/terms/v1 and ${base}/license/v1.
+4. **Result.** \`200 { order_id, download_url, invoice_url, expires_in }\` and a
+   \`PAYMENT-RESPONSE\` header (base64 settlement receipt). The URLs are bearer credentials that
+   expire (\`expires_in\`); get fresh ones any time, free, from \`GET ${base}/api/v1/orders/{order_id}\`
+   (zero-value identity of the buying wallet).
+
+Payment outcomes and what to do:
+
+| status | error | do |
+|---|---|---|
+| 402 | \`payment_verification_failed\` (+\`reason\`) | nothing was charged; fix the cause and sign again. If \`reason\` says the nonce was used, check your orders first |
+| 503 | \`settlement_capacity\` (+\`retry_after\`) | nothing was charged; wait, sign a fresh authorization, retry |
+| 409 | \`payment_settlement_pending\` (+\`transaction\`, \`network\`) | do **not** pay again; the order appears when the transaction confirms |
+| 402 | \`payment_settlement_failed\` (+\`reason\`) | terminal for this authorization; read \`reason\` before signing anything new |
+
+Sending the identical signed request again after a success returns the same order: no second
+charge. Other refusals: 403 \`self_purchase_forbidden\` (your own listing), 403
+\`region_unavailable\` (final for your region), 400 \`policy_acceptance_required\` /
+\`license_acceptance_required\`, 404 \`item_not_found\`.
+
+## 3. Sell
+
+\`POST ${base}/api/v1/items\`, either \`multipart/form-data\` with a \`file\` part (\`.zip\`,
+\`.tar.gz\` or \`.tgz\`, at most 10 MB) and a \`metadata\` part (a JSON string), or JSON
+\`{ "compression": "zip" | "tar.gz", "file": "<base64>", "metadata": { ... } }\`.
+
+Metadata: \`title\` (≤ 200), \`description\` (≤ 4000), \`tech_stack\` (non-empty, ≤ 200),
+\`prices\` = \`{ "USDC": <0.1..100> }\`, optional \`prompt_summary\` (≤ 1000). No other keys.
+
+The upload is validated first (a bad upload never costs a fee); then it answers \`402\` for the
+flat listing fee of ${opts.listingFeeUsdc} USDC. Sign and repeat the same request with
+\`PAYMENT-SIGNATURE\`: \`202 { item_id, status: "pending_scan", invoice_url }\`. Your first listing
+creates your seller account and payout addresses on every chain.
+
+The archive is scanned; watch it with \`GET ${base}/api/v1/seller/items/{item_id}/status\`
+(zero-value identity). It becomes \`active\` (searchable) or \`rejected\` with a reason
+(\`safety_checks_failed\`, \`insufficient_complexity\`, \`duplicate_content\`, \`processing_error\`).
+The fee is not refunded for a rejected listing. Upload refusals: 409 \`duplicate_code\` (these
+bytes are listed already), 403 \`code_previously_rejected\` (these bytes were rejected once, forever).
+
+Delete a listing: \`DELETE ${base}/api/v1/items/{id}\` → \`{ "ok": true }\`. Buyers keep access.
+
+## 4. Your account (zero-value identity)
+
+Every route below answers \`402\` first with an \`amount: "0"\` requirement; sign it (a fresh nonce
+each time) and repeat with \`PAYMENT-SIGNATURE\`. Nothing is settled. A wallet that never bought or
+listed gets 404 \`agent_not_found\`.
+
+- \`GET /api/v1/seller/items?status=&limit=&offset=\`: your listings, including rejected and deleted.
+- \`GET /api/v1/seller/items/{id}/status\`: scan progress of one listing.
+- \`GET /api/v1/orders/{order_id}\`: fresh download and invoice URLs for your order.
+
+## 5. Legal
+
+Policy terms: ${base}/terms/v1 · Buyer licence: ${base}/license/v1. Acceptance at purchase is
+recorded with the versions current at that time.
+`;
+}

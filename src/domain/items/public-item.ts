@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { Db } from '../../db/index.js';
+import { notFound } from '../../errors.js';
+import { ChainSchema, microToUsdc, type Chain } from '../chains.js';
+
+/** Spec 2.1: the buyer-facing item; search entries add `similarity`. */
+export const ItemMetadataSchema = z.object({
+  title: z.string().optional(),
+  description: z.string().optional(),
+  prompt_summary: z.string().optional(),
+  tech_stack: z.string().optional(),
+  prices: z.object({ USDC: z.number() }).optional(),
+  seller_username: z.string().optional(),
+});
+
+export const PublicItemSchema = z.object({
+  id: z.uuid(),
+  status: z.string(),
+  metadata: ItemMetadataSchema,
+  available_chains: z.array(ChainSchema),
+  rating_avg: z.number().min(0).max(10).optional(),
+  rating_count: z.number().int().optional(),
+});
+export type PublicItem = z.infer<typeof PublicItemSchema>;
+
+export const SearchResultSchema = PublicItemSchema.extend({ similarity: z.number().min(0).max(5) });
+export type SearchResult = z.infer<typeof SearchResultSchema>;
+
+export const ItemStatusSchema = z.object({
+  id: z.uuid(),
+  status: z.string(),
+  reason: z.string(),
+  created_at: z.string(),
+});
+
+/** Columns every public projection selects (alias `i` = items, `a` = seller agent). */
+export interface PublicItemRow {
+  id: string;
+  status: string;
+  title: string;
+  description: string;
+  promptSummary: string | null;
+  techStack: string;
+  priceMicro: number;
+  sellerUsername: string;
+  availableChains: Chain[];
+  ratingCount: number;
+  ratingAvg: number | null;
+}
+
+/**
+ * SQL fragment of the public projection. `available_chains` = chains the seller accepts AND has a
+ * payout address on; ratings count approved feedback with a rating only.
+ */
+export function publicColumns(sql: Db) {
+  return sql`
+    i.id, i.status, i.title, i.description, i.prompt_summary, i.tech_stack, i.price_micro,
+    a.username as seller_username,
+    array(select p.chain from payout_addresses p
+          where p.agent_id = i.seller_id and p.chain = any(a.sales_chains) order by p.chain
+    ) as available_chains,
+    (select count(*) from item_feedback f
+      where f.item_id = i.id and f.moderation_status = 'approved' and f.rating is not null) as rating_count,
+    (select avg(f.rating)::float8 from item_feedback f
+      where f.item_id = i.id and f.moderation_status = 'approved' and f.rating is not null) as rating_avg`;
+}
+
+export function toPublicItem(row: PublicItemRow, ratingThreshold: number): PublicItem {
+  const item: PublicItem = {
+    id: row.id,
+    status: row.status,
+    metadata: {
+      title: row.title,
+      description: row.description,
+      ...(row.promptSummary ? { prompt_summary: row.promptSummary } : {}),
+      tech_stack: row.techStack,
+      prices: { USDC: microToUsdc(row.priceMicro) },
+      seller_username: row.sellerUsername,
+    },
+    available_chains: row.availableChains,
+  };
+  // Spec 2.1: present only at the threshold or above; otherwise omitted entirely (never zero).
+  if (row.ratingCount >= ratingThreshold && row.ratingAvg !== null) {
+    item.rating_avg = Math.round(row.ratingAvg * 10) / 10;
+    item.rating_count = row.ratingCount;
+  }
+  return item;
+}
+
+/** `GET /api/v1/items/{uuid}`: only active items exist publicly. */
+export async function getPublicItem(sql: Db, id: string, ratingThreshold: number): Promise<PublicItem> {
+  const [row] = await sql<PublicItemRow[]>`
+    select ${publicColumns(sql)}
+    from items i join agents a on a.id = i.seller_id
+    where i.id = ${id} and i.status = 'active'`;
+  if (!row) throw notFound('item_not_found', 'No active item with this id.');
+  return toPublicItem(row, ratingThreshold);
+}
+
+/**
+ * `GET /api/v1/items/{uuid}/status`, Revision B rule 3.1.3: 404 until the item is active and for
+ * rejected and deleted items. Revision A (API-key mode) also shows the scan states; deleted is
+ * always 404 publicly.
+ */
+export async function getPublicStatus(
+  sql: Db,
+  id: string,
+  revision: 'A' | 'B',
+): Promise<z.infer<typeof ItemStatusSchema>> {
+  const visible = revision === 'B' ? ['active'] : ['pending_scan', 'scanning', 'active', 'rejected'];
+  const [row] = await sql<{ id: string; status: string; statusReason: string; createdAt: Date }[]>`
+    select id, status, status_reason, created_at from items
+    where id = ${id} and status = any(${visible})`;
+  if (!row) throw notFound('item_not_found', 'No item with this id is publicly visible.');
+  return {
+    id: row.id,
+    status: row.status,
+    reason: row.statusReason,
+    created_at: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import type { Sql } from '../../db/index.js';
+import type { Embedder } from '../../embeddings/embedder.js';
+import { usdcToMicro } from '../chains.js';
+import { publicColumns, toPublicItem, type PublicItemRow, type SearchResult } from '../items/public-item.js';
+import { toVectorLiteral, vectorType } from './vectors.js';
+
+/**
+ * Search parameters (spec 4.1, 8). Each message is the stable error code returned with 400.
+ * Unknown parameters are ignored (there is no caller-controlled limit).
+ */
+export const SearchQuerySchema = z
+  .object({
+    q: z
+      .string({ error: 'missing_query' })
+      .trim()
+      .min(1, { error: 'missing_query' })
+      .max(1000, { error: 'query_too_long' })
+      .describe('Natural-language query, 1..1000 characters'),
+    tech_stack: z
+      .string({ error: 'invalid_tech_stack' })
+      .trim()
+      .max(200, { error: 'tech_stack_too_long' })
+      .optional()
+      .describe('Case-insensitive filter; comma-separated terms must all appear in the listing stack'),
+    min_price: z.coerce
+      .number({ error: 'invalid_price' })
+      .min(0, { error: 'invalid_price' })
+      .max(1_000_000, { error: 'invalid_price' })
+      .optional()
+      .describe('Minimum USDC price'),
+    max_price: z.coerce
+      .number({ error: 'invalid_price' })
+      .min(0, { error: 'invalid_price' })
+      .max(1_000_000, { error: 'invalid_price' })
+      .optional()
+      .describe('Maximum USDC price'),
+  })
+  .refine((q) => q.min_price === undefined || q.max_price === undefined || q.min_price <= q.max_price, {
+    error: 'invalid_price_range',
+    path: ['min_price'],
+  });
+export type SearchQuery = z.infer<typeof SearchQuerySchema>;
+
+export const SEARCH_LIMIT = 20;
+/** Candidates taken from each ranker before fusion. */
+const CANDIDATES = 60;
+/** Full-text matches ranked at most; bounds the cost of very common terms at any catalogue size. */
+const FTS_RANK_CAP = 1000;
+/** Reciprocal rank fusion constant (Cormack et al.). */
+const RRF_K = 60;
+
+export interface SearchOptions {
+  efSearch: number;
+  ratingThreshold: number;
+}
+
+/**
+ * Hybrid search: pgvector cosine over listing vectors (HNSW, iterative scan so filters still fill
+ * the page) and Postgres full-text ranking, fused. The fused score blends the normalised
+ * reciprocal-rank-fusion score with the cosine similarity, so that a listing found by both rankers
+ * leads and an absolute relevance still shows: `similarity = round(5 × (½·rrf/rrf_max + ½·cos⁺), 1)`.
+ */
+export async function searchItems(
+  sql: Sql,
+  embedder: Embedder,
+  query: SearchQuery,
+  opts: SearchOptions,
+): Promise<SearchResult[]> {
+  const [qv] = await embedder.embed([query.q]);
+  const dims = embedder.dimensions;
+  const vt = vectorType(sql, dims);
+  // literal, not a parameter: the partial HNSW index is only provable with a constant predicate
+  const dimsLit = sql.unsafe(String(dims));
+  const qlit = toVectorLiteral(qv!);
+
+  const terms = (query.tech_stack ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  let filters = sql`i.status = 'active'`;
+  if (query.min_price !== undefined) filters = sql`${filters} and i.price_micro >= ${usdcToMicro(query.min_price)}`;
+  if (query.max_price !== undefined) filters = sql`${filters} and i.price_micro <= ${usdcToMicro(query.max_price)}`;
+  for (const t of terms) filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
+  // payable on at least one chain: accepted by the seller and with a payout address
+  filters = sql`${filters} and exists (
+    select 1 from payout_addresses p join agents s on s.id = p.agent_id
+    where p.agent_id = i.seller_id and p.chain = any(s.sales_chains))`;
+
+  const rows = await sql.begin(async (tx) => {
+    await tx`select set_config('hnsw.ef_search', ${String(opts.efSearch)}, true),
+                    set_config('hnsw.iterative_scan', 'relaxed_order', true)`;
+    return tx<(PublicItemRow & { score: number })[]>`
+      with vec as (
+        select id, row_number() over (order by dist, id) as r from (
+          select i.id, i.embedding::${vt} <=> ${qlit}::${vt} as dist
+          from items i
+          where ${filters} and i.embedding_dims = ${dimsLit}
+          order by i.embedding::${vt} <=> ${qlit}::${vt}
+          limit ${CANDIDATES}
+        ) s
+      ),
+      matched as (
+        select i.id, i.search_document from items i, plainto_tsquery('english', ${query.q}) tq
+        where ${filters} and i.search_document @@ tq
+        limit ${FTS_RANK_CAP}
+      ),
+      fts as (
+        select id, row_number() over (order by rank desc, id) as r from (
+          select m.id, ts_rank_cd(m.search_document, tq, 32) as rank
+          from matched m, plainto_tsquery('english', ${query.q}) tq
+          order by rank desc, m.id
+          limit ${CANDIDATES}
+        ) s
+      ),
+      fused as (
+        select id, sum(1.0 / (${RRF_K} + r)) as rrf
+        from (select id, r from vec union all select id, r from fts) u
+        group by id
+      ),
+      scored as (
+        select f.id,
+          0.5 * least(1.0, f.rrf / (2.0 / ${RRF_K + 1}))
+          + 0.5 * greatest(0.0, coalesce(1 - (i.embedding::${vt} <=> ${qlit}::${vt}), 0.0)) as score
+        from fused f join items i on i.id = f.id
+        where i.embedding_dims = ${dimsLit} or i.embedding_dims is null
+      )
+      select ${publicColumns(tx)}, sc.score::float8 as score
+      from scored sc join items i on i.id = sc.id join agents a on a.id = i.seller_id
+      order by sc.score desc, i.id
+      limit ${SEARCH_LIMIT}`;
+  });
+
+  return rows.map((r) => ({
+    ...toPublicItem(r, opts.ratingThreshold),
+    similarity: Math.min(5, Math.max(0, Math.round(r.score * 50) / 10)),
+  }));
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

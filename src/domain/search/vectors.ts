@@ -1,0 +1,34 @@
+import type { Db } from '../../db/index.js';
+
+/**
+ * Listing vectors live in `items.embedding` (an untyped `vector`) with their dimension beside it.
+ * Each dimension in use gets its own partial HNSW index over `embedding::vector(N)` restricted to
+ * active items, so changing provider or dimension needs no schema change: `npm run reindex`
+ * recomputes the vectors and builds the index for the new dimension.
+ *
+ * A vector's type modifier cannot be a bind parameter, so the dimension is spliced into the SQL
+ * here, and only here, after being checked to be a small positive integer.
+ */
+export function vectorType(sql: Db, dims: number) {
+  if (!Number.isInteger(dims) || dims < 1 || dims > 16_000) throw new Error(`bad vector dimension ${dims}`);
+  return sql.unsafe(`vector(${dims})`);
+}
+
+export function indexName(dims: number): string {
+  return `items_embedding_hnsw_${dims}`;
+}
+
+/** Creates the HNSW index for this dimension if it does not exist yet (idempotent). */
+export async function ensureVectorIndex(sql: Db, dims: number): Promise<void> {
+  vectorType(sql, dims);
+  await sql.unsafe(
+    `create index if not exists ${indexName(dims)} on items
+       using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (m = 16, ef_construction = 64)
+       where status = 'active' and embedding_dims = ${dims}`,
+  );
+}
+
+/** pgvector's text form; postgres.js sends it as a parameter cast to the typed vector. */
+export function toVectorLiteral(v: number[]): string {
+  return `[${v.map((x) => (Number.isFinite(x) ? Math.fround(x) : 0)).join(',')}]`;
+}

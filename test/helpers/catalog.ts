@@ -1,0 +1,55 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../src/db/index.js';
+import { provisionAgent, type Agent } from '../../src/domain/accounts/accounts.js';
+import { usdcToMicro } from '../../src/domain/chains.js';
+import { indexItem } from '../../src/domain/search/index-item.js';
+import type { Embedder } from '../../src/embeddings/embedder.js';
+
+export interface ListingSeed {
+  title: string;
+  description: string;
+  techStack: string;
+  price?: number;
+  promptSummary?: string;
+  status?: 'pending_scan' | 'scanning' | 'active' | 'rejected' | 'deleted';
+  seller?: Agent;
+}
+
+export function randomAddress(): string {
+  return `0x${randomBytes(20).toString('hex')}`;
+}
+
+export async function seedSeller(sql: Db, address = randomAddress()): Promise<Agent> {
+  return (await provisionAgent(sql, address, { payoutSalt: 'test' })).agent;
+}
+
+/**
+ * Inserts a listing row directly (as a finished scan would leave it) and indexes it when active.
+ * The archive key points nowhere: catalogue tests never download.
+ */
+export async function seedListing(sql: Db, embedder: Embedder, seed: ListingSeed): Promise<string> {
+  const seller = seed.seller ?? (await seedSeller(sql));
+  const sha = createHash('sha256').update(randomBytes(16)).digest('hex');
+  const status = seed.status ?? 'active';
+  const reason = { pending_scan: 'pending_review', scanning: 'pending_review', active: 'approved', rejected: 'safety_checks_failed', deleted: 'removed' }[status];
+  const [row] = await sql<{ id: string }[]>`
+    insert into items (seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
+                       price_micro, archive_sha256, archive_key, archive_size, compression, file_name,
+                       activated_at, deleted_at)
+    values (${seller.id}, ${status}, ${reason}, ${seed.title}, ${seed.description},
+            ${seed.promptSummary ?? null}, ${seed.techStack}, ${usdcToMicro(seed.price ?? 1)}, ${sha},
+            ${`test/${sha}`}, 1234, 'zip', 'project.zip',
+            ${status === 'active' ? new Date() : null}, ${status === 'deleted' ? new Date() : null})
+    returning id`;
+  if (status === 'active' || status === 'deleted') await indexItem(sql, embedder, row!.id);
+  return row!.id;
+}
+
+/** Adds approved ratings from fresh buyers (the rating aggregate counts only approved ones). */
+export async function seedRatings(sql: Db, itemId: string, ratings: number[], moderation = 'approved'): Promise<void> {
+  for (const rating of ratings) {
+    const buyer = await seedSeller(sql);
+    await sql`insert into item_feedback (item_id, buyer_id, rating, moderation_status)
+              values (${itemId}, ${buyer.id}, ${rating}, ${moderation})`;
+  }
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
+import { seedListing, seedRatings, seedSeller } from '../helpers/catalog.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+
+let t: TestContext;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const { sql, embedder } = t.runtime.deps;
+  for (const l of DEMO_LISTINGS) ids[l.title] = await seedListing(sql, embedder, l);
+});
+afterAll(() => t?.close());
+
+async function search(query: Record<string, string>) {
+  const res = await t.app.inject({ url: '/api/v1/search', query });
+  return { status: res.statusCode, body: res.json() };
+}
+const titles = (body: Array<{ metadata: { title: string } }>) => body.map((r) => r.metadata.title);
+
+describe('GET /api/v1/search ranking', () => {
+  it('ranks the intended listing first for an exact keyword query', async () => {
+    const { status, body } = await search({ q: 'redis token bucket rate limiter' });
+    expect(status).toBe(200);
+    expect(titles(body)[0]).toBe('Redis token-bucket rate limiter middleware');
+  });
+
+  it('ranks the intended listing first for a paraphrase sharing no title words', async () => {
+    const { body } = await search({ q: 'throttle how many requests each API client may send' });
+    expect(titles(body)[0]).toBe('Redis token-bucket rate limiter middleware');
+  });
+
+  it('finds a crawler from a paraphrase about scraping web pages', async () => {
+    const { body } = await search({ q: 'scraper that harvests articles from websites' });
+    expect(titles(body)[0]).toBe('Headless news crawler with robots.txt support');
+  });
+
+  it('splits code identifiers: camelCase query finds the login service', async () => {
+    const { body } = await search({ q: 'refreshToken jwtLogin' });
+    expect(titles(body)[0]).toBe('JWT login and refresh-token service');
+  });
+
+  it('answers a bare array of at most 20 entries with the public shape', async () => {
+    const { body } = await search({ q: 'service api server' });
+    expect(Array.isArray(body)).toBe(true);
+    expect(body.length).toBe(20);
+    const [first] = body;
+    expect(Object.keys(first).sort()).toEqual(['available_chains', 'id', 'metadata', 'similarity', 'status']);
+    expect(first.status).toBe('active');
+    expect(first.available_chains).toEqual(['base', 'polygon']);
+    expect(typeof first.metadata.prices.USDC).toBe('number');
+    expect(first.metadata.seller_username).toMatch(/^[a-z]+-[a-z]+-\d{3}$/);
+    for (const r of body) {
+      expect(r.similarity).toBeGreaterThanOrEqual(0);
+      expect(r.similarity).toBeLessThanOrEqual(5);
+      expect(Math.round(r.similarity * 10)).toBe(r.similarity * 10);
+    }
+    const sims = body.map((r: { similarity: number }) => r.similarity);
+    expect([...sims].sort((a, b) => b - a)).toEqual(sims);
+  });
+});
+
+describe('GET /api/v1/search filters', () => {
+  it('filters by tech stack case-insensitively, every comma term required', async () => {
+    const { body } = await search({ q: 'service', tech_stack: 'GO, postgresql' });
+    expect(body.length).toBeGreaterThan(0);
+    for (const r of body) {
+      expect(r.metadata.tech_stack.toLowerCase()).toContain('go');
+      expect(r.metadata.tech_stack.toLowerCase()).toContain('postgresql');
+    }
+    expect(titles(body)).toContain('JWT login and refresh-token service');
+  });
+
+  it('filters by price range, inclusive, and still returns the filtered matches', async () => {
+    const { body } = await search({ q: 'rate limiter', min_price: '0.5', max_price: '1' });
+    expect(body.length).toBeGreaterThan(0);
+    for (const r of body) {
+      expect(r.metadata.prices.USDC).toBeGreaterThanOrEqual(0.5);
+      expect(r.metadata.prices.USDC).toBeLessThanOrEqual(1);
+    }
+    expect(titles(body)).toContain('CSV to JSON streaming converter CLI'); // price 0.5
+    expect(titles(body)).not.toContain('Redis token-bucket rate limiter middleware'); // price 2.5
+  });
+
+  it('shows only active listings payable on at least one chain', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const text = { description: 'quantum flux capacitor calibration toolkit', techStack: 'Zig' };
+    await seedListing(sql, embedder, { ...text, title: 'Flux pending', status: 'pending_scan' });
+    await seedListing(sql, embedder, { ...text, title: 'Flux rejected', status: 'rejected' });
+    await seedListing(sql, embedder, { ...text, title: 'Flux deleted', status: 'deleted' });
+    const optedOut = await seedSeller(sql);
+    await sql`update agents set sales_chains = '{}' where id = ${optedOut.id}`;
+    await seedListing(sql, embedder, { ...text, title: 'Flux unpayable', seller: optedOut });
+    await seedListing(sql, embedder, { ...text, title: 'Flux active' });
+    const { body } = await search({ q: 'quantum flux capacitor calibration' });
+    const flux = titles(body).filter((x) => x.startsWith('Flux'));
+    expect(flux).toEqual(['Flux active']);
+  });
+});
+
+describe('GET /api/v1/search ratings', () => {
+  it('omits rating fields below 5 approved ratings and shows them at 5', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const few = await seedListing(sql, embedder, { title: 'Zebra few ratings', description: 'zebra striped widget', techStack: 'Elm' });
+    const many = await seedListing(sql, embedder, { title: 'Zebra many ratings', description: 'zebra striped widget', techStack: 'Elm' });
+    await seedRatings(sql, few, [9, 9, 9, 9]);
+    await seedRatings(sql, few, [1, 1], 'pending'); // not approved: never counted
+    await seedRatings(sql, many, [10, 9, 8, 7, 7]);
+    const { body } = await search({ q: 'zebra striped widget' });
+    const byId = Object.fromEntries(body.map((r: { id: string }) => [r.id, r]));
+    expect(byId[few]).toBeDefined();
+    expect(byId[few]).not.toHaveProperty('rating_avg');
+    expect(byId[few]).not.toHaveProperty('rating_count');
+    expect(byId[many].rating_avg).toBe(8.2);
+    expect(byId[many].rating_count).toBe(5);
+  });
+});
+
+describe('GET /api/v1/search validation', () => {
+  it.each([
+    [{}, 'missing_query'],
+    [{ q: '   ' }, 'missing_query'],
+    [{ q: 'x'.repeat(1001) }, 'query_too_long'],
+    [{ q: 'ok', tech_stack: 't'.repeat(201) }, 'tech_stack_too_long'],
+    [{ q: 'ok', min_price: 'cheap' }, 'invalid_price'],
+    [{ q: 'ok', max_price: '-1' }, 'invalid_price'],
+    [{ q: 'ok', min_price: '5', max_price: '1' }, 'invalid_price_range'],
+  ])('%j → 400 %s', async (query, code) => {
+    const { status, body } = await search(query as Record<string, string>);
+    expect(status).toBe(400);
+    expect(body.error).toBe(code);
+  });
+
+  it('accepts the longest allowed query', async () => {
+    const { status } = await search({ q: 'a'.repeat(1000) });
+    expect(status).toBe(200);
+  });
+});
