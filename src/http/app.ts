@@ -21,6 +21,12 @@ import { itemRoutes } from './routes/items.js';
 
 export const API_VERSION = '2.4.0';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeTable: Array<{ method: string; url: string; hidden: boolean }>;
+  }
+}
+
 export type App = FastifyInstance<
   RawServerDefault,
   RawRequestDefaultExpression,
@@ -45,6 +51,16 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+
+  // Every registered route, for the manifest/OpenAPI agreement test and operators' debugging.
+  const routeTable: Array<{ method: string; url: string; hidden: boolean }> = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      routeTable.push({ method, url: r.url, hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
+    }
+  });
 
   await app.register(swagger, {
     openapi: {

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedListing } from '../helpers/catalog.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+
+let t: TestContext;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+describe('manifest, OpenAPI and routes agree', () => {
+  it('serves OpenAPI 3.1.0 with info.version 2.4.0', async () => {
+    const res = await t.app.inject('/openapi.json');
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('2.4.0');
+    expect(doc.paths['/api/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'max_price', 'min_price', 'q', 'tech_stack',
+    ]);
+  });
+
+  it('lists every visible route once in both the manifest and OpenAPI, with its credential', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json();
+    const skills = (await t.app.inject('/api/v1/skills')).json();
+    const visible = t.app.routeTable
+      .filter((r) => !r.hidden)
+      .map((r) => `${r.method} ${toOpenApiPath(r.url)}`)
+      .sort();
+    const fromManifest = skills.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`).sort();
+    const fromOpenApi = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
+    expect(fromManifest).toEqual(visible);
+    expect(fromOpenApi).toEqual(visible);
+    for (const e of skills.endpoints) {
+      expect(['public', 'id402', 'paid402', 'key']).toContain(e.auth);
+      const op = doc.paths[e.path][e.method.toLowerCase()];
+      expect(e.parameters.map((p: { name: string }) => p.name)).toEqual(
+        (op.parameters ?? []).map((p: { name: string }) => p.name),
+      );
+    }
+    const search = skills.endpoints.find((e: { path: string }) => e.path === '/api/v1/search');
+    expect(search.auth).toBe('public');
+    expect(search.parameters.find((p: { name: string }) => p.name === 'q').required).toBe(true);
+  });
+
+  it('manifest carries service metadata a client starts from', async () => {
+    const skills = (await t.app.inject('/api/v1/skills')).json();
+    expect(skills.version).toBe('2.4.0');
+    expect(skills.base_url).toBe('http://marketplace.test');
+    expect(skills.payment.chains).toEqual({ base: 'eip155:8453', polygon: 'eip155:137' });
+    expect(skills.legal.policy.url).toBe('http://marketplace.test/terms/v1');
+  });
+});
+
+describe('documents', () => {
+  it('/agent-usage is a Markdown guide covering search, buy, sell and account with absolute URLs', async () => {
+    const res = await t.app.inject('/agent-usage');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/markdown/);
+    for (const heading of ['## 1. Search', '## 2. Buy', '## 3. Sell', '## 4. Your account']) {
+      expect(res.body).toContain(heading);
+    }
+    expect(res.body).toContain('http://marketplace.test/api/v1/items/{id}/acquire');
+    expect(res.body).not.toContain('{base_url}');
+  });
+
+  it.each(['terms', 'license'])('/%s/v1 answers Markdown by default and HTML when asked', async (kind) => {
+    const md = await t.app.inject(`/${kind}/v1`);
+    expect(md.statusCode).toBe(200);
+    expect(md.headers['content-type']).toMatch(/^text\/markdown/);
+    expect(md.body).toContain('VERSION: v1');
+    const html = await t.app.inject({ url: `/${kind}/v1`, headers: { accept: 'text/html' } });
+    expect(html.headers['content-type']).toMatch(/^text\/html/);
+    expect(html.body).toMatch(/^<!doctype html>/);
+    expect(html.body).toContain('VERSION: v1');
+    expect(html.body).toContain(kind === 'terms' ? 'Marketplace Policy Terms' : 'Buyer License Terms');
+    expect((await t.app.inject(`/${kind}/v2`)).statusCode).toBe(404);
+  });
+});
+
+describe('item detail and public status', () => {
+  it('shows an active item without similarity, and 404s for other states', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const base = { title: 'Detail item', description: 'A detailed description', techStack: 'Go', price: 1.25 };
+    const active = await seedListing(sql, embedder, { ...base, promptSummary: 'made by a prompt' });
+    const res = await t.app.inject(`/api/v1/items/${active}`);
+    expect(res.statusCode).toBe(200);
+    const item = res.json();
+    expect(item).toMatchObject({
+      id: active,
+      status: 'active',
+      metadata: { title: 'Detail item', tech_stack: 'Go', prices: { USDC: 1.25 }, prompt_summary: 'made by a prompt' },
+      available_chains: ['base', 'polygon'],
+    });
+    expect(item).not.toHaveProperty('similarity');
+    expect(item).not.toHaveProperty('rating_avg');
+    for (const status of ['pending_scan', 'scanning', 'rejected', 'deleted'] as const) {
+      const id = await seedListing(sql, embedder, { ...base, status });
+      const r = await t.app.inject(`/api/v1/items/${id}`);
+      expect(r.statusCode).toBe(404);
+      expect(r.json().error).toBe('item_not_found');
+    }
+  });
+
+  it('public status is 404 unless active (Revision B) and shows the status record when active', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const base = { title: 'Status item', description: 'x', techStack: 'Go' };
+    const active = await seedListing(sql, embedder, base);
+    const ok = await t.app.inject(`/api/v1/items/${active}/status`);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({ id: active, status: 'active', reason: 'approved' });
+    expect(new Date(ok.json().created_at).toString()).not.toBe('Invalid Date');
+    for (const status of ['pending_scan', 'scanning', 'rejected', 'deleted'] as const) {
+      const id = await seedListing(sql, embedder, { ...base, status });
+      expect((await t.app.inject(`/api/v1/items/${id}/status`)).statusCode).toBe(404);
+    }
+  });
+
+  it('a malformed id is a 400 invalid_item_id, an unknown one a 404', async () => {
+    const bad = await t.app.inject('/api/v1/items/not-a-uuid');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBe('invalid_item_id');
+    const missing = await t.app.inject('/api/v1/items/7d3f6a3e-0000-4000-8000-000000000000');
+    expect(missing.statusCode).toBe(404);
+  });
+});
