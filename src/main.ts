@@ -1,6 +1,10 @@
+import cliProgress from 'cli-progress';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
+import { loadDemoData } from './domain/discovery/demo.js';
+import { reindexAll } from './domain/search/index-item.js';
+import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createRuntime } from './runtime.js';
@@ -21,8 +25,41 @@ async function main(command: string, args: string[]): Promise<void> {
       }
       return;
     }
+    case 'reindex': {
+      // Recompute listing vectors after a provider or dimension change; `--force` redoes all.
+      const runtime = await createRuntime(config, { logger });
+      const { sql, embedder } = runtime.deps;
+      const bar = new cliProgress.SingleBar(
+        { format: 'reindex [{bar}] {percentage}% | {value}/{total} listings | {duration_formatted}', stream: process.stderr },
+        cliProgress.Presets.shades_classic,
+      );
+      try {
+        let started = false;
+        const res = await reindexAll(sql, embedder, {
+          force: args.includes('--force'),
+          onProgress: ({ done, total }) => {
+            if (!started) bar.start(total, 0);
+            started = true;
+            bar.setTotal(total);
+            bar.update(done);
+          },
+        });
+        bar.stop();
+        await ensureVectorIndex(sql, embedder.dimensions);
+        logger.info({ reindexed: res.done, model: embedder.model, dimensions: embedder.dimensions }, 'reindex done');
+      } finally {
+        bar.stop();
+        await runtime.close();
+      }
+      return;
+    }
+    case 'demo':
     case 'serve': {
       const runtime = await createRuntime(config, { logger });
+      if (command === 'demo') {
+        const res = await loadDemoData(runtime.deps);
+        logger.info(res, 'demo listings loaded');
+      }
       const app = await buildApp(config, runtime.deps);
       const stoppers: Array<() => Promise<void>> = [];
       let stopping = false;

@@ -1,3 +1,4 @@
+import pgvector from 'pgvector';
 import type { Db } from '../../db/index.js';
 
 /**
@@ -28,7 +29,7 @@ export async function ensureVectorIndex(sql: Db, dims: number): Promise<void> {
   );
 }
 
-/** pgvector's text form; postgres.js sends it as a parameter cast to the typed vector. */
+/** pgvector's text form (via the pgvector package); sent as a parameter cast to the typed vector. */
 export function toVectorLiteral(v: number[]): string {
-  return `[${v.map((x) => (Number.isFinite(x) ? Math.fround(x) : 0)).join(',')}]`;
+  return pgvector.toSql(v.map((x) => (Number.isFinite(x) ? Math.fround(x) : 0))) as string;
 }
