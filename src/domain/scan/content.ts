@@ -1,0 +1,264 @@
+import { findSecret, SECRET_PREFILTER } from './secrets.js';
+import { ScanRejection, unsafe, type Finding, type ScanLimits, type ScanStats } from './types.js';
+
+/** Extensions (and a few exact names) that count as source code for the complexity rule. */
+const SOURCE_EXT = new Set(
+  (
+    'ts tsx mts cts js jsx mjs cjs py pyi rb go rs java kt kts scala swift c h cc cpp cxx hpp hh cs fs fsx ' +
+    'php pl pm lua r jl dart ex exs erl hrl hs ml mli clj cljs sh bash zsh fish ps1 sql vue svelte astro ' +
+    'html htm css scss sass less sol zig nim cr v elm groovy gradle tf hcl m mm proto graphql gql asm s ' +
+    'cmake mk nix'
+  ).split(' '),
+);
+const SOURCE_NAMES = new Set(['makefile', 'dockerfile', 'rakefile', 'gemfile', 'justfile', 'cmakelists.txt']);
+const EXECUTABLE_EXT = /\.(exe|dll|so|dylib|msi|scr|sys|cpl|ocx)(\.\d+)*$/i;
+const NESTED_EXT = /\.(zip|jar|war|ear|apk|whl|nupkg|tgz|tar\.gz|gz|tar)$/i;
+
+export function isSourcePath(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  if (SOURCE_NAMES.has(base)) return true;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 && SOURCE_EXT.has(base.slice(dot + 1));
+}
+
+/** Nested archive scanner, injected to break the module cycle archive → content → archive. */
+export type NestedScanner = (bytes: Buffer, path: string, depth: number) => Promise<void>;
+
+/**
+ * State shared by every entry of one scan (including nested archives): limits, running totals,
+ * content findings, and the line hashes that feed the complexity rule and the fingerprint.
+ */
+export class ScanContext {
+  readonly stats: ScanStats = {
+    entries: 0,
+    files: 0,
+    extractedBytes: 0,
+    sourceFiles: 0,
+    distinctSourceLines: 0,
+    nestedArchives: 0,
+  };
+  readonly findings: Finding[] = [];
+  /** Distinct meaningful lines of every text file (fingerprint). */
+  readonly lineHashes = new Set<number>();
+  /** Distinct meaningful lines of source files (complexity). */
+  readonly sourceLineHashes = new Set<number>();
+  scanNested: NestedScanner = async () => {
+    throw new Error('nested scanner not installed');
+  };
+
+  constructor(
+    readonly limits: ScanLimits,
+    readonly archiveBytes: number,
+  ) {}
+
+  countEntry(where: string): void {
+    this.stats.entries++;
+    if (this.stats.entries > this.limits.maxEntries) throw unsafe('too_many_entries', where);
+  }
+
+  /** Counts inflated bytes; stops the scan the moment the total or the overall ratio is exceeded. */
+  addExtracted(n: number, where: string): void {
+    this.stats.extractedBytes += n;
+    const total = this.stats.extractedBytes;
+    if (total > this.limits.maxExtractedBytes) throw unsafe('extracted_size_limit', where);
+    if (total > this.limits.ratioMinBytes && total / Math.max(this.archiveBytes, 1) > this.limits.maxRatio) {
+      throw unsafe('compression_ratio', where, 'archive');
+    }
+  }
+
+  addFinding(f: Finding): void {
+    if (this.findings.length < 50) this.findings.push(f);
+  }
+}
+
+const SNIFF_BYTES = 512;
+const MAX_LINE = 64 * 1024;
+const MAX_LINE_HASHES = 500_000;
+
+type Kind = 'pending' | 'text' | 'binary' | 'nested' | 'skip';
+
+/**
+ * Looks at one file's bytes as they stream past: sniffs the type from the first bytes (native
+ * executables, archives to scan in turn, archive formats we cannot scan), then, for text, walks the
+ * lines for secrets and hashes the meaningful ones. Memory is bounded: one partial line (≤ 64 KiB)
+ * per entry, or one nested archive of at most `maxNestedBytes`.
+ */
+export class EntryInspector {
+  private kind: Kind = 'pending';
+  private head: Buffer[] = [];
+  private headLen = 0;
+  private carry = '';
+  private lineNo = 0;
+  private readonly source: boolean;
+  private nested: Buffer[] = [];
+  private nestedLen = 0;
+  private secretsFound = 0;
+
+  constructor(
+    private readonly ctx: ScanContext,
+    private readonly path: string,
+    private readonly depth: number,
+  ) {
+    this.source = isSourcePath(path);
+    ctx.stats.files++;
+    if (this.source) ctx.stats.sourceFiles++;
+    if (EXECUTABLE_EXT.test(path)) ctx.addFinding({ check: 'executable', file: path, detail: 'extension' });
+  }
+
+  write(chunk: Buffer): void {
+    if (this.kind === 'pending') {
+      this.head.push(chunk);
+      this.headLen += chunk.length;
+      if (this.headLen < SNIFF_BYTES) return;
+      this.decide();
+      return;
+    }
+    this.route(chunk);
+  }
+
+  async end(): Promise<void> {
+    if (this.kind === 'pending') this.decide();
+    if (this.kind === 'text' && this.carry.length) this.lines(this.carry, true);
+    this.carry = '';
+    if (this.kind === 'nested') {
+      const bytes = Buffer.concat(this.nested, this.nestedLen);
+      this.nested = [];
+      if (this.depth + 1 > this.ctx.limits.maxNestingDepth) throw unsafe('nesting_too_deep', this.path);
+      this.ctx.stats.nestedArchives++;
+      await this.ctx.scanNested(bytes, this.path, this.depth + 1);
+    }
+  }
+
+  private decide(): void {
+    const head = Buffer.concat(this.head, this.headLen);
+    this.head = [];
+    this.kind = this.classify(head);
+    if (head.length) this.route(head);
+  }
+
+  private classify(b: Buffer): Kind {
+    const u32be = b.length >= 4 ? b.readUInt32BE(0) : 0;
+    if (b.length >= 4 && u32be === 0x7f454c46) return this.executable('elf');
+    if (b.length >= 2 && b[0] === 0x4d && b[1] === 0x5a && this.isPe(b)) return this.executable('pe');
+    if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe].includes(u32be)) return this.executable('mach-o');
+    if (u32be === 0xcafebabe && b.length >= 8 && b.readUInt32BE(4) < 30) return this.executable('mach-o-fat');
+    // Archives we scan in turn: zip (local header or empty-archive record), gzip, plain tar.
+    const zipMagic = u32be === 0x504b0304 || u32be === 0x504b0506;
+    const gzipMagic = b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+    const tarMagic = b.length >= 262 && b.toString('latin1', 257, 262) === 'ustar';
+    if (zipMagic || gzipMagic || tarMagic || (NESTED_EXT.test(this.path) && b.length > 0)) {
+      if (!zipMagic && !gzipMagic && !tarMagic) throw unsafe('unrecognised_archive', this.path);
+      return 'nested';
+    }
+    // Archive formats the scan cannot open: refused rather than waved through.
+    if (b.length >= 6 && b.readUInt32BE(0) === 0x377abcaf && b.readUInt16BE(4) === 0x271c) throw unsafe('unscannable_archive', this.path, '7z');
+    if (b.toString('latin1', 0, 4) === 'Rar!') throw unsafe('unscannable_archive', this.path, 'rar');
+    if (b.length >= 6 && b.toString('latin1', 0, 6) === '\xfd7zXZ\x00') throw unsafe('unscannable_archive', this.path, 'xz');
+    if (b.length >= 10 && /^BZh[1-9]1AY&SY$/.test(b.toString('latin1', 0, 10))) throw unsafe('unscannable_archive', this.path, 'bzip2');
+    if (u32be === 0x28b52ffd) throw unsafe('unscannable_archive', this.path, 'zstd');
+    return b.includes(0) ? 'binary' : 'text';
+  }
+
+  private isPe(b: Buffer): boolean {
+    if (b.length < 0x40) return /\.(exe|dll|sys|scr)$/i.test(this.path);
+    const peOffset = b.readUInt32LE(0x3c);
+    if (peOffset + 4 <= b.length) return b.readUInt32BE(peOffset) === 0x50450000;
+    return true; // an MZ header whose PE header lies beyond the sniffed bytes: treat as executable
+  }
+
+  private executable(format: string): Kind {
+    this.ctx.addFinding({ check: 'executable', file: this.path, detail: format });
+    return 'binary';
+  }
+
+  private route(chunk: Buffer): void {
+    switch (this.kind) {
+      case 'text':
+        this.text(chunk);
+        return;
+      case 'nested':
+        this.nestedLen += chunk.length;
+        if (this.nestedLen > this.ctx.limits.maxNestedBytes) throw unsafe('nested_archive_too_large', this.path);
+        this.nested.push(chunk);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private text(chunk: Buffer): void {
+    // latin1 maps bytes 1:1, which is all the line rules need and is the cheapest decode.
+    const s = this.carry + chunk.toString('latin1');
+    const lastNl = s.lastIndexOf('\n');
+    if (lastNl === -1) {
+      this.carry = s;
+      if (this.carry.length > MAX_LINE) {
+        this.lines(this.carry, true);
+        this.carry = '';
+      }
+      return;
+    }
+    this.carry = s.slice(lastNl + 1);
+    this.lines(s.slice(0, lastNl), false);
+    if (this.carry.length > MAX_LINE) {
+      this.lines(this.carry, true);
+      this.carry = '';
+    }
+  }
+
+  /** Processes complete lines (`final`: the text is the last, unterminated line). */
+  private lines(text: string, _final: boolean): void {
+    SECRET_PREFILTER.lastIndex = 0;
+    const suspicious = SECRET_PREFILTER.test(text);
+    const ctx = this.ctx;
+    let start = 0;
+    const len = text.length;
+    while (start <= len) {
+      let nl = text.indexOf('\n', start);
+      if (nl === -1) nl = len;
+      this.lineNo++;
+      const line = text.slice(start, nl);
+      start = nl + 1;
+      const h = meaningfulLineHash(line);
+      if (h !== 0) {
+        if (ctx.lineHashes.size < MAX_LINE_HASHES) ctx.lineHashes.add(h);
+        if (this.source && ctx.sourceLineHashes.size < MAX_LINE_HASHES) ctx.sourceLineHashes.add(h);
+      }
+      if (suspicious && this.secretsFound < 5) {
+        SECRET_PREFILTER.lastIndex = 0;
+        if (SECRET_PREFILTER.test(line)) {
+          const kind = findSecret(line);
+          if (kind) {
+            this.secretsFound++;
+            ctx.addFinding({ check: 'secret', file: this.path, line: this.lineNo, detail: kind });
+          }
+        }
+      }
+      if (nl === len) break;
+    }
+  }
+}
+
+/**
+ * FNV-1a of a line with surrounding whitespace trimmed, or 0 when the line is not meaningful:
+ * shorter than 4 characters or without any letter or digit (braces, blank lines, separators).
+ */
+export function meaningfulLineHash(line: string): number {
+  let a = 0;
+  let b = line.length;
+  while (a < b && line.charCodeAt(a) <= 32) a++;
+  while (b > a && line.charCodeAt(b - 1) <= 32) b--;
+  if (b - a < 4) return 0;
+  let h = 0x811c9dc5;
+  let alnum = false;
+  for (let i = a; i < b; i++) {
+    const c = line.charCodeAt(i);
+    if (!alnum && ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122))) alnum = true;
+    h ^= c;
+    h = Math.imul(h, 0x01000193);
+  }
+  if (!alnum) return 0;
+  return h >>> 0 || 1;
+}
+
+export { ScanRejection };

@@ -1,0 +1,151 @@
+import { Readable, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, crc32 } from 'node:zlib';
+import tar from 'tar-stream';
+import { EntryInspector, type ScanContext } from './content.js';
+import { checkEntryName, NameRegistry, stripCurrentDir } from './names.js';
+import { ScanRejection, unsafe } from './types.js';
+
+const CHUNK = 64 * 1024;
+
+function chunks(buf: Buffer): Readable {
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < buf.length; i += CHUNK) yield buf.subarray(i, i + CHUNK);
+    })(),
+  );
+}
+
+/**
+ * Streams a gzip member through zlib with the inflated size and ratio counted as it grows (the scan
+ * stops the moment a limit is passed), then checks the trailer: the last eight bytes of the file
+ * must be this member's CRC-32 and length, so trailing bytes, padding and extra members are refused.
+ * The inflated stream goes to `sink`.
+ */
+async function gunzipInto(buf: Buffer, ctx: ScanContext, where: string, sink: Writable): Promise<void> {
+  if (buf.length < 18 || buf[0] !== 0x1f || buf[1] !== 0x8b || buf[2] !== 8 || (buf[3]! & 0xe0) !== 0) {
+    throw unsafe('not_gzip', where);
+  }
+  let crc = 0;
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      try {
+        size += chunk.length;
+        ctx.addExtracted(chunk.length, where);
+        if (size > ctx.limits.ratioMinBytes && size / buf.length > ctx.limits.maxRatio) throw unsafe('compression_ratio', where);
+        crc = crc32(chunk, crc);
+        cb(null, chunk);
+      } catch (e) {
+        cb(e as Error);
+      }
+    },
+  });
+  try {
+    await pipeline(chunks(buf), createGunzip({ chunkSize: CHUNK }), meter, sink);
+  } catch (e) {
+    if (e instanceof ScanRejection) throw e;
+    throw unsafe('malformed_gzip', where, (e as Error).message);
+  }
+  if (buf.readUInt32LE(buf.length - 8) !== crc >>> 0 || buf.readUInt32LE(buf.length - 4) !== size % 2 ** 32) {
+    throw unsafe('trailing_data', where, 'gzip trailer is not at the end of the file');
+  }
+}
+
+/** A tar.gz (or a nested .gz / .tgz) archive. `requireTar`: the content must be a tar stream. */
+export async function scanGzip(buf: Buffer, ctx: ScanContext, depth: number, prefix: string): Promise<void> {
+  const where = prefix || 'archive';
+  const tarSink = new TarSink(ctx, depth, prefix);
+  await gunzipInto(buf, ctx, where, tarSink.writable());
+  await tarSink.done();
+}
+
+/** A plain (uncompressed) tar nested inside another archive. */
+export async function scanTar(buf: Buffer, ctx: ScanContext, depth: number, prefix: string): Promise<void> {
+  const sink = new TarSink(ctx, depth, prefix);
+  try {
+    await pipeline(chunks(buf), sink.writable());
+  } catch (e) {
+    if (e instanceof ScanRejection) throw e;
+    throw unsafe('malformed_tar', prefix || 'archive', (e as Error).message);
+  }
+  await sink.done();
+}
+
+/**
+ * Feeds a tar stream to tar-stream's parser and inspects each entry as it streams: only regular
+ * files and directories are accepted (symlinks, hard links, devices, FIFOs and unknown types are
+ * refused), names are checked, duplicates refused, and file bytes go through the content inspector.
+ */
+class TarSink {
+  private readonly extract = tar.extract();
+  private readonly names = new NameRegistry();
+  private failure: unknown;
+  private sawHeader = false;
+
+  constructor(
+    private readonly ctx: ScanContext,
+    private readonly depth: number,
+    private readonly prefix: string,
+  ) {
+    this.extract.on('entry', (header, stream, next) => {
+      this.sawHeader = true;
+      this.entry(header, stream as unknown as AsyncIterable<Buffer> & { resume(): unknown }).then(
+        () => next(),
+        (err: unknown) => {
+          this.failure ??= err;
+          stream.resume();
+          next(err as Error);
+        },
+      );
+    });
+  }
+
+  writable(): Writable {
+    return this.extract as unknown as Writable;
+  }
+
+  async done(): Promise<void> {
+    if (this.failure) throw this.failure;
+    void this.sawHeader;
+  }
+
+  private async entry(header: tar.Header, stream: AsyncIterable<Buffer> & { resume(): unknown }): Promise<void> {
+    const name = stripCurrentDir(header.name);
+    const path = this.prefix ? `${this.prefix}!/${name}` : name;
+    this.ctx.countEntry(path);
+    if (name === '' && header.type === 'directory') {
+      stream.resume();
+      return;
+    }
+    checkEntryName(name, path);
+    switch (header.type) {
+      case 'directory':
+        this.names.add(name, 'dir', path);
+        if ((header.size ?? 0) !== 0) throw unsafe('directory_with_content', path);
+        stream.resume();
+        return;
+      case 'file':
+        this.names.add(name, 'file', path);
+        break;
+      case 'symlink':
+        throw unsafe('symlink', path);
+      case 'link':
+        throw unsafe('hard_link', path);
+      case 'character-device':
+      case 'block-device':
+      case 'fifo':
+        throw unsafe('special_file', path, header.type);
+      default:
+        throw unsafe('unsupported_entry_type', path, String(header.type));
+    }
+    const inspector = new EntryInspector(this.ctx, path, this.depth);
+    let size = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      inspector.write(chunk);
+    }
+    if (size !== header.size) throw unsafe('size_mismatch', path);
+    await inspector.end();
+  }
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import type { ScanLimits } from '../../src/domain/scan/types.js';
+import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
+import { BENIGN_PROJECTS } from '../helpers/corpus.js';
+import { hostileCorpus } from '../helpers/hostile.js';
+
+const limits: ScanLimits = {
+  maxExtractedBytes: 200 * 1024 * 1024,
+  maxRatio: 100,
+  ratioMinBytes: 1024 * 1024,
+  maxEntries: 10_000,
+  maxNestingDepth: 1,
+  maxNestedBytes: 10 * 1024 * 1024,
+  minSourceLines: 20,
+};
+
+describe('scanArchive: hostile corpus', async () => {
+  const corpus = await hostileCorpus();
+  it.each(corpus.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const out = await scanArchive(c.bytes, c.compression, limits);
+    expect(out.verdict).toBe('reject');
+    if (out.verdict !== 'reject') return;
+    expect(out.reason).toBe(c.reason);
+    expect(out.findings[0]?.check).toBe(c.check);
+  });
+});
+
+describe('scanArchive: benign corpus', () => {
+  for (const [name, files] of Object.entries(BENIGN_PROJECTS)) {
+    it(`accepts ${name} as zip and tar.gz`, async () => {
+      for (const [compression, bytes] of [
+        ['zip', zipOf(files)],
+        ['tar.gz', await tarGzOf(files)],
+      ] as const) {
+        const out = await scanArchive(bytes, compression, limits);
+        expect(out, `${name} ${compression}: ${JSON.stringify(out.verdict === 'reject' && out.findings)}`).toMatchObject({
+          verdict: 'accept',
+        });
+      }
+    });
+  }
+  it('accepts a nested archive within the depth limit', async () => {
+    const files = { ...uniqueProject(), 'vendor/lib.zip': zipOf(uniqueProject()) };
+    const out = await scanArchive(zipOf(files), 'zip', limits);
+    expect(out.verdict).toBe('accept');
+    expect(out.stats.nestedArchives).toBe(1);
+  });
+});
+
+describe('secret findings', () => {
+  it('report file and line, never the secret', async () => {
+    const key = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const files = { ...uniqueProject(), 'src/ci.ts': `// ci\n\nexport const token = '${key}';\n` };
+    const out = await scanArchive(zipOf(files), 'zip', limits);
+    expect(out).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed' });
+    if (out.verdict !== 'reject') return;
+    expect(out.findings).toEqual([{ check: 'secret', file: 'src/ci.ts', line: 3, detail: 'github_token' }]);
+    expect(JSON.stringify(out.findings)).not.toContain(key.slice(4));
+  });
+});
