@@ -8,6 +8,7 @@ import { z } from 'zod';
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const csv = z
   .string()
   .transform((v) =>
@@ -95,6 +96,35 @@ export const ConfigSchema = z
     /** Deleted listings are purged after this many days (bytes kept while an order needs them). */
     DELETED_RETENTION_DAYS: z.coerce.number().min(0).default(30),
     PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3_600),
+
+    // --- payments ---------------------------------------------------------------------------
+    /** USDC contracts (EIP-3009) per chain and their EIP-712 domain, advertised in `extra`. */
+    USDC_ADDRESS_BASE: evmAddress.default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
+    USDC_ADDRESS_POLYGON: evmAddress.default('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'),
+    USDC_EIP712_NAME: z.string().min(1).default('USD Coin'),
+    USDC_EIP712_VERSION: z.string().min(1).default('2'),
+    /** JSON-RPC endpoints: smart-account signatures (EIP-1271 / ERC-6492) and receipt reconciliation. */
+    RPC_URL_BASE: z.url().optional(),
+    RPC_URL_POLYGON: z.url().optional(),
+    /** A standard x402 facilitator (/verify, /settle, /supported). Unset: the built-in local one. */
+    FACILITATOR_URL: z.url().optional(),
+    FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+    /** Recipient of listing fees (the platform treasury). Unset: derived from the signing secret. */
+    PLATFORM_PAY_TO: evmAddress.optional(),
+    /** Validity window advertised in prompts (`maxTimeoutSeconds`) and accepted on completion. */
+    X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(600).default(300),
+    /** Tolerated clock skew between payer and server when checking validity windows. */
+    X402_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+    /** Local facilitator: USDC balance a never-seen address starts with (dev ledger). */
+    LOCAL_FACILITATOR_START_BALANCE_USDC: z.coerce.number().min(0).default(100),
+    /** Region gating of commerce routes: request header carrying an ISO country code, and deny list. */
+    REGION_COUNTRY_HEADER: z.string().min(1).default('cf-ipcountry'),
+    REGION_DENY_LIST: csv.default([]),
+    /** Reconciliation of unresolved settlements: loop period and age before a claim counts as stale. */
+    RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(30),
+    RECONCILE_STALE_SECONDS: z.coerce.number().int().min(0).default(120),
+    /** Seconds a client should wait after 503 settlement_capacity. */
+    SETTLEMENT_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
 
     // --- background work --------------------------------------------------------------------
     /** Run the scan worker and periodic jobs inside the HTTP process (embedded default). */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
+import type { PaymentDeps } from './domain/payments/setup.js';
 import type { Embedder } from './embeddings/embedder.js';
 import type { BlobStore } from './storage/blob-store.js';
 
@@ -8,7 +9,7 @@ import type { BlobStore } from './storage/blob-store.js';
  * Everything the HTTP app, the MCP server and the workers need, built once by `createRuntime`.
  * Tests build it the same way over an in-memory embedded database.
  */
-export interface Deps {
+export interface Deps extends PaymentDeps {
   config: Config;
   sql: Sql;
   logger: Logger;

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps } from './deps.js';
+import { createPayments } from './domain/payments/setup.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
 import { createLogger } from './logger.js';
@@ -32,13 +33,15 @@ export async function createRuntime(
     }
     const embedder = createEmbedder(config);
     if (opts.migrate !== false) await ensureVectorIndex(db.sql, embedder.dimensions);
+    const secrets = await loadSecrets(config);
     const deps: Deps = {
       config,
       sql: db.sql,
       logger,
       embedder,
       storage: createBlobStore(config),
-      secrets: await loadSecrets(config),
+      secrets,
+      ...createPayments(config, db.sql, logger, secrets),
     };
     return {
       deps,

@@ -16,8 +16,10 @@ import {
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { installErrorHandling } from './error-handler.js';
+import { acquireRoutes } from './routes/acquire.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { itemRoutes } from './routes/items.js';
+import { orderRoutes } from './routes/orders.js';
 
 export const API_VERSION = '2.4.0';
 
@@ -93,5 +95,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(accepts);
   await app.register(discoveryRoutes, { deps });
   await app.register(itemRoutes, { deps });
+  await app.register(acquireRoutes, { deps });
+  await app.register(orderRoutes, { deps });
   return app;
 }

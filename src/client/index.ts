@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import type { LocalAccount } from 'viem';
+import { NETWORK_OF, type Chain } from '../domain/chains.js';
+
+/**
+ * Typed REST client of the marketplace that performs the x402 v2 handshakes with a viem account:
+ * paid (acquire) and zero-value identity (account routes). Signing is @x402/core's `x402Client`
+ * with @x402/evm's exact scheme, so it pays exactly like the official clients. Used by the MCP
+ * server, the tests and the benchmarks.
+ */
+export interface MarketplaceClientOptions {
+  baseUrl: string;
+  account: LocalAccount;
+  fetch?: typeof globalThis.fetch;
+  /** Refuse to sign a payment above this many USDC (default 100, the listing price cap). */
+  maxPaymentUsdc?: number;
+}
+
+export class MarketplaceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly body: unknown,
+  ) {
+    super(`${status} ${code}`);
+    this.name = 'MarketplaceError';
+  }
+}
+
+export interface AcquireResult {
+  order_id: string;
+  download_url: string;
+  invoice_url: string;
+  expires_in: string;
+}
+
+export interface OrderLinksResult {
+  download_url: string;
+  invoice_url: string;
+  expires_in: string;
+}
+
+export interface Download {
+  bytes: Buffer;
+  sha256: string;
+  contentType: string;
+  fileName: string | undefined;
+  /** The SHA-256 the server states for the archive. */
+  statedSha256: string | null;
+}
+
+export type PayMode = 'none' | 'identity' | 'paid';
+
+export class MarketplaceClient {
+  readonly address: string;
+  private readonly fetchFn: typeof globalThis.fetch;
+  private readonly payer: x402Client;
+  private readonly http: x402HTTPClient;
+  private preferredNetwork: string | undefined;
+
+  constructor(private readonly opts: MarketplaceClientOptions) {
+    this.address = opts.account.address;
+    this.fetchFn = opts.fetch ?? globalThis.fetch;
+    this.payer = new x402Client((_v, reqs) => this.select(reqs));
+    this.payer.register('eip155:*', new ExactEvmScheme(opts.account));
+    this.payer.setSpendControls({ maxAmountPerPayment: `$${opts.maxPaymentUsdc ?? 100}` });
+    this.http = new x402HTTPClient(this.payer);
+  }
+
+  private select(reqs: PaymentRequirements[]): PaymentRequirements {
+    return reqs.find((r) => r.network === this.preferredNetwork) ?? reqs[0]!;
+  }
+
+  /** Parses the 402 prompt of a response (header first, as the official client does). */
+  paymentRequiredOf(res: Response, body: unknown): PaymentRequired {
+    return this.http.getPaymentRequiredResponse((n) => res.headers.get(n), body);
+  }
+
+  /** Signs a payment for a prompt; returns the `PAYMENT-SIGNATURE` header value. */
+  async signPayment(required: PaymentRequired, chain?: Chain): Promise<{ header: string; payload: PaymentPayload }> {
+    this.preferredNetwork = chain ? NETWORK_OF[chain] : undefined;
+    const payload = await this.payer.createPaymentPayload(required);
+    return { header: this.http.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE']!, payload };
+  }
+
+  /**
+   * One call with the x402 handshake: the request as given; on 402, sign the prompt (identity
+   * prompts must ask for exactly 0) and repeat it with `PAYMENT-SIGNATURE`.
+   */
+  async send(
+    method: string,
+    path: string,
+    opts: { body?: unknown; pay?: PayMode; chain?: Chain; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
+    const url = path.startsWith('http') ? path : `${this.opts.baseUrl}${path}`;
+    const init = (extra: Record<string, string> = {}): RequestInit => ({
+      method,
+      headers: {
+        ...(opts.body !== undefined && { 'content-type': 'application/json' }),
+        ...opts.headers,
+        ...extra,
+      },
+      ...(opts.body !== undefined && { body: JSON.stringify(opts.body) }),
+    });
+    const first = await this.fetchFn(url, init());
+    if (first.status !== 402 || !opts.pay || opts.pay === 'none') return first;
+    const body: unknown = await first.json().catch(() => undefined);
+    const required = this.paymentRequiredOf(first, body);
+    if (opts.pay === 'identity' && required.accepts.some((a) => a.amount !== '0')) {
+      throw new MarketplaceError(402, 'unexpected_charge', required);
+    }
+    const { header } = await this.signPayment(required, opts.chain);
+    return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': header }));
+  }
+
+  private async json<T>(res: Response): Promise<T> {
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    if (!res.ok) {
+      const code = typeof body === 'object' && body && 'error' in body ? String((body as { error: unknown }).error) : 'http_error';
+      throw new MarketplaceError(res.status, code, body);
+    }
+    return body as T;
+  }
+
+  /** Buys an item: prompt, sign, complete with both legal flags. */
+  async acquire(itemId: string, opts: { chain?: Chain } = {}): Promise<{ order: AcquireResult; settlement: SettleResponse | undefined }> {
+    const res = await this.send('POST', `/api/v1/items/${itemId}/acquire`, {
+      body: { ...(opts.chain && { chain: opts.chain }), policy_accepted: true, license_accepted: true },
+      pay: 'paid',
+      ...(opts.chain && { chain: opts.chain }),
+    });
+    const header = res.headers.get('PAYMENT-RESPONSE');
+    const order = await this.json<AcquireResult>(res);
+    return { order, settlement: header ? decodePaymentResponseHeader(header) : undefined };
+  }
+
+  /** Fresh signed links for an own completed order (zero-value identity). */
+  async getOrder(orderId: string): Promise<OrderLinksResult> {
+    return this.json(await this.send('GET', `/api/v1/orders/${orderId}`, { pay: 'identity' }));
+  }
+
+  /** Any identity-scoped JSON route. */
+  async identityCall<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.json(await this.send(method, path, { pay: 'identity', ...(body !== undefined && { body }) }));
+  }
+
+  async download(url: string): Promise<Download> {
+    const res = await this.fetchFn(url);
+    if (!res.ok) await this.json(res);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const disposition = res.headers.get('content-disposition') ?? '';
+    return {
+      bytes,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      contentType: res.headers.get('content-type') ?? '',
+      fileName: /filename="([^"]+)"/.exec(disposition)?.[1],
+      statedSha256: res.headers.get('x-content-sha256'),
+    };
+  }
+
+  async invoice(url: string, accept = 'application/json'): Promise<string> {
+    const res = await this.fetchFn(url, { headers: { accept } });
+    if (!res.ok) await this.json(res);
+    return res.text();
+  }
+}

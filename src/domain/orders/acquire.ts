@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/index.js';
+import { AppError } from '../../errors.js';
+import { paymentSignatureOf, type GuardRequest, type PaidOption, type X402Guard } from '../../x402/guard.js';
+import { CHAINS, ChainSchema, microToUsdc, type Chain } from '../chains.js';
+import { currentLegal, type CurrentLegal } from '../legal/legal.js';
+import type { PaymentProcessor } from '../payments/processor.js';
+import { orderLinks, type AcquireContext, type AcquireResult, type OrderLinks } from './orders.js';
+
+export const ACQUIRE_OPERATION = 'acquire';
+
+/**
+ * Acquire body (spec 4.1). Everything is optional at prompt time; legal flags sent before payment
+ * bind nothing and are not recorded. Unknown keys (e.g. Revision A's `item_id`) are ignored.
+ */
+export const AcquireBodySchema = z
+  .object({
+    currency: z.string().optional(),
+    chain: ChainSchema.optional(),
+    policy_accepted: z.boolean().optional(),
+    license_accepted: z.boolean().optional(),
+  })
+  .loose();
+export type AcquireBody = z.infer<typeof AcquireBodySchema>;
+
+export const AcquireResponseSchema = z.object({
+  order_id: z.uuid(),
+  download_url: z.string(),
+  invoice_url: z.string(),
+  expires_in: z.string(),
+});
+export type AcquireResponse = z.infer<typeof AcquireResponseSchema>;
+
+export interface AcquireDeps {
+  sql: Db;
+  config: Config;
+  x402: X402Guard;
+  payments: PaymentProcessor;
+  secrets: { urlSigningKey: Buffer };
+}
+
+interface SaleItem {
+  id: string;
+  sellerId: string;
+  sellerAddress: string;
+  title: string;
+  priceMicro: number;
+  archiveSha256: string;
+}
+
+/** Region gating (spec 1.11): before any payment is requested. */
+export function assertRegionServed(config: Pick<Config, 'REGION_DENY_LIST'>, country: string | undefined): void {
+  const c = country?.trim().toUpperCase();
+  if (c && config.REGION_DENY_LIST.some((d) => d.toUpperCase() === c)) {
+    throw new AppError(403, 'region_unavailable', {
+      message: 'Buying and listing are not available in your region. This is final for this region; discovery stays open.',
+    });
+  }
+}
+
+async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
+  const [item] = await sql<SaleItem[]>`
+    select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro, i.archive_sha256
+    from items i join agents a on a.id = i.seller_id
+    where i.id = ${itemId} and i.status = 'active'`;
+  if (!item) throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
+  return item;
+}
+
+/** Chains the seller accepts and has a payout address on, with that address, hint first. */
+async function saleOptions(sql: Db, item: SaleItem, hint: Chain | undefined): Promise<PaidOption[]> {
+  const rows = await sql<{ chain: Chain; address: string }[]>`
+    select p.chain, p.address from payout_addresses p join agents a on a.id = p.agent_id
+    where p.agent_id = ${item.sellerId} and p.chain = any(a.sales_chains)`;
+  const options = CHAINS.flatMap((chain) => {
+    const row = rows.find((r) => r.chain === chain);
+    return row ? [{ chain, payTo: row.address, amountMicro: item.priceMicro }] : [];
+  });
+  // A hint the seller can fulfil goes first (clients sign the first entry); otherwise fall back.
+  return options.sort((a, b) => Number(b.chain === hint) - Number(a.chain === hint));
+}
+
+/** `extensions.bazaar`: how to complete this purchase, legal terms, provider and item (spec 2.9). */
+export function acquireDiscovery(config: Config, item: SaleItem, chains: Chain[], legal: CurrentLegal) {
+  const chain = chains[0]!;
+  const base = config.PUBLIC_BASE_URL;
+  return {
+    info: {
+      input: {
+        type: 'http',
+        method: 'POST',
+        bodyType: 'json',
+        pathParams: { uuid: item.id },
+        body: { chain },
+        prompt_request: { example: { chain }, optional_fields: ['chain'] },
+        completion_request: {
+          example: { chain, policy_accepted: true, license_accepted: true },
+          required_fields: ['policy_accepted', 'license_accepted'],
+          defaults: { currency: 'USDC', chain },
+          header: 'PAYMENT-SIGNATURE',
+        },
+      },
+      output: {
+        type: 'json',
+        example: {
+          order_id: '00000000-0000-4000-8000-000000000000',
+          download_url: `${base}/api/v1/downloads/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+          invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+          expires_in: '15 minutes',
+        },
+      },
+      legal: {
+        policy: { version: legal.policy.version, url: legal.policy.url },
+        license: { version: legal.license.version, url: legal.license.url },
+      },
+      provider: { name: 'Code artifact marketplace', url: base, manifest: `${base}/api/v1/skills` },
+      item: { id: item.id, title: item.title.slice(0, 120), price_usdc: microToUsdc(item.priceMicro), chains },
+    },
+    schema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        input: {
+          type: 'object',
+          properties: {
+            type: { const: 'http' },
+            method: { const: 'POST' },
+            completion_request: { type: 'object', required: ['example'] },
+          },
+          required: ['type', 'method'],
+        },
+        output: { type: 'object' },
+      },
+      required: ['input'],
+    },
+  };
+}
+
+/**
+ * `POST /api/v1/items/{uuid}/acquire` (Revision B): 402 prompt, or a completed purchase.
+ * Order of checks: body -> region -> item -> payable chains -> (signed) legal flags -> signature
+ * -> self-purchase -> settle once per nonce -> order.
+ */
+export async function acquire(
+  deps: AcquireDeps,
+  req: GuardRequest,
+  itemId: string,
+  body: AcquireBody,
+  country: string | undefined,
+): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
+  if (body.currency !== undefined && body.currency.toUpperCase() !== 'USDC') {
+    throw new AppError(400, 'unsupported_currency', { message: 'only USDC is accepted' });
+  }
+  assertRegionServed(deps.config, country);
+  const item = await loadSaleItem(deps.sql, itemId);
+  const options = await saleOptions(deps.sql, item, body.chain);
+  if (options.length === 0) {
+    throw new AppError(409, 'seller_wallet_missing', { message: 'the seller accepts no sales on any supported chain right now' });
+  }
+  const legal = currentLegal(deps.config.PUBLIC_BASE_URL);
+  const offer = {
+    options,
+    description: `Purchase of item ${item.id}`,
+    extensions: { bazaar: acquireDiscovery(deps.config, item, options.map((o) => o.chain), legal) },
+  };
+  if (paymentSignatureOf(req)) {
+    // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
+    if (body.policy_accepted !== true) {
+      throw new AppError(400, 'policy_acceptance_required', { message: `send policy_accepted: true (terms ${legal.policy.url})` });
+    }
+    if (body.license_accepted !== true) {
+      throw new AppError(400, 'license_acceptance_required', { message: `send license_accepted: true (license ${legal.license.url})` });
+    }
+  }
+  const payment = await deps.x402.paid(req, offer);
+  if (payment.payer === item.sellerAddress.toLowerCase()) {
+    throw new AppError(403, 'self_purchase_forbidden', { message: 'a wallet cannot buy its own listing' });
+  }
+  const context: AcquireContext = {
+    orderId: randomUUID(),
+    itemId: item.id,
+    sellerId: item.sellerId,
+    legal: {
+      policyVersion: legal.policy.version,
+      policyUrl: legal.policy.url,
+      licenseVersion: legal.license.version,
+      licenseUrl: legal.license.url,
+    },
+    acceptedAt: new Date().toISOString(),
+  };
+  const done = await deps.payments.run<AcquireContext, AcquireResult>({
+    operation: ACQUIRE_OPERATION,
+    payment,
+    context,
+    pendingDetails: (c) => ({ order_id: c.orderId }),
+  });
+  const links: OrderLinks = orderLinks(deps.config, deps.secrets.urlSigningKey, {
+    id: done.result.orderId,
+    archiveSha256: item.archiveSha256,
+  });
+  return { response: { order_id: done.result.orderId, ...links }, paymentResponseHeader: done.paymentResponseHeader };
+}

@@ -1,0 +1,119 @@
+import { microToUsdc, USDC_DECIMALS } from '../chains.js';
+import type { OrderRecord } from './orders.js';
+
+/** Invoice of a completed order (spec 2.3): one data shape, rendered as JSON, HTML or Markdown. */
+export interface Invoice {
+  invoice_number: string;
+  order_id: string;
+  issued_at: string;
+  status: 'paid';
+  item: { id: string; title: string; file_name: string; sha256: string };
+  seller: { username: string };
+  buyer: { address: string; username: string };
+  amount: { currency: 'USDC'; total: string; total_raw: string; decimals: number };
+  payment: { chain: string; network: string; asset: string; pay_to: string; payer: string; transaction: string; scheme: 'exact' };
+  legal: { policy_version: string; policy_url: string; license_version: string; license_url: string; accepted_at: string };
+}
+
+export function buildInvoice(o: OrderRecord): Invoice {
+  return {
+    invoice_number: `INV-${o.id.slice(0, 8).toUpperCase()}`,
+    order_id: o.id,
+    issued_at: o.completedAt.toISOString(),
+    status: 'paid',
+    item: { id: o.itemId, title: o.itemTitle, file_name: o.fileName, sha256: o.archiveSha256 },
+    seller: { username: o.sellerUsername },
+    buyer: { address: o.payer, username: o.buyerUsername },
+    amount: {
+      currency: 'USDC',
+      total: microToUsdc(o.amountMicro).toFixed(USDC_DECIMALS),
+      total_raw: String(o.amountMicro),
+      decimals: USDC_DECIMALS,
+    },
+    payment: {
+      chain: o.chain,
+      network: o.network,
+      asset: o.asset,
+      pay_to: o.payTo,
+      payer: o.payer,
+      transaction: o.transaction,
+      scheme: 'exact',
+    },
+    legal: {
+      policy_version: o.policyVersion,
+      policy_url: o.policyUrl,
+      license_version: o.licenseVersion,
+      license_url: o.licenseUrl,
+      accepted_at: o.acceptedAt.toISOString(),
+    },
+  };
+}
+
+export type InvoiceFormat = 'json' | 'html' | 'markdown';
+
+const TYPES: Array<[string, InvoiceFormat]> = [
+  ['application/json', 'json'],
+  ['text/html', 'html'],
+  ['text/markdown', 'markdown'],
+];
+
+/** Picks the format from `Accept` by quality then order; JSON when omitted or nothing matches. */
+export function negotiateInvoiceFormat(accept: string | undefined): InvoiceFormat {
+  if (!accept) return 'json';
+  const ranked = accept
+    .split(',')
+    .map((part, i) => {
+      const [type = '', ...params] = part.trim().toLowerCase().split(';');
+      const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? '1');
+      return { type: type.trim(), q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const r of ranked) {
+    const hit = TYPES.find(([t]) => t === r.type);
+    if (hit) return hit[1];
+  }
+  return 'json';
+}
+
+function rows(inv: Invoice): Array<[string, string]> {
+  return [
+    ['Invoice', inv.invoice_number],
+    ['Order', inv.order_id],
+    ['Issued', inv.issued_at],
+    ['Status', inv.status],
+    ['Item', `${inv.item.title} (${inv.item.id})`],
+    ['File', `${inv.item.file_name}, SHA-256 ${inv.item.sha256}`],
+    ['Seller', inv.seller.username],
+    ['Buyer', `${inv.buyer.username} (${inv.buyer.address})`],
+    ['Amount', `${inv.amount.total} ${inv.amount.currency} (${inv.amount.total_raw} base units)`],
+    ['Chain', `${inv.payment.chain} (${inv.payment.network})`],
+    ['Asset', inv.payment.asset],
+    ['Paid to', inv.payment.pay_to],
+    ['Transaction', inv.payment.transaction],
+    ['Policy terms', `${inv.legal.policy_version} ${inv.legal.policy_url}`],
+    ['License terms', `${inv.legal.license_version} ${inv.legal.license_url}`],
+    ['Terms accepted', inv.legal.accepted_at],
+  ];
+}
+
+export function renderInvoiceMarkdown(inv: Invoice): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return [
+    `# Invoice ${inv.invoice_number}`,
+    '',
+    '| Field | Value |',
+    '|---|---|',
+    ...rows(inv).map(([k, v]) => `| ${k} | ${cell(v)} |`),
+    '',
+  ].join('\n');
+}
+
+export function renderInvoiceHtml(inv: Invoice): string {
+  const esc = (s: string) =>
+    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const body = rows(inv)
+    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`)
+    .join('\n');
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Invoice ${esc(inv.invoice_number)}</title></head>\n<body>\n<h1>Invoice ${esc(inv.invoice_number)}</h1>\n<table>\n${body}\n</table>\n</body></html>\n`;
+}

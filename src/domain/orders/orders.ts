@@ -1,0 +1,118 @@
+import type postgres from 'postgres';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/index.js';
+import { AppError } from '../../errors.js';
+import { provisionAgent } from '../accounts/accounts.js';
+import type { Chain } from '../chains.js';
+import type { PaidContext } from '../payments/processor.js';
+import { humanDuration, signLink } from './signed-urls.js';
+
+/** What an acquire claim stores so that the order can be written later, even by the reconciler. */
+export interface AcquireContext extends Record<string, unknown> {
+  orderId: string;
+  itemId: string;
+  sellerId: string;
+  /** Legal versions and URLs current at purchase time, and when the buyer accepted them. */
+  legal: { policyVersion: string; policyUrl: string; licenseVersion: string; licenseUrl: string };
+  acceptedAt: string;
+}
+
+export interface AcquireResult extends Record<string, unknown> {
+  orderId: string;
+}
+
+/**
+ * Fulfilment of a settled purchase, inside the payment's transaction: provisions the buyer (first
+ * purchase creates the account), writes the completed order and the legal acceptance audit row.
+ * Runs exactly once per payment (x402_payments row lock + orders.payment_id unique).
+ */
+export function acquireFulfilment(config: Pick<Config, 'PAYOUT_FACTORY_SALT'>) {
+  return async (tx: postgres.TransactionSql, ctx: PaidContext<AcquireContext>): Promise<AcquireResult> => {
+    const c = ctx.context;
+    const { agent: buyer } = await provisionAgent(tx, ctx.payer, { payoutSalt: config.PAYOUT_FACTORY_SALT });
+    await tx`
+      insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
+                          amount_micro, transaction)
+      values (${c.orderId}, ${ctx.paymentId}, ${c.itemId}, ${buyer.id}, ${c.sellerId}, ${ctx.chain}, ${ctx.network},
+              ${ctx.asset}, ${ctx.payTo}, ${ctx.payer}, ${ctx.amountMicro}, ${ctx.transaction})`;
+    await tx`
+      insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
+      values (${c.orderId}, ${ctx.payer}, ${c.legal.policyVersion}, ${c.legal.policyUrl}, ${c.legal.licenseVersion},
+              ${c.legal.licenseUrl}, ${c.acceptedAt})`;
+    return { orderId: c.orderId };
+  };
+}
+
+export interface OrderRecord {
+  id: string;
+  itemId: string;
+  buyerId: string;
+  sellerId: string;
+  chain: Chain;
+  network: string;
+  asset: string;
+  payTo: string;
+  payer: string;
+  amountMicro: number;
+  transaction: string;
+  completedAt: Date;
+  itemTitle: string;
+  fileName: string;
+  compression: 'zip' | 'tar.gz';
+  archiveKey: string;
+  archiveSha256: string;
+  archiveSize: number;
+  sellerUsername: string;
+  buyerUsername: string;
+  policyVersion: string;
+  policyUrl: string;
+  licenseVersion: string;
+  licenseUrl: string;
+  acceptedAt: Date;
+}
+
+/** A completed order with everything links, downloads and invoices need. */
+export async function findCompletedOrder(sql: Db, orderId: string): Promise<OrderRecord | undefined> {
+  const [row] = await sql<OrderRecord[]>`
+    select o.id, o.item_id, o.buyer_id, o.seller_id, o.chain, o.network, o.asset, o.pay_to, o.payer,
+           o.amount_micro, o.transaction, o.completed_at,
+           i.title as item_title, i.file_name, i.compression, i.archive_key, i.archive_sha256, i.archive_size,
+           s.username as seller_username, b.username as buyer_username,
+           l.policy_version, l.policy_url, l.license_version, l.license_url, l.accepted_at
+    from orders o
+    join items i on i.id = o.item_id
+    join agents s on s.id = o.seller_id
+    join agents b on b.id = o.buyer_id
+    join legal_acceptances l on l.order_id = o.id
+    where o.id = ${orderId} and o.status = 'completed'`;
+  return row;
+}
+
+/** The buyer's own completed order, or 404 (absence and foreign ownership look the same). */
+export async function findBuyerOrder(sql: Db, orderId: string, buyerId: string): Promise<OrderRecord> {
+  const order = await findCompletedOrder(sql, orderId);
+  if (!order || order.buyerId !== buyerId) {
+    throw new AppError(404, 'order_not_found', { message: 'no completed order with this id belongs to the signing wallet' });
+  }
+  return order;
+}
+
+export interface OrderLinks {
+  download_url: string;
+  invoice_url: string;
+  expires_in: string;
+}
+
+export function orderLinks(
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'SIGNED_URL_TTL_SECONDS'>,
+  key: Buffer,
+  order: { id: string; archiveSha256: string },
+): OrderLinks {
+  const ttl = config.SIGNED_URL_TTL_SECONDS;
+  const target = { orderId: order.id, fileSha256: order.archiveSha256 };
+  return {
+    download_url: signLink(key, config.PUBLIC_BASE_URL, { kind: 'download', ...target }, ttl),
+    invoice_url: signLink(key, config.PUBLIC_BASE_URL, { kind: 'invoice', ...target }, ttl),
+    expires_in: humanDuration(ttl),
+  };
+}

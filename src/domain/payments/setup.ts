@@ -1,0 +1,73 @@
+import { createHmac } from 'node:crypto';
+import type { Logger } from 'pino';
+import { getAddress, type Address } from 'viem';
+import type { Config } from '../../config.js';
+import type { Sql } from '../../db/index.js';
+import { HttpFacilitator, type Facilitator } from '../../x402/facilitator.js';
+import { X402Guard } from '../../x402/guard.js';
+import { LocalFacilitator } from '../../x402/local-facilitator.js';
+import { paymentNetworks, type PaymentNetworks } from '../../x402/networks.js';
+import { usdcToMicro } from '../chains.js';
+import { ACQUIRE_OPERATION } from '../orders/acquire.js';
+import { acquireFulfilment } from '../orders/orders.js';
+import { PaymentProcessor } from './processor.js';
+
+export interface PaymentDeps {
+  networks: PaymentNetworks;
+  facilitator: Facilitator;
+  /** The x402 guard for paid and identity routes (src/x402/guard.ts). */
+  x402: X402Guard;
+  /** Runs paid operations once per authorization (src/domain/payments/processor.ts). */
+  payments: PaymentProcessor;
+  /** Recipient of platform fees (listing fee): PLATFORM_PAY_TO, or derived from the signing secret. */
+  platformPayTo: Address;
+}
+
+/**
+ * Builds the payment stack: the facilitator (HTTP when FACILITATOR_URL is set, else the built-in
+ * local one), the guard and the processor with every paid operation's fulfilment registered.
+ */
+export function createPayments(config: Config, sql: Sql, logger: Logger, secrets: { urlSigningKey: Buffer }): PaymentDeps {
+  const networks = paymentNetworks(config);
+  const facilitator: Facilitator = config.FACILITATOR_URL
+    ? new HttpFacilitator(config.FACILITATOR_URL, networks, config.FACILITATOR_TIMEOUT_MS)
+    : new LocalFacilitator(sql, networks, {
+        startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+        skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
+      });
+  const x402 = new X402Guard({ config, networks, sql, secret: secrets.urlSigningKey });
+  const payments = new PaymentProcessor(sql, facilitator, {
+    retryAfterSeconds: config.SETTLEMENT_RETRY_AFTER_SECONDS,
+    staleSeconds: config.RECONCILE_STALE_SECONDS,
+    logger,
+  });
+  payments.define(ACQUIRE_OPERATION, acquireFulfilment(config));
+  const platformPayTo = config.PLATFORM_PAY_TO
+    ? getAddress(config.PLATFORM_PAY_TO)
+    : getAddress(`0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`);
+  return { networks, facilitator, x402, payments, platformPayTo };
+}
+
+/** The reconciliation loop (serve with IN_PROCESS_WORKER, and `worker`). Returns its stopper. */
+export function startReconciler(deps: { payments: PaymentProcessor; config: Config; logger: Logger }): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    if (stopped) return;
+    running = deps.payments
+      .reconcile({ staleSeconds: deps.config.RECONCILE_STALE_SECONDS })
+      .then((r) => {
+        if (r.completed || r.released) deps.logger.info(r, 'payments reconciled');
+      })
+      .catch((err: unknown) => deps.logger.error({ err }, 'reconciliation pass failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, deps.config.RECONCILE_INTERVAL_SECONDS * 1000);
+      });
+  };
+  let timer = setTimeout(tick, deps.config.RECONCILE_INTERVAL_SECONDS * 1000);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}

@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { requireAgent } from '../../domain/accounts/require-agent.js';
+import {
+  buildInvoice,
+  negotiateInvoiceFormat,
+  renderInvoiceHtml,
+  renderInvoiceMarkdown,
+} from '../../domain/orders/invoice.js';
+import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/orders/orders.js';
+import { verifyLink } from '../../domain/orders/signed-urls.js';
+import { AppError } from '../../errors.js';
+import { describe } from '../route-meta.js';
+
+const LinkQuery = z.object({ exp: z.string().optional(), sig: z.string().optional() });
+const OrderParams = z.object({ uuid: z.uuid('invalid_order_id') });
+const orderNotFound = () => new AppError(404, 'order_not_found', { message: 'order not found or not downloadable' });
+
+export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  app.get(
+    '/api/v1/orders/:uuid',
+    {
+      config: { auth: 'id402' },
+      schema: describe('purchase', 'Fresh signed download and invoice links for an own completed order', {
+        params: OrderParams,
+        response: { 200: z.object({ download_url: z.string(), invoice_url: z.string(), expires_in: z.string() }) },
+      }),
+    },
+    async (request) => {
+      const address = await deps.x402.identity(request);
+      const agent = await requireAgent(deps.sql, address);
+      const order = await findBuyerOrder(deps.sql, request.params.uuid, agent.id);
+      return orderLinks(deps.config, deps.secrets.urlSigningKey, order);
+    },
+  );
+
+  app.get(
+    '/api/v1/downloads/:uuid',
+    {
+      config: { auth: 'public' },
+      schema: describe('purchase', 'Download the archive of an order (signed, time-limited link)', {
+        params: OrderParams,
+        querystring: LinkQuery,
+      }),
+    },
+    async (request, reply) => {
+      const order = await findCompletedOrder(deps.sql, request.params.uuid);
+      if (!order) throw orderNotFound();
+      verifyLink(deps.secrets.urlSigningKey, { kind: 'download', orderId: order.id, fileSha256: order.archiveSha256 }, request.query.exp, request.query.sig);
+      const stat = await deps.storage.stat(order.archiveKey);
+      if (!stat) throw orderNotFound();
+      const digest = Buffer.from(order.archiveSha256, 'hex').toString('base64');
+      reply
+        .type(order.compression === 'zip' ? 'application/zip' : 'application/gzip')
+        .header('Content-Disposition', `attachment; filename="${order.fileName.replace(/["\\\r\n]/g, '_')}"`)
+        .header('Content-Length', String(stat.size))
+        .header('X-Content-SHA256', order.archiveSha256)
+        .header('Repr-Digest', `sha-256=:${digest}:`)
+        .header('Cache-Control', 'private, no-store');
+      if (request.method === 'HEAD') return reply.send();
+      return reply.send(await deps.storage.createReadStream(order.archiveKey));
+    },
+  );
+
+  app.get(
+    '/api/v1/invoices/:uuid',
+    {
+      config: { auth: 'public' },
+      schema: describe('purchase', 'Invoice of an order as JSON, HTML or Markdown by Accept (signed link)', {
+        params: OrderParams,
+        querystring: LinkQuery,
+      }),
+    },
+    async (request, reply) => {
+      const order = await findCompletedOrder(deps.sql, request.params.uuid);
+      if (!order) throw orderNotFound();
+      verifyLink(deps.secrets.urlSigningKey, { kind: 'invoice', orderId: order.id, fileSha256: order.archiveSha256 }, request.query.exp, request.query.sig);
+      const invoice = buildInvoice(order);
+      reply.header('Vary', 'Accept');
+      switch (negotiateInvoiceFormat(request.headers.accept)) {
+        case 'html':
+          return reply.type('text/html; charset=utf-8').send(renderInvoiceHtml(invoice));
+        case 'markdown':
+          return reply.type('text/markdown; charset=utf-8').send(renderInvoiceMarkdown(invoice));
+        default:
+          return reply.type('application/json; charset=utf-8').send(invoice);
+      }
+    },
+  );
+};

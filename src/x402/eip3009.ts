@@ -1,0 +1,130 @@
+import { authorizationTypes } from '@x402/evm';
+import { getAddress, isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 'viem';
+import { z } from 'zod';
+import type { PaymentNetwork } from './networks.js';
+
+/**
+ * EIP-3009 `TransferWithAuthorization` as carried in an x402 `exact` EVM payload, and its
+ * verification: EOA signatures by recovery (viem), smart-account signatures (EIP-1271, ERC-6492)
+ * through the chain's RPC when one is configured. Shared by the guard and the local facilitator.
+ */
+
+const uint = z.union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
+const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((a) => getAddress(a));
+const signatureHex = z
+  .string()
+  .regex(/^(0x)?[0-9a-fA-F]+$/)
+  .refine((s) => s.replace(/^0x/, '').length % 2 === 0 && s.replace(/^0x/, '').length >= 130)
+  // Some client libraries emit signatures without the 0x prefix: accept both.
+  .transform((s) => (s.startsWith('0x') ? s : `0x${s}`).toLowerCase() as Hex);
+
+export const ExactEvmPayloadSchema = z.object({
+  signature: signatureHex,
+  authorization: z.object({
+    from: hexAddress,
+    to: hexAddress,
+    value: uint,
+    validAfter: uint,
+    validBefore: uint,
+    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((n) => n.toLowerCase() as Hex),
+  }),
+});
+export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadSchema>;
+export type Eip3009Authorization = ExactEvmPayload['authorization'];
+
+export function parseExactEvmPayload(payload: unknown): ExactEvmPayload | undefined {
+  const r = ExactEvmPayloadSchema.safeParse(payload);
+  return r.success ? r.data : undefined;
+}
+
+function typedData(net: PaymentNetwork, auth: Eip3009Authorization) {
+  return {
+    domain: { name: net.eip712.name, version: net.eip712.version, chainId: net.chainId, verifyingContract: net.asset },
+    types: authorizationTypes,
+    primaryType: 'TransferWithAuthorization' as const,
+    message: {
+      from: auth.from,
+      to: auth.to,
+      value: auth.value,
+      validAfter: auth.validAfter,
+      validBefore: auth.validBefore,
+      nonce: auth.nonce,
+    },
+  };
+}
+
+// Recovery is the expensive step (~1 ms). The guard and the facilitator (verify, then settle) look
+// at the same signature in one request: remember recent results, keyed by everything signed.
+const CACHE_MAX = 2048;
+const recovered = new Map<string, Address | null>();
+function cacheKey(net: PaymentNetwork, p: ExactEvmPayload): string {
+  const a = p.authorization;
+  return `${net.chainId}|${net.asset}|${net.eip712.name}|${net.eip712.version}|${a.from}|${a.to}|${a.value}|${a.validAfter}|${a.validBefore}|${a.nonce}|${p.signature}`;
+}
+
+async function recover(net: PaymentNetwork, p: ExactEvmPayload): Promise<Address | null> {
+  const key = cacheKey(net, p);
+  const hit = recovered.get(key);
+  if (hit !== undefined) return hit;
+  let addr: Address | null = null;
+  // A 65-byte signature recovers to an EOA; anything longer (ERC-6492 wrapper, 1271 blobs) cannot.
+  if (p.signature.length === 132) {
+    try {
+      addr = await recoverTypedDataAddress({ ...typedData(net, p.authorization), signature: p.signature });
+    } catch {
+      addr = null;
+    }
+  }
+  if (recovered.size >= CACHE_MAX) recovered.delete(recovered.keys().next().value!);
+  recovered.set(key, addr);
+  return addr;
+}
+
+/**
+ * True when `authorization.from` signed this authorization for this network's token: by EOA
+ * recovery, or (RPC configured) by the account's own EIP-1271 check, ERC-6492 for undeployed ones.
+ */
+export async function verifyAuthorizationSignature(net: PaymentNetwork, p: ExactEvmPayload): Promise<boolean> {
+  const signer = await recover(net, p);
+  if (signer && isAddressEqual(signer, p.authorization.from)) return true;
+  if (!net.rpc) return false;
+  try {
+    return await net.rpc.verifyTypedData({
+      address: p.authorization.from,
+      ...typedData(net, p.authorization),
+      signature: p.signature,
+    });
+  } catch {
+    return false;
+  }
+}
+
+export interface AuthorizationExpectation {
+  payTo: string;
+  amount: string;
+  maxTimeoutSeconds: number;
+}
+
+/**
+ * Checks the signed fields against what was asked: recipient, exact amount and the validity window
+ * (`validAfter` not in the future, `validBefore` far enough ahead to settle and not longer than the
+ * advertised timeout). Returns an x402 reason string, or undefined when everything matches.
+ */
+export function checkAuthorization(
+  auth: Eip3009Authorization,
+  expect: AuthorizationExpectation,
+  opts: { nowSeconds: number; skewSeconds: number; settleMarginSeconds?: number },
+): string | undefined {
+  const now = BigInt(opts.nowSeconds);
+  const skew = BigInt(opts.skewSeconds);
+  if (!isAddressEqual(auth.to, getAddress(expect.payTo))) return 'invalid_exact_evm_recipient_mismatch';
+  if (auth.value !== BigInt(expect.amount)) return 'invalid_exact_evm_payload_authorization_value_mismatch';
+  if (auth.validAfter > now + skew) return 'invalid_exact_evm_payload_authorization_valid_after';
+  if (auth.validBefore <= now + BigInt(opts.settleMarginSeconds ?? 0)) {
+    return 'invalid_exact_evm_payload_authorization_valid_before';
+  }
+  if (auth.validBefore > now + BigInt(expect.maxTimeoutSeconds) + skew) {
+    return 'invalid_exact_evm_payload_authorization_valid_before';
+  }
+  return undefined;
+}

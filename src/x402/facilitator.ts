@@ -1,0 +1,134 @@
+import { FacilitatorTimeoutError, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
+import { SettleError, VerifyError } from '@x402/core/types';
+import { parseAbi, type Address, type Hex } from 'viem';
+import { networkByCaip2, type PaymentNetworks } from './networks.js';
+
+/**
+ * The payment facilitator behind one interface: @x402/core's `FacilitatorClient` (verify, settle,
+ * getSupported; so `x402ResourceServer` can use ours too) plus the chain truth the reconciler needs
+ * for settlements whose outcome the request never learnt.
+ */
+export interface Facilitator extends FacilitatorClient {
+  readonly kind: 'local' | 'http';
+  authorizationState(q: AuthorizationQuery): Promise<AuthorizationState>;
+}
+
+export interface AuthorizationQuery {
+  network: string;
+  asset: string;
+  payer: string;
+  nonce: string;
+  /** The settlement transaction when one is known. */
+  transaction?: string;
+}
+
+export type AuthorizationState =
+  | { state: 'settled'; transaction: string }
+  | { state: 'pending'; transaction?: string }
+  /** Definitely not used on chain (and the transaction, if any, failed). */
+  | { state: 'unused' }
+  | { state: 'unknown' };
+
+/** How the processor reads a facilitator answer (spec 7.1). */
+export type SettleOutcome =
+  | { kind: 'settled'; response: SettleResponse }
+  | { kind: 'capacity'; reason: string }
+  | { kind: 'pending'; transaction: string; network: string; reason: string }
+  | { kind: 'failed'; reason: string; response?: SettleResponse };
+
+const CAPACITY_REASONS = new Set([
+  'settlement_capacity',
+  'facilitator_unavailable',
+  'service_unavailable',
+  'rate_limited',
+  'relayer_busy',
+  'insufficient_gas',
+]);
+const PENDING_REASONS = new Set(['settlement_pending', 'transaction_pending', 'settlement_timeout']);
+
+/** Maps a settle answer, an HTTP status or a thrown error onto the four spec outcomes. */
+export function classifySettle(r: SettleResponse, httpStatus?: number): SettleOutcome {
+  if (r.success) return { kind: 'settled', response: r };
+  const reason = r.errorReason ?? 'settlement_failed';
+  if (PENDING_REASONS.has(reason) || (r.transaction && /pending|timeout/.test(reason))) {
+    return { kind: 'pending', transaction: r.transaction ?? '', network: r.network, reason };
+  }
+  if (CAPACITY_REASONS.has(reason) || httpStatus === 429 || httpStatus === 503) return { kind: 'capacity', reason };
+  return { kind: 'failed', reason, response: r };
+}
+
+/**
+ * A thrown settle call: a timeout may have broadcast (outcome unknown: pending, reconciled later);
+ * anything else (refused connection, 5xx without an x402 body) happened before settlement.
+ */
+export function classifySettleError(err: unknown, network: string): SettleOutcome {
+  if (err instanceof SettleError) {
+    return classifySettle(
+      { success: false, errorReason: err.errorReason ?? 'settlement_failed', transaction: err.transaction ?? '', network: (err.network ?? network) as SettleResponse['network'] },
+      err.statusCode,
+    );
+  }
+  if (err instanceof FacilitatorTimeoutError) return { kind: 'pending', transaction: '', network, reason: 'settlement_timeout' };
+  return { kind: 'capacity', reason: 'facilitator_unavailable' };
+}
+
+const EIP3009_STATE_ABI = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)']);
+
+/**
+ * A standard x402 facilitator over HTTP (`FACILITATOR_URL`): the wire protocol is @x402/core's
+ * `HTTPFacilitatorClient`; this adds the 4xx verdicts as answers rather than exceptions and chain
+ * reads over RPC for reconciliation.
+ */
+export class HttpFacilitator implements Facilitator {
+  readonly kind = 'http' as const;
+  private readonly client: HTTPFacilitatorClient;
+
+  constructor(
+    url: string,
+    private readonly networks: PaymentNetworks,
+    timeoutMs = 30_000,
+  ) {
+    this.client = new HTTPFacilitatorClient({ url, timeoutMs });
+  }
+
+  async verify(payload: PaymentPayload, req: PaymentRequirements): Promise<VerifyResponse> {
+    try {
+      return await this.client.verify(payload, req);
+    } catch (err) {
+      if (err instanceof VerifyError) {
+        return { isValid: false, invalidReason: err.invalidReason ?? 'verification_failed', invalidMessage: err.invalidMessage, payer: err.payer };
+      }
+      throw err;
+    }
+  }
+
+  settle(payload: PaymentPayload, req: PaymentRequirements): Promise<SettleResponse> {
+    return this.client.settle(payload, req);
+  }
+
+  getSupported(): Promise<SupportedResponse> {
+    return this.client.getSupported();
+  }
+
+  async authorizationState(q: AuthorizationQuery): Promise<AuthorizationState> {
+    const rpc = networkByCaip2(this.networks, q.network)?.rpc;
+    if (!rpc) return { state: 'unknown' };
+    try {
+      if (q.transaction) {
+        const receipt = await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined);
+        if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction };
+        if (!receipt) return { state: 'pending', transaction: q.transaction };
+      }
+      const used = await rpc.readContract({
+        address: q.asset as Address,
+        abi: EIP3009_STATE_ABI,
+        functionName: 'authorizationState',
+        args: [q.payer as Address, q.nonce as Hex],
+      });
+      return used ? { state: 'settled', transaction: q.transaction ?? '' } : { state: 'unused' };
+    } catch {
+      return { state: 'unknown' };
+    }
+  }
+}

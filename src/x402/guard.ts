@@ -1,0 +1,288 @@
+/**
+ * The x402 v2 guard: ONE mechanism for paid routes and zero-value identity routes.
+ *
+ * Usage from a route handler (`deps.x402` is an `X402Guard`):
+ *
+ *   // (1) identity (zero-value, never settled): the verified wallet, lower-case 0x hex
+ *   const address = await deps.x402.identity(request);
+ *   const agent = await requireAgent(deps.sql, address);   // src/domain/accounts/require-agent.ts
+ *
+ *   // (2) paid, any amount, any route: prompt or verified payment, then run the operation once
+ *   const payment = await deps.x402.paid(request, {
+ *     description: 'Listing fee',
+ *     options: [{ chain: 'base', payTo, amountMicro: 10_000 }, { chain: 'polygon', payTo, amountMicro: 10_000 }],
+ *   });
+ *   const done = await deps.payments.run({ operation: 'listing_fee', payment, context: { ... } });
+ *   reply.header('PAYMENT-RESPONSE', done.paymentResponseHeader);   // then shape done.result
+ *
+ * `deps.payments.run` (src/domain/payments/processor.ts) is the money-safety machinery: facilitator
+ * verify -> atomic nonce claim -> settle -> the operation's fulfilment in one transaction -> result
+ * stored, so a retry of the same signed request returns the same result, and every spec 7.1 outcome
+ * is thrown as the right AppError. Register the fulfilment once at start-up with
+ * `payments.define(operation, async (tx, ctx) => result)` (see src/runtime.ts); the reconciler uses
+ * the same function to finish settlements whose request died.
+ *
+ * Behaviour (spec 1.5, 2.9, 5.2, 7.1):
+ * - No `PAYMENT-SIGNATURE`: throws AppError 402 whose body IS the x402 PaymentRequired
+ *   (`{ error: "payment_required", x402Version: 2, resource, accepts, extensions? }`) and whose
+ *   `PAYMENT-REQUIRED` header carries the same JSON in base64 (@x402/core codec), `Cache-Control:
+ *   no-store`. Identity prompts advertise amount "0" on every network.
+ * - With a signature: decoded with @x402/core, validated with its schemas, then accepted only
+ *   against a requirement this server issues for this route and resource (scheme, network, asset,
+ *   payTo, amount), with the signed `to`, `value`, validity window and signer checked (viem EOA
+ *   recovery; EIP-1271 / ERC-6492 through RPC when configured). Identity payTo is derived per
+ *   route and resource from the server secret, so a signature made for one route never verifies on
+ *   another. Identity nonces are claimed here (single use, Postgres primary key); paid nonces are
+ *   claimed by `payments.run`. Failures: 402 `payment_verification_failed` with `reason`.
+ *
+ * Requests are any object with `method`, `url` and `headers` (a Fastify request fits), so the
+ * guard carries no framework import.
+ */
+import { createHmac } from 'node:crypto';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from '@x402/core/http';
+import { parsePaymentPayload } from '@x402/core/schemas';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { CHAINS, type Chain } from '../domain/chains.js';
+import { AppError } from '../errors.js';
+import { checkAuthorization, parseExactEvmPayload, verifyAuthorizationSignature, type Eip3009Authorization } from './eip3009.js';
+import { networkByCaip2, type PaymentNetworks } from './networks.js';
+
+export const X402_VERSION = 2;
+/** Prompts larger than this lose their `extensions` in the header (Node clients fail near 16 KB). */
+export const MAX_PAYMENT_REQUIRED_HEADER = 8 * 1024;
+
+export interface GuardRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface PaidOption {
+  chain: Chain;
+  payTo: string;
+  /** USDC base units (6 decimals). */
+  amountMicro: number;
+}
+
+export interface PaidOffer {
+  /** One entry per payable chain, in prompt order (put a hinted chain first). */
+  options: PaidOption[];
+  description: string;
+  /** Extra x402 extensions for the prompt (e.g. `bazaar` discovery metadata). */
+  extensions?: Record<string, unknown>;
+  /** Overrides the resource key (default: `METHOD /path`, query excluded). */
+  resource?: string;
+}
+
+/** A paid authorization that passed every off-chain check, ready for `payments.run`. */
+export interface VerifiedPayment {
+  /** Lower-case 0x address of the signer. */
+  payer: string;
+  chain: Chain;
+  /** The requirement this server issued and the signature matches. */
+  requirement: PaymentRequirements;
+  /** The decoded payload with `accepted` pinned to `requirement` (what the facilitator receives). */
+  payload: PaymentPayload;
+  authorization: Eip3009Authorization;
+  nonce: Hex;
+  validBefore: Date;
+  /** Route key the payment is bound to. */
+  resource: string;
+  amountMicro: number;
+}
+
+export interface GuardOptions {
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'X402_MAX_TIMEOUT_SECONDS' | 'X402_CLOCK_SKEW_SECONDS'>;
+  networks: PaymentNetworks;
+  sql: Db;
+  /** Key for deriving per-route identity recipients. */
+  secret: Buffer;
+  now?: () => number;
+}
+
+export function paymentSignatureOf(req: GuardRequest): string | undefined {
+  const raw = req.headers['payment-signature'];
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  return v && v.trim() !== '' ? v.trim() : undefined;
+}
+
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** 402 payment_verification_failed; the fresh prompt rides along in `PAYMENT-REQUIRED` for re-signing. */
+const fail = (reason: string, promptHeader?: () => string) =>
+  new AppError(402, 'payment_verification_failed', {
+    reason,
+    headers: { 'Cache-Control': 'no-store', ...(promptHeader && { 'PAYMENT-REQUIRED': promptHeader() }) },
+  });
+
+export class X402Guard {
+  constructor(private readonly opts: GuardOptions) {}
+
+  private nowSeconds(): number {
+    return Math.floor((this.opts.now?.() ?? Date.now()) / 1000);
+  }
+
+  resourceKey(req: GuardRequest): string {
+    return `${req.method.toUpperCase()} ${pathOf(req.url)}`;
+  }
+
+  /** The zero-value recipient for one route and resource: an address only this server derives. */
+  identityPayTo(resource: string): Address {
+    const h = createHmac('sha256', this.opts.secret).update(`x402-identity:v1:${resource}`).digest('hex');
+    return getAddress(`0x${h.slice(0, 40)}`);
+  }
+
+  private requirement(chain: Chain, payTo: string, amountMicro: number): PaymentRequirements {
+    const net = this.opts.networks[chain];
+    return {
+      scheme: 'exact',
+      network: net.network,
+      asset: net.asset,
+      amount: String(amountMicro),
+      payTo: getAddress(payTo),
+      maxTimeoutSeconds: this.opts.config.X402_MAX_TIMEOUT_SECONDS,
+      extra: { name: net.eip712.name, version: net.eip712.version },
+    };
+  }
+
+  private paymentRequired(
+    req: GuardRequest,
+    accepts: PaymentRequirements[],
+    description: string,
+    extensions?: Record<string, unknown>,
+  ): { body: PaymentRequired & { error: string }; header: string } {
+    const body = {
+      error: 'payment_required',
+      x402Version: X402_VERSION,
+      resource: { url: `${this.opts.config.PUBLIC_BASE_URL}${pathOf(req.url)}`, description, mimeType: 'application/json' },
+      accepts,
+      ...(extensions && { extensions }),
+    };
+    let header = encodePaymentRequiredHeader(body);
+    if (header.length > MAX_PAYMENT_REQUIRED_HEADER) {
+      const { extensions: _dropped, ...lean } = body;
+      header = encodePaymentRequiredHeader(lean);
+    }
+    return { body, header };
+  }
+
+  private prompt(req: GuardRequest, accepts: PaymentRequirements[], description: string, extensions?: Record<string, unknown>): AppError {
+    const { body, header } = this.paymentRequired(req, accepts, description, extensions);
+    const { error: _code, ...details } = body;
+    return new AppError(402, 'payment_required', {
+      details,
+      headers: { 'PAYMENT-REQUIRED': header, 'Cache-Control': 'no-store' },
+    });
+  }
+
+  /**
+   * Decodes and checks a signature against the issued requirements. Returns the matching
+   * requirement, the payload and the authorization; throws 402 payment_verification_failed.
+   */
+  private async check(
+    signature: string,
+    issued: PaymentRequirements[],
+    promptHeader: () => string,
+    settleMarginSeconds: number,
+  ): Promise<{ requirement: PaymentRequirements; payload: PaymentPayload; auth: Eip3009Authorization; chain: Chain }> {
+    let decoded: unknown;
+    try {
+      decoded = decodePaymentSignatureHeader(signature);
+    } catch {
+      throw fail('invalid_payment_signature_header', promptHeader);
+    }
+    const parsed = parsePaymentPayload(decoded);
+    if (!parsed.success || parsed.data.x402Version !== X402_VERSION) throw fail('invalid_payload', promptHeader);
+    const payload = parsed.data;
+    const accepted = payload.accepted;
+    if (accepted.scheme !== 'exact') throw fail('unsupported_scheme', promptHeader);
+    const requirement = issued.find((r) => r.network === accepted.network);
+    if (!requirement) throw fail('invalid_exact_evm_network_mismatch', promptHeader);
+    const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+    if (
+      !same(accepted.asset, requirement.asset) ||
+      !same(accepted.payTo, requirement.payTo) ||
+      accepted.amount !== requirement.amount
+    ) {
+      throw fail('requirements_not_issued', promptHeader);
+    }
+    const exact = parseExactEvmPayload(payload.payload);
+    if (!exact) throw fail('invalid_exact_evm_payload', promptHeader);
+    const reason = checkAuthorization(exact.authorization, requirement, {
+      nowSeconds: this.nowSeconds(),
+      skewSeconds: this.opts.config.X402_CLOCK_SKEW_SECONDS,
+      settleMarginSeconds,
+    });
+    if (reason) throw fail(reason, promptHeader);
+    const net = networkByCaip2(this.opts.networks, requirement.network)!;
+    if (!(await verifyAuthorizationSignature(net, exact))) throw fail('invalid_exact_evm_signature', promptHeader);
+    return {
+      requirement,
+      payload: {
+        x402Version: X402_VERSION,
+        ...(payload.resource && { resource: payload.resource }),
+        accepted: requirement,
+        payload: { signature: exact.signature, authorization: payload.payload.authorization },
+        ...(payload.extensions && { extensions: payload.extensions }),
+      },
+      auth: exact.authorization,
+      chain: net.chain,
+    };
+  }
+
+  /**
+   * Zero-value identity (spec 5.2): returns the verified signer, lower-case. Claims the nonce, so
+   * a replay fails. Never creates an account and never settles.
+   */
+  async identity(req: GuardRequest, opts: { description?: string; resource?: string } = {}): Promise<string> {
+    const resource = opts.resource ?? this.resourceKey(req);
+    const payTo = this.identityPayTo(resource);
+    const issued = CHAINS.map((c) => this.requirement(c, payTo, 0));
+    const description = opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`;
+    const signature = paymentSignatureOf(req);
+    if (!signature) throw this.prompt(req, issued, description);
+    const header = () => this.paymentRequired(req, issued, description).header;
+    const { auth } = await this.check(signature, issued, header, 0);
+    const payer = auth.from.toLowerCase();
+    const [claimed] = await this.opts.sql`
+      insert into x402_nonces (payer, nonce, kind, resource, valid_before)
+      values (${payer}, ${auth.nonce}, 'identity', ${resource}, to_timestamp(${Number(auth.validBefore)}))
+      on conflict do nothing returning 1 as ok`;
+    if (!claimed) throw fail('invalid_exact_evm_nonce_already_used', header);
+    return payer;
+  }
+
+  /**
+   * Paid x402: without a signature throws the 402 prompt for `offer`; with one returns the
+   * verified payment (not yet settled, nonce not yet claimed: hand it to `payments.run`).
+   */
+  async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
+    if (offer.options.length === 0) throw new Error('paid offer without options');
+    const issued = offer.options.map((o) => this.requirement(o.chain, o.payTo, o.amountMicro));
+    const signature = paymentSignatureOf(req);
+    if (!signature) throw this.prompt(req, issued, offer.description, offer.extensions);
+    const header = () => this.paymentRequired(req, issued, offer.description, offer.extensions).header;
+    const { requirement, payload, auth, chain } = await this.check(signature, issued, header, 5);
+    return {
+      payer: auth.from.toLowerCase(),
+      chain,
+      requirement,
+      payload,
+      authorization: auth,
+      nonce: auth.nonce,
+      validBefore: new Date(Number(auth.validBefore) * 1000),
+      resource: offer.resource ?? this.resourceKey(req),
+      amountMicro: Number(requirement.amount),
+    };
+  }
+}
+
+export function isSameAddress(a: string, b: string): boolean {
+  return isAddressEqual(getAddress(a), getAddress(b));
+}

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
+import { getAddress, isAddressEqual, type Hex } from 'viem';
+import type { Db, Sql } from '../db/index.js';
+import { checkAuthorization, parseExactEvmPayload, verifyAuthorizationSignature, type ExactEvmPayload } from './eip3009.js';
+import type { AuthorizationQuery, AuthorizationState, Facilitator } from './facilitator.js';
+import { networkByCaip2, type PaymentNetwork, type PaymentNetworks } from './networks.js';
+
+/**
+ * The built-in facilitator (embedded default): the checks a real `exact` EVM facilitator makes
+ * (signature, recipient, amount, window, token, unused nonce, balance) against a dev ledger of USDC
+ * balances in Postgres instead of a chain. Settlement moves ledger balances atomically and returns
+ * a transaction hash; the token's authorization state is the ledger's unique nonce.
+ *
+ * Tests (and operators rehearsing incidents) can queue faults so that the next verify or settle
+ * answers with each failure of spec 7.1.
+ */
+export type LocalFault =
+  | { op: 'verify'; invalidReason: string }
+  | { op: 'settle'; outcome: 'capacity' | 'pending' | 'failed' | 'unreachable' };
+
+export interface LocalFacilitatorOptions {
+  /** USDC base units a never-seen address starts with. */
+  startBalanceMicro: number;
+  skewSeconds: number;
+  now?: () => number;
+}
+
+class InsufficientFunds extends Error {}
+
+export class LocalFacilitator implements Facilitator {
+  readonly kind = 'local' as const;
+  private readonly faults: LocalFault[] = [];
+  /** Address that "signs" settlements, reported by /supported. */
+  readonly signer = getAddress(`0x${'fac1'.padEnd(40, '0')}`);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly networks: PaymentNetworks,
+    private readonly opts: LocalFacilitatorOptions,
+  ) {}
+
+  injectFault(fault: LocalFault): void {
+    this.faults.push(fault);
+  }
+
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
+  private takeFault<K extends LocalFault['op']>(op: K): Extract<LocalFault, { op: K }> | undefined {
+    const i = this.faults.findIndex((f) => f.op === op);
+    if (i === -1) return undefined;
+    return this.faults.splice(i, 1)[0] as Extract<LocalFault, { op: K }>;
+  }
+
+  async getSupported(): Promise<SupportedResponse> {
+    return {
+      kinds: Object.values(this.networks).map((n) => ({ x402Version: 2, scheme: 'exact', network: n.network })),
+      extensions: [],
+      signers: { 'eip155:*': [this.signer] },
+    };
+  }
+
+  private async check(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<{ reason: string; payer?: string } | { net: PaymentNetwork; exact: ExactEvmPayload; payer: string }> {
+    if (req.scheme !== 'exact' || payload.accepted?.scheme !== 'exact') return { reason: 'invalid_exact_evm_scheme' };
+    const net = networkByCaip2(this.networks, req.network);
+    if (!net || payload.accepted.network !== req.network) return { reason: 'invalid_exact_evm_network_mismatch' };
+    if (!isAddressEqual(getAddress(req.asset), net.asset)) return { reason: 'invalid_exact_evm_asset_mismatch' };
+    const exact = parseExactEvmPayload(payload.payload);
+    if (!exact) return { reason: 'invalid_exact_evm_payload' };
+    const payer = exact.authorization.from.toLowerCase();
+    const reason = checkAuthorization(exact.authorization, req, {
+      nowSeconds: Math.floor((this.opts.now?.() ?? Date.now()) / 1000),
+      skewSeconds: this.opts.skewSeconds,
+    });
+    if (reason) return { reason, payer };
+    if (!(await verifyAuthorizationSignature(net, exact))) return { reason: 'invalid_exact_evm_signature', payer };
+    return { net, exact, payer };
+  }
+
+  async verify(payload: PaymentPayload, req: PaymentRequirements): Promise<VerifyResponse> {
+    const fault = this.takeFault('verify');
+    if (fault) return { isValid: false, invalidReason: fault.invalidReason };
+    const c = await this.check(payload, req);
+    if ('reason' in c) return { isValid: false, invalidReason: c.reason, payer: c.payer };
+    const { net, exact, payer } = c;
+    const [used] = await this.sql`
+      select 1 as used from dev_ledger_transfers
+      where network = ${net.network} and asset = ${net.asset} and payer = ${payer}
+        and nonce = ${exact.authorization.nonce} and status <> 'failed'`;
+    if (used) return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
+    if (BigInt(await this.balanceOf(net.network, payer)) < exact.authorization.value) {
+      return { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer };
+    }
+    return { isValid: true, payer };
+  }
+
+  async settle(payload: PaymentPayload, req: PaymentRequirements): Promise<SettleResponse> {
+    const network = req.network;
+    const failure = (errorReason: string, payer?: string, transaction = ''): SettleResponse => ({
+      success: false,
+      errorReason,
+      transaction,
+      network,
+      ...(payer && { payer }),
+    });
+    const fault = this.takeFault('settle');
+    if (fault?.outcome === 'unreachable') throw new Error('local facilitator: simulated connection failure');
+    if (fault?.outcome === 'capacity') return failure('settlement_capacity');
+    if (fault?.outcome === 'failed') return failure('invalid_exact_evm_transaction_failed');
+
+    const c = await this.check(payload, req);
+    if ('reason' in c) return failure(c.reason, c.payer);
+    const { net, exact, payer } = c;
+    const value = Number(exact.authorization.value);
+    // Zero-value authorizations prove identity; settling one would burn the nonce for nothing.
+    if (value <= 0) return failure('invalid_exact_evm_authorization_value', payer);
+    const transaction = `0x${randomBytes(32).toString('hex')}` as Hex;
+    const status = fault?.outcome === 'pending' ? 'pending' : 'confirmed';
+    const payTo = exact.authorization.to.toLowerCase();
+    try {
+      const ok = await this.sql.begin(async (tx) => {
+        const [row] = await tx`
+          insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
+          values (${transaction}, ${net.network}, ${net.asset}, ${payer}, ${payTo}, ${value}, ${exact.authorization.nonce}, ${status})
+          on conflict (network, asset, payer, nonce) do update
+            set transaction = excluded.transaction, status = excluded.status, created_at = now()
+            where dev_ledger_transfers.status = 'failed'
+          returning 1 as ok`;
+        if (!row) return false;
+        if (status === 'confirmed') await this.move(tx, net.network, payer, payTo, value);
+        return true;
+      });
+      if (!ok) return failure('invalid_exact_evm_nonce_already_used', payer);
+    } catch (e) {
+      if (e instanceof InsufficientFunds) return failure('invalid_exact_evm_insufficient_balance', payer);
+      throw e;
+    }
+    if (status === 'pending') return failure('settlement_pending', payer, transaction);
+    return { success: true, transaction, network, payer, amount: String(value) };
+  }
+
+  private async move(tx: Db, network: string, from: string, to: string, value: number): Promise<void> {
+    const start = this.opts.startBalanceMicro;
+    await tx`
+      insert into dev_ledger_balances (network, address, balance_micro)
+      values (${network}, ${from}, ${start}), (${network}, ${to}, ${start})
+      on conflict do nothing`;
+    const [debited] = await tx`
+      update dev_ledger_balances set balance_micro = balance_micro - ${value}
+      where network = ${network} and address = ${from} and balance_micro >= ${value}
+      returning 1 as ok`;
+    if (!debited) throw new InsufficientFunds();
+    await tx`
+      update dev_ledger_balances set balance_micro = balance_micro + ${value}
+      where network = ${network} and address = ${to}`;
+  }
+
+  /** Ledger balance in USDC base units (a never-seen address has the start balance). */
+  async balanceOf(network: string, address: string): Promise<number> {
+    const [row] = await this.sql<{ balanceMicro: number }[]>`
+      select balance_micro from dev_ledger_balances where network = ${network} and address = ${address.toLowerCase()}`;
+    return row ? row.balanceMicro : this.opts.startBalanceMicro;
+  }
+
+  /** Sets a balance (tests, demo data). */
+  async setBalance(network: string, address: string, balanceMicro: number): Promise<void> {
+    await this.sql`
+      insert into dev_ledger_balances (network, address, balance_micro) values (${network}, ${address.toLowerCase()}, ${balanceMicro})
+      on conflict (network, address) do update set balance_micro = excluded.balance_micro`;
+  }
+
+  /** Resolves a settlement left pending by a fault: the "chain" confirms it or drops it. */
+  async resolvePending(transaction: string, outcome: 'confirmed' | 'failed'): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      const [t] = await tx<{ network: string; payer: string; payTo: string; amountMicro: number }[]>`
+        update dev_ledger_transfers set status = ${outcome}
+        where transaction = ${transaction} and status = 'pending'
+        returning network, payer, pay_to, amount_micro`;
+      if (t && outcome === 'confirmed') await this.move(tx, t.network, t.payer, t.payTo, t.amountMicro);
+    });
+  }
+
+  async authorizationState(q: AuthorizationQuery): Promise<AuthorizationState> {
+    const [row] = await this.sql<{ transaction: string; status: string }[]>`
+      select transaction, status from dev_ledger_transfers
+      where network = ${q.network} and lower(asset) = ${q.asset.toLowerCase()} and payer = ${q.payer.toLowerCase()} and nonce = ${q.nonce.toLowerCase()}`;
+    if (!row || row.status === 'failed') return { state: 'unused' };
+    if (row.status === 'pending') return { state: 'pending', transaction: row.transaction };
+    return { state: 'settled', transaction: row.transaction };
+  }
+}

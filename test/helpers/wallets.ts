@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { authorizationTypes } from '@x402/evm';
+import { getAddress, type Hex, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { MarketplaceClient } from '../../src/client/index.js';
+import type { App } from '../../src/http/app.js';
+
+/** A fresh EOA with a real secp256k1 key. */
+export function newWallet(): LocalAccount {
+  return privateKeyToAccount(generatePrivateKey());
+}
+
+/** `fetch` over `app.inject`: the real client code against the real app, without a socket. */
+export function injectFetch(app: App): typeof globalThis.fetch {
+  return async (input, init) => {
+    const req = new Request(input, init);
+    const body = req.body ? Buffer.from(await req.arrayBuffer()) : undefined;
+    const url = new URL(req.url);
+    const res = await app.inject({
+      method: req.method as 'GET',
+      url: url.pathname + url.search,
+      headers: Object.fromEntries(req.headers.entries()),
+      ...(body && { payload: body }),
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [String(v)]) headers.append(k, one);
+    }
+    return new Response(req.method === 'HEAD' || res.statusCode === 204 ? null : res.rawPayload, {
+      status: res.statusCode,
+      headers,
+    });
+  };
+}
+
+export function clientFor(app: App, account: LocalAccount, baseUrl = 'http://marketplace.test'): MarketplaceClient {
+  return new MarketplaceClient({ baseUrl, account, fetch: injectFetch(app) });
+}
+
+/** Decodes the PAYMENT-REQUIRED header of a 402 inject response. */
+export function promptOf(res: { headers: Record<string, unknown> }): PaymentRequired {
+  const h = res.headers['payment-required'];
+  if (typeof h !== 'string') throw new Error('no PAYMENT-REQUIRED header');
+  return JSON.parse(Buffer.from(h, 'base64').toString('utf8')) as PaymentRequired;
+}
+
+export interface ForgeOptions {
+  /** Fields of the signed authorization to replace. */
+  authorization?: Partial<{ from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: Hex }>;
+  /** The requirement the payload claims to have accepted (defaults to `requirement`). */
+  accepted?: PaymentRequirements;
+  /** Sign over a different chain id or token than the requirement names. */
+  domain?: Partial<{ chainId: number; verifyingContract: string; name: string; version: string }>;
+  signer?: LocalAccount;
+  /** Strip the 0x prefix of the signature (some client libraries do). */
+  bareSignature?: boolean;
+}
+
+/**
+ * Signs a real EIP-3009 authorization for `requirement` like a client would, with the chosen
+ * fields replaced: how tests build wrong amounts, recipients, networks and windows.
+ */
+export async function signPayment(
+  account: LocalAccount,
+  required: PaymentRequired,
+  requirement: PaymentRequirements,
+  opts: ForgeOptions = {},
+): Promise<{ header: string; payload: PaymentPayload; nonce: Hex }> {
+  const now = Math.floor(Date.now() / 1000);
+  const auth = {
+    from: account.address,
+    to: getAddress(requirement.payTo),
+    value: requirement.amount,
+    validAfter: '0',
+    validBefore: String(now + requirement.maxTimeoutSeconds),
+    nonce: `0x${randomBytes(32).toString('hex')}` as Hex,
+    ...opts.authorization,
+  };
+  const signer = opts.signer ?? account;
+  const signature = await signer.signTypedData({
+    domain: {
+      name: String(requirement.extra.name),
+      version: String(requirement.extra.version),
+      chainId: Number(requirement.network.split(':')[1]),
+      verifyingContract: getAddress(requirement.asset),
+      ...(opts.domain as object),
+    } as { name: string; version: string; chainId: number; verifyingContract: Hex },
+    types: authorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: getAddress(auth.from),
+      to: getAddress(auth.to),
+      value: BigInt(auth.value),
+      validAfter: BigInt(auth.validAfter),
+      validBefore: BigInt(auth.validBefore),
+      nonce: auth.nonce,
+    },
+  });
+  const payload: PaymentPayload = {
+    x402Version: 2,
+    resource: required.resource,
+    accepted: opts.accepted ?? requirement,
+    payload: { signature: opts.bareSignature ? signature.slice(2) : signature, authorization: auth },
+  };
+  return { header: encodePaymentSignatureHeader(payload), payload, nonce: auth.nonce };
+}

@@ -1,0 +1,158 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { createSaleItem } from '../helpers/items.js';
+import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+
+let t: TestContext;
+let local: LocalFacilitator;
+beforeAll(async () => {
+  t = await startTestApp({
+    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'acq-')),
+    REGION_DENY_LIST: 'KP,IR',
+    LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
+  });
+  local = t.runtime.deps.facilitator as LocalFacilitator;
+});
+afterAll(() => t?.close());
+
+const deps = () => t.runtime.deps;
+const acquireUrl = (id: string) => `/api/v1/items/${id}/acquire`;
+
+describe('acquire prompt', () => {
+  it('answers 402 with the PaymentRequired in body and header, no-store, CORS exposure', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const res = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) });
+    expect(res.statusCode).toBe(402);
+    const body = res.json();
+    const header = promptOf(res);
+    expect(body).toEqual(header);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(String(res.headers['access-control-expose-headers'])).toMatch(/PAYMENT-REQUIRED/);
+    expect(String(res.headers['payment-required']).length).toBeLessThan(8192);
+    expect(body.x402Version).toBe(2);
+    expect(body.resource.url).toBe(`http://marketplace.test${acquireUrl(item.itemId)}`);
+    expect(body.accepts).toHaveLength(2);
+    const [base, polygon] = body.accepts;
+    expect(base).toMatchObject({
+      scheme: 'exact',
+      network: 'eip155:8453',
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      amount: '500000',
+      extra: { name: 'USD Coin', version: '2' },
+    });
+    expect(polygon).toMatchObject({ network: 'eip155:137', asset: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' });
+    const payouts = await t.runtime.deps.sql<{ chain: string; address: string }[]>`
+      select chain, address from payout_addresses where agent_id = ${item.seller.id}`;
+    expect(base.payTo).toBe(payouts.find((p) => p.chain === 'base')!.address);
+    const info = body.extensions.bazaar.info;
+    expect(info.input.completion_request.example).toEqual({ chain: 'base', policy_accepted: true, license_accepted: true });
+    expect(info.legal).toEqual({
+      policy: { version: 'v1', url: 'http://marketplace.test/terms/v1' },
+      license: { version: 'v1', url: 'http://marketplace.test/license/v1' },
+    });
+    expect(info.item.id).toBe(item.itemId);
+    expect(info.provider.url).toBe('http://marketplace.test');
+  });
+
+  it('puts a hinted chain first, falls back when the seller cannot take it', async () => {
+    const item = await createSaleItem(deps());
+    const hinted = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { chain: 'polygon' } });
+    expect(hinted.json().accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:137', 'eip155:8453']);
+    const baseOnly = await createSaleItem(deps(), { salesChains: ['base'] });
+    const fallback = await t.app.inject({ method: 'POST', url: acquireUrl(baseOnly.itemId), payload: { chain: 'polygon' } });
+    expect(fallback.statusCode).toBe(402);
+    expect(fallback.json().accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453']);
+  });
+
+  it('accepts {} and legal flags before payment without recording them; refuses other currencies', async () => {
+    const item = await createSaleItem(deps());
+    const empty = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(empty.statusCode).toBe(402);
+    const flags = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { policy_accepted: true, license_accepted: true } });
+    expect(flags.statusCode).toBe(402);
+    const [{ n }] = await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from legal_acceptances`;
+    expect(n).toBe(0);
+    const eur = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { currency: 'EUR' } });
+    expect(eur.statusCode).toBe(400);
+    expect(eur.json().error).toBe('unsupported_currency');
+  });
+
+  it('404 for unknown or inactive items, 403 region_unavailable before any prompt', async () => {
+    const unknown = await t.app.inject({ method: 'POST', url: acquireUrl('7d1c0e0e-1111-4111-8111-111111111111') });
+    expect(unknown.statusCode).toBe(404);
+    const item = await createSaleItem(deps());
+    await t.runtime.deps.sql`update items set status = 'deleted' where id = ${item.itemId}`;
+    expect((await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) })).statusCode).toBe(404);
+    const live = await createSaleItem(deps());
+    const denied = await t.app.inject({ method: 'POST', url: acquireUrl(live.itemId), headers: { 'cf-ipcountry': 'kp' } });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toMatchObject({ error: 'region_unavailable', message: expect.any(String) });
+    expect(denied.headers['payment-required']).toBeUndefined();
+  });
+});
+
+describe('acquire completion', () => {
+  it('buys with the typed client: 200, PAYMENT-RESPONSE, order, buyer provisioned, audit row, ledger moved', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const { order, settlement } = await clientFor(t.app, buyer).acquire(item.itemId);
+    expect(order).toEqual({
+      order_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      download_url: expect.stringContaining(`/api/v1/downloads/${order.order_id}?exp=`),
+      invoice_url: expect.stringContaining(`/api/v1/invoices/${order.order_id}?exp=`),
+      expires_in: '15 minutes',
+    });
+    expect(settlement).toMatchObject({ success: true, network: 'eip155:8453', transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    const [agent] = await t.runtime.deps.sql<{ username: string }[]>`select username from agents where address = ${buyer.address.toLowerCase()}`;
+    expect(agent!.username).toMatch(/^[a-z]+-[a-z]+-\d{3}$/);
+    const [audit] = await t.runtime.deps.sql`select * from legal_acceptances where order_id = ${order.order_id}`;
+    expect(audit).toMatchObject({
+      payer: buyer.address.toLowerCase(),
+      policyVersion: 'v1',
+      policyUrl: 'http://marketplace.test/terms/v1',
+      licenseVersion: 'v1',
+      licenseUrl: 'http://marketplace.test/license/v1',
+    });
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(10_000_000 - 500_000);
+    const [{ payTo }] = await t.runtime.deps.sql<{ payTo: string }[]>`select pay_to from orders where id = ${order.order_id}`;
+    expect(await local.balanceOf('eip155:8453', payTo)).toBe(10_000_000 + 500_000);
+  });
+
+  it('takes the chain from the signed payment', async () => {
+    const item = await createSaleItem(deps());
+    const { order, settlement } = await clientFor(t.app, newWallet()).acquire(item.itemId, { chain: 'polygon' });
+    expect(settlement!.network).toBe('eip155:137');
+    const [row] = await t.runtime.deps.sql<{ chain: string }[]>`select chain from orders where id = ${order.order_id}`;
+    expect(row!.chain).toBe('polygon');
+  });
+
+  it('requires both legal flags on completion and settles nothing without them', async () => {
+    const item = await createSaleItem(deps());
+    const buyer = newWallet();
+    const prompt = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) });
+    const required = promptOf(prompt);
+    const { header } = await signPayment(buyer, required, required.accepts[0]!);
+    const noPolicy = await t.app.inject({
+      method: 'POST', url: acquireUrl(item.itemId), headers: { 'payment-signature': header }, payload: { license_accepted: true },
+    });
+    expect(noPolicy.statusCode).toBe(400);
+    expect(noPolicy.json().error).toBe('policy_acceptance_required');
+    const noLicense = await t.app.inject({
+      method: 'POST', url: acquireUrl(item.itemId), headers: { 'payment-signature': header }, payload: { policy_accepted: true },
+    });
+    expect(noLicense.json().error).toBe('license_acceptance_required');
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(10_000_000);
+    // the same signature still works once the flags are there: nothing was consumed
+    const ok = await t.app.inject({
+      method: 'POST', url: acquireUrl(item.itemId), headers: { 'payment-signature': header },
+      payload: { policy_accepted: true, license_accepted: true },
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(decodePaymentResponseHeader(String(ok.headers['payment-response'])).success).toBe(true);
+  });
+});
