@@ -30,13 +30,14 @@ async function demoArchive(l: DemoListing): Promise<Buffer> {
     gz.on('end', resolve);
     gz.on('error', reject);
   });
-  tar.entry({ name: `${slug}/README.md` }, `# ${l.title}\n\n${l.description}\n\nStack: ${l.techStack}\n`);
+  const at = { mtime: new Date('2026-01-01T00:00:00Z') }; // fixed: the same listing gives the same bytes
+  tar.entry({ name: `${slug}/README.md`, ...at }, `# ${l.title}\n\n${l.description}\n\nStack: ${l.techStack}\n`);
   tar.entry(
-    { name: `${slug}/src/main.${ext}` },
+    { name: `${slug}/src/main.${ext}`, ...at },
     `// ${l.title}\n// Demo listing source: ${l.description}\n\n` +
       `export function describe() {\n  return ${JSON.stringify(l.title)};\n}\n`,
   );
-  tar.entry({ name: `${slug}/LICENSE` }, 'Sold under the marketplace buyer licence v1.\n');
+  tar.entry({ name: `${slug}/LICENSE`, ...at }, 'Sold under the marketplace buyer licence v1.\n');
   tar.finalize();
   await done;
   return Buffer.concat(chunks);

@@ -45,14 +45,19 @@ export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 export const SEARCH_LIMIT = 20;
 /** Candidates taken from each ranker before fusion. */
 const CANDIDATES = 60;
-/** Full-text matches ranked at most; bounds the cost of very common terms at any catalogue size. */
-const FTS_RANK_CAP = 1000;
+/**
+ * Full-text matches ranked at most. Beyond it, the matches nearest the query vector are ranked
+ * instead of all of them, which bounds the work of very common terms at any catalogue size.
+ */
+const FTS_RANK_CAP = 100;
 /** Reciprocal rank fusion constant (Cormack et al.). */
 const RRF_K = 60;
 
 export interface SearchOptions {
   efSearch: number;
   ratingThreshold: number;
+  /** Exact scan instead of the HNSW index (recall measurement and debugging; slow on large catalogues). */
+  exact?: boolean;
 }
 
 /**
@@ -82,14 +87,13 @@ export async function searchItems(
   if (query.min_price !== undefined) filters = sql`${filters} and i.price_micro >= ${usdcToMicro(query.min_price)}`;
   if (query.max_price !== undefined) filters = sql`${filters} and i.price_micro <= ${usdcToMicro(query.max_price)}`;
   for (const t of terms) filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
-  // payable on at least one chain: accepted by the seller and with a payout address
-  filters = sql`${filters} and exists (
-    select 1 from payout_addresses p join agents s on s.id = p.agent_id
-    where p.agent_id = i.seller_id and p.chain = any(s.sales_chains))`;
 
   const rows = await sql.begin(async (tx) => {
     await tx`select set_config('hnsw.ef_search', ${String(opts.efSearch)}, true),
-                    set_config('hnsw.iterative_scan', 'relaxed_order', true)`;
+                    set_config('hnsw.iterative_scan', 'relaxed_order', true),
+                    set_config('enable_indexscan', ${opts.exact ? 'off' : 'on'}, true),
+                    -- one plan per statement shape: planning this query costs more than running it
+                    set_config('plan_cache_mode', 'force_generic_plan', true)`;
     return tx<(PublicItemRow & { score: number })[]>`
       with vec as (
         select id, row_number() over (order by dist, id) as r from (
@@ -103,12 +107,26 @@ export async function searchItems(
       matched as (
         select i.id, i.search_document from items i, plainto_tsquery('english', ${query.q}) tq
         where ${filters} and i.search_document @@ tq
-        limit ${FTS_RANK_CAP}
+        limit ${FTS_RANK_CAP + 1}
+      ),
+      fts_pool as (
+        -- few matches: rank them all; many: rank the ones nearest the query vector, so the work
+        -- stays bounded whatever the catalogue size
+        select id, search_document from matched
+        where (select count(*) from matched) <= ${FTS_RANK_CAP}
+        union all
+        select id, search_document from (
+          select i.id, i.search_document from items i, plainto_tsquery('english', ${query.q}) tq
+          where (select count(*) from matched) > ${FTS_RANK_CAP}
+            and ${filters} and i.embedding_dims = ${dimsLit} and i.search_document @@ tq
+          order by i.embedding::${vt} <=> ${qlit}::${vt}
+          limit ${CANDIDATES}
+        ) near
       ),
       fts as (
         select id, row_number() over (order by rank desc, id) as r from (
-          select m.id, ts_rank_cd(m.search_document, tq, 32) as rank
-          from matched m, plainto_tsquery('english', ${query.q}) tq
+          select m.id, ts_rank(m.search_document, tq) as rank
+          from fts_pool m, plainto_tsquery('english', ${query.q}) tq
           order by rank desc, m.id
           limit ${CANDIDATES}
         ) s
@@ -125,9 +143,13 @@ export async function searchItems(
         from fused f join items i on i.id = f.id
         where i.embedding_dims = ${dimsLit} or i.embedding_dims is null
       )
-      select ${publicColumns(tx)}, sc.score::float8 as score
-      from scored sc join items i on i.id = sc.id join agents a on a.id = i.seller_id
-      order by sc.score desc, i.id
+      select * from (
+        select ${publicColumns(tx)}, sc.score::float8 as score
+        from scored sc join items i on i.id = sc.id join agents a on a.id = i.seller_id
+      ) r
+      -- payable on at least one chain (checked on the few fused candidates, not per scanned row)
+      where cardinality(r.available_chains) > 0
+      order by r.score desc, r.id
       limit ${SEARCH_LIMIT}`;
   });
 

@@ -1,0 +1,34 @@
+/**
+ * `npm run bench`: every benchmark in one run on this machine, reported as ratios against a
+ * baseline measured in the same run. Pick some with `npm run bench -- search payments scan`.
+ */
+const wanted = new Set(process.argv.slice(2));
+const all = !wanted.size;
+const report: Record<string, unknown> = { node: process.version, when: new Date().toISOString() };
+
+type Suite = () => Promise<Record<string, unknown>>;
+// imported by name at run time, so a suite still being written does not break the others
+const load = async (file: string, fn: string): Promise<Suite> =>
+  ((await import(file)) as Record<string, Suite>)[fn]!;
+const suites: Array<[string, Suite]> = [
+  ['search', async () => (await import('./search.js')).benchSearch(process.env)],
+  ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
+  ['scan', async () => (await load('./scan.js', 'benchScan'))()],
+];
+
+for (const [name, run] of suites) {
+  if (!all && !wanted.has(name)) continue;
+  console.log(`\n=== ${name} ===`);
+  try {
+    report[name] = await run();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(e).includes(`${name}.`)) {
+      report[name] = 'not present';
+      continue;
+    }
+    throw e;
+  }
+}
+console.log('\n=== summary ===');
+console.log(JSON.stringify(report, null, 2));
+process.exit(0);

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../../src/config.js';
+import { provisionAgent } from '../../src/domain/accounts/accounts.js';
+import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
+import { searchItems, type SearchQuery } from '../../src/domain/search/search.js';
+import { ensureVectorIndex, indexName, toVectorLiteral, vectorType } from '../../src/domain/search/vectors.js';
+import { listingText } from '../../src/embeddings/embedder.js';
+import { createLogger } from '../../src/logger.js';
+import { createRuntime } from '../../src/runtime.js';
+
+/**
+ * Search benchmark (issue 2): seeds 1,000 and 100,000 synthetic active listings into the embedded
+ * Postgres, measures p50 / p95 latency of the full hybrid search (embedding + SQL) for plain and
+ * filtered queries, and recall@20 of the indexed search against the same search run as an exact
+ * scan. Sizes are overridable: BENCH_SEARCH_SIZES=1000,20000.
+ */
+
+// deterministic PRNG so both sizes draw from the same distribution
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const pick = <T>(r: () => number, xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+
+const ADJ = ['fast', 'tiny', 'secure', 'async', 'typed', 'streaming', 'distributed', 'minimal', 'robust', 'modular', 'offline', 'realtime', 'scalable', 'lightweight', 'portable'];
+const STACKS = ['TypeScript, Node.js', 'Python, FastAPI', 'Go', 'Rust', 'Java, Spring', 'Python, Django', 'TypeScript, React', 'C++', 'Ruby, Rails', 'Kotlin', 'Elixir, Phoenix', 'PHP, Laravel', 'Swift', 'C#, .NET', 'Scala'];
+const EXTRA = ['with tests', 'with docker setup', 'and a CLI', 'with metrics', 'with retries', 'and caching', 'with docs', 'and benchmarks', 'for teams', 'with plugins'];
+
+function synthetic(r: () => number, i: number) {
+  const base = pick(r, DEMO_LISTINGS);
+  const words = base.description.split(' ');
+  // shuffle a few words and add variety so listings are near, not identical, to their template
+  for (let k = 0; k < 4; k++) {
+    const a = Math.floor(r() * words.length);
+    const b = Math.floor(r() * words.length);
+    [words[a], words[b]] = [words[b]!, words[a]!];
+  }
+  return {
+    title: `${pick(r, ADJ)} ${base.title.toLowerCase()} ${i % 97}`,
+    description: `${words.join(' ')} ${pick(r, EXTRA)}.`,
+    techStack: pick(r, STACKS),
+    price: Math.round((0.1 + r() * 40) * 100) / 100,
+  };
+}
+
+function queries(r: () => number): SearchQuery[] {
+  const out: SearchQuery[] = [];
+  for (let i = 0; i < 60; i++) {
+    const l = pick(r, DEMO_LISTINGS);
+    const kind = i % 4;
+    if (kind === 0) out.push({ q: l.title });
+    else if (kind === 1) out.push({ q: l.description.split(' ').slice(0, 8).join(' ') });
+    else if (kind === 2) out.push({ q: l.title, tech_stack: pick(r, STACKS).split(',')[0]! });
+    else out.push({ q: `${pick(r, ADJ)} ${l.title}`, min_price: 1, max_price: 10 });
+  }
+  return out;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+export interface SearchBenchSize {
+  listings: number;
+  seed_seconds: number;
+  index_build_seconds: number;
+  p50_ms: number;
+  p95_ms: number;
+  p50_filtered_ms: number;
+  recall_at_20: number;
+  recall_at_20_filtered: number;
+  filtered_queries_with_results: string;
+}
+
+async function benchSize(n: number, efSearch: number): Promise<SearchBenchSize> {
+  const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', LOG_LEVEL: 'silent', IN_PROCESS_WORKER: 'false', SEARCH_EF_SEARCH: String(efSearch) });
+  const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
+  const { sql, embedder } = runtime.deps;
+  try {
+    const r = rng(42);
+    const sellers: Array<{ id: string }> = [];
+    for (let s = 0; s < 20; s++) sellers.push((await provisionAgent(sql, `0x${randomBytes(20).toString('hex')}`, { payoutSalt: 'bench' })).agent);
+
+    // bulk load without the HNSW index, then build it once (how an operator would re-index)
+    const t0 = performance.now();
+    await sql.unsafe(`drop index if exists ${indexName(embedder.dimensions)}`);
+    const vt = vectorType(sql, embedder.dimensions);
+    const BATCH = 1000;
+    for (let off = 0; off < n; off += BATCH) {
+      const batch = Array.from({ length: Math.min(BATCH, n - off) }, (_, k) => synthetic(r, off + k));
+      const vectors = await embedder.embed(batch.map(listingText));
+      const rows = batch.map((l, k) => [
+        sellers[(off + k) % sellers.length]!.id, l.title, l.description, l.techStack,
+        Math.round(l.price * 1e6), randomBytes(32).toString('hex'), toVectorLiteral(vectors[k]!),
+      ]);
+      await sql`
+        insert into items (seller_id, status, status_reason, title, description, tech_stack, price_micro,
+                           archive_sha256, archive_key, archive_size, compression, file_name,
+                           embedding, embedding_model, embedding_dims, activated_at)
+        select v.seller::uuid, 'active', 'approved', v.title, v.descr, v.stack, v.price::bigint, v.sha,
+               'bench/' || v.sha, 1000, 'zip', 'bench.zip', v.emb::${vt}, ${embedder.model}, ${embedder.dimensions}, now()
+        from (values ${sql(rows)}) as v(seller, title, descr, stack, price, sha, emb)`;
+      if (n >= 10_000 && (off / BATCH) % 20 === 0) process.stderr.write(`  seeded ${off + batch.length}/${n}\n`);
+    }
+    const seedSeconds = (performance.now() - t0) / 1000;
+    const t1 = performance.now();
+    await sql`set maintenance_work_mem = '1GB'`;
+    await ensureVectorIndex(sql, embedder.dimensions);
+    await sql`vacuum analyze items`; // flushes the GIN pending list, as autovacuum would
+    const indexSeconds = (performance.now() - t1) / 1000;
+
+    const qs = queries(rng(7));
+    const opts = { efSearch, ratingThreshold: 5 };
+    for (const q of qs.slice(0, 10)) await searchItems(sql, embedder, q, opts); // warm-up
+    const plain: number[] = [];
+    const filtered: number[] = [];
+    let recallSum = 0, recallN = 0, recallFSum = 0, recallFN = 0, filteredWithResults = 0, filteredTotal = 0;
+    for (const q of qs) {
+      const isFiltered = q.tech_stack !== undefined || q.min_price !== undefined;
+      const s = performance.now();
+      const got = await searchItems(sql, embedder, q, opts);
+      const ms = performance.now() - s;
+      (isFiltered ? filtered : plain).push(ms);
+      const exact = await searchItems(sql, embedder, q, { ...opts, exact: true });
+      const exactIds = new Set(exact.map((x) => x.id));
+      const recall = exact.length === 0 ? 1 : got.filter((x) => exactIds.has(x.id)).length / exact.length;
+      if (isFiltered) {
+        recallFSum += recall; recallFN++; filteredTotal++;
+        if (got.length > 0 && got.length >= Math.min(20, exact.length)) filteredWithResults++;
+      } else {
+        recallSum += recall; recallN++;
+      }
+    }
+    return {
+      listings: n,
+      seed_seconds: +seedSeconds.toFixed(1),
+      index_build_seconds: +indexSeconds.toFixed(1),
+      p50_ms: +pct(plain, 50).toFixed(2),
+      p95_ms: +pct(plain, 95).toFixed(2),
+      p50_filtered_ms: +pct(filtered, 50).toFixed(2),
+      recall_at_20: +(recallSum / recallN).toFixed(3),
+      recall_at_20_filtered: +(recallFSum / recallFN).toFixed(3),
+      filtered_queries_with_results: `${filteredWithResults}/${filteredTotal}`,
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function benchSearch(env: Record<string, string | undefined> = {}): Promise<Record<string, unknown>> {
+  const sizes = (env.BENCH_SEARCH_SIZES ?? '1000,100000').split(',').map(Number);
+  const ef = Number(env.BENCH_EF_SEARCH ?? 100);
+  const results: SearchBenchSize[] = [];
+  for (const n of sizes) {
+    process.stderr.write(`search bench: ${n} listings (ef_search ${ef})\n`);
+    results.push(await benchSize(n, ef));
+  }
+  const small = results[0]!;
+  const large = results[results.length - 1]!;
+  const report = {
+    ef_search: ef,
+    sizes: results,
+    p50_ratio: +(large.p50_ms / small.p50_ms).toFixed(2),
+    p95_ratio: +(large.p95_ms / small.p95_ms).toFixed(2),
+    goal: 'p50 ratio <= 2, recall@20 >= 0.95',
+  };
+  console.table(results);
+  console.log(`search: p50(${large.listings}) / p50(${small.listings}) = ${report.p50_ratio}; p95 ratio ${report.p95_ratio}`);
+  return report;
+}
