@@ -75,7 +75,7 @@ describe('acquire prompt', () => {
     expect(empty.statusCode).toBe(402);
     const flags = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { policy_accepted: true, license_accepted: true } });
     expect(flags.statusCode).toBe(402);
-    const [{ n }] = await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from legal_acceptances`;
+    const n = (await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from legal_acceptances`)[0]!.n;
     expect(n).toBe(0);
     const eur = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { currency: 'EUR' } });
     expect(eur.statusCode).toBe(400);
@@ -119,7 +119,7 @@ describe('acquire completion', () => {
       licenseUrl: 'http://marketplace.test/license/v1',
     });
     expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(10_000_000 - 500_000);
-    const [{ payTo }] = await t.runtime.deps.sql<{ payTo: string }[]>`select pay_to from orders where id = ${order.order_id}`;
+    const payTo = (await t.runtime.deps.sql<{ payTo: string }[]>`select pay_to from orders where id = ${order.order_id}`)[0]!.payTo;
     expect(await local.balanceOf('eip155:8453', payTo)).toBe(10_000_000 + 500_000);
   });
 
@@ -154,5 +154,111 @@ describe('acquire completion', () => {
     });
     expect(ok.statusCode).toBe(200);
     expect(decodePaymentResponseHeader(String(ok.headers['payment-response'])).success).toBe(true);
+  });
+});
+
+describe('acquire verification (402 payment_verification_failed, nothing settled)', () => {
+  const completion = { policy_accepted: true, license_accepted: true };
+  async function setup(priceUsdc = 0.5) {
+    const item = await createSaleItem(deps(), { priceUsdc });
+    const required = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
+    return { item, required, requirement: required.accepts[0]! };
+  }
+  const complete = (itemId: string, header: string) =>
+    t.app.inject({ method: 'POST', url: acquireUrl(itemId), headers: { 'payment-signature': header }, payload: completion });
+  const expectRejected = async (res: { statusCode: number; json(): unknown }, reason: string | RegExp) => {
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: expect.stringMatching(reason) });
+  };
+
+  it('rejects a wrong amount, recipient, network, token domain and signer', async () => {
+    const { item, required, requirement } = await setup();
+    const buyer = newWallet();
+    const cheap = await signPayment(buyer, required, { ...requirement, amount: '1' });
+    await expectRejected(await complete(item.itemId, cheap.header), /requirements_not_issued/);
+    const cheapSigned = await signPayment(buyer, required, requirement, { authorization: { value: '1' } });
+    await expectRejected(await complete(item.itemId, cheapSigned.header), /value_mismatch/);
+    const elsewhere = await signPayment(buyer, required, requirement, { authorization: { to: newWallet().address } });
+    await expectRejected(await complete(item.itemId, elsewhere.header), /recipient_mismatch/);
+    const otherNet = await signPayment(buyer, required, { ...requirement, network: 'eip155:1' });
+    await expectRejected(await complete(item.itemId, otherNet.header), /network_mismatch/);
+    const wrongChainSig = await signPayment(buyer, required, requirement, { domain: { chainId: 137 } });
+    await expectRejected(await complete(item.itemId, wrongChainSig.header), /invalid_exact_evm_signature/);
+    const impostor = await signPayment(buyer, required, requirement, { signer: newWallet() });
+    await expectRejected(await complete(item.itemId, impostor.header), /invalid_exact_evm_signature/);
+    const garbage = await complete(item.itemId, 'not-base64!!');
+    await expectRejected(garbage, /invalid_payment_signature_header/);
+    expect(garbage.headers['payment-required']).toBeDefined();
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(10_000_000);
+  });
+
+  it('rejects expired and not-yet-valid windows, and windows longer than advertised', async () => {
+    const { item, required, requirement } = await setup();
+    const buyer = newWallet();
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await signPayment(buyer, required, requirement, { authorization: { validBefore: String(now - 10) } });
+    await expectRejected(await complete(item.itemId, expired.header), /valid_before/);
+    const future = await signPayment(buyer, required, requirement, { authorization: { validAfter: String(now + 3600) } });
+    await expectRejected(await complete(item.itemId, future.header), /valid_after/);
+    const forever = await signPayment(buyer, required, requirement, { authorization: { validBefore: String(now + 86_400) } });
+    await expectRejected(await complete(item.itemId, forever.header), /valid_before/);
+  });
+
+  it('rejects a signature made for another item (another seller and route)', async () => {
+    const a = await setup();
+    const b = await setup();
+    const forA = await signPayment(newWallet(), a.required, a.requirement);
+    await expectRejected(await complete(b.item.itemId, forA.header), /requirements_not_issued/);
+  });
+
+  it('rejects a replay of a used nonce on another purchase', async () => {
+    const { item, required, requirement } = await setup();
+    const buyer = newWallet();
+    const signed = await signPayment(buyer, required, requirement);
+    expect((await complete(item.itemId, signed.header)).statusCode).toBe(200);
+    // same seller and price, other item: the nonce is spent
+    const twin = await createSaleItem(deps(), { sellerAddress: item.seller.address, priceUsdc: 0.5 });
+    await expectRejected(await complete(twin.itemId, signed.header), /nonce_already_used/);
+  });
+
+  it('reports insufficient dev-ledger funds as a verification failure', async () => {
+    const { item, required, requirement } = await setup(20);
+    const buyer = newWallet();
+    const signed = await signPayment(buyer, required, requirement);
+    await expectRejected(await complete(item.itemId, signed.header), /insufficient_balance/);
+    await local.setBalance('eip155:8453', buyer.address, 25_000_000);
+    expect((await complete(item.itemId, signed.header)).statusCode).toBe(200);
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(5_000_000);
+  });
+
+  it('accepts signatures without the 0x prefix', async () => {
+    const { item, required, requirement } = await setup();
+    const signed = await signPayment(newWallet(), required, requirement, { bareSignature: true });
+    expect((await complete(item.itemId, signed.header)).statusCode).toBe(200);
+  });
+
+  it('refuses buying your own listing before settlement', async () => {
+    const seller = newWallet();
+    const item = await createSaleItem(deps(), { sellerAddress: seller.address });
+    const required = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
+    const signed = await signPayment(seller, required, required.accepts[0]!);
+    const res = await complete(item.itemId, signed.header);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toBe('self_purchase_forbidden');
+    expect(await local.balanceOf('eip155:8453', seller.address)).toBe(10_000_000);
+  });
+
+  it('rejects a completion on a chain the seller does not accept, before settlement', async () => {
+    const item = await createSaleItem(deps(), { salesChains: ['base'] });
+    const other = await createSaleItem(deps());
+    // a polygon requirement (same shape the server would issue if polygon were accepted)
+    const required = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(other.itemId) }));
+    const [payout] = await t.runtime.deps.sql<{ address: string }[]>`
+      select address from payout_addresses where agent_id = ${item.seller.id} and chain = 'polygon'`;
+    const polygonReq = { ...required.accepts[1]!, payTo: payout!.address };
+    const buyer = newWallet();
+    const signed = await signPayment(buyer, required, polygonReq);
+    await expectRejected(await complete(item.itemId, signed.header), /network_mismatch/);
+    expect(await local.balanceOf('eip155:137', buyer.address)).toBe(10_000_000);
   });
 });

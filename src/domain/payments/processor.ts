@@ -202,10 +202,18 @@ export class PaymentProcessor {
     switch (outcome.kind) {
       case 'settled': {
         const settlement: SettleResponse = { ...outcome.response, payer: outcome.response.payer ?? row.payer };
-        await this.sql`
-          update x402_payments set status = 'settled', transaction = ${settlement.transaction},
-            settlement = ${this.sql.json(settlement as unknown as postgres.JSONValue)}, updated_at = now()
-          where id = ${row.id} and status in ('settling', 'pending')`;
+        // Money moved: this must end in a completed operation even if a reconciler, misled by a
+        // slow facilitator, released the claim meanwhile (the nonce is spent on chain either way).
+        await this.sql.begin(async (tx) => {
+          await tx`
+            update x402_payments set status = 'settled', transaction = ${settlement.transaction},
+              settlement = ${tx.json(settlement as unknown as postgres.JSONValue)}, updated_at = now()
+            where id = ${row.id} and status in ('settling', 'pending', 'released')`;
+          await tx`
+            insert into x402_nonces (payer, nonce, kind, resource, valid_before)
+            values (${row.payer}, ${row.nonce}, 'paid', ${row.resource}, ${row.validBefore})
+            on conflict do nothing`;
+        });
         return this.complete<R>(row.id, false);
       }
       case 'capacity':

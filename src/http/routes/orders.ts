@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
@@ -58,7 +59,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         .header('X-Content-SHA256', order.archiveSha256)
         .header('Repr-Digest', `sha-256=:${digest}:`)
         .header('Cache-Control', 'private, no-store');
-      if (request.method === 'HEAD') return reply.send();
+      // HEAD (clients probe download_url): headers only; an empty stream keeps Content-Length.
+      if (request.method === 'HEAD') return reply.send(Readable.from([]));
       return reply.send(await deps.storage.createReadStream(order.archiveKey));
     },
   );

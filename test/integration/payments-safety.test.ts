@@ -1,0 +1,183 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { createSaleItem } from '../helpers/items.js';
+import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+
+/** Spec 7.1 outcomes and money safety: one settlement and one order per authorization nonce. */
+let t: TestContext;
+let local: LocalFacilitator;
+beforeAll(async () => {
+  t = await startTestApp({
+    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'pay-')),
+    LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
+    RECONCILE_STALE_SECONDS: '1',
+  });
+  local = t.runtime.deps.facilitator as LocalFacilitator;
+});
+afterAll(() => t?.close());
+afterEach(() => {
+  local.clearFaults();
+  t.runtime.deps.payments.testHooks = {};
+});
+
+const deps = () => t.runtime.deps;
+const BASE = 'eip155:8453';
+const completion = { policy_accepted: true, license_accepted: true };
+
+async function signedPurchase() {
+  const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+  const url = `/api/v1/items/${item.itemId}/acquire`;
+  const required = promptOf(await t.app.inject({ method: 'POST', url }));
+  const buyer = newWallet();
+  const signed = await signPayment(buyer, required, required.accepts[0]!);
+  const send = (header = signed.header) =>
+    t.app.inject({ method: 'POST', url, headers: { 'payment-signature': header }, payload: completion });
+  const fresh = async () => (await signPayment(buyer, required, required.accepts[0]!)).header;
+  return { item, buyer, send, fresh, nonce: signed.nonce };
+}
+
+const countOrders = async (itemId: string) =>
+  (await deps().sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${itemId}`)[0]!.n;
+
+describe('idempotency per authorization nonce', () => {
+  it('two concurrent completions with one signature: one settlement, one order, same answer', async () => {
+    const p = await signedPurchase();
+    const [a, b] = await Promise.all([p.send(), p.send()]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(a.json().order_id).toBe(b.json().order_id);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
+    const n = (await deps().sql<{ n: number }[]>`select count(*)::int as n from dev_ledger_transfers where nonce = ${p.nonce}`)[0]!.n;
+    expect(n).toBe(1);
+  });
+
+  it('a retry after success returns the same order and receipt without charging again', async () => {
+    const p = await signedPurchase();
+    const first = await p.send();
+    const again = await p.send();
+    expect(again.statusCode).toBe(200);
+    expect(again.json().order_id).toBe(first.json().order_id);
+    const tx = (r: typeof first) => decodePaymentResponseHeader(String(r.headers['payment-response'])).transaction;
+    expect(tx(again)).toBe(tx(first));
+    expect(await countOrders(p.item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
+  });
+
+  it('a process death between settlement and the order write is finished by the reconciler', async () => {
+    const p = await signedPurchase();
+    deps().payments.testHooks.afterSettle = () => {
+      throw new Error('simulated crash after settlement');
+    };
+    expect((await p.send()).statusCode).toBe(500);
+    deps().payments.testHooks = {};
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
+    expect(await countOrders(p.item.itemId)).toBe(0);
+    await new Promise((r) => setTimeout(r, 1100));
+    const report = await deps().payments.reconcile({ staleSeconds: 1 });
+    expect(report.completed).toBeGreaterThanOrEqual(1);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+    const retry = await p.send();
+    expect(retry.statusCode).toBe(200);
+    const [order] = await deps().sql<{ id: string }[]>`select id from orders where item_id = ${p.item.itemId}`;
+    expect(retry.json().order_id).toBe(order!.id);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
+  });
+
+  it('after a crash, retrying the same signed request recovers the order without the reconciler', async () => {
+    const p = await signedPurchase();
+    deps().payments.testHooks.afterSettle = () => {
+      throw new Error('simulated crash after settlement');
+    };
+    expect((await p.send()).statusCode).toBe(500);
+    deps().payments.testHooks = {};
+    await new Promise((r) => setTimeout(r, 1100));
+    const retry = await p.send();
+    expect(retry.statusCode).toBe(200);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
+  });
+});
+
+describe('spec 7.1 outcomes from the local facilitator', () => {
+  it('402 payment_verification_failed passes the facilitator verdict through; nothing charged', async () => {
+    const p = await signedPurchase();
+    local.injectFault({ op: 'verify', invalidReason: 'invalid_exact_evm_nonce_already_used' });
+    const res = await p.send();
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_nonce_already_used' });
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
+  });
+
+  it('503 settlement_capacity with retry_after; nothing charged, a fresh signature then succeeds', async () => {
+    const p = await signedPurchase();
+    local.injectFault({ op: 'settle', outcome: 'capacity' });
+    const busy = await p.send();
+    expect(busy.statusCode).toBe(503);
+    expect(busy.json()).toEqual({ error: 'settlement_capacity', reason: 'settlement_capacity', retry_after: 5 });
+    expect(busy.headers['retry-after']).toBe('5');
+    local.injectFault({ op: 'settle', outcome: 'unreachable' });
+    const down = await p.send(await p.fresh());
+    expect(down.statusCode).toBe(503);
+    expect(down.json().error).toBe('settlement_capacity');
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
+    expect((await p.send(await p.fresh())).statusCode).toBe(200);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+  });
+
+  it('402 payment_settlement_failed is terminal for the authorization', async () => {
+    const p = await signedPurchase();
+    local.injectFault({ op: 'settle', outcome: 'failed' });
+    const res = await p.send();
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toEqual({ error: 'payment_settlement_failed', reason: 'invalid_exact_evm_transaction_failed' });
+    const again = await p.send();
+    expect(again.json()).toEqual(res.json());
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
+    expect(await countOrders(p.item.itemId)).toBe(0);
+  });
+
+  it('409 payment_settlement_pending, then the reconciler completes the order the buyer can fetch', async () => {
+    const p = await signedPurchase();
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    const res = await p.send();
+    expect(res.statusCode).toBe(409);
+    const body = res.json();
+    expect(body).toEqual({
+      error: 'payment_settlement_pending',
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      network: BASE,
+      order_id: expect.any(String),
+    });
+    expect(body.retry_after).toBeUndefined();
+    expect((await p.send()).statusCode).toBe(409);
+    const client = clientFor(t.app, p.buyer);
+    expect(await deps().payments.reconcile({ staleSeconds: 1 })).toMatchObject({ completed: 0, released: 0 });
+    await local.resolvePending(body.transaction, 'confirmed');
+    expect((await deps().payments.reconcile({ staleSeconds: 1 })).completed).toBe(1);
+    const links = await client.getOrder(body.order_id);
+    expect(links.download_url).toContain(body.order_id);
+    const retry = await p.send();
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json().order_id).toBe(body.order_id);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
+  });
+
+  it('a pending settlement that fails on chain releases the nonce and creates no order', async () => {
+    const p = await signedPurchase();
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    const { transaction } = (await p.send()).json();
+    await local.resolvePending(transaction, 'failed');
+    expect((await deps().payments.reconcile({ staleSeconds: 1 })).released).toBe(1);
+    expect(await countOrders(p.item.itemId)).toBe(0);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
+    // the released authorization may be presented again and now settles
+    expect((await p.send()).statusCode).toBe(200);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+  });
+});
