@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('runs on an empty environment with the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', CONTRACT_REVISION: 'B' });
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.PUBLIC_BASE_URL).toBe('http://127.0.0.1:3000');
+  });
+
+  it('treats empty values as unset and strips a trailing slash from the public URL', () => {
+    const c = loadConfig({ PORT: '', PUBLIC_BASE_URL: 'https://market.example/' });
+    expect(c.PORT).toBe(3000);
+    expect(c.PUBLIC_BASE_URL).toBe('https://market.example');
+  });
+
+  it('reports every problem at once', () => {
+    try {
+      loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', CONTRACT_REVISION: 'C' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const problems = (e as ConfigError).problems.join('\n');
+      expect(problems).toMatch(/PORT/);
+      expect(problems).toMatch(/LOG_LEVEL/);
+      expect(problems).toMatch(/CONTRACT_REVISION/);
+    }
+  });
+
+  it('production secrets have no defaults: DATABASE_URL without URL_SIGNING_SECRET is refused', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/market' })).toThrow(/URL_SIGNING_SECRET/);
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgres://db/market', URL_SIGNING_SECRET: 'x'.repeat(32) }),
+    ).not.toThrow();
+  });
+
+  it('a remote embeddings endpoint needs its model and dimension', () => {
+    expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1' })).toThrow(/EMBEDDINGS_MODEL/);
+  });
+});
