@@ -8,6 +8,7 @@ import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createRuntime } from './runtime.js';
+import { startWorker } from './worker/worker.js';
 
 /** Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`. */
 async function main(command: string, args: string[]): Promise<void> {
@@ -74,8 +75,28 @@ async function main(command: string, args: string[]): Promise<void> {
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
+      // Scans (and the retention cleanup) in this process unless workers run separately.
+      if (config.IN_PROCESS_WORKER) stoppers.push(startWorker(runtime.deps));
       await app.listen({ port: config.PORT, host: config.HOST });
       logger.info({ url: config.PUBLIC_BASE_URL, database: runtime.db.kind }, 'marketplace listening');
+      return;
+    }
+    case 'worker': {
+      // A separate worker process: scan jobs and the retention cleanup, claimed with SKIP LOCKED.
+      const runtime = await createRuntime(config, { logger });
+      const stop = startWorker(runtime.deps);
+      let stopping = false;
+      const shutdown = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'worker stopping');
+        await stop();
+        await runtime.close();
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+      logger.info({ database: runtime.db.kind }, 'worker started');
       return;
     }
     default:

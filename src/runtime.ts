@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps } from './deps.js';
+import { LISTING_FEE_OPERATION, listingFulfilment } from './domain/listings/listings.js';
 import { createPayments } from './domain/payments/setup.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
@@ -43,6 +44,8 @@ export async function createRuntime(
       secrets,
       ...createPayments(config, db.sql, logger, secrets),
     };
+    // Selling: the listing fee's fulfilment creates the item and queues its scan (src/domain/listings/).
+    deps.payments.define(LISTING_FEE_OPERATION, listingFulfilment(config));
     return {
       deps,
       db,

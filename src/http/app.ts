@@ -1,4 +1,5 @@
 import accepts from '@fastify/accepts';
+import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyBaseLogger,
@@ -20,6 +21,7 @@ import { acquireRoutes } from './routes/acquire.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { itemRoutes } from './routes/items.js';
 import { orderRoutes } from './routes/orders.js';
+import { sellingRoutes } from './routes/selling.js';
 
 export const API_VERSION = '2.4.0';
 
@@ -97,5 +99,10 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(itemRoutes, { deps });
   await app.register(acquireRoutes, { deps });
   await app.register(orderRoutes, { deps });
+  // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
+  await app.register(multipart, {
+    limits: { fileSize: config.MAX_ARCHIVE_BYTES, files: 1, fields: 8, fieldSize: 64 * 1024, parts: 10 },
+  });
+  await app.register(sellingRoutes, { deps });
   return app;
 }

@@ -52,7 +52,7 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
   // Second central record pointing inside the carrier's data, at the kernel's local header.
   const overlapBomb = addCentralAlias(overlap, 'carrier.bin', 'kernel.txt', innerEntry);
 
-  const cases: HostileCase[] = [
+  const cases: Array<Omit<HostileCase, 'reason' | 'uploadable'>> = [
     { name: 'zip slip', compression: 'zip', check: 'path_traversal', bytes: zipOf(withProject({ [`../../../../tmp/${SLIP_MARKER}`]: 'owned\n' })) },
     { name: 'absolute path', compression: 'zip', check: 'absolute_path', bytes: zipOf(withProject({ [`/tmp/${SLIP_MARKER}-abs`]: 'owned\n' })) },
     { name: 'backslash traversal', compression: 'zip', check: 'backslash_in_name', bytes: zipOf(withProject({ '..\\..\\evil.bat': 'echo owned\n' })) },
@@ -194,12 +194,12 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       check: 'prepended_data',
       bytes: buildZip(project(), { prepend: Buffer.from('PK\u0003\u0004 stub that is not a real header padding') }),
     },
-  ].map((c) => ({
+  ];
+  return cases.map((c) => ({
     ...c,
     reason: c.check === 'insufficient_complexity' ? ('insufficient_complexity' as const) : ('safety_checks_failed' as const),
     uploadable: true,
   }));
-  return cases;
 }
 
 async function buildTarOnly(files: Files): Promise<Buffer> {

@@ -1,0 +1,139 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Sql } from '../../db/index.js';
+import type { Embedder } from '../../embeddings/embedder.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { readBlob } from '../../storage/blob-store.js';
+import { backoffMs, finishJob, retryJob, type Job } from '../../worker/jobs.js';
+import { indexItem } from '../search/index-item.js';
+import { bands, minhash, similarity } from './fingerprint.js';
+import { scanArchive, type Compression } from './scan-archive.js';
+import type { Finding, ScanLimits, ScanStats } from './types.js';
+
+export interface ScanDeps {
+  config: Config;
+  sql: Sql;
+  storage: BlobStore;
+  embedder: Embedder;
+  logger: Logger;
+}
+
+export function scanLimits(config: Config): ScanLimits {
+  return {
+    maxExtractedBytes: config.SCAN_MAX_EXTRACTED_BYTES,
+    maxRatio: config.SCAN_MAX_RATIO,
+    ratioMinBytes: config.SCAN_RATIO_MIN_BYTES,
+    maxEntries: config.SCAN_MAX_ENTRIES,
+    maxNestingDepth: config.SCAN_MAX_NESTING_DEPTH,
+    maxNestedBytes: config.MAX_ARCHIVE_BYTES,
+    minSourceLines: config.SCAN_MIN_SOURCE_LINES,
+  };
+}
+
+type Verdict =
+  | { kind: 'active'; signature: number[]; lineCount: number; stats: ScanStats }
+  | { kind: 'rejected'; reason: 'safety_checks_failed' | 'insufficient_complexity' | 'duplicate_content'; findings: Finding[]; stats: ScanStats };
+
+/**
+ * Runs one claimed scan job: reads the archive from the blob store, scans it, applies the
+ * near-duplicate rule against active listings, then moves the item `scanning` → `active` (with its
+ * embedding, so it is searchable at once) or `rejected` with a public reason. Detailed findings go
+ * to `scan_results` for operators only. Unexpected failures are retried with backoff; after the last
+ * attempt the item is rejected with `processing_error` (which does not ban the archive).
+ */
+export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
+  const { sql, config, logger } = deps;
+  const started = Date.now();
+  const [item] = await sql<{ id: string; status: string; archiveKey: string; archiveSha256: string; compression: Compression }[]>`
+    select id, status, archive_key, archive_sha256, compression from items where id = ${job.itemId}`;
+  if (!item || item.status !== 'scanning') {
+    // Deleted while queued, or already decided by an earlier attempt: nothing to do.
+    await finishJob(sql, job.id, 'done', item ? `item is ${item.status}` : 'item purged');
+    return;
+  }
+  let verdict: Verdict;
+  try {
+    verdict = await judge(deps, item);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const duration = Date.now() - started;
+    await sql`insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
+              values (${item.id}, ${job.attempts}, 'error', 'processing_error',
+                      ${sql.json([{ check: 'processing_error', detail: message.slice(0, 500) }])}, ${duration})`;
+    if (job.attempts < job.maxAttempts) {
+      const delay = backoffMs(config.SCAN_RETRY_BASE_MS, job.attempts);
+      logger.warn({ itemId: item.id, attempt: job.attempts, delay, err: message }, 'scan failed; will retry');
+      await retryJob(sql, job.id, delay, message.slice(0, 500));
+      return;
+    }
+    logger.error({ itemId: item.id, attempt: job.attempts, err: message }, 'scan failed for the last time');
+    await sql.begin(async (tx) => {
+      await tx`update items set status = 'rejected', status_reason = 'processing_error', updated_at = now()
+               where id = ${item.id} and status = 'scanning'`;
+      await finishJob(tx, job.id, 'failed', message.slice(0, 500));
+    });
+    return;
+  }
+  const duration = Date.now() - started;
+  if (verdict.kind === 'active') {
+    const v = verdict;
+    await sql.begin(async (tx) => {
+      const [moved] = await tx`
+        update items set status = 'active', status_reason = 'approved', activated_at = now(), updated_at = now()
+        where id = ${item.id} and status = 'scanning' returning 1 as ok`;
+      if (moved) {
+        await indexItem(tx, deps.embedder, item.id);
+        await tx`insert into item_fingerprints (item_id, minhash, bands, line_count)
+                 values (${item.id}, ${v.signature}, ${bands(v.signature)}, ${v.lineCount})
+                 on conflict (item_id) do nothing`;
+      }
+      await tx`insert into scan_results (item_id, attempt, verdict, reason, stats, duration_ms)
+               values (${item.id}, ${job.attempts}, 'active', 'approved', ${tx.json({ ...v.stats })}, ${duration})`;
+      await finishJob(tx, job.id, 'done');
+    });
+    logger.info({ itemId: item.id, ms: duration }, 'scan passed; item active');
+    return;
+  }
+  await sql.begin(async (tx) => {
+    await tx`update items set status = 'rejected', status_reason = ${verdict.reason}, updated_at = now()
+             where id = ${item.id} and status = 'scanning'`;
+    await tx`insert into rejected_archives (archive_sha256, item_id, reason)
+             values (${item.archiveSha256}, ${item.id}, ${verdict.reason}) on conflict do nothing`;
+    await tx`insert into scan_results (item_id, attempt, verdict, reason, findings, stats, duration_ms)
+             values (${item.id}, ${job.attempts}, 'rejected', ${verdict.reason},
+                     ${tx.json(verdict.findings.map((f) => ({ ...f })))}, ${tx.json({ ...verdict.stats })}, ${duration})`;
+    await finishJob(tx, job.id, 'done');
+  });
+  logger.info({ itemId: item.id, reason: verdict.reason, ms: duration }, 'scan refused the listing');
+}
+
+async function judge(deps: ScanDeps, item: { id: string; archiveKey: string; compression: Compression }): Promise<Verdict> {
+  const bytes = await readBlob(deps.storage, item.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
+  const out = await scanArchive(bytes, item.compression, scanLimits(deps.config));
+  if (out.verdict === 'reject') return { kind: 'rejected', reason: out.reason, findings: out.findings, stats: out.stats };
+  const signature = minhash(out.lineHashes);
+  const near = await nearestActive(deps.sql, item.id, signature);
+  if (near && near.similarity >= deps.config.SCAN_DUPLICATE_THRESHOLD) {
+    return {
+      kind: 'rejected',
+      reason: 'duplicate_content',
+      findings: [{ check: 'near_duplicate', detail: `similar to active item ${near.itemId} (estimated ${near.similarity.toFixed(2)})` }],
+      stats: out.stats,
+    };
+  }
+  return { kind: 'active', signature, lineCount: out.lineHashes.length, stats: out.stats };
+}
+
+/** The most similar active listing among LSH candidates (any shared band). */
+async function nearestActive(sql: Sql, itemId: string, signature: number[]): Promise<{ itemId: string; similarity: number } | undefined> {
+  const rows = await sql<{ itemId: string; minhash: number[] }[]>`
+    select f.item_id, f.minhash from item_fingerprints f join items i on i.id = f.item_id
+    where i.status = 'active' and i.id <> ${itemId} and f.bands && ${bands(signature)}::text[]
+    limit 200`;
+  let best: { itemId: string; similarity: number } | undefined;
+  for (const r of rows) {
+    const s = similarity(signature, r.minhash);
+    if (!best || s > best.similarity) best = { itemId: r.itemId, similarity: s };
+  }
+  return best;
+}
