@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas';
+
+/**
+ * A stand-in x402 facilitator on loopback speaking the real wire protocol (POST /verify and
+ * /settle with `{ x402Version, paymentPayload, paymentRequirements }`, GET /supported). Every
+ * request body is validated with @x402/core's schemas and kept for assertions; answers are
+ * scripted per test.
+ */
+export type FakeMode =
+  | 'ok'
+  | 'verify_invalid'
+  | 'settle_pending'
+  | 'settle_capacity'
+  | 'settle_failed'
+  | 'settle_slow';
+
+export interface FakeFacilitator {
+  url: string;
+  mode: FakeMode;
+  requests: Array<{ path: string; body: unknown; valid: boolean }>;
+  close(): Promise<void>;
+}
+
+export async function startFakeFacilitator(): Promise<FakeFacilitator> {
+  const state: FakeFacilitator = { url: '', mode: 'ok', requests: [], close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method === 'GET' && req.url === '/supported') {
+        state.requests.push({ path: '/supported', body: undefined, valid: true });
+        return send(200, {
+          kinds: [
+            { x402Version: 2, scheme: 'exact', network: 'eip155:8453' },
+            { x402Version: 2, scheme: 'exact', network: 'eip155:137' },
+          ],
+          extensions: [],
+          signers: { 'eip155:*': ['0x000000000000000000000000000000000000fac1'] },
+        });
+      }
+      let body: { x402Version?: number; paymentPayload?: unknown; paymentRequirements?: unknown } = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return send(400, { error: 'invalid json' });
+      }
+      const payload = parsePaymentPayload(body.paymentPayload);
+      const reqs = parsePaymentRequirements(body.paymentRequirements);
+      const valid = body.x402Version === 2 && payload.success && reqs.success;
+      state.requests.push({ path: req.url ?? '', body, valid });
+      if (!valid) return send(400, { isValid: false, invalidReason: 'invalid_payload' });
+      const auth = (payload.data.payload as { authorization: { from: string } }).authorization;
+      const network = reqs.data.network;
+      if (req.url === '/verify') {
+        if (state.mode === 'verify_invalid') return send(400, { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer: auth.from });
+        return send(200, { isValid: true, payer: auth.from });
+      }
+      if (req.url === '/settle') {
+        const tx = `0x${randomBytes(32).toString('hex')}`;
+        switch (state.mode) {
+          case 'settle_pending':
+            return send(200, { success: false, errorReason: 'settlement_pending', transaction: tx, network, payer: auth.from });
+          case 'settle_capacity':
+            res.writeHead(503, { 'content-type': 'text/plain' });
+            return res.end('relayer busy');
+          case 'settle_failed':
+            return send(400, { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network });
+          case 'settle_slow':
+            setTimeout(() => send(200, { success: true, transaction: tx, network, payer: auth.from }), 1500);
+            return;
+          default:
+            return send(200, { success: true, transaction: tx, network, payer: auth.from });
+        }
+      }
+      send(404, { error: 'not found' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return state;
+}
