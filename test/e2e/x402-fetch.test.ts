@@ -70,6 +70,6 @@ it('@x402/fetch buys, reads its order with an identity proof, and downloads the 
   const fresh = (await links.json()) as { download_url: string };
   expect((await fetch(fresh.download_url)).status).toBe(200);
 
-  const [{ n }] = (await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${item.itemId}`) as [{ n: number }];
+  const n = (await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${item.itemId}`)[0]!.n;
   expect(n).toBe(1);
 });
