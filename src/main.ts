@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { loadDemoData } from './domain/discovery/demo.js';
+import { startReconciler } from './domain/payments/setup.js';
 import { reindexAll } from './domain/search/index-item.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
@@ -77,6 +78,8 @@ async function main(command: string, args: string[]): Promise<void> {
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
       // Scans (and the retention cleanup) in this process unless workers run separately.
       if (config.IN_PROCESS_WORKER) stoppers.push(startWorker(runtime.deps));
+      // Payments whose settlement outcome a request never learnt (spec 7.1 pending, crashes).
+      if (config.IN_PROCESS_WORKER) stoppers.push(startReconciler(runtime.deps));
       await app.listen({ port: config.PORT, host: config.HOST });
       logger.info({ url: config.PUBLIC_BASE_URL, database: runtime.db.kind }, 'marketplace listening');
       return;
@@ -84,7 +87,12 @@ async function main(command: string, args: string[]): Promise<void> {
     case 'worker': {
       // A separate worker process: scan jobs and the retention cleanup, claimed with SKIP LOCKED.
       const runtime = await createRuntime(config, { logger });
-      const stop = startWorker(runtime.deps);
+      const stopScans = startWorker(runtime.deps);
+      const stopReconciler = startReconciler(runtime.deps);
+      const stop = async () => {
+        await stopScans();
+        await stopReconciler();
+      };
       let stopping = false;
       const shutdown = async (signal: string) => {
         if (stopping) return;
