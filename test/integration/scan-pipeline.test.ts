@@ -1,0 +1,152 @@
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimJob } from '../../src/worker/jobs.js';
+import { runDueJobs } from '../../src/worker/worker.js';
+import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
+import { BENIGN_PROJECTS } from '../helpers/corpus.js';
+import { hostileCorpus, SLIP_MARKER } from '../helpers/hostile.js';
+import { listItem, sellerStatus, startSellingApp, type SellingContext } from '../helpers/selling.js';
+import { newWallet } from '../helpers/wallets.js';
+
+let t: SellingContext;
+beforeAll(async () => {
+  t = await startSellingApp({ SCAN_MAX_ATTEMPTS: '2', MAX_ACTIVE_LISTINGS: '1000', SCAN_RETRY_BASE_MS: '60000' });
+});
+afterAll(() => t?.close());
+
+const PUBLIC_REASONS = ['pending_review', 'approved', 'safety_checks_failed', 'insufficient_complexity', 'duplicate_content', 'processing_error', 'removed'];
+
+describe('hostile corpus through upload and the worker', async () => {
+  const corpus = await hostileCorpus();
+  const seller = newWallet();
+  it.each(corpus.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const id = await listItem(t, seller, { bytes: c.bytes, compression: c.compression });
+    const keys = await t.blobFiles();
+    await t.work();
+    const status = await sellerStatus(t, seller, id);
+    expect(status).toEqual({ status: 'rejected', reason: c.reason });
+    // The detailed finding is kept for operators only.
+    const [result] = await t.runtime.deps.sql<{ findings: Array<{ check: string }> }[]>`
+      select findings from scan_results where item_id = ${id} order by id desc limit 1`;
+    expect(result!.findings[0]!.check).toBe(c.check);
+    const pub = await t.app.inject(`/api/v1/items/${id}/status`);
+    expect(pub.statusCode).toBe(404);
+    // Nothing was written anywhere: the blob store holds exactly what it held, no traversal target exists.
+    expect(await t.blobFiles()).toEqual(keys);
+    expect(existsSync(`/tmp/${SLIP_MARKER}`)).toBe(false);
+    expect(existsSync(`/tmp/${SLIP_MARKER}-abs`)).toBe(false);
+  });
+
+  it('public reasons never carry findings', async () => {
+    const rows = await t.runtime.deps.sql<{ statusReason: string }[]>`select distinct status_reason from items`;
+    for (const r of rows) expect(PUBLIC_REASONS).toContain(r.statusReason);
+  });
+});
+
+describe('benign corpus', () => {
+  it('every realistic project becomes active, searchable at once', async () => {
+    const seller = newWallet();
+    const ids: Record<string, string> = {};
+    for (const [name, files] of Object.entries(BENIGN_PROJECTS)) {
+      const tar = name.length % 2 === 0;
+      ids[name] = await listItem(t, seller, {
+        bytes: tar ? await tarGzOf(files) : zipOf(files),
+        compression: tar ? 'tar.gz' : 'zip',
+        metadata: { title: `Benign ${name}`, description: `A realistic ${name} project`, tech_stack: name, prices: { USDC: 2.5 } },
+      });
+      expect(await sellerStatus(t, seller, ids[name]!)).toEqual({ status: 'pending_scan', reason: 'pending_review' });
+    }
+    await t.work();
+    for (const [name, id] of Object.entries(ids)) {
+      expect(await sellerStatus(t, seller, id), name).toEqual({ status: 'active', reason: 'approved' });
+      const detail = await t.app.inject(`/api/v1/items/${id}`);
+      expect(detail.statusCode).toBe(200);
+      const [row] = await t.runtime.deps.sql`select embedding_dims from items where id = ${id}`;
+      expect(row!.embeddingDims).toBe(t.runtime.deps.embedder.dimensions);
+    }
+    const search = await t.app.inject(`/api/v1/search?q=${encodeURIComponent('ring buffer rust library')}`);
+    expect(search.statusCode).toBe(200);
+    expect((search.json() as Array<{ id: string }>).map((r) => r.id)).toContain(ids['rust-lib']);
+  });
+});
+
+describe('near-duplicates', () => {
+  it('a renamed, re-packed, lightly edited copy of an active listing is duplicate_content', async () => {
+    const original = uniqueProject();
+    const a = newWallet();
+    const b = newWallet();
+    const first = await listItem(t, a, { bytes: zipOf(original) });
+    await t.work();
+    expect(await sellerStatus(t, a, first)).toMatchObject({ status: 'active' });
+
+    const src = original['src/index.ts'] as string;
+    const copy = {
+      'lib/main.ts': src.replace('// module', '// my own module'),
+      'package.json': original['package.json']!,
+      'NOTES.md': 'Copied and improved.\n',
+    };
+    const second = await listItem(t, b, { bytes: await tarGzOf(copy), compression: 'tar.gz' });
+    await t.work();
+    expect(await sellerStatus(t, b, second)).toEqual({ status: 'rejected', reason: 'duplicate_content' });
+
+    // An unrelated project of the same shape is not a near-copy.
+    const third = await listItem(t, b, { bytes: zipOf(uniqueProject()) });
+    await t.work();
+    expect(await sellerStatus(t, b, third)).toEqual({ status: 'active', reason: 'approved' });
+  });
+});
+
+describe('jobs', () => {
+  it('retries with backoff, then processing_error; the archive is not banned', async () => {
+    const seller = newWallet();
+    const bytes = zipOf(uniqueProject());
+    const id = await listItem(t, seller, { bytes });
+    const [item] = await t.runtime.deps.sql<{ archiveKey: string }[]>`select archive_key from items where id = ${id}`;
+    // Make the blob unreadable: the scan fails for infrastructure reasons.
+    await t.runtime.deps.storage.delete(item!.archiveKey);
+    await t.work();
+    expect(await sellerStatus(t, seller, id)).toEqual({ status: 'scanning', reason: 'pending_review' });
+    const [job] = await t.runtime.deps.sql<{ state: string; attempts: number; waitS: number }[]>`
+      select state, attempts, extract(epoch from run_after - now())::float8 as wait_s from jobs where item_id = ${id}`;
+    expect(job).toMatchObject({ state: 'queued', attempts: 1 });
+    expect(job!.waitS).toBeGreaterThan(50); // backoff: SCAN_RETRY_BASE_MS × 2^(attempt-1)
+    expect(await t.work()).toBe(0);
+    await t.runtime.deps.sql`update jobs set run_after = now() where item_id = ${id}`;
+    await t.work();
+    expect(await sellerStatus(t, seller, id)).toEqual({ status: 'rejected', reason: 'processing_error' });
+    const [done] = await t.runtime.deps.sql`select state, attempts from jobs where item_id = ${id}`;
+    expect(done).toMatchObject({ state: 'failed', attempts: 2 });
+    const banned = await t.runtime.deps.sql`select 1 from rejected_archives where item_id = ${id}`;
+    expect(banned.length).toBe(0);
+    // The seller may upload the same bytes again.
+    const again = await listItem(t, seller, { bytes });
+    expect(again).not.toBe(id);
+    await t.work();
+    expect(await sellerStatus(t, seller, again)).toEqual({ status: 'active', reason: 'approved' });
+  });
+
+  it("a crashed worker's job is picked up again when its lease runs out", async () => {
+    const seller = newWallet();
+    const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
+    const { sql } = t.runtime.deps;
+    const job = await claimJob(sql, 60);
+    expect(job?.itemId).toBe(id);
+    // The worker "crashes": nothing finishes the job. Nobody else can take it while leased.
+    expect(await claimJob(sql, 60)).toBeUndefined();
+    expect(await sellerStatus(t, seller, id)).toMatchObject({ status: 'scanning' });
+    await sql`update jobs set locked_until = now() - interval '1 second' where id = ${job!.id}`;
+    expect(await runDueJobs(t.runtime.deps)).toBe(1);
+    expect(await sellerStatus(t, seller, id)).toEqual({ status: 'active', reason: 'approved' });
+  });
+
+  it('two workers never take the same job', async () => {
+    const seller = newWallet();
+    for (let i = 0; i < 4; i++) await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
+    const claims = await Promise.all([1, 2, 3, 4, 5, 6].map(() => claimJob(t.runtime.deps.sql, 60)));
+    const ids = claims.filter(Boolean).map((j) => j!.id);
+    expect(ids.length).toBe(4);
+    expect(new Set(ids).size).toBe(4);
+    await t.runtime.deps.sql`update jobs set locked_until = now() - interval '1 second' where id = any(${ids})`;
+    expect(await runDueJobs(t.runtime.deps)).toBe(4);
+  });
+});
