@@ -88,12 +88,15 @@ export class LocalFacilitator implements Facilitator {
     const c = await this.check(payload, req);
     if ('reason' in c) return { isValid: false, invalidReason: c.reason, payer: c.payer };
     const { net, exact, payer } = c;
-    const [used] = await this.sql`
-      select 1 as used from dev_ledger_transfers
-      where network = ${net.network} and asset = ${net.asset} and payer = ${payer}
-        and nonce = ${exact.authorization.nonce} and status <> 'failed'`;
-    if (used) return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
-    if (BigInt(await this.balanceOf(net.network, payer)) < exact.authorization.value) {
+    const [state] = await this.sql<{ used: boolean; balanceMicro: number | null }[]>`
+      select exists (select 1 from dev_ledger_transfers
+                     where network = ${net.network} and asset = ${net.asset} and payer = ${payer}
+                       and nonce = ${exact.authorization.nonce} and status <> 'failed') as used,
+             (select balance_micro from dev_ledger_balances
+              where network = ${net.network} and address = ${payer}) as balance_micro`;
+    if (state!.used) return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
+    const balance = state!.balanceMicro ?? this.opts.startBalanceMicro;
+    if (BigInt(balance) < exact.authorization.value) {
       return { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer };
     }
     return { isValid: true, payer };

@@ -48,6 +48,8 @@ interface SaleItem {
   title: string;
   priceMicro: number;
   archiveSha256: string;
+  /** Payout addresses on the chains the seller accepts sales on right now. */
+  payouts: Array<{ chain: Chain; address: string }>;
 }
 
 /** Region gating (spec 1.11): before any payment is requested. */
@@ -62,20 +64,20 @@ export function assertRegionServed(config: Pick<Config, 'REGION_DENY_LIST'>, cou
 
 async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
   const [item] = await sql<SaleItem[]>`
-    select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro, i.archive_sha256
+    select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro, i.archive_sha256,
+           coalesce((select json_agg(json_build_object('chain', p.chain, 'address', p.address))
+                     from payout_addresses p
+                     where p.agent_id = i.seller_id and p.chain = any(a.sales_chains)), '[]') as payouts
     from items i join agents a on a.id = i.seller_id
     where i.id = ${itemId} and i.status = 'active'`;
   if (!item) throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
   return item;
 }
 
-/** Chains the seller accepts and has a payout address on, with that address, hint first. */
-async function saleOptions(sql: Db, item: SaleItem, hint: Chain | undefined): Promise<PaidOption[]> {
-  const rows = await sql<{ chain: Chain; address: string }[]>`
-    select p.chain, p.address from payout_addresses p join agents a on a.id = p.agent_id
-    where p.agent_id = ${item.sellerId} and p.chain = any(a.sales_chains)`;
+/** Chains the seller accepts and has a payout address on (spec 2.1), hint first. */
+function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
   const options = CHAINS.flatMap((chain) => {
-    const row = rows.find((r) => r.chain === chain);
+    const row = item.payouts.find((r) => r.chain === chain);
     return row ? [{ chain, payTo: row.address, amountMicro: item.priceMicro }] : [];
   });
   // A hint the seller can fulfil goes first (clients sign the first entry); otherwise fall back.
@@ -155,7 +157,7 @@ export async function acquire(
   }
   assertRegionServed(deps.config, country);
   const item = await loadSaleItem(deps.sql, itemId);
-  const options = await saleOptions(deps.sql, item, body.chain);
+  const options = saleOptions(item, body.chain);
   if (options.length === 0) {
     throw new AppError(409, 'seller_wallet_missing', { message: 'the seller accepts no sales on any supported chain right now' });
   }

@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { provisionAgent } from '../accounts/accounts.js';
+import { findAgentByAddress, provisionAgent } from '../accounts/accounts.js';
 import type { Chain } from '../chains.js';
 import type { PaidContext } from '../payments/processor.js';
 import { humanDuration, signLink } from './signed-urls.js';
@@ -29,16 +29,22 @@ export interface AcquireResult extends Record<string, unknown> {
 export function acquireFulfilment(config: Pick<Config, 'PAYOUT_FACTORY_SALT'>) {
   return async (tx: postgres.TransactionSql, ctx: PaidContext<AcquireContext>): Promise<AcquireResult> => {
     const c = ctx.context;
-    const { agent: buyer } = await provisionAgent(tx, ctx.payer, { payoutSalt: config.PAYOUT_FACTORY_SALT });
+    // Returning buyers skip provisioning (its payout-address upsert only matters at creation).
+    const buyer =
+      (await findAgentByAddress(tx, ctx.payer)) ??
+      (await provisionAgent(tx, ctx.payer, { payoutSalt: config.PAYOUT_FACTORY_SALT })).agent;
     await tx`
-      insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
-                          amount_micro, transaction)
-      values (${c.orderId}, ${ctx.paymentId}, ${c.itemId}, ${buyer.id}, ${c.sellerId}, ${ctx.chain}, ${ctx.network},
-              ${ctx.asset}, ${ctx.payTo}, ${ctx.payer}, ${ctx.amountMicro}, ${ctx.transaction})`;
-    await tx`
+      with o as (
+        insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
+                            amount_micro, transaction)
+        values (${c.orderId}, ${ctx.paymentId}, ${c.itemId}, ${buyer.id}, ${c.sellerId}, ${ctx.chain}, ${ctx.network},
+                ${ctx.asset}, ${ctx.payTo}, ${ctx.payer}, ${ctx.amountMicro}, ${ctx.transaction})
+        returning id
+      )
       insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
-      values (${c.orderId}, ${ctx.payer}, ${c.legal.policyVersion}, ${c.legal.policyUrl}, ${c.legal.licenseVersion},
-              ${c.legal.licenseUrl}, ${c.acceptedAt})`;
+      select id, ${ctx.payer}, ${c.legal.policyVersion}, ${c.legal.policyUrl}, ${c.legal.licenseVersion},
+             ${c.legal.licenseUrl}, ${c.acceptedAt}::timestamptz
+      from o`;
     return { orderId: c.orderId };
   };
 }

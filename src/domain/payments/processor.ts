@@ -111,6 +111,8 @@ export interface ReconcileReport {
   prunedIdentityNonces: number;
 }
 
+class AlreadyCompleted extends Error {}
+
 export class PaymentProcessor {
   private readonly fulfilments = new Map<string, Fulfil>();
   /** Test seam: runs right after the facilitator settled, before anything is written. */
@@ -131,17 +133,20 @@ export class PaymentProcessor {
   async run<C extends JsonObject, R extends JsonObject = JsonObject>(input: RunInput<C>): Promise<PaidResult<R>> {
     if (!this.fulfilments.has(input.operation)) throw new Error(`paid operation ${input.operation} is not defined`);
     const { payment } = input;
-    const existing = await this.find(payment.payer, payment.nonce);
-    if (existing && existing.status !== 'released') return this.resume<R, C>(existing, input);
-
+    // Happy path first: a fresh authorization verifies. A repeat of a known one (retry, duplicate,
+    // crash recovery) fails verification or the claim, and is then answered from its record.
     let verdict;
     try {
       verdict = await this.facilitator.verify(payment.payload, payment.requirement);
     } catch (err) {
+      const known = await this.find(payment.payer, payment.nonce);
+      if (known && known.status !== 'released') return this.resume<R, C>(known, input);
       this.opts.logger.warn({ err }, 'facilitator verify unavailable');
       throw this.capacity('facilitator_unavailable');
     }
     if (!verdict.isValid) {
+      const known = await this.find(payment.payer, payment.nonce);
+      if (known && known.status !== 'released') return this.resume<R, C>(known, input);
       throw new AppError(402, 'payment_verification_failed', { reason: verdict.invalidReason ?? 'verification_failed' });
     }
 
@@ -172,30 +177,32 @@ export class PaymentProcessor {
   /** Atomically claims the nonce; undefined when another request (or an identity proof) has it. */
   private async claim<C extends JsonObject>(input: RunInput<C>): Promise<PaymentRow | undefined> {
     const p = input.payment;
-    return this.sql.begin(async (tx) => {
-      const [nonce] = await tx`
+    // One statement: the nonce claim and the payment row commit together or not at all.
+    const sql = this.sql;
+    const [row] = await sql<PaymentRow[]>`
+      with claimed as (
         insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-        values (${p.payer}, ${p.nonce}, 'paid', ${p.resource}, ${p.validBefore})
-        on conflict do nothing returning 1 as ok`;
-      if (!nonce) return undefined;
-      const [row] = await tx<PaymentRow[]>`
-        insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
-                                   valid_before, payload, requirements, context, status)
-        values (${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
-                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}, ${p.validBefore},
-                ${tx.json(p.payload as unknown as postgres.JSONValue)}, ${tx.json(p.requirement as unknown as postgres.JSONValue)},
-                ${tx.json(input.context as postgres.JSONValue)}, 'settling')
-        on conflict (payer, nonce) do update
-          set operation = excluded.operation, resource = excluded.resource, network = excluded.network,
-              asset = excluded.asset, pay_to = excluded.pay_to, amount_micro = excluded.amount_micro,
-              valid_before = excluded.valid_before, payload = excluded.payload,
-              requirements = excluded.requirements, context = excluded.context, status = 'settling',
-              transaction = null, settlement = null, result = null, error_code = null,
-              error_reason = null, updated_at = now()
-          where x402_payments.status = 'released'
-        returning ${ROW(tx)}`;
-      return row;
-    });
+        values (${p.payer}, ${p.nonce}, 'paid', ${p.resource}, ${p.validBefore}::timestamptz)
+        on conflict do nothing returning 1
+      )
+      insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
+                                 valid_before, payload, requirements, context, status)
+      select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
+             ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint, ${p.validBefore}::timestamptz,
+             ${sql.json(p.payload as unknown as postgres.JSONValue)}::jsonb,
+             ${sql.json(p.requirement as unknown as postgres.JSONValue)}::jsonb,
+             ${sql.json(input.context as postgres.JSONValue)}::jsonb, 'settling'
+      where exists (select 1 from claimed)
+      on conflict (payer, nonce) do update
+        set operation = excluded.operation, resource = excluded.resource, network = excluded.network,
+            asset = excluded.asset, pay_to = excluded.pay_to, amount_micro = excluded.amount_micro,
+            valid_before = excluded.valid_before, payload = excluded.payload,
+            requirements = excluded.requirements, context = excluded.context, status = 'settling',
+            transaction = null, settlement = null, result = null, error_code = null,
+            error_reason = null, updated_at = now()
+        where x402_payments.status = 'released'
+      returning ${ROW(sql)}`;
+    return row;
   }
 
   private async apply<R extends JsonObject>(row: PaymentRow, outcome: SettleOutcome, pendingDetails?: (c: JsonObject) => JsonObject): Promise<PaidResult<R>> {
@@ -204,17 +211,18 @@ export class PaymentProcessor {
         const settlement: SettleResponse = { ...outcome.response, payer: outcome.response.payer ?? row.payer };
         // Money moved: this must end in a completed operation even if a reconciler, misled by a
         // slow facilitator, released the claim meanwhile (the nonce is spent on chain either way).
-        await this.sql.begin(async (tx) => {
-          await tx`
+        const settlementJson = JSON.stringify(settlement);
+        await this.sql`
+          with settled as (
             update x402_payments set status = 'settled', transaction = ${settlement.transaction},
-              settlement = ${tx.json(settlement as unknown as postgres.JSONValue)}, updated_at = now()
-            where id = ${row.id} and status in ('settling', 'pending', 'released')`;
-          await tx`
-            insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-            values (${row.payer}, ${row.nonce}, 'paid', ${row.resource}, ${row.validBefore})
-            on conflict do nothing`;
-        });
-        return this.complete<R>(row.id, false);
+              settlement = ${this.sql.json(settlement as unknown as postgres.JSONValue)}, updated_at = now()
+            where id = ${row.id} and status in ('settling', 'pending', 'released')
+            returning payer, nonce, resource, valid_before
+          )
+          insert into x402_nonces (payer, nonce, kind, resource, valid_before)
+          select payer, nonce, 'paid', resource, valid_before from settled
+          on conflict do nothing`;
+        return this.complete<R>(row.id, false, { ...row, status: 'settled', transaction: settlement.transaction, settlementJson });
       }
       case 'capacity':
         await this.release(row.id);
@@ -276,33 +284,35 @@ export class PaymentProcessor {
     }
   }
 
-  /** Runs the fulfilment for a settled payment exactly once and returns the stored result. */
-  private async complete<R extends JsonObject>(paymentId: string, replayed: boolean): Promise<PaidResult<R>> {
-    const row = await this.sql.begin(async (tx) => {
-      const [r] = await tx<PaymentRow[]>`select ${ROW(tx)} from x402_payments where id = ${paymentId} for update`;
-      if (!r) throw new Error(`payment ${paymentId} vanished`);
-      if (r.status === 'completed') return r;
+  /**
+   * Runs the fulfilment for a settled payment exactly once and returns the stored result. The
+   * fulfilment and the `settled -> completed` move share one transaction; a concurrent completer
+   * blocks on the row, then finds it completed, rolls its own writes back and reads the result.
+   */
+  private async complete<R extends JsonObject>(paymentId: string, replayed: boolean, settled?: PaymentRow): Promise<PaidResult<R>> {
+    let row: PaymentRow | undefined;
+    const r = settled ?? (await this.sql<PaymentRow[]>`select ${ROW(this.sql)} from x402_payments where id = ${paymentId}`)[0];
+    if (!r) throw new Error(`payment ${paymentId} vanished`);
+    if (r.status === 'completed') row = r;
+    else {
       if (r.status !== 'settled') throw new Error(`payment ${paymentId} is ${r.status}, not settled`);
       const fulfil = this.fulfilments.get(r.operation);
       if (!fulfil) throw new Error(`paid operation ${r.operation} is not defined`);
-      const result = await fulfil(tx, {
-        paymentId: r.id,
-        operation: r.operation,
-        resource: r.resource,
-        payer: r.payer,
-        chain: chainOfNetwork(r.network)!,
-        network: r.network,
-        asset: r.asset,
-        payTo: r.payTo,
-        amountMicro: r.amountMicro,
-        transaction: r.transaction ?? '',
-        context: JSON.parse(r.contextJson) as JsonObject,
-      });
-      const [done] = await tx<PaymentRow[]>`
-        update x402_payments set status = 'completed', result = ${tx.json(result as postgres.JSONValue)}, updated_at = now()
-        where id = ${paymentId} returning ${ROW(tx)}`;
-      return done!;
-    });
+      try {
+        row = await this.sql.begin(async (tx) => {
+          const result = await fulfil(tx, this.paidContext(r));
+          const [done] = await tx<PaymentRow[]>`
+            update x402_payments set status = 'completed', result = ${tx.json(result as postgres.JSONValue)}, updated_at = now()
+            where id = ${paymentId} and status = 'settled' returning ${ROW(tx)}`;
+          if (!done) throw new AlreadyCompleted();
+          return done;
+        });
+      } catch (e) {
+        if (!(e instanceof AlreadyCompleted) && !(await this.readCompleted(paymentId))) throw e;
+        row = await this.readCompleted(paymentId);
+        if (!row) throw e;
+      }
+    }
     const settlement = JSON.parse(row.settlementJson ?? 'null') as SettleResponse;
     return {
       paymentId: row.id,
@@ -310,6 +320,28 @@ export class PaymentProcessor {
       settlement,
       paymentResponseHeader: encodePaymentResponseHeader(settlement),
       replayed,
+    };
+  }
+
+  private async readCompleted(paymentId: string): Promise<PaymentRow | undefined> {
+    const [r] = await this.sql<PaymentRow[]>`
+      select ${ROW(this.sql)} from x402_payments where id = ${paymentId} and status = 'completed'`;
+    return r;
+  }
+
+  private paidContext(r: PaymentRow): PaidContext {
+    return {
+      paymentId: r.id,
+      operation: r.operation,
+      resource: r.resource,
+      payer: r.payer,
+      chain: chainOfNetwork(r.network)!,
+      network: r.network,
+      asset: r.asset,
+      payTo: r.payTo,
+      amountMicro: r.amountMicro,
+      transaction: r.transaction ?? '',
+      context: JSON.parse(r.contextJson) as JsonObject,
     };
   }
 
