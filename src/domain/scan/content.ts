@@ -1,4 +1,5 @@
-import { findSecret, SECRET_PREFILTER } from './secrets.js';
+import { Sketch } from './fingerprint.js';
+import { findSecret } from './secrets.js';
 import { ScanRejection, unsafe, type Finding, type ScanLimits, type ScanStats } from './types.js';
 
 /** Extensions (and a few exact names) that count as source code for the complexity rule. */
@@ -38,9 +39,10 @@ export class ScanContext {
     nestedArchives: 0,
   };
   readonly findings: Finding[] = [];
-  /** Distinct meaningful lines of every text file (fingerprint). */
-  readonly lineHashes = new Set<number>();
-  /** Distinct meaningful lines of source files (complexity). */
+  /** MinHash sketch of the meaningful lines of every text file (near-duplicate fingerprint). */
+  readonly sketch = new Sketch();
+  meaningfulLines = 0;
+  /** Distinct meaningful lines of source files, collected only up to the complexity minimum. */
   readonly sourceLineHashes = new Set<number>();
   scanNested: NestedScanner = async () => {
     throw new Error('nested scanner not installed');
@@ -73,7 +75,6 @@ export class ScanContext {
 
 const SNIFF_BYTES = 512;
 const MAX_LINE = 64 * 1024;
-const MAX_LINE_HASHES = 500_000;
 
 type Kind = 'pending' | 'text' | 'binary' | 'nested' | 'skip';
 
@@ -87,7 +88,7 @@ export class EntryInspector {
   private kind: Kind = 'pending';
   private head: Buffer[] = [];
   private headLen = 0;
-  private carry = '';
+  private carry: Buffer | undefined;
   private lineNo = 0;
   private readonly source: boolean;
   private nested: Buffer[] = [];
@@ -118,8 +119,8 @@ export class EntryInspector {
 
   async end(): Promise<void> {
     if (this.kind === 'pending') this.decide();
-    if (this.kind === 'text' && this.carry.length) this.lines(this.carry, true);
-    this.carry = '';
+    if (this.kind === 'text' && this.carry) this.lines(this.carry, this.carry.length, true);
+    this.carry = undefined;
     if (this.kind === 'nested') {
       const bytes = Buffer.concat(this.nested, this.nestedLen);
       this.nested = [];
@@ -186,79 +187,148 @@ export class EntryInspector {
     }
   }
 
+  /** Walks the complete lines of a chunk; a partial last line is carried to the next chunk. */
   private text(chunk: Buffer): void {
-    // latin1 maps bytes 1:1, which is all the line rules need and is the cheapest decode.
-    const s = this.carry + chunk.toString('latin1');
-    const lastNl = s.lastIndexOf('\n');
+    let buf = chunk;
+    if (this.carry) {
+      buf = Buffer.concat([this.carry, chunk]);
+      this.carry = undefined;
+    }
+    const lastNl = buf.lastIndexOf(10);
     if (lastNl === -1) {
-      this.carry = s;
-      if (this.carry.length > MAX_LINE) {
-        this.lines(this.carry, true);
-        this.carry = '';
-      }
+      if (buf.length > MAX_LINE) this.lines(buf, buf.length, true);
+      else this.carry = Buffer.from(buf);
       return;
     }
-    this.carry = s.slice(lastNl + 1);
-    this.lines(s.slice(0, lastNl), false);
-    if (this.carry.length > MAX_LINE) {
-      this.lines(this.carry, true);
-      this.carry = '';
+    this.lines(buf, lastNl + 1, false);
+    if (lastNl + 1 < buf.length) {
+      const rest = buf.subarray(lastNl + 1);
+      if (rest.length > MAX_LINE) this.lines(rest, rest.length, true);
+      else this.carry = Buffer.from(rest);
     }
   }
 
-  /** Processes complete lines (`final`: the text is the last, unterminated line). */
-  private lines(text: string, _final: boolean): void {
-    SECRET_PREFILTER.lastIndex = 0;
-    const suspicious = SECRET_PREFILTER.test(text);
-    const ctx = this.ctx;
-    let start = 0;
-    const len = text.length;
-    while (start <= len) {
-      let nl = text.indexOf('\n', start);
-      if (nl === -1) nl = len;
-      this.lineNo++;
-      const line = text.slice(start, nl);
-      start = nl + 1;
-      const h = meaningfulLineHash(line);
-      if (h !== 0) {
-        if (ctx.lineHashes.size < MAX_LINE_HASHES) ctx.lineHashes.add(h);
-        if (this.source && ctx.sourceLineHashes.size < MAX_LINE_HASHES) ctx.sourceLineHashes.add(h);
+  /**
+   * One pass over bytes [0, end): each line is trimmed, hashed (FNV-1a of the trimmed bytes, as
+   * meaningfulLineHash) when meaningful, and handed to the secret rules only when it holds a long
+   * token-like run (20+ characters of `[A-Za-z0-9+/=_-]`) or a PEM dash run: every secret the rules
+   * know has one, ordinary code rarely. `final`: the bytes end with an unterminated line.
+   */
+  private lines(buf: Buffer, end: number, final: boolean): void {
+    let first = -1; // first non-blank byte of the current line
+    let last = -1; // last non-blank byte
+    let h = 0x811c9dc5;
+    let hLast = 0;
+    let alnum = false;
+    let run = 0;
+    let maxRun = 0;
+    let dashes = 0;
+    let maxDashes = 0;
+    for (let i = 0; i < end; i++) {
+      const c = buf[i]!;
+      const k = BYTE_CLASS[c]!;
+      if (k === NEWLINE) {
+        if (first >= 0 && last - first >= 3) this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
+        this.lineNo++;
+        first = -1;
+        h = 0x811c9dc5;
+        alnum = false;
+        run = maxRun = dashes = maxDashes = 0;
+        continue;
       }
-      if (suspicious && this.secretsFound < 5) {
-        SECRET_PREFILTER.lastIndex = 0;
-        if (SECRET_PREFILTER.test(line)) {
-          const kind = findSecret(line);
-          if (kind) {
-            this.secretsFound++;
-            ctx.addFinding({ check: 'secret', file: this.path, line: this.lineNo, detail: kind });
-          }
+      if (k === BLANK) {
+        if (first >= 0) {
+          h = Math.imul(h ^ c, 0x01000193);
+          if (run > maxRun) maxRun = run;
+          run = dashes = 0;
         }
+        continue;
       }
-      if (nl === len) break;
+      if (first < 0) first = i;
+      last = i;
+      h = Math.imul(h ^ c, 0x01000193);
+      hLast = h;
+      if (k === ALNUM) {
+        alnum = true;
+        run++;
+        dashes = 0;
+      } else if (k === DASH) {
+        run++;
+        if (++dashes > maxDashes) maxDashes = dashes;
+      } else if (k === TOKEN) {
+        run++;
+        dashes = 0;
+      } else {
+        if (run > maxRun) maxRun = run;
+        run = dashes = 0;
+      }
+    }
+    if (final) {
+      if (first >= 0 && last - first >= 3) this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
+      this.lineNo++;
+    }
+  }
+
+  /** A finished line (trimmed bytes [first, last]); `lineNo` still counts the lines before it. */
+  private endLine(buf: Buffer, first: number, last: number, hash: number, alnum: boolean, maxRun: number, maxDashes: number): void {
+    const ctx = this.ctx;
+    const lineNo = this.lineNo + 1;
+    if (alnum) {
+      const h = hash >>> 0 || 1;
+      ctx.sketch.add(h);
+      ctx.meaningfulLines++;
+      if (this.source && ctx.sourceLineHashes.size < ctx.limits.minSourceLines) ctx.sourceLineHashes.add(h);
+    }
+    if ((maxRun >= 20 || maxDashes >= 5) && this.secretsFound < 5) {
+      const kind = findSecret(buf.toString('latin1', first, last + 1));
+      if (kind) {
+        this.secretsFound++;
+        ctx.addFinding({ check: 'secret', file: this.path, line: lineNo, detail: kind });
+      }
     }
   }
 }
 
+const NEWLINE = 0;
+const BLANK = 1;
+const ALNUM = 2;
+const DASH = 3;
+const TOKEN = 4;
+const OTHER = 5;
+/** Byte classes of the line walk: one table load instead of a chain of comparisons. */
+const BYTE_CLASS = (() => {
+  const t = new Uint8Array(256).fill(OTHER);
+  for (let c = 0; c <= 32; c++) t[c] = BLANK;
+  t[10] = NEWLINE;
+  for (let c = 48; c <= 57; c++) t[c] = ALNUM;
+  for (let c = 65; c <= 90; c++) t[c] = ALNUM;
+  for (let c = 97; c <= 122; c++) t[c] = ALNUM;
+  t[45] = DASH;
+  for (const c of [43, 47, 61, 95]) t[c] = TOKEN;
+  return t;
+})();
+
 /**
  * FNV-1a of a line with surrounding whitespace trimmed, or 0 when the line is not meaningful:
  * shorter than 4 characters or without any letter or digit (braces, blank lines, separators).
+ * (The inspector computes the same hash inline over bytes.)
  */
 export function meaningfulLineHash(line: string): number {
+  const buf = Buffer.from(line, 'latin1');
   let a = 0;
-  let b = line.length;
-  while (a < b && line.charCodeAt(a) <= 32) a++;
-  while (b > a && line.charCodeAt(b - 1) <= 32) b--;
+  let b = buf.length;
+  while (a < b && buf[a]! <= 32) a++;
+  while (b > a && buf[b - 1]! <= 32) b--;
   if (b - a < 4) return 0;
   let h = 0x811c9dc5;
   let alnum = false;
   for (let i = a; i < b; i++) {
-    const c = line.charCodeAt(i);
-    if (!alnum && ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122))) alnum = true;
+    const c = buf[i]!;
+    if ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122)) alnum = true;
     h ^= c;
     h = Math.imul(h, 0x01000193);
   }
-  if (!alnum) return 0;
-  return h >>> 0 || 1;
+  return alnum ? h >>> 0 || 1 : 0;
 }
 
 export { ScanRejection };

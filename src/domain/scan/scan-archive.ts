@@ -45,5 +45,5 @@ export async function scanArchive(bytes: Buffer, compression: Compression, limit
       stats: ctx.stats,
     };
   }
-  return { verdict: 'accept', stats: ctx.stats, lineHashes: Uint32Array.from(ctx.lineHashes) };
+  return { verdict: 'accept', stats: ctx.stats, signature: ctx.sketch.signature(), lineCount: ctx.meaningfulLines };
 }

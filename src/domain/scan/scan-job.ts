@@ -6,7 +6,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { readBlob } from '../../storage/blob-store.js';
 import { backoffMs, finishJob, retryJob, type Job } from '../../worker/jobs.js';
 import { indexItem } from '../search/index-item.js';
-import { bands, minhash, similarity } from './fingerprint.js';
+import { bands, similarity } from './fingerprint.js';
 import { scanArchive, type Compression } from './scan-archive.js';
 import type { Finding, ScanLimits, ScanStats } from './types.js';
 
@@ -111,7 +111,7 @@ async function judge(deps: ScanDeps, item: { id: string; archiveKey: string; com
   const bytes = await readBlob(deps.storage, item.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
   const out = await scanArchive(bytes, item.compression, scanLimits(deps.config));
   if (out.verdict === 'reject') return { kind: 'rejected', reason: out.reason, findings: out.findings, stats: out.stats };
-  const signature = minhash(out.lineHashes);
+  const signature = out.signature;
   const near = await nearestActive(deps.sql, item.id, signature);
   if (near && near.similarity >= deps.config.SCAN_DUPLICATE_THRESHOLD) {
     return {
@@ -121,7 +121,7 @@ async function judge(deps: ScanDeps, item: { id: string; archiveKey: string; com
       stats: out.stats,
     };
   }
-  return { kind: 'active', signature, lineCount: out.lineHashes.length, stats: out.stats };
+  return { kind: 'active', signature, lineCount: out.lineCount, stats: out.stats };
 }
 
 /** The most similar active listing among LSH candidates (any shared band). */

@@ -29,12 +29,13 @@ export interface ScanStats {
   files: number;
   extractedBytes: number;
   sourceFiles: number;
+  /** Distinct meaningful source lines, counted up to the complexity minimum. */
   distinctSourceLines: number;
   nestedArchives: number;
 }
 
 export type ScanOutcome =
-  | { verdict: 'accept'; stats: ScanStats; lineHashes: Uint32Array }
+  | { verdict: 'accept'; stats: ScanStats; signature: number[]; lineCount: number }
   | { verdict: 'reject'; reason: PublicRejection; findings: Finding[]; stats: ScanStats };
 
 /** Thrown inside the scan to stop at the first structural safety failure. */

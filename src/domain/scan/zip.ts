@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { crc32, inflateRawSync } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { EntryInspector, type ScanContext } from './content.js';
@@ -12,6 +12,17 @@ const SIG_ZIP64_EOCD = 0x06064b50;
 const SIG_DESCRIPTOR = 0x08074b50;
 const U32_MAX = 0xffffffff;
 const ROOT = './';
+
+interface Span {
+  start: number;
+  end: number;
+  path: string;
+  /** First byte of the entry's (compressed) data, after the local header. */
+  dataStart: number;
+}
+
+/** Entries declaring at most this much are inflated in one bounded call instead of a stream. */
+const SMALL_ENTRY = 1024 * 1024;
 
 interface Layout {
   cdOffset: number;
@@ -46,7 +57,7 @@ export async function scanZip(buf: Buffer, ctx: ScanContext, depth: number, pref
     if (zip.entryCount + ctx.stats.entries > ctx.limits.maxEntries) throw unsafe('too_many_entries', prefix || undefined);
     const entries = await readAllEntries(zip, prefix);
     const names = new NameRegistry();
-    const spans: Array<{ start: number; end: number; path: string }> = [];
+    const spans: Span[] = [];
     // Structure first (names, kinds, headers, layout), so that a bomb built from overlapping
     // entries is named for what it is before any size is even considered.
     for (const { entry, name } of entries) {
@@ -78,9 +89,11 @@ export async function scanZip(buf: Buffer, ctx: ScanContext, depth: number, pref
         throw unsafe('compression_ratio', path, 'declared');
       }
     }
-    for (const { entry, name } of entries) {
+    for (const [i, { entry, name }] of entries.entries()) {
       if (name.endsWith('/')) continue;
-      await inflateEntry(zip, entry, ctx, depth, prefix ? `${prefix}!/${name}` : name);
+      const path = prefix ? `${prefix}!/${name}` : name;
+      if (entry.uncompressedSize <= SMALL_ENTRY) await inflateSmall(buf, entry, spans[i]!.dataStart, ctx, depth, path);
+      else await inflateEntry(zip, entry, ctx, depth, path);
     }
   } finally {
     zip.close();
@@ -170,7 +183,7 @@ function checkEntryKind(entry: Entry, isDir: boolean, path: string): void {
 }
 
 /** Cross-checks the local header (and data descriptor) with the central record; returns the span. */
-function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: string): { start: number; end: number; path: string } {
+function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: string): Span {
   const lh = entry.relativeOffsetOfLocalHeader;
   if (lh + 30 > layout.cdOffset || buf.readUInt32LE(lh) !== SIG_LOCAL) throw unsafe('bad_local_header', path);
   const flags = buf.readUInt16LE(lh + 6);
@@ -204,11 +217,11 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
     end = p + (zip64 ? 20 : 12);
   }
   if (end > layout.cdOffset) throw unsafe('overlapping_entries', path, 'entry runs into the central directory');
-  return { start: lh, end, path };
+  return { start: lh, end, path, dataStart };
 }
 
 /** Entries must tile the bytes before the central directory exactly: no overlap, gap or prefix. */
-function checkSpans(spans: Array<{ start: number; end: number; path: string }>, layout: Layout, prefix: string): void {
+function checkSpans(spans: Span[], layout: Layout, prefix: string): void {
   const sorted = [...spans].sort((a, b) => a.start - b.start);
   let pos = 0;
   for (const s of sorted) {
@@ -219,6 +232,32 @@ function checkSpans(spans: Array<{ start: number; end: number; path: string }>, 
   if (pos !== layout.cdOffset) throw unsafe('unaccounted_bytes', prefix || undefined, 'before central directory');
   const cdSize = layout.cdEnd - layout.cdOffset;
   if (cdSize < 0) throw unsafe('malformed_zip', prefix || undefined, 'central directory bounds');
+}
+
+/**
+ * A small entry, inflated in one call from the bytes the central directory and the local header
+ * agree on. `maxOutputLength` caps the output at the declared size, so a lying entry fails at once
+ * without ever holding more than a declared (≤ 1 MiB) buffer.
+ */
+async function inflateSmall(buf: Buffer, entry: Entry, dataStart: number, ctx: ScanContext, depth: number, path: string): Promise<void> {
+  const data = buf.subarray(dataStart, dataStart + entry.compressedSize);
+  let out: Buffer;
+  if (entry.compressionMethod === 0) {
+    out = data;
+  } else {
+    try {
+      out = inflateRawSync(data, { maxOutputLength: Math.max(entry.uncompressedSize, 1) });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw unsafe('size_mismatch', path, 'more bytes than declared');
+      throw unsafe('corrupt_entry', path, (e as Error).message);
+    }
+  }
+  if (out.length !== entry.uncompressedSize) throw unsafe('size_mismatch', path);
+  ctx.addExtracted(out.length, path);
+  if (crc32(out) !== entry.crc32) throw unsafe('crc_mismatch', path);
+  const inspector = new EntryInspector(ctx, path, depth);
+  inspector.write(out);
+  await inspector.end();
 }
 
 async function inflateEntry(zip: ZipFile, entry: Entry, ctx: ScanContext, depth: number, path: string): Promise<void> {

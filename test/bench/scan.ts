@@ -1,0 +1,172 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDeflateRaw, crc32, deflateRawSync } from 'node:zlib';
+import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import type { ScanLimits } from '../../src/domain/scan/types.js';
+import { buildZip } from '../helpers/archives.js';
+
+/**
+ * Scan benchmark (`npm run bench -- scan`):
+ * 1. a 10 MB zip with 2,000 source-like files: our full scan (structure cross-checks, inflate, CRC,
+ *    secrets, line hashing) against `unzip -t` (inflate + CRC only) on the same file, same run;
+ *    goal ours ≤ 1.5× theirs;
+ * 2. peak RSS of a child process scanning a zip bomb that declares 1 GB: refused from its headers,
+ *    lying about its size (cut off at the declared size), and with limits raised so that the whole
+ *    GB is inflated and counted (streaming memory bound).
+ */
+export const BENCH_LIMITS: ScanLimits = {
+  maxExtractedBytes: 200 * 1024 * 1024,
+  maxRatio: 100,
+  ratioMinBytes: 1024 * 1024,
+  maxEntries: 10_000,
+  maxNestingDepth: 1,
+  maxNestedBytes: 10 * 1024 * 1024,
+  minSourceLines: 20,
+};
+
+/** Deterministic PRNG so every run scans the same bytes. */
+function prng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 2 ** 32;
+  };
+}
+
+const WORDS = 'user order item price total count index value result config handler request response cache token queue worker stream buffer parse render update delete create fetch store load save apply merge filter reduce'.split(' ');
+
+function sourceFile(rand: () => number, targetBytes: number): string {
+  const pick = () => WORDS[Math.floor(rand() * WORDS.length)]!;
+  const id = () => `${pick()}${Math.floor(rand() * 1e6).toString(36)}`;
+  const lines: string[] = [];
+  let size = 0;
+  while (size < targetBytes) {
+    const r = rand();
+    const line =
+      r < 0.15
+        ? `export function ${id()}(${id()}: number, ${id()}: string): ${pick()} {`
+        : r < 0.3
+          ? `  const ${id()} = await ${id()}.${pick()}(${Math.floor(rand() * 1e5)}, '${id()}');`
+          : r < 0.45
+            ? `  if (${id()} > ${Math.floor(rand() * 1e4)}) return ${id()}(${id()}, ${id()});`
+            : r < 0.55
+              ? '}'
+              : r < 0.65
+                ? `  // ${pick()} the ${pick()} before ${pick()} (${id()})`
+                : `  ${id()}.${pick()} = ${id()}[${Math.floor(rand() * 100)}] ?? ${Math.floor(rand() * 1e9)};`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** About `targetZipBytes` of zip with `files` entries (calibrated once, then rebuilt). */
+export function buildBenchZip(files: number, targetZipBytes: number): Buffer {
+  const build = (perFile: number) => {
+    const rand = prng(42);
+    return buildZip(
+      Array.from({ length: files }, (_, i) => ({ name: `src/module${Math.floor(i / 100)}/file${i}.ts`, data: sourceFile(rand, perFile) })),
+    );
+  };
+  const sample = sourceFile(prng(7), 16 * 1024);
+  let perFile = Math.round(targetZipBytes / files / (deflateRawSync(sample).length / sample.length));
+  const first = build(perFile);
+  perFile = Math.round(perFile * (targetZipBytes / first.length));
+  return build(perFile);
+}
+
+function time<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  return fn().then((r) => [r, performance.now() - t0]);
+}
+
+async function bombZip(declared: 'honest' | 'lying'): Promise<Buffer> {
+  const GB = 1024 ** 3;
+  const chunk = Buffer.alloc(1024 * 1024);
+  const deflate = createDeflateRaw({ level: 1 });
+  const out: Buffer[] = [];
+  deflate.on('data', (c: Buffer) => out.push(c));
+  const ended = new Promise((resolve) => deflate.on('end', resolve));
+  let crc = 0;
+  for (let i = 0; i < GB / chunk.length; i++) {
+    crc = crc32(chunk, crc);
+    if (!deflate.write(chunk)) await new Promise((r) => deflate.once('drain', r));
+  }
+  deflate.end();
+  await ended;
+  const compressed = Buffer.concat(out);
+  const usize = declared === 'honest' ? GB : 1000;
+  return buildZip([
+    { name: 'README.md', data: '# bomb\n' },
+    { name: 'zeros.bin', compressed, method: 8, central: { usize, crc }, local: { usize, crc } },
+  ]);
+}
+
+function childRss(file: string, mode: string): Record<string, unknown> {
+  const child = fileURLToPath(new URL('./scan-child.ts', import.meta.url));
+  const res = spawnSync(process.execPath, ['--import', 'tsx', child, file, mode], { encoding: 'utf8', timeout: 300_000 });
+  if (res.status !== 0) return { error: res.stderr.slice(-500) };
+  return JSON.parse(res.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+export async function benchScan(): Promise<Record<string, unknown>> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-scan-'));
+  try {
+    const zip = buildBenchZip(2000, 10 * 1024 * 1024);
+    const file = path.join(dir, 'bench.zip');
+    await writeFile(file, zip);
+    console.log(`zip: ${(zip.length / 1024 / 1024).toFixed(2)} MB, 2000 files`);
+
+    // Interleaved, after a warm-up, so that machine load hits both sides alike.
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    let outcome = '';
+    let unzip: string | undefined;
+    await scanArchive(await readFile(file), 'zip', BENCH_LIMITS);
+    for (let i = 0; i < 7; i++) {
+      const [out, ms] = await time(async () => scanArchive(await readFile(file), 'zip', BENCH_LIMITS));
+      ours.push(ms);
+      outcome = out.verdict === 'accept' ? `accept (${(out.stats.extractedBytes / 1024 / 1024).toFixed(1)} MB inflated)` : `reject ${JSON.stringify(out)}`;
+      if (unzip) continue;
+      const t0 = performance.now();
+      const r = spawnSync('unzip', ['-tqq', file]);
+      const took = performance.now() - t0;
+      if (r.error || r.status !== 0) unzip = r.error ? 'unzip not installed: comparison skipped' : `unzip -t failed (${r.status})`;
+      else theirs.push(took);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const oursMs = median(ours);
+    const theirsMs = theirs.length ? median(theirs) : undefined;
+    const ratio = theirsMs ? oursMs / theirsMs : undefined;
+    console.log(`our scan:  median ${oursMs.toFixed(0)} ms, best ${Math.min(...ours).toFixed(0)} ms (${outcome})`);
+    console.log(unzip ?? `unzip -t:  median ${theirsMs!.toFixed(0)} ms, best ${Math.min(...theirs).toFixed(0)} ms`);
+    if (ratio) console.log(`ratio ours/unzip: ${ratio.toFixed(2)}× (goal ≤ 1.5×) ${ratio <= 1.5 ? 'MET' : 'NOT MET'}`);
+
+    const rss: Record<string, unknown> = {};
+    for (const kind of ['honest', 'lying'] as const) {
+      const bomb = await bombZip(kind);
+      const bombFile = path.join(dir, `bomb-${kind}.zip`);
+      await writeFile(bombFile, bomb);
+      rss[`declares_1gb_${kind === 'honest' ? 'refused_from_headers' : 'lying_cut_at_declared_size'}`] = childRss(bombFile, 'default');
+      if (kind === 'honest') rss.declares_1gb_inflated_fully_with_limits_raised = childRss(bombFile, 'raised');
+    }
+    for (const [k, v] of Object.entries(rss)) console.log(`bomb ${k}: ${JSON.stringify(v)}`);
+    return {
+      zip_mb: +(zip.length / 1024 / 1024).toFixed(2),
+      inflated: outcome,
+      files: 2000,
+      ours_ms: +oursMs.toFixed(1),
+      unzip_t_ms: theirsMs !== undefined ? +theirsMs.toFixed(1) : unzip,
+      ratio: ratio !== undefined ? +ratio.toFixed(2) : undefined,
+      goal_met: ratio !== undefined ? ratio <= 1.5 : undefined,
+      bomb_peak_rss: rss,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
