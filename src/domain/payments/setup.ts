@@ -35,6 +35,9 @@ export function createPayments(config: Config, sql: Sql, logger: Logger, secrets
         startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
         skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
       });
+  if (facilitator.kind === 'local' && config.DATABASE_URL) {
+    logger.warn('payments use the built-in local facilitator (dev ledger): no real USDC moves; set FACILITATOR_URL in production');
+  }
   const x402 = new X402Guard({ config, networks, sql, secret: secrets.urlSigningKey });
   const payments = new PaymentProcessor(sql, facilitator, {
     retryAfterSeconds: config.SETTLEMENT_RETRY_AFTER_SECONDS,
