@@ -5,20 +5,27 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
+import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
 import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 let t: TestContext;
 let local: LocalFacilitator;
+let rpc: FakeRpc;
 beforeAll(async () => {
+  rpc = await startFakeRpc();
   t = await startTestApp({
+    RPC_URL_BASE: rpc.url,
     ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'acq-')),
     REGION_DENY_LIST: 'KP,IR',
     LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
   });
   local = t.runtime.deps.facilitator as LocalFacilitator;
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await rpc?.close();
+});
 
 const deps = () => t.runtime.deps;
 const acquireUrl = (id: string) => `/api/v1/items/${id}/acquire`;
@@ -260,5 +267,32 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     const signed = await signPayment(buyer, required, polygonReq);
     await expectRejected(await complete(item.itemId, signed.header), /network_mismatch/);
     expect(await local.balanceOf('eip155:137', buyer.address)).toBe(10_000_000);
+  });
+});
+
+describe('smart-account payers (EIP-1271 / ERC-6492 over RPC)', () => {
+  it('accepts a smart account whose owner signed, on a chain with RPC; refuses a stranger or no RPC', async () => {
+    const owner = newWallet();
+    const account = `0x${'5a'.repeat(20)}`;
+    rpc.accounts.set(account, owner.address);
+    const item = await createSaleItem(deps());
+    const url = acquireUrl(item.itemId);
+    const required = promptOf(await t.app.inject({ method: 'POST', url }));
+    const send = (header: string) =>
+      t.app.inject({ method: 'POST', url, headers: { 'payment-signature': header }, payload: { policy_accepted: true, license_accepted: true } });
+
+    const stranger = await signPayment(owner, required, required.accepts[0]!, { authorization: { from: account }, signer: newWallet() });
+    expect((await send(stranger.header)).json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_signature' });
+    const onPolygon = await signPayment(owner, required, required.accepts[1]!, { authorization: { from: account } });
+    expect((await send(onPolygon.header)).json().reason).toBe('invalid_exact_evm_signature');
+
+    const calls = rpc.calls;
+    const good = await signPayment(owner, required, required.accepts[0]!, { authorization: { from: account } });
+    const res = await send(good.header);
+    expect(res.statusCode).toBe(200);
+    expect(rpc.calls).toBeGreaterThan(calls);
+    const [buyer] = await t.runtime.deps.sql<{ buyerAddress: string }[]>`
+      select a.address as buyer_address from orders o join agents a on a.id = o.buyer_id where o.id = ${res.json().order_id}`;
+    expect(buyer!.buyerAddress).toBe(account);
   });
 });
