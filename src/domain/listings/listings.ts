@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type postgres from 'postgres';
-import { getAddress } from 'viem';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
@@ -120,13 +119,6 @@ export function listingFulfilment(config: Config) {
               ${ctx.amountMicro}, ${ctx.transaction})`;
     return { item_id: c.item_id, status };
   };
-}
-
-/** Recipient of listing fees: PLATFORM_PAY_TO, or an address derived from the server secret. */
-export function listingFeePayTo(config: Pick<Config, 'PLATFORM_PAY_TO'>, secret: Buffer): string {
-  if (config.PLATFORM_PAY_TO) return getAddress(config.PLATFORM_PAY_TO);
-  const h = createHmac('sha256', secret).update('platform-pay-to:v1').digest('hex');
-  return getAddress(`0x${h.slice(0, 40)}`);
 }
 
 // --- listing invoice links ------------------------------------------------------------------

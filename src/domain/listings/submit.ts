@@ -9,7 +9,6 @@ import {
   checkListingCap,
   LISTING_FEE_OPERATION,
   listingContext,
-  listingFeePayTo,
   signListingInvoice,
   type ListingContext,
   type ListingResult,
@@ -21,8 +20,8 @@ export interface SubmitResult {
   paymentResponseHeader: string;
 }
 
-export function listingFeeOffer(deps: Pick<Deps, 'config' | 'secrets'>): PaidOffer {
-  const payTo = listingFeePayTo(deps.config, deps.secrets.urlSigningKey);
+export function listingFeeOffer(deps: Pick<Deps, 'config' | 'platformPayTo'>): PaidOffer {
+  const payTo = deps.platformPayTo;
   const amountMicro = usdcToMicro(deps.config.LISTING_FEE_USDC);
   return {
     description: `Listing fee (${deps.config.LISTING_FEE_USDC} USDC) for one archive upload`,
