@@ -45,7 +45,9 @@ export async function submitListing(deps: Deps, request: GuardRequest, upload: V
     await deps.x402.paid(request, offer); // throws the 402 prompt
   }
   const payment = await deps.x402.paid(request, offer);
-  const [known] = await deps.sql`select 1 from x402_payments where payer = ${payment.payer} and nonce = ${payment.nonce}`;
+  // A retry of an authorization already claimed answers its stored outcome; only new ones are checked.
+  const [known] = await deps.sql`
+    select 1 from x402_payments where payer = ${payment.payer} and nonce = ${payment.nonce} and status <> 'released'`;
   if (!known) {
     await checkDuplicates(deps.sql, upload.sha256, payment.payer);
     await checkListingCap(deps.sql, payment.payer, deps.config.MAX_ACTIVE_LISTINGS);
