@@ -46,8 +46,13 @@ export const SEARCH_LIMIT = 20;
 /** Candidates taken from each ranker before fusion. */
 const CANDIDATES = 60;
 /**
- * Full-text matches ranked at most. Beyond it, the matches nearest the query vector are ranked
- * instead of all of them, which bounds the work of very common terms at any catalogue size.
+ * Nearest vectors fetched once: the vector ranker's candidates and, for common terms, the full-text
+ * pool. Kept within `hnsw.ef_search`, since rows past it cost an iterative re-scan of the graph.
+ */
+const VECTOR_POOL = 100;
+/**
+ * Full-text matches ranked at most. With more matches than this, only the matches among the
+ * nearest vectors are ranked, which bounds the work of very common terms at any catalogue size.
  */
 const FTS_RANK_CAP = 100;
 /** Reciprocal rank fusion constant (Cormack et al.). */
@@ -89,45 +94,45 @@ export async function searchItems(
   for (const t of terms) filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
 
   const rows = await sql.begin(async (tx) => {
-    await tx`select set_config('hnsw.ef_search', ${String(opts.efSearch)}, true),
+    await tx`select set_config('hnsw.ef_search', ${String(Math.max(opts.efSearch, VECTOR_POOL))}, true),
                     set_config('hnsw.iterative_scan', 'relaxed_order', true),
                     set_config('enable_indexscan', ${opts.exact ? 'off' : 'on'}, true),
+                    -- the generic plan cannot see the query's selectivity: keep it on the indexes
+                    set_config('enable_seqscan', ${opts.exact ? 'on' : 'off'}, true),
                     -- one plan per statement shape: planning this query costs more than running it
                     set_config('plan_cache_mode', 'force_generic_plan', true)`;
     return tx<(PublicItemRow & { score: number })[]>`
-      with vec as (
-        select id, row_number() over (order by dist, id) as r from (
-          select i.id, i.embedding::${vt} <=> ${qlit}::${vt} as dist
-          from items i
-          where ${filters} and i.embedding_dims = ${dimsLit}
-          order by i.embedding::${vt} <=> ${qlit}::${vt}
-          limit ${CANDIDATES}
-        ) s
+      ${opts.exact ? tx`/* exact scan: its own cached plan */` : tx``}
+      with qv as materialized (select ${qlit}::${vt} as v),
+      vec_pool as materialized (
+        select i.id, i.embedding::${vt} <=> (select v from qv) as dist
+        from items i
+        where ${filters} and i.embedding_dims = ${dimsLit}
+        order by i.embedding::${vt} <=> (select v from qv)
+        limit ${VECTOR_POOL}
       ),
-      matched as (
-        select i.id, i.search_document from items i, plainto_tsquery('english', ${query.q}) tq
+      vec as (
+        select id, r from (select id, row_number() over (order by dist, id) as r from vec_pool) s
+        where r <= ${CANDIDATES}
+      ),
+      matched as materialized (
+        select i.id from items i, plainto_tsquery('english', ${query.q}) tq
         where ${filters} and i.search_document @@ tq
         limit ${FTS_RANK_CAP + 1}
       ),
       fts_pool as (
-        -- few matches: rank them all; many: rank the ones nearest the query vector, so the work
+        -- few matches: rank them all; many: rank those among the nearest vectors, so the work
         -- stays bounded whatever the catalogue size
-        select id, search_document from matched
-        where (select count(*) from matched) <= ${FTS_RANK_CAP}
+        select id from matched where (select count(*) from matched) <= ${FTS_RANK_CAP}
         union all
-        select id, search_document from (
-          select i.id, i.search_document from items i, plainto_tsquery('english', ${query.q}) tq
-          where (select count(*) from matched) > ${FTS_RANK_CAP}
-            and ${filters} and i.embedding_dims = ${dimsLit} and i.search_document @@ tq
-          order by i.embedding::${vt} <=> ${qlit}::${vt}
-          limit ${CANDIDATES}
-        ) near
+        select id from vec_pool where (select count(*) from matched) > ${FTS_RANK_CAP}
       ),
       fts as (
         select id, row_number() over (order by rank desc, id) as r from (
-          select m.id, ts_rank(m.search_document, tq) as rank
-          from fts_pool m, plainto_tsquery('english', ${query.q}) tq
-          order by rank desc, m.id
+          select i.id, ts_rank(i.search_document, tq) as rank
+          from fts_pool p join items i on i.id = p.id, plainto_tsquery('english', ${query.q}) tq
+          where i.search_document @@ tq
+          order by rank desc, i.id
           limit ${CANDIDATES}
         ) s
       ),
@@ -139,7 +144,7 @@ export async function searchItems(
       scored as (
         select f.id,
           0.5 * least(1.0, f.rrf / (2.0 / ${RRF_K + 1}))
-          + 0.5 * greatest(0.0, coalesce(1 - (i.embedding::${vt} <=> ${qlit}::${vt}), 0.0)) as score
+          + 0.5 * greatest(0.0, coalesce(1 - (i.embedding::${vt} <=> (select v from qv)), 0.0)) as score
         from fused f join items i on i.id = f.id
         where i.embedding_dims = ${dimsLit} or i.embedding_dims is null
       )
