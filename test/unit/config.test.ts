@@ -39,3 +39,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1' })).toThrow(/EMBEDDINGS_MODEL/);
   });
 });
+
+describe('.env.example', () => {
+  it('documents every configuration key', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { ConfigSchema } = await import('../../src/config.js');
+    const text = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
+    const keys = Object.keys((ConfigSchema.in as unknown as { shape: Record<string, unknown> }).shape);
+    expect(keys.length).toBeGreaterThan(20);
+    const missing = keys.filter((k) => !new RegExp(`^#? ?${k}=`, 'm').test(text));
+    expect(missing).toEqual([]);
+  });
+});
