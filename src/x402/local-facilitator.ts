@@ -1,8 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
+import type {
+  PaymentPayload,
+  PaymentRequirements,
+  SettleResponse,
+  SupportedResponse,
+  VerifyResponse,
+} from '@x402/core/types';
 import { getAddress, isAddressEqual, type Hex } from 'viem';
 import type { Db, Sql } from '../db/index.js';
-import { checkAuthorization, parseExactEvmPayload, verifyAuthorizationSignature, type ExactEvmPayload } from './eip3009.js';
+import {
+  checkAuthorization,
+  parseExactEvmPayload,
+  verifyAuthorizationSignature,
+  type ExactEvmPayload,
+} from './eip3009.js';
 import type { AuthorizationQuery, AuthorizationState, Facilitator } from './facilitator.js';
 import { networkByCaip2, type PaymentNetwork, type PaymentNetworks } from './networks.js';
 
@@ -56,7 +67,11 @@ export class LocalFacilitator implements Facilitator {
 
   async getSupported(): Promise<SupportedResponse> {
     return {
-      kinds: Object.values(this.networks).map((n) => ({ x402Version: 2, scheme: 'exact', network: n.network })),
+      kinds: Object.values(this.networks).map((n) => ({
+        x402Version: 2,
+        scheme: 'exact',
+        network: n.network,
+      })),
       extensions: [],
       signers: { 'eip155:*': [this.signer] },
     };
@@ -65,11 +80,17 @@ export class LocalFacilitator implements Facilitator {
   private async check(
     payload: PaymentPayload,
     req: PaymentRequirements,
-  ): Promise<{ reason: string; payer?: string } | { net: PaymentNetwork; exact: ExactEvmPayload; payer: string }> {
-    if (req.scheme !== 'exact' || payload.accepted?.scheme !== 'exact') return { reason: 'invalid_exact_evm_scheme' };
+  ): Promise<
+    | { reason: string; payer?: string }
+    | { net: PaymentNetwork; exact: ExactEvmPayload; payer: string }
+  > {
+    if (req.scheme !== 'exact' || payload.accepted?.scheme !== 'exact')
+      return { reason: 'invalid_exact_evm_scheme' };
     const net = networkByCaip2(this.networks, req.network);
-    if (!net || payload.accepted.network !== req.network) return { reason: 'invalid_exact_evm_network_mismatch' };
-    if (!isAddressEqual(getAddress(req.asset), net.asset)) return { reason: 'invalid_exact_evm_asset_mismatch' };
+    if (!net || payload.accepted.network !== req.network)
+      return { reason: 'invalid_exact_evm_network_mismatch' };
+    if (!isAddressEqual(getAddress(req.asset), net.asset))
+      return { reason: 'invalid_exact_evm_asset_mismatch' };
     const exact = parseExactEvmPayload(payload.payload);
     if (!exact) return { reason: 'invalid_exact_evm_payload' };
     const payer = exact.authorization.from.toLowerCase();
@@ -78,7 +99,8 @@ export class LocalFacilitator implements Facilitator {
       skewSeconds: this.opts.skewSeconds,
     });
     if (reason) return { reason, payer };
-    if (!(await verifyAuthorizationSignature(net, exact))) return { reason: 'invalid_exact_evm_signature', payer };
+    if (!(await verifyAuthorizationSignature(net, exact)))
+      return { reason: 'invalid_exact_evm_signature', payer };
     return { net, exact, payer };
   }
 
@@ -94,7 +116,8 @@ export class LocalFacilitator implements Facilitator {
                        and nonce = ${exact.authorization.nonce} and status <> 'failed') as used,
              (select balance_micro from dev_ledger_balances
               where network = ${net.network} and address = ${payer}) as balance_micro`;
-    if (state!.used) return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
+    if (state!.used)
+      return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
     const balance = state!.balanceMicro ?? this.opts.startBalanceMicro;
     if (BigInt(balance) < exact.authorization.value) {
       return { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer };
@@ -112,7 +135,8 @@ export class LocalFacilitator implements Facilitator {
       ...(payer && { payer }),
     });
     const fault = this.takeFault('settle');
-    if (fault?.outcome === 'unreachable') throw new Error('local facilitator: simulated connection failure');
+    if (fault?.outcome === 'unreachable')
+      throw new Error('local facilitator: simulated connection failure');
     if (fault?.outcome === 'capacity') return failure('settlement_capacity');
     if (fault?.outcome === 'failed') return failure('invalid_exact_evm_transaction_failed');
 
@@ -126,28 +150,113 @@ export class LocalFacilitator implements Facilitator {
     const status = fault?.outcome === 'pending' ? 'pending' : 'confirmed';
     const payTo = exact.authorization.to.toLowerCase();
     try {
-      const ok = await this.sql.begin(async (tx) => {
-        const [row] = await tx`
-          insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
-          values (${transaction}, ${net.network}, ${net.asset}, ${payer}, ${payTo}, ${value}, ${exact.authorization.nonce}, ${status})
-          on conflict (network, asset, payer, nonce) do update
-            set transaction = excluded.transaction, status = excluded.status, created_at = now()
-            where dev_ledger_transfers.status = 'failed'
-          returning 1 as ok`;
-        if (!row) return false;
-        if (status === 'confirmed') await this.move(tx, net.network, payer, payTo, value);
-        return true;
-      });
+      const ok =
+        payer === payTo
+          ? await this.settleToSelf(
+              net.network,
+              net.asset,
+              payer,
+              value,
+              exact.authorization.nonce,
+              transaction,
+              status,
+            )
+          : await this.settleTransfer(
+              net.network,
+              net.asset,
+              payer,
+              payTo,
+              value,
+              exact.authorization.nonce,
+              transaction,
+              status,
+            );
       if (!ok) return failure('invalid_exact_evm_nonce_already_used', payer);
     } catch (e) {
-      if (e instanceof InsufficientFunds) return failure('invalid_exact_evm_insufficient_balance', payer);
+      const insufficient =
+        e instanceof InsufficientFunds || (e as { code?: string }).code === '23514';
+      if (insufficient) return failure('invalid_exact_evm_insufficient_balance', payer);
       throw e;
     }
     if (status === 'pending') return failure('settlement_pending', payer, transaction);
     return { success: true, transaction, network, payer, amount: String(value) };
   }
 
-  private async move(tx: Db, network: string, from: string, to: string, value: number): Promise<void> {
+  /**
+   * Records the transfer (its unique nonce is the token's authorization state) and, when
+   * confirmed, moves both balances in ONE statement, so it is atomic without a transaction.
+   * Balances may never go negative (CHECK): an overdraft aborts the whole statement, transfer
+   * included. Returns false when the nonce was already used.
+   */
+  private async settleTransfer(
+    network: string,
+    asset: string,
+    payer: string,
+    payTo: string,
+    value: number,
+    nonce: string,
+    transaction: string,
+    status: 'pending' | 'confirmed',
+  ): Promise<boolean> {
+    const start = this.opts.startBalanceMicro;
+    if (status === 'confirmed') {
+      await this.sql`
+        insert into dev_ledger_balances (network, address, balance_micro)
+        values (${network}, ${payer}, ${start}), (${network}, ${payTo}, ${start})
+        on conflict do nothing`;
+    }
+    // Data-modifying CTEs all run; the updates only touch rows when the transfer was recorded.
+    const [row] = await this.sql<{ transfers: number }[]>`
+      with t as (
+        insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
+        values (${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}, ${nonce}, ${status})
+        on conflict (network, asset, payer, nonce) do update
+          set transaction = excluded.transaction, status = excluded.status, created_at = now()
+          where dev_ledger_transfers.status = 'failed'
+        returning status
+      ), debit as (
+        update dev_ledger_balances set balance_micro = balance_micro - ${value}
+        where network = ${network} and address = ${payer} and exists (select 1 from t where status = 'confirmed')
+        returning 1
+      ), credit as (
+        update dev_ledger_balances set balance_micro = balance_micro + ${value}
+        where network = ${network} and address = ${payTo} and exists (select 1 from t where status = 'confirmed')
+        returning 1
+      )
+      select (select count(*) from t)::int as transfers`;
+    return row!.transfers === 1;
+  }
+
+  private async settleToSelf(
+    network: string,
+    asset: string,
+    payer: string,
+    value: number,
+    nonce: string,
+    transaction: string,
+    status: 'pending' | 'confirmed',
+  ): Promise<boolean> {
+    return this.sql.begin(async (tx) => {
+      const [row] = await tx`
+        insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
+        values (${transaction}, ${network}, ${asset}, ${payer}, ${payer}, ${value}, ${nonce}, ${status})
+        on conflict (network, asset, payer, nonce) do update
+          set transaction = excluded.transaction, status = excluded.status, created_at = now()
+          where dev_ledger_transfers.status = 'failed'
+        returning 1 as ok`;
+      if (!row) return false;
+      if (status === 'confirmed') await this.move(tx, network, payer, payer, value);
+      return true;
+    });
+  }
+
+  private async move(
+    tx: Db,
+    network: string,
+    from: string,
+    to: string,
+    value: number,
+  ): Promise<void> {
     const start = this.opts.startBalanceMicro;
     await tx`
       insert into dev_ledger_balances (network, address, balance_micro)
@@ -180,11 +289,14 @@ export class LocalFacilitator implements Facilitator {
   /** Resolves a settlement left pending by a fault: the "chain" confirms it or drops it. */
   async resolvePending(transaction: string, outcome: 'confirmed' | 'failed'): Promise<void> {
     await this.sql.begin(async (tx) => {
-      const [t] = await tx<{ network: string; payer: string; payTo: string; amountMicro: number }[]>`
+      const [t] = await tx<
+        { network: string; payer: string; payTo: string; amountMicro: number }[]
+      >`
         update dev_ledger_transfers set status = ${outcome}
         where transaction = ${transaction} and status = 'pending'
         returning network, payer, pay_to, amount_micro`;
-      if (t && outcome === 'confirmed') await this.move(tx, t.network, t.payer, t.payTo, t.amountMicro);
+      if (t && outcome === 'confirmed')
+        await this.move(tx, t.network, t.payer, t.payTo, t.amountMicro);
     });
   }
 

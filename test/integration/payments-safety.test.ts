@@ -181,3 +181,23 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     expect(await countOrders(p.item.itemId)).toBe(1);
   });
 });
+
+describe('local facilitator ledger', () => {
+  it('an overdraft at settlement aborts atomically: no transfer, no balance moves, nonce stays usable', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const required = promptOf(await t.app.inject({ method: 'POST', url: `/api/v1/items/${item.itemId}/acquire` }));
+    const requirement = required.accepts[0]!;
+    const buyer = newWallet();
+    const signed = await signPayment(buyer, required, requirement);
+    await local.setBalance(BASE, buyer.address, 100_000);
+    const res = await local.settle(signed.payload, requirement);
+    expect(res).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' });
+    expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
+    expect(await local.balanceOf(BASE, requirement.payTo)).toBe(10_000_000);
+    expect(await local.authorizationState({ network: BASE, asset: requirement.asset, payer: buyer.address, nonce: signed.nonce })).toEqual({ state: 'unused' });
+    await local.setBalance(BASE, buyer.address, 600_000);
+    expect((await local.settle(signed.payload, requirement)).success).toBe(true);
+    expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
+    expect((await local.settle(signed.payload, requirement)).errorReason).toBe('invalid_exact_evm_nonce_already_used');
+  });
+});
