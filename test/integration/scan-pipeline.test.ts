@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimJob } from '../../src/worker/jobs.js';
-import { runDueJobs } from '../../src/worker/worker.js';
+import { runDueJobs, startWorker } from '../../src/worker/worker.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../helpers/corpus.js';
 import { hostileCorpus, SLIP_MARKER } from '../helpers/hostile.js';
@@ -137,6 +137,22 @@ describe('jobs', () => {
     await sql`update jobs set locked_until = now() - interval '1 second' where id = ${job!.id}`;
     expect(await runDueJobs(t.runtime.deps)).toBe(1);
     expect(await sellerStatus(t, seller, id)).toEqual({ status: 'active', reason: 'approved' });
+  });
+
+  it('the in-process worker loop picks up an upload at once and stops cleanly', async () => {
+    const seller = newWallet();
+    const stop = startWorker({ ...t.runtime.deps, config: { ...t.runtime.deps.config, WORKER_POLL_MS: 60_000 } });
+    try {
+      const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
+      let status = await sellerStatus(t, seller, id);
+      for (let i = 0; i < 100 && status.status !== 'active'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = await sellerStatus(t, seller, id);
+      }
+      expect(status).toEqual({ status: 'active', reason: 'approved' });
+    } finally {
+      await stop();
+    }
   });
 
   it('two workers never take the same job', async () => {

@@ -143,6 +143,9 @@ describe('POST /api/v1/items: paid', () => {
     await t.work();
     const [row] = await t.runtime.deps.sql`select status, status_reason from items where id = ${rejectedId}`;
     expect(row).toMatchObject({ status: 'rejected', statusReason: 'insufficient_complexity' });
+    // Terminal, and the fee is kept.
+    const [fee] = await t.runtime.deps.sql`select amount_micro from listing_fees where item_id = ${rejectedId}`;
+    expect(fee?.amountMicro).toBe(10_000);
     for (const w of [alice, bob]) {
       const res = await upload(t, w, { bytes: trivial });
       expect(res.first.statusCode).toBe(403);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scanArchive } from '../../src/domain/scan/scan-archive.js';
 import type { ScanLimits } from '../../src/domain/scan/types.js';
-import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
+import { buildTarGz, buildZip, tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../helpers/corpus.js';
 import { hostileCorpus } from '../helpers/hostile.js';
 
@@ -40,6 +40,20 @@ describe('scanArchive: benign corpus', () => {
       }
     });
   }
+  it('accepts what real tools write: ./ prefixes, directory entries, data descriptors, Unix modes', async () => {
+    const files = Object.entries(BENIGN_PROJECTS['go-cli']!);
+    const tgz = await buildTarGz([
+      { name: './', type: 'directory' },
+      ...files.map(([name, data]) => ({ name: `./${name}`, data })),
+    ]);
+    expect((await scanArchive(tgz, 'tar.gz', limits)).verdict).toBe('accept');
+    const zip = buildZip([
+      { name: 'wc/', unixMode: 0o040755 },
+      ...files.map(([name, data]) => ({ name: `wc/${name}`, data, descriptor: true, unixMode: 0o100644 })),
+    ]);
+    expect((await scanArchive(zip, 'zip', limits)).verdict).toBe('accept');
+  });
+
   it('accepts a nested archive within the depth limit', async () => {
     const files = { ...uniqueProject(), 'vendor/lib.zip': zipOf(uniqueProject()) };
     const out = await scanArchive(zipOf(files), 'zip', limits);
