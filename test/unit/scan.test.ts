@@ -62,6 +62,18 @@ describe('scanArchive: benign corpus', () => {
   });
 });
 
+describe('configurable limits', () => {
+  it('too many entries, total extracted size, nesting depth 0', async () => {
+    const files = { ...uniqueProject(), 'a.ts': 'export const a = 1;\n', 'b.ts': 'export const b = 2;\n' };
+    const tooMany = await scanArchive(zipOf(files), 'zip', { ...limits, maxEntries: 4 });
+    expect(tooMany).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed', findings: [{ check: 'too_many_entries' }] });
+    const tooBig = await scanArchive(await tarGzOf(files), 'tar.gz', { ...limits, maxExtractedBytes: 2048 });
+    expect(tooBig).toMatchObject({ verdict: 'reject', findings: [{ check: 'extracted_size_limit' }] });
+    const nested = await scanArchive(zipOf({ ...files, 'lib.zip': zipOf(uniqueProject()) }), 'zip', { ...limits, maxNestingDepth: 0 });
+    expect(nested).toMatchObject({ verdict: 'reject', findings: [{ check: 'nesting_too_deep' }] });
+  });
+});
+
 describe('secret findings', () => {
   it('report file and line, never the secret', async () => {
     const key = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
