@@ -41,9 +41,10 @@ export async function openDatabase(config: Config): Promise<Database> {
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };
   }
 
-  const [{ PGlite }, { vector }, { PGLiteSocketServer }] = await Promise.all([
+  const [{ PGlite }, { vector }, { pg_trgm }, { PGLiteSocketServer }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-pgvector'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
     import('@electric-sql/pglite-socket'),
   ]);
   let dataDir: string | undefined;
@@ -51,7 +52,7 @@ export async function openDatabase(config: Config): Promise<Database> {
     dataDir = path.resolve(config.DATA_DIR, 'pg');
     await mkdir(dataDir, { recursive: true });
   }
-  const db = await PGlite.create({ dataDir, extensions: { vector } });
+  const db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
   // PGlite is a single session. The socket server serializes connections; we open exactly one
   // (see notes/embedded-postgres.md), so a transaction can never interleave with another query.
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });

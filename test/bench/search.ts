@@ -119,7 +119,7 @@ async function benchSize(n: number, efSearch: number): Promise<SearchBenchSize> 
 
     const qs = queries(rng(7));
     const opts = { efSearch, ratingThreshold: 5 };
-    for (const q of qs.slice(0, 10)) await searchItems(sql, embedder, q, opts); // warm-up
+    for (const q of qs) await searchItems(sql, embedder, q, opts); // warm-up: caches, JIT, plans
     const plain: number[] = [];
     const filtered: number[] = [];
     const results = new Map<SearchQuery, string[]>();

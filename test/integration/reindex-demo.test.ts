@@ -41,7 +41,7 @@ describe('reindex after a dimension change', () => {
     expect(seen.at(-1)).toEqual([DEMO_LISTINGS.length, DEMO_LISTINGS.length]);
     expect(seen.length).toBe(Math.ceil(DEMO_LISTINGS.length / 10) + 1);
     await ensureVectorIndex(sql, 64);
-    const [{ n }] = await sql<{ n: number }[]>`select count(*) as n from items where embedding_dims = 64`;
+    const [{ n } = { n: 0 }] = await sql<{ n: number }[]>`select count(*) as n from items where embedding_dims = 64`;
     expect(n).toBe(DEMO_LISTINGS.length);
     // a second run finds nothing stale
     expect((await reindexAll(sql, small)).done).toBe(0);

@@ -93,14 +93,17 @@ export async function searchItems(
   if (query.max_price !== undefined) filters = sql`${filters} and i.price_micro <= ${usdcToMicro(query.max_price)}`;
   for (const t of terms) filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
 
+  const filtered = terms.length > 0 || query.min_price !== undefined || query.max_price !== undefined;
   const rows = await sql.begin(async (tx) => {
     await tx`select set_config('hnsw.ef_search', ${String(Math.max(opts.efSearch, VECTOR_POOL))}, true),
                     set_config('hnsw.iterative_scan', 'relaxed_order', true),
                     set_config('enable_indexscan', ${opts.exact ? 'off' : 'on'}, true),
                     -- the generic plan cannot see the query's selectivity: keep it on the indexes
                     set_config('enable_seqscan', ${opts.exact ? 'on' : 'off'}, true),
-                    -- one plan per statement shape: planning this query costs more than running it
-                    set_config('plan_cache_mode', 'force_generic_plan', true)`;
+                    -- unfiltered: one cached plan per statement shape (planning costs more than running
+                    -- it); filtered: planned with the values, so a selective stack or price filter is
+                    -- read through its index and ranked exactly instead of post-filtering the graph
+                    set_config('plan_cache_mode', ${filtered ? 'force_custom_plan' : 'force_generic_plan'}, true)`;
     return tx<(PublicItemRow & { score: number })[]>`
       ${opts.exact ? tx`/* exact scan: its own cached plan */` : tx``}
       with qv as materialized (select ${qlit}::${vt} as v),
