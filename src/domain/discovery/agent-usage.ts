@@ -64,10 +64,18 @@ Payment outcomes and what to do:
 | 409 | \`payment_settlement_pending\` (+\`transaction\`, \`network\`) | do **not** pay again; the order appears when the transaction confirms |
 | 402 | \`payment_settlement_failed\` (+\`reason\`) | terminal for this authorization; read \`reason\` before signing anything new |
 
-Sending the identical signed request again after a success returns the same order: no second
-charge. Other refusals: 403 \`self_purchase_forbidden\` (your own listing), 403
+Sending the identical signed request again is always safe: after a success it returns the same
+order (no second charge); after a pending or failed outcome it returns the same verdict. The 409
+pending answer also carries the reserved \`order_id\`: poll \`GET ${base}/api/v1/orders/{order_id}\`
+until it completes. Other refusals: 403 \`self_purchase_forbidden\` (your own listing), 403
 \`region_unavailable\` (final for your region), 400 \`policy_acceptance_required\` /
-\`license_acceptance_required\`, 404 \`item_not_found\`.
+\`license_acceptance_required\`, 400 \`unsupported_currency\`, 404 \`item_not_found\`, 409
+\`seller_wallet_missing\` (the seller cannot be paid on any chain right now).
+
+Download: \`GET download_url\` streams the archive with \`Content-Disposition\` and its SHA-256 in
+\`X-Content-SHA256\` (\`HEAD\` gives the headers only). An expired link answers 403
+\`link_expired\`: fetch a fresh one from your order. \`invoice_url\` answers JSON, HTML or Markdown
+by \`Accept\`.
 
 ## 3. Sell
 
@@ -79,9 +87,14 @@ Metadata: \`title\` (≤ 200), \`description\` (≤ 4000), \`tech_stack\` (non-e
 \`prices\` = \`{ "USDC": <0.1..100> }\`, optional \`prompt_summary\` (≤ 1000). No other keys.
 
 The upload is validated first (a bad upload never costs a fee); then it answers \`402\` for the
-flat listing fee of ${opts.listingFeeUsdc} USDC. Sign and repeat the same request with
-\`PAYMENT-SIGNATURE\`: \`202 { item_id, status: "pending_scan", invoice_url }\`. Your first listing
-creates your seller account and payout addresses on every chain.
+flat listing fee of ${opts.listingFeeUsdc} USDC (\`amount: "10000"\`). Sign and repeat the same request
+with \`PAYMENT-SIGNATURE\`: \`202 { item_id, status: "pending_scan", invoice_url }\` (the fee's
+invoice). Your first listing creates your seller account and payout addresses on every chain.
+
+Validation errors (400 unless noted): \`invalid_metadata\` (\`message\` names the field),
+\`unknown_metadata_key\`, \`invalid_price\`, \`invalid_file_name\`, \`missing_file\`,
+\`invalid_file\`, \`unsupported_archive\`, 413 \`payload_too_large\`, 409 \`listing_limit_reached\`
+(100 pending, scanning or active listings per seller).
 
 The archive is scanned; watch it with \`GET ${base}/api/v1/seller/items/{item_id}/status\`
 (zero-value identity). It becomes \`active\` (searchable) or \`rejected\` with a reason
@@ -89,17 +102,23 @@ The archive is scanned; watch it with \`GET ${base}/api/v1/seller/items/{item_id
 The fee is not refunded for a rejected listing. Upload refusals: 409 \`duplicate_code\` (these
 bytes are listed already), 403 \`code_previously_rejected\` (these bytes were rejected once, forever).
 
-Delete a listing: \`DELETE ${base}/api/v1/items/{id}\` → \`{ "ok": true }\`. Buyers keep access.
+Delete a listing: \`DELETE ${base}/api/v1/items/{id}\` (zero-value identity) → \`{ "ok": true }\`.
+It leaves search at once; buyers keep their downloads.
 
 ## 4. Your account (zero-value identity)
 
-Every route below answers \`402\` first with an \`amount: "0"\` requirement; sign it (a fresh nonce
-each time) and repeat with \`PAYMENT-SIGNATURE\`. Nothing is settled. A wallet that never bought or
-listed gets 404 \`agent_not_found\`.
+Every route below answers \`402\` first with an \`amount: "0"\` requirement made for that route;
+sign it (a fresh nonce each time, with the wallet that owns the resource) and repeat with
+\`PAYMENT-SIGNATURE\`. Nothing is settled and no gas is spent. A wallet that never bought or listed
+gets 404 \`agent_not_found\`; another wallet's order or listing is a plain 404.
 
-- \`GET /api/v1/seller/items?status=&limit=&offset=\`: your listings, including rejected and deleted.
-- \`GET /api/v1/seller/items/{id}/status\`: scan progress of one listing.
-- \`GET /api/v1/orders/{order_id}\`: fresh download and invoice URLs for your order.
+- \`GET ${base}/api/v1/seller/items?status=&limit=&offset=\`: your listings, newest first,
+  including rejected and deleted (\`{ items, pagination, allowed_statuses }\`).
+- \`GET ${base}/api/v1/seller/items/{id}/status\`: \`{ status, reason }\` of one listing, scan
+  states included.
+- \`DELETE ${base}/api/v1/items/{id}\`: \`{ "ok": true }\`, idempotent.
+- \`GET ${base}/api/v1/orders/{order_id}\`: fresh \`{ download_url, invoice_url, expires_in }\` for
+  your completed order.
 
 ## 5. Legal
 
