@@ -4,7 +4,8 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { LocalAccount } from 'viem';
-import { NETWORK_OF, type Chain } from '../domain/chains.js';
+import { microToUsdc, NETWORK_OF, usdcToMicro, type Chain } from '../domain/chains.js';
+import type { PublicItem, SearchResult } from '../domain/items/public-item.js';
 
 /**
  * Typed REST client of the marketplace that performs the x402 v2 handshakes with a viem account:
@@ -94,7 +95,14 @@ export class MarketplaceClient {
   async send(
     method: string,
     path: string,
-    opts: { body?: unknown; pay?: PayMode; chain?: Chain; headers?: Record<string, string> } = {},
+    opts: {
+      body?: unknown;
+      pay?: PayMode;
+      chain?: Chain;
+      headers?: Record<string, string>;
+      /** Called with the prompt before anything is signed; throw to refuse the payment. */
+      approve?: (required: PaymentRequired) => void;
+    } = {},
   ): Promise<Response> {
     const url = path.startsWith('http') ? path : `${this.opts.baseUrl}${path}`;
     const init = (extra: Record<string, string> = {}): RequestInit => ({
@@ -113,6 +121,7 @@ export class MarketplaceClient {
     if (opts.pay === 'identity' && required.accepts.some((a) => a.amount !== '0')) {
       throw new MarketplaceError(402, 'unexpected_charge', required);
     }
+    opts.approve?.(required);
     const { header } = await this.signPayment(required, opts.chain);
     return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': header }));
   }
@@ -132,12 +141,20 @@ export class MarketplaceClient {
     return body as T;
   }
 
-  /** Buys an item: prompt, sign, complete with both legal flags. */
-  async acquire(itemId: string, opts: { chain?: Chain } = {}): Promise<{ order: AcquireResult; settlement: SettleResponse | undefined }> {
+  /**
+   * Buys an item: prompt, sign, complete with both legal flags. With `maxPriceUsdc`, a prompt that
+   * asks for more is refused before anything is signed (`price_above_limit`, body
+   * `{ price_usdc, max_price_usdc }`).
+   */
+  async acquire(
+    itemId: string,
+    opts: { chain?: Chain; maxPriceUsdc?: number } = {},
+  ): Promise<{ order: AcquireResult; settlement: SettleResponse | undefined }> {
     const res = await this.send('POST', `/api/v1/items/${itemId}/acquire`, {
       body: { ...(opts.chain && { chain: opts.chain }), policy_accepted: true, license_accepted: true },
       pay: 'paid',
       ...(opts.chain && { chain: opts.chain }),
+      ...(opts.maxPriceUsdc !== undefined && { approve: priceLimit(opts.maxPriceUsdc) }),
     });
     const header = res.headers.get('PAYMENT-RESPONSE');
     const order = await this.json<AcquireResult>(res);
@@ -172,5 +189,60 @@ export class MarketplaceClient {
     const res = await this.fetchFn(url, { headers: { accept } });
     if (!res.ok) await this.json(res);
     return res.text();
+  }
+}
+
+/** Refuses a prompt whose any accepted requirement asks for more than `maxUsdc` (USDC base units). */
+function priceLimit(maxUsdc: number): (required: PaymentRequired) => void {
+  return (required) => {
+    const price = required.accepts.reduce((m, a) => (BigInt(a.amount) > m ? BigInt(a.amount) : m), 0n);
+    if (price > BigInt(usdcToMicro(maxUsdc))) {
+      throw new MarketplaceError(402, 'price_above_limit', { price_usdc: microToUsdc(Number(price)), max_price_usdc: maxUsdc });
+    }
+  };
+}
+
+/** Parses a JSON response; a non-2xx answer becomes a `MarketplaceError` carrying the spec's code. */
+async function readJson<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  if (!res.ok) {
+    const code = typeof body === 'object' && body && 'error' in body ? String((body as { error: unknown }).error) : 'http_error';
+    throw new MarketplaceError(res.status, code, body);
+  }
+  return body as T;
+}
+
+/** Search parameters of `GET /api/v1/search` (spec 4.1). */
+export interface SearchParams {
+  q: string;
+  tech_stack?: string;
+  min_price?: number;
+  max_price?: number;
+}
+
+/** The public catalogue routes: no wallet, no payment. */
+export class CatalogClient {
+  private readonly fetchFn: typeof globalThis.fetch;
+
+  constructor(private readonly opts: { baseUrl: string; fetch?: typeof globalThis.fetch }) {
+    this.fetchFn = opts.fetch ?? globalThis.fetch;
+  }
+
+  /** At most 20 ranked active listings. */
+  async search(params: SearchParams): Promise<SearchResult[]> {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, String(v));
+    return readJson(await this.fetchFn(`${this.opts.baseUrl}/api/v1/search?${query}`));
+  }
+
+  /** Detail of an active listing; 404 `item_not_found` otherwise. */
+  async getItem(itemId: string): Promise<PublicItem> {
+    return readJson(await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`));
   }
 }
