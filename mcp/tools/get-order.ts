@@ -1,0 +1,32 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { AcquireResponseSchema } from '../../src/domain/orders/acquire.js';
+import type { McpDeps } from '../server.js';
+import { NO_WALLET } from './acquire-item.js';
+import { apiFailure, failure, success } from './results.js';
+
+export function registerGetOrder(server: McpServer, deps: McpDeps): void {
+  server.registerTool(
+    'get_order',
+    {
+      title: 'Get order links',
+      description:
+        "Gets fresh download and invoice links for an order this server's wallet bought, e.g. when the links from acquire_item expired. " +
+        'Free: the wallet proves ownership with a zero-value x402 signature that is never settled; no funds move. ' +
+        'Returns { order_id, download_url, invoice_url, expires_in }; the URLs are short-lived bearer credentials: do not share them.',
+      inputSchema: { order_id: z.uuid().describe('Order id (a uuid), as returned by acquire_item') },
+      outputSchema: AcquireResponseSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ order_id }) => {
+      if (!deps.wallet) return failure(`get_order failed: ${NO_WALLET}`);
+      try {
+        return success({ order_id, ...(await deps.wallet.getOrder(order_id)) });
+      } catch (err) {
+        return apiFailure(err, 'get_order', deps.baseUrl, {
+          order_not_found: "No completed order with this id belongs to this server's wallet. Use an order_id returned by acquire_item.",
+        });
+      }
+    },
+  );
+}

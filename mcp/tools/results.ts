@@ -1,0 +1,78 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MarketplaceError } from '../../src/client/index.js';
+
+/** A successful result: the structured content, mirrored as JSON text for clients without structured output. */
+export function success(structuredContent: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+}
+
+/** An expected failure: text that tells the model how to fix the call. */
+export function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** Hints per API error code: what the model should do next. */
+export type Hints = Partial<Record<string, string | ((body: ErrorBody) => string)>>;
+
+export interface ErrorBody {
+  error?: string;
+  message?: string;
+  reason?: string;
+  retry_after?: number;
+  transaction?: string;
+  network?: string;
+  /** Client-side refusal `price_above_limit`: the asked price. */
+  price_usdc?: number;
+}
+
+/** Codes any route can answer (spec 7.1, 7.2); tool-specific hints take precedence. */
+const COMMON_HINTS: Hints = {
+  item_not_found: 'No active listing has this item_id. Find a current one with search_items.',
+  invalid_request: 'The marketplace rejected the arguments; correct them and call again.',
+  payment_verification_failed: (b) =>
+    `The payment was rejected before settlement and nothing was charged${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
+    'If the wallet lacks USDC on that chain, ask the operator to fund it or pick another chain; ' +
+    'if the authorization was already used, an earlier attempt may have succeeded: check with get_order before paying again.',
+  settlement_capacity: (b) =>
+    `The payment service is briefly unavailable; nothing was charged. Call again after ${b.retry_after ?? 'a few'} seconds.`,
+  payment_settlement_pending: (b) =>
+    `The payment was broadcast and its outcome is unknown (transaction ${b.transaction ?? '?'} on ${b.network ?? '?'}). ` +
+    'Do NOT call acquire_item again: a new attempt would pay twice. Tell the operator to reconcile the transaction.',
+  payment_settlement_failed: (b) =>
+    `The payment was refused outright and nothing settled${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
+    'Do not retry blindly; report the reason to the operator.',
+  region_unavailable: 'Purchases are not offered in this region. This is final; do not retry.',
+  agent_not_found: 'The configured wallet has never bought or sold here, so it owns no orders. Use the order_id returned by acquire_item with the same wallet.',
+  internal_error: 'The marketplace failed unexpectedly. Try again later.',
+};
+
+/**
+ * Renders a failed REST call. `MarketplaceError` carries the spec's code (never matched on
+ * message text); anything else is a transport problem. Nothing here can hold the private key:
+ * the client signs locally and only ever sends signatures.
+ */
+export function apiFailure(err: unknown, action: string, baseUrl: string, hints: Hints = {}): CallToolResult {
+  if (err instanceof MarketplaceError) {
+    const body: ErrorBody = typeof err.body === 'object' && err.body !== null ? (err.body as ErrorBody) : {};
+    const hint = hints[err.code] ?? COMMON_HINTS[err.code];
+    const detail = typeof body.message === 'string' ? ` (${body.message})` : '';
+    const advice = typeof hint === 'function' ? hint(body) : (hint ?? defaultAdvice(err.status));
+    return failure(`${action} failed: HTTP ${err.status} ${err.code}${detail}. ${advice}`);
+  }
+  if (err instanceof TypeError && err.cause !== undefined) {
+    // fetch() rejects with a TypeError whose cause is the network error
+    const code = (err.cause as { code?: unknown }).code;
+    return failure(
+      `${action} failed: the marketplace at ${baseUrl} is unreachable${typeof code === 'string' ? ` (${code})` : ''}. ` +
+        'The operator should check that it runs and that MARKETPLACE_URL is right; try again later.',
+    );
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  return failure(`${action} failed unexpectedly: ${text.slice(0, 300)}`);
+}
+
+function defaultAdvice(status: number): string {
+  if (status >= 500) return 'The marketplace had a problem; try again later.';
+  if (status === 404) return 'Nothing with this id is visible to you; check the id.';
+  return 'Correct the arguments and call again.';
+}

@@ -1,0 +1,45 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { SearchResultSchema } from '../../src/domain/items/public-item.js';
+import type { McpDeps } from '../server.js';
+import { apiFailure, success } from './results.js';
+
+const price = (which: string) =>
+  z.number().min(0).max(1_000_000).optional().describe(`${which} price in USDC, 0..1000000 (e.g. 2.5)`);
+
+export function registerSearchItems(server: McpServer, deps: McpDeps): void {
+  server.registerTool(
+    'search_items',
+    {
+      title: 'Search listings',
+      description:
+        'Searches the active code-artifact listings by meaning and keywords, optionally filtered by tech stack and price. ' +
+        'Use it first to find something to inspect (get_item) or buy (acquire_item). Free: no wallet, no payment. ' +
+        'Returns { items }: at most 20 listings ranked by relevance, each with id, metadata (title, description, ' +
+        'tech_stack, prices.USDC, seller_username), available_chains, similarity (0-5) and, once rated 5+ times, ' +
+        'rating_avg (0-10) and rating_count.',
+      inputSchema: {
+        q: z.string().trim().min(1).max(1000).describe('What you need, in natural language, 1..1000 characters (e.g. "fastify rate limiting plugin")'),
+        tech_stack: z
+          .string()
+          .trim()
+          .max(200)
+          .optional()
+          .describe('Comma-separated technologies that must all appear in the listing stack, case-insensitive, max 200 characters (e.g. "typescript, react")'),
+        min_price: price('Lowest'),
+        max_price: price('Highest'),
+      },
+      outputSchema: z.object({ items: z.array(SearchResultSchema).max(20) }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        return success({ items: await deps.catalog.search(args) });
+      } catch (err) {
+        return apiFailure(err, 'search_items', deps.baseUrl, {
+          invalid_price_range: 'min_price must not exceed max_price; swap or widen them.',
+        });
+      }
+    },
+  );
+}

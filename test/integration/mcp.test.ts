@@ -1,0 +1,213 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer, type McpDeps } from '../../mcp/server.js';
+import { CatalogClient, MarketplaceClient } from '../../src/client/index.js';
+import { PublicItemSchema, SearchResultSchema } from '../../src/domain/items/public-item.js';
+import { AcquireResponseSchema } from '../../src/domain/orders/acquire.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { seedListing } from '../helpers/catalog.js';
+import { createSaleItem } from '../helpers/items.js';
+
+/**
+ * The real MCP client and server over an in-memory transport; the tools call the real app over a
+ * real loopback socket with a real viem wallet, so every acquire is a full x402 handshake.
+ */
+let t: TestContext;
+let base: string;
+const clients: Client[] = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  t = await startTestApp({ ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-')), PUBLIC_BASE_URL: base });
+  await t.app.listen({ port, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await t?.close();
+});
+
+/** A connected MCP client; `wallet: false` leaves the server without a signing key. */
+async function connect(opts: { wallet?: boolean; maxPaymentUsdc?: number } = {}) {
+  const key = generatePrivateKey();
+  const account = privateKeyToAccount(key);
+  const deps: McpDeps = {
+    baseUrl: base,
+    catalog: new CatalogClient({ baseUrl: base }),
+    wallet: opts.wallet === false ? undefined : new MarketplaceClient({ baseUrl: base, account, maxPaymentUsdc: opts.maxPaymentUsdc ?? 10 }),
+    maxPaymentUsdc: opts.maxPaymentUsdc ?? 10,
+  };
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createMcpServer(deps).connect(serverSide);
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  clients.push(client);
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    expect(JSON.stringify(result)).not.toContain(key.slice(2));
+    return result;
+  };
+  return { client, call, account };
+}
+
+const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const ordersOf = async (itemId: string) =>
+  (await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${itemId}`)[0]!.n;
+
+describe('tool list', () => {
+  it('declares four snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(Object.keys(byName).sort()).toEqual(['acquire_item', 'get_item', 'get_order', 'search_items']);
+    for (const tool of tools) {
+      expect(tool.title).toBeTruthy();
+      expect(tool.description!.length).toBeGreaterThan(100);
+      expect(tool.outputSchema?.type).toBe('object');
+      for (const field of Object.values(tool.inputSchema.properties ?? {})) {
+        expect((field as { description?: string }).description).toBeTruthy();
+      }
+    }
+    expect(byName.search_items!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.acquire_item!.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    expect(byName.acquire_item!.inputSchema.required).toEqual(expect.arrayContaining(['item_id', 'max_price_usdc', 'accept_terms']));
+    expect(byName.acquire_item!.description).toContain(`${base}/terms/v1`);
+    expect(byName.acquire_item!.description).toContain(`${base}/license/v1`);
+  });
+});
+
+describe('search_items', () => {
+  it('returns { items } of ranked search results', async () => {
+    const id = await seedListing(t.runtime.deps.sql, t.runtime.deps.embedder, {
+      title: 'Quokka websocket relay',
+      description: 'A websocket relay server with rooms and presence',
+      techStack: 'typescript, node',
+      price: 3,
+    });
+    const { call } = await connect({ wallet: false });
+    const r = await call('search_items', { q: 'quokka websocket relay', tech_stack: 'typescript', max_price: 5 });
+    expect(r.isError).toBeFalsy();
+    const items = (r.structuredContent as { items: unknown[] }).items.map((i) => SearchResultSchema.parse(i));
+    expect(items[0]).toMatchObject({ id, status: 'active', metadata: { title: 'Quokka websocket relay', prices: { USDC: 3 } } });
+    expect(JSON.parse(textOf(r))).toEqual(r.structuredContent);
+  });
+
+  it('reports the API code and how to fix an inverted price range', async () => {
+    const { call } = await connect({ wallet: false });
+    const r = await call('search_items', { q: 'anything', min_price: 5, max_price: 1 });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/HTTP 400 invalid_price_range.*min_price must not exceed max_price/);
+  });
+});
+
+describe('get_item', () => {
+  it('returns the public item', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 1.5, title: 'Wombat CSV parser' });
+    const { call } = await connect({ wallet: false });
+    const r = await call('get_item', { item_id: item.itemId });
+    expect(PublicItemSchema.parse(r.structuredContent)).toMatchObject({
+      id: item.itemId,
+      metadata: { title: 'Wombat CSV parser', prices: { USDC: 1.5 } },
+      available_chains: ['base', 'polygon'],
+    });
+  });
+
+  it('says item_not_found and points to search_items', async () => {
+    const { call } = await connect({ wallet: false });
+    const r = await call('get_item', { item_id: randomUUID() });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/HTTP 404 item_not_found.*search_items/);
+  });
+});
+
+describe('acquire_item', () => {
+  it('buys with the configured wallet and returns working links', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.75 });
+    const { call } = await connect();
+    const r = await call('acquire_item', { item_id: item.itemId, chain: 'polygon', max_price_usdc: 1, accept_terms: true });
+    expect(r.isError).toBeFalsy();
+    const order = AcquireResponseSchema.parse(r.structuredContent);
+    expect(order.expires_in).toBe('15 minutes');
+    const archive = await fetch(order.download_url);
+    expect(createHash('sha256').update(Buffer.from(await archive.arrayBuffer())).digest('hex')).toBe(item.sha256);
+    const [row] = await t.runtime.deps.sql<{ network: string }[]>`select network from orders where id = ${order.order_id}`;
+    expect(row?.network).toBe('eip155:137');
+  });
+
+  it('refuses before signing when the price exceeds max_price_usdc or the operator cap', async () => {
+    const cheap = await createSaleItem(t.runtime.deps, { priceUsdc: 1.2 });
+    const dear = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
+    const { call } = await connect({ maxPaymentUsdc: 1.5 });
+    const own = await call('acquire_item', { item_id: cheap.itemId, max_price_usdc: 1, accept_terms: true });
+    expect(own.isError).toBe(true);
+    expect(textOf(own)).toMatch(/HTTP 402 price_above_limit.*1\.2 USDC.*call again with max_price_usdc >= 1\.2/);
+    const capped = await call('acquire_item', { item_id: dear.itemId, max_price_usdc: 5, accept_terms: true });
+    expect(capped.isError).toBe(true);
+    expect(textOf(capped)).toMatch(/2 USDC.*cap of 1\.5 USDC.*MCP_MAX_PAYMENT_USDC/);
+    expect(await ordersOf(cheap.itemId)).toBe(0);
+    expect(await ordersOf(dear.itemId)).toBe(0);
+  });
+
+  it('tells the operator to configure a wallet, and requires accept_terms', async () => {
+    const item = await createSaleItem(t.runtime.deps);
+    const { call } = await connect({ wallet: false });
+    const r = await call('acquire_item', { item_id: item.itemId, max_price_usdc: 1, accept_terms: true });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('MCP_WALLET_PRIVATE_KEY');
+    const noTerms = await (await connect()).call('acquire_item', { item_id: item.itemId, max_price_usdc: 1, accept_terms: false });
+    expect(noTerms.isError).toBe(true);
+    expect(textOf(noTerms)).toContain('accept_terms');
+    expect(await ordersOf(item.itemId)).toBe(0);
+  });
+});
+
+describe('get_order', () => {
+  it('returns fresh links for an own order', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.25 });
+    const { call } = await connect();
+    const bought = AcquireResponseSchema.parse(
+      (await call('acquire_item', { item_id: item.itemId, max_price_usdc: 0.25, accept_terms: true })).structuredContent,
+    );
+    const r = await call('get_order', { order_id: bought.order_id });
+    const links = AcquireResponseSchema.parse(r.structuredContent);
+    expect(links).toMatchObject({ order_id: bought.order_id, expires_in: '15 minutes' });
+    expect(links.download_url).toContain(`${base}/api/v1/downloads/${bought.order_id}?exp=`);
+    expect((await fetch(links.download_url)).status).toBe(200);
+  });
+
+  it("says the order is not the wallet's, or that the wallet never traded", async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.25 });
+    const buyer = await connect();
+    await buyer.call('acquire_item', { item_id: item.itemId, max_price_usdc: 1, accept_terms: true });
+    const other = await buyer.call('get_order', { order_id: randomUUID() });
+    expect(other.isError).toBe(true);
+    expect(textOf(other)).toMatch(/HTTP 404 order_not_found.*acquire_item/);
+    const stranger = await (await connect()).call('get_order', { order_id: randomUUID() });
+    expect(stranger.isError).toBe(true);
+    expect(textOf(stranger)).toContain('agent_not_found');
+  });
+});
