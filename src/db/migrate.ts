@@ -5,6 +5,12 @@ import type { Sql } from './index.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
+/**
+ * Transaction-level advisory lock key serialising schema changes across processes: migrations and
+ * the per-dimension vector index (src/domain/search/vectors.ts).
+ */
+export const SCHEMA_LOCK_KEY = 727274;
+
 export interface MigrationResult {
   applied: string[];
   skipped: string[];
@@ -16,17 +22,22 @@ export interface MigrationResult {
  * once) apply each file exactly once. Forward only: a landed file is never edited.
  */
 export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
-  await sql`
-    create table if not exists schema_migrations (
-      name text primary key,
-      applied_at timestamptz not null default now()
-    )`;
+  // Under the lock too: on a real server two `create table if not exists` racing on an empty
+  // database both miss the table and one fails on the catalog's unique index (pg_type).
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    await tx`
+      create table if not exists schema_migrations (
+        name text primary key,
+        applied_at timestamptz not null default now()
+      )`;
+  });
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   const result: MigrationResult = { applied: [], skipped: [] };
   for (const name of files) {
     const body = await readFile(path.join(dir, name), 'utf8');
     const applied = await sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(727274)`;
+      await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
       const [done] = await tx`select 1 from schema_migrations where name = ${name}`;
       if (done) return false;
       await tx.unsafe(body);

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrate.js';
+import { ensureVectorIndex, indexName } from '../../src/domain/search/vectors.js';
+
+/**
+ * Several processes start together (replicas, workers, `npm run migrate`): each migration file must
+ * be applied once and nobody may fail. The embedded database has one session, so it only checks
+ * the bookkeeping; the catalog races (two `create … if not exists` on an empty schema) only exist
+ * on a real server: set TEST_DATABASE_URL (a database whose owner may create schemas, with the
+ * vector and pg_trgm extensions installed) to run that part too. CI has no server and skips it.
+ */
+const SERVER_URL = process.env.TEST_DATABASE_URL;
+
+describe('concurrent migrators (embedded)', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
+  });
+  afterAll(() => db?.close());
+
+  it('apply each file exactly once and create the vector index once', async () => {
+    const results = await Promise.all([migrate(db.sql), migrate(db.sql), migrate(db.sql)]);
+    const applied = results.flatMap((r) => r.applied).sort();
+    const [{ n } = { n: 0 }] = await db.sql<{ n: number }[]>`select count(*)::int as n from schema_migrations`;
+    expect(applied).toHaveLength(n);
+    expect(new Set(applied).size).toBe(n);
+    await Promise.all([ensureVectorIndex(db.sql, 32), ensureVectorIndex(db.sql, 32)]);
+    const idx = await db.sql`select 1 from pg_indexes where indexname = ${indexName(32)}`;
+    expect(idx).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!SERVER_URL)('concurrent migrators (real Postgres at TEST_DATABASE_URL)', () => {
+  const schema = `migrate_race_${randomBytes(4).toString('hex')}`;
+  const clients: postgres.Sql[] = [];
+  let admin: postgres.Sql;
+  beforeAll(async () => {
+    admin = postgres(SERVER_URL!, { onnotice: () => {} });
+    await admin.unsafe(`create schema ${schema}`);
+    for (let i = 0; i < 6; i++) {
+      clients.push(postgres(SERVER_URL!, { onnotice: () => {}, max: 2, connection: { search_path: `${schema},public` } }));
+    }
+    await Promise.all(clients.map((c) => c`select 1`));
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.end()));
+    await admin?.unsafe(`drop schema if exists ${schema} cascade`);
+    await admin?.end();
+  });
+
+  it('six migrators on an empty schema: none fails, each file applied once, one vector index', async () => {
+    const results = await Promise.all(clients.map((c) => migrate(c)));
+    const applied = results.flatMap((r) => r.applied).sort();
+    const rows = await clients[0]!<{ name: string }[]>`select name from schema_migrations order by name`;
+    expect(applied).toEqual(rows.map((r) => r.name));
+    await Promise.all(clients.map((c) => ensureVectorIndex(c, 32)));
+    const idx = await admin`select 1 from pg_indexes where schemaname = ${schema} and indexname = ${indexName(32)}`;
+    expect(idx).toHaveLength(1);
+  });
+});
