@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
+import { CHAINS } from '../../src/domain/chains.js';
+import { PaymentProcessor } from '../../src/domain/payments/processor.js';
+import { AppError } from '../../src/errors.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
@@ -199,5 +203,74 @@ describe('local facilitator ledger', () => {
     expect((await local.settle(signed.payload, requirement)).success).toBe(true);
     expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
     expect((await local.settle(signed.payload, requirement)).errorReason).toBe('invalid_exact_evm_nonce_already_used');
+  });
+});
+
+describe('completion in one statement after settlement', () => {
+  it('a first purchase writes payment outcome, buyer, payout addresses, order and audit row together', async () => {
+    const p = await signedPurchase();
+    const res = await p.send();
+    expect(res.statusCode).toBe(200);
+    const orderId = res.json().order_id as string;
+    const receipt = decodePaymentResponseHeader(String(res.headers['payment-response']));
+    const [pay] = await deps().sql<{ status: string; transaction: string; result: { orderId: string }; settlement: { transaction: string } }[]>`
+      select status, transaction, result, settlement from x402_payments where nonce = ${p.nonce}`;
+    expect(pay).toMatchObject({ status: 'completed', transaction: receipt.transaction, result: { orderId }, settlement: { transaction: receipt.transaction } });
+    const [nonce] = await deps().sql<{ kind: string }[]>`select kind from x402_nonces where nonce = ${p.nonce}`;
+    expect(nonce!.kind).toBe('paid');
+    const [order] = await deps().sql<{ buyerId: string; transaction: string }[]>`
+      select o.buyer_id, o.transaction from orders o join legal_acceptances l on l.order_id = o.id where o.id = ${orderId}`;
+    expect(order!.transaction).toBe(receipt.transaction);
+    const payouts = await deps().sql<{ chain: string; address: string }[]>`
+      select chain, address from payout_addresses where agent_id = ${order!.buyerId} order by chain`;
+    const salt = t.config.PAYOUT_FACTORY_SALT;
+    expect(payouts).toEqual(
+      [...CHAINS].sort().map((chain) => ({ chain, address: derivePayoutAddress(p.buyer.address, chain, salt) })),
+    );
+  });
+
+  it('when the one statement completes nothing or fails, the two-step path completes the payment once', async () => {
+    const processor = new PaymentProcessor(deps().sql, local, {
+      retryAfterSeconds: 5,
+      staleSeconds: 1,
+      logger: deps().logger,
+    });
+    let runs = 0;
+    const run = async () => ({ runs: ++runs });
+    const sql = deps().sql;
+    processor.define('declines', run, {
+      inline: () => ({ ready: sql`ready as (select 1 as x where false)`, writes: sql`noop as (select 1)`, result: { runs: -1 } }),
+    });
+    processor.define('breaks', run, {
+      inline: () => ({
+        ready: sql`ready as (select 1 as x)`,
+        writes: sql`broken as (insert into x402_nonces (payer) values (null) returning 1)`,
+        result: { runs: -1 },
+      }),
+    });
+    const payTo = newWallet().address;
+    for (const operation of ['declines', 'breaks']) {
+      const offer = { description: 'probe', options: [{ chain: 'base' as const, payTo, amountMicro: 10_000 }] };
+      const req = { method: 'POST', url: `/probe/${operation}`, headers: {} as Record<string, string> };
+      const prompt = await deps().x402.paid(req, offer).then(
+        () => undefined,
+        (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
+      );
+      const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<typeof signPayment>[1];
+      const signed = await signPayment(newWallet(), required, required.accepts[0]!);
+      req.headers['payment-signature'] = signed.header;
+      const payment = await deps().x402.paid(req, offer);
+      const before = runs;
+      const done = await processor.run({ operation, payment, context: {} });
+      expect(done.result).toEqual({ runs: before + 1 });
+      const again = await processor.run({ operation, payment, context: {} });
+      expect(again).toMatchObject({ replayed: true, result: { runs: before + 1 } });
+      const [row] = await sql<{ status: string; transaction: string }[]>`
+        select status, transaction from x402_payments where nonce = ${signed.nonce}`;
+      expect(row).toEqual({ status: 'completed', transaction: done.settlement.transaction });
+      expect(await local.authorizationState({ network: BASE, asset: payment.requirement.asset, payer: payment.payer, nonce: signed.nonce }))
+        .toEqual({ state: 'settled', transaction: done.settlement.transaction });
+    }
+    expect(runs).toBe(2);
   });
 });

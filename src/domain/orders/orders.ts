@@ -2,9 +2,10 @@ import type postgres from 'postgres';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { findAgentByAddress, provisionAgent } from '../accounts/accounts.js';
-import type { Chain } from '../chains.js';
-import type { PaidContext } from '../payments/processor.js';
+import { derivePayoutAddress, findAgentByAddress, provisionAgent } from '../accounts/accounts.js';
+import { generateUsername } from '../accounts/usernames.js';
+import { CHAINS, type Chain } from '../chains.js';
+import type { InlineFulfil, PaidContext } from '../payments/processor.js';
 import { humanDuration, signLink } from './signed-urls.js';
 
 /** What an acquire claim stores so that the order can be written later, even by the reconciler. */
@@ -46,6 +47,55 @@ export function acquireFulfilment(config: Pick<Config, 'PAYOUT_FACTORY_SALT'>) {
              ${c.legal.licenseUrl}, ${c.acceptedAt}::timestamptz
       from o`;
     return { orderId: c.orderId };
+  };
+}
+
+/**
+ * The same fulfilment as CTEs of the processor's completing statement (request path): resolves the
+ * buyer (`ready`: the known agent, or a new one with its payout addresses, as `provisionAgent`
+ * creates it) and writes the order and the audit row from the completed payment (`writes`). A
+ * username collision or a concurrent first purchase by the same wallet leaves `ready` empty; the
+ * processor then falls back to `acquireFulfilment`, which retries provisioning.
+ */
+export function acquireInlineFulfilment(
+  config: Pick<Config, 'PAYOUT_FACTORY_SALT'>,
+): InlineFulfil<AcquireContext, AcquireResult> {
+  return (sql, ctx) => {
+    const c = ctx.context;
+    const chains = [...CHAINS];
+    const payouts = chains.map((chain) => derivePayoutAddress(ctx.payer, chain, config.PAYOUT_FACTORY_SALT));
+    const ready = sql`
+      known as (select id from agents where address = ${ctx.payer}),
+      created as (
+        insert into agents (address, username)
+        select ${ctx.payer}, ${generateUsername()}
+        where not exists (select 1 from known) and exists (select 1 from eligible)
+        on conflict do nothing
+        returning id
+      ), payouts as (
+        insert into payout_addresses (agent_id, chain, address)
+        select created.id, p.chain, p.address
+        from created cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
+        on conflict do nothing
+      ), ready as (
+        select id as buyer_id from known union all select id from created
+      )`;
+    const writes = sql`
+      placed as (
+        insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
+                            amount_micro, transaction)
+        select ${c.orderId}::uuid, ${ctx.paymentId}::uuid, ${c.itemId}::uuid, ready.buyer_id, ${c.sellerId}::uuid,
+               ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo}, ${ctx.payer}, ${ctx.amountMicro}::bigint,
+               ${ctx.transaction}
+        from done cross join ready
+        returning id
+      ), audited as (
+        insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
+        select id, ${ctx.payer}, ${c.legal.policyVersion}, ${c.legal.policyUrl}, ${c.legal.licenseVersion},
+               ${c.legal.licenseUrl}, ${c.acceptedAt}::timestamptz
+        from placed
+      )`;
+    return { ready, writes, result: { orderId: c.orderId } };
   };
 }
 

@@ -12,8 +12,9 @@ import { chainOfNetwork, type Chain } from '../chains.js';
 /**
  * Runs a paid operation at most once per EIP-3009 authorization (money safety, spec 7.1).
  *
- *   verify (facilitator) -> claim the nonce (Postgres unique keys) -> settle -> fulfil in one
- *   transaction -> store the result
+ *   verify (facilitator) -> claim the nonce (Postgres unique keys) -> settle -> fulfil and store
+ *   the result atomically (one statement for operations with an inline form, else `settled` then
+ *   one transaction)
  *
  * - Two concurrent requests with one signed payment: one claims, the other waits for its outcome
  *   and answers the same result. A retry after success answers the stored result (same order).
@@ -47,6 +48,30 @@ export type Fulfil<C extends JsonObject = JsonObject, R extends JsonObject = Jso
   tx: postgres.TransactionSql,
   ctx: PaidContext<C>,
 ) => Promise<R>;
+
+/** A SQL fragment (postgres.js tagged template) spliced into a larger statement. */
+export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
+
+/**
+ * Optional single-statement form of a fulfilment, used on the request path right after the
+ * facilitator settled: its CTEs join the statement that moves the payment from its claim straight
+ * to `completed` (recording the settlement and re-asserting the nonce), so the outcome and the
+ * operation's writes commit together in one round trip instead of `settled` + a transaction.
+ *
+ * - `ready`: CTEs ending in one named `ready` that yields a row when the operation can run. They
+ *   may write, but only when the CTE `eligible` (the claim, still open) has a row.
+ * - `writes`: CTEs written as `a as (...), b as (...)` (no leading or trailing comma) that write
+ *   only from rows of `done` (the completed payment) and `ready`.
+ * - `result`: what `run` would return for the same context (plain JSON).
+ *
+ * Any statement that completes nothing (e.g. `ready` stays empty) or fails falls back to the
+ * two-step path with the regular fulfilment, so the inline form may decline every unusual case.
+ * The reconciler always uses the regular fulfilment.
+ */
+export type InlineFulfil<C extends JsonObject = JsonObject, R extends JsonObject = JsonObject> = (
+  sql: postgres.Sql,
+  ctx: PaidContext<C>,
+) => { ready: SqlFragment; writes: SqlFragment; result: R };
 
 export interface PaidResult<R extends JsonObject = JsonObject> {
   paymentId: string;
@@ -115,6 +140,7 @@ class AlreadyCompleted extends Error {}
 
 export class PaymentProcessor {
   private readonly fulfilments = new Map<string, Fulfil>();
+  private readonly inlineFulfilments = new Map<string, InlineFulfil>();
   /** Test seam: runs right after the facilitator settled, before anything is written. */
   testHooks: { afterSettle?: () => void | Promise<void> } = {};
 
@@ -125,9 +151,14 @@ export class PaymentProcessor {
   ) {}
 
   /** Registers the fulfilment of an operation (once, at start-up; the reconciler needs it too). */
-  define<C extends JsonObject, R extends JsonObject>(operation: string, fulfil: Fulfil<C, R>): void {
+  define<C extends JsonObject, R extends JsonObject>(
+    operation: string,
+    fulfil: Fulfil<C, R>,
+    opts: { inline?: InlineFulfil<C, R> } = {},
+  ): void {
     if (this.fulfilments.has(operation)) throw new Error(`paid operation ${operation} defined twice`);
     this.fulfilments.set(operation, fulfil as unknown as Fulfil);
+    if (opts.inline) this.inlineFulfilments.set(operation, opts.inline as unknown as InlineFulfil);
   }
 
   async run<C extends JsonObject, R extends JsonObject = JsonObject>(input: RunInput<C>): Promise<PaidResult<R>> {
@@ -212,6 +243,8 @@ export class PaymentProcessor {
         // Money moved: this must end in a completed operation even if a reconciler, misled by a
         // slow facilitator, released the claim meanwhile (the nonce is spent on chain either way).
         const settlementJson = JSON.stringify(settlement);
+        const inline = await this.completeInline<R>(row, settlementJson);
+        if (inline) return inline;
         await this.sql`
           with settled as (
             update x402_payments set status = 'settled', transaction = ${settlement.transaction},
@@ -240,6 +273,51 @@ export class PaymentProcessor {
           where id = ${row.id} and status = 'settling'`;
         throw new AppError(402, 'payment_settlement_failed', { reason: outcome.reason });
     }
+  }
+
+  /**
+   * The request path after settlement, in ONE statement when the operation has an inline form:
+   * claim -> completed with the settlement, the nonce re-asserted and the operation's writes, all
+   * or nothing. Returns undefined (nothing written) when the statement completed nothing or failed;
+   * the caller then records `settled` and completes in two steps, exactly as without an inline form.
+   * A crash before this statement leaves the claim `settling`, which the reconciler resolves from
+   * the facilitator's authorization state, as before.
+   */
+  private async completeInline<R extends JsonObject>(row: PaymentRow, settlementJson: string): Promise<PaidResult<R> | undefined> {
+    const inline = this.inlineFulfilments.get(row.operation);
+    if (!inline) return undefined;
+    const settlement = JSON.parse(settlementJson) as SettleResponse;
+    const sql = this.sql;
+    const { ready, writes, result } = inline(sql, this.paidContext({ ...row, transaction: settlement.transaction }));
+    const open = sql`status in ('settling', 'pending', 'released')`;
+    try {
+      const [r] = await sql<{ completed: number }[]>`
+        with eligible as (
+          select id from x402_payments where id = ${row.id} and ${open}
+        ), ${ready}, done as (
+          update x402_payments set status = 'completed', transaction = ${settlement.transaction},
+            settlement = ${sql.json(settlement as unknown as postgres.JSONValue)},
+            result = ${sql.json(result as postgres.JSONValue)}, updated_at = now()
+          where id = ${row.id} and ${open} and exists (select 1 from ready)
+          returning payer, nonce, resource, valid_before
+        ), spent as (
+          insert into x402_nonces (payer, nonce, kind, resource, valid_before)
+          select payer, nonce, 'paid', resource, valid_before from done
+          on conflict do nothing
+        ), ${writes}
+        select count(*)::int as completed from done`;
+      if (r?.completed !== 1) return undefined;
+    } catch (err) {
+      this.opts.logger.warn({ err, paymentId: row.id }, 'inline fulfilment failed; completing in two steps');
+      return undefined;
+    }
+    return {
+      paymentId: row.id,
+      result: JSON.parse(JSON.stringify(result)) as R,
+      settlement,
+      paymentResponseHeader: encodePaymentResponseHeader(settlement),
+      replayed: false,
+    };
   }
 
   /** A claim that already exists for this payer and nonce: same request again, or a replay. */

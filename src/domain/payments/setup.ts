@@ -9,7 +9,7 @@ import { LocalFacilitator } from '../../x402/local-facilitator.js';
 import { paymentNetworks, type PaymentNetworks } from '../../x402/networks.js';
 import { usdcToMicro } from '../chains.js';
 import { ACQUIRE_OPERATION } from '../orders/acquire.js';
-import { acquireFulfilment } from '../orders/orders.js';
+import { acquireFulfilment, acquireInlineFulfilment } from '../orders/orders.js';
 import { PaymentProcessor } from './processor.js';
 
 export interface PaymentDeps {
@@ -44,7 +44,7 @@ export function createPayments(config: Config, sql: Sql, logger: Logger, secrets
     staleSeconds: config.RECONCILE_STALE_SECONDS,
     logger,
   });
-  payments.define(ACQUIRE_OPERATION, acquireFulfilment(config));
+  payments.define(ACQUIRE_OPERATION, acquireFulfilment(config), { inline: acquireInlineFulfilment(config) });
   const platformPayTo = config.PLATFORM_PAY_TO
     ? getAddress(config.PLATFORM_PAY_TO)
     : getAddress(`0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`);
