@@ -293,7 +293,7 @@ export class PaymentProcessor {
     try {
       const [r] = await sql<{ completed: number }[]>`
         with eligible as (
-          select id from x402_payments where id = ${row.id} and ${open}
+          select status from x402_payments where id = ${row.id} and ${open}
         ), ${ready}, done as (
           update x402_payments set status = 'completed', transaction = ${settlement.transaction},
             settlement = ${sql.json(settlement as unknown as postgres.JSONValue)},
@@ -301,8 +301,10 @@ export class PaymentProcessor {
           where id = ${row.id} and ${open} and exists (select 1 from ready)
           returning payer, nonce, resource, valid_before
         ), spent as (
+          -- the claim's nonce row stands unless a reconciler released it meanwhile: spent again
           insert into x402_nonces (payer, nonce, kind, resource, valid_before)
           select payer, nonce, 'paid', resource, valid_before from done
+          where exists (select 1 from eligible where status = 'released')
           on conflict do nothing
         ), ${writes}
         select count(*)::int as completed from done`;
