@@ -8,6 +8,6 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: every integration file boots its own in-memory PGlite.
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });
