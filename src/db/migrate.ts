@@ -40,11 +40,28 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
       await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
       const [done] = await tx`select 1 from schema_migrations where name = ${name}`;
       if (done) return false;
-      await tx.unsafe(body);
+      await tx.unsafe(body).catch((e: unknown) => {
+        throw migrationError(name, e);
+      });
       await tx`insert into schema_migrations (name) values (${name})`;
       return true;
     });
     (applied ? result.applied : result.skipped).push(name);
   }
   return result;
+}
+
+/**
+ * Names the failing file, and for the usual first-deployment failure says what to do: `vector` is
+ * not a trusted extension, so only a superuser can create it (README, Running on Postgres).
+ */
+export function migrationError(name: string, e: unknown): Error {
+  const pg = e as { code?: string; message?: string };
+  let message = `migration ${name} failed: ${pg.message ?? String(e)}`;
+  if (pg.code === '42501' && /extension/i.test(pg.message ?? '')) {
+    message +=
+      '. Create the extensions once as a superuser in this database, then migrate again: ' +
+      'create extension if not exists vector; create extension if not exists pg_trgm;';
+  }
+  return new Error(message, { cause: e });
 }

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
-import { migrate } from '../../src/db/migrate.js';
+import { migrate, migrationError } from '../../src/db/migrate.js';
 import { ensureVectorIndex, indexName } from '../../src/domain/search/vectors.js';
 
 /**
@@ -31,6 +34,26 @@ describe('concurrent migrators (embedded)', () => {
     await Promise.all([ensureVectorIndex(db.sql, 32), ensureVectorIndex(db.sql, 32)]);
     const idx = await db.sql`select 1 from pg_indexes where indexname = ${indexName(32)}`;
     expect(idx).toHaveLength(1);
+  });
+});
+
+describe('a failing migration', () => {
+  it('names its file, rolls back, and tells the operator how to install the extensions', async () => {
+    const db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
+    const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
+    try {
+      await writeFile(path.join(dir, '900_bad.sql'), 'create table half_done (id int); select * from no_such_table;');
+      await expect(migrate(db.sql, dir)).rejects.toThrow(/^migration 900_bad\.sql failed: relation "no_such_table" does not exist$/);
+      expect(await db.sql`select 1 from pg_tables where tablename = 'half_done'`).toHaveLength(0);
+      expect(await db.sql`select 1 from schema_migrations where name = '900_bad.sql'`).toHaveLength(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await db.close();
+    }
+    // what a non-superuser gets from `create extension vector` on a real server
+    const denied = Object.assign(new Error('permission denied to create extension "vector"'), { code: '42501' });
+    expect(migrationError('001_foundation.sql', denied).message).toMatch(/as a superuser.*create extension if not exists vector;/);
+    expect(migrationError('001_foundation.sql', denied).cause).toBe(denied);
   });
 });
 
