@@ -21,7 +21,9 @@ function accountOf(key: `0x${string}` | undefined): LocalAccount | undefined {
   try {
     return privateKeyToAccount(key);
   } catch {
-    throw new Error('Invalid MCP configuration:\n  MCP_WALLET_PRIVATE_KEY: not a valid secp256k1 private key');
+    throw new Error(
+      'Invalid MCP configuration:\n  MCP_WALLET_PRIVATE_KEY: not a valid secp256k1 private key',
+    );
   }
 }
 
@@ -31,7 +33,11 @@ function depsOf(config: McpConfig): McpDeps {
     baseUrl: config.marketplaceUrl,
     catalog: new CatalogClient({ baseUrl: config.marketplaceUrl }),
     wallet: account
-      ? new MarketplaceClient({ baseUrl: config.marketplaceUrl, account, maxPaymentUsdc: config.maxPaymentUsdc })
+      ? new MarketplaceClient({
+          baseUrl: config.marketplaceUrl,
+          account,
+          maxPaymentUsdc: config.maxPaymentUsdc,
+        })
       : undefined,
     maxPaymentUsdc: config.maxPaymentUsdc,
   };
@@ -58,9 +64,11 @@ function jsonRpcError(res: ServerResponse, status: number, message: string): voi
 /** Stateless Streamable HTTP on POST /mcp: a fresh server and transport per request. */
 async function serveHttp(deps: McpDeps, port: number, host: string): Promise<() => Promise<void>> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return jsonRpcError(res, 404, 'Not found: use /mcp');
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
+      return jsonRpcError(res, 404, 'Not found: use /mcp');
     if (!hostAllowed(host, req.headers.host)) return jsonRpcError(res, 403, 'Host not allowed');
-    if (req.method !== 'POST') return jsonRpcError(res, 405, 'Method not allowed: this server is stateless, use POST');
+    if (req.method !== 'POST')
+      return jsonRpcError(res, 405, 'Method not allowed: this server is stateless, use POST');
     const server = createMcpServer(deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
@@ -81,15 +89,26 @@ async function serveHttp(deps: McpDeps, port: number, host: string): Promise<() 
     http.listen(port, host, resolve);
   });
   const address = http.address();
-  log.info({ url: `http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp` }, 'mcp streamable http listening');
-  return () => new Promise((resolve) => http.close(() => resolve()));
+  log.info(
+    { url: `http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp` },
+    'mcp streamable http listening',
+  );
+  return () =>
+    new Promise((resolve) => {
+      http.close(() => resolve());
+      http.closeAllConnections(); // keep-alive sockets would hold close() open
+    });
 }
 
 async function main(): Promise<void> {
   const config = loadMcpConfig(process.env, process.argv.slice(2));
   const deps = depsOf(config);
   log.info(
-    { marketplace: config.marketplaceUrl, wallet: deps.wallet?.address ?? 'none', maxPaymentUsdc: config.maxPaymentUsdc },
+    {
+      marketplace: config.marketplaceUrl,
+      wallet: deps.wallet?.address ?? 'none',
+      maxPaymentUsdc: config.maxPaymentUsdc,
+    },
     'mcp server starting',
   );
   let close: () => Promise<void>;
