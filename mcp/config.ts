@@ -19,7 +19,12 @@ const McpEnvSchema = z.object({
     .positive({ error: 'must be > 0' })
     .max(100, { error: 'must be <= 100 (the listing price cap)' })
     .default(10),
-  MCP_HTTP_PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).optional(),
+  MCP_HTTP_PORT: z.coerce
+    .number({ error: 'must be a port number' })
+    .int()
+    .min(0)
+    .max(65535)
+    .optional(),
   MCP_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
@@ -35,8 +40,13 @@ export interface McpConfig {
 export const DEFAULT_HTTP_PORT = 3001;
 
 /** `--http` or `MCP_HTTP_PORT` selects Streamable HTTP; stdio otherwise. */
-export function loadMcpConfig(env: Record<string, string | undefined>, argv: readonly string[] = []): McpConfig {
-  const blankToUndefined = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]));
+export function loadMcpConfig(
+  env: Record<string, string | undefined>,
+  argv: readonly string[] = [],
+): McpConfig {
+  const blankToUndefined = Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]),
+  );
   const parsed = McpEnvSchema.safeParse(blankToUndefined);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
@@ -48,6 +58,8 @@ export function loadMcpConfig(env: Record<string, string | undefined>, argv: rea
     marketplaceUrl: e.MARKETPLACE_URL,
     walletPrivateKey: e.MCP_WALLET_PRIVATE_KEY as `0x${string}` | undefined,
     maxPaymentUsdc: e.MCP_MAX_PAYMENT_USDC,
-    http: wantsHttp ? { port: e.MCP_HTTP_PORT ?? DEFAULT_HTTP_PORT, host: e.MCP_HTTP_HOST } : undefined,
+    http: wantsHttp
+      ? { port: e.MCP_HTTP_PORT ?? DEFAULT_HTTP_PORT, host: e.MCP_HTTP_HOST }
+      : undefined,
   };
 }

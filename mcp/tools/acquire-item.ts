@@ -18,7 +18,7 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
     {
       title: 'Buy listing',
       description:
-        "Buys one listing and returns its download link. Use it once the user has chosen an item and agreed to its price (check it with get_item). " +
+        'Buys one listing and returns its download link. Use it once the user has chosen an item and agreed to its price (check it with get_item). ' +
         `Costs the item's price (metadata.prices.USDC) in USDC, paid from this server's wallet through x402; this server pays at most ${cap} USDC per purchase. ` +
         'Not idempotent: every call is a new purchase, so to fetch links again for something already bought use get_order. ' +
         `Buying accepts the marketplace policy (${legal.policy.url}) and the buyer license (${legal.license.url}). ` +
@@ -32,13 +32,22 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
           .number()
           .positive()
           .max(100)
-          .describe('The most the user agreed to pay, in USDC, >0 and <=100. A higher price is refused before anything is signed'),
+          .describe(
+            'The most the user agreed to pay, in USDC, >0 and <=100. A higher price is refused before anything is signed',
+          ),
         accept_terms: z
           .literal(true)
-          .describe(`Must be true: the user accepts the policy ${legal.policy.url} and the buyer license ${legal.license.url}`),
+          .describe(
+            `Must be true: the user accepts the policy ${legal.policy.url} and the buyer license ${legal.license.url}`,
+          ),
       },
       outputSchema: AcquireResponseSchema,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
     },
     async ({ item_id, chain, max_price_usdc }) => {
       if (!deps.wallet) return failure(`acquire_item failed: ${NO_WALLET}`);
@@ -54,7 +63,8 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
             (b.price_usdc ?? 0) > cap
               ? `The price is ${b.price_usdc} USDC, above this server's cap of ${cap} USDC per purchase (MCP_MAX_PAYMENT_USDC). Nothing was signed; only the operator can raise the cap.`
               : `The price is ${b.price_usdc} USDC, above max_price_usdc ${max_price_usdc}. Nothing was signed. If the user agrees to pay ${b.price_usdc} USDC, call again with max_price_usdc >= ${b.price_usdc}.`,
-          self_purchase_forbidden: "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
+          self_purchase_forbidden:
+            "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
         });
       }
     },

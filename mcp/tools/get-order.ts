@@ -14,9 +14,16 @@ export function registerGetOrder(server: McpServer, deps: McpDeps): void {
         "Gets fresh download and invoice links for an order this server's wallet bought, e.g. when the links from acquire_item expired. " +
         'Free: the wallet proves ownership with a zero-value x402 signature that is never settled; no funds move. ' +
         'Returns { order_id, download_url, invoice_url, expires_in }; the URLs are short-lived bearer credentials: do not share them.',
-      inputSchema: { order_id: z.uuid().describe('Order id (a uuid), as returned by acquire_item') },
+      inputSchema: {
+        order_id: z.uuid().describe('Order id (a uuid), as returned by acquire_item'),
+      },
       outputSchema: AcquireResponseSchema,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     },
     async ({ order_id }) => {
       if (!deps.wallet) return failure(`get_order failed: ${NO_WALLET}`);
@@ -24,7 +31,8 @@ export function registerGetOrder(server: McpServer, deps: McpDeps): void {
         return success({ order_id, ...(await deps.wallet.getOrder(order_id)) });
       } catch (err) {
         return apiFailure(err, 'get_order', deps.baseUrl, {
-          order_not_found: "No completed order with this id belongs to this server's wallet. Use an order_id returned by acquire_item.",
+          order_not_found:
+            "No completed order with this id belongs to this server's wallet. Use an order_id returned by acquire_item.",
         });
       }
     },

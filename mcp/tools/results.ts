@@ -3,7 +3,10 @@ import { MarketplaceError } from '../../src/client/index.js';
 
 /** A successful result: the structured content, mirrored as JSON text for clients without structured output. */
 export function success(structuredContent: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
+    structuredContent,
+  };
 }
 
 /** An expected failure: text that tells the model how to fix the call. */
@@ -42,7 +45,8 @@ const COMMON_HINTS: Hints = {
     `The payment was refused outright and nothing settled${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
     'Do not retry blindly; report the reason to the operator.',
   region_unavailable: 'Purchases are not offered in this region. This is final; do not retry.',
-  agent_not_found: 'The configured wallet has never bought or sold here, so it owns no orders. Use the order_id returned by acquire_item with the same wallet.',
+  agent_not_found:
+    'The configured wallet has never bought or sold here, so it owns no orders. Use the order_id returned by acquire_item with the same wallet.',
   internal_error: 'The marketplace failed unexpectedly. Try again later.',
 };
 
@@ -51,9 +55,15 @@ const COMMON_HINTS: Hints = {
  * message text); anything else is a transport problem. Nothing here can hold the private key:
  * the client signs locally and only ever sends signatures.
  */
-export function apiFailure(err: unknown, action: string, baseUrl: string, hints: Hints = {}): CallToolResult {
+export function apiFailure(
+  err: unknown,
+  action: string,
+  baseUrl: string,
+  hints: Hints = {},
+): CallToolResult {
   if (err instanceof MarketplaceError) {
-    const body: ErrorBody = typeof err.body === 'object' && err.body !== null ? (err.body as ErrorBody) : {};
+    const body: ErrorBody =
+      typeof err.body === 'object' && err.body !== null ? (err.body as ErrorBody) : {};
     const hint = hints[err.code] ?? COMMON_HINTS[err.code];
     const detail = typeof body.message === 'string' ? ` (${body.message})` : '';
     const advice = typeof hint === 'function' ? hint(body) : (hint ?? defaultAdvice(err.status));

@@ -5,7 +5,12 @@ import type { McpDeps } from '../server.js';
 import { apiFailure, success } from './results.js';
 
 const price = (which: string) =>
-  z.number().min(0).max(1_000_000).optional().describe(`${which} price in USDC, 0..1000000 (e.g. 2.5)`);
+  z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .optional()
+    .describe(`${which} price in USDC, 0..1000000 (e.g. 2.5)`);
 
 export function registerSearchItems(server: McpServer, deps: McpDeps): void {
   server.registerTool(
@@ -19,18 +24,32 @@ export function registerSearchItems(server: McpServer, deps: McpDeps): void {
         'tech_stack, prices.USDC, seller_username), available_chains, similarity (0-5) and, once rated 5+ times, ' +
         'rating_avg (0-10) and rating_count.',
       inputSchema: {
-        q: z.string().trim().min(1).max(1000).describe('What you need, in natural language, 1..1000 characters (e.g. "fastify rate limiting plugin")'),
+        q: z
+          .string()
+          .trim()
+          .min(1)
+          .max(1000)
+          .describe(
+            'What you need, in natural language, 1..1000 characters (e.g. "fastify rate limiting plugin")',
+          ),
         tech_stack: z
           .string()
           .trim()
           .max(200)
           .optional()
-          .describe('Comma-separated technologies that must all appear in the listing stack, case-insensitive, max 200 characters (e.g. "typescript, react")'),
+          .describe(
+            'Comma-separated technologies that must all appear in the listing stack, case-insensitive, max 200 characters (e.g. "typescript, react")',
+          ),
         min_price: price('Lowest'),
         max_price: price('Highest'),
       },
       outputSchema: z.object({ items: z.array(SearchResultSchema).max(20) }),
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     },
     async (args) => {
       try {

@@ -38,7 +38,10 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  t = await startTestApp({ ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-')), PUBLIC_BASE_URL: base });
+  t = await startTestApp({
+    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-')),
+    PUBLIC_BASE_URL: base,
+  });
   await t.app.listen({ port, host: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -53,7 +56,14 @@ async function connect(opts: { wallet?: boolean; maxPaymentUsdc?: number } = {})
   const deps: McpDeps = {
     baseUrl: base,
     catalog: new CatalogClient({ baseUrl: base }),
-    wallet: opts.wallet === false ? undefined : new MarketplaceClient({ baseUrl: base, account, maxPaymentUsdc: opts.maxPaymentUsdc ?? 10 }),
+    wallet:
+      opts.wallet === false
+        ? undefined
+        : new MarketplaceClient({
+            baseUrl: base,
+            account,
+            maxPaymentUsdc: opts.maxPaymentUsdc ?? 10,
+          }),
     maxPaymentUsdc: opts.maxPaymentUsdc ?? 10,
   };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -69,16 +79,26 @@ async function connect(opts: { wallet?: boolean; maxPaymentUsdc?: number } = {})
   return { client, call, account };
 }
 
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const textOf = (r: CallToolResult) =>
+  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 const ordersOf = async (itemId: string) =>
-  (await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${itemId}`)[0]!.n;
+  (
+    await t.runtime.deps.sql<
+      { n: number }[]
+    >`select count(*)::int as n from orders where item_id = ${itemId}`
+  )[0]!.n;
 
 describe('tool list', () => {
   it('declares four snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual(['acquire_item', 'get_item', 'get_order', 'search_items']);
+    expect(Object.keys(byName).sort()).toEqual([
+      'acquire_item',
+      'get_item',
+      'get_order',
+      'search_items',
+    ]);
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeGreaterThan(100);
@@ -87,14 +107,19 @@ describe('tool list', () => {
         expect((field as { description?: string }).description).toBeTruthy();
       }
     }
-    expect(byName.search_items!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.search_items!.annotations).toMatchObject({
+      readOnlyHint: true,
+      idempotentHint: true,
+    });
     expect(byName.acquire_item!.annotations).toEqual({
       readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: false,
       openWorldHint: true,
     });
-    expect(byName.acquire_item!.inputSchema.required).toEqual(expect.arrayContaining(['item_id', 'max_price_usdc', 'accept_terms']));
+    expect(byName.acquire_item!.inputSchema.required).toEqual(
+      expect.arrayContaining(['item_id', 'max_price_usdc', 'accept_terms']),
+    );
     expect(byName.acquire_item!.description).toContain(`${base}/terms/v1`);
     expect(byName.acquire_item!.description).toContain(`${base}/license/v1`);
   });
@@ -109,10 +134,20 @@ describe('search_items', () => {
       price: 3,
     });
     const { call } = await connect({ wallet: false });
-    const r = await call('search_items', { q: 'quokka websocket relay', tech_stack: 'typescript', max_price: 5 });
+    const r = await call('search_items', {
+      q: 'quokka websocket relay',
+      tech_stack: 'typescript',
+      max_price: 5,
+    });
     expect(r.isError).toBeFalsy();
-    const items = (r.structuredContent as { items: unknown[] }).items.map((i) => SearchResultSchema.parse(i));
-    expect(items[0]).toMatchObject({ id, status: 'active', metadata: { title: 'Quokka websocket relay', prices: { USDC: 3 } } });
+    const items = (r.structuredContent as { items: unknown[] }).items.map((i) =>
+      SearchResultSchema.parse(i),
+    );
+    expect(items[0]).toMatchObject({
+      id,
+      status: 'active',
+      metadata: { title: 'Quokka websocket relay', prices: { USDC: 3 } },
+    });
     expect(JSON.parse(textOf(r))).toEqual(r.structuredContent);
   });
 
@@ -126,7 +161,10 @@ describe('search_items', () => {
 
 describe('get_item', () => {
   it('returns the public item', async () => {
-    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 1.5, title: 'Wombat CSV parser' });
+    const item = await createSaleItem(t.runtime.deps, {
+      priceUsdc: 1.5,
+      title: 'Wombat CSV parser',
+    });
     const { call } = await connect({ wallet: false });
     const r = await call('get_item', { item_id: item.itemId });
     expect(PublicItemSchema.parse(r.structuredContent)).toMatchObject({
@@ -148,13 +186,24 @@ describe('acquire_item', () => {
   it('buys with the configured wallet and returns working links', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.75 });
     const { call } = await connect();
-    const r = await call('acquire_item', { item_id: item.itemId, chain: 'polygon', max_price_usdc: 1, accept_terms: true });
+    const r = await call('acquire_item', {
+      item_id: item.itemId,
+      chain: 'polygon',
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
     expect(r.isError).toBeFalsy();
     const order = AcquireResponseSchema.parse(r.structuredContent);
     expect(order.expires_in).toBe('15 minutes');
     const archive = await fetch(order.download_url);
-    expect(createHash('sha256').update(Buffer.from(await archive.arrayBuffer())).digest('hex')).toBe(item.sha256);
-    const [row] = await t.runtime.deps.sql<{ network: string }[]>`select network from orders where id = ${order.order_id}`;
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await archive.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(item.sha256);
+    const [row] = await t.runtime.deps.sql<
+      { network: string }[]
+    >`select network from orders where id = ${order.order_id}`;
     expect(row?.network).toBe('eip155:137');
   });
 
@@ -162,10 +211,20 @@ describe('acquire_item', () => {
     const cheap = await createSaleItem(t.runtime.deps, { priceUsdc: 1.2 });
     const dear = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
     const { call } = await connect({ maxPaymentUsdc: 1.5 });
-    const own = await call('acquire_item', { item_id: cheap.itemId, max_price_usdc: 1, accept_terms: true });
+    const own = await call('acquire_item', {
+      item_id: cheap.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
     expect(own.isError).toBe(true);
-    expect(textOf(own)).toMatch(/HTTP 402 price_above_limit.*1\.2 USDC.*call again with max_price_usdc >= 1\.2/);
-    const capped = await call('acquire_item', { item_id: dear.itemId, max_price_usdc: 5, accept_terms: true });
+    expect(textOf(own)).toMatch(
+      /HTTP 402 price_above_limit.*1\.2 USDC.*call again with max_price_usdc >= 1\.2/,
+    );
+    const capped = await call('acquire_item', {
+      item_id: dear.itemId,
+      max_price_usdc: 5,
+      accept_terms: true,
+    });
     expect(capped.isError).toBe(true);
     expect(textOf(capped)).toMatch(/2 USDC.*cap of 1\.5 USDC.*MCP_MAX_PAYMENT_USDC/);
     expect(await ordersOf(cheap.itemId)).toBe(0);
@@ -175,10 +234,16 @@ describe('acquire_item', () => {
   it('tells the operator to configure a wallet, and requires accept_terms', async () => {
     const item = await createSaleItem(t.runtime.deps);
     const { call } = await connect({ wallet: false });
-    const r = await call('acquire_item', { item_id: item.itemId, max_price_usdc: 1, accept_terms: true });
+    const r = await call('acquire_item', {
+      item_id: item.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain('MCP_WALLET_PRIVATE_KEY');
-    const noTerms = await (await connect()).call('acquire_item', { item_id: item.itemId, max_price_usdc: 1, accept_terms: false });
+    const noTerms = await (
+      await connect()
+    ).call('acquire_item', { item_id: item.itemId, max_price_usdc: 1, accept_terms: false });
     expect(noTerms.isError).toBe(true);
     expect(textOf(noTerms)).toContain('accept_terms');
     expect(await ordersOf(item.itemId)).toBe(0);
@@ -190,7 +255,13 @@ describe('get_order', () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.25 });
     const { call } = await connect();
     const bought = AcquireResponseSchema.parse(
-      (await call('acquire_item', { item_id: item.itemId, max_price_usdc: 0.25, accept_terms: true })).structuredContent,
+      (
+        await call('acquire_item', {
+          item_id: item.itemId,
+          max_price_usdc: 0.25,
+          accept_terms: true,
+        })
+      ).structuredContent,
     );
     const r = await call('get_order', { order_id: bought.order_id });
     const links = AcquireResponseSchema.parse(r.structuredContent);
@@ -202,7 +273,11 @@ describe('get_order', () => {
   it("says the order is not the wallet's, or that the wallet never traded", async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.25 });
     const buyer = await connect();
-    await buyer.call('acquire_item', { item_id: item.itemId, max_price_usdc: 1, accept_terms: true });
+    await buyer.call('acquire_item', {
+      item_id: item.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
     const other = await buyer.call('get_order', { order_id: randomUUID() });
     expect(other.isError).toBe(true);
     expect(textOf(other)).toMatch(/HTTP 404 order_not_found.*acquire_item/);
