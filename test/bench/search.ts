@@ -33,18 +33,32 @@ const ADJ = ['fast', 'tiny', 'secure', 'async', 'typed', 'streaming', 'distribut
 const STACKS = ['TypeScript, Node.js', 'Python, FastAPI', 'Go', 'Rust', 'Java, Spring', 'Python, Django', 'TypeScript, React', 'C++', 'Ruby, Rails', 'Kotlin', 'Elixir, Phoenix', 'PHP, Laravel', 'Swift', 'C#, .NET', 'Scala'];
 const EXTRA = ['with tests', 'with docker setup', 'and a CLI', 'with metrics', 'with retries', 'and caching', 'with docs', 'and benchmarks', 'for teams', 'with plugins'];
 
+// Words every listing draws a few extra features from, so that listings spread out instead of
+// forming tight clusters of near-copies (which the scan's duplicate check would refuse anyway).
+const VOCAB = Array.from(
+  new Set(
+    DEMO_LISTINGS.flatMap((l) => `${l.title} ${l.description}`.toLowerCase().split(/[^a-z0-9]+/))
+      .filter((w) => w.length > 3),
+  ),
+);
+
 function synthetic(r: () => number, i: number) {
   const base = pick(r, DEMO_LISTINGS);
+  const other = pick(r, DEMO_LISTINGS);
   const words = base.description.split(' ');
-  // shuffle a few words and add variety so listings are near, not identical, to their template
+  // shuffle a few words, borrow a clause from another listing and add random features
   for (let k = 0; k < 4; k++) {
     const a = Math.floor(r() * words.length);
     const b = Math.floor(r() * words.length);
     [words[a], words[b]] = [words[b]!, words[a]!];
   }
+  const borrowed = other.description.split(/[.,]/)[0]!.trim();
+  const features = Array.from({ length: 3 + Math.floor(r() * 6) }, () => pick(r, VOCAB)).join(' ');
+  const titleWords = base.title.split(' ');
+  const title = titleWords.filter(() => r() > 0.25).join(' ') || base.title;
   return {
-    title: `${pick(r, ADJ)} ${base.title.toLowerCase()} ${i % 97}`,
-    description: `${words.join(' ')} ${pick(r, EXTRA)}.`,
+    title: `${pick(r, ADJ)} ${title.toLowerCase()} ${pick(r, VOCAB)} ${i % 97}`,
+    description: `${words.join(' ')} Also: ${borrowed.toLowerCase()}; ${features} ${pick(r, EXTRA)}.`,
     techStack: pick(r, STACKS),
     price: Math.round((0.1 + r() * 40) * 100) / 100,
   };
