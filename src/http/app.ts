@@ -15,6 +15,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { installErrorHandling } from './error-handler.js';
 import { acquireRoutes } from './routes/acquire.js';
@@ -24,6 +25,8 @@ import { orderRoutes } from './routes/orders.js';
 import { sellingRoutes } from './routes/selling.js';
 
 export const API_VERSION = '2.4.0';
+/** Upper bound of a PAYMENT-SIGNATURE header (a signed payload echoing our prompt is a few KB). */
+export const MAX_PAYMENT_SIGNATURE_BYTES = 32 * 1024;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,6 +50,9 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   const app: App = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: 16 * 1024 * 1024,
+    // Node's default 16 KB for all headers is too tight for clients that echo the whole payment
+    // prompt back in PAYMENT-SIGNATURE; the payment header itself is capped below.
+    http: { maxHeaderSize: 64 * 1024 },
     trustProxy: true,
     genReqId: () => crypto.randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -86,6 +92,15 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
         schema: { ...out.schema, 'x-auth': auth, ...(price && { 'x-price-usdc': price }) },
       };
     },
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const sig = request.headers['payment-signature'];
+    if (typeof sig === 'string' && sig.length > MAX_PAYMENT_SIGNATURE_BYTES) {
+      throw new AppError(431, 'payment_header_too_large', {
+        message: `PAYMENT-SIGNATURE is limited to ${MAX_PAYMENT_SIGNATURE_BYTES} bytes`,
+      });
+    }
   });
 
   app.addHook('onSend', async (request, reply) => {
