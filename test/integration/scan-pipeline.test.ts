@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScanJob } from '../../src/domain/scan/scan-job.js';
 import { claimJob } from '../../src/worker/jobs.js';
 import { runDueJobs, startWorker } from '../../src/worker/worker.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
@@ -93,6 +94,32 @@ describe('near-duplicates', () => {
     const third = await listItem(t, b, { bytes: zipOf(uniqueProject()) });
     await t.work();
     expect(await sellerStatus(t, b, third)).toEqual({ status: 'active', reason: 'approved' });
+  });
+
+  it('two near-copies scanned at once by two workers: one goes live, the other is duplicate_content', async () => {
+    const original = uniqueProject();
+    const copy = { ...original, 'src/index.ts': (original['src/index.ts'] as string).replace('// module', '// forked module') };
+    const [a, b] = [newWallet(), newWallet()];
+    const first = await listItem(t, a, { bytes: zipOf(original) });
+    const second = await listItem(t, b, { bytes: await tarGzOf(copy), compression: 'tar.gz' });
+    const { sql } = t.runtime.deps;
+    // Two workers each claim one job; both look for an active twin before either commits (held at
+    // a barrier here; on a real server the separate worker processes simply overlap).
+    const jobs = [await claimJob(sql, 60), await claimJob(sql, 60)];
+    expect(jobs.map((j) => j?.itemId).sort()).toEqual([first, second].sort());
+    let arrived = 0;
+    let release!: () => void;
+    const bothLooking = new Promise<void>((r) => (release = r));
+    const overlapping = Object.assign((strings: TemplateStringsArray, ...values: never[]) => {
+      if (Array.isArray(strings) && strings.join('').includes('from item_fingerprints f join items i')) {
+        if (++arrived === 2) release();
+        return bothLooking.then(() => sql(strings, ...values));
+      }
+      return sql(strings, ...values);
+    }, sql) as unknown as typeof sql;
+    await Promise.all(jobs.map((j) => runScanJob({ ...t.runtime.deps, sql: overlapping }, j!)));
+    const statuses = [await sellerStatus(t, a, first), await sellerStatus(t, b, second)];
+    expect(statuses.map((s) => `${s.status}/${s.reason}`).sort()).toEqual(['active/approved', 'rejected/duplicate_content']);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { Sql } from '../../db/index.js';
+import type { Db, Sql } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { readBlob } from '../../storage/blob-store.js';
@@ -77,7 +77,16 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
   const duration = Date.now() - started;
   if (verdict.kind === 'active') {
     const v = verdict;
-    await sql.begin(async (tx) => {
+    const outcome = await sql.begin(async (tx) => {
+      // Activations take turns, and the near-duplicate rule is checked again inside the turn:
+      // two copies scanned at once by different workers each saw no active twin in judge() (the
+      // other was not committed yet) and both went live. Activations are rare and short.
+      await tx`select pg_advisory_xact_lock(${ACTIVATION_LOCK_KEY})`;
+      const twin = await nearDuplicate(tx, config, item.id, v.signature, v.stats);
+      if (twin) {
+        await writeRejection(tx, item, job, twin, duration);
+        return twin;
+      }
       const [moved] = await tx`
         update items set status = 'active', status_reason = 'approved', activated_at = now(), updated_at = now()
         where id = ${item.id} and status = 'scanning' returning 1 as ok`;
@@ -90,21 +99,30 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
       await tx`insert into scan_results (item_id, attempt, verdict, reason, stats, duration_ms)
                values (${item.id}, ${job.attempts}, 'active', 'approved', ${tx.json({ ...v.stats })}, ${duration})`;
       await finishJob(tx, job.id, 'done');
+      return undefined;
     });
-    logger.info({ itemId: item.id, ms: duration }, 'scan passed; item active');
+    if (outcome) logger.info({ itemId: item.id, reason: outcome.reason, ms: duration }, 'scan refused the listing');
+    else logger.info({ itemId: item.id, ms: duration }, 'scan passed; item active');
     return;
   }
-  await sql.begin(async (tx) => {
-    await tx`update items set status = 'rejected', status_reason = ${verdict.reason}, updated_at = now()
-             where id = ${item.id} and status = 'scanning'`;
-    await tx`insert into rejected_archives (archive_sha256, item_id, reason)
-             values (${item.archiveSha256}, ${item.id}, ${verdict.reason}) on conflict do nothing`;
-    await tx`insert into scan_results (item_id, attempt, verdict, reason, findings, stats, duration_ms)
-             values (${item.id}, ${job.attempts}, 'rejected', ${verdict.reason},
-                     ${tx.json(verdict.findings.map((f) => ({ ...f })))}, ${tx.json({ ...verdict.stats })}, ${duration})`;
-    await finishJob(tx, job.id, 'done');
-  });
+  await sql.begin((tx) => writeRejection(tx, item, job, verdict, duration));
   logger.info({ itemId: item.id, reason: verdict.reason, ms: duration }, 'scan refused the listing');
+}
+
+/** Transaction-level advisory lock key under which scanned items turn active (see runScanJob). */
+export const ACTIVATION_LOCK_KEY = 727275;
+
+type Rejection = Extract<Verdict, { kind: 'rejected' }>;
+
+async function writeRejection(tx: Db, item: { id: string; archiveSha256: string }, job: Job, verdict: Rejection, duration: number) {
+  await tx`update items set status = 'rejected', status_reason = ${verdict.reason}, updated_at = now()
+           where id = ${item.id} and status = 'scanning'`;
+  await tx`insert into rejected_archives (archive_sha256, item_id, reason)
+           values (${item.archiveSha256}, ${item.id}, ${verdict.reason}) on conflict do nothing`;
+  await tx`insert into scan_results (item_id, attempt, verdict, reason, findings, stats, duration_ms)
+           values (${item.id}, ${job.attempts}, 'rejected', ${verdict.reason},
+                   ${tx.json(verdict.findings.map((f) => ({ ...f })))}, ${tx.json({ ...verdict.stats })}, ${duration})`;
+  await finishJob(tx, job.id, 'done');
 }
 
 async function judge(deps: ScanDeps, item: { id: string; archiveKey: string; compression: Compression }): Promise<Verdict> {
@@ -112,20 +130,25 @@ async function judge(deps: ScanDeps, item: { id: string; archiveKey: string; com
   const out = await scanArchive(bytes, item.compression, scanLimits(deps.config));
   if (out.verdict === 'reject') return { kind: 'rejected', reason: out.reason, findings: out.findings, stats: out.stats };
   const signature = out.signature;
-  const near = await nearestActive(deps.sql, item.id, signature);
-  if (near && near.similarity >= deps.config.SCAN_DUPLICATE_THRESHOLD) {
-    return {
-      kind: 'rejected',
-      reason: 'duplicate_content',
-      findings: [{ check: 'near_duplicate', detail: `similar to active item ${near.itemId} (estimated ${near.similarity.toFixed(2)})` }],
-      stats: out.stats,
-    };
-  }
+  const twin = await nearDuplicate(deps.sql, deps.config, item.id, signature, out.stats);
+  if (twin) return twin;
   return { kind: 'active', signature, lineCount: out.lineCount, stats: out.stats };
 }
 
+/** `duplicate_content` when an active listing is at or above the near-duplicate threshold. */
+async function nearDuplicate(sql: Db, config: Config, itemId: string, signature: number[], stats: ScanStats): Promise<Rejection | undefined> {
+  const near = await nearestActive(sql, itemId, signature);
+  if (!near || near.similarity < config.SCAN_DUPLICATE_THRESHOLD) return undefined;
+  return {
+    kind: 'rejected',
+    reason: 'duplicate_content',
+    findings: [{ check: 'near_duplicate', detail: `similar to active item ${near.itemId} (estimated ${near.similarity.toFixed(2)})` }],
+    stats,
+  };
+}
+
 /** The most similar active listing among LSH candidates (any shared band). */
-async function nearestActive(sql: Sql, itemId: string, signature: number[]): Promise<{ itemId: string; similarity: number } | undefined> {
+async function nearestActive(sql: Db, itemId: string, signature: number[]): Promise<{ itemId: string; similarity: number } | undefined> {
   const rows = await sql<{ itemId: string; minhash: number[] }[]>`
     select f.item_id, f.minhash from item_fingerprints f join items i on i.id = f.item_id
     where i.status = 'active' and i.id <> ${itemId} and f.bands && ${bands(signature)}::text[]
