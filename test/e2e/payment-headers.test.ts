@@ -49,7 +49,7 @@ it('accepts a PAYMENT-SIGNATURE of ~20 KB that echoes the prompt (over Node’s 
   const { res, headerBytes } = await signedAcquire(14_000);
   expect(headerBytes).toBeGreaterThan(17_000);
   expect(res.status).toBe(200);
-  expect((await res.json()).order_id).toMatch(/^[0-9a-f-]{36}$/);
+  expect(((await res.json()) as { order_id: string }).order_id).toMatch(/^[0-9a-f-]{36}$/);
 });
 
 it('refuses an absurd PAYMENT-SIGNATURE with 431 payment_header_too_large, charging nothing', async () => {

@@ -42,6 +42,7 @@ describe('acquire prompt', () => {
     expect(String(res.headers['access-control-expose-headers'])).toMatch(/PAYMENT-REQUIRED/);
     expect(String(res.headers['payment-required']).length).toBeLessThan(8192);
     expect(body.x402Version).toBe(2);
+    expect(body.error).toBe('payment_required');
     expect(body.resource.url).toBe(`http://marketplace.test${acquireUrl(item.itemId)}`);
     expect(body.accepts).toHaveLength(2);
     const [base, polygon] = body.accepts;
@@ -87,6 +88,14 @@ describe('acquire prompt', () => {
     const eur = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { currency: 'EUR' } });
     expect(eur.statusCode).toBe(400);
     expect(eur.json().error).toBe('unsupported_currency');
+  });
+
+  it('409 seller_wallet_missing when the seller accepts sales on no chain, with no prompt', async () => {
+    const item = await createSaleItem(deps(), { salesChains: [] });
+    const res = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { chain: 'base' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ error: 'seller_wallet_missing' });
+    expect(res.headers['payment-required']).toBeUndefined();
   });
 
   it('404 for unknown or inactive items, 403 region_unavailable before any prompt', async () => {

@@ -44,6 +44,20 @@ describe('POST /api/v1/items: validation before any fee', () => {
     expect(res.headers['payment-required']).toBeUndefined();
   });
 
+  it('a multipart body without a file part → 400 missing_file; JSON without a file → 400', async () => {
+    const boundary = 'b0undary';
+    const body = [`--${boundary}`, 'Content-Disposition: form-data; name="metadata"', '', JSON.stringify(METADATA), `--${boundary}--`, ''].join('\r\n');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/items',
+      payload: body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'missing_file' });
+    expect(res.headers['payment-required']).toBeUndefined();
+  });
+
   it('refuses an archive over 10 MB with 413, multipart and JSON', async () => {
     const big = Buffer.concat([zipOf(uniqueProject()).subarray(0, 4), Buffer.alloc(10 * 1024 * 1024 + 1)]);
     for (const encoding of ['multipart', 'json'] as const) {
