@@ -37,9 +37,10 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function drive(url: string, headers: string[], body?: string): Promise<{ perSecond: number; failures: number }> {
+async function drive(url: string, headers: string[], body?: string): Promise<{ perSecond: number; cpuMs: number; failures: number }> {
   let next = 0;
   let failures = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -56,7 +57,10 @@ async function drive(url: string, headers: string[], body?: string): Promise<{ p
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { perSecond: headers.length / seconds, failures };
+  const used = process.cpuUsage(cpu);
+  // Server, client and PGlite share this process: its CPU time per completion is the cost that
+  // load from other processes on the machine inflates far less than wall-clock throughput.
+  return { perSecond: headers.length / seconds, cpuMs: (used.user + used.system) / 1000 / headers.length, failures };
 }
 
 async function sign(wallets: LocalAccount[], required: PaymentRequired, req: PaymentRequirements, n: number): Promise<string[]> {
@@ -165,8 +169,8 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     await drive(acquireUrl, warmOurs, body);
     await drive(refUrl, warmRef);
     // interleaved rounds (A B A B ...), so drift of the machine hits both sides alike
-    const o: Array<{ perSecond: number; failures: number }> = [];
-    const r: Array<{ perSecond: number; failures: number }> = [];
+    const o: Array<{ perSecond: number; cpuMs: number; failures: number }> = [];
+    const r: Array<{ perSecond: number; cpuMs: number; failures: number }> = [];
     for (const batch of batches) {
       o.push(await drive(acquireUrl, batch.ours, body));
       r.push(await drive(refUrl, batch.ref));
@@ -177,6 +181,8 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     const refRate = median(r.map((x) => x.perSecond));
     // each round's ratio against the reference round right after it; the median of those
     const ratio = median(o.map((x, i) => x.perSecond / r[i]!.perSecond));
+    const oursCpu = median(o.map((x) => x.cpuMs));
+    const refCpu = median(r.map((x) => x.cpuMs));
     const [{ orders }] = (await runtime.deps.sql<{ orders: number }[]>`
       select count(*)::int as orders from orders where item_id = ${item.itemId}`) as unknown as [{ orders: number }];
     const recovery = await recoveryCost(wallets[0]!, requirement, 300);
@@ -187,6 +193,8 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       ours_per_second: Math.round(oursRate),
       reference_per_second: Math.round(refRate),
       ratio_ours_to_reference: Number(ratio.toFixed(2)),
+      cpu_ms_per_completion: { ours: Number(oursCpu.toFixed(2)), reference: Number(refCpu.toFixed(2)) },
+      cpu_ratio_reference_to_ours: Number((refCpu / oursCpu).toFixed(2)),
       goal: '>= 1.0',
       failures: { ours: o.reduce((n, x) => n + x.failures, 0), reference: r.reduce((n, x) => n + x.failures, 0) },
       orders_written: orders,
@@ -199,6 +207,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
         `  our stack        ${result.ours_per_second}/s median  (rounds ${rounds(o)}; order + audit written per purchase)`,
         `  x402ResourceServer reference ${result.reference_per_second}/s median  (rounds ${rounds(r)}; verify + settle only)`,
         `  ratio            ${result.ratio_ours_to_reference}  (median of per-round ratios; goal >= 1.0)`,
+        `  process CPU per completion: ours ${oursCpu.toFixed(2)} ms, reference ${refCpu.toFixed(2)} ms (ratio ${result.cpu_ratio_reference_to_ours}; less load-sensitive)`,
         `  failures         ours ${result.failures.ours}, reference ${result.failures.reference}`,
         `signature recovery alone (viem recoverTypedDataAddress): ${recovery.perSecond}/s, ${recovery.microsecondsEach} µs each`,
       ].join('\n'),
