@@ -17,7 +17,7 @@ import { createRuntime } from '../../src/runtime.js';
  */
 
 // deterministic PRNG so both sizes draw from the same distribution
-function rng(seed: number) {
+export function rng(seed: number) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
@@ -64,7 +64,7 @@ function synthetic(r: () => number, i: number) {
   };
 }
 
-function queries(r: () => number): SearchQuery[] {
+export function queries(r: () => number): SearchQuery[] {
   const out: SearchQuery[] = [];
   for (let i = 0; i < 60; i++) {
     const l = pick(r, DEMO_LISTINGS);
@@ -101,7 +101,7 @@ interface Catalogue {
   indexSeconds: number;
 }
 
-async function loadCatalogue(n: number, efSearch: number): Promise<Catalogue> {
+export async function loadCatalogue(n: number, efSearch: number): Promise<Catalogue> {
   const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', LOG_LEVEL: 'silent', IN_PROCESS_WORKER: 'false', SEARCH_EF_SEARCH: String(efSearch) });
   const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
   const { sql, embedder } = runtime.deps;
