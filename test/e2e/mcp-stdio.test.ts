@@ -1,9 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -13,7 +10,7 @@ import {
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/app.js';
+import { freePort, startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { seedListing } from '../helpers/catalog.js';
 
 /**
@@ -21,29 +18,14 @@ import { seedListing } from '../helpers/catalog.js';
  * client, pointed at the service on a real socket (stdout must carry only the protocol), and the
  * same entry with `--http`.
  */
-let t: TestContext;
+let t: ListeningTestContext;
 let base: string;
 const root = path.resolve(import.meta.dirname, '../..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await startTestApp({
-    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-e2e-')),
-    PUBLIC_BASE_URL: base,
-  });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  t = await startListeningTestApp();
+  base = t.base;
 });
 afterAll(() => t?.close());
 

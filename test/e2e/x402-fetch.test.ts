@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/app.js';
+import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
 
 /**
@@ -17,25 +13,13 @@ import { createSaleItem } from '../helpers/items.js';
  * account), unmodified, buys an item from the running service over a real socket, then fetches
  * its order with a zero-value identity payment and downloads the archive.
  */
-let t: TestContext;
+let t: ListeningTestContext;
 let base: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await startTestApp({ ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'e2e-')), PUBLIC_BASE_URL: base });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  t = await startListeningTestApp();
+  base = t.base;
 });
 afterAll(() => t?.close());
 

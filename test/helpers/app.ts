@@ -1,3 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type App } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
@@ -34,4 +38,36 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       await runtime.close();
     },
   };
+}
+
+export interface ListeningTestContext extends TestContext {
+  /** `http://127.0.0.1:<port>`, also the app's PUBLIC_BASE_URL, so emitted URLs are reachable. */
+  base: string;
+}
+
+/**
+ * The real app on a real loopback socket (for clients that speak HTTP: @x402/fetch, the MCP
+ * server, header limits Node enforces only on sockets), with archives in a fresh temp directory.
+ */
+export async function startListeningTestApp(env: Record<string, string> = {}): Promise<ListeningTestContext> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({
+    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'listening-')),
+    PUBLIC_BASE_URL: base,
+    ...env,
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { ...t, base };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 }

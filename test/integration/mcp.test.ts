@@ -1,8 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,7 +8,7 @@ import { createMcpServer, type McpDeps } from '../../mcp/server.js';
 import { CatalogClient, MarketplaceClient } from '../../src/client/index.js';
 import { PublicItemSchema, SearchResultSchema } from '../../src/domain/items/public-item.js';
 import { AcquireResponseSchema } from '../../src/domain/orders/acquire.js';
-import { startTestApp, type TestContext } from '../helpers/app.js';
+import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { seedListing } from '../helpers/catalog.js';
 import { createSaleItem } from '../helpers/items.js';
 
@@ -20,29 +16,14 @@ import { createSaleItem } from '../helpers/items.js';
  * The real MCP client and server over an in-memory transport; the tools call the real app over a
  * real loopback socket with a real viem wallet, so every acquire is a full x402 handshake.
  */
-let t: TestContext;
+let t: ListeningTestContext;
 let base: string;
 const clients: Client[] = [];
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await startTestApp({
-    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-')),
-    PUBLIC_BASE_URL: base,
-  });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  t = await startListeningTestApp();
+  base = t.base;
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
