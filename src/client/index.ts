@@ -126,19 +126,8 @@ export class MarketplaceClient {
     return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': header }));
   }
 
-  private async json<T>(res: Response): Promise<T> {
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    if (!res.ok) {
-      const code = typeof body === 'object' && body && 'error' in body ? String((body as { error: unknown }).error) : 'http_error';
-      throw new MarketplaceError(res.status, code, body);
-    }
-    return body as T;
+  private json<T>(res: Response): Promise<T> {
+    return readJson<T>(res);
   }
 
   /**
