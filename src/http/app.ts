@@ -27,6 +27,8 @@ import { sellingRoutes } from './routes/selling.js';
 export const API_VERSION = '2.4.0';
 /** Upper bound of a PAYMENT-SIGNATURE header (a signed payload echoing our prompt is a few KB). */
 export const MAX_PAYMENT_SIGNATURE_BYTES = 32 * 1024;
+const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
+const CORS_ALLOW_HEADERS = 'Content-Type, Accept, PAYMENT-SIGNATURE';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -102,6 +104,17 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
       });
     }
   });
+
+  // CORS preflight for browser agents: a paid retry carries PAYMENT-SIGNATURE and a JSON body,
+  // neither of which a browser sends cross-origin without this answer.
+  app.options('/*', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .status(204)
+      .header('Access-Control-Allow-Methods', CORS_ALLOW_METHODS)
+      .header('Access-Control-Allow-Headers', CORS_ALLOW_HEADERS)
+      .header('Access-Control-Max-Age', '600')
+      .send(),
+  );
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('Access-Control-Allow-Origin', '*');
