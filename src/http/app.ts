@@ -122,6 +122,16 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
     if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
   });
 
+  // `Content-Type: application/json` with nothing after it is no body, not a 400: clients send
+  // that header on bodiless identity probes (DELETE) and on the unpaid acquire call.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+
   await app.register(accepts);
   await app.register(discoveryRoutes, { deps });
   await app.register(itemRoutes, { deps });

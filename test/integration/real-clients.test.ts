@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
-import { startSellingApp, type SellingContext } from '../helpers/selling.js';
+import { listItem, startSellingApp, type SellingContext } from '../helpers/selling.js';
+import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
  * Cross-cutting compatibility with the clients that already use this contract
@@ -39,5 +41,22 @@ describe('browser agents (CORS)', () => {
       expect(headers, url).toEqual(expect.arrayContaining(['content-type', 'payment-signature']));
       expect(res.body, url).toBe('');
     }
+  });
+});
+
+describe('identity routes probed bodiless', () => {
+  it('a Content-Type: application/json header without a body is no body, not a 400', async () => {
+    const seller = newWallet();
+    const itemId = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
+    const url = `/api/v1/items/${itemId}`;
+    const json = { 'content-type': 'application/json' };
+    const probe = await t.app.inject({ method: 'DELETE', url, headers: json });
+    expect(probe.statusCode).toBe(402);
+    const prompt = promptOf(probe);
+    expect(probe.json()).toEqual(prompt);
+    const { header } = await signPayment(seller, prompt, prompt.accepts[0]!);
+    const done = await t.app.inject({ method: 'DELETE', url, headers: { ...json, 'payment-signature': header } });
+    expect(done.statusCode).toBe(200);
+    expect(done.json()).toEqual({ ok: true });
   });
 });

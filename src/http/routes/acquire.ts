@@ -4,23 +4,7 @@ import type { Deps } from '../../deps.js';
 import { acquire, AcquireBodySchema, AcquireResponseSchema } from '../../domain/orders/acquire.js';
 import { describe } from '../route-meta.js';
 
-const invalidJson = (message: string) =>
-  Object.assign(new Error(message), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
-
 export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
-  // Scoped to this plugin: an empty JSON body is a bodiless prompt, not an error (clients send
-  // `Content-Type: application/json` with nothing on the unpaid call).
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body).trim();
-    if (text === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(invalidJson('body is not valid JSON'), undefined);
-    }
-  });
-
   app.post(
     '/api/v1/items/:uuid/acquire',
     {
