@@ -108,7 +108,11 @@ export const ConfigSchema = z
     RPC_URL_POLYGON: z.url().optional(),
     /** A standard x402 facilitator (/verify, /settle, /supported). Unset: the built-in local one. */
     FACILITATOR_URL: z.url().optional(),
-    FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+    /**
+     * Per facilitator call. Verify and settle together must stay under the 60 s clients wait, or a
+     * client that gives up and re-signs could pay twice; a settle that times out is reported pending.
+     */
+    FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(25_000).default(20_000),
     /** Recipient of listing fees (the platform treasury). Unset: derived from the signing secret. */
     PLATFORM_PAY_TO: evmAddress.optional(),
     /** Validity window advertised in prompts (`maxTimeoutSeconds`) and accepted on completion. */
