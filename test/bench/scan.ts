@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDeflateRaw, crc32, deflateRawSync } from 'node:zlib';
+import { loadConfig } from '../../src/config.js';
 import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanLimits } from '../../src/domain/scan/scan-job.js';
 import type { ScanLimits } from '../../src/domain/scan/types.js';
 import { buildZip } from '../helpers/archives.js';
 
@@ -17,15 +19,8 @@ import { buildZip } from '../helpers/archives.js';
  *    lying about its size (cut off at the declared size), and with limits raised so that the whole
  *    GB is inflated and counted (streaming memory bound).
  */
-export const BENCH_LIMITS: ScanLimits = {
-  maxExtractedBytes: 200 * 1024 * 1024,
-  maxRatio: 100,
-  ratioMinBytes: 1024 * 1024,
-  maxEntries: 10_000,
-  maxNestingDepth: 1,
-  maxNestedBytes: 10 * 1024 * 1024,
-  minSourceLines: 20,
-};
+/** The deployed defaults. */
+export const BENCH_LIMITS: ScanLimits = scanLimits(loadConfig({}));
 
 /** Deterministic PRNG so every run scans the same bytes. */
 function prng(seed: number) {

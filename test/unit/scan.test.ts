@@ -1,19 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanLimits } from '../../src/domain/scan/scan-job.js';
 import type { ScanLimits } from '../../src/domain/scan/types.js';
 import { buildTarGz, buildZip, tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../helpers/corpus.js';
 import { hostileCorpus } from '../helpers/hostile.js';
 
-const limits: ScanLimits = {
-  maxExtractedBytes: 200 * 1024 * 1024,
-  maxRatio: 100,
-  ratioMinBytes: 1024 * 1024,
-  maxEntries: 10_000,
-  maxNestingDepth: 1,
-  maxNestedBytes: 10 * 1024 * 1024,
-  minSourceLines: 20,
-};
+// the deployed defaults, so the corpora are judged exactly as production judges them
+const limits: ScanLimits = scanLimits(loadConfig({}));
 
 describe('scanArchive: hostile corpus', async () => {
   const corpus = await hostileCorpus();
