@@ -128,3 +128,20 @@ describe('item detail and public status', () => {
     expect(missing.statusCode).toBe(404);
   });
 });
+
+describe('documents follow the deployment configuration', () => {
+  it('fee, limits and price range in the guide and the manifest come from config', async () => {
+    const other = await startTestApp({ LISTING_FEE_USDC: '0.02', MAX_ACTIVE_LISTINGS: '7', MAX_PRICE_USDC: '50' });
+    try {
+      const guide = (await other.app.inject('/agent-usage')).body;
+      expect(guide).toContain('flat listing fee of 0.02 USDC (`amount: "20000"`)');
+      expect(guide).toContain('(7 pending, scanning or active listings per seller)');
+      expect(guide).toContain('{ "USDC": <0.1..50> }');
+      const skills = (await other.app.inject('/api/v1/skills')).json();
+      expect(skills.payment.listing_fee_usdc).toBe(0.02);
+      expect(skills.limits).toMatchObject({ archive_max_bytes: 10_485_760, price_usdc: { min: 0.1, max: 50 }, active_listings_per_seller: 7 });
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -2,7 +2,18 @@
  * The agent guide served at `/agent-usage`: a Markdown walk-through an agent can follow end to end
  * (search, buy, sell, account), with every URL absolute for this deployment.
  */
-export function agentUsageMarkdown(base: string, opts: { revision: 'A' | 'B'; listingFeeUsdc: number }): string {
+export interface AgentUsageOptions {
+  revision: 'A' | 'B';
+  listingFeeUsdc: number;
+  maxArchiveBytes: number;
+  minPriceUsdc: number;
+  maxPriceUsdc: number;
+  maxActiveListings: number;
+}
+
+export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
+  const mb = Math.round((opts.maxArchiveBytes / 1024 / 1024) * 10) / 10;
+  const feeAmount = String(Math.round(opts.listingFeeUsdc * 1e6));
   return `# Code artifact marketplace: agent guide
 
 Version 2.4 of this guide, for interface specification v3.2.5 (Revision ${opts.revision}).
@@ -80,21 +91,21 @@ by \`Accept\`.
 ## 3. Sell
 
 \`POST ${base}/api/v1/items\`, either \`multipart/form-data\` with a \`file\` part (\`.zip\`,
-\`.tar.gz\` or \`.tgz\`, at most 10 MB) and a \`metadata\` part (a JSON string), or JSON
+\`.tar.gz\` or \`.tgz\`, at most ${mb} MB) and a \`metadata\` part (a JSON string), or JSON
 \`{ "compression": "zip" | "tar.gz", "file": "<base64>", "metadata": { ... } }\`.
 
 Metadata: \`title\` (≤ 200), \`description\` (≤ 4000), \`tech_stack\` (non-empty, ≤ 200),
-\`prices\` = \`{ "USDC": <0.1..100> }\`, optional \`prompt_summary\` (≤ 1000). No other keys.
+\`prices\` = \`{ "USDC": <${opts.minPriceUsdc}..${opts.maxPriceUsdc}> }\`, optional \`prompt_summary\` (≤ 1000). No other keys.
 
 The upload is validated first (a bad upload never costs a fee); then it answers \`402\` for the
-flat listing fee of ${opts.listingFeeUsdc} USDC (\`amount: "10000"\`). Sign and repeat the same request
+flat listing fee of ${opts.listingFeeUsdc} USDC (\`amount: "${feeAmount}"\`). Sign and repeat the same request
 with \`PAYMENT-SIGNATURE\`: \`202 { item_id, status: "pending_scan", invoice_url }\` (the fee's
 invoice). Your first listing creates your seller account and payout addresses on every chain.
 
 Validation errors (400 unless noted): \`invalid_metadata\` (\`message\` names the field),
 \`unknown_metadata_key\`, \`invalid_price\`, \`invalid_file_name\`, \`missing_file\`,
 \`invalid_file\`, \`unsupported_archive\`, 413 \`payload_too_large\`, 409 \`listing_limit_reached\`
-(100 pending, scanning or active listings per seller).
+(${opts.maxActiveListings} pending, scanning or active listings per seller).
 
 The archive is scanned; watch it with \`GET ${base}/api/v1/seller/items/{item_id}/status\`
 (zero-value identity). It becomes \`active\` (searchable) or \`rejected\` with a reason

@@ -10,8 +10,6 @@ import { describe } from '../route-meta.js';
 
 export const SPEC_VERSION = '3.2.5';
 export const MANIFEST_VERSION = '2.4.0';
-/** Listing fee of Revision B (spec 8), in USDC. */
-export const LISTING_FEE_USDC = 0.01;
 
 export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const { config } = deps;
@@ -71,14 +69,16 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           scheme: 'exact',
           currency: 'USDC',
           chains: NETWORK_OF,
-          listing_fee_usdc: LISTING_FEE_USDC,
+          listing_fee_usdc: config.LISTING_FEE_USDC,
         },
         legal: currentLegal(base),
         limits: {
           search_results: 20,
           query_max_chars: 1000,
           tech_stack_max_chars: 200,
-          archive_max_bytes: 10_485_760,
+          archive_max_bytes: config.MAX_ARCHIVE_BYTES,
+          price_usdc: { min: config.MIN_PRICE_USDC, max: config.MAX_PRICE_USDC },
+          active_listings_per_seller: config.MAX_ACTIVE_LISTINGS,
           rating_visibility_threshold: config.RATING_VISIBILITY_THRESHOLD,
         },
         endpoints: endpointsFromOpenApi(openApiDocument()) as unknown as Record<string, unknown>[],
@@ -91,7 +91,16 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
     async (_req, reply) =>
       reply
         .type('text/markdown; charset=utf-8')
-        .send(agentUsageMarkdown(base, { revision: config.CONTRACT_REVISION, listingFeeUsdc: LISTING_FEE_USDC })),
+        .send(
+          agentUsageMarkdown(base, {
+            revision: config.CONTRACT_REVISION,
+            listingFeeUsdc: config.LISTING_FEE_USDC,
+            maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
+            minPriceUsdc: config.MIN_PRICE_USDC,
+            maxPriceUsdc: config.MAX_PRICE_USDC,
+            maxActiveListings: config.MAX_ACTIVE_LISTINGS,
+          }),
+        ),
   );
 
   const legalParams = z.object({ version: z.string().regex(/^v\d+$/, { error: 'not_found' }) });
