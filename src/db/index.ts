@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { Config } from '../config.js';
@@ -48,11 +48,19 @@ export async function openDatabase(config: Config): Promise<Database> {
     import('@electric-sql/pglite-socket'),
   ]);
   let dataDir: string | undefined;
+  let releaseLock = async () => {};
   if (!config.EMBEDDED_DB_IN_MEMORY) {
     dataDir = path.resolve(config.DATA_DIR, 'pg');
     await mkdir(dataDir, { recursive: true });
+    releaseLock = await lockDataDir(dataDir);
   }
-  const db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+  let db;
+  try {
+    db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+  } catch (e) {
+    await releaseLock();
+    throw e;
+  }
   // PGlite is a single session. The socket server serializes connections; we open exactly one
   // (see notes/embedded-postgres.md), so a transaction can never interleave with another query.
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
@@ -78,6 +86,44 @@ export async function openDatabase(config: Config): Promise<Database> {
       await sql.end({ timeout: 5 });
       await server.stop();
       await db.close();
+      await releaseLock();
     },
   };
+}
+
+/**
+ * PGlite has no postmaster: two processes opening one data directory would corrupt it. A pid file
+ * makes the second one (a `npm run worker`, `migrate` or `reindex` beside a running `npm start`)
+ * stop with a clear message instead; a file left by a dead process is taken over.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const file = path.join(dataDir, '..', 'embedded-db.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(file, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(file, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+      if (pid && isAlive(pid)) {
+        throw new Error(
+          `the embedded database in ${path.dirname(file)} is in use by process ${pid}: ` +
+            'stop it first, or run every process against a shared DATABASE_URL',
+        );
+      }
+      await rm(file, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new Error(`could not lock the embedded database in ${path.dirname(file)}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

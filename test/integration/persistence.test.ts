@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +43,25 @@ describe('embedded database on disk', () => {
       await app.close();
       await second.close();
     }
+  });
+});
+
+describe('embedded database lock', () => {
+  it('a second process on the same DATA_DIR is refused; a dead owner’s lock is taken over', async () => {
+    const dataDir = await tempDir();
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const first = await openDatabase(config);
+    try {
+      await expect(openDatabase(config)).rejects.toThrow(new RegExp(`in use by process ${process.pid}`));
+    } finally {
+      await first.close();
+    }
+    // a crashed owner leaves its pid file behind (the pid of a child that has exited)
+    await writeFile(path.join(dataDir, 'embedded-db.pid'), String(spawnSync('true').pid));
+    const again = await openDatabase(config);
+    const [row] = await again.sql`select 1 as ok`;
+    expect(row!.ok).toBe(1);
+    await again.close();
   });
 });
 
