@@ -51,7 +51,8 @@ export type App = FastifyInstance<
 export async function buildApp(config: Config, deps: Deps): Promise<App> {
   const app: App = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    bodyLimit: 16 * 1024 * 1024,
+    // Every body but an upload (which sets its own limit) is a few hundred bytes of JSON.
+    bodyLimit: 64 * 1024,
     // Node's default 16 KB for all headers is too tight for clients that echo the whole payment
     // prompt back in PAYMENT-SIGNATURE; the payment header itself is capped below.
     http: { maxHeaderSize: 64 * 1024 },

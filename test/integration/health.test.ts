@@ -19,3 +19,16 @@ describe('GET /api/v1/health', () => {
     expect(res.json()).toEqual({ error: 'not_found' });
   });
 });
+
+describe('request limits', () => {
+  it('refuses an oversized JSON body on a small route with 413 before parsing it', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/items/7d1c0e0e-1111-4111-8111-111111111111/acquire',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ chain: 'base', padding: 'x'.repeat(100 * 1024) }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ error: 'payload_too_large' });
+  });
+});
