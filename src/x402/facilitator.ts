@@ -12,6 +12,15 @@ import { networkByCaip2, type PaymentNetworks } from './networks.js';
 export interface Facilitator extends FacilitatorClient {
   readonly kind: 'local' | 'http';
   authorizationState(q: AuthorizationQuery): Promise<AuthorizationState>;
+  /**
+   * Present only where settle re-checks everything verify checks, atomically with the transfer
+   * (the local facilitator): settles without the verify round trip and flags a rejection that
+   * happened before anything moved. HTTP facilitators go through verify, then settle.
+   */
+  settleWithoutVerify?(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<{ response: SettleResponse; rejectedBeforeSettlement: boolean }>;
 }
 
 export interface AuthorizationQuery {

@@ -125,7 +125,37 @@ export class LocalFacilitator implements Facilitator {
     return { isValid: true, payer };
   }
 
-  async settle(payload: PaymentPayload, req: PaymentRequirements): Promise<SettleResponse> {
+  settle(payload: PaymentPayload, req: PaymentRequirements): Promise<SettleResponse> {
+    return this.settleDetailed(payload, req).then((r) => r.response);
+  }
+
+  /**
+   * Settlement without a separate verify round trip, for our own processor (the guard has already
+   * checked signature, recipient, asset, network, amount and window against what it issued). Makes
+   * every check `settle` makes, atomically with the transfer, and says whether a failure was a
+   * rejection BEFORE anything moved (invalid payload or signature, zero value, nonce already used,
+   * insufficient balance, or a queued verify fault): the caller reports those exactly as a verify
+   * failure (402 payment_verification_failed) and releases its claim. `settle` itself (what
+   * x402ResourceServer and HTTP callers use) keeps its own statements and answers.
+   */
+  async settleWithoutVerify(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<{ response: SettleResponse; rejectedBeforeSettlement: boolean }> {
+    const fault = this.takeFault('verify');
+    if (fault) {
+      return {
+        response: { success: false, errorReason: fault.invalidReason, transaction: '', network: req.network },
+        rejectedBeforeSettlement: true,
+      };
+    }
+    return this.settleDetailed(payload, req);
+  }
+
+  private async settleDetailed(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<{ response: SettleResponse; rejectedBeforeSettlement: boolean }> {
     const network = req.network;
     const failure = (errorReason: string, payer?: string, transaction = ''): SettleResponse => ({
       success: false,
@@ -134,18 +164,23 @@ export class LocalFacilitator implements Facilitator {
       network,
       ...(payer && { payer }),
     });
+    const settled = (response: SettleResponse) => ({ response, rejectedBeforeSettlement: false });
+    const rejected = (errorReason: string, payer?: string) => ({
+      response: failure(errorReason, payer),
+      rejectedBeforeSettlement: true,
+    });
     const fault = this.takeFault('settle');
     if (fault?.outcome === 'unreachable')
       throw new Error('local facilitator: simulated connection failure');
-    if (fault?.outcome === 'capacity') return failure('settlement_capacity');
-    if (fault?.outcome === 'failed') return failure('invalid_exact_evm_transaction_failed');
+    if (fault?.outcome === 'capacity') return settled(failure('settlement_capacity'));
+    if (fault?.outcome === 'failed') return settled(failure('invalid_exact_evm_transaction_failed'));
 
     const c = await this.check(payload, req);
-    if ('reason' in c) return failure(c.reason, c.payer);
+    if ('reason' in c) return rejected(c.reason, c.payer);
     const { net, exact, payer } = c;
     const value = Number(exact.authorization.value);
     // Zero-value authorizations prove identity; settling one would burn the nonce for nothing.
-    if (value <= 0) return failure('invalid_exact_evm_authorization_value', payer);
+    if (value <= 0) return rejected('invalid_exact_evm_authorization_value', payer);
     const transaction = `0x${randomBytes(32).toString('hex')}` as Hex;
     const status = fault?.outcome === 'pending' ? 'pending' : 'confirmed';
     const payTo = exact.authorization.to.toLowerCase();
@@ -171,15 +206,17 @@ export class LocalFacilitator implements Facilitator {
               transaction,
               status,
             );
-      if (!ok) return failure('invalid_exact_evm_nonce_already_used', payer);
+      // nothing recorded, nothing moved
+      if (!ok) return rejected('invalid_exact_evm_nonce_already_used', payer);
     } catch (e) {
       const insufficient =
         e instanceof InsufficientFunds || (e as { code?: string }).code === '23514';
-      if (insufficient) return failure('invalid_exact_evm_insufficient_balance', payer);
+      // the overdraft aborted the whole statement (or transaction): nothing recorded, nothing moved
+      if (insufficient) return rejected('invalid_exact_evm_insufficient_balance', payer);
       throw e;
     }
-    if (status === 'pending') return failure('settlement_pending', payer, transaction);
-    return { success: true, transaction, network, payer, amount: String(value) };
+    if (status === 'pending') return settled(failure('settlement_pending', payer, transaction));
+    return settled({ success: true, transaction, network, payer, amount: String(value) });
   }
 
   /**

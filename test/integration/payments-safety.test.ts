@@ -274,3 +274,65 @@ describe('completion in one statement after settlement', () => {
     expect(runs).toBe(2);
   });
 });
+
+describe('local facilitator: settlement without a separate verify round trip', () => {
+  const nonceRows = async (nonce: string) =>
+    (await deps().sql<{ n: number }[]>`select count(*)::int as n from x402_nonces where nonce = ${nonce}`)[0]!.n;
+
+  it('a purchase never calls verify; settle alone re-checks everything', async () => {
+    const p = await signedPurchase();
+    let verifies = 0;
+    const verify = local.verify.bind(local);
+    local.verify = (...args) => {
+      verifies++;
+      return verify(...args);
+    };
+    try {
+      expect((await p.send()).statusCode).toBe(200);
+    } finally {
+      local.verify = verify;
+    }
+    expect(verifies).toBe(0);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+  });
+
+  it('insufficient balance at settlement is 402 payment_verification_failed: no order, no charge, nonce released', async () => {
+    const p = await signedPurchase();
+    await local.setBalance(BASE, p.buyer.address, 100_000);
+    const res = await p.send();
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_insufficient_balance' });
+    expect(await countOrders(p.item.itemId)).toBe(0);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(100_000);
+    expect(await nonceRows(p.nonce)).toBe(0);
+    const [pay] = await deps().sql<{ status: string }[]>`select status from x402_payments where nonce = ${p.nonce}`;
+    expect(pay?.status ?? 'released').toBe('released');
+    // the same signed request gets the same verdict, still without charging
+    const again = await p.send();
+    expect(again.statusCode).toBe(402);
+    expect(again.json()).toEqual(res.json());
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(100_000);
+    // the nonce was never spent: once funded, the same authorization buys exactly once
+    await local.setBalance(BASE, p.buyer.address, 600_000);
+    const ok = await p.send();
+    expect(ok.statusCode).toBe(200);
+    expect((await p.send()).json().order_id).toBe(ok.json().order_id);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(100_000);
+  });
+
+  it('a nonce already used on the ledger (outside this server) is 402 payment_verification_failed, charged once', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const required = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = newWallet();
+    const signed = await signPayment(buyer, required, required.accepts[0]!);
+    expect((await local.settle(signed.payload, required.accepts[0]!)).success).toBe(true);
+    const res = await t.app.inject({ method: 'POST', url, headers: { 'payment-signature': signed.header }, payload: completion });
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_nonce_already_used' });
+    expect(await countOrders(item.itemId)).toBe(0);
+    expect(await local.balanceOf(BASE, buyer.address)).toBe(9_500_000);
+    expect(await nonceRows(signed.nonce)).toBe(0);
+  });
+});

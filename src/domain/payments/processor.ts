@@ -164,22 +164,27 @@ export class PaymentProcessor {
   async run<C extends JsonObject, R extends JsonObject = JsonObject>(input: RunInput<C>): Promise<PaidResult<R>> {
     if (!this.fulfilments.has(input.operation)) throw new Error(`paid operation ${input.operation} is not defined`);
     const { payment } = input;
-    // Happy path first: a fresh authorization verifies. A repeat of a known one (retry, duplicate,
-    // crash recovery) fails verification or the claim, and is then answered from its record.
-    let verdict;
-    try {
-      verdict = await this.facilitator.verify(payment.payload, payment.requirement);
-    } catch (err) {
-      const known = await this.find(payment.payer, payment.nonce);
-      if (known && known.status !== 'released') return this.resume<R, C>(known, input);
-      this.opts.logger.warn({ err }, 'facilitator verify unavailable');
-      throw this.capacity('facilitator_unavailable');
+    const settleDirect = this.facilitator.settleWithoutVerify?.bind(this.facilitator);
+    if (!settleDirect) {
+      // Happy path first: a fresh authorization verifies. A repeat of a known one (retry, duplicate,
+      // crash recovery) fails verification or the claim, and is then answered from its record.
+      let verdict;
+      try {
+        verdict = await this.facilitator.verify(payment.payload, payment.requirement);
+      } catch (err) {
+        const known = await this.find(payment.payer, payment.nonce);
+        if (known && known.status !== 'released') return this.resume<R, C>(known, input);
+        this.opts.logger.warn({ err }, 'facilitator verify unavailable');
+        throw this.capacity('facilitator_unavailable');
+      }
+      if (!verdict.isValid) {
+        const known = await this.find(payment.payer, payment.nonce);
+        if (known && known.status !== 'released') return this.resume<R, C>(known, input);
+        throw new AppError(402, 'payment_verification_failed', { reason: verdict.invalidReason ?? 'verification_failed' });
+      }
     }
-    if (!verdict.isValid) {
-      const known = await this.find(payment.payer, payment.nonce);
-      if (known && known.status !== 'released') return this.resume<R, C>(known, input);
-      throw new AppError(402, 'payment_verification_failed', { reason: verdict.invalidReason ?? 'verification_failed' });
-    }
+    // Without a verify round trip (local facilitator) the claim comes first: a repeat of a known
+    // authorization fails it and is answered from its record, as above.
 
     const claimed = await this.claim(input);
     if (!claimed) {
@@ -190,8 +195,20 @@ export class PaymentProcessor {
 
     let outcome: SettleOutcome;
     try {
-      outcome = classifySettle(await this.facilitator.settle(payment.payload, payment.requirement));
+      if (settleDirect) {
+        const settled = await settleDirect(payment.payload, payment.requirement);
+        if (settled.rejectedBeforeSettlement) {
+          // What verify would have said: nothing moved, so the claim goes exactly as if it had
+          // never been made (nonce free again, no order) and the verdict is the facilitator's.
+          await this.release(claimed.id);
+          throw new AppError(402, 'payment_verification_failed', { reason: settled.response.errorReason ?? 'verification_failed' });
+        }
+        outcome = classifySettle(settled.response);
+      } else {
+        outcome = classifySettle(await this.facilitator.settle(payment.payload, payment.requirement));
+      }
     } catch (err) {
+      if (err instanceof AppError) throw err;
       outcome = classifySettleError(err, payment.requirement.network);
       this.opts.logger.warn({ err, outcome: outcome.kind }, 'facilitator settle threw');
     }
