@@ -149,12 +149,13 @@ export class LocalFacilitator implements Facilitator {
         rejectedBeforeSettlement: true,
       };
     }
-    return this.settleDetailed(payload, req);
+    return this.settleDetailed(payload, req, true);
   }
 
   private async settleDetailed(
     payload: PaymentPayload,
     req: PaymentRequirements,
+    oneStatement = false,
   ): Promise<{ response: SettleResponse; rejectedBeforeSettlement: boolean }> {
     const network = req.network;
     const failure = (errorReason: string, payer?: string, transaction = ''): SettleResponse => ({
@@ -196,7 +197,11 @@ export class LocalFacilitator implements Facilitator {
               transaction,
               status,
             )
-          : await this.settleTransfer(
+          : await (oneStatement && status === 'confirmed'
+              ? this.settleTransferInOneStatement
+              : this.settleTransfer
+            ).call(
+              this,
               net.network,
               net.asset,
               payer,
@@ -258,6 +263,52 @@ export class LocalFacilitator implements Facilitator {
       ), credit as (
         update dev_ledger_balances set balance_micro = balance_micro + ${value}
         where network = ${network} and address = ${payTo} and exists (select 1 from t where status = 'confirmed')
+        returning 1
+      )
+      select (select count(*) from t)::int as transfers`;
+    return row!.transfers === 1;
+  }
+
+  /**
+   * `settleTransfer` for a confirmed transfer in ONE statement (the path without verify): the
+   * transfer row and both balance moves, balances created on first use (start balance) by upsert
+   * instead of a separate insert. The proposed new row carries the balance as read, so a new
+   * payer's overdraft violates the CHECK like an existing one's; an overdraft aborts everything.
+   */
+  private async settleTransferInOneStatement(
+    network: string,
+    asset: string,
+    payer: string,
+    payTo: string,
+    value: number,
+    nonce: string,
+    transaction: string,
+    status: 'pending' | 'confirmed',
+  ): Promise<boolean> {
+    const start = this.opts.startBalanceMicro;
+    const [row] = await this.sql<{ transfers: number }[]>`
+      with t as (
+        insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
+        values (${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}, ${nonce}, ${status})
+        on conflict (network, asset, payer, nonce) do update
+          set transaction = excluded.transaction, status = excluded.status, created_at = now()
+          where dev_ledger_transfers.status = 'failed'
+        returning status
+      ), debit as (
+        insert into dev_ledger_balances (network, address, balance_micro)
+        select ${network}, ${payer},
+               coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
+                        ${start}::bigint) - ${value}::bigint
+        from t where status = 'confirmed'
+        on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
+        returning 1
+      ), credit as (
+        insert into dev_ledger_balances (network, address, balance_micro)
+        select ${network}, ${payTo},
+               coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
+                        ${start}::bigint) + ${value}::bigint
+        from t where status = 'confirmed'
+        on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
         returning 1
       )
       select (select count(*) from t)::int as transfers`;

@@ -336,3 +336,41 @@ describe('local facilitator: settlement without a separate verify round trip', (
     expect(await nonceRows(signed.nonce)).toBe(0);
   });
 });
+
+describe('local facilitator ledger, one-statement settlement (path without verify)', () => {
+  it('moves both balances once, creates unseen balances at the start balance, and aborts an overdraft whole', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 12 });
+    const required = promptOf(await t.app.inject({ method: 'POST', url: `/api/v1/items/${item.itemId}/acquire` }));
+    const requirement = required.accepts[0]!;
+    const payTo = requirement.payTo;
+    // a never-seen payer starting at 10 USDC cannot pay 12: nothing recorded, nothing moved
+    const poor = newWallet();
+    const s1 = await signPayment(poor, required, requirement);
+    const r1 = await local.settleWithoutVerify(s1.payload, requirement);
+    expect(r1).toMatchObject({ rejectedBeforeSettlement: true, response: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' } });
+    expect(await local.balanceOf(BASE, poor.address)).toBe(10_000_000);
+    expect(await local.balanceOf(BASE, payTo)).toBe(10_000_000);
+    expect(await local.authorizationState({ network: BASE, asset: requirement.asset, payer: poor.address, nonce: s1.nonce })).toEqual({ state: 'unused' });
+    // a funded payer (above the start balance) pays once; the payee's unseen balance starts at 10
+    const rich = newWallet();
+    await local.setBalance(BASE, rich.address, 30_000_000);
+    const s2 = await signPayment(rich, required, requirement);
+    const r2 = await local.settleWithoutVerify(s2.payload, requirement);
+    expect(r2).toMatchObject({ rejectedBeforeSettlement: false, response: { success: true, amount: '12000000' } });
+    expect(await local.balanceOf(BASE, rich.address)).toBe(18_000_000);
+    expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
+    // the same authorization again: rejected before anything moves
+    const r3 = await local.settleWithoutVerify(s2.payload, requirement);
+    expect(r3).toMatchObject({ rejectedBeforeSettlement: true, response: { errorReason: 'invalid_exact_evm_nonce_already_used' } });
+    // an existing balance that cannot cover the value: no transfer, no moves
+    const s4 = await signPayment(rich, required, requirement);
+    await local.setBalance(BASE, rich.address, 11_999_999);
+    const r4 = await local.settleWithoutVerify(s4.payload, requirement);
+    expect(r4).toMatchObject({ rejectedBeforeSettlement: true, response: { errorReason: 'invalid_exact_evm_insufficient_balance' } });
+    expect(await local.balanceOf(BASE, rich.address)).toBe(11_999_999);
+    expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
+    // settlement failures that are not rejections keep their classification
+    local.injectFault({ op: 'settle', outcome: 'failed' });
+    expect(await local.settleWithoutVerify(s4.payload, requirement)).toMatchObject({ rejectedBeforeSettlement: false, response: { success: false } });
+  });
+});
