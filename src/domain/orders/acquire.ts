@@ -6,7 +6,7 @@ import { AppError } from '../../errors.js';
 import { paymentSignatureOf, type GuardRequest, type PaidOption, type X402Guard } from '../../x402/guard.js';
 import { CHAINS, ChainSchema, microToUsdc, type Chain } from '../chains.js';
 import { currentLegal, type CurrentLegal } from '../legal/legal.js';
-import type { PaymentProcessor } from '../payments/processor.js';
+import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
 import { orderLinks, type AcquireContext, type AcquireResult, type OrderLinks } from './orders.js';
 
 export const ACQUIRE_OPERATION = 'acquire';
@@ -39,6 +39,8 @@ export interface AcquireDeps {
   x402: X402Guard;
   payments: PaymentProcessor;
   secrets: { urlSigningKey: Buffer };
+  /** What the prompt needs of an item, cached briefly (the claim re-checks it atomically). */
+  saleItems?: SaleItemCache;
 }
 
 interface SaleItem {
@@ -72,6 +74,47 @@ async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
     where i.id = ${itemId} and i.status = 'active'`;
   if (!item) throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
   return item;
+}
+
+/**
+ * Active items as the acquire prompt needs them (price, seller, payable chains), kept for a short
+ * TTL so a completion costs no lookup of its own. Never trusted for money: the nonce claim
+ * re-checks status, price, seller and the chosen payout address in the same statement, and a
+ * failed re-check drops the entry and answers from a fresh lookup. Deletes in this process drop
+ * the entry at once; other replicas rely on the re-check. Only found items are cached.
+ */
+export class SaleItemCache {
+  private readonly entries = new Map<string, { item: SaleItem; expires: number }>();
+
+  constructor(
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 1_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(sql: Db, itemId: string): Promise<{ item: SaleItem; cached: boolean }> {
+    const hit = this.entries.get(itemId);
+    if (hit && hit.expires > this.now()) return { item: hit.item, cached: true };
+    if (hit) this.entries.delete(itemId);
+    const item = await loadSaleItem(sql, itemId);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(itemId, { item, expires: this.now() + this.ttlMs });
+    return { item, cached: false };
+  }
+
+  invalidate(itemId: string): void {
+    this.entries.delete(itemId);
+  }
+}
+
+/** True (in the claim statement) while the item is still sold on these terms to this payTo. */
+function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, amountMicro: number) {
+  return sql`exists (
+    select 1 from items i
+    join agents a on a.id = i.seller_id
+    join payout_addresses p on p.agent_id = i.seller_id and p.chain = ${chain} and p.chain = any(a.sales_chains)
+    where i.id = ${item.id}::uuid and i.status = 'active' and i.seller_id = ${item.sellerId}::uuid
+      and i.price_micro = ${amountMicro}::bigint and lower(p.address) = ${payTo.toLowerCase()})`;
 }
 
 /** Chains the seller accepts and has a payout address on (spec 2.1), hint first. */
@@ -152,11 +195,34 @@ export async function acquire(
   body: AcquireBody,
   country: string | undefined,
 ): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
+  // The claim re-checks the item; when it changed since it was read (a cached copy, or a race with
+  // the seller) nothing was claimed, and the request is answered again from a fresh read, so the
+  // answer is exactly what that fresh read gives (404, 409, a verification failure or a purchase).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await acquireOnce(deps, req, itemId, body, country, attempt > 0);
+    } catch (e) {
+      if (!(e instanceof ClaimConditionFailed)) throw e;
+      deps.saleItems?.invalidate(itemId);
+      if (attempt >= 2) throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
+    }
+  }
+}
+
+async function acquireOnce(
+  deps: AcquireDeps,
+  req: GuardRequest,
+  itemId: string,
+  body: AcquireBody,
+  country: string | undefined,
+  fresh: boolean,
+): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
   if (body.currency !== undefined && body.currency.toUpperCase() !== 'USDC') {
     throw new AppError(400, 'unsupported_currency', { message: 'only USDC is accepted' });
   }
   assertRegionServed(deps.config, country);
-  const item = await loadSaleItem(deps.sql, itemId);
+  if (fresh) deps.saleItems?.invalidate(itemId);
+  const item = deps.saleItems ? (await deps.saleItems.get(deps.sql, itemId)).item : await loadSaleItem(deps.sql, itemId);
   const options = saleOptions(item, body.chain);
   if (options.length === 0) {
     throw new AppError(409, 'seller_wallet_missing', { message: 'the seller accepts no sales on any supported chain right now' });
@@ -197,6 +263,7 @@ export async function acquire(
     payment,
     context,
     pendingDetails: (c) => ({ order_id: c.orderId }),
+    claimCondition: saleStillValid(deps.sql, item, payment.chain, payment.requirement.payTo, payment.amountMicro),
   });
   const links: OrderLinks = orderLinks(deps.config, deps.secrets.urlSigningKey, {
     id: done.result.orderId,

@@ -92,6 +92,19 @@ export interface RunInput<C extends JsonObject> {
    * the claim (e.g. the reserved order id, so the buyer can poll for it).
    */
   pendingDetails?: (context: C) => JsonObject;
+  /**
+   * A boolean SQL expression re-checked inside the claim statement (e.g. the item is still active
+   * at this price): when false nothing is claimed, settled or written and `run` throws
+   * `ClaimConditionFailed`, so the caller can answer from fresh data.
+   */
+  claimCondition?: SqlFragment;
+}
+
+/** `run` claimed nothing because the input's `claimCondition` no longer held. */
+export class ClaimConditionFailed extends Error {
+  constructor() {
+    super('claim condition no longer holds');
+  }
 }
 
 interface PaymentRow {
@@ -222,35 +235,47 @@ export class PaymentProcessor {
     return row;
   }
 
-  /** Atomically claims the nonce; undefined when another request (or an identity proof) has it. */
+  /**
+   * Atomically claims the nonce; undefined when another request (or an identity proof) has it.
+   * Throws ClaimConditionFailed (nothing written) when the input's claim condition is false.
+   */
   private async claim<C extends JsonObject>(input: RunInput<C>): Promise<PaymentRow | undefined> {
     const p = input.payment;
-    // One statement: the nonce claim and the payment row commit together or not at all.
+    // One statement: the condition, the nonce claim and the payment row commit together or not at all.
     const sql = this.sql;
-    const [row] = await sql<PaymentRow[]>`
-      with claimed as (
+    const [row] = await sql<Array<PaymentRow & { claimAllowed: boolean }>>`
+      with pre as (
+        select (${input.claimCondition ?? sql`true`}) as ok
+      ), claimed as (
         insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-        values (${p.payer}, ${p.nonce}, 'paid', ${p.resource}, ${p.validBefore}::timestamptz)
+        select ${p.payer}, ${p.nonce}, 'paid', ${p.resource}, ${p.validBefore}::timestamptz
+        where (select ok from pre)
         on conflict do nothing returning 1
+      ), ins as (
+        insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
+                                   valid_before, payload, requirements, context, status)
+        select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
+               ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint, ${p.validBefore}::timestamptz,
+               ${sql.json(p.payload as unknown as postgres.JSONValue)}::jsonb,
+               ${sql.json(p.requirement as unknown as postgres.JSONValue)}::jsonb,
+               ${sql.json(input.context as postgres.JSONValue)}::jsonb, 'settling'
+        where exists (select 1 from claimed)
+        on conflict (payer, nonce) do update
+          set operation = excluded.operation, resource = excluded.resource, network = excluded.network,
+              asset = excluded.asset, pay_to = excluded.pay_to, amount_micro = excluded.amount_micro,
+              valid_before = excluded.valid_before, payload = excluded.payload,
+              requirements = excluded.requirements, context = excluded.context, status = 'settling',
+              transaction = null, settlement = null, result = null, error_code = null,
+              error_reason = null, updated_at = now()
+          where x402_payments.status = 'released'
+        returning ${ROW(sql)}
       )
-      insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
-                                 valid_before, payload, requirements, context, status)
-      select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
-             ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint, ${p.validBefore}::timestamptz,
-             ${sql.json(p.payload as unknown as postgres.JSONValue)}::jsonb,
-             ${sql.json(p.requirement as unknown as postgres.JSONValue)}::jsonb,
-             ${sql.json(input.context as postgres.JSONValue)}::jsonb, 'settling'
-      where exists (select 1 from claimed)
-      on conflict (payer, nonce) do update
-        set operation = excluded.operation, resource = excluded.resource, network = excluded.network,
-            asset = excluded.asset, pay_to = excluded.pay_to, amount_micro = excluded.amount_micro,
-            valid_before = excluded.valid_before, payload = excluded.payload,
-            requirements = excluded.requirements, context = excluded.context, status = 'settling',
-            transaction = null, settlement = null, result = null, error_code = null,
-            error_reason = null, updated_at = now()
-        where x402_payments.status = 'released'
-      returning ${ROW(sql)}`;
-    return row;
+      select coalesce((select ok from pre), false) as claim_allowed, ins.*
+      from (select 1) as one left join ins on true`;
+    if (!row?.claimAllowed) throw new ClaimConditionFailed();
+    if (row.id === null) return undefined;
+    const { claimAllowed: _allowed, ...claimed } = row;
+    return claimed;
   }
 
   private async apply<R extends JsonObject>(row: PaymentRow, outcome: SettleOutcome, pendingDetails?: (c: JsonObject) => JsonObject): Promise<PaidResult<R>> {

@@ -8,7 +8,7 @@ import { X402Guard } from '../../x402/guard.js';
 import { LocalFacilitator } from '../../x402/local-facilitator.js';
 import { paymentNetworks, type PaymentNetworks } from '../../x402/networks.js';
 import { usdcToMicro } from '../chains.js';
-import { ACQUIRE_OPERATION } from '../orders/acquire.js';
+import { ACQUIRE_OPERATION, SaleItemCache } from '../orders/acquire.js';
 import { acquireFulfilment, acquireInlineFulfilment } from '../orders/orders.js';
 import { PaymentProcessor } from './processor.js';
 
@@ -21,6 +21,8 @@ export interface PaymentDeps {
   payments: PaymentProcessor;
   /** Recipient of platform fees (listing fee): PLATFORM_PAY_TO, or derived from the signing secret. */
   platformPayTo: Address;
+  /** Items as acquire prompts need them, briefly cached (src/domain/orders/acquire.ts). */
+  saleItems: SaleItemCache;
 }
 
 /**
@@ -48,7 +50,7 @@ export function createPayments(config: Config, sql: Sql, logger: Logger, secrets
   const platformPayTo = config.PLATFORM_PAY_TO
     ? getAddress(config.PLATFORM_PAY_TO)
     : getAddress(`0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`);
-  return { networks, facilitator, x402, payments, platformPayTo };
+  return { networks, facilitator, x402, payments, platformPayTo, saleItems: new SaleItemCache() };
 }
 
 /** The reconciliation loop (serve with IN_PROCESS_WORKER, and `worker`). Returns its stopper. */

@@ -107,6 +107,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     async (request) => {
       const agent = await requireAgent(deps.sql, await deps.x402.identity(request));
       await deleteListing(deps.sql, agent.id, request.params.uuid);
+      deps.saleItems.invalidate(request.params.uuid);
       return { ok: true as const };
     },
   );
