@@ -16,7 +16,7 @@
  *   reply.header('PAYMENT-RESPONSE', done.paymentResponseHeader);   // then shape done.result
  *
  * `deps.payments.run` (src/domain/payments/processor.ts) is the money-safety machinery: facilitator
- * verify -> atomic nonce claim -> settle -> the operation's fulfilment in one transaction -> result
+ * verify (skipped for the local facilitator, whose settle re-checks it all) -> atomic nonce claim -> settle -> the operation's fulfilment in one transaction -> result
  * stored, so a retry of the same signed request returns the same result, and every spec 7.1 outcome
  * is thrown as the right AppError. Register the fulfilment once at start-up with
  * `payments.define(operation, async (tx, ctx) => result)` (see src/runtime.ts); the reconciler uses

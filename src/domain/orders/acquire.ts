@@ -185,8 +185,9 @@ export function acquireDiscovery(config: Config, item: SaleItem, chains: Chain[]
 
 /**
  * `POST /api/v1/items/{uuid}/acquire` (Revision B): 402 prompt, or a completed purchase.
- * Order of checks: body -> region -> item -> payable chains -> (signed) legal flags -> signature
- * -> self-purchase -> settle once per nonce -> order.
+ * Order of checks: body -> region -> item (briefly cached) -> payable chains -> (signed) legal
+ * flags -> signature -> self-purchase -> claim (re-checking the item) -> settle once per nonce ->
+ * order.
  */
 export async function acquire(
   deps: AcquireDeps,

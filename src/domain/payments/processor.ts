@@ -16,6 +16,12 @@ import { chainOfNetwork, type Chain } from '../chains.js';
  *   the result atomically (one statement for operations with an inline form, else `settled` then
  *   one transaction)
  *
+ * With a facilitator whose settle re-checks everything verify checks atomically with the transfer
+ * (`settleWithoutVerify`: the local one) the verify round trip is skipped: claim -> settle. A
+ * rejection before anything moved (signature, nonce used, balance) releases the claim and answers
+ * 402 payment_verification_failed with the facilitator's reason, exactly as a failed verify.
+ * `claimCondition` lets the caller re-check its own preconditions inside the claim statement.
+ *
  * - Two concurrent requests with one signed payment: one claims, the other waits for its outcome
  *   and answers the same result. A retry after success answers the stored result (same order).
  * - The process dying between settlement and fulfilment leaves the claim `settling`/`settled`; the
