@@ -1,7 +1,9 @@
 import { SettleError } from '@x402/core/types';
 import { FacilitatorTimeoutError } from '@x402/core/http';
 import { describe, expect, it } from 'vitest';
-import { negotiateInvoiceFormat } from '../../src/domain/orders/invoice.js';
+import accepts from '@fastify/accepts';
+import Fastify from 'fastify';
+import { representationOf } from '../../src/http/representation.js';
 import { humanDuration, signLink, verifyLink } from '../../src/domain/orders/signed-urls.js';
 import { checkAuthorization } from '../../src/x402/eip3009.js';
 import { classifySettle, classifySettleError } from '../../src/x402/facilitator.js';
@@ -57,12 +59,18 @@ describe('signed links and invoices', () => {
     expect(() => verifyLink(key, target, exp, sig, 2_000_000)).toThrow(/expired/);
     expect(() => verifyLink(key, target, undefined, sig)).toThrow();
   });
-  it('negotiates the invoice format and words the lifetime', () => {
-    expect(negotiateInvoiceFormat(undefined)).toBe('json');
-    expect(negotiateInvoiceFormat('*/*')).toBe('json');
-    expect(negotiateInvoiceFormat('text/html,application/xhtml+xml')).toBe('html');
-    expect(negotiateInvoiceFormat('text/html;q=0.1, text/markdown')).toBe('markdown');
-    expect(negotiateInvoiceFormat('image/png')).toBe('json');
+  it('negotiates the invoice representation and words the lifetime', async () => {
+    const app = Fastify();
+    await app.register(accepts);
+    app.get('/', async (request) => representationOf(request));
+    const pick = async (accept?: string) =>
+      (await app.inject({ url: '/', headers: accept === undefined ? {} : { accept } })).body;
+    expect(await pick(undefined)).toBe('json');
+    expect(await pick('*/*')).toBe('json');
+    expect(await pick('text/html,application/xhtml+xml')).toBe('html');
+    expect(await pick('text/html;q=0.1, text/markdown')).toBe('markdown');
+    expect(await pick('image/png')).toBe('json');
+    await app.close();
     expect(humanDuration(900)).toBe('15 minutes');
     expect(humanDuration(3600)).toBe('1 hour');
     expect(humanDuration(61)).toBe('61 seconds');

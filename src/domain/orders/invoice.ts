@@ -49,33 +49,6 @@ export function buildInvoice(o: OrderRecord): Invoice {
   };
 }
 
-export type InvoiceFormat = 'json' | 'html' | 'markdown';
-
-const TYPES: Array<[string, InvoiceFormat]> = [
-  ['application/json', 'json'],
-  ['text/html', 'html'],
-  ['text/markdown', 'markdown'],
-];
-
-/** Picks the format from `Accept` by quality then order; JSON when omitted or nothing matches. */
-export function negotiateInvoiceFormat(accept: string | undefined): InvoiceFormat {
-  if (!accept) return 'json';
-  const ranked = accept
-    .split(',')
-    .map((part, i) => {
-      const [type = '', ...params] = part.trim().toLowerCase().split(';');
-      const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? '1');
-      return { type: type.trim(), q: Number.isFinite(q) ? q : 0, i };
-    })
-    .filter((r) => r.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const r of ranked) {
-    const hit = TYPES.find(([t]) => t === r.type);
-    if (hit) return hit[1];
-  }
-  return 'json';
-}
-
 function rows(inv: Invoice): Array<[string, string]> {
   return [
     ['Invoice', inv.invoice_number],

@@ -5,13 +5,13 @@ import type { Deps } from '../../deps.js';
 import { requireAgent } from '../../domain/accounts/require-agent.js';
 import {
   buildInvoice,
-  negotiateInvoiceFormat,
   renderInvoiceHtml,
   renderInvoiceMarkdown,
 } from '../../domain/orders/invoice.js';
 import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/orders/orders.js';
 import { verifyLink } from '../../domain/orders/signed-urls.js';
 import { AppError } from '../../errors.js';
+import { sendRepresentation } from '../representation.js';
 import { describe } from '../route-meta.js';
 
 const LinkQuery = z.object({ exp: z.string().optional(), sig: z.string().optional() });
@@ -79,15 +79,11 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
       if (!order) throw orderNotFound();
       verifyLink(deps.secrets.urlSigningKey, { kind: 'invoice', orderId: order.id, fileSha256: order.archiveSha256 }, request.query.exp, request.query.sig);
       const invoice = buildInvoice(order);
-      reply.header('Vary', 'Accept');
-      switch (negotiateInvoiceFormat(request.headers.accept)) {
-        case 'html':
-          return reply.type('text/html; charset=utf-8').send(renderInvoiceHtml(invoice));
-        case 'markdown':
-          return reply.type('text/markdown; charset=utf-8').send(renderInvoiceMarkdown(invoice));
-        default:
-          return reply.type('application/json; charset=utf-8').send(invoice);
-      }
+      return sendRepresentation(request, reply, {
+        json: invoice,
+        html: () => renderInvoiceHtml(invoice),
+        markdown: () => renderInvoiceMarkdown(invoice),
+      });
     },
   );
 };

@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { requireAgent } from '../../domain/accounts/require-agent.js';
-import { negotiateInvoiceFormat } from '../../domain/orders/invoice.js';
 import { assertRegionServed } from '../../domain/orders/acquire.js';
 import {
   deleteListing,
@@ -18,6 +17,7 @@ import {
 import { submitListing } from '../../domain/listings/submit.js';
 import { compressionOfName, finishUpload, parseJsonUpload, tooLarge, type ValidUpload } from '../../domain/listings/upload.js';
 import { badRequest } from '../../errors.js';
+import { sendRepresentation } from '../representation.js';
 import { describe } from '../route-meta.js';
 import type { Config } from '../../config.js';
 
@@ -164,14 +164,11 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     async (request, reply) => {
       verifyListingInvoice(deps.secrets.urlSigningKey, request.params.uuid, request.query.exp, request.query.sig);
       const invoice = await listingInvoice(deps.sql, request.params.uuid);
-      switch (negotiateInvoiceFormat(request.headers.accept)) {
-        case 'html':
-          return reply.type('text/html; charset=utf-8').send(renderListingInvoiceHtml(invoice));
-        case 'markdown':
-          return reply.type('text/markdown; charset=utf-8').send(renderListingInvoiceMarkdown(invoice));
-        default:
-          return reply.type('application/json; charset=utf-8').send(invoice);
-      }
+      return sendRepresentation(request, reply, {
+        json: invoice,
+        html: () => renderListingInvoiceHtml(invoice),
+        markdown: () => renderListingInvoiceMarkdown(invoice),
+      });
     },
   );
 };
