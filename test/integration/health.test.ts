@@ -32,3 +32,46 @@ describe('request limits', () => {
     expect(res.json()).toMatchObject({ error: 'payload_too_large' });
   });
 });
+
+describe('error mapping', () => {
+  it('malformed JSON → 400 invalid_json; an unknown media type → 415 unsupported_media_type', async () => {
+    const url = '/api/v1/items/7d1c0e0e-1111-4111-8111-111111111111/acquire';
+    const bad = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{"chain":' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBe('invalid_json');
+    const xml = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    expect(xml.statusCode).toBe(415);
+    expect(xml.json().error).toBe('unsupported_media_type');
+  });
+
+  it('a repeated tech_stack parameter → 400 invalid_tech_stack', async () => {
+    const res = await t.app.inject({ url: '/api/v1/search?q=x&tech_stack=a&tech_stack=b' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('invalid_tech_stack');
+  });
+
+  it('a JSON upload with fields outside the contract → 400 invalid_request, before any fee', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/items',
+      payload: { compression: 'zip', file: 'UEsDBA==', metadata: {}, extra: true },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('invalid_request');
+    expect(res.headers['payment-required']).toBeUndefined();
+  });
+
+  it('an unexpected failure → 500 internal_error with no internals in the body', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { installErrorHandling } = await import('../../src/http/error-handler.js');
+    const bare = Fastify({ logger: false });
+    installErrorHandling(bare);
+    bare.get('/boom', async () => {
+      throw new Error('connection to 10.0.0.5 refused: password authentication failed');
+    });
+    const res = await bare.inject('/boom');
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'internal_error' });
+    await bare.close();
+  });
+});
