@@ -255,9 +255,15 @@ export async function sellerItemStatus(sql: Db, sellerId: string, itemId: string
 /**
  * Owner-only delete (spec 3.1, 4.3): a listed item becomes `deleted`/`removed` at once and leaves
  * search, detail and public status; a queued scan is cancelled. Idempotent; a rejected item stays
- * rejected (terminal). 404 when the item is absent or not the caller's, indistinguishably.
+ * rejected (terminal). 404 when the item is absent or not the caller's, indistinguishably. The
+ * acquire prompt cache of this process forgets the item at once (other replicas' claims re-check).
  */
-export async function deleteListing(sql: Db, sellerId: string, itemId: string): Promise<void> {
+export async function deleteListing(
+  deps: { sql: Db; saleItems?: { invalidate(itemId: string): void } },
+  sellerId: string,
+  itemId: string,
+): Promise<void> {
+  const { sql } = deps;
   const [r] = await sql<{ status: ItemStatus }[]>`
     select status from items where id = ${itemId} and seller_id = ${sellerId} and purged_at is null`;
   if (!r) throw notFound();
@@ -267,4 +273,5 @@ export async function deleteListing(sql: Db, sellerId: string, itemId: string): 
     where id = ${itemId} and status in ('pending_scan', 'scanning', 'active')`;
   await sql`update jobs set state = 'done', last_error = 'item deleted', updated_at = now()
             where item_id = ${itemId} and state = 'queued'`;
+  deps.saleItems?.invalidate(itemId);
 }

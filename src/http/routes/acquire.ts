@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { acquire, AcquireBodySchema, AcquireResponseSchema } from '../../domain/orders/acquire.js';
+import { countryOf } from '../country.js';
 import { describe } from '../route-meta.js';
 
 export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
@@ -16,8 +17,7 @@ export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       }),
     },
     async (request, reply) => {
-      const countryHeader = request.headers[deps.config.REGION_COUNTRY_HEADER.toLowerCase()];
-      const country = Array.isArray(countryHeader) ? countryHeader[0] : countryHeader;
+      const country = countryOf(request, deps.config);
       const { response, paymentResponseHeader } = await acquire(deps, request, request.params.uuid, request.body ?? {}, country);
       reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response;

@@ -17,6 +17,7 @@ import {
 import { submitListing } from '../../domain/listings/submit.js';
 import { compressionOfName, finishUpload, parseJsonUpload, tooLarge, type ValidUpload } from '../../domain/listings/upload.js';
 import { badRequest } from '../../errors.js';
+import { countryOf } from '../country.js';
 import { sendRepresentation } from '../representation.js';
 import { describe } from '../route-meta.js';
 import type { Config } from '../../config.js';
@@ -86,8 +87,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       }),
     },
     async (request, reply) => {
-      const country = request.headers[config.REGION_COUNTRY_HEADER.toLowerCase()];
-      assertRegionServed(config, Array.isArray(country) ? country[0] : country);
+      assertRegionServed(config, countryOf(request, config));
       const upload = request.isMultipart() ? await readMultipart(request, config) : parseJsonUpload(request.body, config);
       const res = await submitListing(deps, request, upload);
       reply.header('PAYMENT-RESPONSE', res.paymentResponseHeader);
@@ -106,8 +106,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     },
     async (request) => {
       const agent = await requireAgent(deps.sql, await deps.x402.identity(request));
-      await deleteListing(deps.sql, agent.id, request.params.uuid);
-      deps.saleItems.invalidate(request.params.uuid);
+      await deleteListing(deps, agent.id, request.params.uuid);
       return { ok: true as const };
     },
   );
