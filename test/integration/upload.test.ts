@@ -6,7 +6,7 @@ import { asWallet, listItem, METADATA, startSellingApp, upload, uploadRequest, t
 
 let t: SellingContext;
 beforeAll(async () => {
-  t = await startSellingApp({ MAX_ACTIVE_LISTINGS: '3' });
+  t = await startSellingApp({ MAX_ACTIVE_LISTINGS: '3', REGION_DENY_LIST: 'KP' });
 });
 afterAll(() => t?.close());
 
@@ -56,6 +56,14 @@ describe('POST /api/v1/items: validation before any fee', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: 'missing_file' });
     expect(res.headers['payment-required']).toBeUndefined();
+  });
+
+  it('an upload from an unserved region → 403 region_unavailable before any fee is asked', async () => {
+    const res = await post(uploadRequest({ bytes: zipOf(uniqueProject()) }), { 'cf-ipcountry': 'KP' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ error: 'region_unavailable', message: expect.any(String) });
+    expect(res.headers['payment-required']).toBeUndefined();
+    expect(await t.blobFiles()).toEqual([]);
   });
 
   it('refuses an archive over 10 MB with 413, multipart and JSON', async () => {
