@@ -7,12 +7,29 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read configuration through loadConfig(env) only.' },
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read configuration through loadConfig(env) only.',
+        },
       ],
     },
   },
-  { files: ['src/config.ts', 'src/main.ts', 'mcp/main.ts', 'mcp/config.ts', 'test/**', 'vitest.config.ts'], rules: { 'no-restricted-properties': 'off' } },
+  {
+    files: [
+      'src/config.ts',
+      'src/main.ts',
+      'mcp/main.ts',
+      'mcp/config.ts',
+      'test/**',
+      'vitest.config.ts',
+    ],
+    rules: { 'no-restricted-properties': 'off' },
+  },
 );

@@ -8,15 +8,15 @@ import { z } from 'zod';
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
-const csv = z
+const evmAddress = z
   .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export const ConfigSchema = z
   .object({
@@ -25,7 +25,9 @@ export const ConfigSchema = z
     HOST: z.string().min(1).default('127.0.0.1'),
     /** Every absolute URL the service emits starts with this. Defaults to http://HOST:PORT. */
     PUBLIC_BASE_URL: z.url().optional(),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
     /** Which contract revision this deployment follows: B (wallet identity, default) or A (API keys). */
     CONTRACT_REVISION: z.enum(['A', 'B']).default('B'),
 
@@ -57,7 +59,12 @@ export const ConfigSchema = z
 
     // --- selling ----------------------------------------------------------------------------
     /** Largest accepted archive (bytes). A bigger upload is cut off while streaming with 413. */
-    MAX_ARCHIVE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10_485_760),
+    MAX_ARCHIVE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .default(10_485_760),
     /** Allowed listing price range in USDC (inclusive). */
     MIN_PRICE_USDC: z.coerce.number().positive().default(0.1),
     MAX_PRICE_USDC: z.coerce.number().positive().default(100),
@@ -153,7 +160,11 @@ export const ConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE=s3' });
     }
     if (c.MIN_PRICE_USDC > c.MAX_PRICE_USDC) {
-      ctx.addIssue({ code: 'custom', path: ['MIN_PRICE_USDC'], message: 'must not exceed MAX_PRICE_USDC' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MIN_PRICE_USDC'],
+        message: 'must not exceed MAX_PRICE_USDC',
+      });
     }
     const publicBaseUrl = (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
     return { ...c, PUBLIC_BASE_URL: publicBaseUrl };
@@ -170,7 +181,9 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
   // Empty strings count as unset: `FOO=` in an env file should mean "use the default".
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
   const parsed = ConfigSchema.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(

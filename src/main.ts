@@ -32,7 +32,10 @@ async function main(command: string, args: string[]): Promise<void> {
       const runtime = await createRuntime(config, { logger });
       const { sql, embedder } = runtime.deps;
       const bar = new cliProgress.SingleBar(
-        { format: 'reindex [{bar}] {percentage}% | {value}/{total} listings | {duration_formatted}', stream: process.stderr },
+        {
+          format: 'reindex [{bar}] {percentage}% | {value}/{total} listings | {duration_formatted}',
+          stream: process.stderr,
+        },
         cliProgress.Presets.shades_classic,
       );
       try {
@@ -48,7 +51,10 @@ async function main(command: string, args: string[]): Promise<void> {
         });
         bar.stop();
         await ensureVectorIndex(sql, embedder.dimensions);
-        logger.info({ reindexed: res.done, model: embedder.model, dimensions: embedder.dimensions }, 'reindex done');
+        logger.info(
+          { reindexed: res.done, model: embedder.model, dimensions: embedder.dimensions },
+          'reindex done',
+        );
       } finally {
         bar.stop();
         await runtime.close();
@@ -81,7 +87,10 @@ async function main(command: string, args: string[]): Promise<void> {
       // Payments whose settlement outcome a request never learnt (spec 7.1 pending, crashes).
       if (config.IN_PROCESS_WORKER) stoppers.push(startReconciler(runtime.deps));
       await app.listen({ port: config.PORT, host: config.HOST });
-      logger.info({ url: config.PUBLIC_BASE_URL, database: runtime.db.kind }, 'marketplace listening');
+      logger.info(
+        { url: config.PUBLIC_BASE_URL, database: runtime.db.kind },
+        'marketplace listening',
+      );
       return;
     }
     case 'worker': {
@@ -108,7 +117,9 @@ async function main(command: string, args: string[]): Promise<void> {
       return;
     }
     default:
-      throw new Error(`unknown command "${command}" (serve, worker, migrate, reindex, demo) ${args.join(' ')}`);
+      throw new Error(
+        `unknown command "${command}" (serve, worker, migrate, reindex, demo) ${args.join(' ')}`,
+      );
   }
 }
 

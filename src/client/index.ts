@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type {
+  PaymentPayload,
+  PaymentRequired,
+  PaymentRequirements,
+  SettleResponse,
+} from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { LocalAccount } from 'viem';
 import { microToUsdc, NETWORK_OF, usdcToMicro, type Chain } from '../domain/chains.js';
@@ -82,10 +87,16 @@ export class MarketplaceClient {
   }
 
   /** Signs a payment for a prompt; returns the `PAYMENT-SIGNATURE` header value. */
-  async signPayment(required: PaymentRequired, chain?: Chain): Promise<{ header: string; payload: PaymentPayload }> {
+  async signPayment(
+    required: PaymentRequired,
+    chain?: Chain,
+  ): Promise<{ header: string; payload: PaymentPayload }> {
     this.preferredNetwork = chain ? NETWORK_OF[chain] : undefined;
     const payload = await this.payer.createPaymentPayload(required);
-    return { header: this.http.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE']!, payload };
+    return {
+      header: this.http.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE']!,
+      payload,
+    };
   }
 
   /**
@@ -140,7 +151,11 @@ export class MarketplaceClient {
     opts: { chain?: Chain; maxPriceUsdc?: number } = {},
   ): Promise<{ order: AcquireResult; settlement: SettleResponse | undefined }> {
     const res = await this.send('POST', `/api/v1/items/${itemId}/acquire`, {
-      body: { ...(opts.chain && { chain: opts.chain }), policy_accepted: true, license_accepted: true },
+      body: {
+        ...(opts.chain && { chain: opts.chain }),
+        policy_accepted: true,
+        license_accepted: true,
+      },
       pay: 'paid',
       ...(opts.chain && { chain: opts.chain }),
       ...(opts.maxPriceUsdc !== undefined && { approve: priceLimit(opts.maxPriceUsdc) }),
@@ -157,7 +172,9 @@ export class MarketplaceClient {
 
   /** Any identity-scoped JSON route. */
   async identityCall<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return this.json(await this.send(method, path, { pay: 'identity', ...(body !== undefined && { body }) }));
+    return this.json(
+      await this.send(method, path, { pay: 'identity', ...(body !== undefined && { body }) }),
+    );
   }
 
   async download(url: string): Promise<Download> {
@@ -184,9 +201,15 @@ export class MarketplaceClient {
 /** Refuses a prompt whose any accepted requirement asks for more than `maxUsdc` (USDC base units). */
 function priceLimit(maxUsdc: number): (required: PaymentRequired) => void {
   return (required) => {
-    const price = required.accepts.reduce((m, a) => (BigInt(a.amount) > m ? BigInt(a.amount) : m), 0n);
+    const price = required.accepts.reduce(
+      (m, a) => (BigInt(a.amount) > m ? BigInt(a.amount) : m),
+      0n,
+    );
     if (price > BigInt(usdcToMicro(maxUsdc))) {
-      throw new MarketplaceError(402, 'price_above_limit', { price_usdc: microToUsdc(Number(price)), max_price_usdc: maxUsdc });
+      throw new MarketplaceError(402, 'price_above_limit', {
+        price_usdc: microToUsdc(Number(price)),
+        max_price_usdc: maxUsdc,
+      });
     }
   };
 }
@@ -201,7 +224,10 @@ async function readJson<T>(res: Response): Promise<T> {
     // not JSON: keep the text
   }
   if (!res.ok) {
-    const code = typeof body === 'object' && body && 'error' in body ? String((body as { error: unknown }).error) : 'http_error';
+    const code =
+      typeof body === 'object' && body && 'error' in body
+        ? String((body as { error: unknown }).error)
+        : 'http_error';
     throw new MarketplaceError(res.status, code, body);
   }
   return body as T;
@@ -232,6 +258,8 @@ export class CatalogClient {
 
   /** Detail of an active listing; 404 `item_not_found` otherwise. */
   async getItem(itemId: string): Promise<PublicItem> {
-    return readJson(await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`));
+    return readJson(
+      await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`),
+    );
   }
 }

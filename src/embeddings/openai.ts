@@ -33,7 +33,8 @@ export class OpenAiEmbedder implements Embedder {
   async embed(texts: string[]): Promise<number[][]> {
     const out: number[][] = [];
     const batch = this.opts.batchSize ?? 64;
-    for (let i = 0; i < texts.length; i += batch) out.push(...(await this.embedBatch(texts.slice(i, i + batch))));
+    for (let i = 0; i < texts.length; i += batch)
+      out.push(...(await this.embedBatch(texts.slice(i, i + batch))));
     return out;
   }
 
@@ -59,7 +60,8 @@ export class OpenAiEmbedder implements Embedder {
       }
       vectors[d.index] = normalise(d.embedding);
     }
-    if (vectors.some((v) => !v)) throw new Error('embeddings endpoint returned fewer vectors than inputs');
+    if (vectors.some((v) => !v))
+      throw new Error('embeddings endpoint returned fewer vectors than inputs');
     return vectors;
   }
 }

@@ -71,7 +71,11 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
-      routeTable.push({ method, url: r.url, hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide) });
+      routeTable.push({
+        method,
+        url: r.url,
+        hidden: Boolean((r.schema as { hide?: boolean } | undefined)?.hide),
+      });
     }
   });
 
@@ -140,7 +144,13 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(orderRoutes, { deps });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
-    limits: { fileSize: config.MAX_ARCHIVE_BYTES, files: 1, fields: 8, fieldSize: 64 * 1024, parts: 10 },
+    limits: {
+      fileSize: config.MAX_ARCHIVE_BYTES,
+      files: 1,
+      fields: 8,
+      fieldSize: 64 * 1024,
+      parts: 10,
+    },
   });
   await app.register(sellingRoutes, { deps });
   return app;

@@ -14,7 +14,11 @@ export interface BlobStore {
    * size and SHA-256. A stream is consumed once; with `maxBytes` it is cut off past the limit with
    * 413 `payload_too_large` and nothing is kept.
    */
-  put(key: string, body: Buffer | Readable, opts?: { maxBytes?: number; contentType?: string }): Promise<PutResult>;
+  put(
+    key: string,
+    body: Buffer | Readable,
+    opts?: { maxBytes?: number; contentType?: string },
+  ): Promise<PutResult>;
   /** The bytes of `key`, optionally a byte range (inclusive `end`, as in HTTP Range). */
   createReadStream(key: string, range?: { start: number; end?: number }): Promise<Readable>;
   /** Size of `key`, or undefined when absent. */
@@ -33,7 +37,11 @@ const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
 
 /** Keys are relative, slash-separated, no `..`, no empty or dot segments: safe on every backend. */
 export function assertValidKey(key: string): void {
-  if (key.length > 512 || !KEY_RE.test(key) || key.split('/').some((s) => s === '.' || s === '..')) {
+  if (
+    key.length > 512 ||
+    !KEY_RE.test(key) ||
+    key.split('/').some((s) => s === '.' || s === '..')
+  ) {
     throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
   }
 }

@@ -4,7 +4,13 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertValidKey, payloadTooLarge, toReadable, type BlobStore, type PutResult } from './blob-store.js';
+import {
+  assertValidKey,
+  payloadTooLarge,
+  toReadable,
+  type BlobStore,
+  type PutResult,
+} from './blob-store.js';
 
 /**
  * Blobs as files under one root directory. A put streams into a temporary file beside the target
@@ -26,7 +32,11 @@ export class FsBlobStore implements BlobStore {
     return p;
   }
 
-  async put(key: string, body: Buffer | Readable, opts: { maxBytes?: number } = {}): Promise<PutResult> {
+  async put(
+    key: string,
+    body: Buffer | Readable,
+    opts: { maxBytes?: number } = {},
+  ): Promise<PutResult> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${randomUUID()}.partial`;

@@ -8,7 +8,14 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { assertValidKey, collect, payloadTooLarge, sha256Hex, type BlobStore, type PutResult } from './blob-store.js';
+import {
+  assertValidKey,
+  collect,
+  payloadTooLarge,
+  sha256Hex,
+  type BlobStore,
+  type PutResult,
+} from './blob-store.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -54,7 +61,8 @@ export class S3BlobStore implements BlobStore {
     opts: { maxBytes?: number; contentType?: string } = {},
   ): Promise<PutResult> {
     const buf = Buffer.isBuffer(body) ? body : await collect(body, opts.maxBytes ?? Infinity);
-    if (opts.maxBytes !== undefined && buf.length > opts.maxBytes) throw payloadTooLarge(opts.maxBytes);
+    if (opts.maxBytes !== undefined && buf.length > opts.maxBytes)
+      throw payloadTooLarge(opts.maxBytes);
     const sha256 = sha256Hex(buf);
     await this.client.send(
       new PutObjectCommand({
@@ -80,23 +88,30 @@ export class S3BlobStore implements BlobStore {
     const body = res.Body;
     if (body instanceof Readable) return body;
     if (body && 'transformToWebStream' in body) {
-      return Readable.fromWeb(body.transformToWebStream() as Parameters<typeof Readable.fromWeb>[0]);
+      return Readable.fromWeb(
+        body.transformToWebStream() as Parameters<typeof Readable.fromWeb>[0],
+      );
     }
     throw new Error(`S3 returned no body for ${key}`);
   }
 
   async stat(key: string): Promise<{ size: number } | undefined> {
     try {
-      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
+      const res = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+      );
       return { size: res.ContentLength ?? 0 };
     } catch (e) {
       if (e instanceof NotFound || e instanceof NoSuchKey) return undefined;
-      if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+      if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
+        return undefined;
       throw e;
     }
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
+    await this.client.send(
+      new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+    );
   }
 }

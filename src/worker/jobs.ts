@@ -34,7 +34,12 @@ export async function claimJob(sql: Sql, leaseSeconds: number): Promise<Job | un
   });
 }
 
-export async function finishJob(sql: Db, id: number, state: 'done' | 'failed', error?: string): Promise<void> {
+export async function finishJob(
+  sql: Db,
+  id: number,
+  state: 'done' | 'failed',
+  error?: string,
+): Promise<void> {
   await sql`update jobs set state = ${state}, locked_until = null, last_error = ${error ?? null}, updated_at = now() where id = ${id}`;
 }
 

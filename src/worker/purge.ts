@@ -6,7 +6,10 @@ import type { ScanDeps } from '../domain/scan/scan-job.js';
  * and bytes stay for their downloads but the row is marked purged and leaves the seller's
  * inventory. The row goes first, then the bytes, so no row ever points at missing bytes.
  */
-export async function purgeDeleted(deps: Pick<ScanDeps, 'sql' | 'storage' | 'config' | 'logger'>, batch = 100): Promise<{ deleted: number; hidden: number }> {
+export async function purgeDeleted(
+  deps: Pick<ScanDeps, 'sql' | 'storage' | 'config' | 'logger'>,
+  batch = 100,
+): Promise<{ deleted: number; hidden: number }> {
   const { sql, storage, config } = deps;
   const rows = await sql<{ id: string; archiveKey: string; hasOrders: boolean }[]>`
     select i.id, i.archive_key, exists (select 1 from orders o where o.item_id = i.id) as has_orders

@@ -9,8 +9,13 @@ import type { PaymentNetwork } from './networks.js';
  * through the chain's RPC when one is configured. Shared by the guard and the local facilitator.
  */
 
-const uint = z.union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
-const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((a) => getAddress(a));
+const uint = z
+  .union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()])
+  .transform((v) => BigInt(v));
+const hexAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .transform((a) => getAddress(a));
 const signatureHex = z
   .string()
   .regex(/^(0x)?[0-9a-fA-F]+$/)
@@ -26,7 +31,10 @@ export const ExactEvmPayloadSchema = z.object({
     value: uint,
     validAfter: uint,
     validBefore: uint,
-    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((n) => n.toLowerCase() as Hex),
+    nonce: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .transform((n) => n.toLowerCase() as Hex),
   }),
 });
 export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadSchema>;
@@ -39,7 +47,12 @@ export function parseExactEvmPayload(payload: unknown): ExactEvmPayload | undefi
 
 function typedData(net: PaymentNetwork, auth: Eip3009Authorization) {
   return {
-    domain: { name: net.eip712.name, version: net.eip712.version, chainId: net.chainId, verifyingContract: net.asset },
+    domain: {
+      name: net.eip712.name,
+      version: net.eip712.version,
+      chainId: net.chainId,
+      verifyingContract: net.asset,
+    },
     types: authorizationTypes,
     primaryType: 'TransferWithAuthorization' as const,
     message: {
@@ -70,7 +83,10 @@ async function recover(net: PaymentNetwork, p: ExactEvmPayload): Promise<Address
   // A 65-byte signature recovers to an EOA; anything longer (ERC-6492 wrapper, 1271 blobs) cannot.
   if (p.signature.length === 132) {
     try {
-      addr = await recoverTypedDataAddress({ ...typedData(net, p.authorization), signature: p.signature });
+      addr = await recoverTypedDataAddress({
+        ...typedData(net, p.authorization),
+        signature: p.signature,
+      });
     } catch {
       addr = null;
     }
@@ -84,7 +100,10 @@ async function recover(net: PaymentNetwork, p: ExactEvmPayload): Promise<Address
  * True when `authorization.from` signed this authorization for this network's token: by EOA
  * recovery, or (RPC configured) by the account's own EIP-1271 check, ERC-6492 for undeployed ones.
  */
-export async function verifyAuthorizationSignature(net: PaymentNetwork, p: ExactEvmPayload): Promise<boolean> {
+export async function verifyAuthorizationSignature(
+  net: PaymentNetwork,
+  p: ExactEvmPayload,
+): Promise<boolean> {
   const signer = await recover(net, p);
   if (signer && isAddressEqual(signer, p.authorization.from)) return true;
   if (!net.rpc) return false;
@@ -117,8 +136,10 @@ export function checkAuthorization(
 ): string | undefined {
   const now = BigInt(opts.nowSeconds);
   const skew = BigInt(opts.skewSeconds);
-  if (!isAddressEqual(auth.to, getAddress(expect.payTo))) return 'invalid_exact_evm_recipient_mismatch';
-  if (auth.value !== BigInt(expect.amount)) return 'invalid_exact_evm_payload_authorization_value_mismatch';
+  if (!isAddressEqual(auth.to, getAddress(expect.payTo)))
+    return 'invalid_exact_evm_recipient_mismatch';
+  if (auth.value !== BigInt(expect.amount))
+    return 'invalid_exact_evm_payload_authorization_value_mismatch';
   if (auth.validAfter > now + skew) return 'invalid_exact_evm_payload_authorization_valid_after';
   if (auth.validBefore <= now + BigInt(opts.settleMarginSeconds ?? 0)) {
     return 'invalid_exact_evm_payload_authorization_valid_before';

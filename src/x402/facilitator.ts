@@ -1,5 +1,15 @@
-import { FacilitatorTimeoutError, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
+import {
+  FacilitatorTimeoutError,
+  HTTPFacilitatorClient,
+  type FacilitatorClient,
+} from '@x402/core/http';
+import type {
+  PaymentPayload,
+  PaymentRequirements,
+  SettleResponse,
+  SupportedResponse,
+  VerifyResponse,
+} from '@x402/core/types';
 import { SettleError, VerifyError } from '@x402/core/types';
 import { parseAbi, type Address, type Hex } from 'viem';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
@@ -54,7 +64,11 @@ const CAPACITY_REASONS = new Set([
   'relayer_busy',
   'insufficient_gas',
 ]);
-const PENDING_REASONS = new Set(['settlement_pending', 'transaction_pending', 'settlement_timeout']);
+const PENDING_REASONS = new Set([
+  'settlement_pending',
+  'transaction_pending',
+  'settlement_timeout',
+]);
 
 /** Maps a settle answer, an HTTP status or a thrown error onto the four spec outcomes. */
 export function classifySettle(r: SettleResponse, httpStatus?: number): SettleOutcome {
@@ -63,7 +77,8 @@ export function classifySettle(r: SettleResponse, httpStatus?: number): SettleOu
   if (PENDING_REASONS.has(reason) || (r.transaction && /pending|timeout/.test(reason))) {
     return { kind: 'pending', transaction: r.transaction ?? '', network: r.network, reason };
   }
-  if (CAPACITY_REASONS.has(reason) || httpStatus === 429 || httpStatus === 503) return { kind: 'capacity', reason };
+  if (CAPACITY_REASONS.has(reason) || httpStatus === 429 || httpStatus === 503)
+    return { kind: 'capacity', reason };
   return { kind: 'failed', reason, response: r };
 }
 
@@ -74,15 +89,23 @@ export function classifySettle(r: SettleResponse, httpStatus?: number): SettleOu
 export function classifySettleError(err: unknown, network: string): SettleOutcome {
   if (err instanceof SettleError) {
     return classifySettle(
-      { success: false, errorReason: err.errorReason ?? 'settlement_failed', transaction: err.transaction ?? '', network: (err.network ?? network) as SettleResponse['network'] },
+      {
+        success: false,
+        errorReason: err.errorReason ?? 'settlement_failed',
+        transaction: err.transaction ?? '',
+        network: (err.network ?? network) as SettleResponse['network'],
+      },
       err.statusCode,
     );
   }
-  if (err instanceof FacilitatorTimeoutError) return { kind: 'pending', transaction: '', network, reason: 'settlement_timeout' };
+  if (err instanceof FacilitatorTimeoutError)
+    return { kind: 'pending', transaction: '', network, reason: 'settlement_timeout' };
   return { kind: 'capacity', reason: 'facilitator_unavailable' };
 }
 
-const EIP3009_STATE_ABI = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)']);
+const EIP3009_STATE_ABI = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+]);
 
 /**
  * A standard x402 facilitator over HTTP (`FACILITATOR_URL`): the wire protocol is @x402/core's
@@ -106,7 +129,12 @@ export class HttpFacilitator implements Facilitator {
       return await this.client.verify(payload, req);
     } catch (err) {
       if (err instanceof VerifyError) {
-        return { isValid: false, invalidReason: err.invalidReason ?? 'verification_failed', invalidMessage: err.invalidMessage, payer: err.payer };
+        return {
+          isValid: false,
+          invalidReason: err.invalidReason ?? 'verification_failed',
+          invalidMessage: err.invalidMessage,
+          payer: err.payer,
+        };
       }
       throw err;
     }
@@ -125,7 +153,9 @@ export class HttpFacilitator implements Facilitator {
     if (!rpc) return { state: 'unknown' };
     try {
       if (q.transaction) {
-        const receipt = await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined);
+        const receipt = await rpc
+          .getTransactionReceipt({ hash: q.transaction as Hex })
+          .catch(() => undefined);
         if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction };
         if (!receipt) return { state: 'pending', transaction: q.transaction };
       }

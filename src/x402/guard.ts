@@ -47,7 +47,12 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { CHAINS, type Chain } from '../domain/chains.js';
 import { AppError } from '../errors.js';
-import { checkAuthorization, parseExactEvmPayload, verifyAuthorizationSignature, type Eip3009Authorization } from './eip3009.js';
+import {
+  checkAuthorization,
+  parseExactEvmPayload,
+  verifyAuthorizationSignature,
+  type Eip3009Authorization,
+} from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 
 export const X402_VERSION = 2;
@@ -118,7 +123,10 @@ export function pathOf(url: string): string {
 const fail = (reason: string, promptHeader?: () => string) =>
   new AppError(402, 'payment_verification_failed', {
     reason,
-    headers: { 'Cache-Control': 'no-store', ...(promptHeader && { 'PAYMENT-REQUIRED': promptHeader() }) },
+    headers: {
+      'Cache-Control': 'no-store',
+      ...(promptHeader && { 'PAYMENT-REQUIRED': promptHeader() }),
+    },
   });
 
 export class X402Guard {
@@ -134,7 +142,9 @@ export class X402Guard {
 
   /** The zero-value recipient for one route and resource: an address only this server derives. */
   identityPayTo(resource: string): Address {
-    const h = createHmac('sha256', this.opts.secret).update(`x402-identity:v1:${resource}`).digest('hex');
+    const h = createHmac('sha256', this.opts.secret)
+      .update(`x402-identity:v1:${resource}`)
+      .digest('hex');
     return getAddress(`0x${h.slice(0, 40)}`);
   }
 
@@ -160,7 +170,11 @@ export class X402Guard {
     const body = {
       error: 'payment_required',
       x402Version: X402_VERSION,
-      resource: { url: `${this.opts.config.PUBLIC_BASE_URL}${pathOf(req.url)}`, description, mimeType: 'application/json' },
+      resource: {
+        url: `${this.opts.config.PUBLIC_BASE_URL}${pathOf(req.url)}`,
+        description,
+        mimeType: 'application/json',
+      },
       accepts,
       ...(extensions && { extensions }),
     };
@@ -172,7 +186,12 @@ export class X402Guard {
     return { body, header };
   }
 
-  private prompt(req: GuardRequest, accepts: PaymentRequirements[], description: string, extensions?: Record<string, unknown>): AppError {
+  private prompt(
+    req: GuardRequest,
+    accepts: PaymentRequirements[],
+    description: string,
+    extensions?: Record<string, unknown>,
+  ): AppError {
     const { body, header } = this.paymentRequired(req, accepts, description, extensions);
     const { error: _code, ...details } = body;
     return new AppError(402, 'payment_required', {
@@ -190,7 +209,12 @@ export class X402Guard {
     issued: PaymentRequirements[],
     promptHeader: () => string,
     settleMarginSeconds: number,
-  ): Promise<{ requirement: PaymentRequirements; payload: PaymentPayload; auth: Eip3009Authorization; chain: Chain }> {
+  ): Promise<{
+    requirement: PaymentRequirements;
+    payload: PaymentPayload;
+    auth: Eip3009Authorization;
+    chain: Chain;
+  }> {
     let decoded: unknown;
     try {
       decoded = decodePaymentSignatureHeader(signature);
@@ -198,7 +222,8 @@ export class X402Guard {
       throw fail('invalid_payment_signature_header', promptHeader);
     }
     const parsed = parsePaymentPayload(decoded);
-    if (!parsed.success || parsed.data.x402Version !== X402_VERSION) throw fail('invalid_payload', promptHeader);
+    if (!parsed.success || parsed.data.x402Version !== X402_VERSION)
+      throw fail('invalid_payload', promptHeader);
     const payload = parsed.data;
     const accepted = payload.accepted;
     if (accepted.scheme !== 'exact') throw fail('unsupported_scheme', promptHeader);
@@ -221,7 +246,8 @@ export class X402Guard {
     });
     if (reason) throw fail(reason, promptHeader);
     const net = networkByCaip2(this.opts.networks, requirement.network)!;
-    if (!(await verifyAuthorizationSignature(net, exact))) throw fail('invalid_exact_evm_signature', promptHeader);
+    if (!(await verifyAuthorizationSignature(net, exact)))
+      throw fail('invalid_exact_evm_signature', promptHeader);
     return {
       requirement,
       payload: {
@@ -240,11 +266,15 @@ export class X402Guard {
    * Zero-value identity (spec 5.2): returns the verified signer, lower-case. Claims the nonce, so
    * a replay fails. Never creates an account and never settles.
    */
-  async identity(req: GuardRequest, opts: { description?: string; resource?: string } = {}): Promise<string> {
+  async identity(
+    req: GuardRequest,
+    opts: { description?: string; resource?: string } = {},
+  ): Promise<string> {
     const resource = opts.resource ?? this.resourceKey(req);
     const payTo = this.identityPayTo(resource);
     const issued = CHAINS.map((c) => this.requirement(c, payTo, 0));
-    const description = opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`;
+    const description =
+      opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`;
     const signature = paymentSignatureOf(req);
     if (!signature) throw this.prompt(req, issued, description);
     const header = () => this.paymentRequired(req, issued, description).header;
@@ -267,7 +297,8 @@ export class X402Guard {
     const issued = offer.options.map((o) => this.requirement(o.chain, o.payTo, o.amountMicro));
     const signature = paymentSignatureOf(req);
     if (!signature) throw this.prompt(req, issued, offer.description, offer.extensions);
-    const header = () => this.paymentRequired(req, issued, offer.description, offer.extensions).header;
+    const header = () =>
+      this.paymentRequired(req, issued, offer.description, offer.extensions).header;
     const { requirement, payload, auth, chain } = await this.check(signature, issued, header, 5);
     return {
       payer: auth.from.toLowerCase(),

@@ -145,7 +145,12 @@ export class LocalFacilitator implements Facilitator {
     const fault = this.takeFault('verify');
     if (fault) {
       return {
-        response: { success: false, errorReason: fault.invalidReason, transaction: '', network: req.network },
+        response: {
+          success: false,
+          errorReason: fault.invalidReason,
+          transaction: '',
+          network: req.network,
+        },
         rejectedBeforeSettlement: true,
       };
     }
@@ -173,7 +178,8 @@ export class LocalFacilitator implements Facilitator {
     if (fault?.outcome === 'unreachable')
       throw new Error('local facilitator: simulated connection failure');
     if (fault?.outcome === 'capacity') return settled(failure('settlement_capacity'));
-    if (fault?.outcome === 'failed') return settled(failure('invalid_exact_evm_transaction_failed'));
+    if (fault?.outcome === 'failed')
+      return settled(failure('invalid_exact_evm_transaction_failed'));
 
     const c = await this.check(payload, req);
     if ('reason' in c) return rejected(c.reason, c.payer);

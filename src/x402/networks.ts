@@ -19,8 +19,14 @@ export interface PaymentNetwork {
 export type PaymentNetworks = Record<Chain, PaymentNetwork>;
 
 export function paymentNetworks(config: Config): PaymentNetworks {
-  const asset: Record<Chain, string> = { base: config.USDC_ADDRESS_BASE, polygon: config.USDC_ADDRESS_POLYGON };
-  const rpcUrl: Record<Chain, string | undefined> = { base: config.RPC_URL_BASE, polygon: config.RPC_URL_POLYGON };
+  const asset: Record<Chain, string> = {
+    base: config.USDC_ADDRESS_BASE,
+    polygon: config.USDC_ADDRESS_POLYGON,
+  };
+  const rpcUrl: Record<Chain, string | undefined> = {
+    base: config.RPC_URL_BASE,
+    polygon: config.RPC_URL_POLYGON,
+  };
   const out = {} as PaymentNetworks;
   for (const chain of CHAINS) {
     const url = rpcUrl[chain];
@@ -36,6 +42,9 @@ export function paymentNetworks(config: Config): PaymentNetworks {
   return out;
 }
 
-export function networkByCaip2(networks: PaymentNetworks, network: string): PaymentNetwork | undefined {
+export function networkByCaip2(
+  networks: PaymentNetworks,
+  network: string,
+): PaymentNetwork | undefined {
   return Object.values(networks).find((n) => n.network === network);
 }

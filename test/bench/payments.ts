@@ -37,7 +37,11 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function drive(url: string, headers: string[], body?: string): Promise<{ perSecond: number; cpuMs: number; failures: number }> {
+async function drive(
+  url: string,
+  headers: string[],
+  body?: string,
+): Promise<{ perSecond: number; cpuMs: number; failures: number }> {
   let next = 0;
   let failures = 0;
   const cpu = process.cpuUsage();
@@ -60,12 +64,22 @@ async function drive(url: string, headers: string[], body?: string): Promise<{ p
   const used = process.cpuUsage(cpu);
   // Server, client and PGlite share this process: its CPU time per completion is the cost that
   // load from other processes on the machine inflates far less than wall-clock throughput.
-  return { perSecond: headers.length / seconds, cpuMs: (used.user + used.system) / 1000 / headers.length, failures };
+  return {
+    perSecond: headers.length / seconds,
+    cpuMs: (used.user + used.system) / 1000 / headers.length,
+    failures,
+  };
 }
 
-async function sign(wallets: LocalAccount[], required: PaymentRequired, req: PaymentRequirements, n: number): Promise<string[]> {
+async function sign(
+  wallets: LocalAccount[],
+  required: PaymentRequired,
+  req: PaymentRequirements,
+  n: number,
+): Promise<string[]> {
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await signPayment(wallets[i % wallets.length]!, required, req)).header);
+  for (let i = 0; i < n; i++)
+    out.push((await signPayment(wallets[i % wallets.length]!, required, req)).header);
   return out;
 }
 
@@ -107,7 +121,12 @@ function referenceServer(resource: x402ResourceServer, accepts: PaymentRequireme
 }
 
 async function recoveryCost(wallet: LocalAccount, req: PaymentRequirements, n: number) {
-  const domain = { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: getAddress(req.asset) };
+  const domain = {
+    name: 'USD Coin',
+    version: '2',
+    chainId: 8453,
+    verifyingContract: getAddress(req.asset),
+  };
   const msgs = [];
   for (let i = 0; i < n; i++) {
     const message = {
@@ -118,12 +137,22 @@ async function recoveryCost(wallet: LocalAccount, req: PaymentRequirements, n: n
       validBefore: BigInt(Math.floor(Date.now() / 1000) + 300),
       nonce: `0x${i.toString(16).padStart(64, '0')}` as Hex,
     };
-    const signature = await wallet.signTypedData({ domain, types: authorizationTypes, primaryType: 'TransferWithAuthorization', message });
+    const signature = await wallet.signTypedData({
+      domain,
+      types: authorizationTypes,
+      primaryType: 'TransferWithAuthorization',
+      message,
+    });
     msgs.push({ message, signature });
   }
   const started = performance.now();
   for (const m of msgs) {
-    await recoverTypedDataAddress({ domain, types: authorizationTypes, primaryType: 'TransferWithAuthorization', ...m });
+    await recoverTypedDataAddress({
+      domain,
+      types: authorizationTypes,
+      primaryType: 'TransferWithAuthorization',
+      ...m,
+    });
   }
   const ms = performance.now() - started;
   return { perSecond: Math.round((n / ms) * 1000), microsecondsEach: Math.round((ms / n) * 1000) };
@@ -144,14 +173,19 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
   const ours = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
   const facilitator = runtime.deps.facilitator as LocalFacilitator;
-  const resource = new x402ResourceServer(facilitator).register('eip155:8453', new ExactEvmScheme());
+  const resource = new x402ResourceServer(facilitator).register(
+    'eip155:8453',
+    new ExactEvmScheme(),
+  );
   await resource.initialize();
 
   try {
     const item = await createSaleItem(runtime.deps, { priceUsdc: 0.1 });
     const acquireUrl = `${ours}/api/v1/items/${item.itemId}/acquire`;
     const promptRes = await fetch(acquireUrl, { method: 'POST' });
-    const required = JSON.parse(Buffer.from(promptRes.headers.get('payment-required')!, 'base64').toString()) as PaymentRequired;
+    const required = JSON.parse(
+      Buffer.from(promptRes.headers.get('payment-required')!, 'base64').toString(),
+    ) as PaymentRequired;
     const requirement = required.accepts[0]!;
     const refServer = referenceServer(resource, [requirement]);
     await new Promise<void>((r) => refServer.listen(0, '127.0.0.1', r));
@@ -164,7 +198,10 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     const warmRef = await sign(wallets, required, requirement, WARMUP);
     const batches: Array<{ ours: string[]; ref: string[] }> = [];
     for (let i = 0; i < ROUNDS; i++) {
-      batches.push({ ours: await sign(wallets, required, requirement, N), ref: await sign(wallets, required, requirement, N) });
+      batches.push({
+        ours: await sign(wallets, required, requirement, N),
+        ref: await sign(wallets, required, requirement, N),
+      });
     }
     await drive(acquireUrl, warmOurs, body);
     await drive(refUrl, warmRef);
@@ -184,7 +221,9 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     const oursCpu = median(o.map((x) => x.cpuMs));
     const refCpu = median(r.map((x) => x.cpuMs));
     const [{ orders }] = (await runtime.deps.sql<{ orders: number }[]>`
-      select count(*)::int as orders from orders where item_id = ${item.itemId}`) as unknown as [{ orders: number }];
+      select count(*)::int as orders from orders where item_id = ${item.itemId}`) as unknown as [
+      { orders: number },
+    ];
     const recovery = await recoveryCost(wallets[0]!, requirement, 300);
     const result = {
       completions: N * ROUNDS,
@@ -193,14 +232,21 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       ours_per_second: Math.round(oursRate),
       reference_per_second: Math.round(refRate),
       ratio_ours_to_reference: Number(ratio.toFixed(2)),
-      cpu_ms_per_completion: { ours: Number(oursCpu.toFixed(2)), reference: Number(refCpu.toFixed(2)) },
+      cpu_ms_per_completion: {
+        ours: Number(oursCpu.toFixed(2)),
+        reference: Number(refCpu.toFixed(2)),
+      },
       cpu_ratio_reference_to_ours: Number((refCpu / oursCpu).toFixed(2)),
       goal: '>= 1.0',
-      failures: { ours: o.reduce((n, x) => n + x.failures, 0), reference: r.reduce((n, x) => n + x.failures, 0) },
+      failures: {
+        ours: o.reduce((n, x) => n + x.failures, 0),
+        reference: r.reduce((n, x) => n + x.failures, 0),
+      },
       orders_written: orders,
       signature_recovery: recovery,
     };
-    const rounds = (xs: Array<{ perSecond: number }>) => xs.map((x) => Math.round(x.perSecond)).join(', ');
+    const rounds = (xs: Array<{ perSecond: number }>) =>
+      xs.map((x) => Math.round(x.perSecond)).join(', ');
     console.log(
       [
         `paid acquire completions (${N} x ${ROUNDS} interleaved rounds each, concurrency ${CONCURRENCY}, same local facilitator and Postgres):`,

@@ -22,7 +22,10 @@ for (const [name, run] of suites) {
   try {
     report[name] = await run();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(e).includes(`${name}.`)) {
+    if (
+      (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      String(e).includes(`${name}.`)
+    ) {
       report[name] = 'not present';
       continue;
     }

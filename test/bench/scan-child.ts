@@ -10,7 +10,9 @@ const [file, mode] = process.argv.slice(2);
 const bytes = await readFile(file!);
 const mb = (n: number) => Math.round(n / 1024 / 1024);
 const limits =
-  mode === 'raised' ? { ...BENCH_LIMITS, maxExtractedBytes: 2 * 1024 ** 3, maxRatio: 1e9 } : BENCH_LIMITS;
+  mode === 'raised'
+    ? { ...BENCH_LIMITS, maxExtractedBytes: 2 * 1024 ** 3, maxRatio: 1e9 }
+    : BENCH_LIMITS;
 const before = process.memoryUsage.rss();
 let peak = before;
 const sampler = setInterval(() => {

@@ -33,7 +33,10 @@ function prng(seed: number) {
   };
 }
 
-const WORDS = 'user order item price total count index value result config handler request response cache token queue worker stream buffer parse render update delete create fetch store load save apply merge filter reduce'.split(' ');
+const WORDS =
+  'user order item price total count index value result config handler request response cache token queue worker stream buffer parse render update delete create fetch store load save apply merge filter reduce'.split(
+    ' ',
+  );
 
 function sourceFile(rand: () => number, targetBytes: number): string {
   const pick = () => WORDS[Math.floor(rand() * WORDS.length)]!;
@@ -65,11 +68,16 @@ export function buildBenchZip(files: number, targetZipBytes: number): Buffer {
   const build = (perFile: number) => {
     const rand = prng(42);
     return buildZip(
-      Array.from({ length: files }, (_, i) => ({ name: `src/module${Math.floor(i / 100)}/file${i}.ts`, data: sourceFile(rand, perFile) })),
+      Array.from({ length: files }, (_, i) => ({
+        name: `src/module${Math.floor(i / 100)}/file${i}.ts`,
+        data: sourceFile(rand, perFile),
+      })),
     );
   };
   const sample = sourceFile(prng(7), 16 * 1024);
-  let perFile = Math.round(targetZipBytes / files / (deflateRawSync(sample).length / sample.length));
+  let perFile = Math.round(
+    targetZipBytes / files / (deflateRawSync(sample).length / sample.length),
+  );
   const first = build(perFile);
   perFile = Math.round(perFile * (targetZipBytes / first.length));
   return build(perFile);
@@ -104,7 +112,10 @@ async function bombZip(declared: 'honest' | 'lying'): Promise<Buffer> {
 
 function childRss(file: string, mode: string): Record<string, unknown> {
   const child = fileURLToPath(new URL('./scan-child.ts', import.meta.url));
-  const res = spawnSync(process.execPath, ['--import', 'tsx', child, file, mode], { encoding: 'utf8', timeout: 300_000 });
+  const res = spawnSync(process.execPath, ['--import', 'tsx', child, file, mode], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   if (res.status !== 0) return { error: res.stderr.slice(-500) };
   return JSON.parse(res.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
 }
@@ -124,31 +135,50 @@ export async function benchScan(): Promise<Record<string, unknown>> {
     let unzip: string | undefined;
     await scanArchive(await readFile(file), 'zip', BENCH_LIMITS);
     for (let i = 0; i < 7; i++) {
-      const [out, ms] = await time(async () => scanArchive(await readFile(file), 'zip', BENCH_LIMITS));
+      const [out, ms] = await time(async () =>
+        scanArchive(await readFile(file), 'zip', BENCH_LIMITS),
+      );
       ours.push(ms);
-      outcome = out.verdict === 'accept' ? `accept (${(out.stats.extractedBytes / 1024 / 1024).toFixed(1)} MB inflated)` : `reject ${JSON.stringify(out)}`;
+      outcome =
+        out.verdict === 'accept'
+          ? `accept (${(out.stats.extractedBytes / 1024 / 1024).toFixed(1)} MB inflated)`
+          : `reject ${JSON.stringify(out)}`;
       if (unzip) continue;
       const t0 = performance.now();
       const r = spawnSync('unzip', ['-tqq', file]);
       const took = performance.now() - t0;
-      if (r.error || r.status !== 0) unzip = r.error ? 'unzip not installed: comparison skipped' : `unzip -t failed (${r.status})`;
+      if (r.error || r.status !== 0)
+        unzip = r.error
+          ? 'unzip not installed: comparison skipped'
+          : `unzip -t failed (${r.status})`;
       else theirs.push(took);
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const oursMs = median(ours);
     const theirsMs = theirs.length ? median(theirs) : undefined;
     const ratio = theirsMs ? oursMs / theirsMs : undefined;
-    console.log(`our scan:  median ${oursMs.toFixed(0)} ms, best ${Math.min(...ours).toFixed(0)} ms (${outcome})`);
-    console.log(unzip ?? `unzip -t:  median ${theirsMs!.toFixed(0)} ms, best ${Math.min(...theirs).toFixed(0)} ms`);
-    if (ratio) console.log(`ratio ours/unzip: ${ratio.toFixed(2)}× (goal ≤ 1.5×) ${ratio <= 1.5 ? 'MET' : 'NOT MET'}`);
+    console.log(
+      `our scan:  median ${oursMs.toFixed(0)} ms, best ${Math.min(...ours).toFixed(0)} ms (${outcome})`,
+    );
+    console.log(
+      unzip ??
+        `unzip -t:  median ${theirsMs!.toFixed(0)} ms, best ${Math.min(...theirs).toFixed(0)} ms`,
+    );
+    if (ratio)
+      console.log(
+        `ratio ours/unzip: ${ratio.toFixed(2)}× (goal ≤ 1.5×) ${ratio <= 1.5 ? 'MET' : 'NOT MET'}`,
+      );
 
     const rss: Record<string, unknown> = {};
     for (const kind of ['honest', 'lying'] as const) {
       const bomb = await bombZip(kind);
       const bombFile = path.join(dir, `bomb-${kind}.zip`);
       await writeFile(bombFile, bomb);
-      rss[`declares_1gb_${kind === 'honest' ? 'refused_from_headers' : 'lying_cut_at_declared_size'}`] = childRss(bombFile, 'default');
-      if (kind === 'honest') rss.declares_1gb_inflated_fully_with_limits_raised = childRss(bombFile, 'raised');
+      rss[
+        `declares_1gb_${kind === 'honest' ? 'refused_from_headers' : 'lying_cut_at_declared_size'}`
+      ] = childRss(bombFile, 'default');
+      if (kind === 'honest')
+        rss.declares_1gb_inflated_fully_with_limits_raised = childRss(bombFile, 'raised');
     }
     for (const [k, v] of Object.entries(rss)) console.log(`bomb ${k}: ${JSON.stringify(v)}`);
     return {

@@ -4,7 +4,12 @@ import { loadConfig } from '../../src/config.js';
 import { provisionAgent } from '../../src/domain/accounts/accounts.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
 import { searchItems, type SearchQuery } from '../../src/domain/search/search.js';
-import { ensureVectorIndex, indexName, toVectorLiteral, vectorType } from '../../src/domain/search/vectors.js';
+import {
+  ensureVectorIndex,
+  indexName,
+  toVectorLiteral,
+  vectorType,
+} from '../../src/domain/search/vectors.js';
 import { listingText } from '../../src/embeddings/embedder.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
@@ -29,16 +34,60 @@ export function rng(seed: number) {
 }
 const pick = <T>(r: () => number, xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
 
-const ADJ = ['fast', 'tiny', 'secure', 'async', 'typed', 'streaming', 'distributed', 'minimal', 'robust', 'modular', 'offline', 'realtime', 'scalable', 'lightweight', 'portable'];
-const STACKS = ['TypeScript, Node.js', 'Python, FastAPI', 'Go', 'Rust', 'Java, Spring', 'Python, Django', 'TypeScript, React', 'C++', 'Ruby, Rails', 'Kotlin', 'Elixir, Phoenix', 'PHP, Laravel', 'Swift', 'C#, .NET', 'Scala'];
-const EXTRA = ['with tests', 'with docker setup', 'and a CLI', 'with metrics', 'with retries', 'and caching', 'with docs', 'and benchmarks', 'for teams', 'with plugins'];
+const ADJ = [
+  'fast',
+  'tiny',
+  'secure',
+  'async',
+  'typed',
+  'streaming',
+  'distributed',
+  'minimal',
+  'robust',
+  'modular',
+  'offline',
+  'realtime',
+  'scalable',
+  'lightweight',
+  'portable',
+];
+const STACKS = [
+  'TypeScript, Node.js',
+  'Python, FastAPI',
+  'Go',
+  'Rust',
+  'Java, Spring',
+  'Python, Django',
+  'TypeScript, React',
+  'C++',
+  'Ruby, Rails',
+  'Kotlin',
+  'Elixir, Phoenix',
+  'PHP, Laravel',
+  'Swift',
+  'C#, .NET',
+  'Scala',
+];
+const EXTRA = [
+  'with tests',
+  'with docker setup',
+  'and a CLI',
+  'with metrics',
+  'with retries',
+  'and caching',
+  'with docs',
+  'and benchmarks',
+  'for teams',
+  'with plugins',
+];
 
 // Words every listing draws a few extra features from, so that listings spread out instead of
 // forming tight clusters of near-copies (which the scan's duplicate check would refuse anyway).
 const VOCAB = Array.from(
   new Set(
-    DEMO_LISTINGS.flatMap((l) => `${l.title} ${l.description}`.toLowerCase().split(/[^a-z0-9]+/))
-      .filter((w) => w.length > 3),
+    DEMO_LISTINGS.flatMap((l) =>
+      `${l.title} ${l.description}`.toLowerCase().split(/[^a-z0-9]+/),
+    ).filter((w) => w.length > 3),
   ),
 );
 
@@ -102,12 +151,21 @@ interface Catalogue {
 }
 
 export async function loadCatalogue(n: number, efSearch: number): Promise<Catalogue> {
-  const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', LOG_LEVEL: 'silent', IN_PROCESS_WORKER: 'false', SEARCH_EF_SEARCH: String(efSearch) });
+  const config = loadConfig({
+    EMBEDDED_DB_IN_MEMORY: 'true',
+    LOG_LEVEL: 'silent',
+    IN_PROCESS_WORKER: 'false',
+    SEARCH_EF_SEARCH: String(efSearch),
+  });
   const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
   const { sql, embedder } = runtime.deps;
   const r = rng(42);
   const sellers: Array<{ id: string }> = [];
-  for (let s = 0; s < 20; s++) sellers.push((await provisionAgent(sql, `0x${randomBytes(20).toString('hex')}`, { payoutSalt: 'bench' })).agent);
+  for (let s = 0; s < 20; s++)
+    sellers.push(
+      (await provisionAgent(sql, `0x${randomBytes(20).toString('hex')}`, { payoutSalt: 'bench' }))
+        .agent,
+    );
 
   // bulk load without the HNSW index, then build it once (how an operator would re-index)
   const t0 = performance.now();
@@ -118,8 +176,13 @@ export async function loadCatalogue(n: number, efSearch: number): Promise<Catalo
     const batch = Array.from({ length: Math.min(BATCH, n - off) }, (_, k) => synthetic(r, off + k));
     const vectors = await embedder.embed(batch.map(listingText));
     const rows = batch.map((l, k) => [
-      sellers[(off + k) % sellers.length]!.id, l.title, l.description, l.techStack,
-      Math.round(l.price * 1e6), randomBytes(32).toString('hex'), toVectorLiteral(vectors[k]!),
+      sellers[(off + k) % sellers.length]!.id,
+      l.title,
+      l.description,
+      l.techStack,
+      Math.round(l.price * 1e6),
+      randomBytes(32).toString('hex'),
+      toVectorLiteral(vectors[k]!),
     ]);
     await sql`
       insert into items (seller_id, status, status_reason, title, description, tech_stack, price_micro,
@@ -128,7 +191,8 @@ export async function loadCatalogue(n: number, efSearch: number): Promise<Catalo
       select v.seller::uuid, 'active', 'approved', v.title, v.descr, v.stack, v.price::bigint, v.sha,
              'bench/' || v.sha, 1000, 'zip', 'bench.zip', v.emb::${vt}, ${embedder.model}, ${embedder.dimensions}, now()
       from (values ${sql(rows)}) as v(seller, title, descr, stack, price, sha, emb)`;
-    if (n >= 10_000 && (off / BATCH) % 20 === 0) process.stderr.write(`  seeded ${off + batch.length}/${n}\n`);
+    if (n >= 10_000 && (off / BATCH) % 20 === 0)
+      process.stderr.write(`  seeded ${off + batch.length}/${n}\n`);
   }
   const seedSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
@@ -140,7 +204,9 @@ export async function loadCatalogue(n: number, efSearch: number): Promise<Catalo
 
 const isFiltered = (q: SearchQuery) => q.tech_stack !== undefined || q.min_price !== undefined;
 
-export async function benchSearch(env: Record<string, string | undefined> = {}): Promise<Record<string, unknown>> {
+export async function benchSearch(
+  env: Record<string, string | undefined> = {},
+): Promise<Record<string, unknown>> {
   const sizes = (env.BENCH_SEARCH_SIZES ?? '1000,100000').split(',').map(Number);
   const ef = Number(env.BENCH_EF_SEARCH ?? 100);
   const rounds = Number(env.BENCH_SEARCH_ROUNDS ?? 5);
@@ -165,7 +231,10 @@ export async function benchSearch(env: Record<string, string | undefined> = {}):
           const s = performance.now();
           const res = await search(c, q);
           times[i]![isFiltered(q) ? 'filtered' : 'plain'].push(performance.now() - s);
-          got[i]!.set(q, res.map((x) => x.id));
+          got[i]!.set(
+            q,
+            res.map((x) => x.id),
+          );
         }
       }
     }
@@ -178,7 +247,9 @@ export async function benchSearch(env: Record<string, string | undefined> = {}):
         const exact = await search(c, q, true);
         const ids = new Set(exact.map((x) => x.id));
         const mine = got[i]!.get(q)!;
-        recall[isFiltered(q) ? 'filtered' : 'plain'].push(exact.length ? mine.filter((id) => ids.has(id)).length / exact.length : 1);
+        recall[isFiltered(q) ? 'filtered' : 'plain'].push(
+          exact.length ? mine.filter((id) => ids.has(id)).length / exact.length : 1,
+        );
         if (isFiltered(q) && mine.length > 0 && mine.length >= Math.min(20, exact.length)) full++;
       }
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -22,7 +22,6 @@ let t: ListeningTestContext;
 let base: string;
 const root = path.resolve(import.meta.dirname, '../..');
 
-
 beforeAll(async () => {
   t = await startListeningTestApp();
   base = t.base;

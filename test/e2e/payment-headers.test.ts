@@ -35,7 +35,10 @@ async function signedAcquire(padding: number) {
   registerExactEvmScheme(client, { signer: privateKeyToAccount(generatePrivateKey()) });
   const payload = await client.createPaymentPayload(required);
   // echo the resource and every extension back, padded the way verbose clients grow them
-  const echoed = { ...payload, extensions: { ...required.extensions, client_notes: { text: 'x'.repeat(padding) } } };
+  const echoed = {
+    ...payload,
+    extensions: { ...required.extensions, client_notes: { text: 'x'.repeat(padding) } },
+  };
   const header = encodePaymentSignatureHeader(echoed);
   const res = await fetch(url, {
     method: 'POST',

@@ -16,7 +16,6 @@ import { createSaleItem } from '../helpers/items.js';
 let t: ListeningTestContext;
 let base: string;
 
-
 beforeAll(async () => {
   t = await startListeningTestApp();
   base = t.base;
@@ -38,8 +37,17 @@ it('@x402/fetch buys, reads its order with an identity proof, and downloads the 
   });
   expect(res.status).toBe(200);
   const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!);
-  expect(receipt).toMatchObject({ success: true, network: 'eip155:8453', payer: account.address.toLowerCase() });
-  const order = (await res.json()) as { order_id: string; download_url: string; invoice_url: string; expires_in: string };
+  expect(receipt).toMatchObject({
+    success: true,
+    network: 'eip155:8453',
+    payer: account.address.toLowerCase(),
+  });
+  const order = (await res.json()) as {
+    order_id: string;
+    download_url: string;
+    invoice_url: string;
+    expires_in: string;
+  };
   expect(order.expires_in).toBe('15 minutes');
 
   const head = await fetch(order.download_url, { method: 'HEAD' });
@@ -54,6 +62,10 @@ it('@x402/fetch buys, reads its order with an identity proof, and downloads the 
   const fresh = (await links.json()) as { download_url: string };
   expect((await fetch(fresh.download_url)).status).toBe(200);
 
-  const n = (await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${item.itemId}`)[0]!.n;
+  const n = (
+    await t.runtime.deps.sql<
+      { n: number }[]
+    >`select count(*)::int as n from orders where item_id = ${item.itemId}`
+  )[0]!.n;
   expect(n).toBe(1);
 });

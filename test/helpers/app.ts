@@ -49,7 +49,9 @@ export interface ListeningTestContext extends TestContext {
  * The real app on a real loopback socket (for clients that speak HTTP: @x402/fetch, the MCP
  * server, header limits Node enforces only on sockets), with archives in a fresh temp directory.
  */
-export async function startListeningTestApp(env: Record<string, string> = {}): Promise<ListeningTestContext> {
+export async function startListeningTestApp(
+  env: Record<string, string> = {},
+): Promise<ListeningTestContext> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t = await startTestApp({

@@ -147,8 +147,14 @@ export async function buildTar(entries: TarEntrySpec[]): Promise<Buffer> {
     const data = typeof e.data === 'string' ? Buffer.from(e.data) : e.data;
     const type = e.type ?? 'file';
     await new Promise<void>((resolve, reject) => {
-      const hdr = { name: e.name, type, linkname: e.linkname, mode: type === 'directory' ? 0o755 : 0o644 };
-      if (type === 'file') pack.entry(hdr, data ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve()));
+      const hdr = {
+        name: e.name,
+        type,
+        linkname: e.linkname,
+        mode: type === 'directory' ? 0o755 : 0o644,
+      };
+      if (type === 'file')
+        pack.entry(hdr, data ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve()));
       else pack.entry(hdr, (err) => (err ? reject(err) : resolve()));
     });
   }
@@ -172,8 +178,26 @@ export function tarGzOf(files: Files): Promise<Buffer> {
 }
 
 const WORDS = [
-  'alpha', 'bravo', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper',
-  'kelvin', 'lumen', 'meadow', 'nectar', 'onyx', 'pepper', 'quartz', 'ripple', 'saffron', 'tundra',
+  'alpha',
+  'bravo',
+  'cobalt',
+  'delta',
+  'ember',
+  'fjord',
+  'garnet',
+  'harbor',
+  'indigo',
+  'juniper',
+  'kelvin',
+  'lumen',
+  'meadow',
+  'nectar',
+  'onyx',
+  'pepper',
+  'quartz',
+  'ripple',
+  'saffron',
+  'tundra',
 ];
 
 /**
@@ -190,7 +214,11 @@ export function uniqueProject(seed: string = randomBytes(6).toString('hex')): Fi
     lines.push('}');
   }
   return {
-    'package.json': JSON.stringify({ name: `pkg-${seed}`, version: '1.0.0', type: 'module' }, null, 2),
+    'package.json': JSON.stringify(
+      { name: `pkg-${seed}`, version: '1.0.0', type: 'module' },
+      null,
+      2,
+    ),
     'README.md': `# Project ${seed}\n\nHelpers generated for seed ${seed}.\n`,
     'src/index.ts': lines.join('\n') + '\n',
   };

@@ -31,7 +31,13 @@ export async function seedListing(sql: Db, embedder: Embedder, seed: ListingSeed
   const seller = seed.seller ?? (await seedSeller(sql));
   const sha = createHash('sha256').update(randomBytes(16)).digest('hex');
   const status = seed.status ?? 'active';
-  const reason = { pending_scan: 'pending_review', scanning: 'pending_review', active: 'approved', rejected: 'safety_checks_failed', deleted: 'removed' }[status];
+  const reason = {
+    pending_scan: 'pending_review',
+    scanning: 'pending_review',
+    active: 'approved',
+    rejected: 'safety_checks_failed',
+    deleted: 'removed',
+  }[status];
   const [row] = await sql<{ id: string }[]>`
     insert into items (seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
                        price_micro, archive_sha256, archive_key, archive_size, compression, file_name,
@@ -46,7 +52,12 @@ export async function seedListing(sql: Db, embedder: Embedder, seed: ListingSeed
 }
 
 /** Adds approved ratings from fresh buyers (the rating aggregate counts only approved ones). */
-export async function seedRatings(sql: Db, itemId: string, ratings: number[], moderation = 'approved'): Promise<void> {
+export async function seedRatings(
+  sql: Db,
+  itemId: string,
+  ratings: number[],
+  moderation = 'approved',
+): Promise<void> {
   for (const rating of ratings) {
     const buyer = await seedSeller(sql);
     await sql`insert into item_feedback (item_id, buyer_id, rating, moderation_status)

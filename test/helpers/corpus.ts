@@ -7,11 +7,18 @@ import type { Files } from './archives.js';
 export const BENIGN_PROJECTS: Record<string, Files> = {
   'node-express-api': {
     'package.json': JSON.stringify(
-      { name: 'todo-api', version: '1.2.0', type: 'module', scripts: { start: 'node src/server.js', test: 'node --test' }, dependencies: { express: '^4.19.2' } },
+      {
+        name: 'todo-api',
+        version: '1.2.0',
+        type: 'module',
+        scripts: { start: 'node src/server.js', test: 'node --test' },
+        dependencies: { express: '^4.19.2' },
+      },
       null,
       2,
     ),
-    'README.md': '# Todo API\n\nA tiny REST API for todos backed by an in-memory store.\n\n```sh\nnpm start\n```\n',
+    'README.md':
+      '# Todo API\n\nA tiny REST API for todos backed by an in-memory store.\n\n```sh\nnpm start\n```\n',
     '.gitignore': 'node_modules/\n.env\n',
     'src/server.js': `import express from 'express';
 import { TodoStore } from './store.js';
@@ -220,8 +227,10 @@ func TestCount(t *testing.T) {
 `,
   },
   'rust-lib': {
-    'Cargo.toml': '[package]\nname = "ringbuf-lite"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
-    'README.md': '# ringbuf-lite\n\nA fixed-capacity ring buffer without allocation after construction.\n',
+    'Cargo.toml':
+      '[package]\nname = "ringbuf-lite"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
+    'README.md':
+      '# ringbuf-lite\n\nA fixed-capacity ring buffer without allocation after construction.\n',
     'src/lib.rs': `//! A fixed-capacity ring buffer.
 
 pub struct RingBuffer<T> {

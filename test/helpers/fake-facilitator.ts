@@ -10,12 +10,7 @@ import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schema
  * scripted per test.
  */
 export type FakeMode =
-  | 'ok'
-  | 'verify_invalid'
-  | 'settle_pending'
-  | 'settle_capacity'
-  | 'settle_failed'
-  | 'settle_slow';
+  'ok' | 'verify_invalid' | 'settle_pending' | 'settle_capacity' | 'settle_failed' | 'settle_slow';
 
 export interface FakeFacilitator {
   url: string;
@@ -45,7 +40,8 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
           signers: { 'eip155:*': ['0x000000000000000000000000000000000000fac1'] },
         });
       }
-      let body: { x402Version?: number; paymentPayload?: unknown; paymentRequirements?: unknown } = {};
+      let body: { x402Version?: number; paymentPayload?: unknown; paymentRequirements?: unknown } =
+        {};
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
@@ -59,21 +55,40 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
       const auth = (payload.data.payload as { authorization: { from: string } }).authorization;
       const network = reqs.data.network;
       if (req.url === '/verify') {
-        if (state.mode === 'verify_invalid') return send(400, { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer: auth.from });
+        if (state.mode === 'verify_invalid')
+          return send(400, {
+            isValid: false,
+            invalidReason: 'invalid_exact_evm_insufficient_balance',
+            payer: auth.from,
+          });
         return send(200, { isValid: true, payer: auth.from });
       }
       if (req.url === '/settle') {
         const tx = `0x${randomBytes(32).toString('hex')}`;
         switch (state.mode) {
           case 'settle_pending':
-            return send(200, { success: false, errorReason: 'settlement_pending', transaction: tx, network, payer: auth.from });
+            return send(200, {
+              success: false,
+              errorReason: 'settlement_pending',
+              transaction: tx,
+              network,
+              payer: auth.from,
+            });
           case 'settle_capacity':
             res.writeHead(503, { 'content-type': 'text/plain' });
             return res.end('relayer busy');
           case 'settle_failed':
-            return send(400, { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network });
+            return send(400, {
+              success: false,
+              errorReason: 'invalid_exact_evm_transaction_failed',
+              transaction: '',
+              network,
+            });
           case 'settle_slow':
-            setTimeout(() => send(200, { success: true, transaction: tx, network, payer: auth.from }), 1500);
+            setTimeout(
+              () => send(200, { success: true, transaction: tx, network, payer: auth.from }),
+              1500,
+            );
             return;
           default:
             return send(200, { success: true, transaction: tx, network, payer: auth.from });

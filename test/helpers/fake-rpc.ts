@@ -29,16 +29,25 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
-        const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; method: string; params: unknown[] };
+        const msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          id: number;
+          method: string;
+          params: unknown[];
+        };
         const reply = (body: Record<string, unknown>) => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...body }));
         };
-        if (msg.method !== 'eth_call') return reply({ error: { code: -32601, message: 'method not found' } });
+        if (msg.method !== 'eth_call')
+          return reply({ error: { code: -32601, message: 'method not found' } });
         state.calls++;
         try {
           const { data } = msg.params[0] as { data: Hex };
-          const { args } = decodeDeployData({ abi: erc6492SignatureValidatorAbi, bytecode: erc6492SignatureValidatorByteCode, data });
+          const { args } = decodeDeployData({
+            abi: erc6492SignatureValidatorAbi,
+            bytecode: erc6492SignatureValidatorByteCode,
+            data,
+          });
           const [account, hash, signature] = args as [Hex, Hex, Hex];
           const owner = state.accounts.get(account.toLowerCase());
           let valid = false;

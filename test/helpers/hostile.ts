@@ -43,38 +43,69 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
   const innerEntry = buildZip([{ name: 'kernel.txt', data: zeros.subarray(0, 2 * 1024 * 1024) }]);
   const innerLocal = innerEntry.subarray(0, innerEntry.readUInt32LE(innerEntry.length - 6));
   const overlap = buildZip(
-    [
-      ...project(),
-      { name: 'carrier.bin', data: innerLocal, method: 0 },
-    ],
+    [...project(), { name: 'carrier.bin', data: innerLocal, method: 0 }],
     {},
   );
   // Second central record pointing inside the carrier's data, at the kernel's local header.
   const overlapBomb = addCentralAlias(overlap, 'carrier.bin', 'kernel.txt', innerEntry);
 
   const cases: Array<Omit<HostileCase, 'reason' | 'uploadable'>> = [
-    { name: 'zip slip', compression: 'zip', check: 'path_traversal', bytes: zipOf(withProject({ [`../../../../tmp/${SLIP_MARKER}`]: 'owned\n' })) },
-    { name: 'absolute path', compression: 'zip', check: 'absolute_path', bytes: zipOf(withProject({ [`/tmp/${SLIP_MARKER}-abs`]: 'owned\n' })) },
-    { name: 'backslash traversal', compression: 'zip', check: 'backslash_in_name', bytes: zipOf(withProject({ '..\\..\\evil.bat': 'echo owned\n' })) },
-    { name: 'drive letter', compression: 'zip', check: 'drive_letter', bytes: zipOf(withProject({ 'C:/Windows/evil.txt': 'x\n' })) },
-    { name: 'control character', compression: 'zip', check: 'control_character_in_name', bytes: zipOf(withProject({ 'src/a\u0007b.ts': 'x\n' })) },
+    {
+      name: 'zip slip',
+      compression: 'zip',
+      check: 'path_traversal',
+      bytes: zipOf(withProject({ [`../../../../tmp/${SLIP_MARKER}`]: 'owned\n' })),
+    },
+    {
+      name: 'absolute path',
+      compression: 'zip',
+      check: 'absolute_path',
+      bytes: zipOf(withProject({ [`/tmp/${SLIP_MARKER}-abs`]: 'owned\n' })),
+    },
+    {
+      name: 'backslash traversal',
+      compression: 'zip',
+      check: 'backslash_in_name',
+      bytes: zipOf(withProject({ '..\\..\\evil.bat': 'echo owned\n' })),
+    },
+    {
+      name: 'drive letter',
+      compression: 'zip',
+      check: 'drive_letter',
+      bytes: zipOf(withProject({ 'C:/Windows/evil.txt': 'x\n' })),
+    },
+    {
+      name: 'control character',
+      compression: 'zip',
+      check: 'control_character_in_name',
+      bytes: zipOf(withProject({ 'src/a\u0007b.ts': 'x\n' })),
+    },
     {
       name: 'symlink (zip)',
       compression: 'zip',
       check: 'symlink',
-      bytes: buildZip([...project(), { name: 'etc-passwd', data: '/etc/passwd', method: 0, unixMode: 0o120777 }]),
+      bytes: buildZip([
+        ...project(),
+        { name: 'etc-passwd', data: '/etc/passwd', method: 0, unixMode: 0o120777 },
+      ]),
     },
     {
       name: 'symlink (tar)',
       compression: 'tar.gz',
       check: 'symlink',
-      bytes: await buildTarGz([...project(), { name: 'link', type: 'symlink', linkname: '/etc/passwd' }]),
+      bytes: await buildTarGz([
+        ...project(),
+        { name: 'link', type: 'symlink', linkname: '/etc/passwd' },
+      ]),
     },
     {
       name: 'hard link (tar)',
       compression: 'tar.gz',
       check: 'hard_link',
-      bytes: await buildTarGz([...project(), { name: 'hard', type: 'link', linkname: '/etc/shadow' }]),
+      bytes: await buildTarGz([
+        ...project(),
+        { name: 'hard', type: 'link', linkname: '/etc/shadow' },
+      ]),
     },
     {
       name: 'device entry (tar)',
@@ -94,7 +125,12 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       check: 'size_mismatch',
       bytes: buildZip([
         ...project(),
-        { name: 'zeros.dat', compressed: bombData, central: { usize: 1000 }, local: { usize: 1000 } },
+        {
+          name: 'zeros.dat',
+          compressed: bombData,
+          central: { usize: 1000 },
+          local: { usize: 1000 },
+        },
       ]),
     },
     {
@@ -103,12 +139,20 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       check: 'compression_ratio',
       bytes: await buildTarGz([...project(), { name: 'zeros.dat', data: zeros }]),
     },
-    { name: 'bomb by overlapping entries', compression: 'zip', check: 'overlapping_entries', bytes: overlapBomb },
+    {
+      name: 'bomb by overlapping entries',
+      compression: 'zip',
+      check: 'overlapping_entries',
+      bytes: overlapBomb,
+    },
     {
       name: 'stored smuggling: local says stored, central says deflate',
       compression: 'zip',
       check: 'local_header_mismatch',
-      bytes: buildZip([...project(), { name: 'payload.js', data: 'module.exports = 1;\n'.repeat(50), local: { method: 0 } }]),
+      bytes: buildZip([
+        ...project(),
+        { name: 'payload.js', data: 'module.exports = 1;\n'.repeat(50), local: { method: 0 } },
+      ]),
     },
     {
       name: 'stored smuggling: stored entry with mismatched sizes',
@@ -116,23 +160,47 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       check: 'stored_size_mismatch',
       bytes: buildZip([
         ...project(),
-        { name: 'payload.js', data: 'hidden();\n', method: 0, central: { usize: 4 }, local: { usize: 4 } },
+        {
+          name: 'payload.js',
+          data: 'hidden();\n',
+          method: 0,
+          central: { usize: 4 },
+          local: { usize: 4 },
+        },
       ]),
     },
     {
       name: 'declared size differs from actual',
       compression: 'zip',
       check: 'size_mismatch',
-      bytes: buildZip([...project(), { name: 'big.js', data: 'x();\n'.repeat(200), central: { usize: 10 }, local: { usize: 10 } }]),
+      bytes: buildZip([
+        ...project(),
+        {
+          name: 'big.js',
+          data: 'x();\n'.repeat(200),
+          central: { usize: 10 },
+          local: { usize: 10 },
+        },
+      ]),
     },
-    { name: 'trailing data (zip)', compression: 'zip', check: 'trailing_data', bytes: buildZip(project(), { trailing: Buffer.from('hidden payload after the end record') }) },
+    {
+      name: 'trailing data (zip)',
+      compression: 'zip',
+      check: 'trailing_data',
+      bytes: buildZip(project(), { trailing: Buffer.from('hidden payload after the end record') }),
+    },
     {
       name: 'trailing data (tar.gz)',
       compression: 'tar.gz',
       check: 'trailing_data',
       bytes: Buffer.concat([await buildTarGz(project()), Buffer.alloc(64)]),
     },
-    { name: 'encrypted entry', compression: 'zip', check: 'encrypted_entry', bytes: buildZip([...project(), { name: 'secret.txt', data: 'x', flags: 0x1 }]) },
+    {
+      name: 'encrypted entry',
+      compression: 'zip',
+      check: 'encrypted_entry',
+      bytes: buildZip([...project(), { name: 'secret.txt', data: 'x', flags: 0x1 }]),
+    },
     {
       name: 'duplicate names',
       compression: 'zip',
@@ -161,43 +229,72 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       name: 'cloud credential',
       compression: 'tar.gz',
       check: 'secret',
-      bytes: await buildTarGz([...project(), { name: 'src/aws.ts', data: `export const accessKeyId = 'AKIA${'Q7Z3M5N2P8R4T6V1'}';\n` }]),
+      bytes: await buildTarGz([
+        ...project(),
+        { name: 'src/aws.ts', data: `export const accessKeyId = 'AKIA${'Q7Z3M5N2P8R4T6V1'}';\n` },
+      ]),
     },
     {
       name: 'high-entropy token',
       compression: 'zip',
       check: 'secret',
-      bytes: zipOf(withProject({ 'src/client.ts': `const apiKey = "q8Zt3Lm0Xv7Rk2Nw9Bp4Hs6Jd1Fy5Gc";\nexport default apiKey;\n` })),
+      bytes: zipOf(
+        withProject({
+          'src/client.ts': `const apiKey = "q8Zt3Lm0Xv7Rk2Nw9Bp4Hs6Jd1Fy5Gc";\nexport default apiKey;\n`,
+        }),
+      ),
     },
     {
       name: 'native executable',
       compression: 'zip',
       check: 'executable',
-      bytes: zipOf(withProject({ 'bin/tool': Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]), randomBytes(600)]) })),
+      bytes: zipOf(
+        withProject({
+          'bin/tool': Buffer.concat([
+            Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]),
+            randomBytes(600),
+          ]),
+        }),
+      ),
     },
-    { name: 'empty archive', compression: 'zip', check: 'insufficient_complexity', bytes: buildZip([]) },
+    {
+      name: 'empty archive',
+      compression: 'zip',
+      check: 'insufficient_complexity',
+      bytes: buildZip([]),
+    },
     {
       name: 'trivial project',
       compression: 'tar.gz',
       check: 'insufficient_complexity',
-      bytes: gzipSync(await buildTarOnly({ 'README.md': '# hello\n', 'index.js': 'console.log("hello world");\n' })),
+      bytes: gzipSync(
+        await buildTarOnly({
+          'README.md': '# hello\n',
+          'index.js': 'console.log("hello world");\n',
+        }),
+      ),
     },
     {
       name: 'repetitive filler',
       compression: 'zip',
       check: 'insufficient_complexity',
-      bytes: zipOf({ 'main.py': 'print("hello world")\n'.repeat(500), 'LICENSE': 'MIT\n' }),
+      bytes: zipOf({ 'main.py': 'print("hello world")\n'.repeat(500), LICENSE: 'MIT\n' }),
     },
     {
       name: 'prepended data',
       compression: 'zip',
       check: 'prepended_data',
-      bytes: buildZip(project(), { prepend: Buffer.from('PK\u0003\u0004 stub that is not a real header padding') }),
+      bytes: buildZip(project(), {
+        prepend: Buffer.from('PK\u0003\u0004 stub that is not a real header padding'),
+      }),
     },
   ];
   return cases.map((c) => ({
     ...c,
-    reason: c.check === 'insufficient_complexity' ? ('insufficient_complexity' as const) : ('safety_checks_failed' as const),
+    reason:
+      c.check === 'insufficient_complexity'
+        ? ('insufficient_complexity' as const)
+        : ('safety_checks_failed' as const),
     uploadable: true,
   }));
 }
@@ -211,7 +308,12 @@ async function buildTarOnly(files: Files): Promise<Buffer> {
  * Adds to `zip` a central record named `aliasName` pointing at the local header that sits inside the
  * data of the stored entry `carrierName` (that data is `innerEntry`'s first local record).
  */
-function addCentralAlias(zip: Buffer, carrierName: string, aliasName: string, innerEntry: Buffer): Buffer {
+function addCentralAlias(
+  zip: Buffer,
+  carrierName: string,
+  aliasName: string,
+  innerEntry: Buffer,
+): Buffer {
   const eocd = zip.length - 22;
   const cdOffset = zip.readUInt32LE(eocd + 16);
   const cdSize = zip.readUInt32LE(eocd + 12);

@@ -18,7 +18,14 @@ export interface SaleItem {
  */
 export async function createSaleItem(
   deps: { sql: Db; storage: BlobStore },
-  opts: { sellerAddress?: string; priceUsdc?: number; salesChains?: Chain[]; bytes?: Buffer; compression?: 'zip' | 'tar.gz'; title?: string } = {},
+  opts: {
+    sellerAddress?: string;
+    priceUsdc?: number;
+    salesChains?: Chain[];
+    bytes?: Buffer;
+    compression?: 'zip' | 'tar.gz';
+    title?: string;
+  } = {},
 ): Promise<SaleItem> {
   const sellerAddress = opts.sellerAddress ?? `0x${randomBytes(20).toString('hex')}`;
   const { agent: seller } = await provisionAgent(deps.sql, sellerAddress, { payoutSalt: 'test' });

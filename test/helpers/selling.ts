@@ -24,7 +24,10 @@ export async function startSellingApp(env: Record<string, string> = {}): Promise
     work: () => runDueJobs(t.runtime.deps),
     async blobFiles() {
       const entries = await readdir(archivesDir, { recursive: true, withFileTypes: true });
-      return entries.filter((e) => e.isFile()).map((e) => path.relative(archivesDir, path.join(e.parentPath, e.name))).sort();
+      return entries
+        .filter((e) => e.isFile())
+        .map((e) => path.relative(archivesDir, path.join(e.parentPath, e.name)))
+        .sort();
     },
     async close() {
       await t.close();
@@ -49,7 +52,10 @@ export interface UploadInput {
   fileName?: string;
 }
 
-export function uploadRequest(input: UploadInput): { payload: Buffer | string; headers: Record<string, string> } {
+export function uploadRequest(input: UploadInput): {
+  payload: Buffer | string;
+  headers: Record<string, string>;
+} {
   const compression = input.compression ?? 'zip';
   const metadata = input.metadata === undefined ? METADATA : input.metadata;
   if (input.encoding === 'json') {
@@ -70,7 +76,10 @@ export function uploadRequest(input: UploadInput): { payload: Buffer | string; h
     input.bytes,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ];
-  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  return {
+    payload: Buffer.concat(parts),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
 }
 
 /** The unpaid call, then the paid retry signed from the 402 prompt (the x402 handshake). */
@@ -90,14 +99,23 @@ export async function upload(t: TestContext, wallet: LocalAccount, input: Upload
 }
 
 /** Uploads and asserts 202; returns the item id. */
-export async function listItem(t: TestContext, wallet: LocalAccount, input: UploadInput): Promise<string> {
+export async function listItem(
+  t: TestContext,
+  wallet: LocalAccount,
+  input: UploadInput,
+): Promise<string> {
   const { paid } = await upload(t, wallet, input);
   if (paid.statusCode !== 202) throw new Error(`upload answered ${paid.statusCode}: ${paid.body}`);
   return (paid.json() as { item_id: string }).item_id;
 }
 
 /** An identity (zero-value) call: bodiless probe, 402, signed retry. */
-export async function asWallet(t: TestContext, wallet: LocalAccount, method: 'GET' | 'DELETE', url: string) {
+export async function asWallet(
+  t: TestContext,
+  wallet: LocalAccount,
+  method: 'GET' | 'DELETE',
+  url: string,
+) {
   const first = await t.app.inject({ method, url });
   if (first.statusCode !== 402) return first;
   const prompt = promptOf(first);
@@ -105,7 +123,11 @@ export async function asWallet(t: TestContext, wallet: LocalAccount, method: 'GE
   return t.app.inject({ method, url, headers: { 'payment-signature': header } });
 }
 
-export async function sellerStatus(t: TestContext, wallet: LocalAccount, itemId: string): Promise<{ status: string; reason: string }> {
+export async function sellerStatus(
+  t: TestContext,
+  wallet: LocalAccount,
+  itemId: string,
+): Promise<{ status: string; reason: string }> {
   const res = await asWallet(t, wallet, 'GET', `/api/v1/seller/items/${itemId}/status`);
   if (res.statusCode !== 200) throw new Error(`status answered ${res.statusCode}: ${res.body}`);
   return res.json();

@@ -36,7 +36,11 @@ export function injectFetch(app: App): typeof globalThis.fetch {
   };
 }
 
-export function clientFor(app: App, account: LocalAccount, baseUrl = 'http://marketplace.test'): MarketplaceClient {
+export function clientFor(
+  app: App,
+  account: LocalAccount,
+  baseUrl = 'http://marketplace.test',
+): MarketplaceClient {
   return new MarketplaceClient({ baseUrl, account, fetch: injectFetch(app) });
 }
 
@@ -49,7 +53,14 @@ export function promptOf(res: { headers: Record<string, unknown> }): PaymentRequ
 
 export interface ForgeOptions {
   /** Fields of the signed authorization to replace. */
-  authorization?: Partial<{ from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: Hex }>;
+  authorization?: Partial<{
+    from: string;
+    to: string;
+    value: string;
+    validAfter: string;
+    validBefore: string;
+    nonce: Hex;
+  }>;
   /** The requirement the payload claims to have accepted (defaults to `requirement`). */
   accepted?: PaymentRequirements;
   /** Sign over a different chain id or token than the requirement names. */
@@ -103,7 +114,10 @@ export async function signPayment(
     x402Version: 2,
     resource: required.resource,
     accepted: opts.accepted ?? requirement,
-    payload: { signature: opts.bareSignature ? signature.slice(2) : signature, authorization: auth },
+    payload: {
+      signature: opts.bareSignature ? signature.slice(2) : signature,
+      authorization: auth,
+    },
   };
   return { header: encodePaymentSignatureHeader(payload), payload, nonce: auth.nonce };
 }

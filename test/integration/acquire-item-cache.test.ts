@@ -15,7 +15,10 @@ import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 let t: TestContext;
 let local: LocalFacilitator;
 beforeAll(async () => {
-  t = await startTestApp({ ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'pay-cache-')), LOCAL_FACILITATOR_START_BALANCE_USDC: '10' });
+  t = await startTestApp({
+    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'pay-cache-')),
+    LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
+  });
   local = t.runtime.deps.facilitator as LocalFacilitator;
 });
 afterAll(() => t?.close());
@@ -30,24 +33,55 @@ async function warmPurchase(seller = newWallet()) {
   const required = promptOf(await t.app.inject({ method: 'POST', url })); // warms the cache
   const buyer = newWallet();
   const signed = await signPayment(buyer, required, required.accepts[0]!);
-  const send = () => t.app.inject({ method: 'POST', url, headers: { 'payment-signature': signed.header }, payload: completion });
+  const send = () =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': signed.header },
+      payload: completion,
+    });
   return { item, url, buyer, seller, signed, send };
 }
 
 async function nothingHappened(p: Awaited<ReturnType<typeof warmPurchase>>) {
   const sql = deps().sql;
-  expect((await sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${p.item.itemId}`)[0]!.n).toBe(0);
-  expect((await sql<{ n: number }[]>`select count(*)::int as n from x402_nonces where nonce = ${p.signed.nonce}`)[0]!.n).toBe(0);
-  expect((await sql<{ n: number }[]>`select count(*)::int as n from x402_payments where nonce = ${p.signed.nonce}`)[0]!.n).toBe(0);
+  expect(
+    (
+      await sql<
+        { n: number }[]
+      >`select count(*)::int as n from orders where item_id = ${p.item.itemId}`
+    )[0]!.n,
+  ).toBe(0);
+  expect(
+    (
+      await sql<
+        { n: number }[]
+      >`select count(*)::int as n from x402_nonces where nonce = ${p.signed.nonce}`
+    )[0]!.n,
+  ).toBe(0);
+  expect(
+    (
+      await sql<
+        { n: number }[]
+      >`select count(*)::int as n from x402_payments where nonce = ${p.signed.nonce}`
+    )[0]!.n,
+  ).toBe(0);
   expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
-  expect(await local.authorizationState({ network: BASE, asset: p.signed.payload.accepted.asset, payer: p.buyer.address, nonce: p.signed.nonce }))
-    .toEqual({ state: 'unused' });
+  expect(
+    await local.authorizationState({
+      network: BASE,
+      asset: p.signed.payload.accepted.asset,
+      payer: p.buyer.address,
+      nonce: p.signed.nonce,
+    }),
+  ).toEqual({ state: 'unused' });
 }
 
 describe('acquire with a warm item cache', () => {
   it('an item deleted elsewhere (no invalidation here) after the prompt is not charged: 404 item_not_found', async () => {
     const p = await warmPurchase();
-    await deps().sql`update items set status = 'deleted', status_reason = 'removed', deleted_at = now() where id = ${p.item.itemId}`;
+    await deps()
+      .sql`update items set status = 'deleted', status_reason = 'removed', deleted_at = now() where id = ${p.item.itemId}`;
     const res = await p.send();
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toBe('item_not_found');
@@ -59,7 +93,10 @@ describe('acquire with a warm item cache', () => {
     await deps().sql`update items set price_micro = 700000 where id = ${p.item.itemId}`;
     const res = await p.send();
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toMatchObject({ error: 'payment_verification_failed', reason: 'requirements_not_issued' });
+    expect(res.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'requirements_not_issued',
+    });
     await nothingHappened(p);
     // and the next prompt shows the new price at once (the failed re-check dropped the entry)
     const again = promptOf(await t.app.inject({ method: 'POST', url: p.url }));
@@ -68,7 +105,8 @@ describe('acquire with a warm item cache', () => {
 
   it('a seller who stops selling on the chain after the prompt is not charged: 409 seller_wallet_missing', async () => {
     const p = await warmPurchase();
-    await deps().sql`update agents set sales_chains = '{}' where address = ${p.seller.address.toLowerCase()}`;
+    await deps()
+      .sql`update agents set sales_chains = '{}' where address = ${p.seller.address.toLowerCase()}`;
     const res = await p.send();
     expect(res.statusCode).toBe(409);
     expect(res.json().error).toBe('seller_wallet_missing');
@@ -80,7 +118,10 @@ describe('acquire with a warm item cache', () => {
     const url = `/api/v1/items/${p.item.itemId}`;
     const prompt = promptOf(await t.app.inject({ method: 'DELETE', url }));
     const { header } = await signPayment(p.seller, prompt, prompt.accepts[0]!);
-    expect((await t.app.inject({ method: 'DELETE', url, headers: { 'payment-signature': header } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url, headers: { 'payment-signature': header } }))
+        .statusCode,
+    ).toBe(200);
     const res = await t.app.inject({ method: 'POST', url: p.url });
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toBe('item_not_found');
@@ -114,6 +155,8 @@ describe('SaleItemCache', () => {
     expect((await cache.get(deps().sql, a.itemId)).cached).toBe(false);
     cache.invalidate(a.itemId);
     expect((await cache.get(deps().sql, a.itemId)).cached).toBe(false);
-    await expect(cache.get(deps().sql, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ status: 404 });
+    await expect(
+      cache.get(deps().sql, '00000000-0000-4000-8000-000000000000'),
+    ).rejects.toMatchObject({ status: 404 });
   });
 });

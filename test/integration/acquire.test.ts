@@ -53,12 +53,19 @@ describe('acquire prompt', () => {
       amount: '500000',
       extra: { name: 'USD Coin', version: '2' },
     });
-    expect(polygon).toMatchObject({ network: 'eip155:137', asset: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' });
+    expect(polygon).toMatchObject({
+      network: 'eip155:137',
+      asset: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+    });
     const payouts = await t.runtime.deps.sql<{ chain: string; address: string }[]>`
       select chain, address from payout_addresses where agent_id = ${item.seller.id}`;
     expect(base.payTo).toBe(payouts.find((p) => p.chain === 'base')!.address);
     const info = body.extensions.bazaar.info;
-    expect(info.input.completion_request.example).toEqual({ chain: 'base', policy_accepted: true, license_accepted: true });
+    expect(info.input.completion_request.example).toEqual({
+      chain: 'base',
+      policy_accepted: true,
+      license_accepted: true,
+    });
     expect(info.legal).toEqual({
       policy: { version: 'v1', url: 'http://marketplace.test/terms/v1' },
       license: { version: 'v1', url: 'http://marketplace.test/license/v1' },
@@ -69,45 +76,89 @@ describe('acquire prompt', () => {
 
   it('puts a hinted chain first, falls back when the seller cannot take it', async () => {
     const item = await createSaleItem(deps());
-    const hinted = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { chain: 'polygon' } });
-    expect(hinted.json().accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:137', 'eip155:8453']);
+    const hinted = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      payload: { chain: 'polygon' },
+    });
+    expect(hinted.json().accepts.map((a: { network: string }) => a.network)).toEqual([
+      'eip155:137',
+      'eip155:8453',
+    ]);
     const baseOnly = await createSaleItem(deps(), { salesChains: ['base'] });
-    const fallback = await t.app.inject({ method: 'POST', url: acquireUrl(baseOnly.itemId), payload: { chain: 'polygon' } });
+    const fallback = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl(baseOnly.itemId),
+      payload: { chain: 'polygon' },
+    });
     expect(fallback.statusCode).toBe(402);
-    expect(fallback.json().accepts.map((a: { network: string }) => a.network)).toEqual(['eip155:8453']);
+    expect(fallback.json().accepts.map((a: { network: string }) => a.network)).toEqual([
+      'eip155:8453',
+    ]);
   });
 
   it('accepts {} and legal flags before payment without recording them; refuses other currencies', async () => {
     const item = await createSaleItem(deps());
-    const empty = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), headers: { 'content-type': 'application/json' }, payload: '' });
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(empty.statusCode).toBe(402);
-    const flags = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { policy_accepted: true, license_accepted: true } });
+    const flags = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      payload: { policy_accepted: true, license_accepted: true },
+    });
     expect(flags.statusCode).toBe(402);
-    const n = (await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from legal_acceptances`)[0]!.n;
+    const n = (
+      await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from legal_acceptances`
+    )[0]!.n;
     expect(n).toBe(0);
-    const eur = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { currency: 'EUR' } });
+    const eur = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      payload: { currency: 'EUR' },
+    });
     expect(eur.statusCode).toBe(400);
     expect(eur.json().error).toBe('unsupported_currency');
   });
 
   it('409 seller_wallet_missing when the seller accepts sales on no chain, with no prompt', async () => {
     const item = await createSaleItem(deps(), { salesChains: [] });
-    const res = await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId), payload: { chain: 'base' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      payload: { chain: 'base' },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ error: 'seller_wallet_missing' });
     expect(res.headers['payment-required']).toBeUndefined();
   });
 
   it('404 for unknown or inactive items, 403 region_unavailable before any prompt', async () => {
-    const unknown = await t.app.inject({ method: 'POST', url: acquireUrl('7d1c0e0e-1111-4111-8111-111111111111') });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl('7d1c0e0e-1111-4111-8111-111111111111'),
+    });
     expect(unknown.statusCode).toBe(404);
     const item = await createSaleItem(deps());
     await t.runtime.deps.sql`update items set status = 'deleted' where id = ${item.itemId}`;
-    expect((await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) })).statusCode).toBe(
+      404,
+    );
     const live = await createSaleItem(deps());
-    const denied = await t.app.inject({ method: 'POST', url: acquireUrl(live.itemId), headers: { 'cf-ipcountry': 'kp' } });
+    const denied = await t.app.inject({
+      method: 'POST',
+      url: acquireUrl(live.itemId),
+      headers: { 'cf-ipcountry': 'kp' },
+    });
     expect(denied.statusCode).toBe(403);
-    expect(denied.json()).toMatchObject({ error: 'region_unavailable', message: expect.any(String) });
+    expect(denied.json()).toMatchObject({
+      error: 'region_unavailable',
+      message: expect.any(String),
+    });
     expect(denied.headers['payment-required']).toBeUndefined();
   });
 });
@@ -123,10 +174,17 @@ describe('acquire completion', () => {
       invoice_url: expect.stringContaining(`/api/v1/invoices/${order.order_id}?exp=`),
       expires_in: '15 minutes',
     });
-    expect(settlement).toMatchObject({ success: true, network: 'eip155:8453', transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    const [agent] = await t.runtime.deps.sql<{ username: string }[]>`select username from agents where address = ${buyer.address.toLowerCase()}`;
+    expect(settlement).toMatchObject({
+      success: true,
+      network: 'eip155:8453',
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    const [agent] = await t.runtime.deps.sql<
+      { username: string }[]
+    >`select username from agents where address = ${buyer.address.toLowerCase()}`;
     expect(agent!.username).toMatch(/^[a-z]+-[a-z]+-\d{3}$/);
-    const [audit] = await t.runtime.deps.sql`select * from legal_acceptances where order_id = ${order.order_id}`;
+    const [audit] = await t.runtime.deps
+      .sql`select * from legal_acceptances where order_id = ${order.order_id}`;
     expect(audit).toMatchObject({
       payer: buyer.address.toLowerCase(),
       policyVersion: 'v1',
@@ -135,15 +193,23 @@ describe('acquire completion', () => {
       licenseUrl: 'http://marketplace.test/license/v1',
     });
     expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(10_000_000 - 500_000);
-    const payTo = (await t.runtime.deps.sql<{ payTo: string }[]>`select pay_to from orders where id = ${order.order_id}`)[0]!.payTo;
+    const payTo = (
+      await t.runtime.deps.sql<
+        { payTo: string }[]
+      >`select pay_to from orders where id = ${order.order_id}`
+    )[0]!.payTo;
     expect(await local.balanceOf('eip155:8453', payTo)).toBe(10_000_000 + 500_000);
   });
 
   it('takes the chain from the signed payment', async () => {
     const item = await createSaleItem(deps());
-    const { order, settlement } = await clientFor(t.app, newWallet()).acquire(item.itemId, { chain: 'polygon' });
+    const { order, settlement } = await clientFor(t.app, newWallet()).acquire(item.itemId, {
+      chain: 'polygon',
+    });
     expect(settlement!.network).toBe('eip155:137');
-    const [row] = await t.runtime.deps.sql<{ chain: string }[]>`select chain from orders where id = ${order.order_id}`;
+    const [row] = await t.runtime.deps.sql<
+      { chain: string }[]
+    >`select chain from orders where id = ${order.order_id}`;
     expect(row!.chain).toBe('polygon');
   });
 
@@ -154,18 +220,26 @@ describe('acquire completion', () => {
     const required = promptOf(prompt);
     const { header } = await signPayment(buyer, required, required.accepts[0]!);
     const noPolicy = await t.app.inject({
-      method: 'POST', url: acquireUrl(item.itemId), headers: { 'payment-signature': header }, payload: { license_accepted: true },
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      headers: { 'payment-signature': header },
+      payload: { license_accepted: true },
     });
     expect(noPolicy.statusCode).toBe(400);
     expect(noPolicy.json().error).toBe('policy_acceptance_required');
     const noLicense = await t.app.inject({
-      method: 'POST', url: acquireUrl(item.itemId), headers: { 'payment-signature': header }, payload: { policy_accepted: true },
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      headers: { 'payment-signature': header },
+      payload: { policy_accepted: true },
     });
     expect(noLicense.json().error).toBe('license_acceptance_required');
     expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(10_000_000);
     // the same signature still works once the flags are there: nothing was consumed
     const ok = await t.app.inject({
-      method: 'POST', url: acquireUrl(item.itemId), headers: { 'payment-signature': header },
+      method: 'POST',
+      url: acquireUrl(item.itemId),
+      headers: { 'payment-signature': header },
       payload: { policy_accepted: true, license_accepted: true },
     });
     expect(ok.statusCode).toBe(200);
@@ -181,10 +255,21 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     return { item, required, requirement: required.accepts[0]! };
   }
   const complete = (itemId: string, header: string) =>
-    t.app.inject({ method: 'POST', url: acquireUrl(itemId), headers: { 'payment-signature': header }, payload: completion });
-  const expectRejected = async (res: { statusCode: number; json(): unknown }, reason: string | RegExp) => {
+    t.app.inject({
+      method: 'POST',
+      url: acquireUrl(itemId),
+      headers: { 'payment-signature': header },
+      payload: completion,
+    });
+  const expectRejected = async (
+    res: { statusCode: number; json(): unknown },
+    reason: string | RegExp,
+  ) => {
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: expect.stringMatching(reason) });
+    expect(res.json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: expect.stringMatching(reason),
+    });
   };
 
   it('rejects a wrong amount, recipient, network, token domain and signer', async () => {
@@ -192,16 +277,28 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     const buyer = newWallet();
     const cheap = await signPayment(buyer, required, { ...requirement, amount: '1' });
     await expectRejected(await complete(item.itemId, cheap.header), /requirements_not_issued/);
-    const cheapSigned = await signPayment(buyer, required, requirement, { authorization: { value: '1' } });
+    const cheapSigned = await signPayment(buyer, required, requirement, {
+      authorization: { value: '1' },
+    });
     await expectRejected(await complete(item.itemId, cheapSigned.header), /value_mismatch/);
-    const elsewhere = await signPayment(buyer, required, requirement, { authorization: { to: newWallet().address } });
+    const elsewhere = await signPayment(buyer, required, requirement, {
+      authorization: { to: newWallet().address },
+    });
     await expectRejected(await complete(item.itemId, elsewhere.header), /recipient_mismatch/);
     const otherNet = await signPayment(buyer, required, { ...requirement, network: 'eip155:1' });
     await expectRejected(await complete(item.itemId, otherNet.header), /network_mismatch/);
-    const wrongChainSig = await signPayment(buyer, required, requirement, { domain: { chainId: 137 } });
-    await expectRejected(await complete(item.itemId, wrongChainSig.header), /invalid_exact_evm_signature/);
+    const wrongChainSig = await signPayment(buyer, required, requirement, {
+      domain: { chainId: 137 },
+    });
+    await expectRejected(
+      await complete(item.itemId, wrongChainSig.header),
+      /invalid_exact_evm_signature/,
+    );
     const impostor = await signPayment(buyer, required, requirement, { signer: newWallet() });
-    await expectRejected(await complete(item.itemId, impostor.header), /invalid_exact_evm_signature/);
+    await expectRejected(
+      await complete(item.itemId, impostor.header),
+      /invalid_exact_evm_signature/,
+    );
     const garbage = await complete(item.itemId, 'not-base64!!');
     await expectRejected(garbage, /invalid_payment_signature_header/);
     expect(garbage.headers['payment-required']).toBeDefined();
@@ -212,11 +309,17 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     const { item, required, requirement } = await setup();
     const buyer = newWallet();
     const now = Math.floor(Date.now() / 1000);
-    const expired = await signPayment(buyer, required, requirement, { authorization: { validBefore: String(now - 10) } });
+    const expired = await signPayment(buyer, required, requirement, {
+      authorization: { validBefore: String(now - 10) },
+    });
     await expectRejected(await complete(item.itemId, expired.header), /valid_before/);
-    const future = await signPayment(buyer, required, requirement, { authorization: { validAfter: String(now + 3600) } });
+    const future = await signPayment(buyer, required, requirement, {
+      authorization: { validAfter: String(now + 3600) },
+    });
     await expectRejected(await complete(item.itemId, future.header), /valid_after/);
-    const forever = await signPayment(buyer, required, requirement, { authorization: { validBefore: String(now + 86_400) } });
+    const forever = await signPayment(buyer, required, requirement, {
+      authorization: { validBefore: String(now + 86_400) },
+    });
     await expectRejected(await complete(item.itemId, forever.header), /valid_before/);
   });
 
@@ -233,7 +336,10 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     const signed = await signPayment(buyer, required, requirement);
     expect((await complete(item.itemId, signed.header)).statusCode).toBe(200);
     // same seller and price, other item: the nonce is spent
-    const twin = await createSaleItem(deps(), { sellerAddress: item.seller.address, priceUsdc: 0.5 });
+    const twin = await createSaleItem(deps(), {
+      sellerAddress: item.seller.address,
+      priceUsdc: 0.5,
+    });
     await expectRejected(await complete(twin.itemId, signed.header), /nonce_already_used/);
   });
 
@@ -268,7 +374,9 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     const item = await createSaleItem(deps(), { salesChains: ['base'] });
     const other = await createSaleItem(deps());
     // a polygon requirement (same shape the server would issue if polygon were accepted)
-    const required = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(other.itemId) }));
+    const required = promptOf(
+      await t.app.inject({ method: 'POST', url: acquireUrl(other.itemId) }),
+    );
     const [payout] = await t.runtime.deps.sql<{ address: string }[]>`
       select address from payout_addresses where agent_id = ${item.seller.id} and chain = 'polygon'`;
     const polygonReq = { ...required.accepts[1]!, payTo: payout!.address };
@@ -288,15 +396,30 @@ describe('smart-account payers (EIP-1271 / ERC-6492 over RPC)', () => {
     const url = acquireUrl(item.itemId);
     const required = promptOf(await t.app.inject({ method: 'POST', url }));
     const send = (header: string) =>
-      t.app.inject({ method: 'POST', url, headers: { 'payment-signature': header }, payload: { policy_accepted: true, license_accepted: true } });
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': header },
+        payload: { policy_accepted: true, license_accepted: true },
+      });
 
-    const stranger = await signPayment(owner, required, required.accepts[0]!, { authorization: { from: account }, signer: newWallet() });
-    expect((await send(stranger.header)).json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_signature' });
-    const onPolygon = await signPayment(owner, required, required.accepts[1]!, { authorization: { from: account } });
+    const stranger = await signPayment(owner, required, required.accepts[0]!, {
+      authorization: { from: account },
+      signer: newWallet(),
+    });
+    expect((await send(stranger.header)).json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_signature',
+    });
+    const onPolygon = await signPayment(owner, required, required.accepts[1]!, {
+      authorization: { from: account },
+    });
     expect((await send(onPolygon.header)).json().reason).toBe('invalid_exact_evm_signature');
 
     const calls = rpc.calls;
-    const good = await signPayment(owner, required, required.accepts[0]!, { authorization: { from: account } });
+    const good = await signPayment(owner, required, required.accepts[0]!, {
+      authorization: { from: account },
+    });
     const res = await send(good.header);
     expect(res.statusCode).toBe(200);
     expect(rpc.calls).toBeGreaterThan(calls);

@@ -17,9 +17,9 @@ describe('manifest, OpenAPI and routes agree', () => {
     const doc = res.json();
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('2.4.0');
-    expect(doc.paths['/api/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
-      'max_price', 'min_price', 'q', 'tech_stack',
-    ]);
+    expect(
+      doc.paths['/api/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort(),
+    ).toEqual(['max_price', 'min_price', 'q', 'tech_stack']);
   });
 
   it('lists every visible route once in both the manifest and OpenAPI, with its credential', async () => {
@@ -29,7 +29,9 @@ describe('manifest, OpenAPI and routes agree', () => {
       .filter((r) => !r.hidden)
       .map((r) => `${r.method} ${toOpenApiPath(r.url)}`)
       .sort();
-    const fromManifest = skills.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`).sort();
+    const fromManifest = skills.endpoints
+      .map((e: { method: string; path: string }) => `${e.method} ${e.path}`)
+      .sort();
     const fromOpenApi = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
       .sort();
@@ -68,24 +70,34 @@ describe('documents', () => {
     expect(res.body).not.toContain('{base_url}');
   });
 
-  it.each(['terms', 'license'])('/%s/v1 answers Markdown by default and HTML when asked', async (kind) => {
-    const md = await t.app.inject(`/${kind}/v1`);
-    expect(md.statusCode).toBe(200);
-    expect(md.headers['content-type']).toMatch(/^text\/markdown/);
-    expect(md.body).toContain('VERSION: v1');
-    const html = await t.app.inject({ url: `/${kind}/v1`, headers: { accept: 'text/html' } });
-    expect(html.headers['content-type']).toMatch(/^text\/html/);
-    expect(html.body).toMatch(/^<!doctype html>/);
-    expect(html.body).toContain('VERSION: v1');
-    expect(html.body).toContain(kind === 'terms' ? 'Marketplace Policy Terms' : 'Buyer License Terms');
-    expect((await t.app.inject(`/${kind}/v2`)).statusCode).toBe(404);
-  });
+  it.each(['terms', 'license'])(
+    '/%s/v1 answers Markdown by default and HTML when asked',
+    async (kind) => {
+      const md = await t.app.inject(`/${kind}/v1`);
+      expect(md.statusCode).toBe(200);
+      expect(md.headers['content-type']).toMatch(/^text\/markdown/);
+      expect(md.body).toContain('VERSION: v1');
+      const html = await t.app.inject({ url: `/${kind}/v1`, headers: { accept: 'text/html' } });
+      expect(html.headers['content-type']).toMatch(/^text\/html/);
+      expect(html.body).toMatch(/^<!doctype html>/);
+      expect(html.body).toContain('VERSION: v1');
+      expect(html.body).toContain(
+        kind === 'terms' ? 'Marketplace Policy Terms' : 'Buyer License Terms',
+      );
+      expect((await t.app.inject(`/${kind}/v2`)).statusCode).toBe(404);
+    },
+  );
 });
 
 describe('item detail and public status', () => {
   it('shows an active item without similarity, and 404s for other states', async () => {
     const { sql, embedder } = t.runtime.deps;
-    const base = { title: 'Detail item', description: 'A detailed description', techStack: 'Go', price: 1.25 };
+    const base = {
+      title: 'Detail item',
+      description: 'A detailed description',
+      techStack: 'Go',
+      price: 1.25,
+    };
     const active = await seedListing(sql, embedder, { ...base, promptSummary: 'made by a prompt' });
     const res = await t.app.inject(`/api/v1/items/${active}`);
     expect(res.statusCode).toBe(200);
@@ -93,7 +105,12 @@ describe('item detail and public status', () => {
     expect(item).toMatchObject({
       id: active,
       status: 'active',
-      metadata: { title: 'Detail item', tech_stack: 'Go', prices: { USDC: 1.25 }, prompt_summary: 'made by a prompt' },
+      metadata: {
+        title: 'Detail item',
+        tech_stack: 'Go',
+        prices: { USDC: 1.25 },
+        prompt_summary: 'made by a prompt',
+      },
       available_chains: ['base', 'polygon'],
     });
     expect(item).not.toHaveProperty('similarity');
@@ -131,7 +148,11 @@ describe('item detail and public status', () => {
 
 describe('documents follow the deployment configuration', () => {
   it('fee, limits and price range in the guide and the manifest come from config', async () => {
-    const other = await startTestApp({ LISTING_FEE_USDC: '0.02', MAX_ACTIVE_LISTINGS: '7', MAX_PRICE_USDC: '50' });
+    const other = await startTestApp({
+      LISTING_FEE_USDC: '0.02',
+      MAX_ACTIVE_LISTINGS: '7',
+      MAX_PRICE_USDC: '50',
+    });
     try {
       const guide = (await other.app.inject('/agent-usage')).body;
       expect(guide).toContain('flat listing fee of 0.02 USDC (`amount: "20000"`)');
@@ -139,7 +160,11 @@ describe('documents follow the deployment configuration', () => {
       expect(guide).toContain('{ "USDC": <0.1..50> }');
       const skills = (await other.app.inject('/api/v1/skills')).json();
       expect(skills.payment.listing_fee_usdc).toBe(0.02);
-      expect(skills.limits).toMatchObject({ archive_max_bytes: 10_485_760, price_usdc: { min: 0.1, max: 50 }, active_listings_per_seller: 7 });
+      expect(skills.limits).toMatchObject({
+        archive_max_bytes: 10_485_760,
+        price_usdc: { min: 0.1, max: 50 },
+        active_listings_per_seller: 7,
+      });
     } finally {
       await other.close();
     }

@@ -36,10 +36,20 @@ describe('request limits', () => {
 describe('error mapping', () => {
   it('malformed JSON → 400 invalid_json; an unknown media type → 415 unsupported_media_type', async () => {
     const url = '/api/v1/items/7d1c0e0e-1111-4111-8111-111111111111/acquire';
-    const bad = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{"chain":' });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"chain":',
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toBe('invalid_json');
-    const xml = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    const xml = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     expect(xml.statusCode).toBe(415);
     expect(xml.json().error).toBe('unsupported_media_type');
   });

@@ -57,7 +57,11 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
       ['/verify', true],
       ['/settle', true],
     ]);
-    const sent = fake.requests[1]!.body as { x402Version: number; paymentPayload: { accepted: unknown; payload: unknown }; paymentRequirements: unknown };
+    const sent = fake.requests[1]!.body as {
+      x402Version: number;
+      paymentPayload: { accepted: unknown; payload: unknown };
+      paymentRequirements: unknown;
+    };
     expect(sent.x402Version).toBe(2);
     expect(sent.paymentRequirements).toEqual(required.accepts[0]);
     expect(sent.paymentPayload.accepted).toEqual(required.accepts[0]);
@@ -68,7 +72,10 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
     fake.mode = 'verify_invalid';
     let { res } = await purchase();
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_insufficient_balance' });
+    expect(res.json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_insufficient_balance',
+    });
     expect(fake.requests.map((r) => r.path)).toEqual(['/verify']);
 
     fake.mode = 'settle_capacity';
@@ -79,18 +86,28 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
     fake.mode = 'settle_failed';
     ({ res } = await purchase());
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toEqual({ error: 'payment_settlement_failed', reason: 'invalid_exact_evm_transaction_failed' });
+    expect(res.json()).toEqual({
+      error: 'payment_settlement_failed',
+      reason: 'invalid_exact_evm_transaction_failed',
+    });
 
     fake.mode = 'settle_pending';
     ({ res } = await purchase());
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ error: 'payment_settlement_pending', transaction: expect.stringMatching(/^0x/), network: 'eip155:8453' });
+    expect(res.json()).toMatchObject({
+      error: 'payment_settlement_pending',
+      transaction: expect.stringMatching(/^0x/),
+      network: 'eip155:8453',
+    });
 
     // a settle that outlives the client timeout may have been broadcast: pending, not capacity
     fake.mode = 'settle_slow';
     ({ res } = await purchase());
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ error: 'payment_settlement_pending', network: 'eip155:8453' });
+    expect(res.json()).toMatchObject({
+      error: 'payment_settlement_pending',
+      network: 'eip155:8453',
+    });
   });
 
   it('without RPC the reconciler leaves an unknown settlement unresolved instead of guessing', async () => {

@@ -20,7 +20,6 @@ let t: ListeningTestContext;
 let base: string;
 const clients: Client[] = [];
 
-
 beforeAll(async () => {
   t = await startListeningTestApp();
   base = t.base;

@@ -28,7 +28,9 @@ describe('concurrent migrators (embedded)', () => {
   it('apply each file exactly once and create the vector index once', async () => {
     const results = await Promise.all([migrate(db.sql), migrate(db.sql), migrate(db.sql)]);
     const applied = results.flatMap((r) => r.applied).sort();
-    const [{ n } = { n: 0 }] = await db.sql<{ n: number }[]>`select count(*)::int as n from schema_migrations`;
+    const [{ n } = { n: 0 }] = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from schema_migrations`;
     expect(applied).toHaveLength(n);
     expect(new Set(applied).size).toBe(n);
     await Promise.all([ensureVectorIndex(db.sql, 32), ensureVectorIndex(db.sql, 32)]);
@@ -42,17 +44,28 @@ describe('a failing migration', () => {
     const db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
     const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
     try {
-      await writeFile(path.join(dir, '900_bad.sql'), 'create table half_done (id int); select * from no_such_table;');
-      await expect(migrate(db.sql, dir)).rejects.toThrow(/^migration 900_bad\.sql failed: relation "no_such_table" does not exist$/);
+      await writeFile(
+        path.join(dir, '900_bad.sql'),
+        'create table half_done (id int); select * from no_such_table;',
+      );
+      await expect(migrate(db.sql, dir)).rejects.toThrow(
+        /^migration 900_bad\.sql failed: relation "no_such_table" does not exist$/,
+      );
       expect(await db.sql`select 1 from pg_tables where tablename = 'half_done'`).toHaveLength(0);
-      expect(await db.sql`select 1 from schema_migrations where name = '900_bad.sql'`).toHaveLength(0);
+      expect(await db.sql`select 1 from schema_migrations where name = '900_bad.sql'`).toHaveLength(
+        0,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
       await db.close();
     }
     // what a non-superuser gets from `create extension vector` on a real server
-    const denied = Object.assign(new Error('permission denied to create extension "vector"'), { code: '42501' });
-    expect(migrationError('001_foundation.sql', denied).message).toMatch(/as a superuser.*create extension if not exists vector;/);
+    const denied = Object.assign(new Error('permission denied to create extension "vector"'), {
+      code: '42501',
+    });
+    expect(migrationError('001_foundation.sql', denied).message).toMatch(
+      /as a superuser.*create extension if not exists vector;/,
+    );
     expect(migrationError('001_foundation.sql', denied).cause).toBe(denied);
   });
 });
@@ -65,7 +78,13 @@ describe.skipIf(!SERVER_URL)('concurrent migrators (real Postgres at TEST_DATABA
     admin = postgres(SERVER_URL!, { onnotice: () => {} });
     await admin.unsafe(`create schema ${schema}`);
     for (let i = 0; i < 6; i++) {
-      clients.push(postgres(SERVER_URL!, { onnotice: () => {}, max: 2, connection: { search_path: `${schema},public` } }));
+      clients.push(
+        postgres(SERVER_URL!, {
+          onnotice: () => {},
+          max: 2,
+          connection: { search_path: `${schema},public` },
+        }),
+      );
     }
     await Promise.all(clients.map((c) => c`select 1`));
   });
@@ -78,10 +97,13 @@ describe.skipIf(!SERVER_URL)('concurrent migrators (real Postgres at TEST_DATABA
   it('six migrators on an empty schema: none fails, each file applied once, one vector index', async () => {
     const results = await Promise.all(clients.map((c) => migrate(c)));
     const applied = results.flatMap((r) => r.applied).sort();
-    const rows = await clients[0]!<{ name: string }[]>`select name from schema_migrations order by name`;
+    const rows = await clients[0]!<
+      { name: string }[]
+    >`select name from schema_migrations order by name`;
     expect(applied).toEqual(rows.map((r) => r.name));
     await Promise.all(clients.map((c) => ensureVectorIndex(c, 32)));
-    const idx = await admin`select 1 from pg_indexes where schemaname = ${schema} and indexname = ${indexName(32)}`;
+    const idx =
+      await admin`select 1 from pg_indexes where schemaname = ${schema} and indexname = ${indexName(32)}`;
     expect(idx).toHaveLength(1);
   });
 });

@@ -19,10 +19,21 @@ beforeAll(async () => {
       const dims = body.model === 'wrong-dims' ? 3 : 4;
       // answer out of order, unnormalised: the client must reorder by index and normalise
       const data = body.input
-        .map((text: string, index: number) => ({ object: 'embedding', index, embedding: Array.from({ length: dims }, (_, k) => text.length + k) }))
+        .map((text: string, index: number) => ({
+          object: 'embedding',
+          index,
+          embedding: Array.from({ length: dims }, (_, k) => text.length + k),
+        }))
         .reverse();
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data,
+          model: body.model,
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -32,9 +43,18 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('OpenAI-compatible embedder', () => {
   it('batches inputs, sends the model and key, reorders by index and normalises', async () => {
-    const e = new OpenAiEmbedder({ url: base, model: 'm', dimensions: 4, apiKey: 'sk-test', batchSize: 2 });
+    const e = new OpenAiEmbedder({
+      url: base,
+      model: 'm',
+      dimensions: 4,
+      apiKey: 'sk-test',
+      batchSize: 2,
+    });
     const out = await e.embed(['a', 'bbb', 'cc']);
-    expect(seen.filter((s) => s.body.model === 'm').map((s) => s.body.input)).toEqual([['a', 'bbb'], ['cc']]);
+    expect(seen.filter((s) => s.body.model === 'm').map((s) => s.body.input)).toEqual([
+      ['a', 'bbb'],
+      ['cc'],
+    ]);
     expect(seen[0]!.auth).toBe('Bearer sk-test');
     expect(out).toHaveLength(3);
     const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -45,7 +65,11 @@ describe('OpenAI-compatible embedder', () => {
   });
 
   it('refuses vectors of the wrong dimension and reports server errors', async () => {
-    await expect(new OpenAiEmbedder({ url: base, model: 'wrong-dims', dimensions: 4 }).embed(['x'])).rejects.toThrow(/3 dimensions/);
-    await expect(new OpenAiEmbedder({ url: base, model: 'broken', dimensions: 4 }).embed(['x'])).rejects.toThrow(/500/);
+    await expect(
+      new OpenAiEmbedder({ url: base, model: 'wrong-dims', dimensions: 4 }).embed(['x']),
+    ).rejects.toThrow(/3 dimensions/);
+    await expect(
+      new OpenAiEmbedder({ url: base, model: 'broken', dimensions: 4 }).embed(['x']),
+    ).rejects.toThrow(/500/);
   });
 });

@@ -33,7 +33,9 @@ describe('GET /api/v1/orders/{uuid} (zero-value identity)', () => {
     expect(res.statusCode).toBe(402);
     const body = res.json();
     expect(body).toEqual(promptOf(res));
-    expect(body.accepts.map((a: { amount: string; network: string }) => [a.network, a.amount])).toEqual([
+    expect(
+      body.accepts.map((a: { amount: string; network: string }) => [a.network, a.amount]),
+    ).toEqual([
       ['eip155:8453', '0'],
       ['eip155:137', '0'],
     ]);
@@ -43,25 +45,39 @@ describe('GET /api/v1/orders/{uuid} (zero-value identity)', () => {
 
   it('returns fresh links to the purchasing wallet, never settles, never charges', async () => {
     const { order, client, buyer } = await bought();
-    const before = await (deps().facilitator as import('../../src/x402/local-facilitator.js').LocalFacilitator).balanceOf('eip155:8453', buyer.address);
+    const before = await (
+      deps().facilitator as import('../../src/x402/local-facilitator.js').LocalFacilitator
+    ).balanceOf('eip155:8453', buyer.address);
     const links = await client.getOrder(order.order_id);
     expect(links).toEqual({
       download_url: expect.stringContaining(`/api/v1/downloads/${order.order_id}?exp=`),
       invoice_url: expect.stringContaining(`/api/v1/invoices/${order.order_id}?exp=`),
       expires_in: '15 minutes',
     });
-    const after = await (deps().facilitator as import('../../src/x402/local-facilitator.js').LocalFacilitator).balanceOf('eip155:8453', buyer.address);
+    const after = await (
+      deps().facilitator as import('../../src/x402/local-facilitator.js').LocalFacilitator
+    ).balanceOf('eip155:8453', buyer.address);
     expect(after).toBe(before);
   });
 
   it('404 order_not_found for another agent, agent_not_found for a wallet without account', async () => {
     const { order } = await bought();
     const other = await bought();
-    await expect(other.client.getOrder(order.order_id)).rejects.toMatchObject({ status: 404, code: 'order_not_found' });
-    await expect(clientFor(t.app, newWallet()).getOrder(order.order_id)).rejects.toMatchObject({ status: 404, code: 'agent_not_found' });
+    await expect(other.client.getOrder(order.order_id)).rejects.toMatchObject({
+      status: 404,
+      code: 'order_not_found',
+    });
+    await expect(clientFor(t.app, newWallet()).getOrder(order.order_id)).rejects.toMatchObject({
+      status: 404,
+      code: 'agent_not_found',
+    });
     const n = (await deps().sql<{ n: number }[]>`select count(*)::int as n from agents`)[0]!.n;
-    await clientFor(t.app, newWallet()).getOrder(order.order_id).catch(() => undefined);
-    expect((await deps().sql<{ n: number }[]>`select count(*)::int as n from agents`)[0]!.n).toBe(n);
+    await clientFor(t.app, newWallet())
+      .getOrder(order.order_id)
+      .catch(() => undefined);
+    expect((await deps().sql<{ n: number }[]>`select count(*)::int as n from agents`)[0]!.n).toBe(
+      n,
+    );
   });
 
   it('rejects a replayed identity signature and one made for another route', async () => {
@@ -74,16 +90,24 @@ describe('GET /api/v1/orders/{uuid} (zero-value identity)', () => {
     expect(ok.statusCode).toBe(200);
     const replay = await t.app.inject({ url, headers: { 'payment-signature': signed.header } });
     expect(replay.statusCode).toBe(402);
-    expect(replay.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_nonce_already_used' });
+    expect(replay.json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_nonce_already_used',
+    });
     // a fresh signature for the other order's route, presented here
     const otherRequired = promptOf(await t.app.inject(`/api/v1/orders/${second.order.order_id}`));
     const forOther = await signPayment(buyer, otherRequired, otherRequired.accepts[0]!);
-    const misrouted = await t.app.inject({ url, headers: { 'payment-signature': forOther.header } });
+    const misrouted = await t.app.inject({
+      url,
+      headers: { 'payment-signature': forOther.header },
+    });
     expect(misrouted.statusCode).toBe(402);
     expect(misrouted.json().reason).toBe('requirements_not_issued');
     // a non-zero identity signature is refused
     const paid = await signPayment(buyer, required, { ...required.accepts[0]!, amount: '1' });
-    expect((await t.app.inject({ url, headers: { 'payment-signature': paid.header } })).json().reason).toBe('requirements_not_issued');
+    expect(
+      (await t.app.inject({ url, headers: { 'payment-signature': paid.header } })).json().reason,
+    ).toBe('requirements_not_issued');
   });
 });
 
@@ -100,7 +124,9 @@ describe('downloads', () => {
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe(String(item.bytes.length));
     const res = await t.app.inject(rel(order.download_url));
-    expect(res.headers['repr-digest']).toBe(`sha-256=:${createHash('sha256').update(item.bytes).digest('base64')}:`);
+    expect(res.headers['repr-digest']).toBe(
+      `sha-256=:${createHash('sha256').update(item.bytes).digest('base64')}:`,
+    );
   });
 
   it('tar.gz archives get application/gzip', async () => {
@@ -121,18 +147,39 @@ describe('downloads', () => {
     expect(tampered.json().error).toBe('invalid_link');
     const longer = await t.app.inject(`${url.pathname}?exp=${Number(exp) + 3600}&sig=${sig}`);
     expect(longer.statusCode).toBe(403);
-    const retargeted = await t.app.inject(`/api/v1/downloads/${other.order.order_id}?exp=${exp}&sig=${sig}`);
+    const retargeted = await t.app.inject(
+      `/api/v1/downloads/${other.order.order_id}?exp=${exp}&sig=${sig}`,
+    );
     expect(retargeted.statusCode).toBe(403);
-    const asInvoice = await t.app.inject(`/api/v1/invoices/${order.order_id}?exp=${exp}&sig=${sig}`);
+    const asInvoice = await t.app.inject(
+      `/api/v1/invoices/${order.order_id}?exp=${exp}&sig=${sig}`,
+    );
     expect(asInvoice.statusCode).toBe(403);
     const unsigned = await t.app.inject(url.pathname);
     expect(unsigned.statusCode).toBe(403);
-    const unknown = await t.app.inject(`/api/v1/downloads/5b0e4c52-9a77-4f4e-9c1e-3c3b1b1b1b1b?exp=${exp}&sig=${sig}`);
+    const unknown = await t.app.inject(
+      `/api/v1/downloads/5b0e4c52-9a77-4f4e-9c1e-3c3b1b1b1b1b?exp=${exp}&sig=${sig}`,
+    );
     expect(unknown.statusCode).toBe(404);
-    for (const r of [tampered, longer, retargeted, unsigned, unknown]) expect(r.headers['content-type']).toMatch(/json/);
+    for (const r of [tampered, longer, retargeted, unsigned, unknown])
+      expect(r.headers['content-type']).toMatch(/json/);
 
     const { signLink } = await import('../../src/domain/orders/signed-urls.js');
-    const expired = signLink(deps().secrets.urlSigningKey, 'http://marketplace.test', { kind: 'download', orderId: order.order_id, fileSha256: (await deps().sql<{ s: string }[]>`select i.archive_sha256 as s from orders o join items i on i.id = o.item_id where o.id = ${order.order_id}`)[0]!.s }, 60, Date.now() - 120_000);
+    const expired = signLink(
+      deps().secrets.urlSigningKey,
+      'http://marketplace.test',
+      {
+        kind: 'download',
+        orderId: order.order_id,
+        fileSha256: (
+          await deps().sql<
+            { s: string }[]
+          >`select i.archive_sha256 as s from orders o join items i on i.id = o.item_id where o.id = ${order.order_id}`
+        )[0]!.s,
+      },
+      60,
+      Date.now() - 120_000,
+    );
     const gone = await t.app.inject(rel(expired));
     expect(gone.statusCode).toBe(403);
     expect(gone.json().error).toBe('link_expired');
@@ -146,7 +193,9 @@ describe('invoices', () => {
     const json = await t.app.inject(url);
     expect(json.headers['content-type']).toMatch(/application\/json/);
     const inv = json.json();
-    const [seller] = await deps().sql<{ username: string }[]>`select username from agents where id = ${item.seller.id}`;
+    const [seller] = await deps().sql<
+      { username: string }[]
+    >`select username from agents where id = ${item.seller.id}`;
     expect(inv).toMatchObject({
       order_id: order.order_id,
       status: 'paid',
@@ -154,8 +203,18 @@ describe('invoices', () => {
       seller: { username: seller!.username },
       buyer: { address: buyer.address.toLowerCase() },
       amount: { currency: 'USDC', total: '1.250000', total_raw: '1250000', decimals: 6 },
-      payment: { chain: 'base', network: 'eip155:8453', payer: buyer.address.toLowerCase(), transaction: expect.stringMatching(/^0x/) },
-      legal: { policy_version: 'v1', policy_url: 'http://marketplace.test/terms/v1', license_version: 'v1', license_url: 'http://marketplace.test/license/v1' },
+      payment: {
+        chain: 'base',
+        network: 'eip155:8453',
+        payer: buyer.address.toLowerCase(),
+        transaction: expect.stringMatching(/^0x/),
+      },
+      legal: {
+        policy_version: 'v1',
+        policy_url: 'http://marketplace.test/terms/v1',
+        license_version: 'v1',
+        license_url: 'http://marketplace.test/license/v1',
+      },
     });
     const html = await t.app.inject({ url, headers: { accept: 'text/html' } });
     expect(html.headers['content-type']).toMatch(/text\/html/);
@@ -170,7 +229,9 @@ describe('invoices', () => {
 });
 
 it('client errors carry the spec code', async () => {
-  const err = await clientFor(t.app, newWallet()).acquire('5b0e4c52-9a77-4f4e-9c1e-3c3b1b1b1b1b').catch((e: unknown) => e);
+  const err = await clientFor(t.app, newWallet())
+    .acquire('5b0e4c52-9a77-4f4e-9c1e-3c3b1b1b1b1b')
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(MarketplaceError);
   expect(err).toMatchObject({ status: 404, code: 'item_not_found' });
 });

@@ -40,13 +40,22 @@ async function signedPurchase() {
   const buyer = newWallet();
   const signed = await signPayment(buyer, required, required.accepts[0]!);
   const send = (header = signed.header) =>
-    t.app.inject({ method: 'POST', url, headers: { 'payment-signature': header }, payload: completion });
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': header },
+      payload: completion,
+    });
   const fresh = async () => (await signPayment(buyer, required, required.accepts[0]!)).header;
   return { item, buyer, send, fresh, nonce: signed.nonce };
 }
 
 const countOrders = async (itemId: string) =>
-  (await deps().sql<{ n: number }[]>`select count(*)::int as n from orders where item_id = ${itemId}`)[0]!.n;
+  (
+    await deps().sql<
+      { n: number }[]
+    >`select count(*)::int as n from orders where item_id = ${itemId}`
+  )[0]!.n;
 
 describe('idempotency per authorization nonce', () => {
   it('two concurrent completions with one signature: one settlement, one order, same answer', async () => {
@@ -56,7 +65,11 @@ describe('idempotency per authorization nonce', () => {
     expect(a.json().order_id).toBe(b.json().order_id);
     expect(await countOrders(p.item.itemId)).toBe(1);
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
-    const n = (await deps().sql<{ n: number }[]>`select count(*)::int as n from dev_ledger_transfers where nonce = ${p.nonce}`)[0]!.n;
+    const n = (
+      await deps().sql<
+        { n: number }[]
+      >`select count(*)::int as n from dev_ledger_transfers where nonce = ${p.nonce}`
+    )[0]!.n;
     expect(n).toBe(1);
   });
 
@@ -66,7 +79,8 @@ describe('idempotency per authorization nonce', () => {
     const again = await p.send();
     expect(again.statusCode).toBe(200);
     expect(again.json().order_id).toBe(first.json().order_id);
-    const tx = (r: typeof first) => decodePaymentResponseHeader(String(r.headers['payment-response'])).transaction;
+    const tx = (r: typeof first) =>
+      decodePaymentResponseHeader(String(r.headers['payment-response'])).transaction;
     expect(tx(again)).toBe(tx(first));
     expect(await countOrders(p.item.itemId)).toBe(1);
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
@@ -87,7 +101,9 @@ describe('idempotency per authorization nonce', () => {
     expect(await countOrders(p.item.itemId)).toBe(1);
     const retry = await p.send();
     expect(retry.statusCode).toBe(200);
-    const [order] = await deps().sql<{ id: string }[]>`select id from orders where item_id = ${p.item.itemId}`;
+    const [order] = await deps().sql<
+      { id: string }[]
+    >`select id from orders where item_id = ${p.item.itemId}`;
     expect(retry.json().order_id).toBe(order!.id);
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
   });
@@ -113,7 +129,10 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     local.injectFault({ op: 'verify', invalidReason: 'invalid_exact_evm_nonce_already_used' });
     const res = await p.send();
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_nonce_already_used' });
+    expect(res.json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_nonce_already_used',
+    });
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
   });
 
@@ -122,7 +141,11 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     local.injectFault({ op: 'settle', outcome: 'capacity' });
     const busy = await p.send();
     expect(busy.statusCode).toBe(503);
-    expect(busy.json()).toEqual({ error: 'settlement_capacity', reason: 'settlement_capacity', retry_after: 5 });
+    expect(busy.json()).toEqual({
+      error: 'settlement_capacity',
+      reason: 'settlement_capacity',
+      retry_after: 5,
+    });
     expect(busy.headers['retry-after']).toBe('5');
     local.injectFault({ op: 'settle', outcome: 'unreachable' });
     const down = await p.send(await p.fresh());
@@ -138,7 +161,10 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     local.injectFault({ op: 'settle', outcome: 'failed' });
     const res = await p.send();
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toEqual({ error: 'payment_settlement_failed', reason: 'invalid_exact_evm_transaction_failed' });
+    expect(res.json()).toEqual({
+      error: 'payment_settlement_failed',
+      reason: 'invalid_exact_evm_transaction_failed',
+    });
     const again = await p.send();
     expect(again.json()).toEqual(res.json());
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
@@ -160,7 +186,10 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     expect(body.retry_after).toBeUndefined();
     expect((await p.send()).statusCode).toBe(409);
     const client = clientFor(t.app, p.buyer);
-    expect(await deps().payments.reconcile({ staleSeconds: 1 })).toMatchObject({ completed: 0, released: 0 });
+    expect(await deps().payments.reconcile({ staleSeconds: 1 })).toMatchObject({
+      completed: 0,
+      released: 0,
+    });
     await local.resolvePending(body.transaction, 'confirmed');
     expect((await deps().payments.reconcile({ staleSeconds: 1 })).completed).toBe(1);
     const links = await client.getOrder(body.order_id);
@@ -189,20 +218,35 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
 describe('local facilitator ledger', () => {
   it('an overdraft at settlement aborts atomically: no transfer, no balance moves, nonce stays usable', async () => {
     const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
-    const required = promptOf(await t.app.inject({ method: 'POST', url: `/api/v1/items/${item.itemId}/acquire` }));
+    const required = promptOf(
+      await t.app.inject({ method: 'POST', url: `/api/v1/items/${item.itemId}/acquire` }),
+    );
     const requirement = required.accepts[0]!;
     const buyer = newWallet();
     const signed = await signPayment(buyer, required, requirement);
     await local.setBalance(BASE, buyer.address, 100_000);
     const res = await local.settle(signed.payload, requirement);
-    expect(res).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' });
+    expect(res).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      transaction: '',
+    });
     expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
     expect(await local.balanceOf(BASE, requirement.payTo)).toBe(10_000_000);
-    expect(await local.authorizationState({ network: BASE, asset: requirement.asset, payer: buyer.address, nonce: signed.nonce })).toEqual({ state: 'unused' });
+    expect(
+      await local.authorizationState({
+        network: BASE,
+        asset: requirement.asset,
+        payer: buyer.address,
+        nonce: signed.nonce,
+      }),
+    ).toEqual({ state: 'unused' });
     await local.setBalance(BASE, buyer.address, 600_000);
     expect((await local.settle(signed.payload, requirement)).success).toBe(true);
     expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
-    expect((await local.settle(signed.payload, requirement)).errorReason).toBe('invalid_exact_evm_nonce_already_used');
+    expect((await local.settle(signed.payload, requirement)).errorReason).toBe(
+      'invalid_exact_evm_nonce_already_used',
+    );
   });
 });
 
@@ -213,10 +257,24 @@ describe('completion in one statement after settlement', () => {
     expect(res.statusCode).toBe(200);
     const orderId = res.json().order_id as string;
     const receipt = decodePaymentResponseHeader(String(res.headers['payment-response']));
-    const [pay] = await deps().sql<{ status: string; transaction: string; result: { orderId: string }; settlement: { transaction: string } }[]>`
+    const [pay] = await deps().sql<
+      {
+        status: string;
+        transaction: string;
+        result: { orderId: string };
+        settlement: { transaction: string };
+      }[]
+    >`
       select status, transaction, result, settlement from x402_payments where nonce = ${p.nonce}`;
-    expect(pay).toMatchObject({ status: 'completed', transaction: receipt.transaction, result: { orderId }, settlement: { transaction: receipt.transaction } });
-    const [nonce] = await deps().sql<{ kind: string }[]>`select kind from x402_nonces where nonce = ${p.nonce}`;
+    expect(pay).toMatchObject({
+      status: 'completed',
+      transaction: receipt.transaction,
+      result: { orderId },
+      settlement: { transaction: receipt.transaction },
+    });
+    const [nonce] = await deps().sql<
+      { kind: string }[]
+    >`select kind from x402_nonces where nonce = ${p.nonce}`;
     expect(nonce!.kind).toBe('paid');
     const [order] = await deps().sql<{ buyerId: string; transaction: string }[]>`
       select o.buyer_id, o.transaction from orders o join legal_acceptances l on l.order_id = o.id where o.id = ${orderId}`;
@@ -225,7 +283,9 @@ describe('completion in one statement after settlement', () => {
       select chain, address from payout_addresses where agent_id = ${order!.buyerId} order by chain`;
     const salt = t.config.PAYOUT_FACTORY_SALT;
     expect(payouts).toEqual(
-      [...CHAINS].sort().map((chain) => ({ chain, address: derivePayoutAddress(p.buyer.address, chain, salt) })),
+      [...CHAINS]
+        .sort()
+        .map((chain) => ({ chain, address: derivePayoutAddress(p.buyer.address, chain, salt) })),
     );
   });
 
@@ -239,7 +299,11 @@ describe('completion in one statement after settlement', () => {
     const run = async () => ({ runs: ++runs });
     const sql = deps().sql;
     processor.define('declines', run, {
-      inline: () => ({ ready: sql`ready as (select 1 as x where false)`, writes: sql`noop as (select 1)`, result: { runs: -1 } }),
+      inline: () => ({
+        ready: sql`ready as (select 1 as x where false)`,
+        writes: sql`noop as (select 1)`,
+        result: { runs: -1 },
+      }),
     });
     processor.define('breaks', run, {
       inline: () => ({
@@ -250,13 +314,24 @@ describe('completion in one statement after settlement', () => {
     });
     const payTo = newWallet().address;
     for (const operation of ['declines', 'breaks']) {
-      const offer = { description: 'probe', options: [{ chain: 'base' as const, payTo, amountMicro: 10_000 }] };
-      const req = { method: 'POST', url: `/probe/${operation}`, headers: {} as Record<string, string> };
-      const prompt = await deps().x402.paid(req, offer).then(
-        () => undefined,
-        (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
-      );
-      const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<typeof signPayment>[1];
+      const offer = {
+        description: 'probe',
+        options: [{ chain: 'base' as const, payTo, amountMicro: 10_000 }],
+      };
+      const req = {
+        method: 'POST',
+        url: `/probe/${operation}`,
+        headers: {} as Record<string, string>,
+      };
+      const prompt = await deps()
+        .x402.paid(req, offer)
+        .then(
+          () => undefined,
+          (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
+        );
+      const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<
+        typeof signPayment
+      >[1];
       const signed = await signPayment(newWallet(), required, required.accepts[0]!);
       req.headers['payment-signature'] = signed.header;
       const payment = await deps().x402.paid(req, offer);
@@ -268,8 +343,14 @@ describe('completion in one statement after settlement', () => {
       const [row] = await sql<{ status: string; transaction: string }[]>`
         select status, transaction from x402_payments where nonce = ${signed.nonce}`;
       expect(row).toEqual({ status: 'completed', transaction: done.settlement.transaction });
-      expect(await local.authorizationState({ network: BASE, asset: payment.requirement.asset, payer: payment.payer, nonce: signed.nonce }))
-        .toEqual({ state: 'settled', transaction: done.settlement.transaction });
+      expect(
+        await local.authorizationState({
+          network: BASE,
+          asset: payment.requirement.asset,
+          payer: payment.payer,
+          nonce: signed.nonce,
+        }),
+      ).toEqual({ state: 'settled', transaction: done.settlement.transaction });
     }
     expect(runs).toBe(2);
   });
@@ -277,7 +358,11 @@ describe('completion in one statement after settlement', () => {
 
 describe('local facilitator: settlement without a separate verify round trip', () => {
   const nonceRows = async (nonce: string) =>
-    (await deps().sql<{ n: number }[]>`select count(*)::int as n from x402_nonces where nonce = ${nonce}`)[0]!.n;
+    (
+      await deps().sql<
+        { n: number }[]
+      >`select count(*)::int as n from x402_nonces where nonce = ${nonce}`
+    )[0]!.n;
 
   it('a purchase never calls verify; settle alone re-checks everything', async () => {
     const p = await signedPurchase();
@@ -301,11 +386,16 @@ describe('local facilitator: settlement without a separate verify round trip', (
     await local.setBalance(BASE, p.buyer.address, 100_000);
     const res = await p.send();
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_insufficient_balance' });
+    expect(res.json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_insufficient_balance',
+    });
     expect(await countOrders(p.item.itemId)).toBe(0);
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(100_000);
     expect(await nonceRows(p.nonce)).toBe(0);
-    const [pay] = await deps().sql<{ status: string }[]>`select status from x402_payments where nonce = ${p.nonce}`;
+    const [pay] = await deps().sql<
+      { status: string }[]
+    >`select status from x402_payments where nonce = ${p.nonce}`;
     expect(pay?.status ?? 'released').toBe('released');
     // the same signed request gets the same verdict, still without charging
     const again = await p.send();
@@ -328,9 +418,17 @@ describe('local facilitator: settlement without a separate verify round trip', (
     const buyer = newWallet();
     const signed = await signPayment(buyer, required, required.accepts[0]!);
     expect((await local.settle(signed.payload, required.accepts[0]!)).success).toBe(true);
-    const res = await t.app.inject({ method: 'POST', url, headers: { 'payment-signature': signed.header }, payload: completion });
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': signed.header },
+      payload: completion,
+    });
     expect(res.statusCode).toBe(402);
-    expect(res.json()).toEqual({ error: 'payment_verification_failed', reason: 'invalid_exact_evm_nonce_already_used' });
+    expect(res.json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_nonce_already_used',
+    });
     expect(await countOrders(item.itemId)).toBe(0);
     expect(await local.balanceOf(BASE, buyer.address)).toBe(9_500_000);
     expect(await nonceRows(signed.nonce)).toBe(0);
@@ -340,37 +438,61 @@ describe('local facilitator: settlement without a separate verify round trip', (
 describe('local facilitator ledger, one-statement settlement (path without verify)', () => {
   it('moves both balances once, creates unseen balances at the start balance, and aborts an overdraft whole', async () => {
     const item = await createSaleItem(deps(), { priceUsdc: 12 });
-    const required = promptOf(await t.app.inject({ method: 'POST', url: `/api/v1/items/${item.itemId}/acquire` }));
+    const required = promptOf(
+      await t.app.inject({ method: 'POST', url: `/api/v1/items/${item.itemId}/acquire` }),
+    );
     const requirement = required.accepts[0]!;
     const payTo = requirement.payTo;
     // a never-seen payer starting at 10 USDC cannot pay 12: nothing recorded, nothing moved
     const poor = newWallet();
     const s1 = await signPayment(poor, required, requirement);
     const r1 = await local.settleWithoutVerify(s1.payload, requirement);
-    expect(r1).toMatchObject({ rejectedBeforeSettlement: true, response: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' } });
+    expect(r1).toMatchObject({
+      rejectedBeforeSettlement: true,
+      response: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' },
+    });
     expect(await local.balanceOf(BASE, poor.address)).toBe(10_000_000);
     expect(await local.balanceOf(BASE, payTo)).toBe(10_000_000);
-    expect(await local.authorizationState({ network: BASE, asset: requirement.asset, payer: poor.address, nonce: s1.nonce })).toEqual({ state: 'unused' });
+    expect(
+      await local.authorizationState({
+        network: BASE,
+        asset: requirement.asset,
+        payer: poor.address,
+        nonce: s1.nonce,
+      }),
+    ).toEqual({ state: 'unused' });
     // a funded payer (above the start balance) pays once; the payee's unseen balance starts at 10
     const rich = newWallet();
     await local.setBalance(BASE, rich.address, 30_000_000);
     const s2 = await signPayment(rich, required, requirement);
     const r2 = await local.settleWithoutVerify(s2.payload, requirement);
-    expect(r2).toMatchObject({ rejectedBeforeSettlement: false, response: { success: true, amount: '12000000' } });
+    expect(r2).toMatchObject({
+      rejectedBeforeSettlement: false,
+      response: { success: true, amount: '12000000' },
+    });
     expect(await local.balanceOf(BASE, rich.address)).toBe(18_000_000);
     expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
     // the same authorization again: rejected before anything moves
     const r3 = await local.settleWithoutVerify(s2.payload, requirement);
-    expect(r3).toMatchObject({ rejectedBeforeSettlement: true, response: { errorReason: 'invalid_exact_evm_nonce_already_used' } });
+    expect(r3).toMatchObject({
+      rejectedBeforeSettlement: true,
+      response: { errorReason: 'invalid_exact_evm_nonce_already_used' },
+    });
     // an existing balance that cannot cover the value: no transfer, no moves
     const s4 = await signPayment(rich, required, requirement);
     await local.setBalance(BASE, rich.address, 11_999_999);
     const r4 = await local.settleWithoutVerify(s4.payload, requirement);
-    expect(r4).toMatchObject({ rejectedBeforeSettlement: true, response: { errorReason: 'invalid_exact_evm_insufficient_balance' } });
+    expect(r4).toMatchObject({
+      rejectedBeforeSettlement: true,
+      response: { errorReason: 'invalid_exact_evm_insufficient_balance' },
+    });
     expect(await local.balanceOf(BASE, rich.address)).toBe(11_999_999);
     expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
     // settlement failures that are not rejections keep their classification
     local.injectFault({ op: 'settle', outcome: 'failed' });
-    expect(await local.settleWithoutVerify(s4.payload, requirement)).toMatchObject({ rejectedBeforeSettlement: false, response: { success: false } });
+    expect(await local.settleWithoutVerify(s4.payload, requirement)).toMatchObject({
+      rejectedBeforeSettlement: false,
+      response: { success: false },
+    });
   });
 });

@@ -25,19 +25,30 @@ afterAll(async () => {
 
 describe('embedded database on disk', () => {
   it('keeps every row across a restart on the same DATA_DIR', async () => {
-    const config = loadConfig({ DATA_DIR: await tempDir(), LOG_LEVEL: 'silent', IN_PROCESS_WORKER: 'false' });
+    const config = loadConfig({
+      DATA_DIR: await tempDir(),
+      LOG_LEVEL: 'silent',
+      IN_PROCESS_WORKER: 'false',
+    });
     const first = await createRuntime(config, { logger: createLogger(config, 2) });
     const id = await seedListing(first.deps.sql, first.deps.embedder, {
-      title: 'Persistent listing', description: 'survives restarts', techStack: 'Go',
+      title: 'Persistent listing',
+      description: 'survives restarts',
+      techStack: 'Go',
     });
     await first.close();
 
     const second = await createRuntime(config, { logger: createLogger(config, 2) });
     const app = await buildApp(config, second.deps);
     try {
-      const res = await app.inject({ url: '/api/v1/search', query: { q: 'persistent listing survives restarts' } });
+      const res = await app.inject({
+        url: '/api/v1/search',
+        query: { q: 'persistent listing survives restarts' },
+      });
       expect(res.json()[0].id).toBe(id);
-      const [{ n } = { n: 0 }] = await second.deps.sql<{ n: number }[]>`select count(*) as n from schema_migrations`;
+      const [{ n } = { n: 0 }] = await second.deps.sql<
+        { n: number }[]
+      >`select count(*) as n from schema_migrations`;
       expect(n).toBeGreaterThan(0);
     } finally {
       await app.close();
@@ -52,7 +63,9 @@ describe('embedded database lock', () => {
     const config = loadConfig({ DATA_DIR: dataDir });
     const first = await openDatabase(config);
     try {
-      await expect(openDatabase(config)).rejects.toThrow(new RegExp(`in use by process ${process.pid}`));
+      await expect(openDatabase(config)).rejects.toThrow(
+        new RegExp(`in use by process ${process.pid}`),
+      );
     } finally {
       await first.close();
     }
@@ -70,11 +83,16 @@ describe('migrator', () => {
     const dir = await tempDir();
     await mkdir(path.join(dir, 'm'));
     await writeFile(path.join(dir, 'm', '001_a.sql'), 'create table a (x int);');
-    await writeFile(path.join(dir, 'm', '002_b.sql'), 'create table b (x int); insert into nope values (1);');
+    await writeFile(
+      path.join(dir, 'm', '002_b.sql'),
+      'create table b (x int); insert into nope values (1);',
+    );
     const db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
     try {
       await expect(migrate(db.sql, path.join(dir, 'm'))).rejects.toThrow(/nope/);
-      const names = (await db.sql<{ name: string }[]>`select name from schema_migrations order by name`).map((r) => r.name);
+      const names = (
+        await db.sql<{ name: string }[]>`select name from schema_migrations order by name`
+      ).map((r) => r.name);
       expect(names).toEqual(['001_a.sql']);
       const [b] = await db.sql`select to_regclass('b') as t`;
       expect(b!.t).toBeNull(); // the failing file left nothing behind

@@ -37,7 +37,9 @@ describe('browser agents (CORS)', () => {
       expect(res.headers['access-control-allow-origin'], url).toBe('*');
       const allowed = String(res.headers['access-control-allow-methods']).split(/,\s*/);
       expect(allowed, url).toContain(method);
-      const headers = String(res.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+      const headers = String(res.headers['access-control-allow-headers'])
+        .toLowerCase()
+        .split(/,\s*/);
       expect(headers, url).toEqual(expect.arrayContaining(['content-type', 'payment-signature']));
       expect(res.body, url).toBe('');
     }
@@ -55,7 +57,11 @@ describe('identity routes probed bodiless', () => {
     const prompt = promptOf(probe);
     expect(probe.json()).toEqual(prompt);
     const { header } = await signPayment(seller, prompt, prompt.accepts[0]!);
-    const done = await t.app.inject({ method: 'DELETE', url, headers: { ...json, 'payment-signature': header } });
+    const done = await t.app.inject({
+      method: 'DELETE',
+      url,
+      headers: { ...json, 'payment-signature': header },
+    });
     expect(done.statusCode).toBe(200);
     expect(done.json()).toEqual({ ok: true });
   });
@@ -72,20 +78,32 @@ describe('the Python x402 SDK buying script', () => {
     expect(raw.length % 4).toBe(0);
     const required = promptOf(prompt);
     expect(prompt.json()).toEqual(required);
-    const example = (required.extensions as { bazaar: { info: { input: { completion_request: { example: Record<string, unknown> } } } } })
-      .bazaar.info.input.completion_request.example;
+    const example = (
+      required.extensions as {
+        bazaar: { info: { input: { completion_request: { example: Record<string, unknown> } } } };
+      }
+    ).bazaar.info.input.completion_request.example;
     const first = required.accepts[0]!;
     // with no hint, the chain the example names is the entry the SDK signs
     expect(first.network).toBe(example.chain === 'base' ? 'eip155:8453' : 'eip155:137');
     expect(first.amount).toBe('2350000');
     const now = Math.floor(Date.now() / 1000);
-    const { header } = await signPayment(newWallet(), required, first, { authorization: { validAfter: String(now - 600) } });
+    const { header } = await signPayment(newWallet(), required, first, {
+      authorization: { validAfter: String(now - 600) },
+    });
     const paid = await t.app.inject({
-      method: 'POST', url, headers: { 'payment-signature': header },
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': header },
       payload: { ...example, policy_accepted: true, license_accepted: true },
     });
     expect(paid.statusCode).toBe(200);
-    expect(Object.keys(paid.json()).sort()).toEqual(['download_url', 'expires_in', 'invoice_url', 'order_id']);
+    expect(Object.keys(paid.json()).sort()).toEqual([
+      'download_url',
+      'expires_in',
+      'invoice_url',
+      'order_id',
+    ]);
     const link = new URL(paid.json().download_url);
     const head = await t.app.inject({ method: 'HEAD', url: link.pathname + link.search });
     expect(head.statusCode).toBe(200);
@@ -96,17 +114,23 @@ describe('upload encodings the recipes use', () => {
   it('JSON with compression tgz and multipart with a .tgz file name both get the exact fee prompt', async () => {
     const bytes = await tarGzOf(uniqueProject());
     const json = await t.app.inject({
-      method: 'POST', url: '/api/v1/items',
+      method: 'POST',
+      url: '/api/v1/items',
       payload: { compression: 'tgz', file: bytes.toString('base64'), metadata: METADATA },
     });
     const boundary = 'recipe-boundary';
     const multipart = await t.app.inject({
-      method: 'POST', url: '/api/v1/items',
+      method: 'POST',
+      url: '/api/v1/items',
       headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
       payload: Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="artifact.tgz"\r\nContent-Type: application/gzip\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="artifact.tgz"\r\nContent-Type: application/gzip\r\n\r\n`,
+        ),
         bytes,
-        Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(METADATA)}\n\r\n--${boundary}--\r\n`),
+        Buffer.from(
+          `\r\n--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(METADATA)}\n\r\n--${boundary}--\r\n`,
+        ),
       ]),
     });
     for (const res of [json, multipart]) {

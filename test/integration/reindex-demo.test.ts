@@ -35,17 +35,27 @@ describe('reindex after a dimension change', () => {
     const { sql } = t.runtime.deps;
     const small = new BuiltinEmbedder(64);
     const seen: Array<[number, number]> = [];
-    const res = await reindexAll(sql, small, { batchSize: 10, onProgress: (p) => seen.push([p.done, p.total]) });
+    const res = await reindexAll(sql, small, {
+      batchSize: 10,
+      onProgress: (p) => seen.push([p.done, p.total]),
+    });
     expect(res.done).toBe(DEMO_LISTINGS.length);
     expect(seen[0]).toEqual([0, DEMO_LISTINGS.length]);
     expect(seen.at(-1)).toEqual([DEMO_LISTINGS.length, DEMO_LISTINGS.length]);
     expect(seen.length).toBe(Math.ceil(DEMO_LISTINGS.length / 10) + 1);
     await ensureVectorIndex(sql, 64);
-    const [{ n } = { n: 0 }] = await sql<{ n: number }[]>`select count(*) as n from items where embedding_dims = 64`;
+    const [{ n } = { n: 0 }] = await sql<
+      { n: number }[]
+    >`select count(*) as n from items where embedding_dims = 64`;
     expect(n).toBe(DEMO_LISTINGS.length);
     // a second run finds nothing stale
     expect((await reindexAll(sql, small)).done).toBe(0);
-    const results = await searchItems(sql, small, { q: 'discord bot' }, { efSearch: 40, ratingThreshold: 5 });
+    const results = await searchItems(
+      sql,
+      small,
+      { q: 'discord bot' },
+      { efSearch: 40, ratingThreshold: 5 },
+    );
     expect(results[0]!.metadata.title).toBe('Discord moderation bot');
     const plan = await sql.begin(async (tx) => {
       await tx`set local enable_seqscan = off`;

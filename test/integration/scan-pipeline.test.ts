@@ -6,16 +6,33 @@ import { runDueJobs, startWorker } from '../../src/worker/worker.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../helpers/corpus.js';
 import { hostileCorpus, SLIP_MARKER } from '../helpers/hostile.js';
-import { listItem, sellerStatus, startSellingApp, type SellingContext } from '../helpers/selling.js';
+import {
+  listItem,
+  sellerStatus,
+  startSellingApp,
+  type SellingContext,
+} from '../helpers/selling.js';
 import { newWallet } from '../helpers/wallets.js';
 
 let t: SellingContext;
 beforeAll(async () => {
-  t = await startSellingApp({ SCAN_MAX_ATTEMPTS: '2', MAX_ACTIVE_LISTINGS: '1000', SCAN_RETRY_BASE_MS: '60000' });
+  t = await startSellingApp({
+    SCAN_MAX_ATTEMPTS: '2',
+    MAX_ACTIVE_LISTINGS: '1000',
+    SCAN_RETRY_BASE_MS: '60000',
+  });
 });
 afterAll(() => t?.close());
 
-const PUBLIC_REASONS = ['pending_review', 'approved', 'safety_checks_failed', 'insufficient_complexity', 'duplicate_content', 'processing_error', 'removed'];
+const PUBLIC_REASONS = [
+  'pending_review',
+  'approved',
+  'safety_checks_failed',
+  'insufficient_complexity',
+  'duplicate_content',
+  'processing_error',
+  'removed',
+];
 
 describe('hostile corpus through upload and the worker', async () => {
   const corpus = await hostileCorpus();
@@ -39,7 +56,9 @@ describe('hostile corpus through upload and the worker', async () => {
   });
 
   it('public reasons never carry findings', async () => {
-    const rows = await t.runtime.deps.sql<{ statusReason: string }[]>`select distinct status_reason from items`;
+    const rows = await t.runtime.deps.sql<
+      { statusReason: string }[]
+    >`select distinct status_reason from items`;
     for (const r of rows) expect(PUBLIC_REASONS).toContain(r.statusReason);
   });
 });
@@ -53,19 +72,32 @@ describe('benign corpus', () => {
       ids[name] = await listItem(t, seller, {
         bytes: tar ? await tarGzOf(files) : zipOf(files),
         compression: tar ? 'tar.gz' : 'zip',
-        metadata: { title: `Benign ${name}`, description: `A realistic ${name} project`, tech_stack: name, prices: { USDC: 2.5 } },
+        metadata: {
+          title: `Benign ${name}`,
+          description: `A realistic ${name} project`,
+          tech_stack: name,
+          prices: { USDC: 2.5 },
+        },
       });
-      expect(await sellerStatus(t, seller, ids[name]!)).toEqual({ status: 'pending_scan', reason: 'pending_review' });
+      expect(await sellerStatus(t, seller, ids[name]!)).toEqual({
+        status: 'pending_scan',
+        reason: 'pending_review',
+      });
     }
     await t.work();
     for (const [name, id] of Object.entries(ids)) {
-      expect(await sellerStatus(t, seller, id), name).toEqual({ status: 'active', reason: 'approved' });
+      expect(await sellerStatus(t, seller, id), name).toEqual({
+        status: 'active',
+        reason: 'approved',
+      });
       const detail = await t.app.inject(`/api/v1/items/${id}`);
       expect(detail.statusCode).toBe(200);
       const [row] = await t.runtime.deps.sql`select embedding_dims from items where id = ${id}`;
       expect(row!.embeddingDims).toBe(t.runtime.deps.embedder.dimensions);
     }
-    const search = await t.app.inject(`/api/v1/search?q=${encodeURIComponent('ring buffer rust library')}`);
+    const search = await t.app.inject(
+      `/api/v1/search?q=${encodeURIComponent('ring buffer rust library')}`,
+    );
     expect(search.statusCode).toBe(200);
     expect((search.json() as Array<{ id: string }>).map((r) => r.id)).toContain(ids['rust-lib']);
   });
@@ -88,7 +120,10 @@ describe('near-duplicates', () => {
     };
     const second = await listItem(t, b, { bytes: await tarGzOf(copy), compression: 'tar.gz' });
     await t.work();
-    expect(await sellerStatus(t, b, second)).toEqual({ status: 'rejected', reason: 'duplicate_content' });
+    expect(await sellerStatus(t, b, second)).toEqual({
+      status: 'rejected',
+      reason: 'duplicate_content',
+    });
 
     // An unrelated project of the same shape is not a near-copy.
     const third = await listItem(t, b, { bytes: zipOf(uniqueProject()) });
@@ -98,7 +133,10 @@ describe('near-duplicates', () => {
 
   it('two near-copies scanned at once by two workers: one goes live, the other is duplicate_content', async () => {
     const original = uniqueProject();
-    const copy = { ...original, 'src/index.ts': (original['src/index.ts'] as string).replace('// module', '// forked module') };
+    const copy = {
+      ...original,
+      'src/index.ts': (original['src/index.ts'] as string).replace('// module', '// forked module'),
+    };
     const [a, b] = [newWallet(), newWallet()];
     const first = await listItem(t, a, { bytes: zipOf(original) });
     const second = await listItem(t, b, { bytes: await tarGzOf(copy), compression: 'tar.gz' });
@@ -111,7 +149,10 @@ describe('near-duplicates', () => {
     let release!: () => void;
     const bothLooking = new Promise<void>((r) => (release = r));
     const overlapping = Object.assign((strings: TemplateStringsArray, ...values: never[]) => {
-      if (Array.isArray(strings) && strings.join('').includes('from item_fingerprints f join items i')) {
+      if (
+        Array.isArray(strings) &&
+        strings.join('').includes('from item_fingerprints f join items i')
+      ) {
         if (++arrived === 2) release();
         return bothLooking.then(() => sql(strings, ...values));
       }
@@ -119,7 +160,10 @@ describe('near-duplicates', () => {
     }, sql) as unknown as typeof sql;
     await Promise.all(jobs.map((j) => runScanJob({ ...t.runtime.deps, sql: overlapping }, j!)));
     const statuses = [await sellerStatus(t, a, first), await sellerStatus(t, b, second)];
-    expect(statuses.map((s) => `${s.status}/${s.reason}`).sort()).toEqual(['active/approved', 'rejected/duplicate_content']);
+    expect(statuses.map((s) => `${s.status}/${s.reason}`).sort()).toEqual([
+      'active/approved',
+      'rejected/duplicate_content',
+    ]);
   });
 });
 
@@ -128,11 +172,16 @@ describe('jobs', () => {
     const seller = newWallet();
     const bytes = zipOf(uniqueProject());
     const id = await listItem(t, seller, { bytes });
-    const [item] = await t.runtime.deps.sql<{ archiveKey: string }[]>`select archive_key from items where id = ${id}`;
+    const [item] = await t.runtime.deps.sql<
+      { archiveKey: string }[]
+    >`select archive_key from items where id = ${id}`;
     // Make the blob unreadable: the scan fails for infrastructure reasons.
     await t.runtime.deps.storage.delete(item!.archiveKey);
     await t.work();
-    expect(await sellerStatus(t, seller, id)).toEqual({ status: 'scanning', reason: 'pending_review' });
+    expect(await sellerStatus(t, seller, id)).toEqual({
+      status: 'scanning',
+      reason: 'pending_review',
+    });
     const [job] = await t.runtime.deps.sql<{ state: string; attempts: number; waitS: number }[]>`
       select state, attempts, extract(epoch from run_after - now())::float8 as wait_s from jobs where item_id = ${id}`;
     expect(job).toMatchObject({ state: 'queued', attempts: 1 });
@@ -140,7 +189,10 @@ describe('jobs', () => {
     expect(await t.work()).toBe(0);
     await t.runtime.deps.sql`update jobs set run_after = now() where item_id = ${id}`;
     await t.work();
-    expect(await sellerStatus(t, seller, id)).toEqual({ status: 'rejected', reason: 'processing_error' });
+    expect(await sellerStatus(t, seller, id)).toEqual({
+      status: 'rejected',
+      reason: 'processing_error',
+    });
     const [done] = await t.runtime.deps.sql`select state, attempts from jobs where item_id = ${id}`;
     expect(done).toMatchObject({ state: 'failed', attempts: 2 });
     const banned = await t.runtime.deps.sql`select 1 from rejected_archives where item_id = ${id}`;
@@ -168,7 +220,10 @@ describe('jobs', () => {
 
   it('the in-process worker loop picks up an upload at once and stops cleanly', async () => {
     const seller = newWallet();
-    const stop = startWorker({ ...t.runtime.deps, config: { ...t.runtime.deps.config, WORKER_POLL_MS: 60_000 } });
+    const stop = startWorker({
+      ...t.runtime.deps,
+      config: { ...t.runtime.deps.config, WORKER_POLL_MS: 60_000 },
+    });
     try {
       const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
       let status = await sellerStatus(t, seller, id);
@@ -185,11 +240,14 @@ describe('jobs', () => {
   it('two workers never take the same job', async () => {
     const seller = newWallet();
     for (let i = 0; i < 4; i++) await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
-    const claims = await Promise.all([1, 2, 3, 4, 5, 6].map(() => claimJob(t.runtime.deps.sql, 60)));
+    const claims = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(() => claimJob(t.runtime.deps.sql, 60)),
+    );
     const ids = claims.filter(Boolean).map((j) => j!.id);
     expect(ids.length).toBe(4);
     expect(new Set(ids).size).toBe(4);
-    await t.runtime.deps.sql`update jobs set locked_until = now() - interval '1 second' where id = any(${ids})`;
+    await t.runtime.deps
+      .sql`update jobs set locked_until = now() - interval '1 second' where id = any(${ids})`;
     expect(await runDueJobs(t.runtime.deps)).toBe(4);
   });
 });

@@ -46,7 +46,13 @@ describe('GET /api/v1/search ranking', () => {
     expect(Array.isArray(body)).toBe(true);
     expect(body.length).toBe(20);
     const [first] = body;
-    expect(Object.keys(first).sort()).toEqual(['available_chains', 'id', 'metadata', 'similarity', 'status']);
+    expect(Object.keys(first).sort()).toEqual([
+      'available_chains',
+      'id',
+      'metadata',
+      'similarity',
+      'status',
+    ]);
     expect(first.status).toBe('active');
     expect(first.available_chains).toEqual(['base', 'polygon']);
     expect(typeof first.metadata.prices.USDC).toBe('number');
@@ -102,8 +108,16 @@ describe('GET /api/v1/search filters', () => {
 describe('GET /api/v1/search ratings', () => {
   it('omits rating fields below 5 approved ratings and shows them at 5', async () => {
     const { sql, embedder } = t.runtime.deps;
-    const few = await seedListing(sql, embedder, { title: 'Zebra few ratings', description: 'zebra striped widget', techStack: 'Elm' });
-    const many = await seedListing(sql, embedder, { title: 'Zebra many ratings', description: 'zebra striped widget', techStack: 'Elm' });
+    const few = await seedListing(sql, embedder, {
+      title: 'Zebra few ratings',
+      description: 'zebra striped widget',
+      techStack: 'Elm',
+    });
+    const many = await seedListing(sql, embedder, {
+      title: 'Zebra many ratings',
+      description: 'zebra striped widget',
+      techStack: 'Elm',
+    });
     await seedRatings(sql, few, [9, 9, 9, 9]);
     await seedRatings(sql, few, [1, 1], 'pending'); // not approved: never counted
     await seedRatings(sql, many, [10, 9, 8, 7, 7]);

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeDeleted } from '../../src/worker/purge.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import { asWallet, listItem, sellerStatus, startSellingApp, type SellingContext } from '../helpers/selling.js';
+import {
+  asWallet,
+  listItem,
+  sellerStatus,
+  startSellingApp,
+  type SellingContext,
+} from '../helpers/selling.js';
 import { clientFor, newWallet, promptOf } from '../helpers/wallets.js';
 
 let t: SellingContext;
@@ -11,7 +17,16 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 interface ListBody {
-  items: Array<{ item_id: string; status: string; status_reason: string; title: string; tech_stack: string; prices: { USDC: number }; created_at: string; deleted_at: string | null }>;
+  items: Array<{
+    item_id: string;
+    status: string;
+    status_reason: string;
+    title: string;
+    tech_stack: string;
+    prices: { USDC: number };
+    created_at: string;
+    deleted_at: string | null;
+  }>;
   pagination: { limit: number; offset: number; total: number };
   allowed_statuses: string[];
 }
@@ -37,7 +52,10 @@ describe('identity', () => {
 describe('seller inventory and status', () => {
   it('lists every non-purged row with filters and pagination; status shows hidden states', async () => {
     const seller = newWallet();
-    const active = await listItem(t, seller, { bytes: zipOf(uniqueProject()), metadata: { title: 'Active one', description: 'd', tech_stack: 'Go', prices: { USDC: 1.25 } } });
+    const active = await listItem(t, seller, {
+      bytes: zipOf(uniqueProject()),
+      metadata: { title: 'Active one', description: 'd', tech_stack: 'Go', prices: { USDC: 1.25 } },
+    });
     const rejected = await listItem(t, seller, { bytes: zipOf({ 'x.py': 'print(1)\n' }) });
     await t.work();
     const pending = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
@@ -47,7 +65,13 @@ describe('seller inventory and status', () => {
     const all = await asWallet(t, seller, 'GET', '/api/v1/seller/items');
     expect(all.statusCode).toBe(200);
     const body = all.json() as ListBody;
-    expect(body.allowed_statuses).toEqual(['pending_scan', 'scanning', 'active', 'rejected', 'deleted']);
+    expect(body.allowed_statuses).toEqual([
+      'pending_scan',
+      'scanning',
+      'active',
+      'rejected',
+      'deleted',
+    ]);
     expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 4 });
     expect(body.items.map((i) => i.item_id)).toEqual([deleted, pending, rejected, active]);
     const a = body.items.find((i) => i.item_id === active)!;
@@ -61,13 +85,24 @@ describe('seller inventory and status', () => {
       created_at: expect.any(String),
       deleted_at: null,
     });
-    expect(body.items.find((i) => i.item_id === deleted)).toMatchObject({ status: 'deleted', status_reason: 'removed', deleted_at: expect.any(String) });
-    expect(body.items.find((i) => i.item_id === rejected)).toMatchObject({ status: 'rejected', status_reason: 'insufficient_complexity' });
+    expect(body.items.find((i) => i.item_id === deleted)).toMatchObject({
+      status: 'deleted',
+      status_reason: 'removed',
+      deleted_at: expect.any(String),
+    });
+    expect(body.items.find((i) => i.item_id === rejected)).toMatchObject({
+      status: 'rejected',
+      status_reason: 'insufficient_complexity',
+    });
 
-    const onlyRejected = (await asWallet(t, seller, 'GET', '/api/v1/seller/items?status=rejected')).json() as ListBody;
+    const onlyRejected = (
+      await asWallet(t, seller, 'GET', '/api/v1/seller/items?status=rejected')
+    ).json() as ListBody;
     expect(onlyRejected.items.map((i) => i.item_id)).toEqual([rejected]);
     expect(onlyRejected.pagination.total).toBe(1);
-    const page = (await asWallet(t, seller, 'GET', '/api/v1/seller/items?limit=2&offset=1')).json() as ListBody;
+    const page = (
+      await asWallet(t, seller, 'GET', '/api/v1/seller/items?limit=2&offset=1')
+    ).json() as ListBody;
     expect(page.items.map((i) => i.item_id)).toEqual([pending, rejected]);
     expect(page.pagination).toEqual({ limit: 2, offset: 1, total: 4 });
     for (const [q, code] of [
@@ -81,15 +116,27 @@ describe('seller inventory and status', () => {
       expect(res.json()).toMatchObject({ error: code });
     }
 
-    expect(await sellerStatus(t, seller, pending)).toEqual({ status: 'pending_scan', reason: 'pending_review' });
-    expect(await sellerStatus(t, seller, deleted)).toEqual({ status: 'deleted', reason: 'removed' });
-    expect(await sellerStatus(t, seller, rejected)).toEqual({ status: 'rejected', reason: 'insufficient_complexity' });
+    expect(await sellerStatus(t, seller, pending)).toEqual({
+      status: 'pending_scan',
+      reason: 'pending_review',
+    });
+    expect(await sellerStatus(t, seller, deleted)).toEqual({
+      status: 'deleted',
+      reason: 'removed',
+    });
+    expect(await sellerStatus(t, seller, rejected)).toEqual({
+      status: 'rejected',
+      reason: 'insufficient_complexity',
+    });
     // Another seller sees none of it.
     const other = newWallet();
     await listItem(t, other, { bytes: zipOf(uniqueProject()) });
     const res = await asWallet(t, other, 'GET', `/api/v1/seller/items/${active}/status`);
     expect(res.statusCode).toBe(404);
-    expect(((await asWallet(t, other, 'GET', '/api/v1/seller/items')).json() as ListBody).pagination.total).toBe(1);
+    expect(
+      ((await asWallet(t, other, 'GET', '/api/v1/seller/items')).json() as ListBody).pagination
+        .total,
+    ).toBe(1);
   });
 });
 
@@ -99,7 +146,12 @@ describe('DELETE /api/v1/items/{uuid}', () => {
     const buyer = newWallet();
     const id = await listItem(t, seller, {
       bytes: zipOf(uniqueProject()),
-      metadata: { title: 'Quasar telemetry collector', description: 'Collects quasar telemetry', tech_stack: 'Rust', prices: { USDC: 1 } },
+      metadata: {
+        title: 'Quasar telemetry collector',
+        description: 'Collects quasar telemetry',
+        tech_stack: 'Rust',
+        prices: { USDC: 1 },
+      },
     });
     await t.work();
     expect((await t.app.inject(`/api/v1/items/${id}`)).statusCode).toBe(200);
@@ -120,7 +172,9 @@ describe('DELETE /api/v1/items/{uuid}', () => {
     }
     expect((await t.app.inject(`/api/v1/items/${id}`)).statusCode).toBe(404);
     expect((await t.app.inject(`/api/v1/items/${id}/status`)).statusCode).toBe(404);
-    const search = await t.app.inject(`/api/v1/search?q=${encodeURIComponent('quasar telemetry collector')}`);
+    const search = await t.app.inject(
+      `/api/v1/search?q=${encodeURIComponent('quasar telemetry collector')}`,
+    );
     expect((search.json() as Array<{ id: string }>).map((r) => r.id)).not.toContain(id);
 
     const links = await clientFor(t.app, buyer).getOrder(order.order_id);
@@ -147,7 +201,11 @@ describe('retention cleanup', () => {
     const { order } = await clientFor(t.app, buyer).acquire(sold);
     const { sql } = t.runtime.deps;
     const keys = Object.fromEntries(
-      (await sql<{ id: string; archiveKey: string }[]>`select id, archive_key from items where id in (${unsold}, ${sold})`).map((r) => [r.id, r.archiveKey]),
+      (
+        await sql<
+          { id: string; archiveKey: string }[]
+        >`select id, archive_key from items where id in (${unsold}, ${sold})`
+      ).map((r) => [r.id, r.archiveKey]),
     );
     for (const id of [unsold, sold]) await asWallet(t, seller, 'DELETE', `/api/v1/items/${id}`);
 

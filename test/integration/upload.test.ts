@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from '../helpers/wallets.js';
 import { newWallet } from '../helpers/wallets.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
-import { asWallet, listItem, METADATA, startSellingApp, upload, uploadRequest, type SellingContext } from '../helpers/selling.js';
+import {
+  asWallet,
+  listItem,
+  METADATA,
+  startSellingApp,
+  upload,
+  uploadRequest,
+  type SellingContext,
+} from '../helpers/selling.js';
 
 let t: SellingContext;
 beforeAll(async () => {
@@ -11,31 +19,139 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const post = (req: ReturnType<typeof uploadRequest>, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: '/api/v1/items', payload: req.payload, headers: { ...req.headers, ...headers } });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/items',
+    payload: req.payload,
+    headers: { ...req.headers, ...headers },
+  });
 
 describe('POST /api/v1/items: validation before any fee', () => {
   const bad: Array<[string, Parameters<typeof uploadRequest>[0], number, string]> = [
     ['missing metadata', { bytes: zipOf(uniqueProject()), metadata: '' }, 400, 'invalid_metadata'],
-    ['metadata not JSON', { bytes: zipOf(uniqueProject()), metadata: '{nope' }, 400, 'invalid_metadata'],
-    ['title too long', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, title: 'x'.repeat(201) } }, 400, 'invalid_metadata'],
-    ['description too long', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, description: 'x'.repeat(4001) } }, 400, 'invalid_metadata'],
-    ['prompt_summary too long', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prompt_summary: 'x'.repeat(1001) } }, 400, 'invalid_metadata'],
-    ['empty tech_stack', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, tech_stack: '  ' } }, 400, 'invalid_metadata'],
-    ['tech_stack too long', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, tech_stack: 'x'.repeat(201) } }, 400, 'invalid_metadata'],
-    ['missing title', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, title: undefined } }, 400, 'invalid_metadata'],
-    ['unknown key', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, license: 'MIT' } }, 400, 'unknown_metadata_key'],
-    ['non-USDC price', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { ETH: 1 } } }, 400, 'invalid_price'],
-    ['price below range', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { USDC: 0.05 } } }, 400, 'invalid_price'],
-    ['price above range', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { USDC: 100.5 } } }, 400, 'invalid_price'],
-    ['price as string', { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { USDC: '5' } } }, 400, 'invalid_price'],
-    ['bad extension', { bytes: zipOf(uniqueProject()), fileName: 'project.rar' }, 400, 'invalid_file_name'],
-    ['file name without a base name', { bytes: zipOf(uniqueProject()), fileName: '.zip' }, 400, 'invalid_file_name'],
-    ['file name with a control character', { bytes: zipOf(uniqueProject()), fileName: 'pro\u0001ject.zip' }, 400, 'invalid_file_name'],
-    ['zip named .tar.gz but not gzip', { bytes: zipOf(uniqueProject()), fileName: 'project.tar.gz' }, 400, 'unsupported_archive'],
-    ['not an archive', { bytes: Buffer.from('just some text, not a zip'), fileName: 'project.zip' }, 400, 'unsupported_archive'],
-    ['JSON: bad compression', { bytes: zipOf(uniqueProject()), encoding: 'json', compression: 'rar' as 'zip' }, 400, 'unsupported_archive'],
-    ['JSON: tar.gz claimed for zip bytes', { bytes: zipOf(uniqueProject()), encoding: 'json', compression: 'tar.gz' }, 400, 'unsupported_archive'],
-    ['JSON: unknown metadata key', { bytes: zipOf(uniqueProject()), encoding: 'json', metadata: { ...METADATA, extra: 1 } }, 400, 'unknown_metadata_key'],
+    [
+      'metadata not JSON',
+      { bytes: zipOf(uniqueProject()), metadata: '{nope' },
+      400,
+      'invalid_metadata',
+    ],
+    [
+      'title too long',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, title: 'x'.repeat(201) } },
+      400,
+      'invalid_metadata',
+    ],
+    [
+      'description too long',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, description: 'x'.repeat(4001) } },
+      400,
+      'invalid_metadata',
+    ],
+    [
+      'prompt_summary too long',
+      {
+        bytes: zipOf(uniqueProject()),
+        metadata: { ...METADATA, prompt_summary: 'x'.repeat(1001) },
+      },
+      400,
+      'invalid_metadata',
+    ],
+    [
+      'empty tech_stack',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, tech_stack: '  ' } },
+      400,
+      'invalid_metadata',
+    ],
+    [
+      'tech_stack too long',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, tech_stack: 'x'.repeat(201) } },
+      400,
+      'invalid_metadata',
+    ],
+    [
+      'missing title',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, title: undefined } },
+      400,
+      'invalid_metadata',
+    ],
+    [
+      'unknown key',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, license: 'MIT' } },
+      400,
+      'unknown_metadata_key',
+    ],
+    [
+      'non-USDC price',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { ETH: 1 } } },
+      400,
+      'invalid_price',
+    ],
+    [
+      'price below range',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { USDC: 0.05 } } },
+      400,
+      'invalid_price',
+    ],
+    [
+      'price above range',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { USDC: 100.5 } } },
+      400,
+      'invalid_price',
+    ],
+    [
+      'price as string',
+      { bytes: zipOf(uniqueProject()), metadata: { ...METADATA, prices: { USDC: '5' } } },
+      400,
+      'invalid_price',
+    ],
+    [
+      'bad extension',
+      { bytes: zipOf(uniqueProject()), fileName: 'project.rar' },
+      400,
+      'invalid_file_name',
+    ],
+    [
+      'file name without a base name',
+      { bytes: zipOf(uniqueProject()), fileName: '.zip' },
+      400,
+      'invalid_file_name',
+    ],
+    [
+      'file name with a control character',
+      { bytes: zipOf(uniqueProject()), fileName: 'pro\u0001ject.zip' },
+      400,
+      'invalid_file_name',
+    ],
+    [
+      'zip named .tar.gz but not gzip',
+      { bytes: zipOf(uniqueProject()), fileName: 'project.tar.gz' },
+      400,
+      'unsupported_archive',
+    ],
+    [
+      'not an archive',
+      { bytes: Buffer.from('just some text, not a zip'), fileName: 'project.zip' },
+      400,
+      'unsupported_archive',
+    ],
+    [
+      'JSON: bad compression',
+      { bytes: zipOf(uniqueProject()), encoding: 'json', compression: 'rar' as 'zip' },
+      400,
+      'unsupported_archive',
+    ],
+    [
+      'JSON: tar.gz claimed for zip bytes',
+      { bytes: zipOf(uniqueProject()), encoding: 'json', compression: 'tar.gz' },
+      400,
+      'unsupported_archive',
+    ],
+    [
+      'JSON: unknown metadata key',
+      { bytes: zipOf(uniqueProject()), encoding: 'json', metadata: { ...METADATA, extra: 1 } },
+      400,
+      'unknown_metadata_key',
+    ],
   ];
   it.each(bad)('%s → %s %s, never a 402', async (_name, input, status, code) => {
     const res = await post(uploadRequest(input));
@@ -46,7 +162,14 @@ describe('POST /api/v1/items: validation before any fee', () => {
 
   it('a multipart body without a file part → 400 missing_file; JSON without a file → 400', async () => {
     const boundary = 'b0undary';
-    const body = [`--${boundary}`, 'Content-Disposition: form-data; name="metadata"', '', JSON.stringify(METADATA), `--${boundary}--`, ''].join('\r\n');
+    const body = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="metadata"',
+      '',
+      JSON.stringify(METADATA),
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/items',
@@ -59,7 +182,9 @@ describe('POST /api/v1/items: validation before any fee', () => {
   });
 
   it('an upload from an unserved region → 403 region_unavailable before any fee is asked', async () => {
-    const res = await post(uploadRequest({ bytes: zipOf(uniqueProject()) }), { 'cf-ipcountry': 'KP' });
+    const res = await post(uploadRequest({ bytes: zipOf(uniqueProject()) }), {
+      'cf-ipcountry': 'KP',
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ error: 'region_unavailable', message: expect.any(String) });
     expect(res.headers['payment-required']).toBeUndefined();
@@ -67,7 +192,10 @@ describe('POST /api/v1/items: validation before any fee', () => {
   });
 
   it('refuses an archive over 10 MB with 413, multipart and JSON', async () => {
-    const big = Buffer.concat([zipOf(uniqueProject()).subarray(0, 4), Buffer.alloc(10 * 1024 * 1024 + 1)]);
+    const big = Buffer.concat([
+      zipOf(uniqueProject()).subarray(0, 4),
+      Buffer.alloc(10 * 1024 * 1024 + 1),
+    ]);
     for (const encoding of ['multipart', 'json'] as const) {
       const res = await post(uploadRequest({ bytes: big, encoding }));
       expect(res.statusCode, encoding).toBe(413);
@@ -92,7 +220,11 @@ describe('POST /api/v1/items: validation before any fee', () => {
 describe('POST /api/v1/items: paid', () => {
   it('202 pending_scan with an invoice; provisions the seller on every chain; bytes stored', async () => {
     const wallet = newWallet();
-    const { paid } = await upload(t, wallet, { bytes: await tarGzOf(uniqueProject()), compression: 'tar.gz', encoding: 'json' });
+    const { paid } = await upload(t, wallet, {
+      bytes: await tarGzOf(uniqueProject()),
+      compression: 'tar.gz',
+      encoding: 'json',
+    });
     expect(paid.statusCode).toBe(202);
     const body = paid.json() as { item_id: string; status: string; invoice_url: string };
     expect(Object.keys(body).sort()).toEqual(['invoice_url', 'item_id', 'status']);
@@ -100,11 +232,16 @@ describe('POST /api/v1/items: paid', () => {
     expect(paid.headers['payment-response']).toBeTruthy();
 
     const sql = t.runtime.deps.sql;
-    const [agent] = await sql<{ id: string; salesChains: string[] }[]>`select id, sales_chains from agents where address = ${wallet.address.toLowerCase()}`;
+    const [agent] = await sql<
+      { id: string; salesChains: string[] }[]
+    >`select id, sales_chains from agents where address = ${wallet.address.toLowerCase()}`;
     expect(agent!.salesChains.sort()).toEqual(['base', 'polygon']);
-    const payouts = await sql`select chain from payout_addresses where agent_id = ${agent!.id} order by chain`;
+    const payouts =
+      await sql`select chain from payout_addresses where agent_id = ${agent!.id} order by chain`;
     expect(payouts.map((p) => p.chain)).toEqual(['base', 'polygon']);
-    const [item] = await sql<{ status: string; archiveKey: string; compression: string }[]>`select status, archive_key, compression from items where id = ${body.item_id}`;
+    const [item] = await sql<
+      { status: string; archiveKey: string; compression: string }[]
+    >`select status, archive_key, compression from items where id = ${body.item_id}`;
     expect(item).toMatchObject({ status: 'pending_scan', compression: 'tar.gz' });
     expect(await t.blobFiles()).toContain(item!.archiveKey);
     const [job] = await sql`select state from jobs where item_id = ${body.item_id}`;
@@ -113,10 +250,21 @@ describe('POST /api/v1/items: paid', () => {
     const url = new URL(body.invoice_url);
     const inv = await t.app.inject({ method: 'GET', url: url.pathname + url.search });
     expect(inv.statusCode).toBe(200);
-    expect(inv.json()).toMatchObject({ kind: 'listing_fee', status: 'paid', amount: { total_raw: '10000', currency: 'USDC' } });
-    const md = await t.app.inject({ method: 'GET', url: url.pathname + url.search, headers: { accept: 'text/markdown' } });
+    expect(inv.json()).toMatchObject({
+      kind: 'listing_fee',
+      status: 'paid',
+      amount: { total_raw: '10000', currency: 'USDC' },
+    });
+    const md = await t.app.inject({
+      method: 'GET',
+      url: url.pathname + url.search,
+      headers: { accept: 'text/markdown' },
+    });
     expect(md.body).toContain('Listing fee');
-    const forged = await t.app.inject({ method: 'GET', url: url.pathname + url.search.replace(/sig=./, 'sig=A') });
+    const forged = await t.app.inject({
+      method: 'GET',
+      url: url.pathname + url.search.replace(/sig=./, 'sig=A'),
+    });
     expect(forged.statusCode).toBe(403);
   });
 
@@ -135,7 +283,9 @@ describe('POST /api/v1/items: paid', () => {
     expect(b.json().item_id).toBe(a.json().item_id);
     expect((await t.blobFiles()).length).toBe(before + 1);
     const [{ n }] = (await t.runtime.deps.sql`select count(*)::int as n from items where seller_id =
-      (select id from agents where address = ${wallet.address.toLowerCase()})`) as unknown as [{ n: number }];
+      (select id from agents where address = ${wallet.address.toLowerCase()})`) as unknown as [
+      { n: number },
+    ];
     expect(n).toBe(1);
   });
 
@@ -163,10 +313,12 @@ describe('POST /api/v1/items: paid', () => {
     const trivial = zipOf({ 'a.js': 'console.log(1);\n' });
     const rejectedId = await listItem(t, alice, { bytes: trivial });
     await t.work();
-    const [row] = await t.runtime.deps.sql`select status, status_reason from items where id = ${rejectedId}`;
+    const [row] = await t.runtime.deps
+      .sql`select status, status_reason from items where id = ${rejectedId}`;
     expect(row).toMatchObject({ status: 'rejected', statusReason: 'insufficient_complexity' });
     // Terminal, and the fee is kept.
-    const [fee] = await t.runtime.deps.sql`select amount_micro from listing_fees where item_id = ${rejectedId}`;
+    const [fee] = await t.runtime.deps
+      .sql`select amount_micro from listing_fees where item_id = ${rejectedId}`;
     expect(fee?.amountMicro).toBe(10_000);
     for (const w of [alice, bob]) {
       const res = await upload(t, w, { bytes: trivial });
@@ -193,13 +345,16 @@ describe('POST /api/v1/items: paid', () => {
     const first = await post(req);
     const prompt = promptOf(first);
     const { signPayment } = await import('../helpers/wallets.js');
-    const { header } = await signPayment(wallet, prompt, prompt.accepts[0]!, { authorization: { value: '1' } });
+    const { header } = await signPayment(wallet, prompt, prompt.accepts[0]!, {
+      authorization: { value: '1' },
+    });
     const before = await t.blobFiles();
     const res = await post(req, { 'payment-signature': header });
     expect(res.statusCode).toBe(402);
     expect(res.json()).toMatchObject({ error: 'payment_verification_failed' });
     expect(await t.blobFiles()).toEqual(before);
-    const rows = await t.runtime.deps.sql`select 1 from agents where address = ${wallet.address.toLowerCase()}`;
+    const rows = await t.runtime.deps
+      .sql`select 1 from agents where address = ${wallet.address.toLowerCase()}`;
     expect(rows.length).toBe(0);
   });
 });

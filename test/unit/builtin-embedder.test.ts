@@ -6,7 +6,16 @@ const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0
 describe('built-in embedder', () => {
   it('splits camelCase, PascalCase, snake_case, kebab-case and stack names', () => {
     expect(tokenize('parseHTTPRequest user_id my-lib Node.js C++ C#')).toEqual([
-      'parse', 'http', 'request', 'user', 'id', 'my', 'lib', 'nodejs', 'cpp', 'csharp',
+      'parse',
+      'http',
+      'request',
+      'user',
+      'id',
+      'my',
+      'lib',
+      'nodejs',
+      'cpp',
+      'csharp',
     ]);
   });
 

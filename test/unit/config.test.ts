@@ -4,7 +4,12 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 describe('loadConfig', () => {
   it('runs on an empty environment with the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './data', CONTRACT_REVISION: 'B' });
+    expect(c).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      DATA_DIR: './data',
+      CONTRACT_REVISION: 'B',
+    });
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.PUBLIC_BASE_URL).toBe('http://127.0.0.1:3000');
   });
@@ -29,14 +34,18 @@ describe('loadConfig', () => {
   });
 
   it('production secrets have no defaults: DATABASE_URL without URL_SIGNING_SECRET is refused', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/market' })).toThrow(/URL_SIGNING_SECRET/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/market' })).toThrow(
+      /URL_SIGNING_SECRET/,
+    );
     expect(() =>
       loadConfig({ DATABASE_URL: 'postgres://db/market', URL_SIGNING_SECRET: 'x'.repeat(32) }),
     ).not.toThrow();
   });
 
   it('a remote embeddings endpoint needs its model and dimension', () => {
-    expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1' })).toThrow(/EMBEDDINGS_MODEL/);
+    expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1' })).toThrow(
+      /EMBEDDINGS_MODEL/,
+    );
   });
 });
 
@@ -45,7 +54,9 @@ describe('.env.example', () => {
     const { readFile } = await import('node:fs/promises');
     const { ConfigSchema } = await import('../../src/config.js');
     const text = await readFile(new URL('../../.env.example', import.meta.url), 'utf8');
-    const keys = Object.keys((ConfigSchema.in as unknown as { shape: Record<string, unknown> }).shape);
+    const keys = Object.keys(
+      (ConfigSchema.in as unknown as { shape: Record<string, unknown> }).shape,
+    );
     expect(keys.length).toBeGreaterThan(20);
     const missing = keys.filter((k) => !new RegExp(`^#? ?${k}=`, 'm').test(text));
     expect(missing).toEqual([]);

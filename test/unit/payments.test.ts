@@ -12,14 +12,54 @@ const net = 'eip155:8453' as const;
 
 describe('settlement outcome classification (spec 7.1)', () => {
   it('maps answers and thrown errors onto settled / capacity / pending / failed', () => {
-    expect(classifySettle({ success: true, transaction: '0xabc', network: net }).kind).toBe('settled');
-    expect(classifySettle({ success: false, errorReason: 'settlement_pending', transaction: '0xabc', network: net })).toMatchObject({ kind: 'pending', transaction: '0xabc' });
-    expect(classifySettle({ success: false, errorReason: 'settlement_capacity', transaction: '', network: net }).kind).toBe('capacity');
-    expect(classifySettle({ success: false, errorReason: 'whatever', transaction: '', network: net }, 503).kind).toBe('capacity');
-    expect(classifySettle({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network: net })).toMatchObject({ kind: 'failed', reason: 'invalid_exact_evm_transaction_failed' });
-    expect(classifySettleError(new FacilitatorTimeoutError('settle', 100), net).kind).toBe('pending');
+    expect(classifySettle({ success: true, transaction: '0xabc', network: net }).kind).toBe(
+      'settled',
+    );
+    expect(
+      classifySettle({
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: '0xabc',
+        network: net,
+      }),
+    ).toMatchObject({ kind: 'pending', transaction: '0xabc' });
+    expect(
+      classifySettle({
+        success: false,
+        errorReason: 'settlement_capacity',
+        transaction: '',
+        network: net,
+      }).kind,
+    ).toBe('capacity');
+    expect(
+      classifySettle(
+        { success: false, errorReason: 'whatever', transaction: '', network: net },
+        503,
+      ).kind,
+    ).toBe('capacity');
+    expect(
+      classifySettle({
+        success: false,
+        errorReason: 'invalid_exact_evm_transaction_failed',
+        transaction: '',
+        network: net,
+      }),
+    ).toMatchObject({ kind: 'failed', reason: 'invalid_exact_evm_transaction_failed' });
+    expect(classifySettleError(new FacilitatorTimeoutError('settle', 100), net).kind).toBe(
+      'pending',
+    );
     expect(classifySettleError(new TypeError('fetch failed'), net).kind).toBe('capacity');
-    expect(classifySettleError(new SettleError(400, { success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network: net }), net).kind).toBe('failed');
+    expect(
+      classifySettleError(
+        new SettleError(400, {
+          success: false,
+          errorReason: 'invalid_exact_evm_transaction_failed',
+          transaction: '',
+          network: net,
+        }),
+        net,
+      ).kind,
+    ).toBe('failed');
   });
 });
 
@@ -32,15 +72,25 @@ describe('authorization checks', () => {
     validBefore: 1_000_300n,
     nonce: `0x${'ab'.repeat(32)}`,
   } as const;
-  const expect_ = { payTo: '0x2222222222222222222222222222222222222222', amount: '500', maxTimeoutSeconds: 300 };
+  const expect_ = {
+    payTo: '0x2222222222222222222222222222222222222222',
+    amount: '500',
+    maxTimeoutSeconds: 300,
+  };
   const opts = { nowSeconds: 1_000_000, skewSeconds: 30, settleMarginSeconds: 5 };
   it('accepts exactly what was asked and names the first mismatch otherwise', () => {
     expect(checkAuthorization(auth, expect_, opts)).toBeUndefined();
     expect(checkAuthorization({ ...auth, value: 499n }, expect_, opts)).toMatch(/value/);
     expect(checkAuthorization({ ...auth, to: auth.from }, expect_, opts)).toMatch(/recipient/);
-    expect(checkAuthorization({ ...auth, validBefore: 1_000_004n }, expect_, opts)).toMatch(/valid_before/);
-    expect(checkAuthorization({ ...auth, validBefore: 1_000_331n }, expect_, opts)).toMatch(/valid_before/);
-    expect(checkAuthorization({ ...auth, validAfter: 1_000_031n }, expect_, opts)).toMatch(/valid_after/);
+    expect(checkAuthorization({ ...auth, validBefore: 1_000_004n }, expect_, opts)).toMatch(
+      /valid_before/,
+    );
+    expect(checkAuthorization({ ...auth, validBefore: 1_000_331n }, expect_, opts)).toMatch(
+      /valid_before/,
+    );
+    expect(checkAuthorization({ ...auth, validAfter: 1_000_031n }, expect_, opts)).toMatch(
+      /valid_after/,
+    );
     expect(checkAuthorization({ ...auth, validAfter: 1_000_030n }, expect_, opts)).toBeUndefined();
   });
 });
@@ -53,8 +103,12 @@ describe('signed links and invoices', () => {
     const exp = url.searchParams.get('exp')!;
     const sig = url.searchParams.get('sig')!;
     expect(() => verifyLink(key, target, exp, sig, 1_000_000)).not.toThrow();
-    expect(() => verifyLink(key, { ...target, fileSha256: 'bb'.repeat(32) }, exp, sig, 1_000_000)).toThrow(/signature/);
-    expect(() => verifyLink(key, { ...target, kind: 'invoice' }, exp, sig, 1_000_000)).toThrow(/signature/);
+    expect(() =>
+      verifyLink(key, { ...target, fileSha256: 'bb'.repeat(32) }, exp, sig, 1_000_000),
+    ).toThrow(/signature/);
+    expect(() => verifyLink(key, { ...target, kind: 'invoice' }, exp, sig, 1_000_000)).toThrow(
+      /signature/,
+    );
     expect(() => verifyLink(Buffer.alloc(32, 8), target, exp, sig, 1_000_000)).toThrow(/signature/);
     expect(() => verifyLink(key, target, exp, sig, 2_000_000)).toThrow(/expired/);
     expect(() => verifyLink(key, target, undefined, sig)).toThrow();

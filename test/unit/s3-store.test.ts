@@ -42,12 +42,22 @@ beforeAll(async () => {
       return;
     }
     if (!obj) {
-      res.writeHead(404, { 'content-type': 'application/xml' }).end(req.method === 'HEAD' ? undefined : '<Error><Code>NoSuchKey</Code><Message>missing</Message></Error>');
+      res
+        .writeHead(404, { 'content-type': 'application/xml' })
+        .end(
+          req.method === 'HEAD'
+            ? undefined
+            : '<Error><Code>NoSuchKey</Code><Message>missing</Message></Error>',
+        );
       return;
     }
     const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-    const part = range ? obj.subarray(Number(range[1]), range[2] ? Number(range[2]) + 1 : undefined) : obj;
-    res.writeHead(range ? 206 : 200, { 'content-length': String(req.method === 'HEAD' ? obj.length : part.length) });
+    const part = range
+      ? obj.subarray(Number(range[1]), range[2] ? Number(range[2]) + 1 : undefined)
+      : obj;
+    res.writeHead(range ? 206 : 200, {
+      'content-length': String(req.method === 'HEAD' ? obj.length : part.length),
+    });
     res.end(req.method === 'HEAD' ? undefined : part);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -67,12 +77,16 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 describe('S3BlobStore', () => {
   it('puts, stats, reads (whole and ranged) and deletes through the SDK', async () => {
     const data = Buffer.from('zip bytes '.repeat(5000));
-    expect(await store.put('archives/a.zip', Readable.from([data]))).toEqual({ size: data.length, sha256: sha256Hex(data) });
+    expect(await store.put('archives/a.zip', Readable.from([data]))).toEqual({
+      size: data.length,
+      sha256: sha256Hex(data),
+    });
     expect(seen.at(-1)).toBe('PUT /archives-bucket/mk/archives/a.zip signed');
     expect(await store.stat('archives/a.zip')).toEqual({ size: data.length });
     expect((await readBlob(store, 'archives/a.zip', 1 << 20)).equals(data)).toBe(true);
     const chunks: Buffer[] = [];
-    for await (const c of await store.createReadStream('archives/a.zip', { start: 4, end: 8 })) chunks.push(Buffer.from(c as Uint8Array));
+    for await (const c of await store.createReadStream('archives/a.zip', { start: 4, end: 8 }))
+      chunks.push(Buffer.from(c as Uint8Array));
     expect(Buffer.concat(chunks).toString()).toBe(data.subarray(4, 9).toString());
     await store.delete('archives/a.zip');
     expect(await store.stat('archives/a.zip')).toBeUndefined();
@@ -81,7 +95,11 @@ describe('S3BlobStore', () => {
 
   it('refuses an oversized stream with 413 and uploads nothing', async () => {
     const before = objects.size;
-    const err = await store.put('archives/big.zip', Readable.from([Buffer.alloc(2048), Buffer.alloc(2048)]), { maxBytes: 3000 }).catch((e: unknown) => e);
+    const err = await store
+      .put('archives/big.zip', Readable.from([Buffer.alloc(2048), Buffer.alloc(2048)]), {
+        maxBytes: 3000,
+      })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).status).toBe(413);
     expect(objects.size).toBe(before);

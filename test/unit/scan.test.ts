@@ -29,7 +29,10 @@ describe('scanArchive: benign corpus', () => {
         ['tar.gz', await tarGzOf(files)],
       ] as const) {
         const out = await scanArchive(bytes, compression, limits);
-        expect(out, `${name} ${compression}: ${JSON.stringify(out.verdict === 'reject' && out.findings)}`).toMatchObject({
+        expect(
+          out,
+          `${name} ${compression}: ${JSON.stringify(out.verdict === 'reject' && out.findings)}`,
+        ).toMatchObject({
           verdict: 'accept',
         });
       }
@@ -44,7 +47,12 @@ describe('scanArchive: benign corpus', () => {
     expect((await scanArchive(tgz, 'tar.gz', limits)).verdict).toBe('accept');
     const zip = buildZip([
       { name: 'wc/', unixMode: 0o040755 },
-      ...files.map(([name, data]) => ({ name: `wc/${name}`, data, descriptor: true, unixMode: 0o100644 })),
+      ...files.map(([name, data]) => ({
+        name: `wc/${name}`,
+        data,
+        descriptor: true,
+        unixMode: 0o100644,
+      })),
     ]);
     expect((await scanArchive(zip, 'zip', limits)).verdict).toBe('accept');
   });
@@ -59,12 +67,30 @@ describe('scanArchive: benign corpus', () => {
 
 describe('configurable limits', () => {
   it('too many entries, total extracted size, nesting depth 0', async () => {
-    const files = { ...uniqueProject(), 'a.ts': 'export const a = 1;\n', 'b.ts': 'export const b = 2;\n' };
+    const files = {
+      ...uniqueProject(),
+      'a.ts': 'export const a = 1;\n',
+      'b.ts': 'export const b = 2;\n',
+    };
     const tooMany = await scanArchive(zipOf(files), 'zip', { ...limits, maxEntries: 4 });
-    expect(tooMany).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed', findings: [{ check: 'too_many_entries' }] });
-    const tooBig = await scanArchive(await tarGzOf(files), 'tar.gz', { ...limits, maxExtractedBytes: 2048 });
-    expect(tooBig).toMatchObject({ verdict: 'reject', findings: [{ check: 'extracted_size_limit' }] });
-    const nested = await scanArchive(zipOf({ ...files, 'lib.zip': zipOf(uniqueProject()) }), 'zip', { ...limits, maxNestingDepth: 0 });
+    expect(tooMany).toMatchObject({
+      verdict: 'reject',
+      reason: 'safety_checks_failed',
+      findings: [{ check: 'too_many_entries' }],
+    });
+    const tooBig = await scanArchive(await tarGzOf(files), 'tar.gz', {
+      ...limits,
+      maxExtractedBytes: 2048,
+    });
+    expect(tooBig).toMatchObject({
+      verdict: 'reject',
+      findings: [{ check: 'extracted_size_limit' }],
+    });
+    const nested = await scanArchive(
+      zipOf({ ...files, 'lib.zip': zipOf(uniqueProject()) }),
+      'zip',
+      { ...limits, maxNestingDepth: 0 },
+    );
     expect(nested).toMatchObject({ verdict: 'reject', findings: [{ check: 'nesting_too_deep' }] });
   });
 });
@@ -76,7 +102,9 @@ describe('secret findings', () => {
     const out = await scanArchive(zipOf(files), 'zip', limits);
     expect(out).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed' });
     if (out.verdict !== 'reject') return;
-    expect(out.findings).toEqual([{ check: 'secret', file: 'src/ci.ts', line: 3, detail: 'github_token' }]);
+    expect(out.findings).toEqual([
+      { check: 'secret', file: 'src/ci.ts', line: 3, detail: 'github_token' },
+    ]);
     expect(JSON.stringify(out.findings)).not.toContain(key.slice(4));
   });
 });

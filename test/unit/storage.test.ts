@@ -16,26 +16,36 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 async function listAll(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(e.name);
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) out.push(e.name);
   return out;
 }
 
 describe('FsBlobStore', () => {
   it('stores a stream atomically and reports size and sha256', async () => {
     const data = Buffer.from('hello archive bytes '.repeat(1000));
-    const res = await store.put('archives/a.zip', Readable.from([data.subarray(0, 7), data.subarray(7)]));
+    const res = await store.put(
+      'archives/a.zip',
+      Readable.from([data.subarray(0, 7), data.subarray(7)]),
+    );
     expect(res).toEqual({ size: data.length, sha256: sha256Hex(data) });
     expect(await store.stat('archives/a.zip')).toEqual({ size: data.length });
     expect((await readBlob(store, 'archives/a.zip', 1 << 20)).equals(data)).toBe(true);
-    const part = await readBlob2(await store.createReadStream('archives/a.zip', { start: 6, end: 12 }));
+    const part = await readBlob2(
+      await store.createReadStream('archives/a.zip', { start: 6, end: 12 }),
+    );
     expect(part.toString()).toBe(data.subarray(6, 13).toString());
   });
 
   it('cuts an oversized stream off with 413 and keeps no bytes', async () => {
-    const big = Readable.from((function* () {
-      for (let i = 0; i < 100; i++) yield Buffer.alloc(1024, i);
-    })());
-    const err = await store.put('archives/big.zip', big, { maxBytes: 10 * 1024 }).catch((e: unknown) => e);
+    const big = Readable.from(
+      (function* () {
+        for (let i = 0; i < 100; i++) yield Buffer.alloc(1024, i);
+      })(),
+    );
+    const err = await store
+      .put('archives/big.zip', big, { maxBytes: 10 * 1024 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).status).toBe(413);
     expect(await store.stat('archives/big.zip')).toBeUndefined();

@@ -11,7 +11,8 @@ export async function requireAgent(sql: Db, address: string): Promise<Agent> {
   const agent = await findAgentByAddress(sql, address);
   if (!agent) {
     throw new AppError(404, 'agent_not_found', {
-      message: 'this wallet has no account yet; an account is created by its first purchase or listing',
+      message:
+        'this wallet has no account yet; an account is created by its first purchase or listing',
     });
   }
   return agent;

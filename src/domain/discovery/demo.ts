@@ -14,14 +14,23 @@ function demoSellerAddress(n: number): string {
 }
 
 const EXT: Array<[RegExp, string]> = [
-  [/typescript/i, 'ts'], [/rust/i, 'rs'], [/\bgo\b/i, 'go'], [/python/i, 'py'],
-  [/solidity/i, 'sol'], [/c\+\+/i, 'cpp'], [/terraform/i, 'tf'], [/javascript|node/i, 'js'],
+  [/typescript/i, 'ts'],
+  [/rust/i, 'rs'],
+  [/\bgo\b/i, 'go'],
+  [/python/i, 'py'],
+  [/solidity/i, 'sol'],
+  [/c\+\+/i, 'cpp'],
+  [/terraform/i, 'tf'],
+  [/javascript|node/i, 'js'],
 ];
 
 /** A small, real tar.gz project for a demo listing: README, a source file and a manifest. */
 async function demoArchive(l: DemoListing): Promise<Buffer> {
   const ext = EXT.find(([re]) => re.test(l.techStack))?.[1] ?? 'txt';
-  const slug = l.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const slug = l.title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   const tar = pack();
   const gz = tar.pipe(createGzip());
   const chunks: Buffer[] = [];
@@ -31,7 +40,10 @@ async function demoArchive(l: DemoListing): Promise<Buffer> {
     gz.on('error', reject);
   });
   const at = { mtime: new Date('2026-01-01T00:00:00Z') }; // fixed: the same listing gives the same bytes
-  tar.entry({ name: `${slug}/README.md`, ...at }, `# ${l.title}\n\n${l.description}\n\nStack: ${l.techStack}\n`);
+  tar.entry(
+    { name: `${slug}/README.md`, ...at },
+    `# ${l.title}\n\n${l.description}\n\nStack: ${l.techStack}\n`,
+  );
   tar.entry(
     { name: `${slug}/src/main.${ext}`, ...at },
     `// ${l.title}\n// Demo listing source: ${l.description}\n\n` +
@@ -52,14 +64,18 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
   const { sql, storage, embedder, config } = deps;
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {
-    sellers.push((await provisionAgent(sql, demoSellerAddress(n), { payoutSalt: config.PAYOUT_FACTORY_SALT })).agent);
+    sellers.push(
+      (await provisionAgent(sql, demoSellerAddress(n), { payoutSalt: config.PAYOUT_FACTORY_SALT }))
+        .agent,
+    );
   }
   let added = 0;
   let skipped = 0;
   for (const [i, l] of DEMO_LISTINGS.entries()) {
     const bytes = await demoArchive(l);
     const sha = createHash('sha256').update(bytes).digest('hex');
-    const [exists] = await sql`select 1 from items where archive_sha256 = ${sha} and status <> 'deleted'`;
+    const [exists] =
+      await sql`select 1 from items where archive_sha256 = ${sha} and status <> 'deleted'`;
     if (exists) {
       skipped++;
       continue;

@@ -10,7 +10,13 @@ export interface ManifestEndpoint {
   auth: string;
   summary?: string;
   price_usdc?: string;
-  parameters: Array<{ name: string; in: string; required: boolean; description?: string; schema: unknown }>;
+  parameters: Array<{
+    name: string;
+    in: string;
+    required: boolean;
+    description?: string;
+    schema: unknown;
+  }>;
   request_body?: { content_type: string; schema: unknown }[];
   responses: Record<string, unknown>;
 }
@@ -47,7 +53,10 @@ export function endpointsFromOpenApi(doc: Json): ManifestEndpoint[] {
         ...(op['x-price-usdc'] ? { price_usdc: String(op['x-price-usdc']) } : {}),
         parameters: params,
         ...(body?.content && {
-          request_body: Object.entries(body.content).map(([ct, c]) => ({ content_type: ct, schema: c.schema })),
+          request_body: Object.entries(body.content).map(([ct, c]) => ({
+            content_type: ct,
+            schema: c.schema,
+          })),
         }),
         responses,
       });

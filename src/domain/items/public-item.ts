@@ -88,7 +88,11 @@ export function toPublicItem(row: PublicItemRow, ratingThreshold: number): Publi
 }
 
 /** `GET /api/v1/items/{uuid}`: only active items exist publicly. */
-export async function getPublicItem(sql: Db, id: string, ratingThreshold: number): Promise<PublicItem> {
+export async function getPublicItem(
+  sql: Db,
+  id: string,
+  ratingThreshold: number,
+): Promise<PublicItem> {
   const [row] = await sql<PublicItemRow[]>`
     select ${publicColumns(sql)}
     from items i join agents a on a.id = i.seller_id
@@ -107,7 +111,8 @@ export async function getPublicStatus(
   id: string,
   revision: 'A' | 'B',
 ): Promise<z.infer<typeof ItemStatusSchema>> {
-  const visible = revision === 'B' ? ['active'] : ['pending_scan', 'scanning', 'active', 'rejected'];
+  const visible =
+    revision === 'B' ? ['active'] : ['pending_scan', 'scanning', 'active', 'rejected'];
   const [row] = await sql<{ id: string; status: string; statusReason: string; createdAt: Date }[]>`
     select id, status, status_reason, created_at from items
     where id = ${id} and status = any(${visible})`;

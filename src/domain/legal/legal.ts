@@ -86,8 +86,20 @@ and the time, as part of the order.
 `;
 
 export const LEGAL_DOCUMENTS: LegalDocument[] = [
-  { kind: 'terms', version: 'v1', title: 'Marketplace Policy Terms', path: '/terms/v1', markdown: TERMS_V1 },
-  { kind: 'license', version: 'v1', title: 'Buyer License Terms', path: '/license/v1', markdown: LICENSE_V1 },
+  {
+    kind: 'terms',
+    version: 'v1',
+    title: 'Marketplace Policy Terms',
+    path: '/terms/v1',
+    markdown: TERMS_V1,
+  },
+  {
+    kind: 'license',
+    version: 'v1',
+    title: 'Buyer License Terms',
+    path: '/license/v1',
+    markdown: LICENSE_V1,
+  },
 ];
 
 export interface CurrentLegal {

@@ -22,10 +22,16 @@ export const LISTED: ItemStatus[] = ['pending_scan', 'scanning', 'active'];
  * `duplicate_code`; deleted by the same seller → allowed. A still-kept deleted listing of another
  * seller also answers 409 `duplicate_code` (the bytes are that seller's listing until purged).
  */
-export async function checkDuplicates(sql: Db, sha256: string, sellerAddress?: string): Promise<void> {
+export async function checkDuplicates(
+  sql: Db,
+  sha256: string,
+  sellerAddress?: string,
+): Promise<void> {
   const [rejected] = await sql`select 1 from rejected_archives where archive_sha256 = ${sha256}`;
   if (rejected) {
-    throw new AppError(403, 'code_previously_rejected', { message: 'this archive was refused by the safety scan and can never be listed' });
+    throw new AppError(403, 'code_previously_rejected', {
+      message: 'this archive was refused by the safety scan and can never be listed',
+    });
   }
   const rows = await sql<{ status: ItemStatus; address: string }[]>`
     select i.status, a.address from items i join agents a on a.id = i.seller_id
@@ -33,7 +39,10 @@ export async function checkDuplicates(sql: Db, sha256: string, sellerAddress?: s
       and i.purged_at is null`;
   const other = sellerAddress?.toLowerCase();
   for (const r of rows) {
-    if (LISTED.includes(r.status) || (r.status === 'deleted' && other !== undefined && r.address !== other)) {
+    if (
+      LISTED.includes(r.status) ||
+      (r.status === 'deleted' && other !== undefined && r.address !== other)
+    ) {
       throw new AppError(409, 'duplicate_code', { message: 'this archive is already listed' });
     }
   }
@@ -45,7 +54,9 @@ export async function checkListingCap(sql: Db, sellerAddress: string, cap: numbe
     select count(*)::int as n from items i join agents a on a.id = i.seller_id
     where a.address = ${sellerAddress.toLowerCase()} and i.status in ('pending_scan', 'scanning', 'active')`;
   if ((row?.n ?? 0) >= cap) {
-    throw new AppError(409, 'listing_limit_reached', { message: `a seller can have at most ${cap} listings at once; delete one first` });
+    throw new AppError(409, 'listing_limit_reached', {
+      message: `a seller can have at most ${cap} listings at once; delete one first`,
+    });
   }
 }
 
@@ -90,9 +101,14 @@ export function listingContext(itemId: string, archiveKey: string, u: ValidUploa
  * created `rejected` with `duplicate_content` (the fee is kept, as for any refused listing).
  */
 export function listingFulfilment(config: Config) {
-  return async (tx: postgres.TransactionSql, ctx: PaidContext<ListingContext>): Promise<ListingResult> => {
+  return async (
+    tx: postgres.TransactionSql,
+    ctx: PaidContext<ListingContext>,
+  ): Promise<ListingResult> => {
     const c = ctx.context;
-    const { agent } = await provisionAgent(tx, ctx.payer, { payoutSalt: config.PAYOUT_FACTORY_SALT });
+    const { agent } = await provisionAgent(tx, ctx.payer, {
+      payoutSalt: config.PAYOUT_FACTORY_SALT,
+    });
     const [row] = await tx<{ id: string }[]>`
       insert into items (id, seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
                          price_micro, archive_sha256, archive_key, archive_size, compression, file_name)
@@ -124,21 +140,37 @@ export function listingFulfilment(config: Config) {
 // --- listing invoice links ------------------------------------------------------------------
 
 function invoiceMac(key: Buffer, itemId: string, exp: number): string {
-  return createHmac('sha256', key).update(`link:v1:listing-invoice:${itemId}:${exp}`).digest('base64url');
+  return createHmac('sha256', key)
+    .update(`link:v1:listing-invoice:${itemId}:${exp}`)
+    .digest('base64url');
 }
 
-export function signListingInvoice(key: Buffer, baseUrl: string, itemId: string, ttlSeconds: number, nowMs = Date.now()): string {
+export function signListingInvoice(
+  key: Buffer,
+  baseUrl: string,
+  itemId: string,
+  ttlSeconds: number,
+  nowMs = Date.now(),
+): string {
   const exp = Math.floor(nowMs / 1000) + ttlSeconds;
   return `${baseUrl}/api/v1/listing-invoices/${itemId}?exp=${exp}&sig=${invoiceMac(key, itemId, exp)}`;
 }
 
-export function verifyListingInvoice(key: Buffer, itemId: string, exp: string | undefined, sig: string | undefined, nowMs = Date.now()): void {
-  const invalid = () => new AppError(403, 'invalid_link', { message: 'the link signature does not match' });
+export function verifyListingInvoice(
+  key: Buffer,
+  itemId: string,
+  exp: string | undefined,
+  sig: string | undefined,
+  nowMs = Date.now(),
+): void {
+  const invalid = () =>
+    new AppError(403, 'invalid_link', { message: 'the link signature does not match' });
   if (!exp || !sig || !/^\d{1,12}$/.test(exp)) throw invalid();
   const expected = Buffer.from(invoiceMac(key, itemId, Number(exp)));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
-  if (Number(exp) * 1000 <= nowMs) throw new AppError(403, 'link_expired', { message: 'this invoice link has expired' });
+  if (Number(exp) * 1000 <= nowMs)
+    throw new AppError(403, 'link_expired', { message: 'this invoice link has expired' });
 }
 
 export interface ListingInvoice {
@@ -149,14 +181,33 @@ export interface ListingInvoice {
   item: { id: string; title: string; file_name: string; sha256: string };
   seller: { address: string; username: string };
   amount: { currency: 'USDC'; total: string; total_raw: string; decimals: 6 };
-  payment: { chain: string; network: string; asset: string; pay_to: string; payer: string; transaction: string; scheme: 'exact' };
+  payment: {
+    chain: string;
+    network: string;
+    asset: string;
+    pay_to: string;
+    payer: string;
+    transaction: string;
+    scheme: 'exact';
+  };
 }
 
 export async function listingInvoice(sql: Db, itemId: string): Promise<ListingInvoice> {
   const [r] = await sql<
     {
-      itemId: string; title: string; fileName: string; archiveSha256: string; username: string; payer: string;
-      chain: string; network: string; asset: string; payTo: string; amountMicro: number; transaction: string; paidAt: Date;
+      itemId: string;
+      title: string;
+      fileName: string;
+      archiveSha256: string;
+      username: string;
+      payer: string;
+      chain: string;
+      network: string;
+      asset: string;
+      payTo: string;
+      amountMicro: number;
+      transaction: string;
+      paidAt: Date;
     }[]
   >`
     select f.item_id, i.title, i.file_name, i.archive_sha256, a.username, f.payer, f.chain, f.network, f.asset,
@@ -171,8 +222,21 @@ export async function listingInvoice(sql: Db, itemId: string): Promise<ListingIn
     status: 'paid',
     item: { id: r.itemId, title: r.title, file_name: r.fileName, sha256: r.archiveSha256 },
     seller: { address: r.payer, username: r.username },
-    amount: { currency: 'USDC', total: microToUsdc(r.amountMicro).toFixed(6), total_raw: String(r.amountMicro), decimals: 6 },
-    payment: { chain: r.chain, network: r.network, asset: r.asset, pay_to: r.payTo, payer: r.payer, transaction: r.transaction, scheme: 'exact' },
+    amount: {
+      currency: 'USDC',
+      total: microToUsdc(r.amountMicro).toFixed(6),
+      total_raw: String(r.amountMicro),
+      decimals: 6,
+    },
+    payment: {
+      chain: r.chain,
+      network: r.network,
+      asset: r.asset,
+      pay_to: r.payTo,
+      payer: r.payer,
+      transaction: r.transaction,
+      scheme: 'exact',
+    },
   };
 }
 
@@ -218,12 +282,25 @@ export async function sellerItems(
   sql: Db,
   sellerId: string,
   q: { status?: ItemStatus; limit: number; offset: number },
-): Promise<{ items: SellerItemRow[]; pagination: { limit: number; offset: number; total: number }; allowed_statuses: ItemStatus[] }> {
+): Promise<{
+  items: SellerItemRow[];
+  pagination: { limit: number; offset: number; total: number };
+  allowed_statuses: ItemStatus[];
+}> {
   const filter = q.status ? sql`and status = ${q.status}` : sql``;
   const [{ total } = { total: 0 }] = await sql<{ total: number }[]>`
     select count(*)::int as total from items where seller_id = ${sellerId} and purged_at is null ${filter}`;
   const rows = await sql<
-    { id: string; status: ItemStatus; statusReason: string; title: string; techStack: string; priceMicro: number; createdAt: Date; deletedAt: Date | null }[]
+    {
+      id: string;
+      status: ItemStatus;
+      statusReason: string;
+      title: string;
+      techStack: string;
+      priceMicro: number;
+      createdAt: Date;
+      deletedAt: Date | null;
+    }[]
   >`
     select id, status, status_reason, title, tech_stack, price_micro, created_at, deleted_at
     from items where seller_id = ${sellerId} and purged_at is null ${filter}
@@ -245,7 +322,11 @@ export async function sellerItems(
 }
 
 /** Owner view of one item, hidden states included; 404 for anyone else. */
-export async function sellerItemStatus(sql: Db, sellerId: string, itemId: string): Promise<{ status: ItemStatus; reason: string }> {
+export async function sellerItemStatus(
+  sql: Db,
+  sellerId: string,
+  itemId: string,
+): Promise<{ status: ItemStatus; reason: string }> {
   const [r] = await sql<{ status: ItemStatus; statusReason: string }[]>`
     select status, status_reason from items where id = ${itemId} and seller_id = ${sellerId} and purged_at is null`;
   if (!r) throw notFound();

@@ -38,7 +38,11 @@ export function listingFeeOffer(deps: Pick<Deps, 'config' | 'platformPayTo'>): P
  *    request fails, so no row points at missing bytes and no failed request leaves bytes behind.
  *    A retry of the same signed request answers the stored result.
  */
-export async function submitListing(deps: Deps, request: GuardRequest, upload: ValidUpload): Promise<SubmitResult> {
+export async function submitListing(
+  deps: Deps,
+  request: GuardRequest,
+  upload: ValidUpload,
+): Promise<SubmitResult> {
   const offer = listingFeeOffer(deps);
   if (!paymentSignatureOf(request)) {
     await checkDuplicates(deps.sql, upload.sha256);
@@ -66,7 +70,8 @@ export async function submitListing(deps: Deps, request: GuardRequest, upload: V
   } catch (e) {
     // A pending settlement may still complete (the reconciler then creates this very listing):
     // its bytes must stay. Every other failure created nothing.
-    if (!(e instanceof AppError && e.code === 'payment_settlement_pending')) await removeQuietly(deps, archiveKey);
+    if (!(e instanceof AppError && e.code === 'payment_settlement_pending'))
+      await removeQuietly(deps, archiveKey);
     throw e;
   }
   if (done.result.item_id !== itemId) await removeQuietly(deps, archiveKey); // a replay: the first request's bytes hold

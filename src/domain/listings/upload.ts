@@ -11,7 +11,13 @@ import type { Compression } from '../scan/scan-archive.js';
  * `unknown_metadata_key`, `invalid_price`, `invalid_file_name`, `missing_file`,
  * `unsupported_archive`, `payload_too_large` (413).
  */
-export const METADATA_KEYS = ['title', 'description', 'prompt_summary', 'tech_stack', 'prices'] as const;
+export const METADATA_KEYS = [
+  'title',
+  'description',
+  'prompt_summary',
+  'tech_stack',
+  'prices',
+] as const;
 
 export interface ListingMetadata {
   title: string;
@@ -44,26 +50,42 @@ const MetadataSchema = z.object({
   prices: z.unknown(),
 });
 
-export function parseMetadata(raw: unknown, config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC'>): ListingMetadata {
+export function parseMetadata(
+  raw: unknown,
+  config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC'>,
+): ListingMetadata {
   let value = raw;
   if (typeof raw === 'string') {
     try {
       value = JSON.parse(raw);
     } catch {
-      throw badRequest('invalid_metadata', 'metadata must be a JSON object (multipart: a JSON string)');
+      throw badRequest(
+        'invalid_metadata',
+        'metadata must be a JSON object (multipart: a JSON string)',
+      );
     }
   }
-  if (value === undefined || value === null) throw badRequest('invalid_metadata', 'metadata is required');
-  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest('invalid_metadata', 'metadata must be a JSON object');
-  const unknown = Object.keys(value).filter((k) => !(METADATA_KEYS as readonly string[]).includes(k));
+  if (value === undefined || value === null)
+    throw badRequest('invalid_metadata', 'metadata is required');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('invalid_metadata', 'metadata must be a JSON object');
+  const unknown = Object.keys(value).filter(
+    (k) => !(METADATA_KEYS as readonly string[]).includes(k),
+  );
   if (unknown.length) {
-    throw badRequest('unknown_metadata_key', `unknown metadata keys: ${unknown.join(', ')} (allowed: ${METADATA_KEYS.join(', ')})`);
+    throw badRequest(
+      'unknown_metadata_key',
+      `unknown metadata keys: ${unknown.join(', ')} (allowed: ${METADATA_KEYS.join(', ')})`,
+    );
   }
   const parsed = MetadataSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join('.') || 'metadata';
-    const msg = issue.code === 'invalid_type' && issue.input === undefined ? `${field} is required` : issue.message;
+    const msg =
+      issue.code === 'invalid_type' && issue.input === undefined
+        ? `${field} is required`
+        : issue.message;
     throw badRequest('invalid_metadata', msg);
   }
   const m = parsed.data;
@@ -76,18 +98,25 @@ export function parseMetadata(raw: unknown, config: Pick<Config, 'MIN_PRICE_USDC
   };
 }
 
-function parsePrice(prices: unknown, config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC'>): number {
+function parsePrice(
+  prices: unknown,
+  config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC'>,
+): number {
   const range = `between ${config.MIN_PRICE_USDC} and ${config.MAX_PRICE_USDC}`;
-  if (prices === undefined) throw badRequest('invalid_price', 'prices is required, e.g. { "USDC": 5 }');
+  if (prices === undefined)
+    throw badRequest('invalid_price', 'prices is required, e.g. { "USDC": 5 }');
   if (typeof prices !== 'object' || prices === null || Array.isArray(prices)) {
     throw badRequest('invalid_price', 'prices must be an object like { "USDC": 5 }');
   }
   const keys = Object.keys(prices);
-  if (keys.length !== 1 || keys[0] !== 'USDC') throw badRequest('invalid_price', 'only USDC is accepted: { "USDC": <number> }');
+  if (keys.length !== 1 || keys[0] !== 'USDC')
+    throw badRequest('invalid_price', 'only USDC is accepted: { "USDC": <number> }');
   const usdc = (prices as { USDC: unknown }).USDC;
-  if (typeof usdc !== 'number' || !Number.isFinite(usdc)) throw badRequest('invalid_price', 'prices.USDC must be a number');
+  if (typeof usdc !== 'number' || !Number.isFinite(usdc))
+    throw badRequest('invalid_price', 'prices.USDC must be a number');
   const micro = usdcToMicro(usdc);
-  if (Math.abs(micro - usdc * 1e6) > 1e-6) throw badRequest('invalid_price', 'prices.USDC has at most 6 decimals');
+  if (Math.abs(micro - usdc * 1e6) > 1e-6)
+    throw badRequest('invalid_price', 'prices.USDC has at most 6 decimals');
   if (usdc < config.MIN_PRICE_USDC || usdc > config.MAX_PRICE_USDC) {
     throw badRequest('invalid_price', `prices.USDC must be ${range}`);
   }
@@ -103,14 +132,25 @@ export function compressionOfName(name: string): Compression | undefined {
 }
 
 export function checkFileName(name: string | undefined, compression: Compression): string {
-  if (!name) throw badRequest('invalid_file_name', 'the file part needs a file name ending in .zip, .tar.gz or .tgz');
+  if (!name)
+    throw badRequest(
+      'invalid_file_name',
+      'the file part needs a file name ending in .zip, .tar.gz or .tgz',
+    );
   // eslint-disable-next-line no-control-regex
   if (name.length > 255 || /[\u0000-\u001f\u007f/\\]/.test(name) || name.startsWith('.')) {
-    throw badRequest('invalid_file_name', 'file name must be a plain name (no path, no control characters, at most 255 characters)');
+    throw badRequest(
+      'invalid_file_name',
+      'file name must be a plain name (no path, no control characters, at most 255 characters)',
+    );
   }
   const byName = compressionOfName(name);
   if (!byName) throw badRequest('invalid_file_name', 'file name must end in .zip, .tar.gz or .tgz');
-  if (byName !== compression) throw badRequest('invalid_file_name', `file name says ${byName} but compression is ${compression}`);
+  if (byName !== compression)
+    throw badRequest(
+      'invalid_file_name',
+      `file name says ${byName} but compression is ${compression}`,
+    );
   return name;
 }
 
@@ -129,7 +169,12 @@ export function tooLarge(max: number): AppError {
 }
 
 export function finishUpload(
-  input: { metadata: unknown; compression: Compression; fileName: string | undefined; bytes: Buffer },
+  input: {
+    metadata: unknown;
+    compression: Compression;
+    fileName: string | undefined;
+    bytes: Buffer;
+  },
   config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC' | 'MAX_ARCHIVE_BYTES'>,
 ): ValidUpload {
   const metadata = parseMetadata(input.metadata, config);
@@ -148,20 +193,39 @@ export function finishUpload(
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The JSON encoding: `{ compression, file: <base64>, metadata }`. */
-export function parseJsonUpload(body: unknown, config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC' | 'MAX_ARCHIVE_BYTES'>): ValidUpload {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('invalid_request', 'body must be a JSON object');
+export function parseJsonUpload(
+  body: unknown,
+  config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC' | 'MAX_ARCHIVE_BYTES'>,
+): ValidUpload {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badRequest('invalid_request', 'body must be a JSON object');
   const b = body as Record<string, unknown>;
-  const unknownKeys = Object.keys(b).filter((k) => !['compression', 'file', 'metadata', 'file_name'].includes(k));
-  if (unknownKeys.length) throw badRequest('invalid_request', `unknown body fields: ${unknownKeys.join(', ')}`);
+  const unknownKeys = Object.keys(b).filter(
+    (k) => !['compression', 'file', 'metadata', 'file_name'].includes(k),
+  );
+  if (unknownKeys.length)
+    throw badRequest('invalid_request', `unknown body fields: ${unknownKeys.join(', ')}`);
   const c = b.compression ?? 'zip';
-  if (c !== 'zip' && c !== 'tar.gz' && c !== 'tgz') throw badRequest('unsupported_archive', 'compression must be zip, tar.gz or tgz');
+  if (c !== 'zip' && c !== 'tar.gz' && c !== 'tgz')
+    throw badRequest('unsupported_archive', 'compression must be zip, tar.gz or tgz');
   const compression: Compression = c === 'zip' ? 'zip' : 'tar.gz';
-  if (typeof b.file !== 'string' || b.file.length === 0) throw badRequest('missing_file', 'file must be the base64 archive');
+  if (typeof b.file !== 'string' || b.file.length === 0)
+    throw badRequest('missing_file', 'file must be the base64 archive');
   const file = b.file.replace(/\s+/g, '');
-  if (Math.floor((file.length * 3) / 4) - 2 > config.MAX_ARCHIVE_BYTES) throw tooLarge(config.MAX_ARCHIVE_BYTES);
-  if (file.length % 4 !== 0 || !BASE64.test(file)) throw badRequest('invalid_file', 'file is not valid base64');
-  const fileName = typeof b.file_name === 'string' ? b.file_name : compression === 'zip' ? 'archive.zip' : 'archive.tar.gz';
+  if (Math.floor((file.length * 3) / 4) - 2 > config.MAX_ARCHIVE_BYTES)
+    throw tooLarge(config.MAX_ARCHIVE_BYTES);
+  if (file.length % 4 !== 0 || !BASE64.test(file))
+    throw badRequest('invalid_file', 'file is not valid base64');
+  const fileName =
+    typeof b.file_name === 'string'
+      ? b.file_name
+      : compression === 'zip'
+        ? 'archive.zip'
+        : 'archive.tar.gz';
   // Metadata first: a malformed listing is refused before its (possibly large) file is decoded.
   parseMetadata(b.metadata, config);
-  return finishUpload({ metadata: b.metadata, compression, fileName, bytes: Buffer.from(file, 'base64') }, config);
+  return finishUpload(
+    { metadata: b.metadata, compression, fileName, bytes: Buffer.from(file, 'base64') },
+    config,
+  );
 }

@@ -3,7 +3,12 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { paymentSignatureOf, type GuardRequest, type PaidOption, type X402Guard } from '../../x402/guard.js';
+import {
+  paymentSignatureOf,
+  type GuardRequest,
+  type PaidOption,
+  type X402Guard,
+} from '../../x402/guard.js';
 import { CHAINS, ChainSchema, microToUsdc, type Chain } from '../chains.js';
 import { currentLegal, type CurrentLegal } from '../legal/legal.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
@@ -55,11 +60,15 @@ interface SaleItem {
 }
 
 /** Region gating (spec 1.11): before any payment is requested. */
-export function assertRegionServed(config: Pick<Config, 'REGION_DENY_LIST'>, country: string | undefined): void {
+export function assertRegionServed(
+  config: Pick<Config, 'REGION_DENY_LIST'>,
+  country: string | undefined,
+): void {
   const c = country?.trim().toUpperCase();
   if (c && config.REGION_DENY_LIST.some((d) => d.toUpperCase() === c)) {
     throw new AppError(403, 'region_unavailable', {
-      message: 'Buying and listing are not available in your region. This is final for this region; discovery stays open.',
+      message:
+        'Buying and listing are not available in your region. This is final for this region; discovery stays open.',
     });
   }
 }
@@ -97,7 +106,8 @@ export class SaleItemCache {
     if (hit && hit.expires > this.now()) return { item: hit.item, cached: true };
     if (hit) this.entries.delete(itemId);
     const item = await loadSaleItem(sql, itemId);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size >= this.maxEntries)
+      this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(itemId, { item, expires: this.now() + this.ttlMs });
     return { item, cached: false };
   }
@@ -128,7 +138,12 @@ function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
 }
 
 /** `extensions.bazaar`: how to complete this purchase, legal terms, provider and item (spec 2.9). */
-export function acquireDiscovery(config: Config, item: SaleItem, chains: Chain[], legal: CurrentLegal) {
+export function acquireDiscovery(
+  config: Config,
+  item: SaleItem,
+  chains: Chain[],
+  legal: CurrentLegal,
+) {
   const chain = chains[0]!;
   const base = config.PUBLIC_BASE_URL;
   return {
@@ -161,7 +176,12 @@ export function acquireDiscovery(config: Config, item: SaleItem, chains: Chain[]
         license: { version: legal.license.version, url: legal.license.url },
       },
       provider: { name: 'Code artifact marketplace', url: base, manifest: `${base}/api/v1/skills` },
-      item: { id: item.id, title: item.title.slice(0, 120), price_usdc: microToUsdc(item.priceMicro), chains },
+      item: {
+        id: item.id,
+        title: item.title.slice(0, 120),
+        price_usdc: microToUsdc(item.priceMicro),
+        chains,
+      },
     },
     schema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -205,7 +225,8 @@ export async function acquire(
     } catch (e) {
       if (!(e instanceof ClaimConditionFailed)) throw e;
       deps.saleItems?.invalidate(itemId);
-      if (attempt >= 2) throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
+      if (attempt >= 2)
+        throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
     }
   }
 }
@@ -223,29 +244,46 @@ async function acquireOnce(
   }
   assertRegionServed(deps.config, country);
   if (fresh) deps.saleItems?.invalidate(itemId);
-  const item = deps.saleItems ? (await deps.saleItems.get(deps.sql, itemId)).item : await loadSaleItem(deps.sql, itemId);
+  const item = deps.saleItems
+    ? (await deps.saleItems.get(deps.sql, itemId)).item
+    : await loadSaleItem(deps.sql, itemId);
   const options = saleOptions(item, body.chain);
   if (options.length === 0) {
-    throw new AppError(409, 'seller_wallet_missing', { message: 'the seller accepts no sales on any supported chain right now' });
+    throw new AppError(409, 'seller_wallet_missing', {
+      message: 'the seller accepts no sales on any supported chain right now',
+    });
   }
   const legal = currentLegal(deps.config.PUBLIC_BASE_URL);
   const offer = {
     options,
     description: `Purchase of item ${item.id}`,
-    extensions: { bazaar: acquireDiscovery(deps.config, item, options.map((o) => o.chain), legal) },
+    extensions: {
+      bazaar: acquireDiscovery(
+        deps.config,
+        item,
+        options.map((o) => o.chain),
+        legal,
+      ),
+    },
   };
   if (paymentSignatureOf(req)) {
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
     if (body.policy_accepted !== true) {
-      throw new AppError(400, 'policy_acceptance_required', { message: `send policy_accepted: true (terms ${legal.policy.url})` });
+      throw new AppError(400, 'policy_acceptance_required', {
+        message: `send policy_accepted: true (terms ${legal.policy.url})`,
+      });
     }
     if (body.license_accepted !== true) {
-      throw new AppError(400, 'license_acceptance_required', { message: `send license_accepted: true (license ${legal.license.url})` });
+      throw new AppError(400, 'license_acceptance_required', {
+        message: `send license_accepted: true (license ${legal.license.url})`,
+      });
     }
   }
   const payment = await deps.x402.paid(req, offer);
   if (payment.payer === item.sellerAddress.toLowerCase()) {
-    throw new AppError(403, 'self_purchase_forbidden', { message: 'a wallet cannot buy its own listing' });
+    throw new AppError(403, 'self_purchase_forbidden', {
+      message: 'a wallet cannot buy its own listing',
+    });
   }
   const context: AcquireContext = {
     orderId: randomUUID(),
@@ -264,11 +302,20 @@ async function acquireOnce(
     payment,
     context,
     pendingDetails: (c) => ({ order_id: c.orderId }),
-    claimCondition: saleStillValid(deps.sql, item, payment.chain, payment.requirement.payTo, payment.amountMicro),
+    claimCondition: saleStillValid(
+      deps.sql,
+      item,
+      payment.chain,
+      payment.requirement.payTo,
+      payment.amountMicro,
+    ),
   });
   const links: OrderLinks = orderLinks(deps.config, deps.secrets.urlSigningKey, {
     id: done.result.orderId,
     archiveSha256: item.archiveSha256,
   });
-  return { response: { order_id: done.result.orderId, ...links }, paymentResponseHeader: done.paymentResponseHeader };
+  return {
+    response: { order_id: done.result.orderId, ...links },
+    paymentResponseHeader: done.paymentResponseHeader,
+  };
 }

@@ -11,8 +11,22 @@ export interface Invoice {
   seller: { username: string };
   buyer: { address: string; username: string };
   amount: { currency: 'USDC'; total: string; total_raw: string; decimals: number };
-  payment: { chain: string; network: string; asset: string; pay_to: string; payer: string; transaction: string; scheme: 'exact' };
-  legal: { policy_version: string; policy_url: string; license_version: string; license_url: string; accepted_at: string };
+  payment: {
+    chain: string;
+    network: string;
+    asset: string;
+    pay_to: string;
+    payer: string;
+    transaction: string;
+    scheme: 'exact';
+  };
+  legal: {
+    policy_version: string;
+    policy_url: string;
+    license_version: string;
+    license_url: string;
+    accepted_at: string;
+  };
 }
 
 export function buildInvoice(o: OrderRecord): Invoice {

@@ -28,7 +28,10 @@ export interface AcquireResult extends Record<string, unknown> {
  * Runs exactly once per payment (x402_payments row lock + orders.payment_id unique).
  */
 export function acquireFulfilment(config: Pick<Config, 'PAYOUT_FACTORY_SALT'>) {
-  return async (tx: postgres.TransactionSql, ctx: PaidContext<AcquireContext>): Promise<AcquireResult> => {
+  return async (
+    tx: postgres.TransactionSql,
+    ctx: PaidContext<AcquireContext>,
+  ): Promise<AcquireResult> => {
     const c = ctx.context;
     // Returning buyers skip provisioning (its payout-address upsert only matters at creation).
     const buyer =
@@ -63,7 +66,9 @@ export function acquireInlineFulfilment(
   return (sql, ctx) => {
     const c = ctx.context;
     const chains = [...CHAINS];
-    const payouts = chains.map((chain) => derivePayoutAddress(ctx.payer, chain, config.PAYOUT_FACTORY_SALT));
+    const payouts = chains.map((chain) =>
+      derivePayoutAddress(ctx.payer, chain, config.PAYOUT_FACTORY_SALT),
+    );
     const ready = sql`
       known as (select id from agents where address = ${ctx.payer}),
       created as (
@@ -128,7 +133,10 @@ export interface OrderRecord {
 }
 
 /** A completed order with everything links, downloads and invoices need. */
-export async function findCompletedOrder(sql: Db, orderId: string): Promise<OrderRecord | undefined> {
+export async function findCompletedOrder(
+  sql: Db,
+  orderId: string,
+): Promise<OrderRecord | undefined> {
   const [row] = await sql<OrderRecord[]>`
     select o.id, o.item_id, o.buyer_id, o.seller_id, o.chain, o.network, o.asset, o.pay_to, o.payer,
            o.amount_micro, o.transaction, o.completed_at,
@@ -145,10 +153,16 @@ export async function findCompletedOrder(sql: Db, orderId: string): Promise<Orde
 }
 
 /** The buyer's own completed order, or 404 (absence and foreign ownership look the same). */
-export async function findBuyerOrder(sql: Db, orderId: string, buyerId: string): Promise<OrderRecord> {
+export async function findBuyerOrder(
+  sql: Db,
+  orderId: string,
+  buyerId: string,
+): Promise<OrderRecord> {
   const order = await findCompletedOrder(sql, orderId);
   if (!order || order.buyerId !== buyerId) {
-    throw new AppError(404, 'order_not_found', { message: 'no completed order with this id belongs to the signing wallet' });
+    throw new AppError(404, 'order_not_found', {
+      message: 'no completed order with this id belongs to the signing wallet',
+    });
   }
   return order;
 }

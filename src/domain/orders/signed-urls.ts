@@ -15,7 +15,10 @@ export interface LinkTarget {
   fileSha256: string;
 }
 
-const PATHS: Record<LinkKind, string> = { download: '/api/v1/downloads', invoice: '/api/v1/invoices' };
+const PATHS: Record<LinkKind, string> = {
+  download: '/api/v1/downloads',
+  invoice: '/api/v1/invoices',
+};
 
 function mac(key: Buffer, t: LinkTarget, exp: number): string {
   return createHmac('sha256', key)
@@ -23,13 +26,25 @@ function mac(key: Buffer, t: LinkTarget, exp: number): string {
     .digest('base64url');
 }
 
-export function signLink(key: Buffer, baseUrl: string, t: LinkTarget, ttlSeconds: number, nowMs = Date.now()): string {
+export function signLink(
+  key: Buffer,
+  baseUrl: string,
+  t: LinkTarget,
+  ttlSeconds: number,
+  nowMs = Date.now(),
+): string {
   const exp = Math.floor(nowMs / 1000) + ttlSeconds;
   return `${baseUrl}${PATHS[t.kind]}/${t.orderId}?exp=${exp}&sig=${mac(key, t, exp)}`;
 }
 
 /** Throws 403 `invalid_link` (tampered) or `link_expired`; returns when the link is good. */
-export function verifyLink(key: Buffer, t: LinkTarget, exp: string | undefined, sig: string | undefined, nowMs = Date.now()): void {
+export function verifyLink(
+  key: Buffer,
+  t: LinkTarget,
+  exp: string | undefined,
+  sig: string | undefined,
+  nowMs = Date.now(),
+): void {
   const expN = Number(exp);
   if (!exp || !sig || !/^\d{1,12}$/.test(exp)) throw invalid();
   const expected = Buffer.from(mac(key, t, expN));
@@ -42,7 +57,8 @@ export function verifyLink(key: Buffer, t: LinkTarget, exp: string | undefined, 
   }
 }
 
-const invalid = () => new AppError(403, 'invalid_link', { message: 'the link signature does not match' });
+const invalid = () =>
+  new AppError(403, 'invalid_link', { message: 'the link signature does not match' });
 
 /** Human lifetime as clients expect it, e.g. 900 -> "15 minutes". */
 export function humanDuration(seconds: number): string {

@@ -5,7 +5,12 @@ import type { Logger } from 'pino';
 import type postgres from 'postgres';
 import type { Sql } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { classifySettle, classifySettleError, type Facilitator, type SettleOutcome } from '../../x402/facilitator.js';
+import {
+  classifySettle,
+  classifySettleError,
+  type Facilitator,
+  type SettleOutcome,
+} from '../../x402/facilitator.js';
 import type { VerifiedPayment } from '../../x402/guard.js';
 import { chainOfNetwork, type Chain } from '../chains.js';
 
@@ -175,13 +180,17 @@ export class PaymentProcessor {
     fulfil: Fulfil<C, R>,
     opts: { inline?: InlineFulfil<C, R> } = {},
   ): void {
-    if (this.fulfilments.has(operation)) throw new Error(`paid operation ${operation} defined twice`);
+    if (this.fulfilments.has(operation))
+      throw new Error(`paid operation ${operation} defined twice`);
     this.fulfilments.set(operation, fulfil as unknown as Fulfil);
     if (opts.inline) this.inlineFulfilments.set(operation, opts.inline as unknown as InlineFulfil);
   }
 
-  async run<C extends JsonObject, R extends JsonObject = JsonObject>(input: RunInput<C>): Promise<PaidResult<R>> {
-    if (!this.fulfilments.has(input.operation)) throw new Error(`paid operation ${input.operation} is not defined`);
+  async run<C extends JsonObject, R extends JsonObject = JsonObject>(
+    input: RunInput<C>,
+  ): Promise<PaidResult<R>> {
+    if (!this.fulfilments.has(input.operation))
+      throw new Error(`paid operation ${input.operation} is not defined`);
     const { payment } = input;
     const settleDirect = this.facilitator.settleWithoutVerify?.bind(this.facilitator);
     if (!settleDirect) {
@@ -199,7 +208,9 @@ export class PaymentProcessor {
       if (!verdict.isValid) {
         const known = await this.find(payment.payer, payment.nonce);
         if (known && known.status !== 'released') return this.resume<R, C>(known, input);
-        throw new AppError(402, 'payment_verification_failed', { reason: verdict.invalidReason ?? 'verification_failed' });
+        throw new AppError(402, 'payment_verification_failed', {
+          reason: verdict.invalidReason ?? 'verification_failed',
+        });
       }
     }
     // Without a verify round trip (local facilitator) the claim comes first: a repeat of a known
@@ -209,7 +220,9 @@ export class PaymentProcessor {
     if (!claimed) {
       const raced = await this.find(payment.payer, payment.nonce);
       if (raced) return this.resume<R, C>(raced, input);
-      throw new AppError(402, 'payment_verification_failed', { reason: 'invalid_exact_evm_nonce_already_used' });
+      throw new AppError(402, 'payment_verification_failed', {
+        reason: 'invalid_exact_evm_nonce_already_used',
+      });
     }
 
     let outcome: SettleOutcome;
@@ -220,11 +233,15 @@ export class PaymentProcessor {
           // What verify would have said: nothing moved, so the claim goes exactly as if it had
           // never been made (nonce free again, no order) and the verdict is the facilitator's.
           await this.release(claimed.id);
-          throw new AppError(402, 'payment_verification_failed', { reason: settled.response.errorReason ?? 'verification_failed' });
+          throw new AppError(402, 'payment_verification_failed', {
+            reason: settled.response.errorReason ?? 'verification_failed',
+          });
         }
         outcome = classifySettle(settled.response);
       } else {
-        outcome = classifySettle(await this.facilitator.settle(payment.payload, payment.requirement));
+        outcome = classifySettle(
+          await this.facilitator.settle(payment.payload, payment.requirement),
+        );
       }
     } catch (err) {
       if (err instanceof AppError) throw err;
@@ -232,7 +249,11 @@ export class PaymentProcessor {
       this.opts.logger.warn({ err, outcome: outcome.kind }, 'facilitator settle threw');
     }
     await this.testHooks.afterSettle?.();
-    return this.apply<R>(claimed, outcome, input.pendingDetails as ((c: JsonObject) => JsonObject) | undefined);
+    return this.apply<R>(
+      claimed,
+      outcome,
+      input.pendingDetails as ((c: JsonObject) => JsonObject) | undefined,
+    );
   }
 
   private async find(payer: string, nonce: string): Promise<PaymentRow | undefined> {
@@ -284,10 +305,17 @@ export class PaymentProcessor {
     return claimed;
   }
 
-  private async apply<R extends JsonObject>(row: PaymentRow, outcome: SettleOutcome, pendingDetails?: (c: JsonObject) => JsonObject): Promise<PaidResult<R>> {
+  private async apply<R extends JsonObject>(
+    row: PaymentRow,
+    outcome: SettleOutcome,
+    pendingDetails?: (c: JsonObject) => JsonObject,
+  ): Promise<PaidResult<R>> {
     switch (outcome.kind) {
       case 'settled': {
-        const settlement: SettleResponse = { ...outcome.response, payer: outcome.response.payer ?? row.payer };
+        const settlement: SettleResponse = {
+          ...outcome.response,
+          payer: outcome.response.payer ?? row.payer,
+        };
         // Money moved: this must end in a completed operation even if a reconciler, misled by a
         // slow facilitator, released the claim meanwhile (the nonce is spent on chain either way).
         const settlementJson = JSON.stringify(settlement);
@@ -303,7 +331,12 @@ export class PaymentProcessor {
           insert into x402_nonces (payer, nonce, kind, resource, valid_before)
           select payer, nonce, 'paid', resource, valid_before from settled
           on conflict do nothing`;
-        return this.complete<R>(row.id, false, { ...row, status: 'settled', transaction: settlement.transaction, settlementJson });
+        return this.complete<R>(row.id, false, {
+          ...row,
+          status: 'settled',
+          transaction: settlement.transaction,
+          settlementJson,
+        });
       }
       case 'capacity':
         await this.release(row.id);
@@ -313,7 +346,11 @@ export class PaymentProcessor {
           update x402_payments set status = 'pending', transaction = ${outcome.transaction || null},
             error_reason = ${outcome.reason}, updated_at = now()
           where id = ${row.id} and status = 'settling'`;
-        throw this.pending(outcome.transaction, row.network, pendingDetails?.(JSON.parse(row.contextJson) as JsonObject));
+        throw this.pending(
+          outcome.transaction,
+          row.network,
+          pendingDetails?.(JSON.parse(row.contextJson) as JsonObject),
+        );
       case 'failed':
         await this.sql`
           update x402_payments set status = 'failed', error_code = 'payment_settlement_failed',
@@ -331,12 +368,18 @@ export class PaymentProcessor {
    * A crash before this statement leaves the claim `settling`, which the reconciler resolves from
    * the facilitator's authorization state, as before.
    */
-  private async completeInline<R extends JsonObject>(row: PaymentRow, settlementJson: string): Promise<PaidResult<R> | undefined> {
+  private async completeInline<R extends JsonObject>(
+    row: PaymentRow,
+    settlementJson: string,
+  ): Promise<PaidResult<R> | undefined> {
     const inline = this.inlineFulfilments.get(row.operation);
     if (!inline) return undefined;
     const settlement = JSON.parse(settlementJson) as SettleResponse;
     const sql = this.sql;
-    const { ready, writes, result } = inline(sql, this.paidContext({ ...row, transaction: settlement.transaction }));
+    const { ready, writes, result } = inline(
+      sql,
+      this.paidContext({ ...row, transaction: settlement.transaction }),
+    );
     const open = sql`status in ('settling', 'pending', 'released')`;
     try {
       const [r] = await sql<{ completed: number }[]>`
@@ -358,7 +401,10 @@ export class PaymentProcessor {
         select count(*)::int as completed from done`;
       if (r?.completed !== 1) return undefined;
     } catch (err) {
-      this.opts.logger.warn({ err, paymentId: row.id }, 'inline fulfilment failed; completing in two steps');
+      this.opts.logger.warn(
+        { err, paymentId: row.id },
+        'inline fulfilment failed; completing in two steps',
+      );
       return undefined;
     }
     return {
@@ -371,7 +417,10 @@ export class PaymentProcessor {
   }
 
   /** A claim that already exists for this payer and nonce: same request again, or a replay. */
-  private async resume<R extends JsonObject, C extends JsonObject>(row: PaymentRow, input: RunInput<C>): Promise<PaidResult<R>> {
+  private async resume<R extends JsonObject, C extends JsonObject>(
+    row: PaymentRow,
+    input: RunInput<C>,
+  ): Promise<PaidResult<R>> {
     const p = input.payment;
     const same =
       row.operation === input.operation &&
@@ -379,7 +428,10 @@ export class PaymentProcessor {
       row.amountMicro === p.amountMicro &&
       row.payTo.toLowerCase() === p.requirement.payTo.toLowerCase() &&
       row.network === p.requirement.network;
-    if (!same) throw new AppError(402, 'payment_verification_failed', { reason: 'invalid_exact_evm_nonce_already_used' });
+    if (!same)
+      throw new AppError(402, 'payment_verification_failed', {
+        reason: 'invalid_exact_evm_nonce_already_used',
+      });
 
     const deadline = Date.now() + (this.opts.duplicateWaitMs ?? 15_000);
     for (;;) {
@@ -389,11 +441,21 @@ export class PaymentProcessor {
         case 'settled':
           return this.complete<R>(row.id, false);
         case 'pending':
-          throw this.pending(row.transaction ?? '', row.network, input.pendingDetails?.(JSON.parse(row.contextJson) as C));
+          throw this.pending(
+            row.transaction ?? '',
+            row.network,
+            input.pendingDetails?.(JSON.parse(row.contextJson) as C),
+          );
         case 'failed':
-          throw new AppError(402, row.errorCode === 'payment_settlement_failed' ? 'payment_settlement_failed' : 'payment_verification_failed', {
-            reason: row.errorReason ?? 'settlement_failed',
-          });
+          throw new AppError(
+            402,
+            row.errorCode === 'payment_settlement_failed'
+              ? 'payment_settlement_failed'
+              : 'payment_verification_failed',
+            {
+              reason: row.errorReason ?? 'settlement_failed',
+            },
+          );
         case 'released':
           // The earlier attempt released the nonce (capacity): this request starts afresh.
           return this.run<C, R>(input);
@@ -402,10 +464,20 @@ export class PaymentProcessor {
             // The request that claimed it is gone (crash): learn the outcome now.
             await this.reconcileRow(row);
             row = (await this.find(row.payer, row.nonce))!;
-            if (row.status === 'settling') throw this.pending(row.transaction ?? '', row.network, input.pendingDetails?.(JSON.parse(row.contextJson) as C));
+            if (row.status === 'settling')
+              throw this.pending(
+                row.transaction ?? '',
+                row.network,
+                input.pendingDetails?.(JSON.parse(row.contextJson) as C),
+              );
             continue;
           }
-          if (Date.now() > deadline) throw this.pending(row.transaction ?? '', row.network, input.pendingDetails?.(JSON.parse(row.contextJson) as C));
+          if (Date.now() > deadline)
+            throw this.pending(
+              row.transaction ?? '',
+              row.network,
+              input.pendingDetails?.(JSON.parse(row.contextJson) as C),
+            );
           await sleep(25);
           row = (await this.find(row.payer, row.nonce))!;
       }
@@ -417,13 +489,24 @@ export class PaymentProcessor {
    * fulfilment and the `settled -> completed` move share one transaction; a concurrent completer
    * blocks on the row, then finds it completed, rolls its own writes back and reads the result.
    */
-  private async complete<R extends JsonObject>(paymentId: string, replayed: boolean, settled?: PaymentRow): Promise<PaidResult<R>> {
+  private async complete<R extends JsonObject>(
+    paymentId: string,
+    replayed: boolean,
+    settled?: PaymentRow,
+  ): Promise<PaidResult<R>> {
     let row: PaymentRow | undefined;
-    const r = settled ?? (await this.sql<PaymentRow[]>`select ${ROW(this.sql)} from x402_payments where id = ${paymentId}`)[0];
+    const r =
+      settled ??
+      (
+        await this.sql<
+          PaymentRow[]
+        >`select ${ROW(this.sql)} from x402_payments where id = ${paymentId}`
+      )[0];
     if (!r) throw new Error(`payment ${paymentId} vanished`);
     if (r.status === 'completed') row = r;
     else {
-      if (r.status !== 'settled') throw new Error(`payment ${paymentId} is ${r.status}, not settled`);
+      if (r.status !== 'settled')
+        throw new Error(`payment ${paymentId} is ${r.status}, not settled`);
       const fulfil = this.fulfilments.get(r.operation);
       if (!fulfil) throw new Error(`paid operation ${r.operation} is not defined`);
       try {
@@ -484,11 +567,19 @@ export class PaymentProcessor {
 
   private capacity(reason: string): AppError {
     const s = this.opts.retryAfterSeconds;
-    return new AppError(503, 'settlement_capacity', { reason, retry_after: s, headers: { 'Retry-After': String(s) } });
+    return new AppError(503, 'settlement_capacity', {
+      reason,
+      retry_after: s,
+      headers: { 'Retry-After': String(s) },
+    });
   }
 
   private pending(transaction: string, network: string, details?: JsonObject): AppError {
-    return new AppError(409, 'payment_settlement_pending', { transaction, network, ...(details && { details }) });
+    return new AppError(409, 'payment_settlement_pending', {
+      transaction,
+      network,
+      ...(details && { details }),
+    });
   }
 
   /**
@@ -497,7 +588,12 @@ export class PaymentProcessor {
    * several workers at once (every transition is a guarded UPDATE; fulfilment locks the row).
    */
   async reconcile(opts: { staleSeconds: number; limit?: number }): Promise<ReconcileReport> {
-    const report: ReconcileReport = { completed: 0, released: 0, unresolved: 0, prunedIdentityNonces: 0 };
+    const report: ReconcileReport = {
+      completed: 0,
+      released: 0,
+      unresolved: 0,
+      prunedIdentityNonces: 0,
+    };
     const rows = await this.sql<PaymentRow[]>`
       select ${ROW(this.sql)} from x402_payments
       where status = 'pending'
@@ -543,7 +639,10 @@ export class PaymentProcessor {
         await this.complete(row.id, false);
         return 'completed';
       }
-      if (state.state === 'unused' && (this.facilitator.kind === 'local' || row.validBefore.getTime() < Date.now())) {
+      if (
+        state.state === 'unused' &&
+        (this.facilitator.kind === 'local' || row.validBefore.getTime() < Date.now())
+      ) {
         // The authorization was not used and can no longer be (the local ledger is authoritative;
         // otherwise its window has closed): nobody was charged, the nonce is free again.
         await this.release(row.id);

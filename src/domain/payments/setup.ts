@@ -29,7 +29,12 @@ export interface PaymentDeps {
  * Builds the payment stack: the facilitator (HTTP when FACILITATOR_URL is set, else the built-in
  * local one), the guard and the processor with every paid operation's fulfilment registered.
  */
-export function createPayments(config: Config, sql: Sql, logger: Logger, secrets: { urlSigningKey: Buffer }): PaymentDeps {
+export function createPayments(
+  config: Config,
+  sql: Sql,
+  logger: Logger,
+  secrets: { urlSigningKey: Buffer },
+): PaymentDeps {
   const networks = paymentNetworks(config);
   const facilitator: Facilitator = config.FACILITATOR_URL
     ? new HttpFacilitator(config.FACILITATOR_URL, networks, config.FACILITATOR_TIMEOUT_MS)
@@ -38,7 +43,9 @@ export function createPayments(config: Config, sql: Sql, logger: Logger, secrets
         skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
       });
   if (facilitator.kind === 'local' && config.DATABASE_URL) {
-    logger.warn('payments use the built-in local facilitator (dev ledger): no real USDC moves; set FACILITATOR_URL in production');
+    logger.warn(
+      'payments use the built-in local facilitator (dev ledger): no real USDC moves; set FACILITATOR_URL in production',
+    );
   }
   const x402 = new X402Guard({ config, networks, sql, secret: secrets.urlSigningKey });
   const payments = new PaymentProcessor(sql, facilitator, {
@@ -46,15 +53,23 @@ export function createPayments(config: Config, sql: Sql, logger: Logger, secrets
     staleSeconds: config.RECONCILE_STALE_SECONDS,
     logger,
   });
-  payments.define(ACQUIRE_OPERATION, acquireFulfilment(config), { inline: acquireInlineFulfilment(config) });
+  payments.define(ACQUIRE_OPERATION, acquireFulfilment(config), {
+    inline: acquireInlineFulfilment(config),
+  });
   const platformPayTo = config.PLATFORM_PAY_TO
     ? getAddress(config.PLATFORM_PAY_TO)
-    : getAddress(`0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`);
+    : getAddress(
+        `0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`,
+      );
   return { networks, facilitator, x402, payments, platformPayTo, saleItems: new SaleItemCache() };
 }
 
 /** The reconciliation loop (serve with IN_PROCESS_WORKER, and `worker`). Returns its stopper. */
-export function startReconciler(deps: { payments: PaymentProcessor; config: Config; logger: Logger }): () => Promise<void> {
+export function startReconciler(deps: {
+  payments: PaymentProcessor;
+  config: Config;
+  logger: Logger;
+}): () => Promise<void> {
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {

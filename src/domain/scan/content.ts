@@ -11,7 +11,14 @@ const SOURCE_EXT = new Set(
     'cmake mk nix'
   ).split(' '),
 );
-const SOURCE_NAMES = new Set(['makefile', 'dockerfile', 'rakefile', 'gemfile', 'justfile', 'cmakelists.txt']);
+const SOURCE_NAMES = new Set([
+  'makefile',
+  'dockerfile',
+  'rakefile',
+  'gemfile',
+  'justfile',
+  'cmakelists.txt',
+]);
 const EXECUTABLE_EXT = /\.(exe|dll|so|dylib|msi|scr|sys|cpl|ocx)(\.\d+)*$/i;
 const NESTED_EXT = /\.(zip|jar|war|ear|apk|whl|nupkg|tgz|tar\.gz|gz|tar)$/i;
 
@@ -63,7 +70,10 @@ export class ScanContext {
     this.stats.extractedBytes += n;
     const total = this.stats.extractedBytes;
     if (total > this.limits.maxExtractedBytes) throw unsafe('extracted_size_limit', where);
-    if (total > this.limits.ratioMinBytes && total / Math.max(this.archiveBytes, 1) > this.limits.maxRatio) {
+    if (
+      total > this.limits.ratioMinBytes &&
+      total / Math.max(this.archiveBytes, 1) > this.limits.maxRatio
+    ) {
       throw unsafe('compression_ratio', where, 'archive');
     }
   }
@@ -103,7 +113,8 @@ export class EntryInspector {
     this.source = isSourcePath(path);
     ctx.stats.files++;
     if (this.source) ctx.stats.sourceFiles++;
-    if (EXECUTABLE_EXT.test(path)) ctx.addFinding({ check: 'executable', file: path, detail: 'extension' });
+    if (EXECUTABLE_EXT.test(path))
+      ctx.addFinding({ check: 'executable', file: path, detail: 'extension' });
   }
 
   write(chunk: Buffer): void {
@@ -124,7 +135,8 @@ export class EntryInspector {
     if (this.kind === 'nested') {
       const bytes = Buffer.concat(this.nested, this.nestedLen);
       this.nested = [];
-      if (this.depth + 1 > this.ctx.limits.maxNestingDepth) throw unsafe('nesting_too_deep', this.path);
+      if (this.depth + 1 > this.ctx.limits.maxNestingDepth)
+        throw unsafe('nesting_too_deep', this.path);
       this.ctx.stats.nestedArchives++;
       await this.ctx.scanNested(bytes, this.path, this.depth + 1);
     }
@@ -140,9 +152,12 @@ export class EntryInspector {
   private classify(b: Buffer): Kind {
     const u32be = b.length >= 4 ? b.readUInt32BE(0) : 0;
     if (b.length >= 4 && u32be === 0x7f454c46) return this.executable('elf');
-    if (b.length >= 2 && b[0] === 0x4d && b[1] === 0x5a && this.isPe(b)) return this.executable('pe');
-    if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe].includes(u32be)) return this.executable('mach-o');
-    if (u32be === 0xcafebabe && b.length >= 8 && b.readUInt32BE(4) < 30) return this.executable('mach-o-fat');
+    if (b.length >= 2 && b[0] === 0x4d && b[1] === 0x5a && this.isPe(b))
+      return this.executable('pe');
+    if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe].includes(u32be))
+      return this.executable('mach-o');
+    if (u32be === 0xcafebabe && b.length >= 8 && b.readUInt32BE(4) < 30)
+      return this.executable('mach-o-fat');
     // Archives we scan in turn: zip (local header or empty-archive record), gzip, plain tar.
     const zipMagic = u32be === 0x504b0304 || u32be === 0x504b0506;
     const gzipMagic = b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
@@ -152,10 +167,14 @@ export class EntryInspector {
       return 'nested';
     }
     // Archive formats the scan cannot open: refused rather than waved through.
-    if (b.length >= 6 && b.readUInt32BE(0) === 0x377abcaf && b.readUInt16BE(4) === 0x271c) throw unsafe('unscannable_archive', this.path, '7z');
-    if (b.toString('latin1', 0, 4) === 'Rar!') throw unsafe('unscannable_archive', this.path, 'rar');
-    if (b.length >= 6 && b.toString('latin1', 0, 6) === '\xfd7zXZ\x00') throw unsafe('unscannable_archive', this.path, 'xz');
-    if (b.length >= 10 && /^BZh[1-9]1AY&SY$/.test(b.toString('latin1', 0, 10))) throw unsafe('unscannable_archive', this.path, 'bzip2');
+    if (b.length >= 6 && b.readUInt32BE(0) === 0x377abcaf && b.readUInt16BE(4) === 0x271c)
+      throw unsafe('unscannable_archive', this.path, '7z');
+    if (b.toString('latin1', 0, 4) === 'Rar!')
+      throw unsafe('unscannable_archive', this.path, 'rar');
+    if (b.length >= 6 && b.toString('latin1', 0, 6) === '\xfd7zXZ\x00')
+      throw unsafe('unscannable_archive', this.path, 'xz');
+    if (b.length >= 10 && /^BZh[1-9]1AY&SY$/.test(b.toString('latin1', 0, 10)))
+      throw unsafe('unscannable_archive', this.path, 'bzip2');
     if (u32be === 0x28b52ffd) throw unsafe('unscannable_archive', this.path, 'zstd');
     return b.includes(0) ? 'binary' : 'text';
   }
@@ -179,7 +198,8 @@ export class EntryInspector {
         return;
       case 'nested':
         this.nestedLen += chunk.length;
-        if (this.nestedLen > this.ctx.limits.maxNestedBytes) throw unsafe('nested_archive_too_large', this.path);
+        if (this.nestedLen > this.ctx.limits.maxNestedBytes)
+          throw unsafe('nested_archive_too_large', this.path);
         this.nested.push(chunk);
         return;
       default:
@@ -228,7 +248,8 @@ export class EntryInspector {
       const c = buf[i]!;
       const k = BYTE_CLASS[c]!;
       if (k === NEWLINE) {
-        if (first >= 0 && last - first >= 3) this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
+        if (first >= 0 && last - first >= 3)
+          this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
         this.lineNo++;
         first = -1;
         h = 0x811c9dc5;
@@ -264,20 +285,30 @@ export class EntryInspector {
       }
     }
     if (final) {
-      if (first >= 0 && last - first >= 3) this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
+      if (first >= 0 && last - first >= 3)
+        this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
       this.lineNo++;
     }
   }
 
   /** A finished line (trimmed bytes [first, last]); `lineNo` still counts the lines before it. */
-  private endLine(buf: Buffer, first: number, last: number, hash: number, alnum: boolean, maxRun: number, maxDashes: number): void {
+  private endLine(
+    buf: Buffer,
+    first: number,
+    last: number,
+    hash: number,
+    alnum: boolean,
+    maxRun: number,
+    maxDashes: number,
+  ): void {
     const ctx = this.ctx;
     const lineNo = this.lineNo + 1;
     if (alnum) {
       const h = hash >>> 0 || 1;
       ctx.sketch.add(h);
       ctx.meaningfulLines++;
-      if (this.source && ctx.sourceLineHashes.size < ctx.limits.minSourceLines) ctx.sourceLineHashes.add(h);
+      if (this.source && ctx.sourceLineHashes.size < ctx.limits.minSourceLines)
+        ctx.sourceLineHashes.add(h);
     }
     if ((maxRun >= 20 || maxDashes >= 5) && this.secretsFound < 5) {
       const kind = findSecret(buf.toString('latin1', first, last + 1));

@@ -38,7 +38,9 @@ export class Sketch {
 export function bands(signature: number[]): string[] {
   const out: string[] = [];
   for (let b = 0; b * BAND_ROWS < signature.length; b++) {
-    const rows = signature.slice(b * BAND_ROWS, (b + 1) * BAND_ROWS).map((v) => (v >>> 0).toString(16));
+    const rows = signature
+      .slice(b * BAND_ROWS, (b + 1) * BAND_ROWS)
+      .map((v) => (v >>> 0).toString(16));
     out.push(`${b}:${rows.join('.')}`);
   }
   return out;

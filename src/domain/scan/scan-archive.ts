@@ -11,26 +11,38 @@ export type Compression = 'zip' | 'tar.gz';
  * findings (executables, secrets) refuse it as unsafe; then the complexity rule. The near-duplicate
  * rule needs the database and runs after this (see scan-job.ts).
  */
-export async function scanArchive(bytes: Buffer, compression: Compression, limits: ScanLimits): Promise<ScanOutcome> {
+export async function scanArchive(
+  bytes: Buffer,
+  compression: Compression,
+  limits: ScanLimits,
+): Promise<ScanOutcome> {
   const ctx = new ScanContext(limits, bytes.length);
   ctx.scanNested = async (nested, path, depth) => {
     const b0 = nested[0];
     const b1 = nested[1];
-    if (nested.length >= 4 && nested.readUInt32BE(0) >>> 16 === 0x504b) return scanZip(nested, ctx, depth, path);
+    if (nested.length >= 4 && nested.readUInt32BE(0) >>> 16 === 0x504b)
+      return scanZip(nested, ctx, depth, path);
     if (b0 === 0x1f && b1 === 0x8b) return scanGzip(nested, ctx, depth, path);
-    if (nested.length >= 262 && nested.toString('latin1', 257, 262) === 'ustar') return scanTar(nested, ctx, depth, path);
+    if (nested.length >= 262 && nested.toString('latin1', 257, 262) === 'ustar')
+      return scanTar(nested, ctx, depth, path);
     throw unsafe('unrecognised_archive', path);
   };
   try {
     if (compression === 'zip') await scanZip(bytes, ctx, 0, '');
     else await scanGzip(bytes, ctx, 0, '');
   } catch (e) {
-    if (e instanceof ScanRejection) return { verdict: 'reject', reason: e.reason, findings: e.findings, stats: ctx.stats };
+    if (e instanceof ScanRejection)
+      return { verdict: 'reject', reason: e.reason, findings: e.findings, stats: ctx.stats };
     throw e;
   }
   ctx.stats.distinctSourceLines = ctx.sourceLineHashes.size;
   if (ctx.findings.length) {
-    return { verdict: 'reject', reason: 'safety_checks_failed', findings: ctx.findings, stats: ctx.stats };
+    return {
+      verdict: 'reject',
+      reason: 'safety_checks_failed',
+      findings: ctx.findings,
+      stats: ctx.stats,
+    };
   }
   if (ctx.stats.sourceFiles === 0 || ctx.sourceLineHashes.size < limits.minSourceLines) {
     return {
@@ -45,5 +57,10 @@ export async function scanArchive(bytes: Buffer, compression: Compression, limit
       stats: ctx.stats,
     };
   }
-  return { verdict: 'accept', stats: ctx.stats, signature: ctx.sketch.signature(), lineCount: ctx.meaningfulLines };
+  return {
+    verdict: 'accept',
+    stats: ctx.stats,
+    signature: ctx.sketch.signature(),
+    lineCount: ctx.meaningfulLines,
+  };
 }

@@ -32,7 +32,12 @@ export function scanLimits(config: Config): ScanLimits {
 
 type Verdict =
   | { kind: 'active'; signature: number[]; lineCount: number; stats: ScanStats }
-  | { kind: 'rejected'; reason: 'safety_checks_failed' | 'insufficient_complexity' | 'duplicate_content'; findings: Finding[]; stats: ScanStats };
+  | {
+      kind: 'rejected';
+      reason: 'safety_checks_failed' | 'insufficient_complexity' | 'duplicate_content';
+      findings: Finding[];
+      stats: ScanStats;
+    };
 
 /**
  * Runs one claimed scan job: reads the archive from the blob store, scans it, applies the
@@ -44,7 +49,15 @@ type Verdict =
 export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
   const { sql, config, logger } = deps;
   const started = Date.now();
-  const [item] = await sql<{ id: string; status: string; archiveKey: string; archiveSha256: string; compression: Compression }[]>`
+  const [item] = await sql<
+    {
+      id: string;
+      status: string;
+      archiveKey: string;
+      archiveSha256: string;
+      compression: Compression;
+    }[]
+  >`
     select id, status, archive_key, archive_sha256, compression from items where id = ${job.itemId}`;
   if (!item || item.status !== 'scanning') {
     // Deleted while queued, or already decided by an earlier attempt: nothing to do.
@@ -62,11 +75,17 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
                       ${sql.json([{ check: 'processing_error', detail: message.slice(0, 500) }])}, ${duration})`;
     if (job.attempts < job.maxAttempts) {
       const delay = backoffMs(config.SCAN_RETRY_BASE_MS, job.attempts);
-      logger.warn({ itemId: item.id, attempt: job.attempts, delay, err: message }, 'scan failed; will retry');
+      logger.warn(
+        { itemId: item.id, attempt: job.attempts, delay, err: message },
+        'scan failed; will retry',
+      );
       await retryJob(sql, job.id, delay, message.slice(0, 500));
       return;
     }
-    logger.error({ itemId: item.id, attempt: job.attempts, err: message }, 'scan failed for the last time');
+    logger.error(
+      { itemId: item.id, attempt: job.attempts, err: message },
+      'scan failed for the last time',
+    );
     await sql.begin(async (tx) => {
       await tx`update items set status = 'rejected', status_reason = 'processing_error', updated_at = now()
                where id = ${item.id} and status = 'scanning'`;
@@ -101,12 +120,19 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
       await finishJob(tx, job.id, 'done');
       return undefined;
     });
-    if (outcome) logger.info({ itemId: item.id, reason: outcome.reason, ms: duration }, 'scan refused the listing');
+    if (outcome)
+      logger.info(
+        { itemId: item.id, reason: outcome.reason, ms: duration },
+        'scan refused the listing',
+      );
     else logger.info({ itemId: item.id, ms: duration }, 'scan passed; item active');
     return;
   }
   await sql.begin((tx) => writeRejection(tx, item, job, verdict, duration));
-  logger.info({ itemId: item.id, reason: verdict.reason, ms: duration }, 'scan refused the listing');
+  logger.info(
+    { itemId: item.id, reason: verdict.reason, ms: duration },
+    'scan refused the listing',
+  );
 }
 
 /** Transaction-level advisory lock key under which scanned items turn active (see runScanJob). */
@@ -114,7 +140,13 @@ export const ACTIVATION_LOCK_KEY = 727275;
 
 type Rejection = Extract<Verdict, { kind: 'rejected' }>;
 
-async function writeRejection(tx: Db, item: { id: string; archiveSha256: string }, job: Job, verdict: Rejection, duration: number) {
+async function writeRejection(
+  tx: Db,
+  item: { id: string; archiveSha256: string },
+  job: Job,
+  verdict: Rejection,
+  duration: number,
+) {
   await tx`update items set status = 'rejected', status_reason = ${verdict.reason}, updated_at = now()
            where id = ${item.id} and status = 'scanning'`;
   await tx`insert into rejected_archives (archive_sha256, item_id, reason)
@@ -125,10 +157,14 @@ async function writeRejection(tx: Db, item: { id: string; archiveSha256: string 
   await finishJob(tx, job.id, 'done');
 }
 
-async function judge(deps: ScanDeps, item: { id: string; archiveKey: string; compression: Compression }): Promise<Verdict> {
+async function judge(
+  deps: ScanDeps,
+  item: { id: string; archiveKey: string; compression: Compression },
+): Promise<Verdict> {
   const bytes = await readBlob(deps.storage, item.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
   const out = await scanArchive(bytes, item.compression, scanLimits(deps.config));
-  if (out.verdict === 'reject') return { kind: 'rejected', reason: out.reason, findings: out.findings, stats: out.stats };
+  if (out.verdict === 'reject')
+    return { kind: 'rejected', reason: out.reason, findings: out.findings, stats: out.stats };
   const signature = out.signature;
   const twin = await nearDuplicate(deps.sql, deps.config, item.id, signature, out.stats);
   if (twin) return twin;
@@ -136,19 +172,34 @@ async function judge(deps: ScanDeps, item: { id: string; archiveKey: string; com
 }
 
 /** `duplicate_content` when an active listing is at or above the near-duplicate threshold. */
-async function nearDuplicate(sql: Db, config: Config, itemId: string, signature: number[], stats: ScanStats): Promise<Rejection | undefined> {
+async function nearDuplicate(
+  sql: Db,
+  config: Config,
+  itemId: string,
+  signature: number[],
+  stats: ScanStats,
+): Promise<Rejection | undefined> {
   const near = await nearestActive(sql, itemId, signature);
   if (!near || near.similarity < config.SCAN_DUPLICATE_THRESHOLD) return undefined;
   return {
     kind: 'rejected',
     reason: 'duplicate_content',
-    findings: [{ check: 'near_duplicate', detail: `similar to active item ${near.itemId} (estimated ${near.similarity.toFixed(2)})` }],
+    findings: [
+      {
+        check: 'near_duplicate',
+        detail: `similar to active item ${near.itemId} (estimated ${near.similarity.toFixed(2)})`,
+      },
+    ],
     stats,
   };
 }
 
 /** The most similar active listing among LSH candidates (any shared band). */
-async function nearestActive(sql: Db, itemId: string, signature: number[]): Promise<{ itemId: string; similarity: number } | undefined> {
+async function nearestActive(
+  sql: Db,
+  itemId: string,
+  signature: number[],
+): Promise<{ itemId: string; similarity: number } | undefined> {
   const rows = await sql<{ itemId: string; minhash: number[] }[]>`
     select f.item_id, f.minhash from item_fingerprints f join items i on i.id = f.item_id
     where i.status = 'active' and i.id <> ${itemId} and f.bands && ${bands(signature)}::text[]

@@ -13,17 +13,28 @@ interface Rule {
   accept?: (value: string) => boolean;
 }
 
-const PLACEHOLDER = /example|sample|dummy|placeholder|your|changeme|xxxx|\*\*\*|<|\$\{|\{\{|redacted|fake|test/i;
+const PLACEHOLDER =
+  /example|sample|dummy|placeholder|your|changeme|xxxx|\*\*\*|<|\$\{|\{\{|redacted|fake|test/i;
 
 const RULES: Rule[] = [
-  { kind: 'private_key', re: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/ },
-  { kind: 'aws_access_key_id', re: /\b((?:AKIA|ASIA)[0-9A-Z]{16})\b/, accept: (v) => !/EXAMPLE$/.test(v) },
+  {
+    kind: 'private_key',
+    re: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/,
+  },
+  {
+    kind: 'aws_access_key_id',
+    re: /\b((?:AKIA|ASIA)[0-9A-Z]{16})\b/,
+    accept: (v) => !/EXAMPLE$/.test(v),
+  },
   {
     kind: 'aws_secret_access_key',
     re: /aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b/i,
     accept: (v) => !PLACEHOLDER.test(v) && entropy(v) >= 3.5,
   },
-  { kind: 'github_token', re: /\b((?:gh[pousr]_[A-Za-z0-9]{36,})|(?:github_pat_[A-Za-z0-9_]{50,}))\b/ },
+  {
+    kind: 'github_token',
+    re: /\b((?:gh[pousr]_[A-Za-z0-9]{36,})|(?:github_pat_[A-Za-z0-9_]{50,}))\b/,
+  },
   { kind: 'gitlab_token', re: /\b(glpat-[A-Za-z0-9_-]{20,})\b/ },
   { kind: 'slack_token', re: /\b(xox[abprs]-[A-Za-z0-9-]{20,})\b/ },
   { kind: 'stripe_live_key', re: /\b((?:sk|rk)_live_[0-9A-Za-z]{20,})\b/ },
@@ -33,7 +44,11 @@ const RULES: Rule[] = [
     accept: (v) => !PLACEHOLDER.test(v) && entropy(v) >= 3.5,
   },
   { kind: 'google_api_key', re: /\b(AIza[0-9A-Za-z_-]{35})\b/ },
-  { kind: 'azure_storage_key', re: /AccountKey=([A-Za-z0-9+/=]{60,})/, accept: (v) => !PLACEHOLDER.test(v) },
+  {
+    kind: 'azure_storage_key',
+    re: /AccountKey=([A-Za-z0-9+/=]{60,})/,
+    accept: (v) => !PLACEHOLDER.test(v),
+  },
   {
     kind: 'high_entropy_token',
     re: /(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret)[A-Za-z0-9_]*["']?\s*[:=]\s*["'`]([A-Za-z0-9+/_\-=.]{20,})["'`]/i,

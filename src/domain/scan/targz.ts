@@ -22,8 +22,19 @@ function chunks(buf: Buffer): Readable {
  * must be this member's CRC-32 and length, so trailing bytes, padding and extra members are refused.
  * The inflated stream goes to `sink`.
  */
-async function gunzipInto(buf: Buffer, ctx: ScanContext, where: string, sink: Writable): Promise<void> {
-  if (buf.length < 18 || buf[0] !== 0x1f || buf[1] !== 0x8b || buf[2] !== 8 || (buf[3]! & 0xe0) !== 0) {
+async function gunzipInto(
+  buf: Buffer,
+  ctx: ScanContext,
+  where: string,
+  sink: Writable,
+): Promise<void> {
+  if (
+    buf.length < 18 ||
+    buf[0] !== 0x1f ||
+    buf[1] !== 0x8b ||
+    buf[2] !== 8 ||
+    (buf[3]! & 0xe0) !== 0
+  ) {
     throw unsafe('not_gzip', where);
   }
   let crc = 0;
@@ -33,7 +44,8 @@ async function gunzipInto(buf: Buffer, ctx: ScanContext, where: string, sink: Wr
       try {
         size += chunk.length;
         ctx.addExtracted(chunk.length, where);
-        if (size > ctx.limits.ratioMinBytes && size / buf.length > ctx.limits.maxRatio) throw unsafe('compression_ratio', where);
+        if (size > ctx.limits.ratioMinBytes && size / buf.length > ctx.limits.maxRatio)
+          throw unsafe('compression_ratio', where);
         crc = crc32(chunk, crc);
         cb(null, chunk);
       } catch (e) {
@@ -47,13 +59,21 @@ async function gunzipInto(buf: Buffer, ctx: ScanContext, where: string, sink: Wr
     if (e instanceof ScanRejection) throw e;
     throw unsafe('malformed_gzip', where, (e as Error).message);
   }
-  if (buf.readUInt32LE(buf.length - 8) !== crc >>> 0 || buf.readUInt32LE(buf.length - 4) !== size % 2 ** 32) {
+  if (
+    buf.readUInt32LE(buf.length - 8) !== crc >>> 0 ||
+    buf.readUInt32LE(buf.length - 4) !== size % 2 ** 32
+  ) {
     throw unsafe('trailing_data', where, 'gzip trailer is not at the end of the file');
   }
 }
 
 /** A tar.gz (or a nested .gz / .tgz) archive. `requireTar`: the content must be a tar stream. */
-export async function scanGzip(buf: Buffer, ctx: ScanContext, depth: number, prefix: string): Promise<void> {
+export async function scanGzip(
+  buf: Buffer,
+  ctx: ScanContext,
+  depth: number,
+  prefix: string,
+): Promise<void> {
   const where = prefix || 'archive';
   const tarSink = new TarSink(ctx, depth, prefix);
   await gunzipInto(buf, ctx, where, tarSink.writable());
@@ -61,7 +81,12 @@ export async function scanGzip(buf: Buffer, ctx: ScanContext, depth: number, pre
 }
 
 /** A plain (uncompressed) tar nested inside another archive. */
-export async function scanTar(buf: Buffer, ctx: ScanContext, depth: number, prefix: string): Promise<void> {
+export async function scanTar(
+  buf: Buffer,
+  ctx: ScanContext,
+  depth: number,
+  prefix: string,
+): Promise<void> {
   const sink = new TarSink(ctx, depth, prefix);
   try {
     await pipeline(chunks(buf), sink.writable());
@@ -110,7 +135,10 @@ class TarSink {
     void this.sawHeader;
   }
 
-  private async entry(header: tar.Header, stream: AsyncIterable<Buffer> & { resume(): unknown }): Promise<void> {
+  private async entry(
+    header: tar.Header,
+    stream: AsyncIterable<Buffer> & { resume(): unknown },
+  ): Promise<void> {
     const name = stripCurrentDir(header.name);
     const path = this.prefix ? `${this.prefix}!/${name}` : name;
     this.ctx.countEntry(path);

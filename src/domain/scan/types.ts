@@ -3,7 +3,8 @@
  * archive was refused (check name, file, line); the public side only ever sees the compact reason.
  * Findings never contain the offending content itself (no secret values, no file bytes).
  */
-export type PublicRejection = 'safety_checks_failed' | 'insufficient_complexity' | 'duplicate_content';
+export type PublicRejection =
+  'safety_checks_failed' | 'insufficient_complexity' | 'duplicate_content';
 
 export interface Finding {
   check: string;

@@ -38,7 +38,12 @@ interface Layout {
  * or after the end record, declared sizes and ratios before anything is inflated, then the actual
  * size, ratio and CRC while inflating. Nothing is written to disk.
  */
-export async function scanZip(buf: Buffer, ctx: ScanContext, depth: number, prefix: string): Promise<void> {
+export async function scanZip(
+  buf: Buffer,
+  ctx: ScanContext,
+  depth: number,
+  prefix: string,
+): Promise<void> {
   const layout = readLayout(buf, prefix || 'archive');
   let zip: ZipFile;
   try {
@@ -54,7 +59,8 @@ export async function scanZip(buf: Buffer, ctx: ScanContext, depth: number, pref
     throw unsafe('malformed_zip', prefix || undefined, (e as Error).message);
   }
   try {
-    if (zip.entryCount + ctx.stats.entries > ctx.limits.maxEntries) throw unsafe('too_many_entries', prefix || undefined);
+    if (zip.entryCount + ctx.stats.entries > ctx.limits.maxEntries)
+      throw unsafe('too_many_entries', prefix || undefined);
     const entries = await readAllEntries(zip, prefix);
     const names = new NameRegistry();
     const spans: Span[] = [];
@@ -81,7 +87,8 @@ export async function scanZip(buf: Buffer, ctx: ScanContext, depth: number, pref
     for (const { entry, name } of entries) {
       const path = prefix ? `${prefix}!/${name}` : name;
       declaredTotal += entry.uncompressedSize;
-      if (declaredTotal > ctx.limits.maxExtractedBytes) throw unsafe('extracted_size_limit', path, 'declared');
+      if (declaredTotal > ctx.limits.maxExtractedBytes)
+        throw unsafe('extracted_size_limit', path, 'declared');
       if (
         entry.uncompressedSize > ctx.limits.ratioMinBytes &&
         entry.uncompressedSize / Math.max(entry.compressedSize, 1) > ctx.limits.maxRatio
@@ -92,7 +99,8 @@ export async function scanZip(buf: Buffer, ctx: ScanContext, depth: number, pref
     for (const [i, { entry, name }] of entries.entries()) {
       if (name.endsWith('/')) continue;
       const path = prefix ? `${prefix}!/${name}` : name;
-      if (entry.uncompressedSize <= SMALL_ENTRY) await inflateSmall(buf, entry, spans[i]!.dataStart, ctx, depth, path);
+      if (entry.uncompressedSize <= SMALL_ENTRY)
+        await inflateSmall(buf, entry, spans[i]!.dataStart, ctx, depth, path);
       else await inflateEntry(zip, entry, ctx, depth, path);
     }
   } finally {
@@ -113,20 +121,25 @@ function readLayout(buf: Buffer, where: string): Layout {
   if (eocd < 0) throw unsafe('not_a_zip', where);
   const commentLength = buf.readUInt16LE(eocd + 20);
   if (eocd + 22 + commentLength !== buf.length) throw unsafe('trailing_data', where);
-  if (buf.readUInt16LE(eocd + 4) !== 0 || buf.readUInt16LE(eocd + 6) !== 0) throw unsafe('multi_disk_zip', where);
+  if (buf.readUInt16LE(eocd + 4) !== 0 || buf.readUInt16LE(eocd + 6) !== 0)
+    throw unsafe('multi_disk_zip', where);
   let cdOffset = buf.readUInt32LE(eocd + 16);
   let cdEnd = eocd;
   const locator = eocd - 20;
   if (locator >= 0 && buf.readUInt32LE(locator) === SIG_ZIP64_LOCATOR) {
     const recOffset = Number(buf.readBigUInt64LE(locator + 8));
-    if (recOffset + 56 > locator || buf.readUInt32LE(recOffset) !== SIG_ZIP64_EOCD) throw unsafe('malformed_zip64', where);
+    if (recOffset + 56 > locator || buf.readUInt32LE(recOffset) !== SIG_ZIP64_EOCD)
+      throw unsafe('malformed_zip64', where);
     cdOffset = Number(buf.readBigUInt64LE(recOffset + 48));
     cdEnd = recOffset;
   }
   return { cdOffset, cdEnd };
 }
 
-async function readAllEntries(zip: ZipFile, prefix: string): Promise<Array<{ entry: Entry; name: string }>> {
+async function readAllEntries(
+  zip: ZipFile,
+  prefix: string,
+): Promise<Array<{ entry: Entry; name: string }>> {
   return new Promise((resolve, reject) => {
     const out: Array<{ entry: Entry; name: string }> = [];
     zip.on('entry', (entry: Entry) => {
@@ -185,7 +198,8 @@ function checkEntryKind(entry: Entry, isDir: boolean, path: string): void {
 /** Cross-checks the local header (and data descriptor) with the central record; returns the span. */
 function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: string): Span {
   const lh = entry.relativeOffsetOfLocalHeader;
-  if (lh + 30 > layout.cdOffset || buf.readUInt32LE(lh) !== SIG_LOCAL) throw unsafe('bad_local_header', path);
+  if (lh + 30 > layout.cdOffset || buf.readUInt32LE(lh) !== SIG_LOCAL)
+    throw unsafe('bad_local_header', path);
   const flags = buf.readUInt16LE(lh + 6);
   const method = buf.readUInt16LE(lh + 8);
   const crc = buf.readUInt32LE(lh + 14);
@@ -196,7 +210,8 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
   const dataStart = lh + 30 + nameLen + extraLen;
   const mismatch = (what: string) => unsafe('local_header_mismatch', path, what);
   if (!buf.subarray(lh + 30, lh + 30 + nameLen).equals(entry.fileNameRaw)) throw mismatch('name');
-  if ((flags & 0x2041) !== (entry.generalPurposeBitFlag & 0x2041)) throw mismatch('encryption flag');
+  if ((flags & 0x2041) !== (entry.generalPurposeBitFlag & 0x2041))
+    throw mismatch('encryption flag');
   if ((flags & 0x8) !== (entry.generalPurposeBitFlag & 0x8)) throw mismatch('descriptor flag');
   if (method !== entry.compressionMethod) throw mismatch('compression method');
   let end = dataStart + entry.compressedSize;
@@ -205,7 +220,8 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
     if (csize !== U32_MAX && csize !== entry.compressedSize) throw mismatch('compressed size');
     if (usize !== U32_MAX && usize !== entry.uncompressedSize) throw mismatch('uncompressed size');
   } else {
-    if ((crc !== 0 && crc !== entry.crc32) || (csize !== 0 && csize !== entry.compressedSize)) throw mismatch('sizes');
+    if ((crc !== 0 && crc !== entry.crc32) || (csize !== 0 && csize !== entry.compressedSize))
+      throw mismatch('sizes');
     if (end + 12 > layout.cdOffset) throw unsafe('bad_data_descriptor', path);
     let p = end;
     if (buf.readUInt32LE(p) === SIG_DESCRIPTOR) p += 4;
@@ -213,10 +229,12 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
     const dCrc = buf.readUInt32LE(p);
     const dC = zip64 ? Number(buf.readBigUInt64LE(p + 4)) : buf.readUInt32LE(p + 4);
     const dU = zip64 ? Number(buf.readBigUInt64LE(p + 12)) : buf.readUInt32LE(p + 8);
-    if (dCrc !== entry.crc32 || dC !== entry.compressedSize || dU !== entry.uncompressedSize) throw mismatch('data descriptor');
+    if (dCrc !== entry.crc32 || dC !== entry.compressedSize || dU !== entry.uncompressedSize)
+      throw mismatch('data descriptor');
     end = p + (zip64 ? 20 : 12);
   }
-  if (end > layout.cdOffset) throw unsafe('overlapping_entries', path, 'entry runs into the central directory');
+  if (end > layout.cdOffset)
+    throw unsafe('overlapping_entries', path, 'entry runs into the central directory');
   return { start: lh, end, path, dataStart };
 }
 
@@ -229,7 +247,8 @@ function checkSpans(spans: Span[], layout: Layout, prefix: string): void {
     if (s.start > pos) throw unsafe(pos === 0 ? 'prepended_data' : 'unaccounted_bytes', s.path);
     pos = s.end;
   }
-  if (pos !== layout.cdOffset) throw unsafe('unaccounted_bytes', prefix || undefined, 'before central directory');
+  if (pos !== layout.cdOffset)
+    throw unsafe('unaccounted_bytes', prefix || undefined, 'before central directory');
   const cdSize = layout.cdEnd - layout.cdOffset;
   if (cdSize < 0) throw unsafe('malformed_zip', prefix || undefined, 'central directory bounds');
 }
@@ -239,7 +258,14 @@ function checkSpans(spans: Span[], layout: Layout, prefix: string): void {
  * agree on. `maxOutputLength` caps the output at the declared size, so a lying entry fails at once
  * without ever holding more than a declared (≤ 1 MiB) buffer.
  */
-async function inflateSmall(buf: Buffer, entry: Entry, dataStart: number, ctx: ScanContext, depth: number, path: string): Promise<void> {
+async function inflateSmall(
+  buf: Buffer,
+  entry: Entry,
+  dataStart: number,
+  ctx: ScanContext,
+  depth: number,
+  path: string,
+): Promise<void> {
   const data = buf.subarray(dataStart, dataStart + entry.compressedSize);
   let out: Buffer;
   if (entry.compressionMethod === 0) {
@@ -248,7 +274,8 @@ async function inflateSmall(buf: Buffer, entry: Entry, dataStart: number, ctx: S
     try {
       out = inflateRawSync(data, { maxOutputLength: Math.max(entry.uncompressedSize, 1) });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw unsafe('size_mismatch', path, 'more bytes than declared');
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw unsafe('size_mismatch', path, 'more bytes than declared');
       throw unsafe('corrupt_entry', path, (e as Error).message);
     }
   }
@@ -260,7 +287,13 @@ async function inflateSmall(buf: Buffer, entry: Entry, dataStart: number, ctx: S
   await inspector.end();
 }
 
-async function inflateEntry(zip: ZipFile, entry: Entry, ctx: ScanContext, depth: number, path: string): Promise<void> {
+async function inflateEntry(
+  zip: ZipFile,
+  entry: Entry,
+  ctx: ScanContext,
+  depth: number,
+  path: string,
+): Promise<void> {
   let stream: Readable;
   try {
     stream = await zip.openReadStreamPromise(entry);
@@ -274,9 +307,11 @@ async function inflateEntry(zip: ZipFile, entry: Entry, ctx: ScanContext, depth:
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > entry.uncompressedSize) throw unsafe('size_mismatch', path, 'more bytes than declared');
+      if (size > entry.uncompressedSize)
+        throw unsafe('size_mismatch', path, 'more bytes than declared');
       ctx.addExtracted(chunk.length, path);
-      if (size > ctx.limits.ratioMinBytes && size / csize > ctx.limits.maxRatio) throw unsafe('compression_ratio', path);
+      if (size > ctx.limits.ratioMinBytes && size / csize > ctx.limits.maxRatio)
+        throw unsafe('compression_ratio', path);
       crc = crc32(chunk, crc);
       inspector.write(chunk);
     }

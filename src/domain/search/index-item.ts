@@ -4,7 +4,9 @@ import { toVectorLiteral, vectorType } from './vectors.js';
 
 /** Computes and stores the vector of one listing (called when it turns active). */
 export async function indexItem(sql: Db, embedder: Embedder, itemId: string): Promise<void> {
-  const [item] = await sql<{ title: string; description: string; techStack: string; promptSummary: string | null }[]>`
+  const [item] = await sql<
+    { title: string; description: string; techStack: string; promptSummary: string | null }[]
+  >`
     select title, description, tech_stack, prompt_summary from items where id = ${itemId}`;
   if (!item) return;
   const [vector] = await embedder.embed([listingText(item)]);
@@ -42,7 +44,15 @@ export async function reindexAll(
   let after = '00000000-0000-0000-0000-000000000000';
   opts.onProgress?.({ done, total });
   for (;;) {
-    const rows = await sql<{ id: string; title: string; description: string; techStack: string; promptSummary: string | null }[]>`
+    const rows = await sql<
+      {
+        id: string;
+        title: string;
+        description: string;
+        techStack: string;
+        promptSummary: string | null;
+      }[]
+    >`
       select id, title, description, tech_stack, prompt_summary from items
       where status <> 'deleted' and id > ${after} and ${stale(!!opts.force)}
       order by id limit ${batchSize}`;

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import type { Sql } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { usdcToMicro } from '../chains.js';
-import { publicColumns, toPublicItem, type PublicItemRow, type SearchResult } from '../items/public-item.js';
+import {
+  publicColumns,
+  toPublicItem,
+  type PublicItemRow,
+  type SearchResult,
+} from '../items/public-item.js';
 import { toVectorLiteral, vectorType } from './vectors.js';
 
 /**
@@ -22,7 +27,9 @@ export const SearchQuerySchema = z
       .trim()
       .max(200, { error: 'tech_stack_too_long' })
       .optional()
-      .describe('Case-insensitive filter; comma-separated terms must all appear in the listing stack'),
+      .describe(
+        'Case-insensitive filter; comma-separated terms must all appear in the listing stack',
+      ),
     min_price: z.coerce
       .number({ error: 'invalid_price' })
       .min(0, { error: 'invalid_price' })
@@ -36,10 +43,13 @@ export const SearchQuerySchema = z
       .optional()
       .describe('Maximum USDC price'),
   })
-  .refine((q) => q.min_price === undefined || q.max_price === undefined || q.min_price <= q.max_price, {
-    error: 'invalid_price_range',
-    path: ['min_price'],
-  });
+  .refine(
+    (q) => q.min_price === undefined || q.max_price === undefined || q.min_price <= q.max_price,
+    {
+      error: 'invalid_price_range',
+      path: ['min_price'],
+    },
+  );
 export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 
 export const SEARCH_LIMIT = 20;
@@ -89,11 +99,15 @@ export async function searchItems(
     .map((t) => t.trim())
     .filter(Boolean);
   let filters = sql`i.status = 'active'`;
-  if (query.min_price !== undefined) filters = sql`${filters} and i.price_micro >= ${usdcToMicro(query.min_price)}`;
-  if (query.max_price !== undefined) filters = sql`${filters} and i.price_micro <= ${usdcToMicro(query.max_price)}`;
-  for (const t of terms) filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
+  if (query.min_price !== undefined)
+    filters = sql`${filters} and i.price_micro >= ${usdcToMicro(query.min_price)}`;
+  if (query.max_price !== undefined)
+    filters = sql`${filters} and i.price_micro <= ${usdcToMicro(query.max_price)}`;
+  for (const t of terms)
+    filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
 
-  const filtered = terms.length > 0 || query.min_price !== undefined || query.max_price !== undefined;
+  const filtered =
+    terms.length > 0 || query.min_price !== undefined || query.max_price !== undefined;
   const rows = await sql.begin(async (tx) => {
     await tx`select set_config('hnsw.ef_search', ${String(Math.max(opts.efSearch, VECTOR_POOL))}, true),
                     set_config('hnsw.iterative_scan', 'relaxed_order', true),

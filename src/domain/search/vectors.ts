@@ -12,7 +12,8 @@ import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
  * here, and only here, after being checked to be a small positive integer.
  */
 export function vectorType(sql: Db, dims: number) {
-  if (!Number.isInteger(dims) || dims < 1 || dims > 16_000) throw new Error(`bad vector dimension ${dims}`);
+  if (!Number.isInteger(dims) || dims < 1 || dims > 16_000)
+    throw new Error(`bad vector dimension ${dims}`);
   return sql.unsafe(`vector(${dims})`);
 }
 

@@ -10,15 +10,25 @@ export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     '/api/v1/items/:uuid/acquire',
     {
       config: { auth: 'paid402', price: 'item price' },
-      schema: describe('purchase', 'Buy an item: 402 x402 prompt, then 200 with order and signed links', {
-        params: z.object({ uuid: z.uuid('invalid_item_id') }),
-        body: AcquireBodySchema.nullish(),
-        response: { 200: AcquireResponseSchema },
-      }),
+      schema: describe(
+        'purchase',
+        'Buy an item: 402 x402 prompt, then 200 with order and signed links',
+        {
+          params: z.object({ uuid: z.uuid('invalid_item_id') }),
+          body: AcquireBodySchema.nullish(),
+          response: { 200: AcquireResponseSchema },
+        },
+      ),
     },
     async (request, reply) => {
       const country = countryOf(request, deps.config);
-      const { response, paymentResponseHeader } = await acquire(deps, request, request.params.uuid, request.body ?? {}, country);
+      const { response, paymentResponseHeader } = await acquire(
+        deps,
+        request,
+        request.params.uuid,
+        request.body ?? {},
+        country,
+      );
       reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response;
     },

@@ -35,7 +35,7 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
     async (_req, reply) => reply.type('application/json').send(openApiDocument()),
   );
 
-  let manifest: { endpoints: Record<string, unknown>[] } & Record<string, unknown> | undefined;
+  let manifest: ({ endpoints: Record<string, unknown>[] } & Record<string, unknown>) | undefined;
   app.get(
     '/api/v1/skills',
     {
@@ -89,18 +89,16 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
     '/agent-usage',
     { config: { auth: 'public' }, schema: { hide: true } },
     async (_req, reply) =>
-      reply
-        .type('text/markdown; charset=utf-8')
-        .send(
-          agentUsageMarkdown(base, {
-            revision: config.CONTRACT_REVISION,
-            listingFeeUsdc: config.LISTING_FEE_USDC,
-            maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
-            minPriceUsdc: config.MIN_PRICE_USDC,
-            maxPriceUsdc: config.MAX_PRICE_USDC,
-            maxActiveListings: config.MAX_ACTIVE_LISTINGS,
-          }),
-        ),
+      reply.type('text/markdown; charset=utf-8').send(
+        agentUsageMarkdown(base, {
+          revision: config.CONTRACT_REVISION,
+          listingFeeUsdc: config.LISTING_FEE_USDC,
+          maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
+          minPriceUsdc: config.MIN_PRICE_USDC,
+          maxPriceUsdc: config.MAX_PRICE_USDC,
+          maxActiveListings: config.MAX_ACTIVE_LISTINGS,
+        }),
+      ),
   );
 
   const legalParams = z.object({ version: z.string().regex(/^v\d+$/, { error: 'not_found' }) });
@@ -112,7 +110,8 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
         const doc = findLegalDocument(kind, request.params.version);
         if (!doc) throw notFound('not_found', `No ${kind} document of that version.`);
         const type = request.accepts().type(['text/markdown', 'text/html', 'text/plain']);
-        if (type === 'text/html') return reply.type('text/html; charset=utf-8').send(legalHtml(doc));
+        if (type === 'text/html')
+          return reply.type('text/html; charset=utf-8').send(legalHtml(doc));
         return reply
           .type(`${type === 'text/plain' ? 'text/plain' : 'text/markdown'}; charset=utf-8`)
           .send(doc.markdown);

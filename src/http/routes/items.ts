@@ -24,10 +24,14 @@ export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
     '/api/v1/search',
     {
       config: { auth: 'public' },
-      schema: describe('discovery', 'Hybrid semantic + keyword search over active listings (at most 20)', {
-        querystring: SearchQuerySchema,
-        response: { 200: z.array(SearchResultSchema), 400: ErrorSchema },
-      }),
+      schema: describe(
+        'discovery',
+        'Hybrid semantic + keyword search over active listings (at most 20)',
+        {
+          querystring: SearchQuerySchema,
+          response: { 200: z.array(SearchResultSchema), 400: ErrorSchema },
+        },
+      ),
     },
     async (request) =>
       searchItems(sql, embedder, request.query, {

@@ -16,17 +16,28 @@ import { describe } from '../route-meta.js';
 
 const LinkQuery = z.object({ exp: z.string().optional(), sig: z.string().optional() });
 const OrderParams = z.object({ uuid: z.uuid('invalid_order_id') });
-const orderNotFound = () => new AppError(404, 'order_not_found', { message: 'order not found or not downloadable' });
+const orderNotFound = () =>
+  new AppError(404, 'order_not_found', { message: 'order not found or not downloadable' });
 
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   app.get(
     '/api/v1/orders/:uuid',
     {
       config: { auth: 'id402' },
-      schema: describe('purchase', 'Fresh signed download and invoice links for an own completed order', {
-        params: OrderParams,
-        response: { 200: z.object({ download_url: z.string(), invoice_url: z.string(), expires_in: z.string() }) },
-      }),
+      schema: describe(
+        'purchase',
+        'Fresh signed download and invoice links for an own completed order',
+        {
+          params: OrderParams,
+          response: {
+            200: z.object({
+              download_url: z.string(),
+              invoice_url: z.string(),
+              expires_in: z.string(),
+            }),
+          },
+        },
+      ),
     },
     async (request) => {
       const address = await deps.x402.identity(request);
@@ -48,13 +59,21 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
     async (request, reply) => {
       const order = await findCompletedOrder(deps.sql, request.params.uuid);
       if (!order) throw orderNotFound();
-      verifyLink(deps.secrets.urlSigningKey, { kind: 'download', orderId: order.id, fileSha256: order.archiveSha256 }, request.query.exp, request.query.sig);
+      verifyLink(
+        deps.secrets.urlSigningKey,
+        { kind: 'download', orderId: order.id, fileSha256: order.archiveSha256 },
+        request.query.exp,
+        request.query.sig,
+      );
       const stat = await deps.storage.stat(order.archiveKey);
       if (!stat) throw orderNotFound();
       const digest = Buffer.from(order.archiveSha256, 'hex').toString('base64');
       reply
         .type(order.compression === 'zip' ? 'application/zip' : 'application/gzip')
-        .header('Content-Disposition', `attachment; filename="${order.fileName.replace(/["\\\r\n]/g, '_')}"`)
+        .header(
+          'Content-Disposition',
+          `attachment; filename="${order.fileName.replace(/["\\\r\n]/g, '_')}"`,
+        )
         .header('Content-Length', String(stat.size))
         .header('X-Content-SHA256', order.archiveSha256)
         .header('Repr-Digest', `sha-256=:${digest}:`)
@@ -69,15 +88,24 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
     '/api/v1/invoices/:uuid',
     {
       config: { auth: 'public' },
-      schema: describe('purchase', 'Invoice of an order as JSON, HTML or Markdown by Accept (signed link)', {
-        params: OrderParams,
-        querystring: LinkQuery,
-      }),
+      schema: describe(
+        'purchase',
+        'Invoice of an order as JSON, HTML or Markdown by Accept (signed link)',
+        {
+          params: OrderParams,
+          querystring: LinkQuery,
+        },
+      ),
     },
     async (request, reply) => {
       const order = await findCompletedOrder(deps.sql, request.params.uuid);
       if (!order) throw orderNotFound();
-      verifyLink(deps.secrets.urlSigningKey, { kind: 'invoice', orderId: order.id, fileSha256: order.archiveSha256 }, request.query.exp, request.query.sig);
+      verifyLink(
+        deps.secrets.urlSigningKey,
+        { kind: 'invoice', orderId: order.id, fileSha256: order.archiveSha256 },
+        request.query.exp,
+        request.query.sig,
+      );
       const invoice = buildInvoice(order);
       return sendRepresentation(request, reply, {
         json: invoice,

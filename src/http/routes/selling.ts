@@ -15,7 +15,13 @@ import {
   verifyListingInvoice,
 } from '../../domain/listings/listings.js';
 import { submitListing } from '../../domain/listings/submit.js';
-import { compressionOfName, finishUpload, parseJsonUpload, tooLarge, type ValidUpload } from '../../domain/listings/upload.js';
+import {
+  compressionOfName,
+  finishUpload,
+  parseJsonUpload,
+  tooLarge,
+  type ValidUpload,
+} from '../../domain/listings/upload.js';
 import { badRequest } from '../../errors.js';
 import { countryOf } from '../country.js';
 import { sendRepresentation } from '../representation.js';
@@ -63,9 +69,15 @@ async function readMultipart(request: FastifyRequest, config: Config): Promise<V
       compressionField = part.value;
     }
   }
-  if (!bytes) throw badRequest('missing_file', 'the multipart body needs a "file" part with the archive');
+  if (!bytes)
+    throw badRequest('missing_file', 'the multipart body needs a "file" part with the archive');
   const byName = fileName ? compressionOfName(fileName) : undefined;
-  const compression = compressionField === 'zip' ? 'zip' : compressionField === 'tar.gz' || compressionField === 'tgz' ? 'tar.gz' : (byName ?? 'zip');
+  const compression =
+    compressionField === 'zip'
+      ? 'zip'
+      : compressionField === 'tar.gz' || compressionField === 'tgz'
+        ? 'tar.gz'
+        : (byName ?? 'zip');
   return finishUpload({ metadata, compression, fileName, bytes }, config);
 }
 
@@ -79,16 +91,22 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     {
       bodyLimit: jsonBodyLimit,
       config: { auth: 'paid402', price: String(config.LISTING_FEE_USDC) },
-      schema: describe('selling', 'List an archive: validation, then the 0.01 USDC listing fee (402), then 202 pending_scan', {
-        consumes: ['multipart/form-data', 'application/json'],
-        response: {
-          202: z.object({ item_id: z.string(), status: z.string(), invoice_url: z.string() }),
+      schema: describe(
+        'selling',
+        'List an archive: validation, then the 0.01 USDC listing fee (402), then 202 pending_scan',
+        {
+          consumes: ['multipart/form-data', 'application/json'],
+          response: {
+            202: z.object({ item_id: z.string(), status: z.string(), invoice_url: z.string() }),
+          },
         },
-      }),
+      ),
     },
     async (request, reply) => {
       assertRegionServed(config, countryOf(request, config));
-      const upload = request.isMultipart() ? await readMultipart(request, config) : parseJsonUpload(request.body, config);
+      const upload = request.isMultipart()
+        ? await readMultipart(request, config)
+        : parseJsonUpload(request.body, config);
       const res = await submitListing(deps, request, upload);
       reply.header('PAYMENT-RESPONSE', res.paymentResponseHeader);
       return reply.status(202).send(res.body);
@@ -115,20 +133,33 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     '/api/v1/seller/items',
     {
       config: { auth: 'id402' },
-      schema: describe('selling', "The seller's listings in every state (not purged), newest first", {
-        querystring: z.object({
-          status: z.enum(ItemStatusSchema.options, { error: 'invalid_status' }).optional(),
-          limit: z.coerce.number({ error: 'invalid_limit' }).int('invalid_limit').min(1, 'invalid_limit').max(100, 'invalid_limit').default(100),
-          offset: z.coerce.number({ error: 'invalid_offset' }).int('invalid_offset').min(0, 'invalid_offset').default(0),
-        }),
-        response: {
-          200: z.object({
-            items: z.array(SellerItemSchema),
-            pagination: z.object({ limit: z.number(), offset: z.number(), total: z.number() }),
-            allowed_statuses: z.array(ItemStatusSchema),
+      schema: describe(
+        'selling',
+        "The seller's listings in every state (not purged), newest first",
+        {
+          querystring: z.object({
+            status: z.enum(ItemStatusSchema.options, { error: 'invalid_status' }).optional(),
+            limit: z.coerce
+              .number({ error: 'invalid_limit' })
+              .int('invalid_limit')
+              .min(1, 'invalid_limit')
+              .max(100, 'invalid_limit')
+              .default(100),
+            offset: z.coerce
+              .number({ error: 'invalid_offset' })
+              .int('invalid_offset')
+              .min(0, 'invalid_offset')
+              .default(0),
           }),
+          response: {
+            200: z.object({
+              items: z.array(SellerItemSchema),
+              pagination: z.object({ limit: z.number(), offset: z.number(), total: z.number() }),
+              allowed_statuses: z.array(ItemStatusSchema),
+            }),
+          },
         },
-      }),
+      ),
     },
     async (request) => {
       const agent = await requireAgent(deps.sql, await deps.x402.identity(request));
@@ -140,10 +171,14 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     '/api/v1/seller/items/:uuid/status',
     {
       config: { auth: 'id402' },
-      schema: describe('selling', 'Status of an own listing, including the scan and hidden states', {
-        params: ItemParams,
-        response: { 200: z.object({ status: ItemStatusSchema, reason: z.string() }) },
-      }),
+      schema: describe(
+        'selling',
+        'Status of an own listing, including the scan and hidden states',
+        {
+          params: ItemParams,
+          response: { 200: z.object({ status: ItemStatusSchema, reason: z.string() }) },
+        },
+      ),
     },
     async (request) => {
       const agent = await requireAgent(deps.sql, await deps.x402.identity(request));
@@ -155,13 +190,22 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     '/api/v1/listing-invoices/:uuid',
     {
       config: { auth: 'public' },
-      schema: describe('selling', 'Invoice of a listing fee (signed, time-limited link from the upload response)', {
-        params: ItemParams,
-        querystring: z.object({ exp: z.string().optional(), sig: z.string().optional() }),
-      }),
+      schema: describe(
+        'selling',
+        'Invoice of a listing fee (signed, time-limited link from the upload response)',
+        {
+          params: ItemParams,
+          querystring: z.object({ exp: z.string().optional(), sig: z.string().optional() }),
+        },
+      ),
     },
     async (request, reply) => {
-      verifyListingInvoice(deps.secrets.urlSigningKey, request.params.uuid, request.query.exp, request.query.sig);
+      verifyListingInvoice(
+        deps.secrets.urlSigningKey,
+        request.params.uuid,
+        request.query.exp,
+        request.query.sig,
+      );
       const invoice = await listingInvoice(deps.sql, request.params.uuid);
       return sendRepresentation(request, reply, {
         json: invoice,
