@@ -18,6 +18,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { installErrorHandling } from './error-handler.js';
+import { installIdentity } from './identity.js';
 import { acquireRoutes } from './routes/acquire.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { itemRoutes } from './routes/items.js';
@@ -64,6 +65,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  installIdentity(app, deps);
 
   // Every registered route, for the manifest/OpenAPI agreement test and operators' debugging.
   const routeTable: Array<{ method: string; url: string; hidden: boolean }> = [];
@@ -104,7 +106,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   app.addHook('onRequest', async (request) => {
     const sig = request.headers['payment-signature'];
     if (typeof sig === 'string' && sig.length > MAX_PAYMENT_SIGNATURE_BYTES) {
-      throw new AppError(431, 'payment_header_too_large', {
+      throw new AppError('payment_header_too_large', {
         message: `PAYMENT-SIGNATURE is limited to ${MAX_PAYMENT_SIGNATURE_BYTES} bytes`,
       });
     }

@@ -1,13 +1,26 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../errors.js';
+import { AppError, isErrorCode, type ErrorCode } from '../errors.js';
 
-/** Request-schema convention: a zod issue message that looks like a code IS the error code. */
-const CODE = /^[a-z][a-z0-9_]*$/;
+/** Fastify's own request errors, mapped onto catalog codes (everything else 4xx: invalid_request). */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_PARTS_LIMIT: 'too_many_parts',
+  FST_FILES_LIMIT: 'too_many_parts',
+  FST_FIELDS_LIMIT: 'too_many_parts',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'invalid_multipart',
+  FST_MULTIPART_INVALID_CONTENT_TYPE: 'invalid_multipart',
+};
 
 /**
  * The one place an error becomes an HTTP response. Domain code throws AppError; validation
- * failures become 400 with a stable code; anything unexpected is a 500 with no internals.
+ * failures become 400 with the catalog code their schema names (`code(...)` in src/errors.ts);
+ * anything unexpected is a 500 with no internals.
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
@@ -19,34 +32,30 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (hasZodFastifySchemaValidationErrors(err)) {
       const first = err.validation[0];
       const text = first?.message ?? 'invalid';
-      const isCode = CODE.test(text);
-      const code = isCode ? text : 'invalid_request';
+      const known = isErrorCode(text) ? text : undefined;
       const field = first?.instancePath?.replace(/^\//, '').replace(/\//g, '.');
       const where = field || err.validationContext || 'request';
-      return reply.status(400).send({
-        error: code,
-        message: `${where}: ${isCode ? text.replace(/_/g, ' ') : text}`,
+      const e = new AppError(known ?? 'invalid_request', {
+        message: known ? `${where}: ${new AppError(known).message}` : `${where}: ${text}`,
       });
+      return reply.status(e.status).send(e.toBody());
     }
     const fe = err as FastifyError;
-    switch (fe.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      case 'FST_REQ_FILE_TOO_LARGE':
-        return reply.status(413).send({ error: 'payload_too_large', message: fe.message });
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.status(415).send({ error: 'unsupported_media_type', message: fe.message });
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return reply.status(400).send({ error: 'invalid_json', message: fe.message });
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return reply.status(400).send({ error: 'invalid_request', message: fe.message });
-    }
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return reply.status(fe.statusCode).send({ error: 'invalid_request', message: fe.message });
+    const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+    if (
+      mapped ||
+      (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
+    ) {
+      const e = new AppError(mapped ?? 'invalid_request', { message: fe.message });
+      return reply.status(e.status).send(e.toBody());
     }
     request.log.error({ err }, 'unhandled error');
-    return reply.status(500).send({ error: 'internal_error' });
+    const e = new AppError('internal_error');
+    return reply.status(e.status).send(e.toBody());
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ error: 'not_found' }));
+  app.setNotFoundHandler((_request, reply) => {
+    const e = new AppError('not_found');
+    return reply.status(e.status).send(e.toBody());
+  });
 }

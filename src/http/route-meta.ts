@@ -12,6 +12,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** USDC price shown in the manifest for paid routes (e.g. "0.01" or "item price"). */
     price?: string;
+    /**
+     * `id402` only: any verified wallet may call, registered or not (platform feedback, spec
+     * 5.2 rule 5's one exception); the handler reads `walletOf(request)` and never provisions.
+     */
+    anyWallet?: boolean;
   }
 }
 

@@ -47,7 +47,7 @@ export function assertValidKey(key: string): void {
 }
 
 export function payloadTooLarge(maxBytes: number): AppError {
-  return new AppError(413, 'payload_too_large', { message: `archive exceeds ${maxBytes} bytes` });
+  return new AppError('payload_too_large', { message: `archive exceeds ${maxBytes} bytes` });
 }
 
 /** Reads a whole blob into memory, refusing more than `maxBytes` (archives are small and bounded). */

@@ -46,7 +46,7 @@ import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { CHAINS, type Chain } from '../domain/chains.js';
-import { AppError } from '../errors.js';
+import { AppError, ERROR_CATALOG } from '../errors.js';
 import {
   checkAuthorization,
   parseExactEvmPayload,
@@ -121,7 +121,7 @@ export function pathOf(url: string): string {
 
 /** 402 payment_verification_failed; the fresh prompt rides along in `PAYMENT-REQUIRED` for re-signing. */
 const fail = (reason: string, promptHeader?: () => string) =>
-  new AppError(402, 'payment_verification_failed', {
+  new AppError('payment_verification_failed', {
     reason,
     headers: {
       'Cache-Control': 'no-store',
@@ -169,6 +169,7 @@ export class X402Guard {
   ): { body: PaymentRequired & { error: string }; header: string } {
     const body = {
       error: 'payment_required',
+      message: ERROR_CATALOG.payment_required[1],
       x402Version: X402_VERSION,
       resource: {
         url: `${this.opts.config.PUBLIC_BASE_URL}${pathOf(req.url)}`,
@@ -194,7 +195,7 @@ export class X402Guard {
   ): AppError {
     const { body, header } = this.paymentRequired(req, accepts, description, extensions);
     const { error: _code, ...details } = body;
-    return new AppError(402, 'payment_required', {
+    return new AppError('payment_required', {
       details,
       headers: { 'PAYMENT-REQUIRED': header, 'Cache-Control': 'no-store' },
     });

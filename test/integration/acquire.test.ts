@@ -268,6 +268,7 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     expect(res.statusCode).toBe(402);
     expect(res.json()).toEqual({
       error: 'payment_verification_failed',
+      message: expect.any(String),
       reason: expect.stringMatching(reason),
     });
   };
@@ -409,6 +410,7 @@ describe('smart-account payers (EIP-1271 / ERC-6492 over RPC)', () => {
     });
     expect((await send(stranger.header)).json()).toEqual({
       error: 'payment_verification_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_signature',
     });
     const onPolygon = await signPayment(owner, required, required.accepts[1]!, {

@@ -16,7 +16,7 @@ describe('GET /api/v1/health', () => {
   it('unknown routes get a JSON 404', async () => {
     const res = await t.app.inject('/api/v1/nope');
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'not_found' });
+    expect(res.json()).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 });
 
@@ -81,7 +81,7 @@ describe('error mapping', () => {
     });
     const res = await bare.inject('/boom');
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ error: 'internal_error' });
+    expect(res.json()).toEqual({ error: 'internal_error', message: expect.any(String) });
     await bare.close();
   });
 });

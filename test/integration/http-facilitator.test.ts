@@ -74,6 +74,7 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
     expect(res.statusCode).toBe(402);
     expect(res.json()).toEqual({
       error: 'payment_verification_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_insufficient_balance',
     });
     expect(fake.requests.map((r) => r.path)).toEqual(['/verify']);
@@ -88,6 +89,7 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
     expect(res.statusCode).toBe(402);
     expect(res.json()).toEqual({
       error: 'payment_settlement_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_transaction_failed',
     });
 

@@ -92,6 +92,7 @@ describe('GET /api/v1/orders/{uuid} (zero-value identity)', () => {
     expect(replay.statusCode).toBe(402);
     expect(replay.json()).toEqual({
       error: 'payment_verification_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_nonce_already_used',
     });
     // a fresh signature for the other order's route, presented here

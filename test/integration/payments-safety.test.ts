@@ -131,6 +131,7 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     expect(res.statusCode).toBe(402);
     expect(res.json()).toEqual({
       error: 'payment_verification_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_nonce_already_used',
     });
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
@@ -143,6 +144,7 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     expect(busy.statusCode).toBe(503);
     expect(busy.json()).toEqual({
       error: 'settlement_capacity',
+      message: expect.any(String),
       reason: 'settlement_capacity',
       retry_after: 5,
     });
@@ -163,6 +165,7 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     expect(res.statusCode).toBe(402);
     expect(res.json()).toEqual({
       error: 'payment_settlement_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_transaction_failed',
     });
     const again = await p.send();
@@ -179,6 +182,7 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     const body = res.json();
     expect(body).toEqual({
       error: 'payment_settlement_pending',
+      message: expect.any(String),
       transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       network: BASE,
       order_id: expect.any(String),
@@ -388,6 +392,7 @@ describe('local facilitator: settlement without a separate verify round trip', (
     expect(res.statusCode).toBe(402);
     expect(res.json()).toEqual({
       error: 'payment_verification_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_insufficient_balance',
     });
     expect(await countOrders(p.item.itemId)).toBe(0);
@@ -427,6 +432,7 @@ describe('local facilitator: settlement without a separate verify round trip', (
     expect(res.statusCode).toBe(402);
     expect(res.json()).toEqual({
       error: 'payment_verification_failed',
+      message: expect.any(String),
       reason: 'invalid_exact_evm_nonce_already_used',
     });
     expect(await countOrders(item.itemId)).toBe(0);

@@ -10,7 +10,7 @@ import { findAgentByAddress, type Agent } from './accounts.js';
 export async function requireAgent(sql: Db, address: string): Promise<Agent> {
   const agent = await findAgentByAddress(sql, address);
   if (!agent) {
-    throw new AppError(404, 'agent_not_found', {
+    throw new AppError('agent_not_found', {
       message:
         'this wallet has no account yet; an account is created by its first purchase or listing',
     });

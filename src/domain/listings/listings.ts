@@ -29,7 +29,7 @@ export async function checkDuplicates(
 ): Promise<void> {
   const [rejected] = await sql`select 1 from rejected_archives where archive_sha256 = ${sha256}`;
   if (rejected) {
-    throw new AppError(403, 'code_previously_rejected', {
+    throw new AppError('code_previously_rejected', {
       message: 'this archive was refused by the safety scan and can never be listed',
     });
   }
@@ -43,7 +43,7 @@ export async function checkDuplicates(
       LISTED.includes(r.status) ||
       (r.status === 'deleted' && other !== undefined && r.address !== other)
     ) {
-      throw new AppError(409, 'duplicate_code', { message: 'this archive is already listed' });
+      throw new AppError('duplicate_code', { message: 'this archive is already listed' });
     }
   }
 }
@@ -54,7 +54,7 @@ export async function checkListingCap(sql: Db, sellerAddress: string, cap: numbe
     select count(*)::int as n from items i join agents a on a.id = i.seller_id
     where a.address = ${sellerAddress.toLowerCase()} and i.status in ('pending_scan', 'scanning', 'active')`;
   if ((row?.n ?? 0) >= cap) {
-    throw new AppError(409, 'listing_limit_reached', {
+    throw new AppError('listing_limit_reached', {
       message: `a seller can have at most ${cap} listings at once; delete one first`,
     });
   }
@@ -164,13 +164,13 @@ export function verifyListingInvoice(
   nowMs = Date.now(),
 ): void {
   const invalid = () =>
-    new AppError(403, 'invalid_link', { message: 'the link signature does not match' });
+    new AppError('invalid_link', { message: 'the link signature does not match' });
   if (!exp || !sig || !/^\d{1,12}$/.test(exp)) throw invalid();
   const expected = Buffer.from(invoiceMac(key, itemId, Number(exp)));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
   if (Number(exp) * 1000 <= nowMs)
-    throw new AppError(403, 'link_expired', { message: 'this invoice link has expired' });
+    throw new AppError('link_expired', { message: 'this invoice link has expired' });
 }
 
 export interface ListingInvoice {

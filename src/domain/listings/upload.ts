@@ -165,7 +165,7 @@ export function checkSignature(bytes: Buffer, compression: Compression): void {
 }
 
 export function tooLarge(max: number): AppError {
-  return new AppError(413, 'payload_too_large', { message: `the archive exceeds ${max} bytes` });
+  return new AppError('payload_too_large', { message: `the archive exceeds ${max} bytes` });
 }
 
 export function finishUpload(

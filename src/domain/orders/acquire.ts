@@ -66,7 +66,7 @@ export function assertRegionServed(
 ): void {
   const c = country?.trim().toUpperCase();
   if (c && config.REGION_DENY_LIST.some((d) => d.toUpperCase() === c)) {
-    throw new AppError(403, 'region_unavailable', {
+    throw new AppError('region_unavailable', {
       message:
         'Buying and listing are not available in your region. This is final for this region; discovery stays open.',
     });
@@ -81,7 +81,7 @@ async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
                      where p.agent_id = i.seller_id and p.chain = any(a.sales_chains)), '[]') as payouts
     from items i join agents a on a.id = i.seller_id
     where i.id = ${itemId} and i.status = 'active'`;
-  if (!item) throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
+  if (!item) throw new AppError('item_not_found', { message: 'no active item with this id' });
   return item;
 }
 
@@ -226,7 +226,7 @@ export async function acquire(
       if (!(e instanceof ClaimConditionFailed)) throw e;
       deps.saleItems?.invalidate(itemId);
       if (attempt >= 2)
-        throw new AppError(404, 'item_not_found', { message: 'no active item with this id' });
+        throw new AppError('item_not_found', { message: 'no active item with this id' });
     }
   }
 }
@@ -240,7 +240,7 @@ async function acquireOnce(
   fresh: boolean,
 ): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
   if (body.currency !== undefined && body.currency.toUpperCase() !== 'USDC') {
-    throw new AppError(400, 'unsupported_currency', { message: 'only USDC is accepted' });
+    throw new AppError('unsupported_currency', { message: 'only USDC is accepted' });
   }
   assertRegionServed(deps.config, country);
   if (fresh) deps.saleItems?.invalidate(itemId);
@@ -249,7 +249,7 @@ async function acquireOnce(
     : await loadSaleItem(deps.sql, itemId);
   const options = saleOptions(item, body.chain);
   if (options.length === 0) {
-    throw new AppError(409, 'seller_wallet_missing', {
+    throw new AppError('seller_wallet_missing', {
       message: 'the seller accepts no sales on any supported chain right now',
     });
   }
@@ -269,19 +269,19 @@ async function acquireOnce(
   if (paymentSignatureOf(req)) {
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
     if (body.policy_accepted !== true) {
-      throw new AppError(400, 'policy_acceptance_required', {
+      throw new AppError('policy_acceptance_required', {
         message: `send policy_accepted: true (terms ${legal.policy.url})`,
       });
     }
     if (body.license_accepted !== true) {
-      throw new AppError(400, 'license_acceptance_required', {
+      throw new AppError('license_acceptance_required', {
         message: `send license_accepted: true (license ${legal.license.url})`,
       });
     }
   }
   const payment = await deps.x402.paid(req, offer);
   if (payment.payer === item.sellerAddress.toLowerCase()) {
-    throw new AppError(403, 'self_purchase_forbidden', {
+    throw new AppError('self_purchase_forbidden', {
       message: 'a wallet cannot buy its own listing',
     });
   }

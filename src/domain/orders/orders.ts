@@ -160,7 +160,7 @@ export async function findBuyerOrder(
 ): Promise<OrderRecord> {
   const order = await findCompletedOrder(sql, orderId);
   if (!order || order.buyerId !== buyerId) {
-    throw new AppError(404, 'order_not_found', {
+    throw new AppError('order_not_found', {
       message: 'no completed order with this id belongs to the signing wallet',
     });
   }

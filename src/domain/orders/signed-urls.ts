@@ -51,14 +51,14 @@ export function verifyLink(
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
   if (expN * 1000 <= nowMs) {
-    throw new AppError(403, 'link_expired', {
+    throw new AppError('link_expired', {
       message: `this link has expired; fetch fresh links with GET /api/v1/orders/${t.orderId}`,
     });
   }
 }
 
 const invalid = () =>
-  new AppError(403, 'invalid_link', { message: 'the link signature does not match' });
+  new AppError('invalid_link', { message: 'the link signature does not match' });
 
 /** Human lifetime as clients expect it, e.g. 900 -> "15 minutes". */
 export function humanDuration(seconds: number): string {

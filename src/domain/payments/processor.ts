@@ -208,7 +208,7 @@ export class PaymentProcessor {
       if (!verdict.isValid) {
         const known = await this.find(payment.payer, payment.nonce);
         if (known && known.status !== 'released') return this.resume<R, C>(known, input);
-        throw new AppError(402, 'payment_verification_failed', {
+        throw new AppError('payment_verification_failed', {
           reason: verdict.invalidReason ?? 'verification_failed',
         });
       }
@@ -220,7 +220,7 @@ export class PaymentProcessor {
     if (!claimed) {
       const raced = await this.find(payment.payer, payment.nonce);
       if (raced) return this.resume<R, C>(raced, input);
-      throw new AppError(402, 'payment_verification_failed', {
+      throw new AppError('payment_verification_failed', {
         reason: 'invalid_exact_evm_nonce_already_used',
       });
     }
@@ -233,7 +233,7 @@ export class PaymentProcessor {
           // What verify would have said: nothing moved, so the claim goes exactly as if it had
           // never been made (nonce free again, no order) and the verdict is the facilitator's.
           await this.release(claimed.id);
-          throw new AppError(402, 'payment_verification_failed', {
+          throw new AppError('payment_verification_failed', {
             reason: settled.response.errorReason ?? 'verification_failed',
           });
         }
@@ -356,7 +356,7 @@ export class PaymentProcessor {
           update x402_payments set status = 'failed', error_code = 'payment_settlement_failed',
             error_reason = ${outcome.reason}, updated_at = now()
           where id = ${row.id} and status = 'settling'`;
-        throw new AppError(402, 'payment_settlement_failed', { reason: outcome.reason });
+        throw new AppError('payment_settlement_failed', { reason: outcome.reason });
     }
   }
 
@@ -429,7 +429,7 @@ export class PaymentProcessor {
       row.payTo.toLowerCase() === p.requirement.payTo.toLowerCase() &&
       row.network === p.requirement.network;
     if (!same)
-      throw new AppError(402, 'payment_verification_failed', {
+      throw new AppError('payment_verification_failed', {
         reason: 'invalid_exact_evm_nonce_already_used',
       });
 
@@ -448,7 +448,6 @@ export class PaymentProcessor {
           );
         case 'failed':
           throw new AppError(
-            402,
             row.errorCode === 'payment_settlement_failed'
               ? 'payment_settlement_failed'
               : 'payment_verification_failed',
@@ -567,7 +566,7 @@ export class PaymentProcessor {
 
   private capacity(reason: string): AppError {
     const s = this.opts.retryAfterSeconds;
-    return new AppError(503, 'settlement_capacity', {
+    return new AppError('settlement_capacity', {
       reason,
       retry_after: s,
       headers: { 'Retry-After': String(s) },
@@ -575,7 +574,7 @@ export class PaymentProcessor {
   }
 
   private pending(transaction: string, network: string, details?: JsonObject): AppError {
-    return new AppError(409, 'payment_settlement_pending', {
+    return new AppError('payment_settlement_pending', {
       transaction,
       network,
       ...(details && { details }),

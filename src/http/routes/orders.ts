@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { requireAgent } from '../../domain/accounts/require-agent.js';
 import {
   buildInvoice,
   renderInvoiceHtml,
@@ -12,12 +11,13 @@ import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/ord
 import { verifyLink } from '../../domain/orders/signed-urls.js';
 import { AppError } from '../../errors.js';
 import { sendRepresentation } from '../representation.js';
+import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 
 const LinkQuery = z.object({ exp: z.string().optional(), sig: z.string().optional() });
 const OrderParams = z.object({ uuid: z.uuid('invalid_order_id') });
 const orderNotFound = () =>
-  new AppError(404, 'order_not_found', { message: 'order not found or not downloadable' });
+  new AppError('order_not_found', { message: 'order not found or not downloadable' });
 
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   app.get(
@@ -40,8 +40,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
       ),
     },
     async (request) => {
-      const address = await deps.x402.identity(request);
-      const agent = await requireAgent(deps.sql, address);
+      const agent = agentOf(request);
       const order = await findBuyerOrder(deps.sql, request.params.uuid, agent.id);
       return orderLinks(deps.config, deps.secrets.urlSigningKey, order);
     },

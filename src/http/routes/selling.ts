@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { requireAgent } from '../../domain/accounts/require-agent.js';
 import { assertRegionServed } from '../../domain/orders/acquire.js';
 import {
   deleteListing,
@@ -25,6 +24,7 @@ import {
 import { badRequest } from '../../errors.js';
 import { countryOf } from '../country.js';
 import { sendRepresentation } from '../representation.js';
+import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 import type { Config } from '../../config.js';
 
@@ -123,7 +123,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       }),
     },
     async (request) => {
-      const agent = await requireAgent(deps.sql, await deps.x402.identity(request));
+      const agent = agentOf(request);
       await deleteListing(deps, agent.id, request.params.uuid);
       return { ok: true as const };
     },
@@ -162,7 +162,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       ),
     },
     async (request) => {
-      const agent = await requireAgent(deps.sql, await deps.x402.identity(request));
+      const agent = agentOf(request);
       return sellerItems(deps.sql, agent.id, request.query);
     },
   );
@@ -181,7 +181,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       ),
     },
     async (request) => {
-      const agent = await requireAgent(deps.sql, await deps.x402.identity(request));
+      const agent = agentOf(request);
       return sellerItemStatus(deps.sql, agent.id, request.params.uuid);
     },
   );

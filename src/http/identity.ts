@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.js';
+import { requireAgent } from '../domain/accounts/require-agent.js';
+import type { Agent } from '../domain/accounts/accounts.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified wallet of an `id402` route (lower-case 0x hex). */
+    wallet?: string;
+    /** The caller's account on account-scoped routes (set by the identity hook). */
+    agent?: Agent;
+  }
+}
+
+/**
+ * Enforces each route's declared credential (`config.auth`, see route-meta.ts) in one place:
+ * `id402` answers the zero-value prompt or verifies the signed proof, then loads the caller's
+ * agent (404 `agent_not_found` for a wallet that never paid, unless the route declares
+ * `anyWallet`). `paid402` routes verify inside their operation (the offer depends on the body);
+ * `public` routes pass. Runs after validation, so bad input is a 400 before any prompt.
+ */
+export function installIdentity(app: FastifyInstance, deps: Pick<Deps, 'x402' | 'sql'>): void {
+  app.addHook('preHandler', async (request) => {
+    const { auth, anyWallet } = request.routeOptions.config;
+    if (auth !== 'id402') return;
+    const wallet = await deps.x402.identity(request);
+    request.wallet = wallet;
+    if (!anyWallet) request.agent = await requireAgent(deps.sql, wallet);
+  });
+}
+
+/** The caller's agent on an account-scoped route (a route without the hook's guarantee is a bug). */
+export function agentOf(request: FastifyRequest): Agent {
+  if (!request.agent)
+    throw new Error(`route ${request.routeOptions.url} has no agent: declare auth 'id402'`);
+  return request.agent;
+}
+
+/** The verified wallet on an `id402` route, registered or not. */
+export function walletOf(request: FastifyRequest): string {
+  if (!request.wallet)
+    throw new Error(`route ${request.routeOptions.url} has no wallet: declare auth 'id402'`);
+  return request.wallet;
+}
