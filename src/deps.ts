@@ -4,6 +4,7 @@ import type { Sql } from './db/index.js';
 import type { PaymentDeps } from './domain/payments/setup.js';
 import type { Embedder } from './embeddings/embedder.js';
 import type { BlobStore } from './storage/blob-store.js';
+import type { WorkSignal } from './jobs/runner.js';
 
 /**
  * Everything the HTTP app, the MCP server and the workers need, built once by `createRuntime`.
@@ -18,4 +19,6 @@ export interface Deps extends PaymentDeps {
   storage: BlobStore;
   /** Secrets generated or loaded at start-up (see src/secrets.ts). */
   secrets: { urlSigningKey: Buffer };
+  /** Wakes this process's job runner when work was queued (src/jobs/runner.ts). */
+  work: WorkSignal;
 }

@@ -3,13 +3,11 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { loadDemoData } from './domain/discovery/demo.js';
-import { startReconciler } from './domain/payments/setup.js';
 import { reindexAll } from './domain/search/index-item.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
-import { createRuntime } from './runtime.js';
-import { startWorker } from './worker/worker.js';
+import { createRuntime, startBackground } from './runtime.js';
 
 /** Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`. */
 async function main(command: string, args: string[]): Promise<void> {
@@ -82,10 +80,9 @@ async function main(command: string, args: string[]): Promise<void> {
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
-      // Scans (and the retention cleanup) in this process unless workers run separately.
-      if (config.IN_PROCESS_WORKER) stoppers.push(startWorker(runtime.deps));
-      // Payments whose settlement outcome a request never learnt (spec 7.1 pending, crashes).
-      if (config.IN_PROCESS_WORKER) stoppers.push(startReconciler(runtime.deps));
+      // Jobs (scans) and periodic tasks (reconciliation, purge) in this process unless workers run
+      // separately.
+      if (config.IN_PROCESS_WORKER) stoppers.push(startBackground(runtime.deps));
       await app.listen({ port: config.PORT, host: config.HOST });
       logger.info(
         { url: config.PUBLIC_BASE_URL, database: runtime.db.kind },
@@ -96,12 +93,7 @@ async function main(command: string, args: string[]): Promise<void> {
     case 'worker': {
       // A separate worker process: scan jobs and the retention cleanup, claimed with SKIP LOCKED.
       const runtime = await createRuntime(config, { logger });
-      const stopScans = startWorker(runtime.deps);
-      const stopReconciler = startReconciler(runtime.deps);
-      const stop = async () => {
-        await stopScans();
-        await stopReconciler();
-      };
+      const stop = startBackground(runtime.deps);
       let stopping = false;
       const shutdown = async (signal: string) => {
         if (stopping) return;

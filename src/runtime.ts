@@ -9,11 +9,17 @@ import { createEmbedder } from './embeddings/index.js';
 import { createLogger } from './logger.js';
 import { loadSecrets } from './secrets.js';
 import { createBlobStore } from './storage/index.js';
+import { runDueJobs, startJobRunner, WorkSignal, type JobHandlers } from './jobs/runner.js';
+import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
+import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
+import { purgeDeleted } from './domain/listings/purge.js';
 import type { Logger } from 'pino';
 
 export interface Runtime {
   deps: Deps;
   db: Database;
+  /** Runs the due background jobs now (tests and one-shot commands); returns how many ran. */
+  runDueJobs(max?: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -42,6 +48,7 @@ export async function createRuntime(
       embedder,
       storage: createBlobStore(config),
       secrets,
+      work: new WorkSignal(),
       ...createPayments(config, db.sql, logger, secrets),
     };
     // Selling: the listing fee's fulfilment creates the item and queues its scan (src/domain/listings/).
@@ -49,6 +56,7 @@ export async function createRuntime(
     return {
       deps,
       db,
+      runDueJobs: (max?: number) => runDueJobs(deps, jobHandlers(deps), max),
       async close() {
         await db.close();
       },
@@ -57,4 +65,42 @@ export async function createRuntime(
     await db.close().catch(() => {});
     throw e;
   }
+}
+
+/** Every job kind and its handler. */
+export function jobHandlers(deps: Deps): JobHandlers {
+  return { [SCAN_JOB]: scanJobHandler(deps) };
+}
+
+/** Every periodic task: payment reconciliation, the retention purge. */
+export function periodicTasks(deps: Deps): PeriodicTask[] {
+  const { config } = deps;
+  return [
+    {
+      name: 'reconcile',
+      everyMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+      firstAfterMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+      run: async () => {
+        const { completed, released } = await deps.payments.reconcile({
+          staleSeconds: config.RECONCILE_STALE_SECONDS,
+        });
+        return { completed, released };
+      },
+    },
+    {
+      name: 'purge',
+      everyMs: config.PURGE_INTERVAL_SECONDS * 1000,
+      run: () => purgeDeleted(deps),
+    },
+  ];
+}
+
+/** The background work of a process: the job runner and the scheduler. Returns the stopper. */
+export function startBackground(deps: Deps): () => Promise<void> {
+  const stopJobs = startJobRunner(deps, jobHandlers(deps), deps.work);
+  const stopTasks = startScheduler(periodicTasks(deps), deps.logger);
+  return async () => {
+    await stopJobs();
+    await stopTasks();
+  };
 }

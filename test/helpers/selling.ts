@@ -2,7 +2,6 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LocalAccount } from 'viem';
-import { runDueJobs } from '../../src/worker/worker.js';
 import { startTestApp, type TestContext } from './app.js';
 import { promptOf, signPayment } from './wallets.js';
 
@@ -21,7 +20,7 @@ export async function startSellingApp(env: Record<string, string> = {}): Promise
   return {
     ...t,
     archivesDir,
-    work: () => runDueJobs(t.runtime.deps),
+    work: () => t.runtime.runDueJobs(),
     async blobFiles() {
       const entries = await readdir(archivesDir, { recursive: true, withFileTypes: true });
       return entries

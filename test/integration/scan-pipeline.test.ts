@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScanJob } from '../../src/domain/scan/scan-job.js';
-import { claimJob } from '../../src/worker/jobs.js';
-import { runDueJobs, startWorker } from '../../src/worker/worker.js';
+import { claimJob } from '../../src/jobs/queue.js';
+import { startJobRunner } from '../../src/jobs/runner.js';
+import { jobHandlers } from '../../src/runtime.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../helpers/corpus.js';
 import { hostileCorpus, SLIP_MARKER } from '../helpers/hostile.js';
@@ -144,7 +145,7 @@ describe('near-duplicates', () => {
     // Two workers each claim one job; both look for an active twin before either commits (held at
     // a barrier here; on a real server the separate worker processes simply overlap).
     const jobs = [await claimJob(sql, 60), await claimJob(sql, 60)];
-    expect(jobs.map((j) => j?.itemId).sort()).toEqual([first, second].sort());
+    expect(jobs.map((j) => j?.payload.item_id).sort()).toEqual([first, second].sort());
     let arrived = 0;
     let release!: () => void;
     const bothLooking = new Promise<void>((r) => (release = r));
@@ -209,21 +210,30 @@ describe('jobs', () => {
     const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
     const { sql } = t.runtime.deps;
     const job = await claimJob(sql, 60);
-    expect(job?.itemId).toBe(id);
-    // The worker "crashes": nothing finishes the job. Nobody else can take it while leased.
+    expect(job?.payload.item_id).toBe(id);
+    // The worker "crashes" in the middle of the scan (its archive read never returns): nothing
+    // finishes the job. Nobody else can take it while leased.
+    const storage = t.runtime.deps.storage;
+    const hung: typeof storage = Object.assign(Object.create(storage) as typeof storage, {
+      createReadStream: () => new Promise<never>(() => {}),
+    });
+    void runScanJob({ ...t.runtime.deps, storage: hung }, job!);
+    await new Promise((r) => setTimeout(r, 200));
     expect(await claimJob(sql, 60)).toBeUndefined();
     expect(await sellerStatus(t, seller, id)).toMatchObject({ status: 'scanning' });
     await sql`update jobs set locked_until = now() - interval '1 second' where id = ${job!.id}`;
-    expect(await runDueJobs(t.runtime.deps)).toBe(1);
+    expect(await t.runtime.runDueJobs()).toBe(1);
     expect(await sellerStatus(t, seller, id)).toEqual({ status: 'active', reason: 'approved' });
   });
 
   it('the in-process worker loop picks up an upload at once and stops cleanly', async () => {
     const seller = newWallet();
-    const stop = startWorker({
-      ...t.runtime.deps,
-      config: { ...t.runtime.deps.config, WORKER_POLL_MS: 60_000 },
-    });
+    const deps = t.runtime.deps;
+    const stop = startJobRunner(
+      { ...deps, config: { ...deps.config, WORKER_POLL_MS: 60_000 } },
+      jobHandlers(deps),
+      deps.work,
+    );
     try {
       const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
       let status = await sellerStatus(t, seller, id);
@@ -248,6 +258,6 @@ describe('jobs', () => {
     expect(new Set(ids).size).toBe(4);
     await t.runtime.deps
       .sql`update jobs set locked_until = now() - interval '1 second' where id = any(${ids})`;
-    expect(await runDueJobs(t.runtime.deps)).toBe(4);
+    expect(await t.runtime.runDueJobs()).toBe(4);
   });
 });

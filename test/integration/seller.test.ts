@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeDeleted } from '../../src/worker/purge.js';
+import { purgeDeleted } from '../../src/domain/listings/purge.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import {
   asWallet,

@@ -8,6 +8,8 @@ import { provisionAgent } from '../accounts/accounts.js';
 import { microToUsdc } from '../chains.js';
 import type { PaidContext } from '../payments/processor.js';
 import type { ValidUpload } from './upload.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { scanJob } from '../scan/scan-job.js';
 
 export const LISTING_FEE_OPERATION = 'listing_fee';
 export const ITEM_STATUSES = ['pending_scan', 'scanning', 'active', 'rejected', 'deleted'] as const;
@@ -127,7 +129,7 @@ export function listingFulfilment(config: Config) {
                 ${c.prompt_summary}, ${c.tech_stack}, ${c.price_micro}, ${c.archive_sha256}, ${c.archive_key},
                 ${c.archive_size}, ${c.compression}, ${c.file_name})`;
     } else {
-      await tx`insert into jobs (kind, item_id, max_attempts) values ('scan', ${c.item_id}, ${config.SCAN_MAX_ATTEMPTS})`;
+      await enqueueJob(tx, scanJob(c.item_id, config.SCAN_MAX_ATTEMPTS));
     }
     await tx`
       insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)

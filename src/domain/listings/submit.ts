@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { paymentSignatureOf, type GuardRequest, type PaidOffer } from '../../x402/guard.js';
-import { notifyJobQueued } from '../../worker/worker.js';
 import { CHAINS, usdcToMicro } from '../chains.js';
 import {
   checkDuplicates,
@@ -75,7 +74,7 @@ export async function submitListing(
     throw e;
   }
   if (done.result.item_id !== itemId) await removeQuietly(deps, archiveKey); // a replay: the first request's bytes hold
-  if (!done.replayed) notifyJobQueued();
+  if (!done.replayed) deps.work.wake();
   return {
     body: {
       item_id: done.result.item_id,

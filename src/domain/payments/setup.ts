@@ -63,31 +63,3 @@ export function createPayments(
       );
   return { networks, facilitator, x402, payments, platformPayTo, saleItems: new SaleItemCache() };
 }
-
-/** The reconciliation loop (serve with IN_PROCESS_WORKER, and `worker`). Returns its stopper. */
-export function startReconciler(deps: {
-  payments: PaymentProcessor;
-  config: Config;
-  logger: Logger;
-}): () => Promise<void> {
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    if (stopped) return;
-    running = deps.payments
-      .reconcile({ staleSeconds: deps.config.RECONCILE_STALE_SECONDS })
-      .then((r) => {
-        if (r.completed || r.released) deps.logger.info(r, 'payments reconciled');
-      })
-      .catch((err: unknown) => deps.logger.error({ err }, 'reconciliation pass failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, deps.config.RECONCILE_INTERVAL_SECONDS * 1000);
-      });
-  };
-  let timer = setTimeout(tick, deps.config.RECONCILE_INTERVAL_SECONDS * 1000);
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
-}

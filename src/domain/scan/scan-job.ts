@@ -4,7 +4,8 @@ import type { Db, Sql } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { readBlob } from '../../storage/blob-store.js';
-import { backoffMs, finishJob, retryJob, type Job } from '../../worker/jobs.js';
+import { finishJob, type Job } from '../../jobs/queue.js';
+import type { JobHandler } from '../../jobs/runner.js';
 import { indexItem } from '../search/index-item.js';
 import { bands, similarity } from './fingerprint.js';
 import { scanArchive, type Compression } from './scan-archive.js';
@@ -39,12 +40,33 @@ type Verdict =
       stats: ScanStats;
     };
 
+export const SCAN_JOB = 'scan';
+
+/** The scan job of a new listing (queued by the listing fee's fulfilment). */
+export const scanJob = (itemId: string, maxAttempts: number) => ({
+  kind: SCAN_JOB,
+  payload: { item_id: itemId },
+  key: itemId,
+  itemId,
+  maxAttempts,
+});
+
+/** The scan as a job kind: retried with backoff by the runner, `processing_error` at the end. */
+export function scanJobHandler(deps: ScanDeps): JobHandler {
+  return {
+    run: (job) => runScanJob(deps, job),
+    onError: (job, err, final) => recordScanError(deps, job, err, final),
+  };
+}
+
+const itemOf = (job: Job) => String(job.payload.item_id);
+
 /**
- * Runs one claimed scan job: reads the archive from the blob store, scans it, applies the
- * near-duplicate rule against active listings, then moves the item `scanning` → `active` (with its
- * embedding, so it is searchable at once) or `rejected` with a public reason. Detailed findings go
- * to `scan_results` for operators only. Unexpected failures are retried with backoff; after the last
- * attempt the item is rejected with `processing_error` (which does not ban the archive).
+ * Runs one claimed scan job: marks the item `scanning`, reads the archive from the blob store,
+ * scans it, applies the near-duplicate rule against active listings, then moves the item
+ * `scanning` → `active` (with its embedding, so it is searchable at once) or `rejected` with a
+ * public reason, ending the job in the same transaction. Detailed findings go to `scan_results`
+ * for operators only. Unexpected failures throw: the runner retries them with backoff.
  */
 export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
   const { sql, config, logger } = deps;
@@ -58,41 +80,21 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
       compression: Compression;
     }[]
   >`
-    select id, status, archive_key, archive_sha256, compression from items where id = ${job.itemId}`;
+    with claimed as (
+      update items set status = 'scanning', updated_at = now()
+      where id = ${itemOf(job)} and status = 'pending_scan'
+      returning id, status, archive_key, archive_sha256, compression
+    )
+    select * from claimed
+    union all
+    select id, status, archive_key, archive_sha256, compression from items
+    where id = ${itemOf(job)} and not exists (select 1 from claimed)`;
   if (!item || item.status !== 'scanning') {
     // Deleted while queued, or already decided by an earlier attempt: nothing to do.
     await finishJob(sql, job.id, 'done', item ? `item is ${item.status}` : 'item purged');
     return;
   }
-  let verdict: Verdict;
-  try {
-    verdict = await judge(deps, item);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const duration = Date.now() - started;
-    await sql`insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
-              values (${item.id}, ${job.attempts}, 'error', 'processing_error',
-                      ${sql.json([{ check: 'processing_error', detail: message.slice(0, 500) }])}, ${duration})`;
-    if (job.attempts < job.maxAttempts) {
-      const delay = backoffMs(config.SCAN_RETRY_BASE_MS, job.attempts);
-      logger.warn(
-        { itemId: item.id, attempt: job.attempts, delay, err: message },
-        'scan failed; will retry',
-      );
-      await retryJob(sql, job.id, delay, message.slice(0, 500));
-      return;
-    }
-    logger.error(
-      { itemId: item.id, attempt: job.attempts, err: message },
-      'scan failed for the last time',
-    );
-    await sql.begin(async (tx) => {
-      await tx`update items set status = 'rejected', status_reason = 'processing_error', updated_at = now()
-               where id = ${item.id} and status = 'scanning'`;
-      await finishJob(tx, job.id, 'failed', message.slice(0, 500));
-    });
-    return;
-  }
+  const verdict = await judge(deps, item);
   const duration = Date.now() - started;
   if (verdict.kind === 'active') {
     const v = verdict;
@@ -133,6 +135,25 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
     { itemId: item.id, reason: verdict.reason, ms: duration },
     'scan refused the listing',
   );
+}
+
+/** Every failed attempt is kept for operators; the last one rejects with `processing_error`. */
+async function recordScanError(
+  deps: ScanDeps,
+  job: Job,
+  err: unknown,
+  final: boolean,
+): Promise<void> {
+  const { sql } = deps;
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+  await sql`insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
+            select id, ${job.attempts}, 'error', 'processing_error',
+                   ${sql.json([{ check: 'processing_error', detail: message }])}, 0
+            from items where id = ${itemOf(job)}`;
+  if (final) {
+    await sql`update items set status = 'rejected', status_reason = 'processing_error', updated_at = now()
+              where id = ${itemOf(job)} and status = 'scanning'`;
+  }
 }
 
 /** Transaction-level advisory lock key under which scanned items turn active (see runScanJob). */

@@ -1,4 +1,4 @@
-import type { ScanDeps } from '../domain/scan/scan-job.js';
+import type { ScanDeps } from '../scan/scan-job.js';
 
 /**
  * Retention cleanup of deleted listings (spec 3.1 rule 1). After DELETED_RETENTION_DAYS a deleted

@@ -1,0 +1,97 @@
+import type postgres from 'postgres';
+import type { Db, Sql } from '../db/index.js';
+
+/**
+ * Jobs in Postgres, of any kind: a kind, a JSON payload, attempts and a lease. A claim takes the
+ * oldest due job with `FOR UPDATE SKIP LOCKED` (so several workers never take the same one) and
+ * leases it; a job whose lease ran out (its worker crashed) is due again. Attempts count claims,
+ * so a job that keeps crashing its worker still ends.
+ */
+export type JobPayload = Record<string, unknown>;
+
+export interface Job<P extends JobPayload = JobPayload> {
+  id: number;
+  kind: string;
+  payload: P;
+  attempts: number;
+  maxAttempts: number;
+}
+
+export interface NewJob {
+  kind: string;
+  payload: JobPayload;
+  /** At most one open (queued or running) job per kind and key. */
+  key?: string;
+  /** The item the job is about, if any: purging the item removes its jobs. */
+  itemId?: string;
+  maxAttempts: number;
+}
+
+/**
+ * The insert of a new job, as a statement or a CTE of a larger one; an open job with the same
+ * kind and key makes it a no-op.
+ */
+export function enqueueJob(sql: Db, job: NewJob): postgres.PendingQuery<postgres.Row[]> {
+  return sql`
+    insert into jobs (kind, payload, key, item_id, max_attempts)
+    values (${job.kind}, ${sql.json(job.payload as postgres.JSONValue)}, ${job.key ?? null},
+            ${job.itemId ?? null}, ${job.maxAttempts})
+    on conflict (kind, key) where key is not null and state in ('queued', 'running') do nothing
+    returning id`;
+}
+
+interface JobRow {
+  id: number;
+  kind: string;
+  payloadJson: string;
+  attempts: number;
+  maxAttempts: number;
+}
+
+const toJob = (r: JobRow): Job => ({
+  id: r.id,
+  kind: r.kind,
+  payload: JSON.parse(r.payloadJson) as JobPayload,
+  attempts: r.attempts,
+  maxAttempts: r.maxAttempts,
+});
+
+export async function claimJob(sql: Sql, leaseSeconds: number): Promise<Job | undefined> {
+  const [row] = await sql<JobRow[]>`
+    with due as (
+      select id from jobs
+      where (state = 'queued' and run_after <= now()) or (state = 'running' and locked_until < now())
+      order by run_after, id
+      limit 1
+      for update skip locked
+    )
+    update jobs j set state = 'running', attempts = attempts + 1,
+      locked_until = now() + make_interval(secs => ${leaseSeconds}), updated_at = now()
+    from due where j.id = due.id
+    returning j.id, j.kind, j.payload::text as payload_json, j.attempts, j.max_attempts`;
+  return row && toJob(row);
+}
+
+/** Ends a job (a no-op when its handler already ended it in its own transaction). */
+export async function finishJob(
+  sql: Db,
+  id: number,
+  state: 'done' | 'failed',
+  error?: string,
+): Promise<void> {
+  await sql`
+    update jobs set state = ${state}, locked_until = null, last_error = ${error ?? null}, updated_at = now()
+    where id = ${id} and state = 'running'`;
+}
+
+/** Back to the queue after `delayMs`. */
+export async function retryJob(sql: Db, id: number, delayMs: number, error: string): Promise<void> {
+  await sql`
+    update jobs set state = 'queued', locked_until = null, last_error = ${error},
+      run_after = now() + make_interval(secs => ${delayMs / 1000}), updated_at = now()
+    where id = ${id}`;
+}
+
+export function backoffMs(baseMs: number, attempt: number): number {
+  return baseMs * 2 ** Math.max(0, attempt - 1);
+}

@@ -1,0 +1,125 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { Sql } from '../db/index.js';
+import { backoffMs, claimJob, finishJob, retryJob, type Job } from './queue.js';
+
+/**
+ * What runs one kind of job. `run` may end the job itself inside its own transaction (with
+ * `finishJob(tx, …)`) so its writes and the job's end commit together; otherwise the job ends
+ * `done` when `run` returns. When `run` throws, the job is retried with exponential backoff until
+ * its attempts are used up; `onError` hears of every failure (`final` on the last) so the kind can
+ * record it for operators.
+ */
+export interface JobHandler {
+  run(job: Job): Promise<void>;
+  onError?(job: Job, err: unknown, final: boolean): Promise<void>;
+}
+
+export type JobHandlers = Record<string, JobHandler>;
+
+export interface RunnerDeps {
+  sql: Sql;
+  logger: Logger;
+  config: { SCAN_LEASE_SECONDS: number; SCAN_RETRY_BASE_MS: number; WORKER_POLL_MS: number };
+}
+
+/**
+ * The port through which code that queues work wakes a worker in this process at once (other
+ * processes find the job by polling within WORKER_POLL_MS).
+ */
+export class WorkSignal {
+  private readonly emitter = new EventEmitter();
+  wake(): void {
+    this.emitter.emit('job');
+  }
+  onWake(listener: () => void): () => void {
+    this.emitter.on('job', listener);
+    return () => this.emitter.off('job', listener);
+  }
+}
+
+/** Claims and runs due jobs until none is left (or `max` ran); returns how many ran. */
+export async function runDueJobs(
+  deps: RunnerDeps,
+  handlers: JobHandlers,
+  max = Infinity,
+): Promise<number> {
+  let n = 0;
+  while (n < max) {
+    const job = await claimJob(deps.sql, deps.config.SCAN_LEASE_SECONDS);
+    if (!job) break;
+    n++;
+    await runOne(deps, handlers, job);
+  }
+  return n;
+}
+
+async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promise<void> {
+  const handler = handlers[job.kind];
+  try {
+    if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+    await handler.run(job);
+    await finishJob(deps.sql, job.id, 'done');
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+    const final = job.attempts >= job.maxAttempts;
+    try {
+      await handler?.onError?.(job, err, final);
+      if (final) {
+        deps.logger.error(
+          { jobId: job.id, kind: job.kind, attempt: job.attempts, err: message },
+          'job failed for the last time',
+        );
+        await finishJob(deps.sql, job.id, 'failed', message);
+      } else {
+        const delay = backoffMs(deps.config.SCAN_RETRY_BASE_MS, job.attempts);
+        deps.logger.warn(
+          { jobId: job.id, kind: job.kind, attempt: job.attempts, delay, err: message },
+          'job failed; will retry',
+        );
+        await retryJob(deps.sql, job.id, delay, message);
+      }
+    } catch (bookkeeping) {
+      // The database is gone: the lease runs out and the job is claimed again.
+      deps.logger.error({ err: bookkeeping, jobId: job.id }, 'job bookkeeping failed');
+    }
+  }
+}
+
+/**
+ * The job loop: runs due jobs, then sleeps WORKER_POLL_MS or until `signal` wakes it. Returns its
+ * stopper, which waits for the job in hand to finish.
+ */
+export function startJobRunner(
+  deps: RunnerDeps,
+  handlers: JobHandlers,
+  signal: WorkSignal,
+): () => Promise<void> {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const unsubscribe = signal.onWake(() => wake?.());
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        await runDueJobs(deps, handlers);
+      } catch (err) {
+        deps.logger.error({ err }, 'job pass failed');
+      }
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, deps.config.WORKER_POLL_MS);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  })();
+  return async () => {
+    stopped = true;
+    unsubscribe();
+    wake?.();
+    await loop;
+  };
+}
