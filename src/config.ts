@@ -134,6 +134,8 @@ export const ConfigSchema = z
     /** Reconciliation of unresolved settlements: loop period and age before a claim counts as stale. */
     RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(30),
     RECONCILE_STALE_SECONDS: z.coerce.number().int().min(0).default(120),
+    /** Age after which a settlement still unresolved is logged at error level on every pass. */
+    RECONCILE_ALERT_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
     /** Seconds a client should wait after 503 settlement_capacity. */
     SETTLEMENT_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
 
@@ -155,6 +157,20 @@ export const ConfigSchema = z
         path: ['EMBEDDINGS_MODEL'],
         message: 'EMBEDDINGS_URL needs EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS',
       });
+    }
+    if (c.FACILITATOR_URL) {
+      // Without chain reads a settlement whose request died could never be resolved: the
+      // reconciler reads the token's authorizationState and receipts over RPC.
+      for (const key of ['RPC_URL_BASE', 'RPC_URL_POLYGON'] as const) {
+        if (!c[key]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message:
+              'required when FACILITATOR_URL is set (the reconciler reads settlements from the chain)',
+          });
+        }
+      }
     }
     if (c.STORAGE === 's3' && !c.S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE=s3' });

@@ -1,14 +1,32 @@
 import type { Logger } from 'pino';
+import type { Address } from 'viem';
 import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
-import type { PaymentDeps } from './domain/payments/setup.js';
+import type { SaleItemCache } from './domain/orders/acquire.js';
+import type { PaymentProcessor } from './domain/payments/processor.js';
 import type { Embedder } from './embeddings/embedder.js';
-import type { BlobStore } from './storage/blob-store.js';
 import type { WorkSignal } from './jobs/runner.js';
+import type { BlobStore } from './storage/blob-store.js';
+import type { Facilitator } from './x402/facilitator.js';
+import type { X402Guard } from './x402/guard.js';
+import type { PaymentNetworks } from './x402/networks.js';
+
+export interface PaymentDeps {
+  networks: PaymentNetworks;
+  facilitator: Facilitator;
+  /** The x402 guard for paid and identity routes (src/x402/guard.ts). */
+  x402: X402Guard;
+  /** Runs paid operations once per authorization (src/domain/payments/processor.ts). */
+  payments: PaymentProcessor;
+  /** Recipient of platform fees (listing fee): PLATFORM_PAY_TO, or derived from the signing secret. */
+  platformPayTo: Address;
+  /** Items as acquire prompts need them, briefly cached (src/domain/orders/acquire.ts). */
+  saleItems: SaleItemCache;
+}
 
 /**
- * Everything the HTTP app, the MCP server and the workers need, built once by `createRuntime`.
- * Tests build it the same way over an in-memory embedded database.
+ * Everything the HTTP app, the MCP server and the workers need, wired once by `createRuntime`
+ * (src/runtime.ts). Tests build it the same way over an in-memory embedded database.
  */
 export interface Deps extends PaymentDeps {
   config: Config;

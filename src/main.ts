@@ -7,9 +7,10 @@ import { reindexAll } from './domain/search/index-item.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
+import { unresolvedPayments } from './domain/payments/reconciler.js';
 import { createRuntime, startBackground } from './runtime.js';
 
-/** Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`. */
+/** Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`, `unresolved-payments`. */
 async function main(command: string, args: string[]): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config);
@@ -55,6 +56,20 @@ async function main(command: string, args: string[]): Promise<void> {
         );
       } finally {
         bar.stop();
+        await runtime.close();
+      }
+      return;
+    }
+    case 'unresolved-payments': {
+      // Operators: settlements still open after RECONCILE_ALERT_AFTER_SECONDS (or --all), one JSON
+      // line each, for a look at the chain (money may have moved without an order).
+      const runtime = await createRuntime(config, { logger });
+      try {
+        const age = args.includes('--all') ? 0 : config.RECONCILE_ALERT_AFTER_SECONDS;
+        const rows = await unresolvedPayments(runtime.deps.payments.store, age);
+        for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
+        logger.info({ count: rows.length, olderThanSeconds: age }, 'unresolved settlements listed');
+      } finally {
         await runtime.close();
       }
       return;
@@ -110,7 +125,7 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     default:
       throw new Error(
-        `unknown command "${command}" (serve, worker, migrate, reindex, demo) ${args.join(' ')}`,
+        `unknown command "${command}" (serve, worker, migrate, reindex, demo, unresolved-payments) ${args.join(' ')}`,
       );
   }
 }

@@ -1,19 +1,30 @@
+import { createHmac } from 'node:crypto';
+import type { Logger } from 'pino';
+import { getAddress } from 'viem';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/index.js';
 import { migrate } from './db/migrate.js';
-import type { Deps } from './deps.js';
+import type { Deps, PaymentDeps } from './deps.js';
+import { usdcToMicro } from './domain/chains.js';
 import { LISTING_FEE_OPERATION, listingFulfilment } from './domain/listings/listings.js';
-import { createPayments } from './domain/payments/setup.js';
+import { purgeDeleted } from './domain/listings/purge.js';
+import { ACQUIRE_OPERATION, SaleItemCache } from './domain/orders/acquire.js';
+import { purchaseFulfilment } from './domain/orders/orders.js';
+import { PaymentProcessor } from './domain/payments/processor.js';
+import { reconcilePayments } from './domain/payments/reconciler.js';
+import { PaymentStore } from './domain/payments/store.js';
+import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
+import { runDueJobs, startJobRunner, WorkSignal, type JobHandlers } from './jobs/runner.js';
+import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { loadSecrets } from './secrets.js';
 import { createBlobStore } from './storage/index.js';
-import { runDueJobs, startJobRunner, WorkSignal, type JobHandlers } from './jobs/runner.js';
-import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
-import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
-import { purgeDeleted } from './domain/listings/purge.js';
-import type { Logger } from 'pino';
+import { HttpFacilitator, type Facilitator } from './x402/facilitator.js';
+import { X402Guard } from './x402/guard.js';
+import { LocalFacilitator } from './x402/local-facilitator.js';
+import { paymentNetworks } from './x402/networks.js';
 
 export interface Runtime {
   deps: Deps;
@@ -24,8 +35,10 @@ export interface Runtime {
 }
 
 /**
- * Opens the database, applies migrations and builds the shared dependencies. Used by every process
- * entry (serve, worker, migrate, reindex, demo, mcp) and by the tests.
+ * Opens the database, applies migrations and wires the shared dependencies: the payment stack
+ * (facilitator, guard, processor and every paid operation's fulfilment), storage, search and the
+ * background work's handlers and tasks. Used by every process entry (serve, worker, migrate,
+ * reindex, demo, mcp) and by the tests.
  */
 export async function createRuntime(
   config: Config,
@@ -49,10 +62,8 @@ export async function createRuntime(
       storage: createBlobStore(config),
       secrets,
       work: new WorkSignal(),
-      ...createPayments(config, db.sql, logger, secrets),
+      ...createPayments(config, db, logger, secrets),
     };
-    // Selling: the listing fee's fulfilment creates the item and queues its scan (src/domain/listings/).
-    deps.payments.define(LISTING_FEE_OPERATION, listingFulfilment(config));
     return {
       deps,
       db,
@@ -67,9 +78,57 @@ export async function createRuntime(
   }
 }
 
+/**
+ * The payment stack: the facilitator (HTTP when FACILITATOR_URL is set, else the built-in local
+ * one), the guard, and the processor with each paid operation's one fulfilment.
+ */
+function createPayments(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  secrets: { urlSigningKey: Buffer },
+): PaymentDeps {
+  const networks = paymentNetworks(config);
+  const facilitator: Facilitator = config.FACILITATOR_URL
+    ? new HttpFacilitator(config.FACILITATOR_URL, networks, config.FACILITATOR_TIMEOUT_MS)
+    : new LocalFacilitator(db.sql, networks, {
+        startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+        skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
+      });
+  if (facilitator.kind === 'local' && db.kind === 'server') {
+    logger.warn(
+      'payments use the built-in local facilitator (dev ledger): no real USDC moves; set FACILITATOR_URL in production',
+    );
+  }
+  const store = new PaymentStore(db.sql);
+  const x402 = new X402Guard({ config, networks, nonces: store, secret: secrets.urlSigningKey });
+  const payments = new PaymentProcessor(store, facilitator, {
+    retryAfterSeconds: config.SETTLEMENT_RETRY_AFTER_SECONDS,
+    staleSeconds: config.RECONCILE_STALE_SECONDS,
+    logger,
+  });
+  payments.define(ACQUIRE_OPERATION, purchaseFulfilment(config));
+  payments.define(LISTING_FEE_OPERATION, listingFulfilment(config));
+  const platformPayTo = config.PLATFORM_PAY_TO
+    ? getAddress(config.PLATFORM_PAY_TO)
+    : getAddress(
+        `0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`,
+      );
+  return { networks, facilitator, x402, payments, platformPayTo, saleItems: new SaleItemCache() };
+}
+
 /** Every job kind and its handler. */
 export function jobHandlers(deps: Deps): JobHandlers {
   return { [SCAN_JOB]: scanJobHandler(deps) };
+}
+
+/** One reconciliation pass with the deployment's settings (a periodic task; tests call it too). */
+export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_STALE_SECONDS) {
+  return reconcilePayments(deps.payments, {
+    staleSeconds,
+    alertAfterSeconds: deps.config.RECONCILE_ALERT_AFTER_SECONDS,
+    logger: deps.logger,
+  });
 }
 
 /** Every periodic task: payment reconciliation, the retention purge. */
@@ -81,16 +140,14 @@ export function periodicTasks(deps: Deps): PeriodicTask[] {
       everyMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
       firstAfterMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
       run: async () => {
-        const { completed, released } = await deps.payments.reconcile({
-          staleSeconds: config.RECONCILE_STALE_SECONDS,
-        });
+        const { completed, released } = await reconcileNow(deps);
         return { completed, released };
       },
     },
     {
       name: 'purge',
       everyMs: config.PURGE_INTERVAL_SECONDS * 1000,
-      run: () => purgeDeleted(deps),
+      run: async () => ({ ...(await purgeDeleted(deps)) }),
     },
   ];
 }

@@ -28,14 +28,19 @@ export interface NewJob {
 }
 
 /**
- * The insert of a new job, as a statement or a CTE of a larger one; an open job with the same
- * kind and key makes it a no-op.
+ * The insert of a new job, as a statement or a CTE of a larger one (then `when`, a boolean SQL
+ * expression, says whether to queue it); an open job with the same kind and key makes it a no-op.
  */
-export function enqueueJob(sql: Db, job: NewJob): postgres.PendingQuery<postgres.Row[]> {
+export function enqueueJob(
+  sql: Db,
+  job: NewJob,
+  when: postgres.PendingQuery<postgres.Row[]> = sql`true`,
+): postgres.PendingQuery<postgres.Row[]> {
   return sql`
     insert into jobs (kind, payload, key, item_id, max_attempts)
-    values (${job.kind}, ${sql.json(job.payload as postgres.JSONValue)}, ${job.key ?? null},
-            ${job.itemId ?? null}, ${job.maxAttempts})
+    select ${job.kind}, ${sql.json(job.payload as postgres.JSONValue)}, ${job.key ?? null},
+           ${job.itemId ?? null}::uuid, ${job.maxAttempts}
+    where ${when}
     on conflict (kind, key) where key is not null and state in ('queued', 'running') do nothing
     returning id`;
 }

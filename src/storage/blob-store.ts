@@ -25,6 +25,8 @@ export interface BlobStore {
   stat(key: string): Promise<{ size: number } | undefined>;
   /** Removes `key`; removing an absent key is not an error. */
   delete(key: string): Promise<void>;
+  /** Every object whose key starts with `prefix`, with its last modification (for sweeps). */
+  list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }>;
 }
 
 export interface PutResult {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -80,5 +80,24 @@ export class FsBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }> {
+    let entries;
+    try {
+      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    for (const e of entries) {
+      if (!e.isFile()) continue;
+      const full = path.join(e.parentPath, e.name);
+      const key = path.relative(this.root, full).split(path.sep).join('/');
+      // Temporary files of puts in flight are not objects yet.
+      if (!key.startsWith(prefix) || e.name.endsWith('.partial')) continue;
+      const s = await stat(full).catch(() => undefined);
+      if (s) yield { key, modifiedAt: s.mtime };
+    }
   }
 }

@@ -2,6 +2,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   NoSuchKey,
   NotFound,
   PutObjectCommand,
@@ -113,5 +114,24 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(
       new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
     );
+  }
+
+  async *list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }> {
+    const base = this.opts.prefix ?? '';
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.opts.bucket,
+          Prefix: `${base}${prefix}`,
+          ...(token && { ContinuationToken: token }),
+        }),
+      );
+      for (const o of page.Contents ?? []) {
+        if (o.Key)
+          yield { key: o.Key.slice(base.length), modifiedAt: o.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 }

@@ -23,14 +23,18 @@ export interface Facilitator extends FacilitatorClient {
   readonly kind: 'local' | 'http';
   authorizationState(q: AuthorizationQuery): Promise<AuthorizationState>;
   /**
-   * Present only where settle re-checks everything verify checks, atomically with the transfer
-   * (the local facilitator): settles without the verify round trip and flags a rejection that
-   * happened before anything moved. HTTP facilitators go through verify, then settle.
+   * The one settle call the payment processor makes: every check verify makes, then the transfer.
+   * `rejectedBeforeSettlement` says a failure happened before anything could move (invalid
+   * signature, nonce used, balance...), which the processor answers exactly as a failed verify.
+   * The local facilitator makes the checks atomically with its ledger transfer; an HTTP one calls
+   * /verify, then /settle. Throws when the facilitator could not be reached or timed out.
    */
-  settleWithoutVerify?(
-    payload: PaymentPayload,
-    req: PaymentRequirements,
-  ): Promise<{ response: SettleResponse; rejectedBeforeSettlement: boolean }>;
+  settleChecked(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettlement>;
+}
+
+export interface CheckedSettlement {
+  response: SettleResponse;
+  rejectedBeforeSettlement: boolean;
 }
 
 export interface AuthorizationQuery {
@@ -144,6 +148,26 @@ export class HttpFacilitator implements Facilitator {
     return this.client.settle(payload, req);
   }
 
+  async settleChecked(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<CheckedSettlement> {
+    const verdict = await this.verify(payload, req);
+    if (!verdict.isValid) {
+      return {
+        response: {
+          success: false,
+          errorReason: verdict.invalidReason ?? 'verification_failed',
+          transaction: '',
+          network: req.network,
+          ...(verdict.payer && { payer: verdict.payer }),
+        },
+        rejectedBeforeSettlement: true,
+      };
+    }
+    return { response: await this.settle(payload, req), rejectedBeforeSettlement: false };
+  }
+
   getSupported(): Promise<SupportedResponse> {
     return this.client.getSupported();
   }
@@ -152,20 +176,21 @@ export class HttpFacilitator implements Facilitator {
     const rpc = networkByCaip2(this.networks, q.network)?.rpc;
     if (!rpc) return { state: 'unknown' };
     try {
-      if (q.transaction) {
-        const receipt = await rpc
-          .getTransactionReceipt({ hash: q.transaction as Hex })
-          .catch(() => undefined);
-        if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction };
-        if (!receipt) return { state: 'pending', transaction: q.transaction };
-      }
+      // The token's own record decides: a used authorization moved the money (whoever sent it).
+      const receipt = q.transaction
+        ? await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined)
+        : undefined;
+      if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction! };
       const used = await rpc.readContract({
         address: q.asset as Address,
         abi: EIP3009_STATE_ABI,
         functionName: 'authorizationState',
         args: [q.payer as Address, q.nonce as Hex],
       });
-      return used ? { state: 'settled', transaction: q.transaction ?? '' } : { state: 'unused' };
+      if (used) return { state: 'settled', transaction: q.transaction ?? '' };
+      // Broadcast but not mined yet: it may still land.
+      if (q.transaction && !receipt) return { state: 'pending', transaction: q.transaction };
+      return { state: 'unused' };
     } catch {
       return { state: 'unknown' };
     }

@@ -1,39 +1,28 @@
 /**
- * The x402 v2 guard: ONE mechanism for paid routes and zero-value identity routes.
+ * The x402 v2 guard: ONE mechanism for paid routes and zero-value identity routes. It knows no
+ * marketplace rule: the domain describes a paid operation as an offer (what to charge, to whom,
+ * on which chains, for which resource) and receives a verified payment back.
  *
- * Usage from a route handler (`deps.x402` is an `X402Guard`):
- *
- *   // (1) identity (zero-value, never settled): the verified wallet, lower-case 0x hex
- *   const address = await deps.x402.identity(request);
- *   const agent = await requireAgent(deps.sql, address);   // src/domain/accounts/require-agent.ts
- *
- *   // (2) paid, any amount, any route: prompt or verified payment, then run the operation once
- *   const payment = await deps.x402.paid(request, {
- *     description: 'Listing fee',
- *     options: [{ chain: 'base', payTo, amountMicro: 10_000 }, { chain: 'polygon', payTo, amountMicro: 10_000 }],
- *   });
- *   const done = await deps.payments.run({ operation: 'listing_fee', payment, context: { ... } });
- *   reply.header('PAYMENT-RESPONSE', done.paymentResponseHeader);   // then shape done.result
- *
- * `deps.payments.run` (src/domain/payments/processor.ts) is the money-safety machinery: facilitator
- * verify (skipped for the local facilitator, whose settle re-checks it all) -> atomic nonce claim -> settle -> the operation's fulfilment in one transaction -> result
- * stored, so a retry of the same signed request returns the same result, and every spec 7.1 outcome
- * is thrown as the right AppError. Register the fulfilment once at start-up with
- * `payments.define(operation, async (tx, ctx) => result)` (see src/runtime.ts); the reconciler uses
- * the same function to finish settlements whose request died.
+ * - `identity(req)`: the zero-value proof of an `id402` route (src/http/identity.ts calls it):
+ *   the verified wallet, lower-case; the nonce is spent, so a replay fails. Never settles.
+ * - `paid(req, offer)`: no `PAYMENT-SIGNATURE` → throws the 402 prompt for the offer; with one →
+ *   the verified payment (not settled, nonce not claimed: `payments.run` does both).
  *
  * Behaviour (spec 1.5, 2.9, 5.2, 7.1):
- * - No `PAYMENT-SIGNATURE`: throws AppError 402 whose body IS the x402 PaymentRequired
- *   (`{ error: "payment_required", x402Version: 2, resource, accepts, extensions? }`) and whose
- *   `PAYMENT-REQUIRED` header carries the same JSON in base64 (@x402/core codec), `Cache-Control:
- *   no-store`. Identity prompts advertise amount "0" on every network.
- * - With a signature: decoded with @x402/core, validated with its schemas, then accepted only
- *   against a requirement this server issues for this route and resource (scheme, network, asset,
- *   payTo, amount), with the signed `to`, `value`, validity window and signer checked (viem EOA
- *   recovery; EIP-1271 / ERC-6492 through RPC when configured). Identity payTo is derived per
- *   route and resource from the server secret, so a signature made for one route never verifies on
- *   another. Identity nonces are claimed here (single use, Postgres primary key); paid nonces are
- *   claimed by `payments.run`. Failures: 402 `payment_verification_failed` with `reason`.
+ * - The 402 body IS the x402 PaymentRequired (`{ error: "payment_required", message,
+ *   x402Version: 2, resource, accepts, extensions? }`) and the `PAYMENT-REQUIRED` header carries
+ *   the same JSON in base64 (@x402/core codec), with `Cache-Control: no-store`. Identity prompts
+ *   advertise amount "0" on every network.
+ * - A signature is decoded with @x402/core, validated with its schemas, then accepted only when
+ *   its `accepted` requirement is one this server issues for THIS route and resource: scheme,
+ *   network, asset, payTo, amount and every `extra` field the offer binds (the item id), and its
+ *   echoed `resource.url` (when sent) is this route's. The signed `to`, `value`, validity window
+ *   and signer are then checked (viem EOA recovery; EIP-1271 / ERC-6492 through RPC when
+ *   configured). Identity payTo is derived per route and resource from the server secret, so a
+ *   signature made for one route never verifies on another. Failures: 402
+ *   `payment_verification_failed` with a `reason` naming the mismatch, before anything settles.
+ * - The retry of an authorization this server already claimed is let through past its validity
+ *   window, so the buyer keeps hearing its outcome (pending, then the order) instead of a 402.
  *
  * Requests are any object with `method`, `url` and `headers` (a Fastify request fits), so the
  * guard carries no framework import.
@@ -44,7 +33,6 @@ import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import type { Config } from '../config.js';
-import type { Db } from '../db/index.js';
 import { CHAINS, type Chain } from '../domain/chains.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
 import {
@@ -80,6 +68,15 @@ export interface PaidOffer {
   extensions?: Record<string, unknown>;
   /** Overrides the resource key (default: `METHOD /path`, query excluded). */
   resource?: string;
+  /**
+   * Fields carried in every requirement's `extra` that a signature must echo exactly (e.g. the
+   * item id): a signature made from another resource's prompt cannot complete this one.
+   */
+  bind?: Record<string, string>;
+  /** Runs before the 402 prompt is issued (checks that make a prompt pointless). */
+  beforePrompt?: () => Promise<void>;
+  /** Runs on a signed completion before the signature is verified (e.g. required legal flags). */
+  beforeVerify?: () => void | Promise<void>;
 }
 
 /** A paid authorization that passed every off-chain check, ready for `payments.run`. */
@@ -102,7 +99,16 @@ export interface VerifiedPayment {
 export interface GuardOptions {
   config: Pick<Config, 'PUBLIC_BASE_URL' | 'X402_MAX_TIMEOUT_SECONDS' | 'X402_CLOCK_SKEW_SECONDS'>;
   networks: PaymentNetworks;
-  sql: Db;
+  /** Single-use records of authorizations (src/domain/payments/store.ts). */
+  nonces: {
+    claimIdentityNonce(q: {
+      payer: string;
+      nonce: string;
+      resource: string;
+      validBefore: number;
+    }): Promise<boolean>;
+    isClaimed(payer: string, nonce: string): Promise<boolean>;
+  };
   /** Key for deriving per-route identity recipients. */
   secret: Buffer;
   now?: () => number;
@@ -136,6 +142,11 @@ export class X402Guard {
     return Math.floor((this.opts.now?.() ?? Date.now()) / 1000);
   }
 
+  /** The absolute URL a prompt names as its resource (query excluded). */
+  resourceUrl(req: GuardRequest): string {
+    return `${this.opts.config.PUBLIC_BASE_URL}${pathOf(req.url)}`;
+  }
+
   resourceKey(req: GuardRequest): string {
     return `${req.method.toUpperCase()} ${pathOf(req.url)}`;
   }
@@ -148,7 +159,12 @@ export class X402Guard {
     return getAddress(`0x${h.slice(0, 40)}`);
   }
 
-  private requirement(chain: Chain, payTo: string, amountMicro: number): PaymentRequirements {
+  private requirement(
+    chain: Chain,
+    payTo: string,
+    amountMicro: number,
+    bind: Record<string, string> = {},
+  ): PaymentRequirements {
     const net = this.opts.networks[chain];
     return {
       scheme: 'exact',
@@ -157,7 +173,7 @@ export class X402Guard {
       amount: String(amountMicro),
       payTo: getAddress(payTo),
       maxTimeoutSeconds: this.opts.config.X402_MAX_TIMEOUT_SECONDS,
-      extra: { name: net.eip712.name, version: net.eip712.version },
+      extra: { name: net.eip712.name, version: net.eip712.version, ...bind },
     };
   }
 
@@ -172,7 +188,7 @@ export class X402Guard {
       message: ERROR_CATALOG.payment_required[1],
       x402Version: X402_VERSION,
       resource: {
-        url: `${this.opts.config.PUBLIC_BASE_URL}${pathOf(req.url)}`,
+        url: this.resourceUrl(req),
         description,
         mimeType: 'application/json',
       },
@@ -208,6 +224,7 @@ export class X402Guard {
   private async check(
     signature: string,
     issued: PaymentRequirements[],
+    resourceUrl: string,
     promptHeader: () => string,
     settleMarginSeconds: number,
   ): Promise<{
@@ -238,6 +255,14 @@ export class X402Guard {
     ) {
       throw fail('requirements_not_issued', promptHeader);
     }
+    // Bound to this resource: every field the offer put in `extra` must come back unchanged, and
+    // an echoed resource must be this route's (a prompt of another listing cannot pay for this one).
+    for (const [key, value] of Object.entries(requirement.extra ?? {})) {
+      if (accepted.extra?.[key] !== value) throw fail(`resource_mismatch_${key}`, promptHeader);
+    }
+    if (payload.resource?.url !== undefined && payload.resource.url !== resourceUrl) {
+      throw fail('resource_mismatch_url', promptHeader);
+    }
     const exact = parseExactEvmPayload(payload.payload);
     if (!exact) throw fail('invalid_exact_evm_payload', promptHeader);
     const reason = checkAuthorization(exact.authorization, requirement, {
@@ -245,10 +270,18 @@ export class X402Guard {
       skewSeconds: this.opts.config.X402_CLOCK_SKEW_SECONDS,
       settleMarginSeconds,
     });
-    if (reason) throw fail(reason, promptHeader);
     const net = networkByCaip2(this.opts.networks, requirement.network)!;
     if (!(await verifyAuthorizationSignature(net, exact)))
       throw fail('invalid_exact_evm_signature', promptHeader);
+    if (reason) {
+      // A retry of an authorization already claimed here is answered from its record (pending,
+      // then the order), whatever its window says now; anything else must be signed afresh.
+      const windowOnly = reason.includes('valid_before') && settleMarginSeconds > 0;
+      const payer = exact.authorization.from.toLowerCase();
+      if (!windowOnly || !(await this.opts.nonces.isClaimed(payer, exact.authorization.nonce))) {
+        throw fail(reason, promptHeader);
+      }
+    }
     return {
       requirement,
       payload: {
@@ -279,12 +312,14 @@ export class X402Guard {
     const signature = paymentSignatureOf(req);
     if (!signature) throw this.prompt(req, issued, description);
     const header = () => this.paymentRequired(req, issued, description).header;
-    const { auth } = await this.check(signature, issued, header, 0);
+    const { auth } = await this.check(signature, issued, this.resourceUrl(req), header, 0);
     const payer = auth.from.toLowerCase();
-    const [claimed] = await this.opts.sql`
-      insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-      values (${payer}, ${auth.nonce}, 'identity', ${resource}, to_timestamp(${Number(auth.validBefore)}))
-      on conflict do nothing returning 1 as ok`;
+    const claimed = await this.opts.nonces.claimIdentityNonce({
+      payer,
+      nonce: auth.nonce,
+      resource,
+      validBefore: Number(auth.validBefore),
+    });
     if (!claimed) throw fail('invalid_exact_evm_nonce_already_used', header);
     return payer;
   }
@@ -295,12 +330,24 @@ export class X402Guard {
    */
   async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
     if (offer.options.length === 0) throw new Error('paid offer without options');
-    const issued = offer.options.map((o) => this.requirement(o.chain, o.payTo, o.amountMicro));
+    const issued = offer.options.map((o) =>
+      this.requirement(o.chain, o.payTo, o.amountMicro, offer.bind),
+    );
     const signature = paymentSignatureOf(req);
-    if (!signature) throw this.prompt(req, issued, offer.description, offer.extensions);
+    if (!signature) {
+      await offer.beforePrompt?.();
+      throw this.prompt(req, issued, offer.description, offer.extensions);
+    }
+    await offer.beforeVerify?.();
     const header = () =>
       this.paymentRequired(req, issued, offer.description, offer.extensions).header;
-    const { requirement, payload, auth, chain } = await this.check(signature, issued, header, 5);
+    const { requirement, payload, auth, chain } = await this.check(
+      signature,
+      issued,
+      this.resourceUrl(req),
+      header,
+      5,
+    );
     return {
       payer: auth.from.toLowerCase(),
       chain,

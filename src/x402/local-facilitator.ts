@@ -14,7 +14,12 @@ import {
   verifyAuthorizationSignature,
   type ExactEvmPayload,
 } from './eip3009.js';
-import type { AuthorizationQuery, AuthorizationState, Facilitator } from './facilitator.js';
+import type {
+  AuthorizationQuery,
+  AuthorizationState,
+  CheckedSettlement,
+  Facilitator,
+} from './facilitator.js';
 import { networkByCaip2, type PaymentNetwork, type PaymentNetworks } from './networks.js';
 
 /**
@@ -130,18 +135,16 @@ export class LocalFacilitator implements Facilitator {
   }
 
   /**
-   * Settlement without a separate verify round trip, for our own processor (the guard has already
-   * checked signature, recipient, asset, network, amount and window against what it issued). Makes
-   * every check `settle` makes, atomically with the transfer, and says whether a failure was a
-   * rejection BEFORE anything moved (invalid payload or signature, zero value, nonce already used,
-   * insufficient balance, or a queued verify fault): the caller reports those exactly as a verify
-   * failure (402 payment_verification_failed) and releases its claim. `settle` itself (what
-   * x402ResourceServer and HTTP callers use) keeps its own statements and answers.
+   * The processor's settle: every check verify makes, atomically with the ledger transfer, so no
+   * separate verify round trip is needed. A failure BEFORE anything moved (invalid payload or
+   * signature, zero value, nonce already used, insufficient balance, or a queued verify fault) is
+   * flagged `rejectedBeforeSettlement`. `settle` itself (what x402ResourceServer and HTTP callers
+   * use) gives the same answers without the flag.
    */
-  async settleWithoutVerify(
+  async settleChecked(
     payload: PaymentPayload,
     req: PaymentRequirements,
-  ): Promise<{ response: SettleResponse; rejectedBeforeSettlement: boolean }> {
+  ): Promise<CheckedSettlement> {
     const fault = this.takeFault('verify');
     if (fault) {
       return {

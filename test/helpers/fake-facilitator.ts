@@ -10,17 +10,31 @@ import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schema
  * scripted per test.
  */
 export type FakeMode =
-  'ok' | 'verify_invalid' | 'settle_pending' | 'settle_capacity' | 'settle_failed' | 'settle_slow';
+  | 'ok'
+  | 'verify_invalid'
+  | 'settle_pending'
+  | 'settle_capacity'
+  | 'settle_failed'
+  | 'settle_slow'
+  | 'settle_hang';
 
 export interface FakeFacilitator {
   url: string;
   mode: FakeMode;
+  /** How long `settle_slow` takes before it answers. */
+  slowMs: number;
   requests: Array<{ path: string; body: unknown; valid: boolean }>;
   close(): Promise<void>;
 }
 
 export async function startFakeFacilitator(): Promise<FakeFacilitator> {
-  const state: FakeFacilitator = { url: '', mode: 'ok', requests: [], close: async () => {} };
+  const state: FakeFacilitator = {
+    url: '',
+    mode: 'ok',
+    slowMs: 1500,
+    requests: [],
+    close: async () => {},
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -87,8 +101,11 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
           case 'settle_slow':
             setTimeout(
               () => send(200, { success: true, transaction: tx, network, payer: auth.from }),
-              1500,
+              state.slowMs,
             );
+            return;
+          case 'settle_hang':
+            // The facilitator took the settle and never answers (it may or may not broadcast).
             return;
           default:
             return send(200, { success: true, transaction: tx, network, payer: auth.from });

@@ -2,6 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   decodeDeployData,
+  decodeFunctionData,
+  encodeFunctionResult,
+  parseAbi,
+  toFunctionSelector,
   erc6492SignatureValidatorAbi,
   erc6492SignatureValidatorByteCode,
   isAddressEqual,
@@ -9,21 +13,59 @@ import {
   type Hex,
 } from 'viem';
 
+const TOKEN_ABI = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+]);
+const AUTHORIZATION_STATE = toFunctionSelector('authorizationState(address,bytes32)');
+
+/** A minimal receipt as JSON-RPC returns it (what viem's getTransactionReceipt parses). */
+function receipt(hash: string, status: 'success' | 'reverted') {
+  return {
+    transactionHash: hash,
+    transactionIndex: '0x0',
+    blockHash: `0x${'1'.repeat(64)}`,
+    blockNumber: '0x1',
+    from: `0x${'2'.repeat(40)}`,
+    to: `0x${'3'.repeat(40)}`,
+    cumulativeGasUsed: '0x5208',
+    gasUsed: '0x5208',
+    effectiveGasPrice: '0x1',
+    contractAddress: null,
+    logs: [],
+    logsBloom: `0x${'0'.repeat(512)}`,
+    status: status === 'success' ? '0x1' : '0x0',
+    type: '0x2',
+  };
+}
+
 /**
  * A loopback JSON-RPC node that knows a few single-owner smart accounts. It answers viem's
  * deployless ERC-6492 / ERC-1271 `eth_call` the way such an account's `isValidSignature` does:
- * valid when the owner's ECDSA signature recovers from the hash. Everything else is an RPC error.
+ * valid when the owner's ECDSA signature recovers from the hash. It also plays the USDC token's
+ * EIP-3009 record (`authorizationState`) and transaction receipts for reconciliation. Everything
+ * else is an RPC error.
  */
 export interface FakeRpc {
   url: string;
   /** smart account address -> owner EOA */
   accounts: Map<string, string>;
+  /** The token's used authorizations, as `payer:nonce` (lower-case): `authorizationState` reads it. */
+  usedAuthorizations: Set<string>;
+  /** Transaction receipts by hash; an absent hash has no receipt yet. */
+  receipts: Map<string, 'success' | 'reverted'>;
   calls: number;
   close(): Promise<void>;
 }
 
 export async function startFakeRpc(): Promise<FakeRpc> {
-  const state: FakeRpc = { url: '', accounts: new Map(), calls: 0, close: async () => {} };
+  const state: FakeRpc = {
+    url: '',
+    accounts: new Map(),
+    usedAuthorizations: new Set(),
+    receipts: new Map(),
+    calls: 0,
+    close: async () => {},
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -38,11 +80,32 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...body }));
         };
+        if (msg.method === 'eth_chainId') return reply({ result: '0x2105' });
+        if (msg.method === 'eth_getTransactionReceipt') {
+          const hash = String(msg.params[0]).toLowerCase();
+          const status = state.receipts.get(hash);
+          if (!status) return reply({ result: null });
+          return reply({ result: receipt(hash, status) });
+        }
         if (msg.method !== 'eth_call')
           return reply({ error: { code: -32601, message: 'method not found' } });
         state.calls++;
+        const { data } = msg.params[0] as { data: Hex };
+        if (data.startsWith(AUTHORIZATION_STATE)) {
+          const { args } = decodeFunctionData({ abi: TOKEN_ABI, data });
+          const [payer, nonce] = args as [Hex, Hex];
+          const used = state.usedAuthorizations.has(
+            `${payer.toLowerCase()}:${nonce.toLowerCase()}`,
+          );
+          return reply({
+            result: encodeFunctionResult({
+              abi: TOKEN_ABI,
+              functionName: 'authorizationState',
+              result: used,
+            }),
+          });
+        }
         try {
-          const { data } = msg.params[0] as { data: Hex };
           const { args } = decodeDeployData({
             abi: erc6492SignatureValidatorAbi,
             bytecode: erc6492SignatureValidatorByteCode,

@@ -336,12 +336,46 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     const buyer = newWallet();
     const signed = await signPayment(buyer, required, requirement);
     expect((await complete(item.itemId, signed.header)).statusCode).toBe(200);
-    // same seller and price, other item: the nonce is spent
+    // same seller and price, other item: the same nonce signed for the twin's own prompt is spent
     const twin = await createSaleItem(deps(), {
       sellerAddress: item.seller.address,
       priceUsdc: 0.5,
     });
-    await expectRejected(await complete(twin.itemId, signed.header), /nonce_already_used/);
+    const twinPrompt = promptOf(
+      await t.app.inject({ method: 'POST', url: acquireUrl(twin.itemId) }),
+    );
+    const again = await signPayment(buyer, twinPrompt, twinPrompt.accepts[0]!, {
+      authorization: { nonce: signed.nonce },
+    });
+    await expectRejected(await complete(twin.itemId, again.header), /nonce_already_used/);
+  });
+
+  it("refuses a signature made from another listing's prompt (same seller, same price)", async () => {
+    const { item, required, requirement } = await setup();
+    const twin = await createSaleItem(deps(), {
+      sellerAddress: item.seller.address,
+      priceUsdc: 0.5,
+    });
+    const buyer = newWallet();
+    const before = await local.balanceOf('eip155:8453', buyer.address);
+    // Signed from item A's prompt, sent to item B: the two prompts pay the same address the same
+    // amount, so only the binding to the resource tells them apart.
+    const signed = await signPayment(buyer, required, requirement);
+    const res = await complete(twin.itemId, signed.header);
+    await expectRejected(res, /^resource_mismatch_(item_id|url)$/);
+    // Even with the resource echo stripped, the item bound in the requirement gives it away.
+    const stripped = JSON.parse(Buffer.from(signed.header, 'base64').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    delete stripped.resource;
+    const header = Buffer.from(JSON.stringify(stripped)).toString('base64');
+    await expectRejected(await complete(twin.itemId, header), 'resource_mismatch_item_id');
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(before);
+    const orders = await deps().sql`select 1 from orders where item_id = ${twin.itemId}`;
+    expect(orders.length).toBe(0);
+    // The same signature still buys the listing it was made for.
+    expect((await complete(item.itemId, signed.header)).statusCode).toBe(200);
   });
 
   it('reports insufficient dev-ledger funds as a verification failure', async () => {

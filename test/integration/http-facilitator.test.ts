@@ -2,45 +2,63 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
+import { reconcileNow } from '../../src/runtime.js';
 import { HttpFacilitator } from '../../src/x402/facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
+import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /** The HTTP facilitator client against a loopback facilitator speaking the x402 wire format. */
 let t: TestContext;
 let fake: FakeFacilitator;
+let rpc: FakeRpc;
+/** Long enough that a slow CI run never turns an answer into a false "pending". */
+const TIMEOUT_MS = 3_000;
 beforeAll(async () => {
   fake = await startFakeFacilitator();
+  rpc = await startFakeRpc();
   t = await startTestApp({
     ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'httpfac-')),
     FACILITATOR_URL: fake.url,
-    FACILITATOR_TIMEOUT_MS: '500',
+    FACILITATOR_TIMEOUT_MS: String(TIMEOUT_MS),
+    RPC_URL_BASE: rpc.url,
+    RPC_URL_POLYGON: rpc.url,
   });
 });
 afterAll(async () => {
   await t?.close();
   await fake?.close();
+  await rpc?.close();
 });
 beforeEach(() => {
   fake.mode = 'ok';
+  fake.slowMs = TIMEOUT_MS + 2_000;
   fake.requests = [];
 });
 
-async function purchase() {
+async function purchase(opts: { validForSeconds?: number } = {}) {
   const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
   const url = `/api/v1/items/${item.itemId}/acquire`;
   const required = promptOf(await t.app.inject({ method: 'POST', url }));
   const buyer = newWallet();
-  const signed = await signPayment(buyer, required, required.accepts[0]!);
-  const res = await t.app.inject({
-    method: 'POST',
-    url,
-    headers: { 'payment-signature': signed.header },
-    payload: { policy_accepted: true, license_accepted: true },
+  const now = Math.floor(Date.now() / 1000);
+  const signed = await signPayment(buyer, required, required.accepts[0]!, {
+    ...(opts.validForSeconds && {
+      authorization: { validBefore: String(now + opts.validForSeconds) },
+    }),
   });
-  return { res, required, signed, buyer };
+  const send = () =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': signed.header },
+      payload: { policy_accepted: true, license_accepted: true },
+    });
+  return { res: await send(), required, signed, buyer, send };
 }
 
 describe('HttpFacilitator over the x402 wire protocol', () => {
@@ -112,10 +130,74 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
     });
   });
 
-  it('without RPC the reconciler leaves an unknown settlement unresolved instead of guessing', async () => {
-    const report = await t.runtime.deps.payments.reconcile({ staleSeconds: 0 });
+  it('the reconciler resolves a settlement of unknown outcome from the chain, never by guessing', async () => {
+    fake.mode = 'settle_pending';
+    const { res, signed, buyer, send } = await purchase();
+    expect(res.statusCode).toBe(409);
+    const orderId = (res.json() as { order_id: string }).order_id;
+    // Not used on chain yet and still inside its window: it could still land, so it stays open.
+    let report = await reconcileNow(t.runtime.deps, 0);
     expect(report.completed).toBe(0);
-    expect(report.released).toBe(0);
-    expect(report.unresolved).toBeGreaterThanOrEqual(2);
+    const [open] = await t.runtime.deps.sql<{ status: string }[]>`
+      select status from x402_payments where nonce = ${signed.nonce}`;
+    expect(open!.status).toBe('pending');
+    // The token records the authorization as used: the order is completed from the chain.
+    rpc.usedAuthorizations.add(`${buyer.address.toLowerCase()}:${signed.nonce}`);
+    report = await reconcileNow(t.runtime.deps, 0);
+    expect(report.completed).toBeGreaterThanOrEqual(1);
+    const again = await send();
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ order_id: orderId });
+  });
+
+  it('a settle whose request died keeps answering 409 pending with the order id past the window, and operators see it', async () => {
+    fake.mode = 'settle_hang';
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const required = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = newWallet();
+    // A short window: two seconds from now the guard would refuse this authorization as expiring.
+    const signed = await signPayment(buyer, required, required.accepts[0]!, {
+      authorization: { validBefore: String(Math.floor(Date.now() / 1000) + 7) },
+    });
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': signed.header },
+        payload: { policy_accepted: true, license_accepted: true },
+      });
+    const first = send(); // the facilitator took the settle and never answers
+    const sql = t.runtime.deps.sql;
+    let claimed: { id: string; status: string; context: { orderId: string } } | undefined;
+    for (let i = 0; i < 100 && !claimed; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      [claimed] = await sql<{ id: string; status: string; context: { orderId: string } }[]>`
+        select id, status, context from x402_payments where nonce = ${signed.nonce}`;
+    }
+    expect(claimed?.status).toBe('settling');
+    await new Promise((r) => setTimeout(r, 2_500)); // the window the guard accepts has closed
+    const retry = await send();
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json()).toMatchObject({
+      error: 'payment_settlement_pending',
+      order_id: claimed!.context.orderId,
+      network: 'eip155:8453',
+    });
+    expect((await first).statusCode).toBe(409);
+    // Operators: the unresolved settlement is listed, and logged at error level on every pass.
+    const listed = await unresolvedPayments(t.runtime.deps.payments.store, 0);
+    expect(listed.map((p) => p.paymentId)).toContain(claimed!.id);
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
+    await reconcilePayments(t.runtime.deps.payments, {
+      staleSeconds: 0,
+      alertAfterSeconds: 0,
+      logger,
+    });
+    const alerts = lines.map((l) => JSON.parse(l) as { level: number; paymentId?: string });
+    expect(alerts.some((a) => a.level === 50 && a.paymentId === claimed!.id)).toBe(true);
+    // Still pending after another retry, until the chain says otherwise.
+    expect((await send()).statusCode).toBe(409);
   });
 });

@@ -6,6 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
 import { CHAINS } from '../../src/domain/chains.js';
 import { PaymentProcessor } from '../../src/domain/payments/processor.js';
+import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
+import { reconcileNow } from '../../src/runtime.js';
 import { AppError } from '../../src/errors.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
@@ -96,7 +98,7 @@ describe('idempotency per authorization nonce', () => {
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
     expect(await countOrders(p.item.itemId)).toBe(0);
     await new Promise((r) => setTimeout(r, 1100));
-    const report = await deps().payments.reconcile({ staleSeconds: 1 });
+    const report = await reconcileNow(deps(), 1);
     expect(report.completed).toBeGreaterThanOrEqual(1);
     expect(await countOrders(p.item.itemId)).toBe(1);
     const retry = await p.send();
@@ -190,12 +192,12 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     expect(body.retry_after).toBeUndefined();
     expect((await p.send()).statusCode).toBe(409);
     const client = clientFor(t.app, p.buyer);
-    expect(await deps().payments.reconcile({ staleSeconds: 1 })).toMatchObject({
+    expect(await reconcileNow(deps(), 1)).toMatchObject({
       completed: 0,
       released: 0,
     });
     await local.resolvePending(body.transaction, 'confirmed');
-    expect((await deps().payments.reconcile({ staleSeconds: 1 })).completed).toBe(1);
+    expect((await reconcileNow(deps(), 1)).completed).toBe(1);
     const links = await client.getOrder(body.order_id);
     expect(links.download_url).toContain(body.order_id);
     const retry = await p.send();
@@ -210,7 +212,7 @@ describe('spec 7.1 outcomes from the local facilitator', () => {
     local.injectFault({ op: 'settle', outcome: 'pending' });
     const { transaction } = (await p.send()).json();
     await local.resolvePending(transaction, 'failed');
-    expect((await deps().payments.reconcile({ staleSeconds: 1 })).released).toBe(1);
+    expect((await reconcileNow(deps(), 1)).released).toBe(1);
     expect(await countOrders(p.item.itemId)).toBe(0);
     expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
     // the released authorization may be presented again and now settles
@@ -293,70 +295,70 @@ describe('completion in one statement after settlement', () => {
     );
   });
 
-  it('when the one statement completes nothing or fails, the two-step path completes the payment once', async () => {
-    const processor = new PaymentProcessor(deps().sql, local, {
+  it('when the completing statement fails, the settlement is kept and the operation completes exactly once later', async () => {
+    const processor = new PaymentProcessor(deps().payments.store, local, {
       retryAfterSeconds: 5,
-      staleSeconds: 1,
+      staleSeconds: 0,
       logger: deps().logger,
     });
-    let runs = 0;
-    const run = async () => ({ runs: ++runs });
     const sql = deps().sql;
-    processor.define('declines', run, {
-      inline: () => ({
-        ready: sql`ready as (select 1 as x where false)`,
-        writes: sql`noop as (select 1)`,
-        result: { runs: -1 },
-      }),
-    });
-    processor.define('breaks', run, {
-      inline: () => ({
-        ready: sql`ready as (select 1 as x)`,
-        writes: sql`broken as (insert into x402_nonces (payer) values (null) returning 1)`,
-        result: { runs: -1 },
-      }),
-    });
+    let broken = true;
+    // An operation whose fulfilment writes one row per completion: the count shows how often it ran.
+    await sql`create table if not exists probe_runs (payment_id uuid primary key)`;
+    processor.define('probe', (q, ctx) => ({
+      writes: broken
+        ? q`broken as (insert into x402_nonces (payer) select null from paid)`
+        : q`ran as (insert into probe_runs (payment_id) select ${ctx.paymentId}::uuid from paid)`,
+      result: q`jsonb_build_object('payment', ${ctx.paymentId}::text)`,
+    }));
     const payTo = newWallet().address;
-    for (const operation of ['declines', 'breaks']) {
-      const offer = {
-        description: 'probe',
-        options: [{ chain: 'base' as const, payTo, amountMicro: 10_000 }],
-      };
-      const req = {
-        method: 'POST',
-        url: `/probe/${operation}`,
-        headers: {} as Record<string, string>,
-      };
-      const prompt = await deps()
-        .x402.paid(req, offer)
-        .then(
-          () => undefined,
-          (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
-        );
-      const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<
-        typeof signPayment
-      >[1];
-      const signed = await signPayment(newWallet(), required, required.accepts[0]!);
-      req.headers['payment-signature'] = signed.header;
-      const payment = await deps().x402.paid(req, offer);
-      const before = runs;
-      const done = await processor.run({ operation, payment, context: {} });
-      expect(done.result).toEqual({ runs: before + 1 });
-      const again = await processor.run({ operation, payment, context: {} });
-      expect(again).toMatchObject({ replayed: true, result: { runs: before + 1 } });
-      const [row] = await sql<{ status: string; transaction: string }[]>`
-        select status, transaction from x402_payments where nonce = ${signed.nonce}`;
-      expect(row).toEqual({ status: 'completed', transaction: done.settlement.transaction });
-      expect(
-        await local.authorizationState({
-          network: BASE,
-          asset: payment.requirement.asset,
-          payer: payment.payer,
-          nonce: signed.nonce,
-        }),
-      ).toEqual({ state: 'settled', transaction: done.settlement.transaction });
-    }
-    expect(runs).toBe(2);
+    const offer = {
+      description: 'probe',
+      options: [{ chain: 'base' as const, payTo, amountMicro: 10_000 }],
+    };
+    const req = { method: 'POST', url: '/probe', headers: {} as Record<string, string> };
+    const prompt = await deps()
+      .x402.paid(req, offer)
+      .then(
+        () => undefined,
+        (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
+      );
+    const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<
+      typeof signPayment
+    >[1];
+    const signed = await signPayment(newWallet(), required, required.accepts[0]!);
+    req.headers['payment-signature'] = signed.header;
+    const payment = await deps().x402.paid(req, offer);
+
+    // Money moves, the completion fails twice: the request fails, the settlement is on record.
+    await expect(processor.run({ operation: 'probe', payment, context: {} })).rejects.toThrow();
+    const [held] = await sql<{ status: string; transaction: string }[]>`
+      select status, transaction from x402_payments where nonce = ${signed.nonce}`;
+    expect(held!.status).toBe('settled');
+    expect(held!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+
+    // Fixed; the reconciler completes it once, and the buyer's retry answers the same result.
+    broken = false;
+    const report = await reconcilePayments(processor, {
+      staleSeconds: 0,
+      alertAfterSeconds: 600,
+      logger: deps().logger,
+    });
+    expect(report.completed).toBe(1);
+    const again = await processor.run({ operation: 'probe', payment, context: {} });
+    expect(again).toMatchObject({ replayed: true, result: { payment: again.paymentId } });
+    expect(again.settlement.transaction).toBe(held!.transaction);
+    const [runs] = await sql<{ n: number }[]>`
+      select count(*)::int as n from probe_runs where payment_id = ${again.paymentId}`;
+    expect(runs!.n).toBe(1);
+    expect(
+      await local.authorizationState({
+        network: BASE,
+        asset: payment.requirement.asset,
+        payer: payment.payer,
+        nonce: signed.nonce,
+      }),
+    ).toEqual({ state: 'settled', transaction: held!.transaction });
   });
 });
 
@@ -452,7 +454,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
     // a never-seen payer starting at 10 USDC cannot pay 12: nothing recorded, nothing moved
     const poor = newWallet();
     const s1 = await signPayment(poor, required, requirement);
-    const r1 = await local.settleWithoutVerify(s1.payload, requirement);
+    const r1 = await local.settleChecked(s1.payload, requirement);
     expect(r1).toMatchObject({
       rejectedBeforeSettlement: true,
       response: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' },
@@ -471,7 +473,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
     const rich = newWallet();
     await local.setBalance(BASE, rich.address, 30_000_000);
     const s2 = await signPayment(rich, required, requirement);
-    const r2 = await local.settleWithoutVerify(s2.payload, requirement);
+    const r2 = await local.settleChecked(s2.payload, requirement);
     expect(r2).toMatchObject({
       rejectedBeforeSettlement: false,
       response: { success: true, amount: '12000000' },
@@ -479,7 +481,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
     expect(await local.balanceOf(BASE, rich.address)).toBe(18_000_000);
     expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
     // the same authorization again: rejected before anything moves
-    const r3 = await local.settleWithoutVerify(s2.payload, requirement);
+    const r3 = await local.settleChecked(s2.payload, requirement);
     expect(r3).toMatchObject({
       rejectedBeforeSettlement: true,
       response: { errorReason: 'invalid_exact_evm_nonce_already_used' },
@@ -487,7 +489,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
     // an existing balance that cannot cover the value: no transfer, no moves
     const s4 = await signPayment(rich, required, requirement);
     await local.setBalance(BASE, rich.address, 11_999_999);
-    const r4 = await local.settleWithoutVerify(s4.payload, requirement);
+    const r4 = await local.settleChecked(s4.payload, requirement);
     expect(r4).toMatchObject({
       rejectedBeforeSettlement: true,
       response: { errorReason: 'invalid_exact_evm_insufficient_balance' },
@@ -496,7 +498,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
     expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
     // settlement failures that are not rejections keep their classification
     local.injectFault({ op: 'settle', outcome: 'failed' });
-    expect(await local.settleWithoutVerify(s4.payload, requirement)).toMatchObject({
+    expect(await local.settleChecked(s4.payload, requirement)).toMatchObject({
       rejectedBeforeSettlement: false,
       response: { success: false },
     });

@@ -33,6 +33,20 @@ describe('loadConfig', () => {
     }
   });
 
+  it('a remote facilitator needs RPC on every network, so a died settlement can be resolved', () => {
+    const url = 'https://facilitator.example';
+    expect(() => loadConfig({ FACILITATOR_URL: url })).toThrow(
+      /RPC_URL_BASE[\s\S]*RPC_URL_POLYGON/,
+    );
+    expect(() => loadConfig({ FACILITATOR_URL: url, RPC_URL_BASE: 'http://rpc' })).toThrow(
+      /RPC_URL_POLYGON/,
+    );
+    expect(
+      loadConfig({ FACILITATOR_URL: url, RPC_URL_BASE: 'http://a', RPC_URL_POLYGON: 'http://b' })
+        .FACILITATOR_URL,
+    ).toBe(url);
+  });
+
   it('production secrets have no defaults: DATABASE_URL without URL_SIGNING_SECRET is refused', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/market' })).toThrow(
       /URL_SIGNING_SECRET/,

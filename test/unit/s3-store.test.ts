@@ -35,6 +35,24 @@ beforeAll(async () => {
       res.writeHead(200, { etag: '"x"' }).end();
       return;
     }
+    const url = new URL(req.url!, 'http://x');
+    if (req.method === 'GET' && url.searchParams.get('list-type') === '2') {
+      const bucket = key.replace(/^\/|\/$/g, '');
+      const prefix = `/${bucket}/${url.searchParams.get('prefix') ?? ''}`;
+      const contents = [...objects.keys()]
+        .filter((k) => k.startsWith(prefix))
+        .map(
+          (k) =>
+            `<Contents><Key>${k.slice(bucket.length + 2)}</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified><Size>${objects.get(k)!.length}</Size></Contents>`,
+        )
+        .join('');
+      res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(
+          `<ListBucketResult><Name>${bucket}</Name><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`,
+        );
+      return;
+    }
     const obj = objects.get(key);
     if (req.method === 'DELETE') {
       objects.delete(key);
@@ -91,6 +109,15 @@ describe('S3BlobStore', () => {
     await store.delete('archives/a.zip');
     expect(await store.stat('archives/a.zip')).toBeUndefined();
     await expect(store.createReadStream('archives/a.zip')).rejects.toThrow();
+  });
+
+  it('lists the objects under a prefix with their keys as the store names them', async () => {
+    await store.put('archives/x.zip', Buffer.from('x'));
+    await store.put('other/y.zip', Buffer.from('y'));
+    const listed: string[] = [];
+    for await (const o of store.list('archives/')) listed.push(o.key);
+    expect(listed).toContain('archives/x.zip');
+    expect(listed).not.toContain('other/y.zip');
   });
 
   it('refuses an oversized stream with 413 and uploads nothing', async () => {

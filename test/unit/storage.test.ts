@@ -52,6 +52,24 @@ describe('FsBlobStore', () => {
     expect((await listAll(root)).filter((n) => n.includes('big'))).toEqual([]);
   });
 
+  it('lists finished objects under a prefix, never a put in flight', async () => {
+    await store.put('listed/a.zip', Buffer.from('a'));
+    await store.put('listed/sub/b.tar.gz', Buffer.from('b'));
+    await store.put('elsewhere/c.zip', Buffer.from('c'));
+    const gate = new Readable({ read() {} });
+    gate.push(Buffer.from('partial'));
+    const inFlight = store.put('listed/d.zip', gate);
+    await new Promise((r) => setTimeout(r, 50));
+    const listed: string[] = [];
+    for await (const o of store.list('listed/')) {
+      expect(o.modifiedAt).toBeInstanceOf(Date);
+      listed.push(o.key);
+    }
+    expect(listed.sort()).toEqual(['listed/a.zip', 'listed/sub/b.tar.gz']);
+    gate.push(null);
+    await inFlight;
+  });
+
   it('deletes idempotently and reports absent keys', async () => {
     await store.put('archives/d.zip', Buffer.from('x'));
     await store.delete('archives/d.zip');

@@ -2,6 +2,7 @@ import { keccak256, toHex, getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../chains.js';
 import { generateUsername } from './usernames.js';
+import type { SqlFragment } from '../payments/fulfilment.js';
 
 export interface Agent {
   id: string;
@@ -34,44 +35,59 @@ export function derivePayoutAddress(sellerAddress: string, chain: Chain, salt: s
 }
 
 /**
- * Returns the agent for an address, creating it on first paid operation (spec 2.4, 5.2 rule 5:
- * a zero-value handshake never calls this). Idempotent and safe under concurrency: two first
- * purchases by one wallet yield one agent. Provisioning also creates the payout address on every
- * supported chain with all chains accepted (spec 4.3 rule 4).
+ * The agent of `address` as CTEs of a larger statement (the one that completes a payment, spec
+ * 2.4, 5.2 rule 5: a zero-value handshake never provisions): ends in the CTE `agent`, one row
+ * with the agent's columns and `created`. A known wallet costs one index read; a new one gets its
+ * account and a payout address on every supported chain with all chains accepted (spec 4.3 rule
+ * 4). Only acts when the statement's `paid` relation has a row. A concurrent first payment by the
+ * same wallet is absorbed by the upsert; a generated username that is taken fails the statement
+ * (the caller runs it again with a fresh name).
+ */
+export function agentProvisioning(sql: Db, address: string, payoutSalt: string): SqlFragment {
+  const addr = normaliseAddress(address);
+  const chains = [...CHAINS];
+  const payouts = chains.map((chain) => derivePayoutAddress(addr, chain, payoutSalt));
+  return sql`
+    agent_known as (
+      select id, address, username, username_type, sales_chains, created_at, false as created
+      from agents where address = ${addr}
+    ), agent_created as (
+      insert into agents (address, username)
+      select ${addr}, ${generateUsername()}
+      where exists (select 1 from paid) and not exists (select 1 from agent_known)
+      on conflict (address) do update set address = excluded.address
+      returning id, address, username, username_type, sales_chains, created_at, (xmax = 0) as created
+    ), agent_payouts as (
+      insert into payout_addresses (agent_id, chain, address)
+      select c.id, p.chain, p.address
+      from agent_created c cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
+      on conflict do nothing
+    ), agent as (
+      select * from agent_known where exists (select 1 from paid) union all select * from agent_created
+    )`;
+}
+
+/**
+ * Returns the agent for an address, creating it (outside any payment: the demo catalogue, tests)
+ * with the same statement a paid operation uses.
  */
 export async function provisionAgent(
   sql: Db,
   address: string,
   opts: { payoutSalt: string },
 ): Promise<{ agent: Agent; created: boolean }> {
-  const addr = normaliseAddress(address);
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const existing = await findAgentByAddress(sql, addr);
-    if (existing) {
-      await ensurePayoutAddresses(sql, existing, opts.payoutSalt);
-      return { agent: existing, created: false };
-    }
-    // A generated name can collide with a taken one; retry with a new one. The address conflict
-    // means another request provisioned the same wallet first: read it on the next pass.
-    const [row] = await sql<Agent[]>`
-      insert into agents (address, username) values (${addr}, ${generateUsername()})
-      on conflict do nothing
-      returning id, address, username, username_type, sales_chains, created_at`;
-    if (row) {
-      await ensurePayoutAddresses(sql, row, opts.payoutSalt);
-      return { agent: row, created: true };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [row] = await sql<Array<Agent & { created: boolean }>>`
+        with paid as (select 1), ${agentProvisioning(sql, address, opts.payoutSalt)}
+        select * from agent`;
+      const { created, ...agent } = row!;
+      return { agent, created };
+    } catch (e) {
+      // A generated name can collide with a taken one: try again with a new one.
+      if (attempt >= 8 || (e as { code?: string }).code !== '23505') throw e;
     }
   }
-  throw new Error('could not provision agent: username space exhausted after retries');
-}
-
-async function ensurePayoutAddresses(sql: Db, agent: Agent, salt: string): Promise<void> {
-  const rows = CHAINS.map((chain) => ({
-    agentId: agent.id,
-    chain,
-    address: derivePayoutAddress(agent.address, chain, salt),
-  }));
-  await sql`insert into payout_addresses ${sql(rows, 'agentId', 'chain', 'address')} on conflict do nothing`;
 }
 
 /**

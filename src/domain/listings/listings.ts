@@ -1,12 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type postgres from 'postgres';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError, notFound } from '../../errors.js';
-import { provisionAgent } from '../accounts/accounts.js';
+import { agentProvisioning } from '../accounts/accounts.js';
 import { microToUsdc } from '../chains.js';
-import type { PaidContext } from '../payments/processor.js';
+import type { Fulfilment } from '../payments/fulfilment.js';
 import type { ValidUpload } from './upload.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { scanJob } from '../scan/scan-job.js';
@@ -62,6 +61,14 @@ export async function checkListingCap(sql: Db, sellerAddress: string, cap: numbe
   }
 }
 
+/**
+ * Where an archive's bytes live: addressed by content, so a retried upload (the fee pending or
+ * refused) stores nothing new and one copy serves every row with these bytes.
+ */
+export function archiveKeyOf(sha256: string, compression: 'zip' | 'tar.gz'): string {
+  return `archives/${sha256}.${compression === 'zip' ? 'zip' : 'tar.gz'}`;
+}
+
 /** What the route stores with the payment claim; the fulfilment creates the listing from it. */
 export type ListingContext = {
   item_id: string;
@@ -96,46 +103,45 @@ export function listingContext(itemId: string, archiveKey: string, u: ValidUploa
 }
 
 /**
- * Fulfilment of the listing fee, run once per settled authorization inside the payment's
- * transaction: provisions the seller (payout address on every chain, all chains accepted), creates
- * the item in `pending_scan`, records the fee and queues the scan. The archive bytes are already
- * in the blob store. If identical bytes were listed concurrently by someone else, the listing is
- * created `rejected` with `duplicate_content` (the fee is kept, as for any refused listing).
+ * The fulfilment of the listing fee, in the statement that completes the payment
+ * (src/domain/payments/fulfilment.ts): provisions the seller (payout address on every chain, all
+ * chains accepted), creates the item in `pending_scan`, queues its scan and records the fee. The
+ * archive bytes are already in the blob store. If identical bytes were listed concurrently by
+ * someone else, the listing is created `rejected` with `duplicate_content` (the fee is kept, as
+ * for any refused listing).
  */
-export function listingFulfilment(config: Config) {
-  return async (
-    tx: postgres.TransactionSql,
-    ctx: PaidContext<ListingContext>,
-  ): Promise<ListingResult> => {
+export function listingFulfilment(config: Config): Fulfilment<ListingContext> {
+  return (sql, ctx) => {
     const c = ctx.context;
-    const { agent } = await provisionAgent(tx, ctx.payer, {
-      payoutSalt: config.PAYOUT_FACTORY_SALT,
-    });
-    const [row] = await tx<{ id: string }[]>`
-      insert into items (id, seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
-                         price_micro, archive_sha256, archive_key, archive_size, compression, file_name)
-      values (${c.item_id}, ${agent.id}, 'pending_scan', 'pending_review', ${c.title}, ${c.description},
-              ${c.prompt_summary}, ${c.tech_stack}, ${c.price_micro}, ${c.archive_sha256}, ${c.archive_key},
-              ${c.archive_size}, ${c.compression}, ${c.file_name})
-      on conflict (archive_sha256) where status in ('pending_scan', 'scanning', 'active') do nothing
-      returning id`;
-    let status: ItemStatus = 'pending_scan';
-    if (!row) {
-      status = 'rejected';
-      await tx`
-        insert into items (id, seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
-                           price_micro, archive_sha256, archive_key, archive_size, compression, file_name)
-        values (${c.item_id}, ${agent.id}, 'rejected', 'duplicate_content', ${c.title}, ${c.description},
-                ${c.prompt_summary}, ${c.tech_stack}, ${c.price_micro}, ${c.archive_sha256}, ${c.archive_key},
-                ${c.archive_size}, ${c.compression}, ${c.file_name})`;
-    } else {
-      await enqueueJob(tx, scanJob(c.item_id, config.SCAN_MAX_ATTEMPTS));
-    }
-    await tx`
-      insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)
-      values (${c.item_id}, ${ctx.paymentId}, ${ctx.payer}, ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo},
-              ${ctx.amountMicro}, ${ctx.transaction})`;
-    return { item_id: c.item_id, status };
+    const columns = sql`(id, seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
+                         price_micro, archive_sha256, archive_key, archive_size, compression, file_name)`;
+    const values = (status: ItemStatus, reason: string) => sql`
+      select ${c.item_id}::uuid, agent.id, ${status}, ${reason}, ${c.title}, ${c.description},
+             ${c.prompt_summary}, ${c.tech_stack}, ${c.price_micro}::bigint, ${c.archive_sha256},
+             ${c.archive_key}, ${c.archive_size}::bigint, ${c.compression}, ${c.file_name}
+      from paid cross join agent where true`;
+    const writes = sql`
+      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT)},
+      listed as (
+        insert into items ${columns} ${values('pending_scan', 'pending_review')}
+        on conflict (archive_sha256) where status in ('pending_scan', 'scanning', 'active') do nothing
+        returning id
+      ), refused as (
+        insert into items ${columns} ${values('rejected', 'duplicate_content')}
+        and not exists (select 1 from listed)
+        returning id
+      ), queued as (
+        ${enqueueJob(sql, scanJob(c.item_id, config.SCAN_MAX_ATTEMPTS), sql`exists (select 1 from listed)`)}
+      ), fee as (
+        insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)
+        select id, ${ctx.paymentId}::uuid, ${ctx.payer}, ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo},
+               ${ctx.amountMicro}::bigint, ${ctx.transaction}
+        from (select id from listed union all select id from refused) as created
+      )`;
+    const result = sql`jsonb_build_object(
+      'item_id', ${c.item_id}::text,
+      'status', case when exists (select 1 from listed) then 'pending_scan' else 'rejected' end)`;
+    return { writes, result };
   };
 }
 

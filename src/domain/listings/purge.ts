@@ -1,39 +1,93 @@
 import type { ScanDeps } from '../scan/scan-job.js';
 
+/** Bytes younger than this are never swept: an upload may be between its put and its claim. */
+const ORPHAN_GRACE_MS = 60 * 60 * 1000;
+
+export interface PurgeReport {
+  /** Deleted listings removed with their bytes. */
+  deleted: number;
+  /** Deleted listings kept for buyers' downloads but hidden from the seller's inventory. */
+  hidden: number;
+  /** Rejected listings whose bytes went after the retention (the ban by SHA-256 stays). */
+  rejected: number;
+  /** Archive bytes no listing and no open payment refers to. */
+  orphans: number;
+}
+
 /**
- * Retention cleanup of deleted listings (spec 3.1 rule 1). After DELETED_RETENTION_DAYS a deleted
- * row is hard-deleted with its bytes when no order refers to it; when buyers hold orders, the row
- * and bytes stay for their downloads but the row is marked purged and leaves the seller's
- * inventory. The row goes first, then the bytes, so no row ever points at missing bytes.
+ * Retention cleanup (spec 3.1 rule 1), a periodic task. After DELETED_RETENTION_DAYS:
+ * - a deleted row is hard-deleted when no order refers to it; when buyers hold orders, row and
+ *   bytes stay for their downloads and the row only leaves the seller's inventory;
+ * - a rejected row leaves the inventory and its bytes go (`rejected_archives` keeps the ban);
+ * - archive bytes that no row and no unfinished payment refers to (a fee that never settled, a
+ *   refused retry) are swept once they are an hour old.
+ * Bytes are shared by content address, so they go only when nothing refers to them any more;
+ * the row goes first, then the bytes, so no visible row ever points at missing bytes.
  */
 export async function purgeDeleted(
   deps: Pick<ScanDeps, 'sql' | 'storage' | 'config' | 'logger'>,
   batch = 100,
-): Promise<{ deleted: number; hidden: number }> {
-  const { sql, storage, config } = deps;
-  const rows = await sql<{ id: string; archiveKey: string; hasOrders: boolean }[]>`
-    select i.id, i.archive_key, exists (select 1 from orders o where o.item_id = i.id) as has_orders
+): Promise<PurgeReport> {
+  const { sql, config } = deps;
+  const retention = config.DELETED_RETENTION_DAYS * 86_400;
+  const report: PurgeReport = { deleted: 0, hidden: 0, rejected: 0, orphans: 0 };
+  const rows = await sql<{ id: string; archiveKey: string; status: string; hasOrders: boolean }[]>`
+    select i.id, i.archive_key, i.status, exists (select 1 from orders o where o.item_id = i.id) as has_orders
     from items i
-    where i.status = 'deleted' and i.purged_at is null
-      and i.deleted_at < now() - make_interval(secs => ${config.DELETED_RETENTION_DAYS * 86_400})
-    order by i.deleted_at limit ${batch}`;
-  let deleted = 0;
-  let hidden = 0;
+    where i.purged_at is null
+      and ((i.status = 'deleted' and i.deleted_at < now() - make_interval(secs => ${retention}))
+        or (i.status = 'rejected' and i.updated_at < now() - make_interval(secs => ${retention})))
+    order by i.updated_at limit ${batch}`;
+  const released = new Set<string>();
   for (const r of rows) {
-    if (r.hasOrders) {
+    if (r.status === 'rejected' || r.hasOrders) {
       await sql`update items set purged_at = now() where id = ${r.id}`;
-      hidden++;
+      if (r.status === 'rejected') {
+        report.rejected++;
+        released.add(r.archiveKey);
+      } else report.hidden++;
       continue;
     }
     const gone = await sql`delete from items i where i.id = ${r.id} and i.status = 'deleted'
                              and not exists (select 1 from orders o where o.item_id = i.id) returning 1 as ok`;
     if (!gone.length) continue;
-    deleted++;
-    try {
-      await storage.delete(r.archiveKey);
-    } catch (err) {
-      deps.logger.warn({ err, key: r.archiveKey }, 'could not delete purged archive bytes');
-    }
+    report.deleted++;
+    released.add(r.archiveKey);
   }
-  return { deleted, hidden };
+  for (const key of released) await deleteUnreferenced(deps, key);
+  report.orphans = await sweepOrphans(deps);
+  return report;
+}
+
+/** Keys still needed: any listing not purged, and any payment that may still create one. */
+async function referenced(deps: Pick<ScanDeps, 'sql'>, key: string): Promise<boolean> {
+  const [row] = await deps.sql`
+    select 1 where exists (select 1 from items where archive_key = ${key} and purged_at is null)
+       or exists (select 1 from x402_payments
+                  where status in ('settling', 'pending', 'settled') and context ->> 'archive_key' = ${key})`;
+  return Boolean(row);
+}
+
+async function deleteUnreferenced(
+  deps: Pick<ScanDeps, 'sql' | 'storage' | 'logger'>,
+  key: string,
+): Promise<boolean> {
+  if (await referenced(deps, key)) return false;
+  try {
+    await deps.storage.delete(key);
+    return true;
+  } catch (err) {
+    deps.logger.warn({ err, key }, 'could not delete unreferenced archive bytes');
+    return false;
+  }
+}
+
+async function sweepOrphans(deps: Pick<ScanDeps, 'sql' | 'storage' | 'logger'>): Promise<number> {
+  let swept = 0;
+  const cutoff = Date.now() - ORPHAN_GRACE_MS;
+  for await (const o of deps.storage.list('archives/')) {
+    if (o.modifiedAt.getTime() > cutoff) continue;
+    if (await deleteUnreferenced(deps, o.key)) swept++;
+  }
+  return swept;
 }

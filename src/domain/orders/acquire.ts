@@ -3,14 +3,10 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import {
-  paymentSignatureOf,
-  type GuardRequest,
-  type PaidOption,
-  type X402Guard,
-} from '../../x402/guard.js';
+import type { PaidOffer, PaidOption } from '../../x402/guard.js';
 import { CHAINS, ChainSchema, microToUsdc, type Chain } from '../chains.js';
 import { currentLegal, type CurrentLegal } from '../legal/legal.js';
+import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
 import { orderLinks, type AcquireContext, type AcquireResult, type OrderLinks } from './orders.js';
 
@@ -41,7 +37,6 @@ export type AcquireResponse = z.infer<typeof AcquireResponseSchema>;
 export interface AcquireDeps {
   sql: Db;
   config: Config;
-  x402: X402Guard;
   payments: PaymentProcessor;
   secrets: { urlSigningKey: Buffer };
   /** What the prompt needs of an item, cached briefly (the claim re-checks it atomically). */
@@ -211,17 +206,17 @@ export function acquireDiscovery(
  */
 export async function acquire(
   deps: AcquireDeps,
-  req: GuardRequest,
   itemId: string,
   body: AcquireBody,
   country: string | undefined,
+  pay: Pay,
 ): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
   // The claim re-checks the item; when it changed since it was read (a cached copy, or a race with
   // the seller) nothing was claimed, and the request is answered again from a fresh read, so the
   // answer is exactly what that fresh read gives (404, 409, a verification failure or a purchase).
   for (let attempt = 0; ; attempt++) {
     try {
-      return await acquireOnce(deps, req, itemId, body, country, attempt > 0);
+      return await acquireOnce(deps, itemId, body, country, pay, attempt > 0);
     } catch (e) {
       if (!(e instanceof ClaimConditionFailed)) throw e;
       deps.saleItems?.invalidate(itemId);
@@ -233,10 +228,10 @@ export async function acquire(
 
 async function acquireOnce(
   deps: AcquireDeps,
-  req: GuardRequest,
   itemId: string,
   body: AcquireBody,
   country: string | undefined,
+  pay: Pay,
   fresh: boolean,
 ): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
   if (body.currency !== undefined && body.currency.toUpperCase() !== 'USDC') {
@@ -254,9 +249,11 @@ async function acquireOnce(
     });
   }
   const legal = currentLegal(deps.config.PUBLIC_BASE_URL);
-  const offer = {
+  const offer: PaidOffer = {
     options,
     description: `Purchase of item ${item.id}`,
+    // A signature made from another listing's prompt (same seller, same price) cannot buy this one.
+    bind: { item_id: item.id },
     extensions: {
       bazaar: acquireDiscovery(
         deps.config,
@@ -265,21 +262,21 @@ async function acquireOnce(
         legal,
       ),
     },
-  };
-  if (paymentSignatureOf(req)) {
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
-    if (body.policy_accepted !== true) {
-      throw new AppError('policy_acceptance_required', {
-        message: `send policy_accepted: true (terms ${legal.policy.url})`,
-      });
-    }
-    if (body.license_accepted !== true) {
-      throw new AppError('license_acceptance_required', {
-        message: `send license_accepted: true (license ${legal.license.url})`,
-      });
-    }
-  }
-  const payment = await deps.x402.paid(req, offer);
+    beforeVerify: () => {
+      if (body.policy_accepted !== true) {
+        throw new AppError('policy_acceptance_required', {
+          message: `send policy_accepted: true (terms ${legal.policy.url})`,
+        });
+      }
+      if (body.license_accepted !== true) {
+        throw new AppError('license_acceptance_required', {
+          message: `send license_accepted: true (license ${legal.license.url})`,
+        });
+      }
+    },
+  };
+  const payment = await pay(offer);
   if (payment.payer === item.sellerAddress.toLowerCase()) {
     throw new AppError('self_purchase_forbidden', {
       message: 'a wallet cannot buy its own listing',

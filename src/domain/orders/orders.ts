@@ -1,11 +1,9 @@
-import type postgres from 'postgres';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { derivePayoutAddress, findAgentByAddress, provisionAgent } from '../accounts/accounts.js';
-import { generateUsername } from '../accounts/usernames.js';
-import { CHAINS, type Chain } from '../chains.js';
-import type { InlineFulfil, PaidContext } from '../payments/processor.js';
+import { agentProvisioning } from '../accounts/accounts.js';
+import type { Chain } from '../chains.js';
+import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from './signed-urls.js';
 
 /** What an acquire claim stores so that the order can be written later, even by the reconciler. */
@@ -23,76 +21,24 @@ export interface AcquireResult extends Record<string, unknown> {
 }
 
 /**
- * Fulfilment of a settled purchase, inside the payment's transaction: provisions the buyer (first
- * purchase creates the account), writes the completed order and the legal acceptance audit row.
- * Runs exactly once per payment (x402_payments row lock + orders.payment_id unique).
+ * The fulfilment of a purchase (spec 3.5, 4.1): provisions the buyer (a first purchase creates the
+ * account), writes the completed order and the legal acceptance audit row, in the statement that
+ * completes the payment (src/domain/payments/fulfilment.ts). Exactly once per payment.
  */
-export function acquireFulfilment(config: Pick<Config, 'PAYOUT_FACTORY_SALT'>) {
-  return async (
-    tx: postgres.TransactionSql,
-    ctx: PaidContext<AcquireContext>,
-  ): Promise<AcquireResult> => {
-    const c = ctx.context;
-    // Returning buyers skip provisioning (its payout-address upsert only matters at creation).
-    const buyer =
-      (await findAgentByAddress(tx, ctx.payer)) ??
-      (await provisionAgent(tx, ctx.payer, { payoutSalt: config.PAYOUT_FACTORY_SALT })).agent;
-    await tx`
-      with o as (
-        insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
-                            amount_micro, transaction)
-        values (${c.orderId}, ${ctx.paymentId}, ${c.itemId}, ${buyer.id}, ${c.sellerId}, ${ctx.chain}, ${ctx.network},
-                ${ctx.asset}, ${ctx.payTo}, ${ctx.payer}, ${ctx.amountMicro}, ${ctx.transaction})
-        returning id
-      )
-      insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
-      select id, ${ctx.payer}, ${c.legal.policyVersion}, ${c.legal.policyUrl}, ${c.legal.licenseVersion},
-             ${c.legal.licenseUrl}, ${c.acceptedAt}::timestamptz
-      from o`;
-    return { orderId: c.orderId };
-  };
-}
-
-/**
- * The same fulfilment as CTEs of the processor's completing statement (request path): resolves the
- * buyer (`ready`: the known agent, or a new one with its payout addresses, as `provisionAgent`
- * creates it) and writes the order and the audit row from the completed payment (`writes`). A
- * username collision or a concurrent first purchase by the same wallet leaves `ready` empty; the
- * processor then falls back to `acquireFulfilment`, which retries provisioning.
- */
-export function acquireInlineFulfilment(
+export function purchaseFulfilment(
   config: Pick<Config, 'PAYOUT_FACTORY_SALT'>,
-): InlineFulfil<AcquireContext, AcquireResult> {
+): Fulfilment<AcquireContext> {
   return (sql, ctx) => {
     const c = ctx.context;
-    const chains = [...CHAINS];
-    const payouts = chains.map((chain) =>
-      derivePayoutAddress(ctx.payer, chain, config.PAYOUT_FACTORY_SALT),
-    );
-    const ready = sql`
-      known as (select id from agents where address = ${ctx.payer}),
-      created as (
-        insert into agents (address, username)
-        select ${ctx.payer}, ${generateUsername()}
-        where not exists (select 1 from known) and exists (select 1 from eligible)
-        on conflict do nothing
-        returning id
-      ), payouts as (
-        insert into payout_addresses (agent_id, chain, address)
-        select created.id, p.chain, p.address
-        from created cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
-        on conflict do nothing
-      ), ready as (
-        select id as buyer_id from known union all select id from created
-      )`;
     const writes = sql`
+      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT)},
       placed as (
         insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
                             amount_micro, transaction)
-        select ${c.orderId}::uuid, ${ctx.paymentId}::uuid, ${c.itemId}::uuid, ready.buyer_id, ${c.sellerId}::uuid,
+        select ${c.orderId}::uuid, ${ctx.paymentId}::uuid, ${c.itemId}::uuid, agent.id, ${c.sellerId}::uuid,
                ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo}, ${ctx.payer}, ${ctx.amountMicro}::bigint,
                ${ctx.transaction}
-        from done cross join ready
+        from paid cross join agent
         returning id
       ), audited as (
         insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
@@ -100,7 +46,7 @@ export function acquireInlineFulfilment(
                ${c.legal.licenseUrl}, ${c.acceptedAt}::timestamptz
         from placed
       )`;
-    return { ready, writes, result: { orderId: c.orderId } };
+    return { writes, result: sql`jsonb_build_object('orderId', ${c.orderId}::text)` };
   };
 }
 

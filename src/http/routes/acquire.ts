@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { acquire, AcquireBodySchema, AcquireResponseSchema } from '../../domain/orders/acquire.js';
 import { countryOf } from '../country.js';
+import { payFor } from '../payment.js';
 import { describe } from '../route-meta.js';
 
 export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
@@ -24,10 +25,10 @@ export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       const country = countryOf(request, deps.config);
       const { response, paymentResponseHeader } = await acquire(
         deps,
-        request,
         request.params.uuid,
         request.body ?? {},
         country,
+        payFor(deps, request),
       );
       reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response;

@@ -23,6 +23,7 @@ import {
 } from '../../domain/listings/upload.js';
 import { badRequest } from '../../errors.js';
 import { countryOf } from '../country.js';
+import { payFor } from '../payment.js';
 import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
@@ -107,7 +108,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       const upload = request.isMultipart()
         ? await readMultipart(request, config)
         : parseJsonUpload(request.body, config);
-      const res = await submitListing(deps, request, upload);
+      const res = await submitListing(deps, upload, payFor(deps, request));
       reply.header('PAYMENT-RESPONSE', res.paymentResponseHeader);
       return reply.status(202).send(res.body);
     },

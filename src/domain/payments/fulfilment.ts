@@ -1,0 +1,52 @@
+import type postgres from 'postgres';
+import type { PaidOffer, VerifiedPayment } from '../../x402/guard.js';
+import type { Chain } from '../chains.js';
+
+export type JsonObject = Record<string, unknown>;
+
+/** A SQL fragment (postgres.js tagged template) spliced into a larger statement. */
+export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
+
+/** What a fulfilment knows of the payment it completes. */
+export interface PaidContext<C extends JsonObject = JsonObject> {
+  paymentId: string;
+  operation: string;
+  resource: string;
+  payer: string;
+  chain: Chain;
+  network: string;
+  asset: string;
+  payTo: string;
+  amountMicro: number;
+  transaction: string;
+  /** What the operation stored with its claim (the reserved order or item id, legal terms...). */
+  context: C;
+}
+
+/**
+ * What one paid operation does once its payment settled: ONE function per operation (purchase,
+ * listing fee), whose writes run in the very statement that moves the payment to `completed`,
+ * so the outcome and the operation commit together or not at all, on the request path and in the
+ * reconciler alike.
+ *
+ * - `writes`: CTEs written as `a as (...), b as (...)` (no leading or trailing comma). The
+ *   statement provides the relation `paid`: one row while this statement completes the payment
+ *   (its row is locked), none when it was completed already. Every write must select from `paid`
+ *   (or from a CTE that does), so nothing is ever written twice.
+ * - `result`: a jsonb SQL expression (it may read the writes' CTEs) stored with the payment and
+ *   returned to every retry of the same authorization.
+ *
+ * A statement that fails (say a constraint) changes nothing; the processor records the settlement
+ * and runs the fulfilment again (the reconciler too), so it must build fresh values each call.
+ */
+export type Fulfilment<C extends JsonObject = JsonObject> = (
+  sql: postgres.Sql,
+  ctx: PaidContext<C>,
+) => { writes: SqlFragment; result: SqlFragment };
+
+/**
+ * The port through which a domain operation gets paid: given its offer, the transport answers
+ * with a verified payment or ends the request with the 402 prompt (src/http/payment.ts). The
+ * domain never reads a header or builds a prompt.
+ */
+export type Pay = (offer: PaidOffer) => Promise<VerifiedPayment>;

@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import type { PaymentProcessor } from './processor.js';
+import type { PaymentRow, PaymentStore } from './store.js';
+
+export interface ReconcileReport {
+  completed: number;
+  released: number;
+  unresolved: number;
+  prunedIdentityNonces: number;
+}
+
+export interface ReconcilerOptions {
+  /** Age after which a `settling` claim counts as abandoned by a dead request. */
+  staleSeconds: number;
+  /** Age after which an unresolved settlement is an operator's problem (logged at error level). */
+  alertAfterSeconds: number;
+  logger: Logger;
+  limit?: number;
+}
+
+/**
+ * One reconciliation pass (a periodic task): every claim whose request died or whose settlement
+ * was left pending is resolved from the facilitator's or the chain's record, completed or
+ * released. A settlement still unresolved after `alertAfterSeconds` is logged at error level on
+ * every pass (money may have moved without an order), and listed by `unresolvedPayments` for the
+ * operator command.
+ */
+export async function reconcilePayments(
+  processor: PaymentProcessor,
+  opts: ReconcilerOptions,
+): Promise<ReconcileReport> {
+  const { store } = processor;
+  const report: ReconcileReport = {
+    completed: 0,
+    released: 0,
+    unresolved: 0,
+    prunedIdentityNonces: 0,
+  };
+  for (const row of await store.unfinished(opts.staleSeconds, opts.limit ?? 100)) {
+    let outcome: 'completed' | 'released' | 'unresolved';
+    try {
+      outcome = await processor.settleAbandoned(row);
+    } catch (err) {
+      opts.logger.error({ err, paymentId: row.id }, 'reconciliation failed');
+      outcome = 'unresolved';
+    }
+    report[outcome]++;
+    if (outcome === 'unresolved' && ageSeconds(row) >= opts.alertAfterSeconds) {
+      opts.logger.error(
+        describeUnresolved(row),
+        'settlement still unresolved: money may have moved without an order',
+      );
+    }
+  }
+  report.prunedIdentityNonces = await store.pruneIdentityNonces();
+  return report;
+}
+
+/** Settlements still open after `olderThanSeconds`, as an operator reads them. */
+export async function unresolvedPayments(store: PaymentStore, olderThanSeconds: number) {
+  return (await store.unresolved(olderThanSeconds)).map(describeUnresolved);
+}
+
+const ageSeconds = (row: PaymentRow) => Math.round((Date.now() - row.createdAt.getTime()) / 1000);
+
+function describeUnresolved(row: PaymentRow) {
+  return {
+    paymentId: row.id,
+    operation: row.operation,
+    status: row.status,
+    payer: row.payer,
+    nonce: row.nonce,
+    network: row.network,
+    amountMicro: row.amountMicro,
+    transaction: row.transaction,
+    ageSeconds: ageSeconds(row),
+    reason: row.errorReason,
+  };
+}
