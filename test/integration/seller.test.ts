@@ -5,6 +5,7 @@ import {
   asWallet,
   listItem,
   sellerStatus,
+  upload,
   startSellingApp,
   type SellingContext,
 } from '../helpers/selling.js';
@@ -222,5 +223,24 @@ describe('retention cleanup', () => {
     const links = await clientFor(t.app, buyer).getOrder(order.order_id);
     const dl = await clientFor(t.app, buyer).download(links.download_url);
     expect(dl.sha256).toBe(dl.statedSha256);
+  });
+
+  it('a rejected listing leaves the inventory and its bytes go after the retention; the ban stays', async () => {
+    const seller = newWallet();
+    const trivial = zipOf({ 'index.js': `console.log(${Date.now()});\n` });
+    const id = await listItem(t, seller, { bytes: trivial });
+    await t.work();
+    expect(await sellerStatus(t, seller, id)).toMatchObject({ status: 'rejected' });
+    const [row] = await t.runtime.deps.sql<{ archiveKey: string }[]>`
+      select archive_key from items where id = ${id}`;
+    expect(await t.runtime.deps.storage.stat(row!.archiveKey)).toBeDefined();
+    const res = await purgeDeleted(t.runtime.deps);
+    expect(res.rejected).toBeGreaterThanOrEqual(1);
+    expect(await t.runtime.deps.storage.stat(row!.archiveKey)).toBeUndefined();
+    const list = (await asWallet(t, seller, 'GET', '/api/v1/seller/items')).json() as ListBody;
+    expect(list.items.map((i) => i.item_id)).not.toContain(id);
+    const again = await upload(t, newWallet(), { bytes: trivial });
+    expect(again.first.statusCode).toBe(403);
+    expect(again.first.json()).toMatchObject({ error: 'code_previously_rejected' });
   });
 });

@@ -1,4 +1,9 @@
+import { utimes } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeDeleted } from '../../src/domain/listings/purge.js';
+import { reconcileNow } from '../../src/runtime.js';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { promptOf } from '../helpers/wallets.js';
 import { newWallet } from '../helpers/wallets.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
@@ -337,6 +342,49 @@ describe('POST /api/v1/items: paid', () => {
     expect(paid.json()).toMatchObject({ error: 'listing_limit_reached' });
     expect(paid.headers['payment-response']).toBeUndefined();
     expect(await t.blobFiles()).toEqual(before);
+  });
+
+  it('retries of an upload whose fee is pending store the archive once; bytes nobody needs are swept', async () => {
+    const wallet = newWallet();
+    const bytes = zipOf(uniqueProject());
+    const req = uploadRequest({ bytes });
+    const prompt = promptOf(await post(req));
+    const { signPayment } = await import('../helpers/wallets.js');
+    const local = t.runtime.deps.facilitator as LocalFacilitator;
+    const before = await t.blobFiles();
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    const signed = await signPayment(wallet, prompt, prompt.accepts[0]!);
+    for (let i = 0; i < 7; i++) {
+      const res = await post(req, { 'payment-signature': signed.header });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ error: 'payment_settlement_pending' });
+    }
+    // A fresh authorization for the same bytes while the first is pending: still one copy.
+    local.injectFault({ op: 'settle', outcome: 'capacity' });
+    const fresh = await signPayment(wallet, prompt, prompt.accepts[1]!);
+    expect((await post(req, { 'payment-signature': fresh.header })).statusCode).toBe(503);
+    const added = (await t.blobFiles()).filter((f) => !before.includes(f));
+    expect(added).toHaveLength(1);
+
+    // The pending fee fails for good: no listing will ever need these bytes. Young bytes are
+    // never swept (an upload may be between its put and its claim); an hour later they are.
+    const [pay] = await t.runtime.deps.sql<{ transaction: string }[]>`
+      select transaction from x402_payments where nonce = ${signed.nonce}`;
+    await local.resolvePending(pay!.transaction, 'failed');
+    await reconcileNow(t.runtime.deps, 0);
+    const file = path.join(t.archivesDir, added[0]!);
+    expect((await purgeDeleted(t.runtime.deps)).orphans).toBe(0);
+    const hourAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(file, hourAgo, hourAgo);
+    // An active listing's bytes of the same age stay.
+    const kept = await listItem(t, newWallet(), { bytes: zipOf(uniqueProject()) });
+    const [row] = await t.runtime.deps.sql<{ archiveKey: string }[]>`
+      select archive_key from items where id = ${kept}`;
+    const keptFile = path.join(t.archivesDir, row!.archiveKey);
+    await utimes(keptFile, hourAgo, hourAgo);
+    expect((await purgeDeleted(t.runtime.deps)).orphans).toBe(1);
+    expect(await t.blobFiles()).not.toContain(added[0]);
+    expect(await t.blobFiles()).toContain(row!.archiveKey);
   });
 
   it('a failed payment leaves neither a row nor bytes', async () => {
