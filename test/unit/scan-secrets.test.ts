@@ -88,6 +88,14 @@ describe('mnemonic phrases', () => {
       expect(JSON.stringify(out)).not.toContain(phrase.split(' ').slice(0, 2).join(' '));
     }
   });
+
+  it('a phrase alone in a file, on its first line', async () => {
+    const out = await scan({ '.secret': `${freshMnemonic()}\n` });
+    expect(out).toMatchObject({
+      verdict: 'reject',
+      findings: [{ check: 'secret', file: '.secret', line: 1, detail: 'bip39_mnemonic' }],
+    });
+  });
 });
 
 describe('encrypted keystores', () => {

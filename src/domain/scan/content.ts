@@ -246,30 +246,18 @@ export class EntryInspector {
     let maxRun = 0;
     let dashes = 0;
     let maxDashes = 0;
-    let wordLen = 0; // letters of the current word so far, NOT_A_WORD once it has a capital or digit
-    let words = 0; // consecutive words of 3 to 8 lowercase letters
+    // Words are measured at the separator after them (no work per letter): `sep` is the previous
+    // separator, `capital` the last capital or digit; a word of 3 to 8 letters after `sep` with no
+    // capital or digit may belong to a phrase, anything else breaks the run of `words`.
+    let sep = -1;
+    let capital = -2; // before any separator, even the buffer start (-1)
+    let words = 0;
     let maxWords = 0;
     for (let i = 0; i < end; i++) {
       const c = buf[i]!;
       const k = BYTE_CLASS[c]!;
-      if (k === LOWER) {
-        if (first < 0) first = i;
-        last = i;
-        h = Math.imul(h ^ c, 0x01000193);
-        hLast = h;
-        alnum = true;
-        run++;
-        dashes = 0;
-        wordLen++;
-        continue;
-      }
-      if (wordLen !== 0 && k !== UPPER_DIGIT) {
-        if (wordLen >= 3 && wordLen <= 8) {
-          if (++words > maxWords) maxWords = words;
-        } else words = 0;
-        wordLen = 0;
-      }
       if (k === NEWLINE) {
+        if (i - sep > 3 && i - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
         if (first >= 0 && last - first >= 3)
           this.endLine(
             buf,
@@ -286,6 +274,7 @@ export class EntryInspector {
         h = 0x811c9dc5;
         alnum = false;
         run = maxRun = dashes = maxDashes = words = maxWords = 0;
+        sep = i;
         continue;
       }
       if (k === BLANK) {
@@ -293,31 +282,51 @@ export class EntryInspector {
           h = Math.imul(h ^ c, 0x01000193);
           if (run > maxRun) maxRun = run;
           run = dashes = 0;
+          if (i - sep > 1) {
+            if (i - sep > 3 && i - sep < 10 && capital < sep) {
+              if (++words > maxWords) maxWords = words;
+            } else words = 0;
+          }
         }
+        sep = i;
         continue;
       }
       if (first < 0) first = i;
       last = i;
       h = Math.imul(h ^ c, 0x01000193);
       hLast = h;
-      if (k === UPPER_DIGIT) {
+      if (k === LOWER) {
         alnum = true;
         run++;
         dashes = 0;
-        wordLen = NOT_A_WORD;
+      } else if (k === UPPER_DIGIT) {
+        alnum = true;
+        run++;
+        dashes = 0;
+        capital = i;
       } else if (k === DASH) {
         run++;
         if (++dashes > maxDashes) maxDashes = dashes;
+        sep = i;
+        words = 0;
       } else if (k === TOKEN) {
         run++;
         dashes = 0;
+        sep = i;
+        words = 0;
       } else {
         if (run > maxRun) maxRun = run;
         run = dashes = 0;
+        if (i - sep > 1) {
+          if (i - sep > 3 && i - sep < 10 && capital < sep) {
+            if (++words > maxWords) maxWords = words;
+          } else words = 0;
+        }
+        sep = i;
       }
     }
     if (final) {
-      if (wordLen >= 3 && wordLen <= 8 && ++words > maxWords) maxWords = words;
+      if (end - sep > 3 && end - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
       if (first >= 0 && last - first >= 3)
         this.endLine(
           buf,
@@ -376,8 +385,6 @@ const UPPER_DIGIT = 3;
 const DASH = 4;
 const TOKEN = 5;
 const OTHER = 6;
-/** Longer than any word a mnemonic can hold. */
-const NOT_A_WORD = 64;
 /** Byte classes of the line walk: one table load instead of a chain of comparisons. */
 const BYTE_CLASS = (() => {
   const t = new Uint8Array(256).fill(OTHER);

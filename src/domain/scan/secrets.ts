@@ -121,7 +121,7 @@ export class FileSecrets {
 
   /** A line holding a long token-like run or a PEM dash run. */
   tokenLine(line: string, lineNo: number): SecretHit | undefined {
-    if (HEX_PREFIX.test(line) && this.walletKey(line))
+    if (line.includes('0x') && this.walletKey(line))
       return { kind: 'evm_private_key', line: lineNo };
     const keystore = this.keystore(line, lineNo);
     if (keystore) return keystore;
@@ -158,8 +158,9 @@ export class FileSecrets {
   /** Web3 Secret Storage (keystore v3): a hex `ciphertext` and a hex `mac`, on one line or two. */
   private keystore(line: string, lineNo: number): SecretHit | undefined {
     if (this.ciphertextLine < 0) return undefined; // already reported for this file
-    if (!this.ciphertextLine && KEYSTORE_CIPHERTEXT.test(line)) this.ciphertextLine = lineNo;
-    if (!this.macLine && KEYSTORE_MAC.test(line)) this.macLine = lineNo;
+    if (!this.ciphertextLine && line.includes('ciphertext') && KEYSTORE_CIPHERTEXT.test(line))
+      this.ciphertextLine = lineNo;
+    if (!this.macLine && line.includes('mac') && KEYSTORE_MAC.test(line)) this.macLine = lineNo;
     if (!this.ciphertextLine || !this.macLine) return undefined;
     const at = this.ciphertextLine;
     this.ciphertextLine = -1;
@@ -169,12 +170,11 @@ export class FileSecrets {
 
 /** `.env`, `.env.local`, `.env.production`, `prod.env`, … */
 const ENV_FILE = /^\.env(?:\..+)?$|.\.env$/i;
-const HEX_PREFIX = /0[xX][0-9a-fA-F]{64}/;
-const HEX64 = /(?<![\w$])0[xX]([0-9a-fA-F]{64})(?![\w$])/g;
+const HEX64 = /(?<![\w$])0x([0-9a-fA-F]{64})(?![\w$])/g;
 /** A value alone on its line (a key file, one entry of a JSON list). */
-const BARE_VALUE = /^["'`]?0[xX][0-9a-fA-F]{64}["'`]?,?$/;
-const KEYSTORE_CIPHERTEXT = /["']?ciphertext["']?\s*:\s*["'][0-9a-fA-F]{32,}["']/i;
-const KEYSTORE_MAC = /["']?mac["']?\s*:\s*["'][0-9a-fA-F]{64}["']/i;
+const BARE_VALUE = /^["'`]?0x[0-9a-fA-F]{64}["'`]?,?$/;
+const KEYSTORE_CIPHERTEXT = /\bciphertext["']?\s*:\s*["'][0-9a-fA-F]{32,}["']/;
+const KEYSTORE_MAC = /\bmac["']?\s*:\s*["'][0-9a-fA-F]{64}["']/;
 
 /** Order of the secp256k1 group: a private key is in [1, n). */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
