@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync, gzipSync } from 'node:zlib';
+import type { Finding } from '../../src/domain/scan/types.js';
 import { buildTarGz, buildZip, uniqueProject, zipOf, type Files } from './archives.js';
+import { freshKey, freshMnemonic, keystoreJson } from './wallet-secrets.js';
 
 export interface HostileCase {
   name: string;
@@ -11,6 +13,10 @@ export interface HostileCase {
   check: string;
   /** Passes the upload's signature check (some shapes are refused even before the scan). */
   uploadable: boolean;
+  /** The whole first finding, where the case pins it (secrets: kind, file and line). */
+  finding?: Finding;
+  /** A secret the archive holds: no finding, status or log may contain it. */
+  secret?: string;
 }
 
 /** Where traversal entries would land if anything extracted them. Tests assert these never exist. */
@@ -48,6 +54,16 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
   );
   // Second central record pointing inside the carrier's data, at the kernel's local header.
   const overlapBomb = addCentralAlias(overlap, 'carrier.bin', 'kernel.txt', innerEntry);
+
+  const walletKey = freshKey();
+  const envKey = freshKey();
+  const mnemonic = freshMnemonic(24);
+  const keystore = keystoreJson(freshKey());
+  const { address, crypto } = JSON.parse(keystore) as {
+    address: string;
+    crypto: { ciphertext: string };
+  };
+  const keystoreName = `keystore/UTC--2025-01-01T00-00-00.000000000Z--${address}`;
 
   const cases: Array<Omit<HostileCase, 'reason' | 'uploadable'>> = [
     {
@@ -243,6 +259,59 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
           'src/client.ts': `const apiKey = "q8Zt3Lm0Xv7Rk2Nw9Bp4Hs6Jd1Fy5Gc";\nexport default apiKey;\n`,
         }),
       ),
+    },
+    {
+      name: 'wallet key assigned to a signer name (zip)',
+      compression: 'zip',
+      check: 'secret',
+      bytes: zipOf(
+        withProject({
+          'src/settings.py': `import os\n\nSIGNER_PRIVATE_KEY = "${walletKey}"\nRPC_URL = os.environ["RPC_URL"]\n`,
+        }),
+      ),
+      finding: { check: 'secret', file: 'src/settings.py', line: 3, detail: 'evm_private_key' },
+      secret: walletKey.slice(2),
+    },
+    {
+      name: 'wallet key in a .env file (tar.gz)',
+      compression: 'tar.gz',
+      check: 'secret',
+      bytes: await buildTarGz([
+        ...project(),
+        {
+          name: 'deploy/.env.production',
+          data: `RPC_URL=https://rpc.example.org\nCHAIN_ID=8453\nSIGNER_PRIVATE_KEY=${envKey}\n`,
+        },
+      ]),
+      finding: {
+        check: 'secret',
+        file: 'deploy/.env.production',
+        line: 3,
+        detail: 'evm_private_key',
+      },
+      secret: envKey.slice(2),
+    },
+    {
+      name: 'mnemonic phrase',
+      compression: 'tar.gz',
+      check: 'secret',
+      bytes: await buildTarGz([
+        ...project(),
+        {
+          name: 'hardhat.config.js',
+          data: `module.exports = {\n  networks: {\n    base: {\n      url: 'https://mainnet.base.org',\n      accounts: { mnemonic: "${mnemonic}" },\n    },\n  },\n};\n`,
+        },
+      ]),
+      finding: { check: 'secret', file: 'hardhat.config.js', line: 5, detail: 'bip39_mnemonic' },
+      secret: mnemonic.split(' ').slice(0, 3).join(' '),
+    },
+    {
+      name: 'encrypted keystore',
+      compression: 'zip',
+      check: 'secret',
+      bytes: zipOf(withProject({ [keystoreName]: keystore })),
+      finding: { check: 'secret', file: keystoreName, line: 1, detail: 'wallet_keystore' },
+      secret: crypto.ciphertext,
     },
     {
       name: 'native executable',

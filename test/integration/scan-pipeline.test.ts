@@ -48,8 +48,17 @@ describe('hostile corpus through upload and the worker', async () => {
     const [result] = await t.runtime.deps.sql<{ findings: Array<{ check: string }> }[]>`
       select findings from scan_results where item_id = ${id} order by id desc limit 1`;
     expect(result!.findings[0]!.check).toBe(c.check);
+    if (c.finding) expect(result!.findings[0]).toEqual(c.finding);
     const pub = await t.app.inject(`/api/v1/items/${id}/status`);
     expect(pub.statusCode).toBe(404);
+    if (c.secret) {
+      // A secret is named by kind, file and line: its value is stored and shown nowhere.
+      const rows = await t.runtime.deps.sql`
+        select s.*, i.status_reason from scan_results s join items i on i.id = s.item_id
+        where s.item_id = ${id}`;
+      expect(JSON.stringify(rows)).not.toContain(c.secret);
+      expect(JSON.stringify(status)).not.toContain(c.secret);
+    }
     // Nothing was written anywhere: the blob store holds exactly what it held, no traversal target exists.
     expect(await t.blobFiles()).toEqual(keys);
     expect(existsSync(`/tmp/${SLIP_MARKER}`)).toBe(false);

@@ -18,6 +18,8 @@ describe('scanArchive: hostile corpus', async () => {
     if (out.verdict !== 'reject') return;
     expect(out.reason).toBe(c.reason);
     expect(out.findings[0]?.check).toBe(c.check);
+    if (c.finding) expect(out.findings[0]).toEqual(c.finding);
+    if (c.secret) expect(JSON.stringify(out)).not.toContain(c.secret);
   });
 });
 

@@ -1,5 +1,5 @@
 import { Sketch } from './fingerprint.js';
-import { findSecret } from './secrets.js';
+import { FileSecrets } from './secrets.js';
 import { ScanRejection, unsafe, type Finding, type ScanLimits, type ScanStats } from './types.js';
 
 /** Extensions (and a few exact names) that count as source code for the complexity rule. */
@@ -104,6 +104,7 @@ export class EntryInspector {
   private nested: Buffer[] = [];
   private nestedLen = 0;
   private secretsFound = 0;
+  private secrets: FileSecrets | undefined;
 
   constructor(
     private readonly ctx: ScanContext,
@@ -230,9 +231,10 @@ export class EntryInspector {
 
   /**
    * One pass over bytes [0, end): each line is trimmed, hashed (FNV-1a of the trimmed bytes, as
-   * meaningfulLineHash) when meaningful, and handed to the secret rules only when it holds a long
-   * token-like run (20+ characters of `[A-Za-z0-9+/=_-]`) or a PEM dash run: every secret the rules
-   * know has one, ordinary code rarely. `final`: the bytes end with an unterminated line.
+   * meaningfulLineHash) when meaningful, and handed to the secret rules only when it can hold a
+   * secret: a long token-like run (20+ characters of `[A-Za-z0-9+/=_-]`) or a PEM dash run (every
+   * token secret the rules know has one, ordinary code rarely), or 12+ consecutive words of 3 to 8
+   * lowercase letters (a mnemonic phrase). `final`: the bytes end with an unterminated line.
    */
   private lines(buf: Buffer, end: number, final: boolean): void {
     let first = -1; // first non-blank byte of the current line
@@ -244,17 +246,35 @@ export class EntryInspector {
     let maxRun = 0;
     let dashes = 0;
     let maxDashes = 0;
+    // Words are measured at the separator after them (no work per letter): `sep` is the previous
+    // separator, `capital` the last capital or digit; a word of 3 to 8 letters after `sep` with no
+    // capital or digit may belong to a phrase, anything else breaks the run of `words`.
+    let sep = -1;
+    let capital = -2; // before any separator, even the buffer start (-1)
+    let words = 0;
+    let maxWords = 0;
     for (let i = 0; i < end; i++) {
       const c = buf[i]!;
       const k = BYTE_CLASS[c]!;
       if (k === NEWLINE) {
+        if (i - sep > 3 && i - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
         if (first >= 0 && last - first >= 3)
-          this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
+          this.endLine(
+            buf,
+            first,
+            last,
+            hLast,
+            alnum,
+            run > maxRun ? run : maxRun,
+            maxDashes,
+            maxWords,
+          );
         this.lineNo++;
         first = -1;
         h = 0x811c9dc5;
         alnum = false;
-        run = maxRun = dashes = maxDashes = 0;
+        run = maxRun = dashes = maxDashes = words = maxWords = 0;
+        sep = i;
         continue;
       }
       if (k === BLANK) {
@@ -262,31 +282,62 @@ export class EntryInspector {
           h = Math.imul(h ^ c, 0x01000193);
           if (run > maxRun) maxRun = run;
           run = dashes = 0;
+          if (i - sep > 1) {
+            if (i - sep > 3 && i - sep < 10 && capital < sep) {
+              if (++words > maxWords) maxWords = words;
+            } else words = 0;
+          }
         }
+        sep = i;
         continue;
       }
       if (first < 0) first = i;
       last = i;
       h = Math.imul(h ^ c, 0x01000193);
       hLast = h;
-      if (k === ALNUM) {
+      if (k === LOWER) {
         alnum = true;
         run++;
         dashes = 0;
+      } else if (k === UPPER_DIGIT) {
+        alnum = true;
+        run++;
+        dashes = 0;
+        capital = i;
       } else if (k === DASH) {
         run++;
         if (++dashes > maxDashes) maxDashes = dashes;
+        sep = i;
+        words = 0;
       } else if (k === TOKEN) {
         run++;
         dashes = 0;
+        sep = i;
+        words = 0;
       } else {
         if (run > maxRun) maxRun = run;
         run = dashes = 0;
+        if (i - sep > 1) {
+          if (i - sep > 3 && i - sep < 10 && capital < sep) {
+            if (++words > maxWords) maxWords = words;
+          } else words = 0;
+        }
+        sep = i;
       }
     }
     if (final) {
+      if (end - sep > 3 && end - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
       if (first >= 0 && last - first >= 3)
-        this.endLine(buf, first, last, hLast, alnum, run > maxRun ? run : maxRun, maxDashes);
+        this.endLine(
+          buf,
+          first,
+          last,
+          hLast,
+          alnum,
+          run > maxRun ? run : maxRun,
+          maxDashes,
+          maxWords,
+        );
       this.lineNo++;
     }
   }
@@ -300,6 +351,7 @@ export class EntryInspector {
     alnum: boolean,
     maxRun: number,
     maxDashes: number,
+    maxWords: number,
   ): void {
     const ctx = this.ctx;
     const lineNo = this.lineNo + 1;
@@ -310,30 +362,37 @@ export class EntryInspector {
       if (this.source && ctx.sourceLineHashes.size < ctx.limits.minSourceLines)
         ctx.sourceLineHashes.add(h);
     }
-    if ((maxRun >= 20 || maxDashes >= 5) && this.secretsFound < 5) {
-      const kind = findSecret(buf.toString('latin1', first, last + 1));
-      if (kind) {
-        this.secretsFound++;
-        ctx.addFinding({ check: 'secret', file: this.path, line: lineNo, detail: kind });
-      }
+    if (this.secretsFound >= 5) return;
+    const tokens = maxRun >= 20 || maxDashes >= 5;
+    if (!tokens && maxWords < 12) return;
+    const secrets = (this.secrets ??= new FileSecrets(this.path));
+    const text = buf.toString('latin1', first, last + 1);
+    const hit =
+      (tokens && secrets.tokenLine(text, lineNo)) ||
+      (maxWords >= 12 && secrets.wordLine(text, lineNo)) ||
+      undefined;
+    if (hit) {
+      this.secretsFound++;
+      ctx.addFinding({ check: 'secret', file: this.path, line: hit.line, detail: hit.kind });
     }
   }
 }
 
 const NEWLINE = 0;
 const BLANK = 1;
-const ALNUM = 2;
-const DASH = 3;
-const TOKEN = 4;
-const OTHER = 5;
+const LOWER = 2;
+const UPPER_DIGIT = 3;
+const DASH = 4;
+const TOKEN = 5;
+const OTHER = 6;
 /** Byte classes of the line walk: one table load instead of a chain of comparisons. */
 const BYTE_CLASS = (() => {
   const t = new Uint8Array(256).fill(OTHER);
   for (let c = 0; c <= 32; c++) t[c] = BLANK;
   t[10] = NEWLINE;
-  for (let c = 48; c <= 57; c++) t[c] = ALNUM;
-  for (let c = 65; c <= 90; c++) t[c] = ALNUM;
-  for (let c = 97; c <= 122; c++) t[c] = ALNUM;
+  for (let c = 48; c <= 57; c++) t[c] = UPPER_DIGIT;
+  for (let c = 65; c <= 90; c++) t[c] = UPPER_DIGIT;
+  for (let c = 97; c <= 122; c++) t[c] = LOWER;
   t[45] = DASH;
   for (const c of [43, 47, 61, 95]) t[c] = TOKEN;
   return t;
