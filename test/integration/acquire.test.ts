@@ -113,7 +113,9 @@ describe('acquire prompt', () => {
     });
     expect(flags.statusCode).toBe(402);
     const n = (
-      await t.runtime.deps.sql<{ n: number }[]>`select count(*)::int as n from legal_acceptances`
+      await t.runtime.deps.sql<{ n: number }[]>`
+        select count(*)::int as n from legal_acceptances l join orders o on o.id = l.order_id
+        where o.item_id = ${item.itemId}`
     )[0]!.n;
     expect(n).toBe(0);
     const eur = await t.app.inject({
