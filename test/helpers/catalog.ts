@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/index.js';
 import { provisionAgent, type Agent } from '../../src/domain/accounts/accounts.js';
+import { insertItem } from '../../src/domain/listings/listings.js';
 import { usdcToMicro } from '../../src/domain/chains.js';
 import { indexItem } from '../../src/domain/search/index-item.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
@@ -39,13 +40,20 @@ export async function seedListing(sql: Db, embedder: Embedder, seed: ListingSeed
     deleted: 'removed',
   }[status];
   const [row] = await sql<{ id: string }[]>`
-    insert into items (seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
-                       price_micro, archive_sha256, archive_key, archive_size, compression, file_name,
-                       activated_at, deleted_at)
-    values (${seller.id}, ${status}, ${reason}, ${seed.title}, ${seed.description},
-            ${seed.promptSummary ?? null}, ${seed.techStack}, ${usdcToMicro(seed.price ?? 1)}, ${sha},
-            ${`test/${sha}`}, 1234, 'zip', 'project.zip',
-            ${status === 'active' ? new Date() : null}, ${status === 'deleted' ? new Date() : null})
+    ${insertItem(sql, seller.id, {
+      status,
+      statusReason: reason,
+      title: seed.title,
+      description: seed.description,
+      promptSummary: seed.promptSummary ?? null,
+      techStack: seed.techStack,
+      priceMicro: usdcToMicro(seed.price ?? 1),
+      archiveSha256: sha,
+      archiveKey: `test/${sha}`,
+      archiveSize: 1234,
+      compression: 'zip',
+      fileName: 'project.zip',
+    })}
     returning id`;
   if (status === 'active' || status === 'deleted') await indexItem(sql, embedder, row!.id);
   return row!.id;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/index.js';
 import { provisionAgent, type Agent } from '../../src/domain/accounts/accounts.js';
+import { archiveKeyOf, insertItem } from '../../src/domain/listings/listings.js';
 import { usdcToMicro, type Chain } from '../../src/domain/chains.js';
 import type { BlobStore } from '../../src/storage/blob-store.js';
 
@@ -35,15 +36,24 @@ export async function createSaleItem(
   const bytes = opts.bytes ?? Buffer.concat([Buffer.from('PK\x03\x04'), randomBytes(2048)]);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const compression = opts.compression ?? 'zip';
-  const key = `archives/${sha256}.${compression === 'zip' ? 'zip' : 'tar.gz'}`;
+  const key = archiveKeyOf(sha256, compression);
   await deps.storage.put(key, bytes);
   const priceMicro = usdcToMicro(opts.priceUsdc ?? 0.5);
   const [row] = await deps.sql<{ id: string }[]>`
-    insert into items (seller_id, status, status_reason, title, description, tech_stack, price_micro,
-                       archive_sha256, archive_key, archive_size, compression, file_name, activated_at)
-    values (${seller.id}, 'active', 'approved', ${opts.title ?? 'Test artifact'}, 'A test artifact',
-            'typescript', ${priceMicro}, ${sha256}, ${key}, ${bytes.length}, ${compression},
-            ${compression === 'zip' ? 'project.zip' : 'project.tar.gz'}, now())
+    ${insertItem(deps.sql, seller.id, {
+      status: 'active',
+      statusReason: 'approved',
+      title: opts.title ?? 'Test artifact',
+      description: 'A test artifact',
+      promptSummary: null,
+      techStack: 'typescript',
+      priceMicro,
+      archiveSha256: sha256,
+      archiveKey: key,
+      archiveSize: bytes.length,
+      compression,
+      fileName: compression === 'zip' ? 'project.zip' : 'project.tar.gz',
+    })}
     returning id`;
   return { itemId: row!.id, seller, bytes, sha256, priceMicro };
 }

@@ -165,13 +165,13 @@ describe('downloads', () => {
     for (const r of [tampered, longer, retargeted, unsigned, unknown])
       expect(r.headers['content-type']).toMatch(/json/);
 
-    const { signLink } = await import('../../src/domain/orders/signed-urls.js');
+    const { signLink } = await import('../../src/domain/links/signed-links.js');
     const expired = signLink(
       deps().secrets.urlSigningKey,
       'http://marketplace.test',
       {
         kind: 'download',
-        orderId: order.order_id,
+        id: order.order_id,
         fileSha256: (
           await deps().sql<
             { s: string }[]

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import accepts from '@fastify/accepts';
 import Fastify from 'fastify';
 import { representationOf } from '../../src/http/representation.js';
-import { humanDuration, signLink, verifyLink } from '../../src/domain/orders/signed-urls.js';
+import { humanDuration, signLink, verifyLink } from '../../src/domain/links/signed-links.js';
 import { checkAuthorization } from '../../src/x402/eip3009.js';
 import { classifySettle, classifySettleError } from '../../src/x402/facilitator.js';
 
@@ -97,7 +97,7 @@ describe('authorization checks', () => {
 
 describe('signed links and invoices', () => {
   const key = Buffer.alloc(32, 7);
-  const target = { kind: 'download' as const, orderId: 'o-1', fileSha256: 'aa'.repeat(32) };
+  const target = { kind: 'download' as const, id: 'o-1', fileSha256: 'aa'.repeat(32) };
   it('verifies its own links and refuses changed fields', () => {
     const url = new URL(signLink(key, 'https://m.example', target, 900, 1_000_000));
     const exp = url.searchParams.get('exp')!;
@@ -106,9 +106,9 @@ describe('signed links and invoices', () => {
     expect(() =>
       verifyLink(key, { ...target, fileSha256: 'bb'.repeat(32) }, exp, sig, 1_000_000),
     ).toThrow(/signature/);
-    expect(() => verifyLink(key, { ...target, kind: 'invoice' }, exp, sig, 1_000_000)).toThrow(
-      /signature/,
-    );
+    for (const kind of ['invoice', 'listing-invoice'] as const) {
+      expect(() => verifyLink(key, { ...target, kind }, exp, sig, 1_000_000)).toThrow(/signature/);
+    }
     expect(() => verifyLink(Buffer.alloc(32, 8), target, exp, sig, 1_000_000)).toThrow(/signature/);
     expect(() => verifyLink(key, target, exp, sig, 2_000_000)).toThrow(/expired/);
     expect(() => verifyLink(key, target, undefined, sig)).toThrow();

@@ -3,6 +3,7 @@ import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 import type { Deps } from '../../deps.js';
 import { provisionAgent } from '../accounts/accounts.js';
+import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { usdcToMicro } from '../chains.js';
 import { indexItem } from '../search/index-item.js';
 import { DEMO_LISTINGS, type DemoListing } from './demo-listings.js';
@@ -80,14 +81,23 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
       skipped++;
       continue;
     }
-    const key = `archives/${sha}.tar.gz`;
+    const key = archiveKeyOf(sha, 'tar.gz');
     await storage.put(key, bytes, { contentType: 'application/gzip' });
     const [row] = await sql<{ id: string }[]>`
-      insert into items (seller_id, status, status_reason, title, description, prompt_summary, tech_stack,
-                         price_micro, archive_sha256, archive_key, archive_size, compression, file_name, activated_at)
-      values (${sellers[i % DEMO_SELLERS]!.id}, 'active', 'approved', ${l.title}, ${l.description},
-              ${l.promptSummary ?? null}, ${l.techStack}, ${usdcToMicro(l.price)}, ${sha}, ${key},
-              ${bytes.length}, 'tar.gz', ${`${l.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.tar.gz`}, now())
+      ${insertItem(sql, sellers[i % DEMO_SELLERS]!.id, {
+        status: 'active',
+        statusReason: 'approved',
+        title: l.title,
+        description: l.description,
+        promptSummary: l.promptSummary ?? null,
+        techStack: l.techStack,
+        priceMicro: usdcToMicro(l.price),
+        archiveSha256: sha,
+        archiveKey: key,
+        archiveSize: bytes.length,
+        compression: 'tar.gz',
+        fileName: `${l.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.tar.gz`,
+      })}
       returning id`;
     await indexItem(sql, embedder, row!.id);
     added++;

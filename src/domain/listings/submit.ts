@@ -9,10 +9,10 @@ import {
   checkListingCap,
   LISTING_FEE_OPERATION,
   listingContext,
-  signListingInvoice,
   type ListingContext,
   type ListingResult,
 } from './listings.js';
+import { listingInvoiceUrl } from './invoice.js';
 import type { ValidUpload } from './upload.js';
 
 export interface SubmitResult {
@@ -67,10 +67,10 @@ export async function submitListing(
     body: {
       item_id: done.result.item_id,
       status: done.result.status,
-      invoice_url: signListingInvoice(
+      invoice_url: listingInvoiceUrl(
         deps.secrets.urlSigningKey,
         deps.config.PUBLIC_BASE_URL,
-        done.result.item_id,
+        { id: done.result.item_id, archiveSha256: upload.sha256 },
         deps.config.SIGNED_URL_TTL_SECONDS,
       ),
     },

@@ -1,4 +1,5 @@
 import { microToUsdc, USDC_DECIMALS } from '../chains.js';
+import type { InvoiceDocument } from '../invoices/render.js';
 import type { OrderRecord } from './orders.js';
 
 /** Invoice of a completed order (spec 2.3): one data shape, rendered as JSON, HTML or Markdown. */
@@ -63,44 +64,28 @@ export function buildInvoice(o: OrderRecord): Invoice {
   };
 }
 
-function rows(inv: Invoice): Array<[string, string]> {
-  return [
-    ['Invoice', inv.invoice_number],
-    ['Order', inv.order_id],
-    ['Issued', inv.issued_at],
-    ['Status', inv.status],
-    ['Item', `${inv.item.title} (${inv.item.id})`],
-    ['File', `${inv.item.file_name}, SHA-256 ${inv.item.sha256}`],
-    ['Seller', inv.seller.username],
-    ['Buyer', `${inv.buyer.username} (${inv.buyer.address})`],
-    ['Amount', `${inv.amount.total} ${inv.amount.currency} (${inv.amount.total_raw} base units)`],
-    ['Chain', `${inv.payment.chain} (${inv.payment.network})`],
-    ['Asset', inv.payment.asset],
-    ['Paid to', inv.payment.pay_to],
-    ['Transaction', inv.payment.transaction],
-    ['Policy terms', `${inv.legal.policy_version} ${inv.legal.policy_url}`],
-    ['License terms', `${inv.legal.license_version} ${inv.legal.license_url}`],
-    ['Terms accepted', inv.legal.accepted_at],
-  ];
-}
-
-export function renderInvoiceMarkdown(inv: Invoice): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  return [
-    `# Invoice ${inv.invoice_number}`,
-    '',
-    '| Field | Value |',
-    '|---|---|',
-    ...rows(inv).map(([k, v]) => `| ${k} | ${cell(v)} |`),
-    '',
-  ].join('\n');
-}
-
-export function renderInvoiceHtml(inv: Invoice): string {
-  const esc = (s: string) =>
-    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-  const body = rows(inv)
-    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`)
-    .join('\n');
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Invoice ${esc(inv.invoice_number)}</title></head>\n<body>\n<h1>Invoice ${esc(inv.invoice_number)}</h1>\n<table>\n${body}\n</table>\n</body></html>\n`;
+/** The order invoice as rows for the shared renderer (src/domain/invoices/render.ts). */
+export function invoiceDocument(inv: Invoice): InvoiceDocument {
+  return {
+    number: inv.invoice_number,
+    title: `Purchase of "${inv.item.title}" (order ${inv.order_id}).`,
+    rows: [
+      ['Invoice', inv.invoice_number],
+      ['Order', inv.order_id],
+      ['Issued', inv.issued_at],
+      ['Status', inv.status],
+      ['Item', `${inv.item.title} (${inv.item.id})`],
+      ['File', `${inv.item.file_name}, SHA-256 ${inv.item.sha256}`],
+      ['Seller', inv.seller.username],
+      ['Buyer', `${inv.buyer.username} (${inv.buyer.address})`],
+      ['Amount', `${inv.amount.total} ${inv.amount.currency} (${inv.amount.total_raw} base units)`],
+      ['Chain', `${inv.payment.chain} (${inv.payment.network})`],
+      ['Asset', inv.payment.asset],
+      ['Paid to', inv.payment.pay_to],
+      ['Transaction', inv.payment.transaction],
+      ['Policy terms', `${inv.legal.policy_version} ${inv.legal.policy_url}`],
+      ['License terms', `${inv.legal.license_version} ${inv.legal.license_url}`],
+      ['Terms accepted', inv.legal.accepted_at],
+    ],
+  };
 }

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { agentProvisioning } from '../accounts/accounts.js';
 import type { Chain } from '../chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
-import { humanDuration, signLink } from './signed-urls.js';
+import { humanDuration, signLink } from '../links/signed-links.js';
 
 /** What an acquire claim stores so that the order can be written later, even by the reconciler. */
 export interface AcquireContext extends Record<string, unknown> {
@@ -125,7 +125,7 @@ export function orderLinks(
   order: { id: string; archiveSha256: string },
 ): OrderLinks {
   const ttl = config.SIGNED_URL_TTL_SECONDS;
-  const target = { orderId: order.id, fileSha256: order.archiveSha256 };
+  const target = { id: order.id, fileSha256: order.archiveSha256 };
   return {
     download_url: signLink(key, config.PUBLIC_BASE_URL, { kind: 'download', ...target }, ttl),
     invoice_url: signLink(key, config.PUBLIC_BASE_URL, { kind: 'invoice', ...target }, ttl),

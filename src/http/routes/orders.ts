@@ -2,13 +2,10 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import {
-  buildInvoice,
-  renderInvoiceHtml,
-  renderInvoiceMarkdown,
-} from '../../domain/orders/invoice.js';
+import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
+import { buildInvoice, invoiceDocument } from '../../domain/orders/invoice.js';
 import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/orders/orders.js';
-import { verifyLink } from '../../domain/orders/signed-urls.js';
+import { verifyLink } from '../../domain/links/signed-links.js';
 import { AppError } from '../../errors.js';
 import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
@@ -60,7 +57,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
       if (!order) throw orderNotFound();
       verifyLink(
         deps.secrets.urlSigningKey,
-        { kind: 'download', orderId: order.id, fileSha256: order.archiveSha256 },
+        { kind: 'download', id: order.id, fileSha256: order.archiveSha256 },
         request.query.exp,
         request.query.sig,
       );
@@ -101,15 +98,16 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
       if (!order) throw orderNotFound();
       verifyLink(
         deps.secrets.urlSigningKey,
-        { kind: 'invoice', orderId: order.id, fileSha256: order.archiveSha256 },
+        { kind: 'invoice', id: order.id, fileSha256: order.archiveSha256 },
         request.query.exp,
         request.query.sig,
       );
       const invoice = buildInvoice(order);
+      const doc = invoiceDocument(invoice);
       return sendRepresentation(request, reply, {
         json: invoice,
-        html: () => renderInvoiceHtml(invoice),
-        markdown: () => renderInvoiceMarkdown(invoice),
+        html: () => renderInvoiceHtml(doc),
+        markdown: () => renderInvoiceMarkdown(doc),
       });
     },
   );

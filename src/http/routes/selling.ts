@@ -3,16 +3,11 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { assertRegionServed } from '../../domain/orders/acquire.js';
-import {
-  deleteListing,
-  ItemStatusSchema,
-  listingInvoice,
-  renderListingInvoiceHtml,
-  renderListingInvoiceMarkdown,
-  sellerItems,
-  sellerItemStatus,
-  verifyListingInvoice,
-} from '../../domain/listings/listings.js';
+import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
+import { verifyLink } from '../../domain/links/signed-links.js';
+import { deleteListing, sellerItems, sellerItemStatus } from '../../domain/listings/inventory.js';
+import { listingInvoice, listingInvoiceDocument } from '../../domain/listings/invoice.js';
+import { ItemStatusSchema } from '../../domain/listings/listings.js';
 import { submitListing } from '../../domain/listings/submit.js';
 import {
   compressionOfName,
@@ -201,17 +196,18 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       ),
     },
     async (request, reply) => {
-      verifyListingInvoice(
+      const invoice = await listingInvoice(deps.sql, request.params.uuid);
+      verifyLink(
         deps.secrets.urlSigningKey,
-        request.params.uuid,
+        { kind: 'listing-invoice', id: request.params.uuid, fileSha256: invoice.item.sha256 },
         request.query.exp,
         request.query.sig,
       );
-      const invoice = await listingInvoice(deps.sql, request.params.uuid);
+      const doc = listingInvoiceDocument(invoice);
       return sendRepresentation(request, reply, {
         json: invoice,
-        html: () => renderListingInvoiceHtml(invoice),
-        markdown: () => renderListingInvoiceMarkdown(invoice),
+        html: () => renderInvoiceHtml(doc),
+        markdown: () => renderInvoiceMarkdown(doc),
       });
     },
   );

@@ -2,27 +2,36 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.js';
 
 /**
- * Signed download and invoice URLs (spec 2.3, 5.2 rule 9): bearer credentials bound by HMAC to the
- * kind of link, the order, the file (the archive's SHA-256) and an expiry. Refetched for free via
- * `GET /api/v1/orders/{uuid}`; never stored.
+ * Every signed link the service hands out (spec 2.3, 5.2 rule 9): bearer credentials bound by
+ * HMAC to the kind of link, its subject (an order, or a listing for its fee invoice), the file
+ * (the archive's SHA-256) and an expiry. Refetched for free; never stored.
  */
-export type LinkKind = 'download' | 'invoice';
+export type LinkKind = 'download' | 'invoice' | 'listing-invoice';
 
 export interface LinkTarget {
   kind: LinkKind;
-  orderId: string;
-  /** The archive's SHA-256: a link never serves different bytes than the order bought. */
+  /** The order (download, invoice) or the listing (listing-invoice). */
+  id: string;
+  /** The archive's SHA-256: a link never serves different bytes than the ones it was made for. */
   fileSha256: string;
 }
 
 const PATHS: Record<LinkKind, string> = {
   download: '/api/v1/downloads',
   invoice: '/api/v1/invoices',
+  'listing-invoice': '/api/v1/listing-invoices',
+};
+
+/** Where a fresh link of each kind comes from, for the `link_expired` message. */
+const REFRESH: Record<LinkKind, (id: string) => string> = {
+  download: (id) => `fetch fresh links with GET /api/v1/orders/${id}`,
+  invoice: (id) => `fetch fresh links with GET /api/v1/orders/${id}`,
+  'listing-invoice': () => 'the link came with the upload response; ask the operator for a copy',
 };
 
 function mac(key: Buffer, t: LinkTarget, exp: number): string {
   return createHmac('sha256', key)
-    .update(`link:v1:${t.kind}:${t.orderId}:${t.fileSha256}:${exp}`)
+    .update(`link:v2:${t.kind}:${t.id}:${t.fileSha256}:${exp}`)
     .digest('base64url');
 }
 
@@ -34,7 +43,7 @@ export function signLink(
   nowMs = Date.now(),
 ): string {
   const exp = Math.floor(nowMs / 1000) + ttlSeconds;
-  return `${baseUrl}${PATHS[t.kind]}/${t.orderId}?exp=${exp}&sig=${mac(key, t, exp)}`;
+  return `${baseUrl}${PATHS[t.kind]}/${t.id}?exp=${exp}&sig=${mac(key, t, exp)}`;
 }
 
 /** Throws 403 `invalid_link` (tampered) or `link_expired`; returns when the link is good. */
@@ -52,7 +61,7 @@ export function verifyLink(
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
   if (expN * 1000 <= nowMs) {
     throw new AppError('link_expired', {
-      message: `this link has expired; fetch fresh links with GET /api/v1/orders/${t.orderId}`,
+      message: `this link has expired; ${REFRESH[t.kind](t.id)}`,
     });
   }
 }
