@@ -57,6 +57,7 @@ export function registerSearchItems(server: McpServer, deps: McpDeps): void {
       } catch (err) {
         return apiFailure(err, 'search_items', deps.baseUrl, {
           invalid_price_range: 'min_price must not exceed max_price; swap or widen them.',
+          invalid_query: 'q must not contain NUL or other control characters; remove them.',
         });
       }
     },

@@ -252,7 +252,8 @@ export class CatalogClient {
   /** At most 20 ranked active listings. */
   async search(params: SearchParams): Promise<SearchResult[]> {
     const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, String(v));
+    for (const [k, v] of Object.entries(params))
+      if (v !== undefined) query.set(k, typeof v === 'number' ? plainDecimal(v) : v);
     return readJson(await this.fetchFn(`${this.opts.baseUrl}/api/v1/search?${query}`));
   }
 
@@ -262,4 +263,12 @@ export class CatalogClient {
       await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`),
     );
   }
+}
+
+/**
+ * A price as the search route reads it: a plain decimal with at most 6 decimals (USDC's precision).
+ * `String(n)` would write 1e-7 or 1e21, which the route refuses.
+ */
+function plainDecimal(n: number): string {
+  return n.toFixed(6).replace(/\.?0+$/, '');
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type App } from '../../src/http/app.js';
+import type { Logger } from 'pino';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 
@@ -18,7 +19,10 @@ export interface TestContext {
  * A real app over a real (in-memory) embedded Postgres with every migration applied. Each test
  * file builds its own, so files never share rows.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestContext> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { logger?: Logger } = {},
+): Promise<TestContext> {
   const config = loadConfig({
     EMBEDDED_DB_IN_MEMORY: 'true',
     LOG_LEVEL: 'silent',
@@ -26,7 +30,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     PUBLIC_BASE_URL: 'http://marketplace.test',
     ...env,
   });
-  const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
+  const runtime = await createRuntime(config, { logger: opts.logger ?? createLogger(config, 2) });
   const app = await buildApp(config, runtime.deps);
   await app.ready();
   return {

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import type { LocalAccount } from 'viem';
 import { startTestApp, type TestContext } from './app.js';
 import { promptOf, signPayment } from './wallets.js';
@@ -14,9 +15,15 @@ export interface SellingContext extends TestContext {
 }
 
 /** The real app over in-memory Postgres with a private filesystem blob store. */
-export async function startSellingApp(env: Record<string, string> = {}): Promise<SellingContext> {
+export async function startSellingApp(
+  env: Record<string, string> = {},
+  opts: { logger?: Logger } = {},
+): Promise<SellingContext> {
   const archivesDir = await mkdtemp(path.join(tmpdir(), 'archives-'));
-  const t = await startTestApp({ ARCHIVES_DIR: archivesDir, SCAN_RETRY_BASE_MS: '0', ...env });
+  const t = await startTestApp(
+    { ARCHIVES_DIR: archivesDir, SCAN_RETRY_BASE_MS: '0', ...env },
+    opts,
+  );
   return {
     ...t,
     archivesDir,

@@ -131,6 +131,13 @@ describe('search_items', () => {
     expect(JSON.parse(textOf(r))).toEqual(r.structuredContent);
   });
 
+  it('sends price bounds as plain decimals, so a tiny bound is not written as 1e-7', async () => {
+    const { call } = await connect({ wallet: false });
+    const r = await call('search_items', { q: 'quokka websocket relay', min_price: 1e-7 });
+    expect(textOf(r)).not.toMatch(/invalid_price/);
+    expect(r.isError).toBeFalsy();
+  });
+
   it('reports the API code and how to fix an inverted price range', async () => {
     const { call } = await connect({ wallet: false });
     const r = await call('search_items', { q: 'anything', min_price: 5, max_price: 1 });

@@ -40,8 +40,10 @@ Answers a JSON array (at most 20, best first). Each entry: \`id\`, \`status\`, \
 ratings, \`rating_avg\` and \`rating_count\`.
 
 - \`q\` is required (1-1000 characters); \`tech_stack\` (≤ 200) is a case-insensitive filter whose
-  comma-separated terms must all appear; \`min_price\` / \`max_price\` are USDC amounts.
-- Errors: 400 \`missing_query\`, \`query_too_long\`, \`tech_stack_too_long\`, \`invalid_price\`,
+  comma-separated terms must all appear; \`min_price\` / \`max_price\` are USDC amounts written as
+  plain decimals (\`2.5\`; no sign, spaces, exponent or hex).
+- Errors: 400 \`missing_query\`, \`query_too_long\`, \`invalid_query\` (control characters such
+  as NUL), \`tech_stack_too_long\`, \`invalid_tech_stack\`, \`invalid_price\`,
   \`invalid_price_range\`.
 
 Details: \`GET ${base}/api/v1/items/{id}\` (404 \`item_not_found\` unless active).
@@ -104,7 +106,8 @@ invoice). Your first listing creates your seller account and payout addresses on
 
 Validation errors (400 unless noted): \`invalid_metadata\` (\`message\` names the field),
 \`unknown_metadata_key\`, \`invalid_price\`, \`invalid_file_name\`, \`missing_file\`,
-\`invalid_file\`, \`unsupported_archive\`, 413 \`payload_too_large\`, 409 \`listing_limit_reached\`
+\`invalid_file\`, \`unsupported_archive\`, \`invalid_multipart\` (no boundary, body cut off),
+413 \`payload_too_large\`, 413 \`too_many_parts\`, 409 \`listing_limit_reached\`
 (${opts.maxActiveListings} pending, scanning or active listings per seller).
 
 The archive is scanned; watch it with \`GET ${base}/api/v1/seller/items/{item_id}/status\`

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError, badRequest } from '../../errors.js';
 import { usdcToMicro } from '../chains.js';
+import { hasControlCharacters } from '../input.js';
 import type { Compression } from '../scan/scan-archive.js';
 
 /**
@@ -40,7 +41,10 @@ const text = (field: string, max: number, required: boolean) =>
     .string({ error: `${field} must be a string` })
     .trim()
     .max(max, { error: `${field} must be at most ${max} characters` })
-    .refine((s) => !required || s.length > 0, { error: `${field} must not be empty` });
+    .refine((s) => !required || s.length > 0, { error: `${field} must not be empty` })
+    .refine((s) => !hasControlCharacters(s), {
+      error: `${field} must not contain NUL or other control characters`,
+    });
 
 const MetadataSchema = z.object({
   title: text('title', 200, true),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Sql } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { usdcToMicro } from '../chains.js';
+import { decimalParam, hasControlCharacters } from '../input.js';
 import {
   publicColumns,
   toPublicItem,
@@ -21,27 +22,25 @@ export const SearchQuerySchema = z
       .trim()
       .min(1, { error: 'missing_query' })
       .max(1000, { error: 'query_too_long' })
-      .describe('Natural-language query, 1..1000 characters'),
+      .refine((s) => !hasControlCharacters(s), { error: 'invalid_query' })
+      .describe('Natural-language query, 1..1000 characters, no control characters'),
     tech_stack: z
       .string({ error: 'invalid_tech_stack' })
       .trim()
       .max(200, { error: 'tech_stack_too_long' })
+      .refine((s) => !hasControlCharacters(s), { error: 'invalid_tech_stack' })
       .optional()
       .describe(
         'Case-insensitive filter; comma-separated terms must all appear in the listing stack',
       ),
-    min_price: z.coerce
-      .number({ error: 'invalid_price' })
-      .min(0, { error: 'invalid_price' })
-      .max(1_000_000, { error: 'invalid_price' })
+    min_price: decimalParam('invalid_price')
+      .pipe(z.number().max(1_000_000, { error: 'invalid_price' }))
       .optional()
-      .describe('Minimum USDC price'),
-    max_price: z.coerce
-      .number({ error: 'invalid_price' })
-      .min(0, { error: 'invalid_price' })
-      .max(1_000_000, { error: 'invalid_price' })
+      .describe('Minimum USDC price, a plain decimal (e.g. 2.5), 0..1000000'),
+    max_price: decimalParam('invalid_price')
+      .pipe(z.number().max(1_000_000, { error: 'invalid_price' }))
       .optional()
-      .describe('Maximum USDC price'),
+      .describe('Maximum USDC price, a plain decimal (e.g. 2.5), 0..1000000'),
   })
   .refine(
     (q) => q.min_price === undefined || q.max_price === undefined || q.min_price <= q.max_price,

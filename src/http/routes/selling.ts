@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
+import { integerParam } from '../../domain/input.js';
 import { assertRegionServed } from '../../domain/orders/acquire.js';
 import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
 import { verifyLink } from '../../domain/links/signed-links.js';
@@ -16,7 +17,7 @@ import {
   tooLarge,
   type ValidUpload,
 } from '../../domain/listings/upload.js';
-import { badRequest } from '../../errors.js';
+import { AppError, badRequest } from '../../errors.js';
 import { countryOf } from '../country.js';
 import { payFor } from '../payment.js';
 import { sendRepresentation } from '../representation.js';
@@ -37,19 +38,45 @@ const SellerItemSchema = z.object({
   deleted_at: z.string().nullable(),
 });
 
-/** Reads a multipart upload: one `file` part (streamed, cut off past the limit) and `metadata`. */
-async function readMultipart(request: FastifyRequest, config: Config): Promise<ValidUpload> {
-  let metadata: unknown;
-  let fileName: string | undefined;
-  let bytes: Buffer | undefined;
-  let compressionField: unknown;
+/** Multipart limits that @fastify/multipart raises as errors (app.ts sets files, fields, parts). */
+const MULTIPART_LIMIT_CODES = new Set(['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT']);
+
+/**
+ * What went wrong while reading a multipart body, as the caller's error: a part limit is 413
+ * `too_many_parts`; anything else the parser or the request stream raises (no boundary, a body
+ * that ends mid-part, a malformed part header, a client that closed early) is the body's fault,
+ * 400 `invalid_multipart`. Only parsing happens inside the read loop, so nothing else lands here.
+ */
+function multipartError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && MULTIPART_LIMIT_CODES.has(code)) {
+    return new AppError('too_many_parts', {
+      message:
+        'send one "file" part and the "metadata" field (optionally "compression"), nothing more',
+    });
+  }
+  const why = err instanceof Error ? `: ${err.message}` : '';
+  return badRequest('invalid_multipart', `the multipart body could not be read${why}`);
+}
+
+interface MultipartForm {
+  metadata?: unknown;
+  fileName?: string;
+  bytes?: Buffer;
+  compression?: unknown;
+}
+
+/** The parts of a multipart upload: one `file` part (streamed, cut off past the limit), fields. */
+async function readParts(request: FastifyRequest, config: Config): Promise<MultipartForm> {
+  const form: MultipartForm = {};
   for await (const part of request.parts()) {
     if (part.type === 'file') {
-      if (part.fieldname !== 'file' || bytes) {
+      if (part.fieldname !== 'file' || form.bytes) {
         part.file.resume();
         throw badRequest('invalid_request', 'send exactly one file part, named "file"');
       }
-      fileName = part.filename;
+      form.fileName = part.filename;
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of part.file as AsyncIterable<Buffer>) {
@@ -58,20 +85,32 @@ async function readMultipart(request: FastifyRequest, config: Config): Promise<V
         chunks.push(chunk);
       }
       if (part.file.truncated) throw tooLarge(config.MAX_ARCHIVE_BYTES);
-      bytes = Buffer.concat(chunks, size);
+      form.bytes = Buffer.concat(chunks, size);
     } else if (part.fieldname === 'metadata') {
-      metadata = part.value;
+      form.metadata = part.value;
     } else if (part.fieldname === 'compression') {
-      compressionField = part.value;
+      form.compression = part.value;
     }
   }
+  return form;
+}
+
+/** Reads and validates a multipart upload (`file` part and `metadata` field). */
+async function readMultipart(request: FastifyRequest, config: Config): Promise<ValidUpload> {
+  let form: MultipartForm;
+  try {
+    form = await readParts(request, config);
+  } catch (err) {
+    throw multipartError(err);
+  }
+  const { metadata, fileName, bytes } = form;
   if (!bytes)
     throw badRequest('missing_file', 'the multipart body needs a "file" part with the archive');
   const byName = fileName ? compressionOfName(fileName) : undefined;
   const compression =
-    compressionField === 'zip'
+    form.compression === 'zip'
       ? 'zip'
-      : compressionField === 'tar.gz' || compressionField === 'tgz'
+      : form.compression === 'tar.gz' || form.compression === 'tgz'
         ? 'tar.gz'
         : (byName ?? 'zip');
   return finishUpload({ metadata, compression, fileName, bytes }, config);
@@ -135,17 +174,14 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
         {
           querystring: z.object({
             status: z.enum(ItemStatusSchema.options, { error: 'invalid_status' }).optional(),
-            limit: z.coerce
-              .number({ error: 'invalid_limit' })
-              .int('invalid_limit')
-              .min(1, 'invalid_limit')
-              .max(100, 'invalid_limit')
-              .default(100),
-            offset: z.coerce
-              .number({ error: 'invalid_offset' })
-              .int('invalid_offset')
-              .min(0, 'invalid_offset')
-              .default(0),
+            limit: integerParam('invalid_limit')
+              .pipe(z.number().min(1, 'invalid_limit').max(100, 'invalid_limit'))
+              .default(100)
+              .describe('Page size, an integer 1..100 (default 100)'),
+            offset: integerParam('invalid_offset')
+              .pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'invalid_offset'))
+              .default(0)
+              .describe('Rows to skip, an integer >= 0 (default 0)'),
           }),
           response: {
             200: z.object({

@@ -1,0 +1,226 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { captureLogs, type CapturedLogs } from '../helpers/logs.js';
+import {
+  METADATA,
+  startSellingApp,
+  uploadRequest,
+  type SellingContext,
+} from '../helpers/selling.js';
+import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+
+/**
+ * Hostile or sloppy input through the real app: every case is a stable 4xx code, and nothing is
+ * logged at error level (an error log is what pages an operator; bad input must never do that).
+ */
+let t: SellingContext;
+let logs: CapturedLogs;
+let base: string;
+beforeAll(async () => {
+  logs = captureLogs();
+  t = await startSellingApp({}, { logger: logs.logger });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as { port: number };
+  base = `http://127.0.0.1:${port}`;
+});
+afterAll(() => t?.close());
+beforeEach(() => {
+  logs.lines.length = 0;
+});
+
+function expectNoErrorLog() {
+  expect(logs.errors().map((l) => l.msg)).toEqual([]);
+}
+
+const post = (payload: string | Buffer, headers: Record<string, string>) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/items', payload, headers });
+
+describe('search: a NUL byte or a non-decimal price is a 400, never a 500', () => {
+  const cases: Array<[string, string, string]> = [
+    ['NUL in q', 'q=redis%00limiter', 'invalid_query'],
+    ['a control character in q', 'q=redis%1Blimiter', 'invalid_query'],
+    ['NUL in tech_stack', 'q=redis&tech_stack=go%00', 'invalid_tech_stack'],
+    ['empty min_price', 'q=redis&min_price=', 'invalid_price'],
+    ['hex min_price', 'q=redis&min_price=0x10', 'invalid_price'],
+    ['binary max_price', 'q=redis&max_price=0b11', 'invalid_price'],
+    ['padded max_price', 'q=redis&max_price=%205%20', 'invalid_price'],
+    ['exponent min_price', 'q=redis&min_price=1e2', 'invalid_price'],
+    ['signed min_price', 'q=redis&min_price=%2B5', 'invalid_price'],
+    ['empty max_price hiding a range', 'q=redis&min_price=5&max_price=', 'invalid_price'],
+  ];
+  it.each(cases)('%s → 400 %s', async (_name, query, code) => {
+    const res = await t.app.inject({ url: `/api/v1/search?${query}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: code, message: expect.any(String) });
+    expectNoErrorLog();
+  });
+
+  it('plain decimals still filter: 0, 2, 2.5, 0.000001', async () => {
+    for (const query of [
+      'min_price=0',
+      'max_price=2',
+      'min_price=0.5&max_price=2.5',
+      'min_price=0.000001',
+    ]) {
+      const res = await t.app.inject({ url: `/api/v1/search?q=redis&${query}` });
+      expect(res.statusCode, query).toBe(200);
+    }
+    expectNoErrorLog();
+  });
+});
+
+describe('seller items: limit and offset are plain integers', () => {
+  const cases: Array<[string, string]> = [
+    ['limit=0x10', 'invalid_limit'],
+    ['limit=', 'invalid_limit'],
+    ['limit=%205', 'invalid_limit'],
+    ['limit=1e1', 'invalid_limit'],
+    ['offset=0b1', 'invalid_offset'],
+    ['offset=', 'invalid_offset'],
+    ['offset=99999999999999999999', 'invalid_offset'],
+  ];
+  it.each(cases)('%s → 400 %s before any identity prompt', async (query, code) => {
+    const res = await t.app.inject(`/api/v1/seller/items?${query}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: code });
+    expectNoErrorLog();
+  });
+});
+
+describe('upload: a NUL byte in listing metadata is refused before any fee', () => {
+  const fields = ['title', 'description', 'prompt_summary', 'tech_stack'] as const;
+  it.each(fields)('NUL in %s → 400 invalid_metadata (multipart and JSON)', async (field) => {
+    for (const encoding of ['multipart', 'json'] as const) {
+      const req = uploadRequest({
+        bytes: zipOf(uniqueProject()),
+        metadata: { ...METADATA, [field]: 'Todo\u0000API' },
+        encoding,
+      });
+      const res = await post(req.payload, req.headers);
+      expect(res.statusCode, encoding).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_metadata' });
+      expect(res.json().message).toContain(field);
+      expect(res.headers['payment-required']).toBeUndefined();
+    }
+    expectNoErrorLog();
+  });
+
+  it('a signed fee sent with NUL metadata is refused before anything settles', async () => {
+    const wallet = newWallet();
+    const valid = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const prompt = promptOf(await post(valid.payload, valid.headers));
+    const { header } = await signPayment(wallet, prompt, prompt.accepts[0]!);
+    const bad = uploadRequest({
+      bytes: zipOf(uniqueProject()),
+      metadata: { ...METADATA, title: 'Todo\u0000API' },
+    });
+    const res = await post(bad.payload, { ...bad.headers, 'payment-signature': header });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_metadata' });
+    const rows = await t.runtime.deps.sql`
+      select 1 from x402_payments where lower(payer) = ${wallet.address.toLowerCase()}`;
+    expect(rows).toHaveLength(0);
+    expect(await t.blobFiles()).toEqual([]);
+    expectNoErrorLog();
+  });
+
+  it('a listing price written as a string is refused with invalid_price', async () => {
+    for (const usdc of ['', '0x10', '0b11', ' 5 ', '5']) {
+      const req = uploadRequest({
+        bytes: zipOf(uniqueProject()),
+        metadata: { ...METADATA, prices: { USDC: usdc } },
+      });
+      const res = await post(req.payload, req.headers);
+      expect(res.statusCode, JSON.stringify(usdc)).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_price' });
+    }
+    expectNoErrorLog();
+  });
+});
+
+describe('upload: malformed multipart bodies', () => {
+  const boundary = 'b0undary';
+  const form = (parts: string[]) =>
+    [...parts.map((p) => `--${boundary}\r\n${p}`), `--${boundary}--`, ''].join('\r\n');
+  const field = (name: string, value: string) =>
+    `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`;
+  const filePart = (name: string, bytes: string) =>
+    `Content-Disposition: form-data; name="${name}"; filename="p.zip"\r\nContent-Type: application/octet-stream\r\n\r\n${bytes}`;
+
+  it('no boundary in the content type → 400 invalid_multipart', async () => {
+    const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const res = await post(req.payload, { 'content-type': 'multipart/form-data' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_multipart', message: expect.any(String) });
+    expectNoErrorLog();
+  });
+
+  it('a body cut off inside the file part → 400 invalid_multipart', async () => {
+    const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const cut = (req.payload as Buffer).subarray(0, (req.payload as Buffer).length - 40);
+    const res = await post(cut, req.headers);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_multipart' });
+    expectNoErrorLog();
+  });
+
+  it('a body cut off inside the metadata part → 400 invalid_multipart', async () => {
+    const res = await post(`--${boundary}\r\n${field('metadata', '{"title":')}`, {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_multipart' });
+    expectNoErrorLog();
+  });
+
+  it('over a real socket: a chunked body that ends mid-part → 400 invalid_multipart', async () => {
+    const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const payload = req.payload as Buffer;
+    const { status, body } = await new Promise<{ status: number; body: string }>(
+      (resolve, reject) => {
+        const r = httpRequest(
+          `${base}/api/v1/items`,
+          { method: 'POST', headers: { ...req.headers, 'transfer-encoding': 'chunked' } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        r.on('error', reject);
+        r.write(payload.subarray(0, 200));
+        r.write(payload.subarray(200, payload.length / 2));
+        r.end();
+      },
+    );
+    expect(status).toBe(400);
+    expect(JSON.parse(body)).toMatchObject({ error: 'invalid_multipart' });
+    expectNoErrorLog();
+  });
+
+  it('too many fields → 413 too_many_parts', async () => {
+    const parts = Array.from({ length: 12 }, (_, i) => field(`f${i}`, 'x'));
+    const res = await post(form(parts), {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ error: 'too_many_parts', message: expect.any(String) });
+    expectNoErrorLog();
+  });
+
+  it('two file parts → 413 too_many_parts', async () => {
+    const res = await post(
+      form([
+        field('metadata', JSON.stringify(METADATA)),
+        filePart('file', 'PK'),
+        filePart('x', 'PK'),
+      ]),
+      { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    );
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ error: 'too_many_parts' });
+    expectNoErrorLog();
+  });
+});
