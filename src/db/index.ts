@@ -1,7 +1,8 @@
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { Config } from '../config.js';
+import { pgliteSocket } from './pglite-wire.js';
 
 export type Sql = postgres.Sql;
 /** A handle that runs queries: the pool or a transaction. Domain functions take this. */
@@ -21,19 +22,22 @@ const int8AsNumber = {
   parse: (x: string) => Number(x),
 };
 
-function clientOptions(extra: postgres.Options<Record<string, postgres.PostgresType>>) {
+/** postgres.js's options (its `socket` option, a function returning the stream to speak over, is documented but not typed). */
+type PostgresOptions = postgres.Options<Record<string, postgres.PostgresType>>;
+
+function clientOptions(extra: PostgresOptions) {
   return {
     transform: postgres.camel,
     onnotice: () => {},
     types: { int8: int8AsNumber },
     ...extra,
-  } satisfies postgres.Options<Record<string, postgres.PostgresType>>;
+  } satisfies PostgresOptions;
 }
 
 /**
  * Opens the database the config names: Postgres at DATABASE_URL, or the embedded PGlite (with
- * pgvector) under DATA_DIR, reached through postgres.js over pglite-socket so that the same driver,
- * SQL and migrations serve both.
+ * pgvector) under DATA_DIR, which postgres.js reaches in process (no port, no socket file) so that
+ * the same driver, SQL and migrations serve both.
  */
 export async function openDatabase(config: Config): Promise<Database> {
   if (config.DATABASE_URL) {
@@ -41,17 +45,18 @@ export async function openDatabase(config: Config): Promise<Database> {
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };
   }
 
-  const [{ PGlite }, { vector }, { pg_trgm }, { PGLiteSocketServer }] = await Promise.all([
+  const [{ PGlite }, { vector }, { pg_trgm }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-pgvector'),
     import('@electric-sql/pglite/contrib/pg_trgm'),
-    import('@electric-sql/pglite-socket'),
   ]);
   let dataDir: string | undefined;
   let releaseLock = async () => {};
   if (!config.EMBEDDED_DB_IN_MEMORY) {
     dataDir = path.resolve(config.DATA_DIR, 'pg');
-    await mkdir(dataDir, { recursive: true });
+    // owner only, as Postgres demands of its data directory (also for one made by an older version)
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await chmod(dataDir, 0o700);
     releaseLock = await lockDataDir(dataDir);
   }
   let db;
@@ -61,30 +66,25 @@ export async function openDatabase(config: Config): Promise<Database> {
     await releaseLock();
     throw e;
   }
-  // PGlite is a single session. The socket server serializes connections; we open exactly one
-  // (see notes/embedded-postgres.md), so a transaction can never interleave with another query.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
-  await server.start();
-  const [host, port] = server.getServerConn().split(':');
-  const sql = postgres(
-    clientOptions({
-      host,
-      port: Number(port),
-      database: 'postgres',
-      username: 'postgres',
-      max: 1,
-      // PGlite cannot cancel; keep the single connection alive for the life of the process.
-      idle_timeout: 0,
-      max_lifetime: null,
-      fetch_types: true,
-    }),
-  );
+  // No listener at all: postgres.js talks to PGlite inside this process (./pglite-wire.ts), so no
+  // other process can reach the database. PGlite is a single session: exactly one connection, so
+  // a transaction can never interleave with another query.
+  const inProcess: PostgresOptions & { socket: ReturnType<typeof pgliteSocket> } = {
+    socket: pgliteSocket(db),
+    database: 'postgres',
+    username: 'postgres',
+    max: 1,
+    // PGlite cannot cancel; keep the single connection alive for the life of the process.
+    idle_timeout: 0,
+    max_lifetime: null,
+    fetch_types: true,
+  };
+  const sql = postgres(clientOptions(inProcess));
   return {
     sql,
     kind: 'embedded',
     async close() {
       await sql.end({ timeout: 5 });
-      await server.stop();
       await db.close();
       await releaseLock();
     },

@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdtemp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -55,6 +56,84 @@ describe('embedded database on disk', () => {
       await second.close();
     }
   });
+});
+
+/**
+ * What this process listens on, from Linux's socket tables: `tcp <address>:<port>` and
+ * `unix <path>` for every listening socket whose descriptor this process holds.
+ */
+function listeningSockets(): string[] {
+  const mine = new Set<string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
+    const target = (() => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return ''; // closed since it was listed
+      }
+    })();
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode) mine.add(inode);
+  }
+  const table = (file: string) =>
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/));
+  const found: string[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const cols of table(file)) {
+      // local_address is hex "ADDR:PORT"; state 0A is LISTEN; column 9 is the inode
+      if (cols[3] !== '0A' || !mine.has(cols[9]!)) continue;
+      const [hex, port] = cols[1]!.split(':') as [string, string];
+      // an IPv4 address is one little-endian word: 0100007F is 127.0.0.1
+      const addr =
+        hex.length === 8
+          ? (hex.match(/../g) ?? [])
+              .reverse()
+              .map((b) => parseInt(b, 16))
+              .join('.')
+          : hex;
+      found.push(`tcp ${addr}:${parseInt(port, 16)}`);
+    }
+  }
+  for (const cols of table('/proc/net/unix')) {
+    // flag 00010000 (__SO_ACCEPTCON) marks a listening socket; column 6 is the inode
+    if ((parseInt(cols[3]!, 16) & 0x10000) === 0 || !mine.has(cols[6]!)) continue;
+    found.push(`unix ${cols[7] ?? '(unnamed)'}`);
+  }
+  return found;
+}
+
+describe('embedded database access', () => {
+  it.runIf(process.platform === 'linux')(
+    'no other process can reach it: the service listens on its HTTP port and nothing else',
+    async () => {
+      const dataDir = await tempDir();
+      const config = loadConfig({
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        IN_PROCESS_WORKER: 'false',
+      });
+      const before = new Set(listeningSockets());
+      const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
+      const app = await buildApp(config, runtime.deps);
+      try {
+        await app.listen({ port: 0, host: '127.0.0.1' });
+        const { port } = app.server.address() as { port: number };
+        const [row] = await runtime.deps.sql`select count(*)::int as n from schema_migrations`;
+        expect(row!.n).toBeGreaterThan(0); // the service itself reaches its database
+        const opened = listeningSockets().filter((s) => !before.has(s));
+        expect(opened).toEqual([`tcp 127.0.0.1:${port}`]); // the HTTP port, nothing else
+        // the files: owner only, as Postgres itself demands of its data directory
+        expect((await stat(path.join(dataDir, 'pg'))).mode & 0o777).toBe(0o700);
+      } finally {
+        await app.close();
+        await runtime.close();
+      }
+    },
+  );
 });
 
 describe('embedded database lock', () => {

@@ -1,0 +1,93 @@
+import { Duplex } from 'node:stream';
+import type { PGlite } from '@electric-sql/pglite';
+
+/**
+ * postgres.js speaks to the embedded PGlite in this process, through a stream handed to its
+ * `socket` option: no port, no socket file, nothing another process or user could connect to.
+ *
+ * postgres.js writes whole protocol messages (a query's Parse, Bind, Describe, Execute and Sync
+ * arrive together); every complete message of a write goes to PGlite in one call, whose replies
+ * come back as one chunk. PGlite has a single session: open one connection (`max: 1`).
+ */
+export function pgliteSocket(db: PGlite): () => Duplex {
+  return () => new PGliteConnection(db);
+}
+
+const TERMINATE = 0x58; // 'X'
+
+class PGliteConnection extends Duplex {
+  /** Bytes of a message not complete yet. */
+  #partial: Buffer = Buffer.alloc(0);
+  #started = false;
+
+  constructor(private readonly db: PGlite) {
+    super();
+  }
+
+  /** postgres.js sends its Terminate only to a socket that says it is open. */
+  get readyState(): 'open' | 'closed' {
+    return this.destroyed || this.writableEnded ? 'closed' : 'open';
+  }
+
+  override _read(): void {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (e?: Error | null) => void) {
+    this.#receive(chunk).then(() => done(), done);
+  }
+
+  override _final(done: (e?: Error | null) => void) {
+    this.push(null);
+    done();
+  }
+
+  override _destroy(error: Error | null, done: (e?: Error | null) => void) {
+    // A connection that goes away inside a transaction must not leave it open for the next one.
+    const db = this.db;
+    const rollback = !db.closed && db.ready && db.isInTransaction();
+    (rollback ? db.exec('rollback').then(() => undefined) : Promise.resolve()).then(
+      () => done(error),
+      () => done(error),
+    );
+  }
+
+  async #receive(chunk: Buffer) {
+    let buf = this.#partial.length ? Buffer.concat([this.#partial, chunk]) : chunk;
+    if (!this.#started) {
+      // StartupMessage: untyped, an int32 length (counting itself) first.
+      if (buf.length < 4 || buf.length < buf.readInt32BE(0)) {
+        this.#partial = buf;
+        return;
+      }
+      const length = buf.readInt32BE(0);
+      await this.#exec(buf.subarray(0, length));
+      this.#started = true;
+      buf = buf.subarray(length);
+    }
+    // Typed messages: one type byte, then an int32 length counting itself but not the type.
+    let end = 0;
+    let terminate = false;
+    while (buf.length - end >= 5) {
+      if (buf[end] === TERMINATE) {
+        terminate = true;
+        break;
+      }
+      const size = 1 + buf.readInt32BE(end + 1);
+      if (buf.length - end < size) break;
+      end += size;
+    }
+    if (end > 0) await this.#exec(buf.subarray(0, end));
+    this.#partial = terminate ? Buffer.alloc(0) : Buffer.from(buf.subarray(end));
+    if (terminate) this.push(null);
+  }
+
+  async #exec(messages: Buffer) {
+    const replies: Buffer[] = [];
+    await this.db.runExclusive(() =>
+      this.db.execProtocolRawStream(messages, {
+        // a view into PGlite's memory, reused by the next call: copy it
+        onRawData: (bytes) => void replies.push(Buffer.from(bytes)),
+      }),
+    );
+    if (replies.length) this.push(replies.length === 1 ? replies[0] : Buffer.concat(replies));
+  }
+}
