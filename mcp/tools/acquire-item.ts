@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ChainSchema } from '../../src/domain/chains.js';
 import { currentLegal } from '../../src/domain/legal/legal.js';
-import { AcquireResponseSchema } from '../../src/domain/orders/acquire.js';
+import { AcquireResponseSchema } from '../../src/domain/orders/schemas.js';
 import type { McpDeps } from '../server.js';
 import { apiFailure, failure, success, type ErrorBody } from './results.js';
 

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MarketplaceError } from '../../src/client/index.js';
+import { MarketplaceError, type ClientErrorCode } from '../../src/client/index.js';
+import type { ErrorCode } from '../../src/errors.js';
 
 /** A successful result: the structured content, mirrored as JSON text for clients without structured output. */
 export function success(structuredContent: Record<string, unknown>): CallToolResult {
@@ -14,8 +15,13 @@ export function failure(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** Hints per API error code: what the model should do next. */
-export type Hints = Partial<Record<string, string | ((body: ErrorBody) => string)>>;
+/**
+ * Hints per error code (the service's catalog codes and the client's own refusals): what the
+ * model should do next.
+ */
+export type Hints = Partial<
+  Record<ErrorCode | ClientErrorCode, string | ((body: ErrorBody) => string)>
+>;
 
 export interface ErrorBody {
   error?: string;
@@ -64,7 +70,8 @@ export function apiFailure(
   if (err instanceof MarketplaceError) {
     const body: ErrorBody =
       typeof err.body === 'object' && err.body !== null ? (err.body as ErrorBody) : {};
-    const hint = hints[err.code] ?? COMMON_HINTS[err.code];
+    const key = err.code as keyof Hints;
+    const hint = hints[key] ?? COMMON_HINTS[key];
     const detail = typeof body.message === 'string' ? ` (${body.message})` : '';
     const advice = typeof hint === 'function' ? hint(body) : (hint ?? defaultAdvice(err.status));
     return failure(`${action} failed: HTTP ${err.status} ${err.code}${detail}. ${advice}`);

@@ -10,7 +10,19 @@ import type {
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { LocalAccount } from 'viem';
 import { microToUsdc, NETWORK_OF, usdcToMicro, type Chain } from '../domain/chains.js';
-import type { PublicItem, SearchResult } from '../domain/items/public-item.js';
+import type { z } from 'zod';
+import {
+  PublicItemSchema,
+  SearchResultsSchema,
+  type PublicItem,
+  type SearchResult,
+} from '../domain/items/schemas.js';
+import {
+  AcquireResponseSchema,
+  OrderLinksSchema,
+  type AcquireResponse,
+  type OrderLinks,
+} from '../domain/orders/schemas.js';
 
 /**
  * Typed REST client of the marketplace that performs the x402 v2 handshakes with a viem account:
@@ -26,6 +38,13 @@ export interface MarketplaceClientOptions {
   maxPaymentUsdc?: number;
 }
 
+/** Refusals the client makes itself, beside the service's catalog codes (src/errors.ts). */
+export type ClientErrorCode =
+  | 'price_above_limit'
+  | 'unexpected_charge'
+  | 'unexpected_response'
+  | 'http_error';
+
 export class MarketplaceError extends Error {
   constructor(
     readonly status: number,
@@ -37,18 +56,8 @@ export class MarketplaceError extends Error {
   }
 }
 
-export interface AcquireResult {
-  order_id: string;
-  download_url: string;
-  invoice_url: string;
-  expires_in: string;
-}
-
-export interface OrderLinksResult {
-  download_url: string;
-  invoice_url: string;
-  expires_in: string;
-}
+export type AcquireResult = AcquireResponse;
+export type OrderLinksResult = OrderLinks;
 
 export interface Download {
   bytes: Buffer;
@@ -137,8 +146,8 @@ export class MarketplaceClient {
     return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': header }));
   }
 
-  private json<T>(res: Response): Promise<T> {
-    return readJson<T>(res);
+  private json<T>(res: Response, schema?: z.ZodType<T>): Promise<T> {
+    return readJson<T>(res, schema);
   }
 
   /**
@@ -161,13 +170,16 @@ export class MarketplaceClient {
       ...(opts.maxPriceUsdc !== undefined && { approve: priceLimit(opts.maxPriceUsdc) }),
     });
     const header = res.headers.get('PAYMENT-RESPONSE');
-    const order = await this.json<AcquireResult>(res);
+    const order = await this.json(res, AcquireResponseSchema);
     return { order, settlement: header ? decodePaymentResponseHeader(header) : undefined };
   }
 
   /** Fresh signed links for an own completed order (zero-value identity). */
   async getOrder(orderId: string): Promise<OrderLinksResult> {
-    return this.json(await this.send('GET', `/api/v1/orders/${orderId}`, { pay: 'identity' }));
+    return this.json(
+      await this.send('GET', `/api/v1/orders/${orderId}`, { pay: 'identity' }),
+      OrderLinksSchema,
+    );
   }
 
   /** Any identity-scoped JSON route. */
@@ -214,8 +226,11 @@ function priceLimit(maxUsdc: number): (required: PaymentRequired) => void {
   };
 }
 
-/** Parses a JSON response; a non-2xx answer becomes a `MarketplaceError` carrying the spec's code. */
-async function readJson<T>(res: Response): Promise<T> {
+/**
+ * Parses a JSON response; a non-2xx answer becomes a `MarketplaceError` carrying the spec's code.
+ * With a wire schema the body is checked against it (`unexpected_response` when it does not fit).
+ */
+async function readJson<T>(res: Response, schema?: z.ZodType<T>): Promise<T> {
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -230,7 +245,12 @@ async function readJson<T>(res: Response): Promise<T> {
         : 'http_error';
     throw new MarketplaceError(res.status, code, body);
   }
-  return body as T;
+  if (!schema) return body as T;
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new MarketplaceError(res.status, 'unexpected_response', parsed.error.issues);
+  }
+  return parsed.data;
 }
 
 /** Search parameters of `GET /api/v1/search` (spec 4.1). */
@@ -254,13 +274,17 @@ export class CatalogClient {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(params))
       if (v !== undefined) query.set(k, typeof v === 'number' ? plainDecimal(v) : v);
-    return readJson(await this.fetchFn(`${this.opts.baseUrl}/api/v1/search?${query}`));
+    return readJson(
+      await this.fetchFn(`${this.opts.baseUrl}/api/v1/search?${query}`),
+      SearchResultsSchema,
+    );
   }
 
   /** Detail of an active listing; 404 `item_not_found` otherwise. */
   async getItem(itemId: string): Promise<PublicItem> {
     return readJson(
       await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`),
+      PublicItemSchema,
     );
   }
 }

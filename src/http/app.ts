@@ -1,4 +1,5 @@
 import accepts from '@fastify/accepts';
+import { z } from 'zod';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, {
@@ -96,9 +97,24 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
       const out = jsonSchemaTransform(input);
       const auth = input.route.config?.auth ?? 'public';
       const price = input.route.config?.price;
+      const docBody = input.route.config?.docBody;
       return {
         ...out,
-        schema: { ...out.schema, 'x-auth': auth, ...(price && { 'x-price-usdc': price }) },
+        schema: {
+          ...out.schema,
+          ...(docBody && {
+            body: {
+              content: Object.fromEntries(
+                Object.entries(docBody).map(([type, schema]) => [
+                  type,
+                  { schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) },
+                ]),
+              ),
+            },
+          }),
+          'x-auth': auth,
+          ...(price && { 'x-price-usdc': price }),
+        },
       };
     },
   });

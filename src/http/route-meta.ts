@@ -17,6 +17,11 @@ declare module 'fastify' {
      * 5.2 rule 5's one exception); the handler reads `walletOf(request)` and never provisions.
      */
     anyWallet?: boolean;
+    /**
+     * Documents a body the handler reads itself (multipart uploads) for OpenAPI and the manifest,
+     * per content type. Fastify does not validate it; the domain does, with stable codes.
+     */
+    docBody?: Record<string, import('zod').ZodType>;
   }
 }
 

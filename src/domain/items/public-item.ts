@@ -1,37 +1,7 @@
-import { z } from 'zod';
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { ChainSchema, microToUsdc, type Chain } from '../chains.js';
-
-/** Spec 2.1: the buyer-facing item; search entries add `similarity`. */
-export const ItemMetadataSchema = z.object({
-  title: z.string().optional(),
-  description: z.string().optional(),
-  prompt_summary: z.string().optional(),
-  tech_stack: z.string().optional(),
-  prices: z.object({ USDC: z.number() }).optional(),
-  seller_username: z.string().optional(),
-});
-
-export const PublicItemSchema = z.object({
-  id: z.uuid(),
-  status: z.string(),
-  metadata: ItemMetadataSchema,
-  available_chains: z.array(ChainSchema),
-  rating_avg: z.number().min(0).max(10).optional(),
-  rating_count: z.number().int().optional(),
-});
-export type PublicItem = z.infer<typeof PublicItemSchema>;
-
-export const SearchResultSchema = PublicItemSchema.extend({ similarity: z.number().min(0).max(5) });
-export type SearchResult = z.infer<typeof SearchResultSchema>;
-
-export const ItemStatusSchema = z.object({
-  id: z.uuid(),
-  status: z.string(),
-  reason: z.string(),
-  created_at: z.string(),
-});
+import { microToUsdc, type Chain } from '../chains.js';
+import type { PublicItem, PublicStatus } from './schemas.js';
 
 /** Columns every public projection selects (alias `i` = items, `a` = seller agent). */
 export interface PublicItemRow {
@@ -110,7 +80,7 @@ export async function getPublicStatus(
   sql: Db,
   id: string,
   revision: 'A' | 'B',
-): Promise<z.infer<typeof ItemStatusSchema>> {
+): Promise<PublicStatus> {
   const visible =
     revision === 'B' ? ['active'] : ['pending_scan', 'scanning', 'active', 'rejected'];
   const [row] = await sql<{ id: string; status: string; statusReason: string; createdAt: Date }[]>`

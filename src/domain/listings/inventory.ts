@@ -1,30 +1,17 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { microToUsdc } from '../chains.js';
-import { ITEM_STATUSES, LISTED, type ItemStatus } from './listings.js';
+import { LISTED } from './listings.js';
+import { ITEM_STATUSES, type ItemStatus, type SellerItems } from './schemas.js';
 
 /** The seller's side of listings (spec 4.3): inventory, status of one item, delete. */
-export interface SellerItemRow {
-  item_id: string;
-  status: ItemStatus;
-  status_reason: string;
-  title: string;
-  tech_stack: string;
-  prices: { USDC: number };
-  created_at: string;
-  deleted_at: string | null;
-}
 
 /** All non-purged rows of one seller, newest first (spec 4.3 `GET /api/v1/seller/items`). */
 export async function sellerItems(
   sql: Db,
   sellerId: string,
   q: { status?: ItemStatus; limit: number; offset: number },
-): Promise<{
-  items: SellerItemRow[];
-  pagination: { limit: number; offset: number; total: number };
-  allowed_statuses: ItemStatus[];
-}> {
+): Promise<SellerItems> {
   const filter = q.status ? sql`and status = ${q.status}` : sql``;
   const [{ total } = { total: 0 }] = await sql<{ total: number }[]>`
     select count(*)::int as total from items where seller_id = ${sellerId} and purged_at is null ${filter}`;

@@ -1,17 +1,14 @@
-import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { agentProvisioning } from '../accounts/accounts.js';
 import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
+import type { ItemStatus } from './schemas.js';
 import type { ValidUpload } from './upload.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { scanJob } from '../scan/scan-job.js';
 
 export const LISTING_FEE_OPERATION = 'listing_fee';
-export const ITEM_STATUSES = ['pending_scan', 'scanning', 'active', 'rejected', 'deleted'] as const;
-export const ItemStatusSchema = z.enum(ITEM_STATUSES);
-export type ItemStatus = z.infer<typeof ItemStatusSchema>;
 /** States in which an archive counts as "currently listed" (duplicates, the listing cap). */
 export const LISTED: ItemStatus[] = ['pending_scan', 'scanning', 'active'];
 

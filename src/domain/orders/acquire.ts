@@ -1,38 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaidOffer, PaidOption } from '../../x402/guard.js';
-import { CHAINS, ChainSchema, microToUsdc, type Chain } from '../chains.js';
+import { CHAINS, microToUsdc, type Chain } from '../chains.js';
 import { currentLegal, type CurrentLegal } from '../legal/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
-import { orderLinks, type AcquireContext, type AcquireResult, type OrderLinks } from './orders.js';
+import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
+import type { AcquireBody, AcquireResponse, OrderLinks } from './schemas.js';
 
 export const ACQUIRE_OPERATION = 'acquire';
-
-/**
- * Acquire body (spec 4.1). Everything is optional at prompt time; legal flags sent before payment
- * bind nothing and are not recorded. Unknown keys (e.g. Revision A's `item_id`) are ignored.
- */
-export const AcquireBodySchema = z
-  .object({
-    currency: z.string().optional(),
-    chain: ChainSchema.optional(),
-    policy_accepted: z.boolean().optional(),
-    license_accepted: z.boolean().optional(),
-  })
-  .loose();
-export type AcquireBody = z.infer<typeof AcquireBodySchema>;
-
-export const AcquireResponseSchema = z.object({
-  order_id: z.uuid(),
-  download_url: z.string(),
-  invoice_url: z.string(),
-  expires_in: z.string(),
-});
-export type AcquireResponse = z.infer<typeof AcquireResponseSchema>;
 
 export interface AcquireDeps {
   sql: Db;

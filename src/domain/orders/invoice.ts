@@ -1,34 +1,7 @@
 import { microToUsdc, USDC_DECIMALS } from '../chains.js';
 import type { InvoiceDocument } from '../invoices/render.js';
 import type { OrderRecord } from './orders.js';
-
-/** Invoice of a completed order (spec 2.3): one data shape, rendered as JSON, HTML or Markdown. */
-export interface Invoice {
-  invoice_number: string;
-  order_id: string;
-  issued_at: string;
-  status: 'paid';
-  item: { id: string; title: string; file_name: string; sha256: string };
-  seller: { username: string };
-  buyer: { address: string; username: string };
-  amount: { currency: 'USDC'; total: string; total_raw: string; decimals: number };
-  payment: {
-    chain: string;
-    network: string;
-    asset: string;
-    pay_to: string;
-    payer: string;
-    transaction: string;
-    scheme: 'exact';
-  };
-  legal: {
-    policy_version: string;
-    policy_url: string;
-    license_version: string;
-    license_url: string;
-    accepted_at: string;
-  };
-}
+import type { Invoice } from './schemas.js';
 
 export function buildInvoice(o: OrderRecord): Invoice {
   return {

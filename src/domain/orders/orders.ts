@@ -5,6 +5,7 @@ import { agentProvisioning } from '../accounts/accounts.js';
 import type { Chain } from '../chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
+import type { OrderLinks } from './schemas.js';
 
 /** What an acquire claim stores so that the order can be written later, even by the reconciler. */
 export interface AcquireContext extends Record<string, unknown> {
@@ -111,12 +112,6 @@ export async function findBuyerOrder(
     });
   }
   return order;
-}
-
-export interface OrderLinks {
-  download_url: string;
-  invoice_url: string;
-  expires_in: string;
 }
 
 export function orderLinks(

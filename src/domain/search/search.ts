@@ -1,57 +1,11 @@
-import { z } from 'zod';
 import type { Sql } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { usdcToMicro } from '../chains.js';
-import { decimalParam, hasControlCharacters } from '../input.js';
-import {
-  publicColumns,
-  toPublicItem,
-  type PublicItemRow,
-  type SearchResult,
-} from '../items/public-item.js';
+import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
+import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
 import { toVectorLiteral, vectorType } from './vectors.js';
 
-/**
- * Search parameters (spec 4.1, 8). Each message is the stable error code returned with 400.
- * Unknown parameters are ignored (there is no caller-controlled limit).
- */
-export const SearchQuerySchema = z
-  .object({
-    q: z
-      .string({ error: 'missing_query' })
-      .trim()
-      .min(1, { error: 'missing_query' })
-      .max(1000, { error: 'query_too_long' })
-      .refine((s) => !hasControlCharacters(s), { error: 'invalid_query' })
-      .describe('Natural-language query, 1..1000 characters, no control characters'),
-    tech_stack: z
-      .string({ error: 'invalid_tech_stack' })
-      .trim()
-      .max(200, { error: 'tech_stack_too_long' })
-      .refine((s) => !hasControlCharacters(s), { error: 'invalid_tech_stack' })
-      .optional()
-      .describe(
-        'Case-insensitive filter; comma-separated terms must all appear in the listing stack',
-      ),
-    min_price: decimalParam('invalid_price')
-      .pipe(z.number().max(1_000_000, { error: 'invalid_price' }))
-      .optional()
-      .describe('Minimum USDC price, a plain decimal (e.g. 2.5), 0..1000000'),
-    max_price: decimalParam('invalid_price')
-      .pipe(z.number().max(1_000_000, { error: 'invalid_price' }))
-      .optional()
-      .describe('Maximum USDC price, a plain decimal (e.g. 2.5), 0..1000000'),
-  })
-  .refine(
-    (q) => q.min_price === undefined || q.max_price === undefined || q.min_price <= q.max_price,
-    {
-      error: 'invalid_price_range',
-      path: ['min_price'],
-    },
-  );
-export type SearchQuery = z.infer<typeof SearchQuerySchema>;
-
-export const SEARCH_LIMIT = 20;
+export const SEARCH_LIMIT = SEARCH_LIMITS.results;
 /** Candidates taken from each ranker before fusion. */
 const CANDIDATES = 60;
 /**

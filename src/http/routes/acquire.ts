@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { acquire, AcquireBodySchema, AcquireResponseSchema } from '../../domain/orders/acquire.js';
+import { acquire } from '../../domain/orders/acquire.js';
+import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { AcquireBodySchema, AcquireResponseSchema } from '../../domain/orders/schemas.js';
 import { countryOf } from '../country.js';
 import { payFor } from '../payment.js';
 import { describe } from '../route-meta.js';
@@ -15,7 +16,7 @@ export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
         'purchase',
         'Buy an item: 402 x402 prompt, then 200 with order and signed links',
         {
-          params: z.object({ uuid: z.uuid('invalid_item_id') }),
+          params: ItemParamsSchema,
           body: AcquireBodySchema.nullish(),
           response: { 200: AcquireResponseSchema },
         },

@@ -1,21 +1,20 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
+import { getPublicItem, getPublicStatus } from '../../domain/items/public-item.js';
 import {
-  getPublicItem,
-  getPublicStatus,
-  ItemStatusSchema,
+  ItemParamsSchema,
   PublicItemSchema,
-  SearchResultSchema,
-} from '../../domain/items/public-item.js';
-import { SearchQuerySchema, searchItems } from '../../domain/search/search.js';
+  PublicStatusSchema,
+  SearchQuerySchema,
+  SearchResultsSchema,
+} from '../../domain/items/schemas.js';
+import { searchItems } from '../../domain/search/search.js';
 import { describe } from '../route-meta.js';
 
 export const ErrorSchema = z
   .object({ error: z.string(), message: z.string().optional() })
   .describe('Error body: { error: <code>, message? }');
-
-const ItemParamsSchema = z.object({ uuid: z.uuid({ error: 'invalid_item_id' }) });
 
 export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const { sql, embedder, config } = deps;
@@ -29,7 +28,7 @@ export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
         'Hybrid semantic + keyword search over active listings (at most 20)',
         {
           querystring: SearchQuerySchema,
-          response: { 200: z.array(SearchResultSchema), 400: ErrorSchema },
+          response: { 200: SearchResultsSchema, 400: ErrorSchema },
         },
       ),
     },
@@ -58,7 +57,7 @@ export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
       config: { auth: 'public' },
       schema: describe('discovery', 'Public status of a listing (Revision B: 404 unless active)', {
         params: ItemParamsSchema,
-        response: { 200: ItemStatusSchema, 400: ErrorSchema, 404: ErrorSchema },
+        response: { 200: PublicStatusSchema, 400: ErrorSchema, 404: ErrorSchema },
       }),
     },
     async (request) => getPublicStatus(sql, request.params.uuid, config.CONTRACT_REVISION),

@@ -1,9 +1,15 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
 import { buildInvoice, invoiceDocument } from '../../domain/orders/invoice.js';
+import {
+  ArchiveDownloadSchema,
+  InvoiceSchema,
+  OrderLinksSchema,
+  OrderParamsSchema,
+  SignedLinkQuerySchema,
+} from '../../domain/orders/schemas.js';
 import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/orders/orders.js';
 import { verifyLink } from '../../domain/links/signed-links.js';
 import { AppError } from '../../errors.js';
@@ -11,8 +17,6 @@ import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 
-const LinkQuery = z.object({ exp: z.string().optional(), sig: z.string().optional() });
-const OrderParams = z.object({ uuid: z.uuid('invalid_order_id') });
 const orderNotFound = () =>
   new AppError('order_not_found', { message: 'order not found or not downloadable' });
 
@@ -25,13 +29,9 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         'purchase',
         'Fresh signed download and invoice links for an own completed order',
         {
-          params: OrderParams,
+          params: OrderParamsSchema,
           response: {
-            200: z.object({
-              download_url: z.string(),
-              invoice_url: z.string(),
-              expires_in: z.string(),
-            }),
+            200: OrderLinksSchema,
           },
         },
       ),
@@ -48,8 +48,9 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
     {
       config: { auth: 'public' },
       schema: describe('purchase', 'Download the archive of an order (signed, time-limited link)', {
-        params: OrderParams,
-        querystring: LinkQuery,
+        params: OrderParamsSchema,
+        querystring: SignedLinkQuerySchema,
+        response: { 200: ArchiveDownloadSchema },
       }),
     },
     async (request, reply) => {
@@ -88,8 +89,9 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         'purchase',
         'Invoice of an order as JSON, HTML or Markdown by Accept (signed link)',
         {
-          params: OrderParams,
-          querystring: LinkQuery,
+          params: OrderParamsSchema,
+          querystring: SignedLinkQuerySchema,
+          response: { 200: InvoiceSchema },
         },
       ),
     },

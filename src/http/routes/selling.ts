@@ -1,14 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { integerParam } from '../../domain/input.js';
 import { assertRegionServed } from '../../domain/orders/acquire.js';
 import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
 import { verifyLink } from '../../domain/links/signed-links.js';
 import { deleteListing, sellerItems, sellerItemStatus } from '../../domain/listings/inventory.js';
 import { listingInvoice, listingInvoiceDocument } from '../../domain/listings/invoice.js';
-import { ItemStatusSchema } from '../../domain/listings/listings.js';
+import {
+  DeleteResponseSchema,
+  SellerItemsQuerySchema,
+  SellerItemsSchema,
+  SellerItemStatusSchema,
+  UploadJsonBodySchema,
+  UploadMultipartBodySchema,
+  UploadResponseSchema,
+} from '../../domain/listings/schemas.js';
+import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { SignedLinkQuerySchema } from '../../domain/orders/schemas.js';
 import { submitListing } from '../../domain/listings/submit.js';
 import {
   compressionOfName,
@@ -24,19 +32,6 @@ import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 import type { Config } from '../../config.js';
-
-const ItemParams = z.object({ uuid: z.uuid('invalid_item_id') });
-
-const SellerItemSchema = z.object({
-  item_id: z.string(),
-  status: ItemStatusSchema,
-  status_reason: z.string(),
-  title: z.string(),
-  tech_stack: z.string(),
-  prices: z.object({ USDC: z.number() }),
-  created_at: z.string(),
-  deleted_at: z.string().nullable(),
-});
 
 /** Multipart limits that @fastify/multipart raises as errors (app.ts sets files, fields, parts). */
 const MULTIPART_LIMIT_CODES = new Set(['FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT']);
@@ -125,14 +120,21 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     '/api/v1/items',
     {
       bodyLimit: jsonBodyLimit,
-      config: { auth: 'paid402', price: String(config.LISTING_FEE_USDC) },
+      config: {
+        auth: 'paid402',
+        price: String(config.LISTING_FEE_USDC),
+        docBody: {
+          'multipart/form-data': UploadMultipartBodySchema,
+          'application/json': UploadJsonBodySchema,
+        },
+      },
       schema: describe(
         'selling',
         'List an archive: validation, then the 0.01 USDC listing fee (402), then 202 pending_scan',
         {
           consumes: ['multipart/form-data', 'application/json'],
           response: {
-            202: z.object({ item_id: z.string(), status: z.string(), invoice_url: z.string() }),
+            202: UploadResponseSchema,
           },
         },
       ),
@@ -153,8 +155,8 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     {
       config: { auth: 'id402' },
       schema: describe('selling', 'Delete an own listing (idempotent); 404 for anyone else', {
-        params: ItemParams,
-        response: { 200: z.object({ ok: z.literal(true) }) },
+        params: ItemParamsSchema,
+        response: { 200: DeleteResponseSchema },
       }),
     },
     async (request) => {
@@ -172,24 +174,8 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
         'selling',
         "The seller's listings in every state (not purged), newest first",
         {
-          querystring: z.object({
-            status: z.enum(ItemStatusSchema.options, { error: 'invalid_status' }).optional(),
-            limit: integerParam('invalid_limit')
-              .pipe(z.number().min(1, 'invalid_limit').max(100, 'invalid_limit'))
-              .default(100)
-              .describe('Page size, an integer 1..100 (default 100)'),
-            offset: integerParam('invalid_offset')
-              .pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'invalid_offset'))
-              .default(0)
-              .describe('Rows to skip, an integer >= 0 (default 0)'),
-          }),
-          response: {
-            200: z.object({
-              items: z.array(SellerItemSchema),
-              pagination: z.object({ limit: z.number(), offset: z.number(), total: z.number() }),
-              allowed_statuses: z.array(ItemStatusSchema),
-            }),
-          },
+          querystring: SellerItemsQuerySchema,
+          response: { 200: SellerItemsSchema },
         },
       ),
     },
@@ -207,8 +193,8 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
         'selling',
         'Status of an own listing, including the scan and hidden states',
         {
-          params: ItemParams,
-          response: { 200: z.object({ status: ItemStatusSchema, reason: z.string() }) },
+          params: ItemParamsSchema,
+          response: { 200: SellerItemStatusSchema },
         },
       ),
     },
@@ -226,8 +212,8 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
         'selling',
         'Invoice of a listing fee (signed, time-limited link from the upload response)',
         {
-          params: ItemParams,
-          querystring: z.object({ exp: z.string().optional(), sig: z.string().optional() }),
+          params: ItemParamsSchema,
+          querystring: SignedLinkQuerySchema,
         },
       ),
     },

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { code } from '../../errors.js';
+import { ChainSchema } from '../chains.js';
+
+/**
+ * Wire schemas of purchases (spec 2.3, 4.1): zod only, shared by the routes, the OpenAPI document
+ * and manifest, the typed client and the MCP tools.
+ */
+
+/**
+ * Acquire body. Everything is optional at prompt time; legal flags sent before payment bind
+ * nothing and are not recorded. Unknown keys (e.g. Revision A's `item_id`) are ignored.
+ */
+export const AcquireBodySchema = z
+  .object({
+    currency: z.string().optional().describe('USDC (the only currency)'),
+    chain: ChainSchema.optional().describe('Preferred chain; listed first in the prompt'),
+    policy_accepted: z
+      .boolean()
+      .optional()
+      .describe('Required true on the signed completion: the marketplace terms'),
+    license_accepted: z
+      .boolean()
+      .optional()
+      .describe('Required true on the signed completion: the buyer licence'),
+  })
+  .loose();
+export type AcquireBody = z.infer<typeof AcquireBodySchema>;
+
+/** Signed, time-limited links of an order (refetched for free with `GET /api/v1/orders/{uuid}`). */
+export const OrderLinksSchema = z.object({
+  download_url: z.string().describe('Signed link to the archive; HEAD works'),
+  invoice_url: z.string().describe('Signed link to the invoice (JSON, HTML or Markdown by Accept)'),
+  expires_in: z.string().describe('Human lifetime of both links, e.g. "15 minutes"'),
+});
+export type OrderLinks = z.infer<typeof OrderLinksSchema>;
+
+export const AcquireResponseSchema = OrderLinksSchema.extend({ order_id: z.uuid() });
+export type AcquireResponse = z.infer<typeof AcquireResponseSchema>;
+
+export const OrderParamsSchema = z.object({ uuid: z.uuid(code('invalid_order_id')) });
+
+/** `exp` and `sig` of a signed link. */
+export const SignedLinkQuerySchema = z.object({
+  exp: z.string().optional(),
+  sig: z.string().optional(),
+});
+
+/** The invoice of a completed order (JSON representation; HTML and Markdown render the same rows). */
+export const InvoiceSchema = z.object({
+  invoice_number: z.string(),
+  order_id: z.uuid(),
+  issued_at: z.string(),
+  status: z.literal('paid'),
+  item: z.object({ id: z.string(), title: z.string(), file_name: z.string(), sha256: z.string() }),
+  seller: z.object({ username: z.string() }),
+  buyer: z.object({ address: z.string(), username: z.string() }),
+  amount: z.object({
+    currency: z.literal('USDC'),
+    total: z.string(),
+    total_raw: z.string(),
+    decimals: z.number(),
+  }),
+  payment: z.object({
+    chain: z.string(),
+    network: z.string(),
+    asset: z.string(),
+    pay_to: z.string(),
+    payer: z.string(),
+    transaction: z.string(),
+    scheme: z.literal('exact'),
+  }),
+  legal: z.object({
+    policy_version: z.string(),
+    policy_url: z.string(),
+    license_version: z.string(),
+    license_url: z.string(),
+    accepted_at: z.string(),
+  }),
+});
+export type Invoice = z.infer<typeof InvoiceSchema>;
+
+/** The archive bytes of a download (documented for OpenAPI; the body is binary). */
+export const ArchiveDownloadSchema = z
+  .unknown()
+  .describe(
+    'The archive (application/zip or application/gzip); X-Content-SHA256 and Content-Disposition headers name it',
+  );
