@@ -40,10 +40,7 @@ export interface MarketplaceClientOptions {
 
 /** Refusals the client makes itself, beside the service's catalog codes (src/errors.ts). */
 export type ClientErrorCode =
-  | 'price_above_limit'
-  | 'unexpected_charge'
-  | 'unexpected_response'
-  | 'http_error';
+  'price_above_limit' | 'unexpected_charge' | 'unexpected_response' | 'http_error';
 
 export class MarketplaceError extends Error {
   constructor(
