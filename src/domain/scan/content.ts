@@ -258,18 +258,16 @@ export class EntryInspector {
       const k = BYTE_CLASS[c]!;
       if (k === NEWLINE) {
         if (i - sep > 3 && i - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
-        if (first >= 0 && last - first >= 3)
-          this.endLine(
-            buf,
-            first,
-            last,
-            hLast,
-            alnum,
-            run > maxRun ? run : maxRun,
-            maxDashes,
-            maxWords,
-          );
-        this.lineNo++;
+        this.closeLine(
+          buf,
+          first,
+          last,
+          hLast,
+          alnum,
+          run > maxRun ? run : maxRun,
+          maxDashes,
+          maxWords,
+        );
         first = -1;
         h = 0x811c9dc5;
         alnum = false;
@@ -327,19 +325,33 @@ export class EntryInspector {
     }
     if (final) {
       if (end - sep > 3 && end - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
-      if (first >= 0 && last - first >= 3)
-        this.endLine(
-          buf,
-          first,
-          last,
-          hLast,
-          alnum,
-          run > maxRun ? run : maxRun,
-          maxDashes,
-          maxWords,
-        );
-      this.lineNo++;
+      this.closeLine(
+        buf,
+        first,
+        last,
+        hLast,
+        alnum,
+        run > maxRun ? run : maxRun,
+        maxDashes,
+        maxWords,
+      );
     }
+  }
+
+  /** The end of a line: a line with content (`first` set, 4+ bytes) is judged; the count moves on. */
+  private closeLine(
+    buf: Buffer,
+    first: number,
+    last: number,
+    hLast: number,
+    alnum: boolean,
+    maxRun: number,
+    maxDashes: number,
+    maxWords: number,
+  ): void {
+    if (first >= 0 && last - first >= 3)
+      this.endLine(buf, first, last, hLast, alnum, maxRun, maxDashes, maxWords);
+    this.lineNo++;
   }
 
   /** A finished line (trimmed bytes [first, last]); `lineNo` still counts the lines before it. */
