@@ -40,7 +40,8 @@ beforeEach(() => {
   fake.requests = [];
 });
 
-async function purchase(opts: { validForSeconds?: number } = {}) {
+/** A signed purchase, not sent yet: `send()` posts the completion (again and again). */
+async function signedPurchase(opts: { validForSeconds?: number } = {}) {
   const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
   const url = `/api/v1/items/${item.itemId}/acquire`;
   const required = promptOf(await t.app.inject({ method: 'POST', url }));
@@ -58,7 +59,12 @@ async function purchase(opts: { validForSeconds?: number } = {}) {
       headers: { 'payment-signature': signed.header },
       payload: { policy_accepted: true, license_accepted: true },
     });
-  return { res: await send(), required, signed, buyer, send };
+  return { required, signed, buyer, send };
+}
+
+async function purchase() {
+  const p = await signedPurchase();
+  return { ...p, res: await p.send() };
 }
 
 describe('HttpFacilitator over the x402 wire protocol', () => {
@@ -152,21 +158,8 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
 
   it('a settle whose request died keeps answering 409 pending with the order id past the window, and operators see it', async () => {
     fake.mode = 'settle_hang';
-    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
-    const url = `/api/v1/items/${item.itemId}/acquire`;
-    const required = promptOf(await t.app.inject({ method: 'POST', url }));
-    const buyer = newWallet();
     // A short window: two seconds from now the guard would refuse this authorization as expiring.
-    const signed = await signPayment(buyer, required, required.accepts[0]!, {
-      authorization: { validBefore: String(Math.floor(Date.now() / 1000) + 7) },
-    });
-    const send = () =>
-      t.app.inject({
-        method: 'POST',
-        url,
-        headers: { 'payment-signature': signed.header },
-        payload: { policy_accepted: true, license_accepted: true },
-      });
+    const { signed, send } = await signedPurchase({ validForSeconds: 7 });
     const first = send(); // the facilitator took the settle and never answers
     const sql = t.runtime.deps.sql;
     let claimed: { id: string; status: string; context: { orderId: string } } | undefined;
