@@ -35,7 +35,7 @@ export const OrderLinksSchema = z.object({
 });
 export type OrderLinks = z.infer<typeof OrderLinksSchema>;
 
-export const AcquireResponseSchema = OrderLinksSchema.extend({ order_id: z.uuid() });
+export const AcquireResponseSchema = z.object({ order_id: z.uuid(), ...OrderLinksSchema.shape });
 export type AcquireResponse = z.infer<typeof AcquireResponseSchema>;
 
 export const OrderParamsSchema = z.object({ uuid: z.uuid(code('invalid_order_id')) });
