@@ -20,6 +20,7 @@ import { AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { installErrorHandling } from './error-handler.js';
 import { installIdentity } from './identity.js';
+import { accountRoutes } from './routes/account.js';
 import { acquireRoutes } from './routes/acquire.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { itemRoutes } from './routes/items.js';
@@ -160,6 +161,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(itemRoutes, { deps });
   await app.register(acquireRoutes, { deps });
   await app.register(orderRoutes, { deps });
+  await app.register(accountRoutes, { deps });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
