@@ -23,6 +23,7 @@ import { installIdentity } from './identity.js';
 import { accountRoutes } from './routes/account.js';
 import { acquireRoutes } from './routes/acquire.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import { feedbackRoutes } from './routes/feedback.js';
 import { itemRoutes } from './routes/items.js';
 import { orderRoutes } from './routes/orders.js';
 import { sellingRoutes } from './routes/selling.js';
@@ -162,6 +163,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(acquireRoutes, { deps });
   await app.register(orderRoutes, { deps });
   await app.register(accountRoutes, { deps });
+  await app.register(feedbackRoutes, { deps });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
