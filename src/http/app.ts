@@ -26,6 +26,7 @@ import { discoveryRoutes } from './routes/discovery.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { itemRoutes } from './routes/items.js';
 import { orderRoutes } from './routes/orders.js';
+import { sellerMoneyRoutes } from './routes/seller-money.js';
 import { sellingRoutes } from './routes/selling.js';
 
 export const API_VERSION = '2.4.0';
@@ -164,6 +165,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(orderRoutes, { deps });
   await app.register(accountRoutes, { deps });
   await app.register(feedbackRoutes, { deps });
+  await app.register(sellerMoneyRoutes, { deps });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
