@@ -253,9 +253,11 @@ export class EntryInspector {
     let capital = -2; // before any separator, even the buffer start (-1)
     let words = 0;
     let maxWords = 0;
-    for (let i = 0; i < end; i++) {
+    // A final unterminated line is closed by a virtual newline at `end`: one closing step.
+    const stop = final ? end + 1 : end;
+    for (let i = 0; i < stop; i++) {
       const c = buf[i]!;
-      const k = BYTE_CLASS[c]!;
+      const k = i === end ? NEWLINE : BYTE_CLASS[c]!;
       if (k === NEWLINE) {
         if (i - sep > 3 && i - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
         this.closeLine(
@@ -322,19 +324,6 @@ export class EntryInspector {
         }
         sep = i;
       }
-    }
-    if (final) {
-      if (end - sep > 3 && end - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
-      this.closeLine(
-        buf,
-        first,
-        last,
-        hLast,
-        alnum,
-        run > maxRun ? run : maxRun,
-        maxDashes,
-        maxWords,
-      );
     }
   }
 
