@@ -20,8 +20,10 @@ import { AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { installErrorHandling } from './error-handler.js';
 import { installIdentity } from './identity.js';
+import { accountRoutes } from './routes/account.js';
 import { acquireRoutes } from './routes/acquire.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import { feedbackRoutes } from './routes/feedback.js';
 import { itemRoutes } from './routes/items.js';
 import { orderRoutes } from './routes/orders.js';
 import { sellingRoutes } from './routes/selling.js';
@@ -160,6 +162,8 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(itemRoutes, { deps });
   await app.register(acquireRoutes, { deps });
   await app.register(orderRoutes, { deps });
+  await app.register(accountRoutes, { deps });
+  await app.register(feedbackRoutes, { deps });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
