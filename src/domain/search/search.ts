@@ -26,7 +26,11 @@ export interface SearchOptions {
   ratingThreshold: number;
   /** Exact scan instead of the HNSW index (recall measurement and debugging; slow on large catalogues). */
   exact?: boolean;
+  /** Ranking variant, for the relevance benchmark; searches use `fused`. */
+  variant?: SearchVariant;
 }
+
+export type SearchVariant = 'lexical' | 'vector' | 'fused';
 
 /**
  * Hybrid search: pgvector cosine over listing vectors (HNSW, iterative scan so filters still fill
@@ -40,6 +44,7 @@ export async function searchItems(
   query: SearchQuery,
   opts: SearchOptions,
 ): Promise<SearchResult[]> {
+  const variant = opts.variant ?? 'fused';
   const [qv] = await embedder.embed([query.q]);
   const dims = embedder.dimensions;
   const vt = vectorType(sql, dims);
@@ -108,7 +113,7 @@ export async function searchItems(
       ),
       fused as (
         select id, sum(1.0 / (${RRF_K} + r)) as rrf
-        from (select id, r from vec union all select id, r from fts) u
+        from (select id, r from vec where ${variant !== 'lexical'} union all select id, r from fts where ${variant !== 'vector'}) u
         group by id
       ),
       scored as (
