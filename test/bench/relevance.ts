@@ -91,7 +91,7 @@ export async function benchRelevance(
           sql,
           embedder,
           { q: q.q },
-          { efSearch: 100, ratingThreshold: 5, variant },
+          { efSearch: 100, ratingThreshold: 5, variant, floor: 0 },
         );
         searchMs += performance.now() - s;
         searches++;
