@@ -97,8 +97,7 @@ export async function benchRelevance(
         searches++;
         const ranked = res.map((r) => ({ key: keyOf.get(r.id)!, similarity: r.similarity }));
         const j = judge(q, ranked);
-        for (const k of [q.kind, 'all'])
-          perKind.set(k, [...(perKind.get(k) ?? []), j]);
+        for (const k of [q.kind, 'all']) perKind.set(k, [...(perKind.get(k) ?? []), j]);
         if (variant === 'fused' && (j.hit1 === 0 || verbose))
           misses.push(
             `${j.hit1 ? '  ' : '✗ '}[${q.kind}] ${q.q.slice(0, 70)} → ${ranked
