@@ -304,6 +304,23 @@ describe('completion in one statement after settlement', () => {
     );
   });
 
+  it('with the local ledger, claim, transfer, order, audit row and outcome commit as one transaction', async () => {
+    const p = await signedPurchase();
+    expect((await p.send()).statusCode).toBe(200);
+    // now() is the transaction's start: one value across every row means one atomic commit, so a
+    // crash leaves all of them or none
+    const [row] = await deps().sql<{ stamps: number; status: string }[]>`
+      select count(distinct stamp)::int as stamps, min(status) as status from (
+        select created_at as stamp, status from x402_payments where nonce = ${p.nonce}
+        union all select created_at, null from x402_nonces where nonce = ${p.nonce}
+        union all select created_at, null from dev_ledger_transfers where nonce = ${p.nonce}
+        union all select o.created_at, null from orders o
+          join legal_acceptances l on l.order_id = o.id where o.item_id = ${p.item.itemId}
+      ) as rows`;
+    expect(row).toEqual({ stamps: 1, status: 'completed' });
+    expect(await countOrders(p.item.itemId)).toBe(1);
+  });
+
   it('when the completing statement fails, the settlement is kept and the operation completes exactly once later', async () => {
     const processor = new PaymentProcessor(deps().payments.store, local, {
       retryAfterSeconds: 5,
@@ -345,6 +362,9 @@ describe('completion in one statement after settlement', () => {
       select status, transaction from x402_payments where nonce = ${signed.nonce}`;
     expect(held!.status).toBe('settled');
     expect(held!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    const [moved] = await sql<{ n: number }[]>`
+      select count(*)::int as n from dev_ledger_transfers where nonce = ${signed.nonce}`;
+    expect(moved!.n).toBe(1); // the aborted one-statement attempt moved nothing
 
     // Fixed; the reconciler completes it once, and the buyer's retry answers the same result.
     broken = false;
