@@ -38,7 +38,8 @@ export function derivePayoutAddress(sellerAddress: string, chain: Chain, salt: s
 /**
  * The agent of `address` as CTEs of a larger statement (the one that completes a payment, spec
  * 2.4, 5.2 rule 5: a zero-value handshake never provisions): ends in the CTE `agent`, one row
- * with the agent's columns and `created`. A known wallet costs one index read; a new one gets its
+ * with the agent's columns and `created`. A known wallet (any address bound to an agent: the one
+ * it was created with, or in Revision A a linked wallet) costs one index read; a new one gets its
  * account and a payout address on every supported chain with all chains accepted (spec 4.3 rule
  * 4). Only acts when the statement's `paid` relation has a row. A concurrent first payment by the
  * same wallet is absorbed by the upsert; each payout address gets `allocation` (seller and platform
@@ -56,8 +57,8 @@ export function agentProvisioning(
   const payouts = chains.map((chain) => derivePayoutAddress(addr, chain, payoutSalt));
   return sql`
     agent_known as (
-      select id, address, username, username_type, sales_chains, created_at, false as created
-      from agents where address = ${addr}
+      select a.id, a.address, a.username, a.username_type, a.sales_chains, a.created_at, false as created
+      from wallet_bindings b join agents a on a.id = b.agent_id where b.address = ${addr}
     ), agent_created as (
       insert into agents (address, username)
       select ${addr}, ${generateUsername()}
