@@ -6,6 +6,8 @@ import type { LocalState } from './state.js';
 import { registerAcquireItem } from './tools/acquire-item.js';
 import { registerGetItem } from './tools/get-item.js';
 import { registerGetOrder } from './tools/get-order.js';
+import { registerListMyOrders } from './tools/list-my-orders.js';
+import { registerQuoteItem } from './tools/quote-item.js';
 import { registerSearchItems } from './tools/search-items.js';
 
 /** What the tools need: REST clients and local files, never the database or the domain's services. */
@@ -42,7 +44,9 @@ export function createMcpServer(deps: McpDeps): McpServer {
   });
   registerSearchItems(server, deps);
   registerGetItem(server, deps);
+  registerQuoteItem(server, deps);
   registerAcquireItem(server, deps);
   registerGetOrder(server, deps);
+  registerListMyOrders(server, deps);
   return server;
 }
