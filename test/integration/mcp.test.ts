@@ -33,6 +33,10 @@ const TOOL_NAMES = [
   'acquire_item',
   'get_order',
   'list_my_orders',
+  'list_item',
+  'get_listing_status',
+  'list_my_items',
+  'delete_item',
 ];
 
 /** A connected MCP client; `wallet: false` leaves the server without a signing key. */
