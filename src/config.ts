@@ -53,6 +53,12 @@ export const ConfigSchema = z
     SEARCH_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
     RATING_VISIBILITY_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
 
+    // --- feedback ---------------------------------------------------------------------------
+    /** Days after an order's completion during which its buyer may give item feedback. */
+    FEEDBACK_WINDOW_DAYS: z.coerce.number().min(0).default(30),
+    /** Platform feedback messages per wallet per rolling 24 hours (then 429 rate_limited). */
+    PLATFORM_FEEDBACK_DAILY_LIMIT: z.coerce.number().int().min(1).default(5),
+
     // --- payouts ----------------------------------------------------------------------------
     /** Salt of the payout-contract factory: payout addresses are derived from it per seller and chain. */
     PAYOUT_FACTORY_SALT: z.string().min(1).default('marketplace-payout-v1'),

@@ -50,6 +50,10 @@ export async function createRuntime(
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);
       if (res.applied.length) logger.info({ applied: res.applied }, 'migrations applied');
+      // Rules that differ per contract revision (payable chains) read it in SQL.
+      await db.sql`
+        insert into deployment_settings (name, value) values ('contract_revision', ${config.CONTRACT_REVISION})
+        on conflict (name) do update set value = excluded.value`;
     }
     const embedder = createEmbedder(config);
     if (opts.migrate !== false) await ensureVectorIndex(db.sql, embedder.dimensions);

@@ -20,8 +20,11 @@ import { AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { installErrorHandling } from './error-handler.js';
 import { installIdentity } from './identity.js';
+import { accountRoutes } from './routes/account.js';
 import { acquireRoutes } from './routes/acquire.js';
+import { authRoutes } from './routes/auth.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import { feedbackRoutes } from './routes/feedback.js';
 import { itemRoutes } from './routes/items.js';
 import { orderRoutes } from './routes/orders.js';
 import { sellingRoutes } from './routes/selling.js';
@@ -30,7 +33,7 @@ export const API_VERSION = '2.4.0';
 /** Upper bound of a PAYMENT-SIGNATURE header (a signed payload echoing our prompt is a few KB). */
 export const MAX_PAYMENT_SIGNATURE_BYTES = 32 * 1024;
 const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
-const CORS_ALLOW_HEADERS = 'Content-Type, Accept, PAYMENT-SIGNATURE';
+const CORS_ALLOW_HEADERS = 'Content-Type, Accept, PAYMENT-SIGNATURE, X-API-KEY';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -160,6 +163,9 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(itemRoutes, { deps });
   await app.register(acquireRoutes, { deps });
   await app.register(orderRoutes, { deps });
+  await app.register(accountRoutes, { deps });
+  await app.register(feedbackRoutes, { deps });
+  if (config.CONTRACT_REVISION === 'A') await app.register(authRoutes, { deps });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {

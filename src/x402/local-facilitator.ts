@@ -205,16 +205,16 @@ export class LocalFacilitator implements Facilitator {
               transaction,
               status,
             )
-          : await this.settleTransfer(
-              net.network,
-              net.asset,
+          : await ledgerTransfer(this.sql, this.opts.startBalanceMicro, {
+              network: net.network,
+              asset: net.asset,
               payer,
               payTo,
               value,
-              exact.authorization.nonce,
+              nonce: exact.authorization.nonce,
               transaction,
               status,
-            );
+            });
       // nothing recorded, nothing moved
       if (!ok) return rejected('invalid_exact_evm_nonce_already_used', payer);
     } catch (e) {
@@ -226,54 +226,6 @@ export class LocalFacilitator implements Facilitator {
     }
     if (status === 'pending') return settled(failure('settlement_pending', payer, transaction));
     return settled({ success: true, transaction, network, payer, amount: String(value) });
-  }
-
-  /**
-   * Records the transfer (its unique nonce is the token's authorization state) and, when
-   * confirmed, moves both balances, all in ONE statement, so it is atomic without a transaction.
-   * Balances are created on first use (start balance) by upsert; the proposed new row carries the
-   * balance as read, so a new payer's overdraft violates the CHECK like an existing one's, and an
-   * overdraft aborts everything, transfer included. Returns false when the nonce was already used.
-   * Every settle path uses it, so the benchmark's reference route does the same ledger work.
-   */
-  private async settleTransfer(
-    network: string,
-    asset: string,
-    payer: string,
-    payTo: string,
-    value: number,
-    nonce: string,
-    transaction: string,
-    status: 'pending' | 'confirmed',
-  ): Promise<boolean> {
-    const start = this.opts.startBalanceMicro;
-    const [row] = await this.sql<{ transfers: number }[]>`
-      with t as (
-        insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
-        values (${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}, ${nonce}, ${status})
-        on conflict (network, asset, payer, nonce) do update
-          set transaction = excluded.transaction, status = excluded.status, created_at = now()
-          where dev_ledger_transfers.status = 'failed'
-        returning status
-      ), debit as (
-        insert into dev_ledger_balances (network, address, balance_micro)
-        select ${network}, ${payer},
-               coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
-                        ${start}::bigint) - ${value}::bigint
-        from t where status = 'confirmed'
-        on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
-        returning 1
-      ), credit as (
-        insert into dev_ledger_balances (network, address, balance_micro)
-        select ${network}, ${payTo},
-               coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
-                        ${start}::bigint) + ${value}::bigint
-        from t where status = 'confirmed'
-        on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
-        returning 1
-      )
-      select (select count(*) from t)::int as transfers`;
-    return row!.transfers === 1;
   }
 
   private async settleToSelf(
@@ -357,4 +309,61 @@ export class LocalFacilitator implements Facilitator {
     if (row.status === 'pending') return { state: 'pending', transaction: row.transaction };
     return { state: 'settled', transaction: row.transaction };
   }
+}
+
+/** One transfer on the dev ledger (addresses lower-case, value in USDC base units). */
+export interface LedgerTransfer {
+  network: string;
+  asset: string;
+  payer: string;
+  payTo: string;
+  value: number;
+  nonce: string;
+  transaction: string;
+  status: 'pending' | 'confirmed';
+}
+
+/**
+ * THE ledger statement: records the transfer (its unique nonce is the token's authorization
+ * state) and, when confirmed, moves both balances, all in ONE statement, so it is atomic without a
+ * transaction. Balances are created on first use (start balance) by upsert; the proposed new row
+ * carries the balance as read, so a new payer's overdraft violates the CHECK like an existing
+ * one's, and an overdraft aborts everything, transfer included. Returns false when the nonce was
+ * already used. Every settle path uses it, and so does the benchmark's independent reference
+ * route (the one piece of payment code the two sides share).
+ */
+export async function ledgerTransfer(
+  sql: Sql,
+  startBalanceMicro: number,
+  t: LedgerTransfer,
+): Promise<boolean> {
+  const start = startBalanceMicro;
+  const { network, asset, payer, payTo, value, nonce, transaction, status } = t;
+  const [row] = await sql<{ transfers: number }[]>`
+    with t as (
+      insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
+      values (${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}, ${nonce}, ${status})
+      on conflict (network, asset, payer, nonce) do update
+        set transaction = excluded.transaction, status = excluded.status, created_at = now()
+        where dev_ledger_transfers.status = 'failed'
+      returning status
+    ), debit as (
+      insert into dev_ledger_balances (network, address, balance_micro)
+      select ${network}, ${payer},
+             coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
+                      ${start}::bigint) - ${value}::bigint
+      from t where status = 'confirmed'
+      on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
+      returning 1
+    ), credit as (
+      insert into dev_ledger_balances (network, address, balance_micro)
+      select ${network}, ${payTo},
+             coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
+                      ${start}::bigint) + ${value}::bigint
+      from t where status = 'confirmed'
+      on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
+      returning 1
+    )
+    select (select count(*) from t)::int as transfers`;
+  return row!.transfers === 1;
 }
