@@ -4,8 +4,14 @@ import type { MarketplaceClient } from '../src/client/index.js';
 import type { SpendingLimits } from './config.js';
 import type { LocalState } from './state.js';
 import { registerAcquireItem } from './tools/acquire-item.js';
+import { registerDeleteItem } from './tools/delete-item.js';
 import { registerGetItem } from './tools/get-item.js';
+import { registerGetListingStatus } from './tools/get-listing-status.js';
 import { registerGetOrder } from './tools/get-order.js';
+import { registerListItem } from './tools/list-item.js';
+import { registerListMyItems } from './tools/list-my-items.js';
+import { registerListMyOrders } from './tools/list-my-orders.js';
+import { registerQuoteItem } from './tools/quote-item.js';
 import { registerSearchItems } from './tools/search-items.js';
 
 /** What the tools need: REST clients and local files, never the database or the domain's services. */
@@ -42,7 +48,13 @@ export function createMcpServer(deps: McpDeps): McpServer {
   });
   registerSearchItems(server, deps);
   registerGetItem(server, deps);
+  registerQuoteItem(server, deps);
   registerAcquireItem(server, deps);
   registerGetOrder(server, deps);
+  registerListMyOrders(server, deps);
+  registerListItem(server, deps);
+  registerGetListingStatus(server, deps);
+  registerListMyItems(server, deps);
+  registerDeleteItem(server, deps);
   return server;
 }

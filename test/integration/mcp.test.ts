@@ -25,6 +25,20 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Every tool the server declares. */
+const TOOL_NAMES = [
+  'search_items',
+  'get_item',
+  'quote_item',
+  'acquire_item',
+  'get_order',
+  'list_my_orders',
+  'list_item',
+  'get_listing_status',
+  'list_my_items',
+  'delete_item',
+];
+
 /** A connected MCP client; `wallet: false` leaves the server without a signing key. */
 async function connect(opts: { wallet?: boolean; maxPaymentUsdc?: number } = {}) {
   const c = await connectMcp(base, {
@@ -43,16 +57,11 @@ const ordersOf = async (itemId: string) =>
   )[0]!.n;
 
 describe('tool list', () => {
-  it('declares four snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
+  it('declares snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual([
-      'acquire_item',
-      'get_item',
-      'get_order',
-      'search_items',
-    ]);
+    expect(Object.keys(byName).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeGreaterThan(100);
