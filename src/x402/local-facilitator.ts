@@ -19,6 +19,8 @@ import type {
   AuthorizationState,
   CheckedSettlement,
   Facilitator,
+  InlineSettlement,
+  PendingFragment,
 } from './facilitator.js';
 import { networkByCaip2, type PaymentNetwork, type PaymentNetworks } from './networks.js';
 
@@ -158,6 +160,41 @@ export class LocalFacilitator implements Facilitator {
       };
     }
     return this.settleDetailed(payload, req);
+  }
+
+  /**
+   * The transfer as CTEs for the processor's one-statement purchase (see `InlineSettlement`):
+   * the same checks as `settleChecked` first, then the ledger writes without conflict handling,
+   * so a used nonce or an overdraft aborts the caller's statement whole. Undefined (the caller
+   * takes the stepwise path) when a check fails, a fault is queued, the value is zero, or the
+   * payer pays itself.
+   */
+  async inlineSettlement(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<InlineSettlement | undefined> {
+    if (this.faults.length > 0) return undefined;
+    const c = await this.check(payload, req);
+    if ('reason' in c) return undefined;
+    const { net, exact, payer } = c;
+    const value = Number(exact.authorization.value);
+    const payTo = exact.authorization.to.toLowerCase();
+    if (value <= 0 || payer === payTo) return undefined;
+    const transaction = `0x${randomBytes(32).toString('hex')}`;
+    const t: LedgerTransfer = {
+      network: net.network,
+      asset: net.asset,
+      payer,
+      payTo,
+      value,
+      nonce: exact.authorization.nonce,
+      transaction,
+      status: 'confirmed',
+    };
+    return {
+      writes: ledgerWrites(this.sql, this.opts.startBalanceMicro, t, false),
+      response: { success: true, transaction, network: req.network, payer, amount: String(value) },
+    };
   }
 
   private async settleDetailed(
@@ -337,33 +374,52 @@ export async function ledgerTransfer(
   startBalanceMicro: number,
   t: LedgerTransfer,
 ): Promise<boolean> {
+  const [row] = await sql<{ transfers: number }[]>`
+    with ledger_gate as (select 1), ${ledgerWrites(sql, startBalanceMicro, t, true)}
+    select (select count(*) from ledger_transfer)::int as transfers`;
+  return row!.transfers === 1;
+}
+
+/**
+ * The ledger writes as CTEs over the relation `ledger_gate` (see `InlineSettlement`). With
+ * `reuseFailed`, a nonce whose earlier transfer failed may be used again and any other used nonce
+ * leaves `ledger_transfer` empty; without it, a used nonce is a unique violation.
+ */
+function ledgerWrites(
+  sql: Sql,
+  startBalanceMicro: number,
+  t: LedgerTransfer,
+  reuseFailed: boolean,
+): PendingFragment {
   const start = startBalanceMicro;
   const { network, asset, payer, payTo, value, nonce, transaction, status } = t;
-  const [row] = await sql<{ transfers: number }[]>`
-    with t as (
+  const onConflict = reuseFailed
+    ? sql`on conflict (network, asset, payer, nonce) do update
+          set transaction = excluded.transaction, status = excluded.status, created_at = now()
+          where dev_ledger_transfers.status = 'failed'`
+    : sql``;
+  return sql`
+    ledger_transfer as (
       insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
-      values (${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}, ${nonce}, ${status})
-      on conflict (network, asset, payer, nonce) do update
-        set transaction = excluded.transaction, status = excluded.status, created_at = now()
-        where dev_ledger_transfers.status = 'failed'
+      select ${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}::bigint, ${nonce}, ${status}
+      from ledger_gate
+      ${onConflict}
       returning status
-    ), debit as (
+    ), ledger_debit as (
       insert into dev_ledger_balances (network, address, balance_micro)
       select ${network}, ${payer},
              coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
                       ${start}::bigint) - ${value}::bigint
-      from t where status = 'confirmed'
+      from ledger_transfer where status = 'confirmed'
       on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
       returning 1
-    ), credit as (
+    ), ledger_credit as (
       insert into dev_ledger_balances (network, address, balance_micro)
       select ${network}, ${payTo},
              coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
                       ${start}::bigint) + ${value}::bigint
-      from t where status = 'confirmed'
+      from ledger_transfer where status = 'confirmed'
       on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
       returning 1
-    )
-    select (select count(*) from t)::int as transfers`;
-  return row!.transfers === 1;
+    )`;
 }

@@ -2,6 +2,8 @@
  * The agent guide served at `/agent-usage`: a Markdown walk-through an agent can follow end to end
  * (search, buy, sell, account), with every URL absolute for this deployment.
  */
+import { agentUsageRevisionA } from './agent-usage-a.js';
+
 export interface AgentUsageOptions {
   revision: 'A' | 'B';
   listingFeeUsdc: number;
@@ -12,6 +14,7 @@ export interface AgentUsageOptions {
 }
 
 export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
+  if (opts.revision === 'A') return agentUsageRevisionA(base, opts);
   const mb = Math.round((opts.maxArchiveBytes / 1024 / 1024) * 10) / 10;
   const feeAmount = String(Math.round(opts.listingFeeUsdc * 1e6));
   return `# Code artifact marketplace: agent guide
