@@ -37,6 +37,14 @@ const TOOL_NAMES = [
   'get_listing_status',
   'list_my_items',
   'delete_item',
+  'submit_feedback',
+  'read_inbox',
+  'ack_feedback',
+  'send_platform_feedback',
+  'get_username',
+  'set_username',
+  'get_sales_chains',
+  'set_sales_chains',
 ];
 
 /** A connected MCP client; `wallet: false` leaves the server without a signing key. */
