@@ -9,7 +9,10 @@ import { readFileSync } from 'node:fs';
  * "simple") weigh little and the direction every text shares does not make unrelated texts look
  * alike.
  */
-export const WORD_VECTORS_FILE = new URL('../../assets/embeddings/word-vectors.bin', import.meta.url);
+export const WORD_VECTORS_FILE = new URL(
+  '../../assets/embeddings/word-vectors.bin',
+  import.meta.url,
+);
 
 /** SIF smoothing constant. */
 const SIF_A = 1e-3;

@@ -91,14 +91,13 @@ export async function benchRelevance(
           sql,
           embedder,
           { q: q.q },
-          { efSearch: 100, ratingThreshold: 5, variant, floor: 0 },
+          { efSearch: 100, ratingThreshold: 5, variant },
         );
         searchMs += performance.now() - s;
         searches++;
         const ranked = res.map((r) => ({ key: keyOf.get(r.id)!, similarity: r.similarity }));
         const j = judge(q, ranked);
-        for (const k of [q.kind, 'all'])
-          perKind.set(k, [...(perKind.get(k) ?? []), j]);
+        for (const k of [q.kind, 'all']) perKind.set(k, [...(perKind.get(k) ?? []), j]);
         if (variant === 'fused' && (j.hit1 === 0 || verbose))
           misses.push(
             `${j.hit1 ? '  ' : '✗ '}[${q.kind}] ${q.q.slice(0, 70)} → ${ranked
