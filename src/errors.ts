@@ -38,6 +38,7 @@ export const ERROR_CATALOG = catalog({
   invalid_since: [400, 'since must be an ISO-8601 date-time.'],
   invalid_until: [400, 'until must be an ISO-8601 date-time.'],
   invalid_peek: [400, 'peek must be true or false.'],
+  invalid_include_read: [400, 'include_read must be true or false.'],
   item_not_found: [404, 'No active item with this id.'],
   // --- payments (spec 7.1) ------------------------------------------------------------------
   payment_required: [

@@ -12,7 +12,7 @@ export const NO_WALLET =
 
 export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
   const legal = currentLegal(deps.baseUrl);
-  const cap = deps.maxPaymentUsdc;
+  const cap = deps.limits.perPurchase;
   server.registerTool(
     'acquire_item',
     {
@@ -52,7 +52,8 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
     async ({ item_id, chain, max_price_usdc }) => {
       if (!deps.wallet) return failure(`acquire_item failed: ${NO_WALLET}`);
       try {
-        const { order } = await deps.wallet.acquire(item_id, {
+        const wallet = await deps.wallet();
+        const { order } = await wallet.acquire(item_id, {
           ...(chain && { chain }),
           maxPriceUsdc: Math.min(max_price_usdc, cap),
         });

@@ -28,7 +28,8 @@ export function registerGetOrder(server: McpServer, deps: McpDeps): void {
     async ({ order_id }) => {
       if (!deps.wallet) return failure(`get_order failed: ${NO_WALLET}`);
       try {
-        return success({ order_id, ...(await deps.wallet.getOrder(order_id)) });
+        const wallet = await deps.wallet();
+        return success({ order_id, ...(await wallet.getOrder(order_id)) });
       } catch (err) {
         return apiFailure(err, 'get_order', deps.baseUrl, {
           order_not_found:

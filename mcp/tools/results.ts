@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MarketplaceError, type ClientErrorCode } from '../../src/client/index.js';
+import { MarketplaceError, type ClientErrorCode } from '../../src/client/errors.js';
 import type { ErrorCode } from '../../src/errors.js';
 
 /** A successful result: the structured content, mirrored as JSON text for clients without structured output. */

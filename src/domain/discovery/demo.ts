@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { usdcToMicro } from '../chains.js';
+import { allocationOf } from '../payouts/allocation.js';
 import { indexItem } from '../search/index-item.js';
 import { DEMO_LISTINGS, type DemoListing } from './demo-listings.js';
 
@@ -66,8 +67,12 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {
     sellers.push(
-      (await provisionAgent(sql, demoSellerAddress(n), { payoutSalt: config.PAYOUT_FACTORY_SALT }))
-        .agent,
+      (
+        await provisionAgent(sql, demoSellerAddress(n), {
+          payoutSalt: config.PAYOUT_FACTORY_SALT,
+          allocation: allocationOf(config),
+        })
+      ).agent,
     );
   }
   let added = 0;

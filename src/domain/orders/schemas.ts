@@ -122,3 +122,53 @@ export const ArchiveDownloadSchema = z
   .describe(
     'The archive (application/zip or application/gzip); X-Content-SHA256 and Content-Disposition headers name it',
   );
+
+/**
+ * The acquire prompt (402 body and `PAYMENT-REQUIRED` header, spec 2.9) as a client reads it:
+ * the x402 PaymentRequired with `accepts[]` and the `extensions.bazaar` entry (legal versions,
+ * item). Unknown fields pass through.
+ */
+export const AcquirePromptSchema = z
+  .object({
+    x402Version: z.number(),
+    accepts: z
+      .array(
+        z
+          .object({
+            scheme: z.string(),
+            network: z.string(),
+            amount: z.string().regex(/^\d+$/),
+            asset: z.string(),
+            payTo: z.string(),
+            maxTimeoutSeconds: z.number(),
+          })
+          .loose(),
+      )
+      .min(1),
+    extensions: z
+      .object({
+        bazaar: z
+          .object({
+            info: z
+              .object({
+                legal: z
+                  .object({
+                    policy: z.object({ version: z.string(), url: z.string() }),
+                    license: z.object({ version: z.string(), url: z.string() }),
+                  })
+                  .optional(),
+                item: z
+                  .object({ id: z.string(), title: z.string(), price_usdc: z.number() })
+                  .loose()
+                  .optional(),
+              })
+              .loose(),
+          })
+          .loose()
+          .optional(),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
+export type AcquirePrompt = z.infer<typeof AcquirePromptSchema>;
