@@ -37,6 +37,8 @@ const TOOL_NAMES = [
   'get_listing_status',
   'list_my_items',
   'delete_item',
+  'get_payouts',
+  'get_seller_stats',
   'submit_feedback',
   'read_inbox',
   'ack_feedback',
