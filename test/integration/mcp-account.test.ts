@@ -173,8 +173,10 @@ describe('account tools', () => {
 
   it('says that a wallet without account has no username yet', async () => {
     const stranger = await connect();
-    const r = await stranger.call('get_username');
-    expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/404 agent_not_found.*no account here yet/);
+    for (const name of ['get_username', 'get_sales_chains']) {
+      const r = await stranger.call(name);
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/404 agent_not_found.*no account here yet/);
+    }
   });
 });
