@@ -8,6 +8,7 @@ import type { Deps } from '../../deps.js';
 import { provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { usdcToMicro } from '../chains.js';
+import { allocationOf } from '../payouts/allocation.js';
 import { bands } from '../scan/fingerprint.js';
 import { scanArchive } from '../scan/scan-archive.js';
 import { scanLimits } from '../scan/scan-job.js';
@@ -75,8 +76,12 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {
     sellers.push(
-      (await provisionAgent(sql, demoSellerAddress(n), { payoutSalt: config.PAYOUT_FACTORY_SALT }))
-        .agent,
+      (
+        await provisionAgent(sql, demoSellerAddress(n), {
+          payoutSalt: config.PAYOUT_FACTORY_SALT,
+          allocation: allocationOf(config),
+        })
+      ).agent,
     );
   }
   let added = 0;
