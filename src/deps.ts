@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Address } from 'viem';
+import type { RpcPayoutRail } from './chain/payout-rail-rpc.js';
 import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
@@ -22,6 +23,8 @@ export interface PaymentDeps {
   platformPayTo: Address;
   /** Items as acquire prompts need them, briefly cached (src/domain/orders/acquire.ts). */
   saleItems: SaleItemCache;
+  /** PAYMENT_RAIL=chain: payout contracts over RPC (deployments, balances, distribute). */
+  chainPayouts?: RpcPayoutRail;
 }
 
 /**

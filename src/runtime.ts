@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { getAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ChainFacilitator } from './chain/chain-facilitator.js';
+import { Relayer } from './chain/clients.js';
+import { RpcPayoutRail } from './chain/payout-rail-rpc.js';
+import { payoutTermsOf } from './domain/accounts/accounts.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/index.js';
 import { migrate } from './db/migrate.js';
@@ -89,12 +94,36 @@ function createPayments(
   secrets: { urlSigningKey: Buffer },
 ): PaymentDeps {
   const networks = paymentNetworks(config);
+  // The chain rail: one relayer key per deployment sends settlements (unless FACILITATOR_URL),
+  // payout contract deployments and payouts, one transaction at a time per chain.
+  const relayer =
+    config.PAYMENT_RAIL === 'chain'
+      ? new Relayer(privateKeyToAccount(config.RELAYER_PRIVATE_KEY as `0x${string}`), {
+          base: config.RPC_URL_BASE,
+          polygon: config.RPC_URL_POLYGON,
+        })
+      : undefined;
   const facilitator: Facilitator = config.FACILITATOR_URL
     ? new HttpFacilitator(config.FACILITATOR_URL, networks, config.FACILITATOR_TIMEOUT_MS)
-    : new LocalFacilitator(db.sql, networks, {
-        startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
-        skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
-      });
+    : relayer
+      ? new ChainFacilitator({
+          networks,
+          relayer,
+          confirmationTimeoutMs: config.CHAIN_CONFIRMATION_TIMEOUT_MS,
+          eip6492AllowedFactories: config.EIP6492_ALLOWED_FACTORIES,
+        })
+      : new LocalFacilitator(db.sql, networks, {
+          startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+          skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
+        });
+  const chainPayouts = relayer
+    ? new RpcPayoutRail(
+        relayer,
+        networks,
+        payoutTermsOf(config),
+        config.CHAIN_CONFIRMATION_TIMEOUT_MS,
+      )
+    : undefined;
   if (facilitator.kind === 'local' && db.kind === 'server') {
     logger.warn(
       'payments use the built-in local facilitator (dev ledger): no real USDC moves; set FACILITATOR_URL in production',
@@ -114,7 +143,15 @@ function createPayments(
     : getAddress(
         `0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`,
       );
-  return { networks, facilitator, x402, payments, platformPayTo, saleItems: new SaleItemCache() };
+  return {
+    networks,
+    facilitator,
+    x402,
+    payments,
+    platformPayTo,
+    saleItems: new SaleItemCache(),
+    ...(chainPayouts && { chainPayouts }),
+  };
 }
 
 /** Every job kind and its handler. */
@@ -131,10 +168,24 @@ export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_ST
   });
 }
 
-/** Every periodic task: payment reconciliation, the retention purge. */
+/** Every periodic task: payment reconciliation, the retention purge, payout contracts on chain. */
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  const { config } = deps;
+  const { config, chainPayouts } = deps;
+  const chainTasks: PeriodicTask[] = chainPayouts
+    ? [
+        {
+          name: 'payout-contracts',
+          everyMs: config.PAYOUT_DEPLOY_INTERVAL_SECONDS * 1000,
+          run: async () => {
+            const { deployed, failed, errors } = await chainPayouts.deployMissing(deps.sql);
+            if (failed) deps.logger.warn({ errors }, 'payout contract deployments failed');
+            return { deployed, failed };
+          },
+        },
+      ]
+    : [];
   return [
+    ...chainTasks,
     {
       name: 'reconcile',
       everyMs: config.RECONCILE_INTERVAL_SECONDS * 1000,

@@ -20,7 +20,8 @@ import { networkByCaip2, type PaymentNetworks } from './networks.js';
  * for settlements whose outcome the request never learnt.
  */
 export interface Facilitator extends FacilitatorClient {
-  readonly kind: 'local' | 'http';
+  /** `local`: the dev ledger; `http`: FACILITATOR_URL; `chain`: in-process, settling on chain. */
+  readonly kind: 'local' | 'http' | 'chain';
   authorizationState(q: AuthorizationQuery): Promise<AuthorizationState>;
   /**
    * The one settle call the payment processor makes: every check verify makes, then the transfer.
@@ -67,6 +68,7 @@ const CAPACITY_REASONS = new Set([
   'rate_limited',
   'relayer_busy',
   'insufficient_gas',
+  'rpc_unavailable',
 ]);
 const PENDING_REASONS = new Set([
   'settlement_pending',
@@ -172,27 +174,38 @@ export class HttpFacilitator implements Facilitator {
     return this.client.getSupported();
   }
 
-  async authorizationState(q: AuthorizationQuery): Promise<AuthorizationState> {
-    const rpc = networkByCaip2(this.networks, q.network)?.rpc;
-    if (!rpc) return { state: 'unknown' };
-    try {
-      // The token's own record decides: a used authorization moved the money (whoever sent it).
-      const receipt = q.transaction
-        ? await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined)
-        : undefined;
-      if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction! };
-      const used = await rpc.readContract({
-        address: q.asset as Address,
-        abi: EIP3009_STATE_ABI,
-        functionName: 'authorizationState',
-        args: [q.payer as Address, q.nonce as Hex],
-      });
-      if (used) return { state: 'settled', transaction: q.transaction ?? '' };
-      // Broadcast but not mined yet: it may still land.
-      if (q.transaction && !receipt) return { state: 'pending', transaction: q.transaction };
-      return { state: 'unused' };
-    } catch {
-      return { state: 'unknown' };
-    }
+  authorizationState(q: AuthorizationQuery): Promise<AuthorizationState> {
+    return readAuthorizationState(this.networks, q);
+  }
+}
+
+/**
+ * What the chain says about one authorization: its settlement receipt when the transaction is
+ * known, else the token's own `authorizationState` (a used authorization moved the money, whoever
+ * sent it). `unknown` without RPC or when the chain cannot be read.
+ */
+export async function readAuthorizationState(
+  networks: PaymentNetworks,
+  q: AuthorizationQuery,
+): Promise<AuthorizationState> {
+  const rpc = networkByCaip2(networks, q.network)?.rpc;
+  if (!rpc) return { state: 'unknown' };
+  try {
+    const receipt = q.transaction
+      ? await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined)
+      : undefined;
+    if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction! };
+    const used = await rpc.readContract({
+      address: q.asset as Address,
+      abi: EIP3009_STATE_ABI,
+      functionName: 'authorizationState',
+      args: [q.payer as Address, q.nonce as Hex],
+    });
+    if (used) return { state: 'settled', transaction: q.transaction ?? '' };
+    // Broadcast but not mined yet: it may still land.
+    if (q.transaction && !receipt) return { state: 'pending', transaction: q.transaction };
+    return { state: 'unused' };
+  } catch {
+    return { state: 'unknown' };
   }
 }

@@ -1,4 +1,6 @@
 import { keccak256, toHex, getAddress } from 'viem';
+import { payoutContractAddress } from '../../chain/payout-address.js';
+import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../chains.js';
 import { generateUsername } from './usernames.js';
@@ -34,6 +36,64 @@ export function derivePayoutAddress(sellerAddress: string, chain: Chain, salt: s
   return getAddress(`0x${h.slice(-40)}`);
 }
 
+/** How a deployment assigns payout addresses (one per seller and chain). */
+export interface PayoutAddressing {
+  addressOf(seller: string, chain: Chain): string;
+  /**
+   * True when an assigned address can be paid at once (the dev ledger). On a chain the contract is
+   * deployed afterwards by the platform and the address is payable only from then (`deployed_at`).
+   */
+  deployedAtOnce: boolean;
+}
+
+type PayoutConfig = Pick<
+  Config,
+  | 'PAYMENT_RAIL'
+  | 'PAYOUT_FACTORY_SALT'
+  | 'PAYOUT_FACTORY_ADDRESS'
+  | 'PAYOUT_PLATFORM_BPS'
+  | 'PLATFORM_PAY_TO'
+>;
+const addressings = new WeakMap<object, PayoutAddressing>();
+
+/**
+ * The deployment's payout addressing: on the chain rail, the seller's CREATE2 payout contract from
+ * PAYOUT_FACTORY_ADDRESS with the allocation of PAYOUT_PLATFORM_BPS; on the dev ledger, an
+ * address derived from the salt, payable at once.
+ */
+export function payoutAddressing(config: PayoutConfig): PayoutAddressing {
+  let a = addressings.get(config);
+  if (a) return a;
+  if (config.PAYMENT_RAIL === 'chain') {
+    const terms = payoutTermsOf(config);
+    a = {
+      addressOf: (seller, chain) => payoutContractAddress(terms, getAddress(seller), chain),
+      deployedAtOnce: false,
+    };
+  } else {
+    a = {
+      addressOf: (seller, chain) => derivePayoutAddress(seller, chain, config.PAYOUT_FACTORY_SALT),
+      deployedAtOnce: true,
+    };
+  }
+  addressings.set(config, a);
+  return a;
+}
+
+/** The fixed terms of every payout contract of a chain-rail deployment. */
+export function payoutTermsOf(config: PayoutConfig) {
+  if (!config.PAYOUT_FACTORY_ADDRESS || !config.PLATFORM_PAY_TO) {
+    throw new Error('PAYMENT_RAIL=chain needs PAYOUT_FACTORY_ADDRESS and PLATFORM_PAY_TO');
+  }
+  return {
+    factory: getAddress(config.PAYOUT_FACTORY_ADDRESS),
+    platform: getAddress(config.PLATFORM_PAY_TO),
+    sellerBps: 10_000 - config.PAYOUT_PLATFORM_BPS,
+    platformBps: config.PAYOUT_PLATFORM_BPS,
+    salt: config.PAYOUT_FACTORY_SALT,
+  };
+}
+
 /**
  * The agent of `address` as CTEs of a larger statement (the one that completes a payment, spec
  * 2.4, 5.2 rule 5: a zero-value handshake never provisions): ends in the CTE `agent`, one row
@@ -43,10 +103,14 @@ export function derivePayoutAddress(sellerAddress: string, chain: Chain, salt: s
  * same wallet is absorbed by the upsert; a generated username that is taken fails the statement
  * (the caller runs it again with a fresh name).
  */
-export function agentProvisioning(sql: Db, address: string, payoutSalt: string): SqlFragment {
+export function agentProvisioning(
+  sql: Db,
+  address: string,
+  addressing: PayoutAddressing,
+): SqlFragment {
   const addr = normaliseAddress(address);
   const chains = [...CHAINS];
-  const payouts = chains.map((chain) => derivePayoutAddress(addr, chain, payoutSalt));
+  const payouts = chains.map((chain) => addressing.addressOf(addr, chain));
   return sql`
     agent_known as (
       select id, address, username, username_type, sales_chains, created_at, false as created
@@ -58,8 +122,8 @@ export function agentProvisioning(sql: Db, address: string, payoutSalt: string):
       on conflict (address) do update set address = excluded.address
       returning id, address, username, username_type, sales_chains, created_at, (xmax = 0) as created
     ), agent_payouts as (
-      insert into payout_addresses (agent_id, chain, address)
-      select c.id, p.chain, p.address
+      insert into payout_addresses (agent_id, chain, address, deployed_at)
+      select c.id, p.chain, p.address, case when ${addressing.deployedAtOnce} then now() end
       from agent_created c cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
       on conflict do nothing
     ), agent as (
@@ -74,12 +138,20 @@ export function agentProvisioning(sql: Db, address: string, payoutSalt: string):
 export async function provisionAgent(
   sql: Db,
   address: string,
-  opts: { payoutSalt: string },
+  opts: { payoutSalt: string } | { payouts: PayoutAddressing },
 ): Promise<{ agent: Agent; created: boolean }> {
+  const addressing =
+    'payouts' in opts
+      ? opts.payouts
+      : {
+          addressOf: (seller: string, chain: Chain) =>
+            derivePayoutAddress(seller, chain, opts.payoutSalt),
+          deployedAtOnce: true,
+        };
   for (let attempt = 1; ; attempt++) {
     try {
       const [row] = await sql<Array<Agent & { created: boolean }>>`
-        with paid as (select 1), ${agentProvisioning(sql, address, opts.payoutSalt)}
+        with paid as (select 1), ${agentProvisioning(sql, address, addressing)}
         select * from agent`;
       const { created, ...agent } = row!;
       return { agent, created };
@@ -92,12 +164,12 @@ export async function provisionAgent(
 
 /**
  * Chains an item of this seller is payable on right now: accepted by the seller AND with a
- * payout address (spec 2.1 `available_chains`).
+ * payout contract that exists (spec 2.1 `available_chains`).
  */
 export async function payableChains(sql: Db, sellerId: string): Promise<Chain[]> {
   const rows = await sql<{ chain: Chain }[]>`
     select p.chain from payout_addresses p join agents a on a.id = p.agent_id
-    where p.agent_id = ${sellerId} and p.chain = any(a.sales_chains)
+    where p.agent_id = ${sellerId} and p.chain = any(a.sales_chains) and p.deployed_at is not null
     order by p.chain`;
   return rows.map((r) => r.chain);
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 import type { Deps } from '../../deps.js';
-import { provisionAgent } from '../accounts/accounts.js';
+import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { usdcToMicro } from '../chains.js';
 import { indexItem } from '../search/index-item.js';
@@ -66,7 +66,7 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {
     sellers.push(
-      (await provisionAgent(sql, demoSellerAddress(n), { payoutSalt: config.PAYOUT_FACTORY_SALT }))
+      (await provisionAgent(sql, demoSellerAddress(n), { payouts: payoutAddressing(config) }))
         .agent,
     );
   }

@@ -27,7 +27,8 @@ export function publicColumns(sql: Db) {
     i.id, i.status, i.title, i.description, i.prompt_summary, i.tech_stack, i.price_micro,
     a.username as seller_username,
     array(select p.chain from payout_addresses p
-          where p.agent_id = i.seller_id and p.chain = any(a.sales_chains) order by p.chain
+          where p.agent_id = i.seller_id and p.chain = any(a.sales_chains) and p.deployed_at is not null
+          order by p.chain
     ) as available_chains,
     (select count(*) from item_feedback f
       where f.item_id = i.id and f.moderation_status = 'approved' and f.rating is not null) as rating_count,

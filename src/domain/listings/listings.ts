@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning } from '../accounts/accounts.js';
+import { agentProvisioning, payoutAddressing } from '../accounts/accounts.js';
 import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
 import type { ItemStatus } from './schemas.js';
 import type { ValidUpload } from './upload.js';
@@ -167,7 +167,7 @@ export function listingFulfilment(config: Config): Fulfilment<ListingContext> {
     });
     const fromPaid = sql`from paid cross join agent where true`;
     const writes = sql`
-      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT)},
+      ${agentProvisioning(sql, ctx.payer, payoutAddressing(config))},
       listed as (
         ${insertItem(sql, sql`agent.id`, row('pending_scan', 'pending_review'), fromPaid)}
         on conflict (archive_sha256) where status in ('pending_scan', 'scanning', 'active') do nothing

@@ -51,7 +51,8 @@ async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
     select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro, i.archive_sha256,
            coalesce((select json_agg(json_build_object('chain', p.chain, 'address', p.address))
                      from payout_addresses p
-                     where p.agent_id = i.seller_id and p.chain = any(a.sales_chains)), '[]') as payouts
+                     where p.agent_id = i.seller_id and p.chain = any(a.sales_chains)
+                       and p.deployed_at is not null), '[]') as payouts
     from items i join agents a on a.id = i.seller_id
     where i.id = ${itemId} and i.status = 'active'`;
   if (!item) throw new AppError('item_not_found', { message: 'no active item with this id' });
@@ -96,6 +97,7 @@ function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, am
     select 1 from items i
     join agents a on a.id = i.seller_id
     join payout_addresses p on p.agent_id = i.seller_id and p.chain = ${chain} and p.chain = any(a.sales_chains)
+      and p.deployed_at is not null
     where i.id = ${item.id}::uuid and i.status = 'active' and i.seller_id = ${item.sellerId}::uuid
       and i.price_micro = ${amountMicro}::bigint and lower(p.address) = ${payTo.toLowerCase()})`;
 }

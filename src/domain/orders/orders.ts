@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning } from '../accounts/accounts.js';
+import { agentProvisioning, payoutAddressing } from '../accounts/accounts.js';
 import type { Chain } from '../chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
@@ -27,12 +27,12 @@ export interface AcquireResult extends Record<string, unknown> {
  * completes the payment (src/domain/payments/fulfilment.ts). Exactly once per payment.
  */
 export function purchaseFulfilment(
-  config: Pick<Config, 'PAYOUT_FACTORY_SALT'>,
+  config: Parameters<typeof payoutAddressing>[0],
 ): Fulfilment<AcquireContext> {
   return (sql, ctx) => {
     const c = ctx.context;
     const writes = sql`
-      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT)},
+      ${agentProvisioning(sql, ctx.payer, payoutAddressing(config))},
       placed as (
         insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
                             amount_micro, transaction)

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+interface IERC20Balance {
+    function balanceOf(address account) external view returns (uint256);
+}
+
+/**
+ * A seller's payout contract on one chain. Sale proceeds are paid to it; `distribute` forwards its
+ * whole token balance: floor(balance x sellerBps / 10000) to the seller, floor(balance x
+ * platformBps / 10000) to the platform, and the rounding remainder (at most 1 raw unit) stays.
+ * Seller, platform and allocation are immutable: nobody can change them after creation.
+ *
+ * Anyone may call `distribute` (the `payout_now` recipe): `payee` must be the seller (the caller
+ * states where the money goes and cannot name another address) and `caller` must be the sender's
+ * own address. The sender pays gas and receives nothing.
+ */
+contract PayoutSplitter {
+    uint256 public constant TOTAL_BPS = 10_000;
+
+    address public immutable seller;
+    address public immutable platform;
+    uint16 public immutable sellerBps;
+    uint16 public immutable platformBps;
+
+    event Distributed(
+        address indexed token,
+        address indexed caller,
+        uint256 gross,
+        uint256 sellerAmount,
+        uint256 platformAmount
+    );
+
+    constructor(address seller_, address platform_, uint16 sellerBps_, uint16 platformBps_) {
+        require(seller_ != address(0) && platform_ != address(0), "Payout: zero address");
+        require(uint256(sellerBps_) + uint256(platformBps_) == TOTAL_BPS, "Payout: shares must total 10000");
+        seller = seller_;
+        platform = platform_;
+        sellerBps = sellerBps_;
+        platformBps = platformBps_;
+    }
+
+    function distribute(
+        address token,
+        address payee,
+        address caller
+    ) external returns (uint256 sellerAmount, uint256 platformAmount) {
+        require(payee == seller, "Payout: payee is not the seller");
+        require(caller == msg.sender, "Payout: caller is not the sender");
+        uint256 gross = IERC20Balance(token).balanceOf(address(this));
+        sellerAmount = (gross * sellerBps) / TOTAL_BPS;
+        platformAmount = (gross * platformBps) / TOTAL_BPS;
+        if (sellerAmount > 0) _send(token, seller, sellerAmount);
+        if (platformAmount > 0) _send(token, platform, platformAmount);
+        emit Distributed(token, msg.sender, gross, sellerAmount, platformAmount);
+    }
+
+    function _send(address token, address to, uint256 amount) private {
+        (bool ok, bytes memory ret) = token.call(abi.encodeWithSignature("transfer(address,uint256)", to, amount));
+        require(ok && (ret.length == 0 || abi.decode(ret, (bool))), "Payout: token transfer failed");
+    }
+}
+
+/**
+ * Deploys payout contracts with CREATE2, so a seller's payout address is known (from seller,
+ * platform, allocation and salt) before it exists. Permissionless: the address commits to the
+ * terms, so deploying someone else's contract can only create it with the intended terms.
+ */
+contract PayoutFactory {
+    event PayoutDeployed(address indexed payout, address indexed seller, bytes32 salt);
+
+    function deploy(
+        address seller,
+        address platform,
+        uint16 sellerBps,
+        uint16 platformBps,
+        bytes32 salt
+    ) external returns (address payout) {
+        payout = predict(seller, platform, sellerBps, platformBps, salt);
+        if (payout.code.length > 0) return payout;
+        PayoutSplitter created = new PayoutSplitter{salt: salt}(seller, platform, sellerBps, platformBps);
+        require(address(created) == payout, "PayoutFactory: unexpected address");
+        emit PayoutDeployed(payout, seller, salt);
+    }
+
+    function predict(
+        address seller,
+        address platform,
+        uint16 sellerBps,
+        uint16 platformBps,
+        bytes32 salt
+    ) public view returns (address) {
+        bytes32 initCodeHash = keccak256(
+            abi.encodePacked(type(PayoutSplitter).creationCode, abi.encode(seller, platform, sellerBps, platformBps))
+        );
+        return address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), salt, initCodeHash)))));
+    }
+}

@@ -1,0 +1,158 @@
+/**
+ * Payout contracts over RPC (PAYMENT_RAIL=chain): the platform deploys each seller's contract
+ * through the CREATE2 factory, reads balances of many payout contracts in one Multicall3 batch per
+ * chain, and forwards a balance by sending `distribute` from the relayer (the same call the
+ * `payout_now` recipe describes; anyone may send it).
+ */
+import { getAddress, parseEventLogs, type Address, type Hex } from 'viem';
+import type { Db } from '../db/index.js';
+import type { Chain } from '../domain/chains.js';
+import type { PaymentNetworks } from '../x402/networks.js';
+import { PayoutFactory, PayoutSplitter, TestUSDC } from './artifacts.js';
+import type { Relayer } from './clients.js';
+import { payoutDeployArgs, type PayoutTerms } from './payout-address.js';
+
+/** Chain reads and writes of payouts (src/domain/payouts/rail.ts once the payouts domain lands). */
+export interface PayoutRail {
+  /** Raw token balances of payout addresses on one chain, one batched read. Throws on RPC failure. */
+  balances(chain: Chain, addresses: string[]): Promise<Map<string, bigint>>; // keys lower-case
+  /** Forward one payout address's balance (seller floor share, platform floor share, dust stays). */
+  distribute(
+    chain: Chain,
+    payoutAddress: string,
+  ): Promise<{ txHash: string; grossRaw: bigint; sellerRaw: bigint; platformRaw: bigint }>;
+}
+
+/** The `payout_now` recipe (spec 2.7): how anyone calls a payout contract. */
+export const PAYOUT_NOW_METHOD = 'distribute';
+export const SENDER_PLACEHOLDER = '<your_address>';
+export function payoutNowRecipe(payoutAddress: string, token: string, seller: string) {
+  return {
+    contract: getAddress(payoutAddress),
+    method: PAYOUT_NOW_METHOD,
+    args: [getAddress(token), getAddress(seller), SENDER_PLACEHOLDER],
+  };
+}
+
+const ERC20_BALANCE_ABI = TestUSDC.abi;
+
+export class RpcPayoutRail implements PayoutRail {
+  constructor(
+    private readonly relayer: Relayer,
+    private readonly networks: PaymentNetworks,
+    private readonly terms: PayoutTerms,
+    private readonly confirmationTimeoutMs = 15_000,
+  ) {}
+
+  async balances(chain: Chain, addresses: string[]): Promise<Map<string, bigint>> {
+    const out = new Map<string, bigint>();
+    if (addresses.length === 0) return out;
+    const token = this.networks[chain].asset;
+    const results = await this.relayer.clients(chain).public.multicall({
+      allowFailure: false,
+      contracts: addresses.map((a) => ({
+        address: token,
+        abi: ERC20_BALANCE_ABI,
+        functionName: 'balanceOf' as const,
+        args: [getAddress(a)] as const,
+      })),
+    });
+    addresses.forEach((a, i) => out.set(a.toLowerCase(), results[i] as bigint));
+    return out;
+  }
+
+  async distribute(
+    chain: Chain,
+    payoutAddress: string,
+  ): Promise<{ txHash: string; grossRaw: bigint; sellerRaw: bigint; platformRaw: bigint }> {
+    const contract = getAddress(payoutAddress);
+    const token = this.networks[chain].asset;
+    const pub = this.relayer.clients(chain).public;
+    const seller = await pub.readContract({
+      address: contract,
+      abi: PayoutSplitter.abi,
+      functionName: 'seller',
+    });
+    const hash = await this.relayer.send(chain, (c) =>
+      c.wallet.writeContract({
+        address: contract,
+        abi: PayoutSplitter.abi,
+        functionName: 'distribute',
+        args: [token, seller, this.relayer.address],
+      }),
+    );
+    const receipt = await pub.waitForTransactionReceipt({
+      hash,
+      timeout: this.confirmationTimeoutMs,
+    });
+    if (receipt.status !== 'success') throw new Error(`distribute ${hash} reverted`);
+    const [event] = parseEventLogs({
+      abi: PayoutSplitter.abi,
+      eventName: 'Distributed',
+      logs: receipt.logs.filter((l) => l.address.toLowerCase() === contract.toLowerCase()),
+    });
+    if (!event) throw new Error(`distribute ${hash} emitted no Distributed event`);
+    return {
+      txHash: hash,
+      grossRaw: event.args.gross,
+      sellerRaw: event.args.sellerAmount,
+      platformRaw: event.args.platformAmount,
+    };
+  }
+
+  /**
+   * Deploys the payout contracts still missing (oldest first), through the factory from the
+   * relayer, and marks each payable (`deployed_at`) once its code is on chain. A contract someone
+   * else already deployed is only marked. Returns what it did; failures are retried next pass.
+   */
+  async deployMissing(
+    sql: Db,
+    limit = 50,
+  ): Promise<{ deployed: number; failed: number; errors: string[] }> {
+    const rows = await sql<{ agentId: string; chain: Chain; address: string; seller: string }[]>`
+      select p.agent_id, p.chain, p.address, a.address as seller
+      from payout_addresses p join agents a on a.id = p.agent_id
+      where p.deployed_at is null
+      order by p.created_at limit ${limit}`;
+    let deployed = 0;
+    const errors: string[] = [];
+    for (const row of rows) {
+      try {
+        await this.deploy(row.chain, row.seller as Address, row.address as Address);
+        await sql`
+          update payout_addresses set deployed_at = now()
+          where agent_id = ${row.agentId} and chain = ${row.chain} and deployed_at is null`;
+        deployed++;
+      } catch (e) {
+        errors.push(`${row.chain} ${row.address}: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+    return { deployed, failed: errors.length, errors };
+  }
+
+  /** One seller's contract on one chain (idempotent: the factory returns an existing one). */
+  async deploy(chain: Chain, seller: Address, expected: Address): Promise<Hex | undefined> {
+    const pub = this.relayer.clients(chain).public;
+    const code = await pub.getCode({ address: expected });
+    if (code && code !== '0x') return undefined;
+    const args = payoutDeployArgs(this.terms, seller, chain);
+    const hash = await this.relayer.send(chain, (c) =>
+      c.wallet.writeContract({
+        address: this.terms.factory,
+        abi: PayoutFactory.abi,
+        functionName: 'deploy',
+        args: [...args],
+      }),
+    );
+    const receipt = await pub.waitForTransactionReceipt({
+      hash,
+      timeout: this.confirmationTimeoutMs,
+    });
+    if (receipt.status !== 'success') throw new Error(`factory deploy ${hash} reverted`);
+    const after = await pub.getCode({ address: expected });
+    if (!after || after === '0x') {
+      throw new Error(`factory deployed elsewhere than ${expected}: terms differ from config`);
+    }
+    return hash;
+  }
+}
