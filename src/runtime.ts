@@ -177,7 +177,9 @@ export function periodicTasks(deps: Deps): PeriodicTask[] {
           name: 'payout-contracts',
           everyMs: config.PAYOUT_DEPLOY_INTERVAL_SECONDS * 1000,
           run: async () => {
-            const { deployed, failed, errors } = await chainPayouts.deployMissing(deps.sql);
+            const { deployed, failed, errors } = await chainPayouts.deployMissing(deps.sql, {
+              onDeployed: (sellerId) => deps.saleItems.invalidateSeller(sellerId),
+            });
             if (failed) deps.logger.warn({ errors }, 'payout contract deployments failed');
             return { deployed, failed };
           },

@@ -103,12 +103,14 @@ export class RpcPayoutRail implements PayoutRail {
   /**
    * Deploys the payout contracts still missing (oldest first), through the factory from the
    * relayer, and marks each payable (`deployed_at`) once its code is on chain. A contract someone
-   * else already deployed is only marked. Returns what it did; failures are retried next pass.
+   * else already deployed is only marked (`onDeployed` then drops the seller's cached prompts).
+   * Returns what it did; failures are retried next pass.
    */
   async deployMissing(
     sql: Db,
-    limit = 50,
+    opts: { limit?: number; onDeployed?: (agentId: string) => void } = {},
   ): Promise<{ deployed: number; failed: number; errors: string[] }> {
+    const limit = opts.limit ?? 50;
     const rows = await sql<{ agentId: string; chain: Chain; address: string; seller: string }[]>`
       select p.agent_id, p.chain, p.address, a.address as seller
       from payout_addresses p join agents a on a.id = p.agent_id
@@ -123,6 +125,7 @@ export class RpcPayoutRail implements PayoutRail {
           update payout_addresses set deployed_at = now()
           where agent_id = ${row.agentId} and chain = ${row.chain} and deployed_at is null`;
         deployed++;
+        opts.onDeployed?.(row.agentId);
       } catch (e) {
         errors.push(`${row.chain} ${row.address}: ${(e as Error).message.split('\n')[0]}`);
       }

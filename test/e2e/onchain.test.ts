@@ -32,7 +32,9 @@ it('a chain is payable only once the seller’s payout contract exists there', a
   const item = await createSaleItem(t.runtime.deps, { payouts: payoutAddressing(t.config) });
   const before = await fetch(`${t.base}/api/v1/items/${item.itemId}`);
   expect(((await before.json()) as { available_chains: string[] }).available_chains).toEqual([]);
-  const { deployed } = await t.runtime.deps.chainPayouts!.deployMissing(t.runtime.deps.sql);
+  const { deployed } = await t.runtime.deps.chainPayouts!.deployMissing(t.runtime.deps.sql, {
+    onDeployed: (id) => t.runtime.deps.saleItems.invalidateSeller(id),
+  });
   expect(deployed).toBeGreaterThanOrEqual(2);
   for (const chain of CHAINS) {
     const p = await payoutAddressOf(item.seller.id, chain);

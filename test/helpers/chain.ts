@@ -69,7 +69,9 @@ export async function startChainTestApp(
         priceUsdc: opts.priceUsdc ?? 1,
         payouts: payoutAddressing(t.config),
       });
-      await t.runtime.deps.chainPayouts!.deployMissing(t.runtime.deps.sql);
+      await t.runtime.deps.chainPayouts!.deployMissing(t.runtime.deps.sql, {
+        onDeployed: (id) => t.runtime.deps.saleItems.invalidateSeller(id),
+      });
       t.runtime.deps.saleItems.invalidate(item.itemId);
       return item;
     },

@@ -162,14 +162,9 @@ export async function provisionAgent(
   }
 }
 
-/**
- * Chains an item of this seller is payable on right now: accepted by the seller AND with a
- * payout contract that exists (spec 2.1 `available_chains`).
- */
+/** Chains an item of this seller is payable on right now (the `payable_chains` view, spec 2.1). */
 export async function payableChains(sql: Db, sellerId: string): Promise<Chain[]> {
   const rows = await sql<{ chain: Chain }[]>`
-    select p.chain from payout_addresses p join agents a on a.id = p.agent_id
-    where p.agent_id = ${sellerId} and p.chain = any(a.sales_chains) and p.deployed_at is not null
-    order by p.chain`;
+    select chain from payable_chains where agent_id = ${sellerId} order by chain`;
   return rows.map((r) => r.chain);
 }

@@ -49,10 +49,8 @@ export function assertRegionServed(
 async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
   const [item] = await sql<SaleItem[]>`
     select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro, i.archive_sha256,
-           coalesce((select json_agg(json_build_object('chain', p.chain, 'address', p.address))
-                     from payout_addresses p
-                     where p.agent_id = i.seller_id and p.chain = any(a.sales_chains)
-                       and p.deployed_at is not null), '[]') as payouts
+           coalesce((select json_agg(json_build_object('chain', pc.chain, 'address', pc.pay_to))
+                     from payable_chains pc where pc.agent_id = i.seller_id), '[]') as payouts
     from items i join agents a on a.id = i.seller_id
     where i.id = ${itemId} and i.status = 'active'`;
   if (!item) throw new AppError('item_not_found', { message: 'no active item with this id' });
@@ -64,7 +62,9 @@ async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
  * TTL so a completion costs no lookup of its own. Never trusted for money: the nonce claim
  * re-checks status, price, seller and the chosen payout address in the same statement, and a
  * failed re-check drops the entry and answers from a fresh lookup. Deletes in this process drop
- * the entry at once; other replicas rely on the re-check. Only found items are cached.
+ * the entry at once, and a seller's change of terms drops all of that seller's entries; other
+ * replicas rely on the re-check (a completion on a chain the seller left is refused before it
+ * settles) and see the new terms in their prompts within the TTL. Only found items are cached.
  */
 export class SaleItemCache {
   private readonly entries = new Map<string, { item: SaleItem; expires: number }>();
@@ -89,17 +89,24 @@ export class SaleItemCache {
   invalidate(itemId: string): void {
     this.entries.delete(itemId);
   }
+
+  /**
+   * Drops every cached item of a seller: a change of the seller's terms (sales chains, payout
+   * addresses, username) must reach every prompt at once, not after the TTL.
+   */
+  invalidateSeller(sellerId: string): void {
+    for (const [id, entry] of this.entries)
+      if (entry.item.sellerId === sellerId) this.entries.delete(id);
+  }
 }
 
 /** True (in the claim statement) while the item is still sold on these terms to this payTo. */
 function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, amountMicro: number) {
   return sql`exists (
     select 1 from items i
-    join agents a on a.id = i.seller_id
-    join payout_addresses p on p.agent_id = i.seller_id and p.chain = ${chain} and p.chain = any(a.sales_chains)
-      and p.deployed_at is not null
+    join payable_chains pc on pc.agent_id = i.seller_id and pc.chain = ${chain}
     where i.id = ${item.id}::uuid and i.status = 'active' and i.seller_id = ${item.sellerId}::uuid
-      and i.price_micro = ${amountMicro}::bigint and lower(p.address) = ${payTo.toLowerCase()})`;
+      and i.price_micro = ${amountMicro}::bigint and lower(pc.pay_to) = ${payTo.toLowerCase()})`;
 }
 
 /** Chains the seller accepts and has a payout address on (spec 2.1), hint first. */

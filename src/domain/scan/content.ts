@@ -253,9 +253,11 @@ export class EntryInspector {
     let capital = -2; // before any separator, even the buffer start (-1)
     let words = 0;
     let maxWords = 0;
-    for (let i = 0; i < end; i++) {
+    // A final unterminated line is closed by a virtual newline at `end`: one closing step.
+    const stop = final ? end + 1 : end;
+    for (let i = 0; i < stop; i++) {
       const c = buf[i]!;
-      const k = BYTE_CLASS[c]!;
+      const k = i === end ? NEWLINE : BYTE_CLASS[c]!;
       if (k === NEWLINE) {
         if (i - sep > 3 && i - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
         this.closeLine(
@@ -280,11 +282,8 @@ export class EntryInspector {
           h = Math.imul(h ^ c, 0x01000193);
           if (run > maxRun) maxRun = run;
           run = dashes = 0;
-          if (i - sep > 1) {
-            if (i - sep > 3 && i - sep < 10 && capital < sep) {
-              if (++words > maxWords) maxWords = words;
-            } else words = 0;
-          }
+          words = wordsAfter(i - sep, capital < sep, words);
+          if (words > maxWords) maxWords = words;
         }
         sep = i;
         continue;
@@ -315,26 +314,10 @@ export class EntryInspector {
       } else {
         if (run > maxRun) maxRun = run;
         run = dashes = 0;
-        if (i - sep > 1) {
-          if (i - sep > 3 && i - sep < 10 && capital < sep) {
-            if (++words > maxWords) maxWords = words;
-          } else words = 0;
-        }
+        words = wordsAfter(i - sep, capital < sep, words);
+        if (words > maxWords) maxWords = words;
         sep = i;
       }
-    }
-    if (final) {
-      if (end - sep > 3 && end - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
-      this.closeLine(
-        buf,
-        first,
-        last,
-        hLast,
-        alnum,
-        run > maxRun ? run : maxRun,
-        maxDashes,
-        maxWords,
-      );
     }
   }
 
@@ -388,6 +371,16 @@ export class EntryInspector {
       ctx.addFinding({ check: 'secret', file: this.path, line: hit.line, detail: hit.kind });
     }
   }
+}
+
+/**
+ * The run of phrase words after a separator that ends `len - 1` bytes of word: an empty word
+ * keeps the run, a word of 3 to 8 letters without a capital or digit (`plain`) extends it,
+ * anything else breaks it.
+ */
+function wordsAfter(len: number, plain: boolean, words: number): number {
+  if (len <= 1) return words;
+  return len > 3 && len < 10 && plain ? words + 1 : 0;
 }
 
 const NEWLINE = 0;
