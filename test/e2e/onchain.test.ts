@@ -92,3 +92,111 @@ it('@x402/fetch buys on base and on polygon: USDC moves on chain to the payout c
     expect(order).toEqual({ transaction: receipt.transaction, payTo: getAddress(payout.address) });
   }
 });
+
+it('payouts over RPC: balances in one batch, distribute from the relayer, dust at most 2 units, seller paid exactly', async () => {
+  const rail = t.runtime.deps.chainPayouts!;
+  // 0.333333 USDC: 90 % and 10 % of it do not divide evenly, so rounding dust appears.
+  const item = await t.sellerWithItem({ priceUsdc: 0.333333 });
+  const buyer = newWallet();
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: buyer });
+  const pay = wrapFetchWithPayment(fetch, client);
+  for (const chain of CHAINS) await t.chain.fundUsdc(chain, buyer.address, 5_000_000n);
+  for (const chain of CHAINS) {
+    for (let i = 0; i < 2; i++) {
+      const res = await pay(`${t.base}/api/v1/items/${item.itemId}/acquire`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ chain, policy_accepted: true, license_accepted: true }),
+      });
+      expect(res.status).toBe(200);
+    }
+  }
+  let sellerReceived = 0n;
+  let sellerShares = 0n;
+  for (const chain of CHAINS) {
+    const payout = (await payoutAddressOf(item.seller.id, chain)).address;
+    const balances = await rail.balances(chain, [payout, t.platform]);
+    expect(balances.get(payout.toLowerCase())).toBe(666_666n);
+    expect(balances.get(t.platform.toLowerCase())).toBe(0n);
+
+    const before = await t.usdcBalance(chain, item.seller.address);
+    const paid = await rail.distribute(chain, payout);
+    expect(paid).toMatchObject({ grossRaw: 666_666n, sellerRaw: 599_999n, platformRaw: 66_666n });
+    const pub = createPublicClient({ transport: http(t.chain.rpcUrls[chain]) });
+    const tx = await pub.getTransactionReceipt({ hash: paid.txHash as `0x${string}` });
+    expect(tx.status).toBe('success');
+    const dust = await t.usdcBalance(chain, payout);
+    expect(dust).toBe(1n);
+    expect(dust).toBeLessThanOrEqual(2n);
+    expect(await t.usdcBalance(chain, t.platform)).toBe(66_666n);
+    sellerReceived += (await t.usdcBalance(chain, item.seller.address)) - before;
+    sellerShares += paid.sellerRaw;
+
+    // A second payout forwards the dust with the next sales, and the dust stays at most 2 units.
+    const again = await rail.distribute(chain, payout);
+    expect(again.grossRaw).toBe(1n);
+    expect(await t.usdcBalance(chain, payout)).toBeLessThanOrEqual(2n);
+    sellerShares += again.sellerRaw;
+    sellerReceived += again.sellerRaw;
+  }
+  expect(sellerReceived).toBe(sellerShares);
+  expect(sellerReceived).toBe(2n * 599_999n);
+});
+
+it('the payout_now recipe, sent by a stranger: the seller is paid, the stranger gains nothing and cannot redirect', async () => {
+  const { payoutNowRecipe } = await import('../../src/chain/payout-rail-rpc.js');
+  const { createWalletClient } = await import('viem');
+  const item = await t.sellerWithItem({ priceUsdc: 0.5 });
+  const buyer = newWallet();
+  await t.chain.fundUsdc('base', buyer.address, 1_000_000n);
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: buyer });
+  const res = await wrapFetchWithPayment(fetch, client)(
+    `${t.base}/api/v1/items/${item.itemId}/acquire`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chain: 'base', policy_accepted: true, license_accepted: true }),
+    },
+  );
+  expect(res.status).toBe(200);
+
+  const payout = (await payoutAddressOf(item.seller.id, 'base')).address;
+  const recipe = payoutNowRecipe(payout, t.chain.usdc.base, item.seller.address);
+  expect(recipe.method).toBe('distribute');
+  const stranger = newWallet();
+  await t.chain.setNativeBalance('base', stranger.address, 10n ** 18n);
+  const transport = http(t.chain.rpcUrls.base, { retryCount: 0 });
+  const { viemChain } = await import('../../src/chain/clients.js');
+  const wallet = createWalletClient({
+    account: stranger,
+    chain: viemChain('base', t.chain.rpcUrls.base),
+    transport,
+  });
+  const pub = createPublicClient({ transport });
+  const send = (args: readonly [string, string, string]) =>
+    wallet.writeContract({
+      address: recipe.contract,
+      abi: PayoutSplitter.abi,
+      functionName: 'distribute',
+      args: args.map((a) => getAddress(a)) as unknown as readonly [
+        `0x${string}`,
+        `0x${string}`,
+        `0x${string}`,
+      ],
+    });
+  // Naming themselves as payee, or another sender, reverts: funds cannot be redirected.
+  await expect(send([recipe.args[0]!, stranger.address, stranger.address])).rejects.toThrow(
+    /payee is not the seller/,
+  );
+  await expect(send([recipe.args[0]!, recipe.args[1]!, item.seller.address])).rejects.toThrow(
+    /caller is not the sender/,
+  );
+  const args = [recipe.args[0]!, recipe.args[1]!, stranger.address] as const; // args[2] := own address
+  const hash = await send(args);
+  expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
+  expect(await t.usdcBalance('base', item.seller.address)).toBe(450_000n);
+  expect(await t.usdcBalance('base', stranger.address)).toBe(0n);
+  expect(await t.usdcBalance('base', payout)).toBe(0n);
+});

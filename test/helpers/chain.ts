@@ -72,7 +72,6 @@ export async function startChainTestApp(
       await t.runtime.deps.chainPayouts!.deployMissing(t.runtime.deps.sql, {
         onDeployed: (id) => t.runtime.deps.saleItems.invalidateSeller(id),
       });
-      t.runtime.deps.saleItems.invalidate(item.itemId);
       return item;
     },
     async close() {
