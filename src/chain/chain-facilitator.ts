@@ -41,6 +41,7 @@ export interface ChainFacilitatorOptions {
   eip6492AllowedFactories?: string[];
 }
 
+const OUT_OF_GAS = /insufficient funds|exceeds the balance of the account|enough funds/i;
 const RPC_FAILURE =
   /HTTP request failed|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|timed? ?out/i;
 
@@ -73,6 +74,11 @@ export class ChainFacilitator implements Facilitator {
   async verify(payload: PaymentPayload, req: PaymentRequirements): Promise<VerifyResponse> {
     if (!this.chains.has(req.network))
       return { isValid: false, invalidReason: 'invalid_exact_evm_network_mismatch' };
+    // Probe first: with the RPC down the library's verify leaves a rejected promise unawaited (its
+    // asset check), which would end the process; and the verdict would blame the signature.
+    if (!(await this.reachable(req.network))) {
+      return { isValid: false, invalidReason: 'rpc_unavailable' };
+    }
     const verdict = await this.core.verify(payload, req);
     if (!verdict.isValid && !(await this.reachable(req.network))) {
       return { ...verdict, invalidReason: 'rpc_unavailable' };
@@ -95,7 +101,7 @@ export class ChainFacilitator implements Facilitator {
     if (r.success || r.transaction) return r;
     // Nothing mined. Out of gas, or the RPC failing mid-send (maybe broadcast), say so.
     const message = r.errorMessage ?? '';
-    if (/insufficient funds/i.test(message)) return { ...r, errorReason: 'insufficient_gas' };
+    if (OUT_OF_GAS.test(message)) return { ...r, errorReason: 'insufficient_gas' };
     if (RPC_FAILURE.test(message) || !(await this.reachable(req.network))) {
       return { ...r, errorReason: 'settlement_pending' };
     }

@@ -11,7 +11,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { SettleError, VerifyError } from '@x402/core/types';
-import { parseAbi, type Address, type Hex } from 'viem';
+import { parseAbi, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 
 /**
@@ -112,6 +112,35 @@ export function classifySettleError(err: unknown, network: string): SettleOutcom
 const EIP3009_STATE_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ]);
+const AUTHORIZATION_USED = parseAbiItem(
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+);
+/** How far back a used authorization's transaction is looked for (about 5 h of 2 s blocks). */
+const AUTHORIZATION_LOOKBACK_BLOCKS = 10_000n;
+
+/**
+ * The transaction that used an authorization, from the token's `AuthorizationUsed` event (when
+ * the settlement's own answer was lost, e.g. the process died after broadcast).
+ */
+async function usedAuthorizationTransaction(
+  rpc: PublicClient,
+  q: AuthorizationQuery,
+): Promise<string | undefined> {
+  try {
+    const latest = await rpc.getBlockNumber();
+    const logs = await rpc.getLogs({
+      address: q.asset as Address,
+      event: AUTHORIZATION_USED,
+      args: { authorizer: q.payer as Address, nonce: q.nonce as Hex },
+      fromBlock:
+        latest > AUTHORIZATION_LOOKBACK_BLOCKS ? latest - AUTHORIZATION_LOOKBACK_BLOCKS : 0n,
+      toBlock: latest,
+    });
+    return logs[0]?.transactionHash ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A standard x402 facilitator over HTTP (`FACILITATOR_URL`): the wire protocol is @x402/core's
@@ -201,7 +230,12 @@ export async function readAuthorizationState(
       functionName: 'authorizationState',
       args: [q.payer as Address, q.nonce as Hex],
     });
-    if (used) return { state: 'settled', transaction: q.transaction ?? '' };
+    if (used) {
+      return {
+        state: 'settled',
+        transaction: q.transaction || (await usedAuthorizationTransaction(rpc, q)) || '',
+      };
+    }
     // Broadcast but not mined yet: it may still land.
     if (q.transaction && !receipt) return { state: 'pending', transaction: q.transaction };
     return { state: 'unused' };
