@@ -37,7 +37,7 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function drive(
+export async function drive(
   url: string,
   headers: string[],
   body?: string,
@@ -71,7 +71,7 @@ async function drive(
   };
 }
 
-async function sign(
+export async function sign(
   wallets: LocalAccount[],
   required: PaymentRequired,
   req: PaymentRequirements,
@@ -225,6 +225,12 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       { orders: number },
     ];
     const recovery = await recoveryCost(wallets[0]!, requirement, 300);
+    // The same purchase settled on a local EVM by the in-process chain facilitator, same run.
+    const { benchPaymentsOnChain } = await import('./payments-chain.js');
+    const onChain = await benchPaymentsOnChain({
+      ledgerPerSecond: oursRate,
+      refPerSecond: refRate,
+    });
     const result = {
       completions: N * ROUNDS,
       rounds: ROUNDS,
@@ -244,6 +250,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       },
       orders_written: orders,
       signature_recovery: recovery,
+      on_chain: onChain,
     };
     const rounds = (xs: Array<{ perSecond: number }>) =>
       xs.map((x) => Math.round(x.perSecond)).join(', ');

@@ -69,7 +69,9 @@ it('kill -9 after the settlement is mined and before the order is written: after
         );
       },
     );
+  const step = (what: string) => console.log(`${new Date().toISOString()} ${what}`);
   try {
+    step('starting the service (crashes after settling)');
     const first = await start({
       SEED_ITEM: '1',
       CRASH_AFTER_SETTLE: '1',
@@ -86,12 +88,14 @@ it('kill -9 after the settlement is mined and before the order is written: after
     // Broadcast and mined: the buyer paid, and no order exists yet.
     expect(await usdcBalance(buyer.address)).toBe(500_000n);
 
+    step('killed after settlement; restarting');
     const second = await start({
       IN_PROCESS_WORKER: 'true',
       RECONCILE_INTERVAL_SECONDS: '1',
       RECONCILE_STALE_SECONDS: '0',
     });
-    const deadline = Date.now() + 30_000;
+    step('restarted; waiting for the reconciler');
+    const deadline = Date.now() + 60_000;
     while (!/"task":"reconcile".*"completed":1/.test(second.stderr()) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -126,4 +130,4 @@ it('kill -9 after the settlement is mined and before the order is written: after
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-}, 180_000);
+}, 480_000);
