@@ -8,9 +8,13 @@ import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
+import { moderateCommand } from './domain/feedback/moderation.js';
 import { createRuntime, startBackground } from './runtime.js';
 
-/** Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`, `unresolved-payments`. */
+/**
+ * Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`, `unresolved-payments`,
+ * `moderate`.
+ */
 async function main(command: string, args: string[]): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config);
@@ -74,6 +78,19 @@ async function main(command: string, args: string[]): Promise<void> {
       }
       return;
     }
+    case 'moderate': {
+      // Operators: pending item feedback with its item and text (one JSON line each), and the
+      // verdicts: `moderate approve <id>...`, `moderate reject <id>...`.
+      const runtime = await createRuntime(config, { logger });
+      try {
+        const { lines, ok } = await moderateCommand(runtime.deps.sql, args);
+        for (const line of lines) process.stdout.write(`${line}\n`);
+        if (!ok) process.exitCode = 1;
+      } finally {
+        await runtime.close();
+      }
+      return;
+    }
     case 'demo':
     case 'serve': {
       const runtime = await createRuntime(config, { logger });
@@ -125,7 +142,7 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     default:
       throw new Error(
-        `unknown command "${command}" (serve, worker, migrate, reindex, demo, unresolved-payments) ${args.join(' ')}`,
+        `unknown command "${command}" (serve, worker, migrate, reindex, demo, unresolved-payments, moderate) ${args.join(' ')}`,
       );
   }
 }

@@ -7,32 +7,11 @@
 import { getAddress, parseEventLogs, type Address, type Hex } from 'viem';
 import type { Db } from '../db/index.js';
 import type { Chain } from '../domain/chains.js';
+import { pendingGross, type PayoutRail } from '../domain/payouts/rail.js';
 import type { PaymentNetworks } from '../x402/networks.js';
 import { PayoutFactory, PayoutSplitter, TestUSDC } from './artifacts.js';
 import type { Relayer } from './clients.js';
 import { payoutDeployArgs, type PayoutTerms } from './payout-address.js';
-
-/** Chain reads and writes of payouts (src/domain/payouts/rail.ts once the payouts domain lands). */
-export interface PayoutRail {
-  /** Raw token balances of payout addresses on one chain, one batched read. Throws on RPC failure. */
-  balances(chain: Chain, addresses: string[]): Promise<Map<string, bigint>>; // keys lower-case
-  /** Forward one payout address's balance (seller floor share, platform floor share, dust stays). */
-  distribute(
-    chain: Chain,
-    payoutAddress: string,
-  ): Promise<{ txHash: string; grossRaw: bigint; sellerRaw: bigint; platformRaw: bigint }>;
-}
-
-/** The `payout_now` recipe (spec 2.7): how anyone calls a payout contract. */
-export const PAYOUT_NOW_METHOD = 'distribute';
-export const SENDER_PLACEHOLDER = '<your_address>';
-export function payoutNowRecipe(payoutAddress: string, token: string, seller: string) {
-  return {
-    contract: getAddress(payoutAddress),
-    method: PAYOUT_NOW_METHOD,
-    args: [getAddress(token), getAddress(seller), SENDER_PLACEHOLDER],
-  };
-}
 
 const ERC20_BALANCE_ABI = TestUSDC.abi;
 
@@ -68,17 +47,17 @@ export class RpcPayoutRail implements PayoutRail {
     const contract = getAddress(payoutAddress);
     const token = this.networks[chain].asset;
     const pub = this.relayer.clients(chain).public;
-    const seller = await pub.readContract({
-      address: contract,
-      abi: PayoutSplitter.abi,
-      functionName: 'seller',
-    });
+    // Nothing to forward past the dust: no transaction (the rail's contract, rail.ts).
+    const balance = (await this.balances(chain, [contract])).get(contract.toLowerCase()) ?? 0n;
+    if (pendingGross(balance) === 0n) {
+      return { txHash: '', grossRaw: 0n, sellerRaw: 0n, platformRaw: 0n };
+    }
     const hash = await this.relayer.send(chain, (c) =>
       c.wallet.writeContract({
         address: contract,
         abi: PayoutSplitter.abi,
         functionName: 'distribute',
-        args: [token, seller, this.relayer.address],
+        args: [token, 0n, this.relayer.address],
       }),
     );
     const receipt = await pub.waitForTransactionReceipt({
@@ -111,8 +90,17 @@ export class RpcPayoutRail implements PayoutRail {
     opts: { limit?: number; onDeployed?: (agentId: string) => void } = {},
   ): Promise<{ deployed: number; failed: number; errors: string[] }> {
     const limit = opts.limit ?? 50;
-    const rows = await sql<{ agentId: string; chain: Chain; address: string; seller: string }[]>`
-      select p.agent_id, p.chain, p.address, a.address as seller
+    const rows = await sql<
+      {
+        agentId: string;
+        chain: Chain;
+        address: string;
+        seller: string;
+        sellerBps: number;
+        platformBps: number;
+      }[]
+    >`
+      select p.agent_id, p.chain, p.address, a.address as seller, p.seller_bps, p.platform_bps
       from payout_addresses p join agents a on a.id = p.agent_id
       where p.deployed_at is null
       order by p.created_at limit ${limit}`;
@@ -120,7 +108,9 @@ export class RpcPayoutRail implements PayoutRail {
     const errors: string[] = [];
     for (const row of rows) {
       try {
-        await this.deploy(row.chain, row.seller as Address, row.address as Address);
+        // The allocation fixed at provisioning is part of the contract's address.
+        const terms = { ...this.terms, sellerBps: row.sellerBps, platformBps: row.platformBps };
+        await this.deploy(row.chain, row.seller as Address, row.address as Address, terms);
         await sql`
           update payout_addresses set deployed_at = now()
           where agent_id = ${row.agentId} and chain = ${row.chain} and deployed_at is null`;
@@ -134,14 +124,19 @@ export class RpcPayoutRail implements PayoutRail {
   }
 
   /** One seller's contract on one chain (idempotent: the factory returns an existing one). */
-  async deploy(chain: Chain, seller: Address, expected: Address): Promise<Hex | undefined> {
+  async deploy(
+    chain: Chain,
+    seller: Address,
+    expected: Address,
+    terms: PayoutTerms = this.terms,
+  ): Promise<Hex | undefined> {
     const pub = this.relayer.clients(chain).public;
     const code = await pub.getCode({ address: expected });
     if (code && code !== '0x') return undefined;
-    const args = payoutDeployArgs(this.terms, seller, chain);
+    const args = payoutDeployArgs(terms, seller, chain);
     const hash = await this.relayer.send(chain, (c) =>
       c.wallet.writeContract({
-        address: this.terms.factory,
+        address: terms.factory,
         abi: PayoutFactory.abi,
         functionName: 'deploy',
         args: [...args],

@@ -13,7 +13,10 @@ import { createRuntime } from '../../src/runtime.js';
 import { chainEnv } from '../helpers/chain.js';
 import { createSaleItem } from '../helpers/items.js';
 import { newWallet } from '../helpers/wallets.js';
-import { drive, sign } from './payments.js';
+import type { LocalAccount } from 'viem';
+import type { PaymentRequirements } from '@x402/core/types';
+
+type Round = { perSecond: number; cpuMs: number; failures: number };
 
 const N = Number(process.env.BENCH_PAYMENTS_CHAIN_N ?? 150);
 const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 3);
@@ -34,7 +37,16 @@ const median = (xs: number[]) => {
 export async function benchPaymentsOnChain(baseline: {
   ledgerPerSecond: number;
   refPerSecond: number;
+  /** The payments bench's load driver (a child process) and signer. */
+  round(url: string, headers: string[], body?: string): Promise<Round>;
+  sign(
+    wallets: LocalAccount[],
+    required: PaymentRequired,
+    req: PaymentRequirements,
+    n: number,
+  ): Promise<string[]>;
 }): Promise<Record<string, unknown>> {
+  const { round: drive, sign } = baseline;
   const chain = await startDevChain();
   const config = loadConfig({
     EMBEDDED_DB_IN_MEMORY: 'true',

@@ -12,6 +12,7 @@ const load = async (file: string, fn: string): Promise<Suite> =>
   ((await import(file)) as Record<string, Suite>)[fn]!;
 const suites: Array<[string, Suite]> = [
   ['search', async () => (await import('./search.js')).benchSearch(process.env)],
+  ['relevance', async () => (await import('./relevance.js')).benchRelevance(process.env)],
   ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
 ];

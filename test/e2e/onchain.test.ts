@@ -6,6 +6,7 @@ import { createPublicClient, getAddress, http } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PayoutSplitter } from '../../src/chain/artifacts.js';
 import { CHAINS, NETWORK_OF, type Chain } from '../../src/domain/chains.js';
+import { runPayouts } from '../../src/domain/payouts/payout-job.js';
 import { startChainTestApp, type ChainTestContext } from '../helpers/chain.js';
 import { newWallet } from '../helpers/wallets.js';
 
@@ -93,8 +94,7 @@ it('@x402/fetch buys on base and on polygon: USDC moves on chain to the payout c
   }
 });
 
-it('payouts over RPC: balances in one batch, distribute from the relayer, dust at most 2 units, seller paid exactly', async () => {
-  const rail = t.runtime.deps.chainPayouts!;
+it('seller payouts read from the chain, forwarded by the payout job with real transactions; dust <= 2 units; paid_raw sums to what the seller received', async () => {
   // 0.333333 USDC: 90 % and 10 % of it do not divide evenly, so rounding dust appears.
   const item = await t.sellerWithItem({ priceUsdc: 0.333333 });
   const buyer = newWallet();
@@ -102,51 +102,89 @@ it('payouts over RPC: balances in one batch, distribute from the relayer, dust a
   registerExactEvmScheme(client, { signer: buyer });
   const pay = wrapFetchWithPayment(fetch, client);
   for (const chain of CHAINS) await t.chain.fundUsdc(chain, buyer.address, 5_000_000n);
+  const buy = async (chain: Chain) => {
+    const res = await pay(`${t.base}/api/v1/items/${item.itemId}/acquire`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chain, policy_accepted: true, license_accepted: true }),
+    });
+    expect(res.status).toBe(200);
+  };
+  for (const chain of CHAINS) for (let i = 0; i < 2; i++) await buy(chain);
+
+  const sellerClient = new x402Client();
+  registerExactEvmScheme(sellerClient, { signer: item.wallet });
+  const asSeller = wrapFetchWithPayment(fetch, sellerClient);
+  const readPayouts = async () => {
+    const res = await asSeller(`${t.base}/api/v1/seller/payouts`);
+    expect(res.status).toBe(200);
+    return (await res.json()) as {
+      payouts: Array<
+        Record<string, unknown> & {
+          chain: Chain;
+          payout_now: { contract: string; method: string; args: string[] };
+        }
+      >;
+      payout_history: Array<{
+        chain: Chain;
+        tx_hash: string;
+        paid_raw: string;
+        paid_gross_raw: string;
+      }>;
+    };
+  };
+  const before = await readPayouts();
   for (const chain of CHAINS) {
-    for (let i = 0; i < 2; i++) {
-      const res = await pay(`${t.base}/api/v1/items/${item.itemId}/acquire`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ chain, policy_accepted: true, license_accepted: true }),
-      });
-      expect(res.status).toBe(200);
-    }
+    const entry = before.payouts.find((p) => p.chain === chain)!;
+    const payout = (await payoutAddressOf(item.seller.id, chain)).address;
+    // Read from the contract's balance on chain (666,666 raw) less the constant dust of 1.
+    expect(await t.usdcBalance(chain, payout)).toBe(666_666n);
+    expect(entry).toMatchObject({
+      status: 'ok',
+      payout_address: getAddress(payout),
+      token_address: t.chain.usdc[chain],
+      pending_gross_raw: '666665',
+      pending_raw: '599998',
+      allocation: { seller: 9000, platform: 1000, total: 10000 },
+    });
+    expect(entry.payout_now).toMatchObject({ contract: getAddress(payout), method: 'distribute' });
   }
-  let sellerReceived = 0n;
-  let sellerShares = 0n;
+  expect(before.payout_history).toEqual([]);
+
+  const sellerStart = await Promise.all(CHAINS.map((c) => t.usdcBalance(c, item.seller.address)));
+  const first = await runPayouts(t.runtime.deps);
+  expect(first.paid).toBeGreaterThanOrEqual(2);
+  // More sales, another pass: the remainder of the first payout goes out with them.
+  await buy('base');
+  await runPayouts(t.runtime.deps);
+
+  const after = await readPayouts();
   for (const chain of CHAINS) {
     const payout = (await payoutAddressOf(item.seller.id, chain)).address;
-    const balances = await rail.balances(chain, [payout, t.platform]);
-    expect(balances.get(payout.toLowerCase())).toBe(666_666n);
-    expect(balances.get(t.platform.toLowerCase())).toBe(0n);
-
-    const before = await t.usdcBalance(chain, item.seller.address);
-    const paid = await rail.distribute(chain, payout);
-    expect(paid).toMatchObject({ grossRaw: 666_666n, sellerRaw: 599_999n, platformRaw: 66_666n });
-    const pub = createPublicClient({ transport: http(t.chain.rpcUrls[chain]) });
-    const tx = await pub.getTransactionReceipt({ hash: paid.txHash as `0x${string}` });
-    expect(tx.status).toBe('success');
     const dust = await t.usdcBalance(chain, payout);
-    expect(dust).toBe(1n);
     expect(dust).toBeLessThanOrEqual(2n);
-    expect(await t.usdcBalance(chain, t.platform)).toBe(66_666n);
-    sellerReceived += (await t.usdcBalance(chain, item.seller.address)) - before;
-    sellerShares += paid.sellerRaw;
-
-    // A second payout forwards the dust with the next sales, and the dust stays at most 2 units.
-    const again = await rail.distribute(chain, payout);
-    expect(again.grossRaw).toBe(1n);
-    expect(await t.usdcBalance(chain, payout)).toBeLessThanOrEqual(2n);
-    sellerShares += again.sellerRaw;
-    sellerReceived += again.sellerRaw;
+    // What remains is the dust: nothing (or one unit that no share can take) is pending.
+    const entry = after.payouts.find((p) => p.chain === chain)!;
+    expect(['0', '1']).toContain(entry.pending_gross_raw);
+    expect(entry.pending_raw).toBe('0');
   }
-  expect(sellerReceived).toBe(sellerShares);
-  expect(sellerReceived).toBe(2n * 599_999n);
+  const pub = (chain: Chain) => createPublicClient({ transport: http(t.chain.rpcUrls[chain]) });
+  for (const h of after.payout_history) {
+    const receipt = await pub(h.chain).getTransactionReceipt({ hash: h.tx_hash as `0x${string}` });
+    expect(receipt.status).toBe('success');
+  }
+  expect(after.payout_history.length).toBe(3);
+  const received = await Promise.all(
+    CHAINS.map(async (c, i) => (await t.usdcBalance(c, item.seller.address)) - sellerStart[i]!),
+  );
+  const paidRaw = after.payout_history.reduce((n, h) => n + BigInt(h.paid_raw), 0n);
+  expect(paidRaw).toBe(received[0]! + received[1]!);
+  expect(paidRaw).toBeGreaterThan(0n);
 });
 
 it('the payout_now recipe, sent by a stranger: the seller is paid, the stranger gains nothing and cannot redirect', async () => {
-  const { payoutNowRecipe } = await import('../../src/chain/payout-rail-rpc.js');
   const { createWalletClient } = await import('viem');
+  const { viemChain } = await import('../../src/chain/clients.js');
   const item = await t.sellerWithItem({ priceUsdc: 0.5 });
   const buyer = newWallet();
   await t.chain.fundUsdc('base', buyer.address, 1_000_000n);
@@ -162,41 +200,44 @@ it('the payout_now recipe, sent by a stranger: the seller is paid, the stranger 
   );
   expect(res.status).toBe(200);
 
-  const payout = (await payoutAddressOf(item.seller.id, 'base')).address;
-  const recipe = payoutNowRecipe(payout, t.chain.usdc.base, item.seller.address);
+  const sellerClient = new x402Client();
+  registerExactEvmScheme(sellerClient, { signer: item.wallet });
+  const payoutsRes = await wrapFetchWithPayment(
+    fetch,
+    sellerClient,
+  )(`${t.base}/api/v1/seller/payouts`);
+  const { payouts } = (await payoutsRes.json()) as {
+    payouts: Array<{
+      chain: Chain;
+      payout_now: { contract: `0x${string}`; method: string; args: string[] };
+    }>;
+  };
+  const recipe = payouts.find((p) => p.chain === 'base')!.payout_now;
   expect(recipe.method).toBe('distribute');
   const stranger = newWallet();
   await t.chain.setNativeBalance('base', stranger.address, 10n ** 18n);
   const transport = http(t.chain.rpcUrls.base, { retryCount: 0 });
-  const { viemChain } = await import('../../src/chain/clients.js');
   const wallet = createWalletClient({
     account: stranger,
     chain: viemChain('base', t.chain.rpcUrls.base),
     transport,
   });
   const pub = createPublicClient({ transport });
-  const send = (args: readonly [string, string, string]) =>
+  const send = (min: bigint) =>
     wallet.writeContract({
       address: recipe.contract,
       abi: PayoutSplitter.abi,
-      functionName: 'distribute',
-      args: args.map((a) => getAddress(a)) as unknown as readonly [
-        `0x${string}`,
-        `0x${string}`,
-        `0x${string}`,
-      ],
+      functionName: recipe.method as 'distribute',
+      // args[0] exactly as given; args[2] := the sender's own address
+      args: [getAddress(recipe.args[0]!), min, stranger.address],
     });
-  // Naming themselves as payee, or another sender, reverts: funds cannot be redirected.
-  await expect(send([recipe.args[0]!, stranger.address, stranger.address])).rejects.toThrow(
-    /payee is not the seller/,
-  );
-  await expect(send([recipe.args[0]!, recipe.args[1]!, item.seller.address])).rejects.toThrow(
-    /caller is not the sender/,
-  );
-  const args = [recipe.args[0]!, recipe.args[1]!, stranger.address] as const; // args[2] := own address
-  const hash = await send(args);
+  // Asking for more than is pending reverts; nothing moves.
+  await expect(send(10_000_000n)).rejects.toThrow(/less than minGrossRaw/);
+  const hash = await send(BigInt(recipe.args[1]!));
   expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
-  expect(await t.usdcBalance('base', item.seller.address)).toBe(450_000n);
+  // The seller and the platform received their floor shares of 499,999; the sender nothing.
+  expect(await t.usdcBalance('base', item.seller.address)).toBe(449_999n);
+  expect(await t.usdcBalance('base', t.platform)).toBeGreaterThanOrEqual(49_999n);
   expect(await t.usdcBalance('base', stranger.address)).toBe(0n);
-  expect(await t.usdcBalance('base', payout)).toBe(0n);
+  expect(await t.usdcBalance('base', recipe.contract)).toBeLessThanOrEqual(2n);
 });

@@ -20,7 +20,7 @@ export interface ChainTestContext extends ListeningTestContext {
   /** An active listing whose seller's payout contracts exist on both chains. */
   sellerWithItem(opts?: {
     priceUsdc?: number;
-  }): Promise<Awaited<ReturnType<typeof createSaleItem>>>;
+  }): Promise<Awaited<ReturnType<typeof createSaleItem>> & { wallet: LocalAccount }>;
   close(): Promise<void>;
 }
 
@@ -33,6 +33,7 @@ export function chainEnv(chain: DevChain, platform: Address): Record<string, str
     RELAYER_PRIVATE_KEY: chain.relayerKey,
     PAYOUT_FACTORY_ADDRESS: chain.payoutFactory,
     PLATFORM_PAY_TO: platform,
+    PAYOUT_SELLER_BPS: '9000',
     PAYOUT_PLATFORM_BPS: '1000',
   };
 }
@@ -88,14 +89,16 @@ export async function startChainTestApp(
         args: [getAddress(address)],
       }),
     async sellerWithItem(opts = {}) {
+      const wallet = newWallet();
       const item = await createSaleItem(t.runtime.deps, {
+        sellerAddress: wallet.address,
         priceUsdc: opts.priceUsdc ?? 1,
         payouts: payoutAddressing(t.config),
       });
       await t.runtime.deps.chainPayouts!.deployMissing(t.runtime.deps.sql, {
         onDeployed: (id) => t.runtime.deps.saleItems.invalidateSeller(id),
       });
-      return item;
+      return { ...item, wallet };
     },
     async close() {
       await t.close();

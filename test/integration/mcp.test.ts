@@ -1,16 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpServer, type McpDeps } from '../../mcp/server.js';
-import { CatalogClient, MarketplaceClient } from '../../src/client/index.js';
 import { PublicItemSchema, SearchResultSchema } from '../../src/domain/items/schemas.js';
 import { AcquireResponseSchema } from '../../src/domain/orders/schemas.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { seedListing } from '../helpers/catalog.js';
 import { createSaleItem } from '../helpers/items.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 
 /**
  * The real MCP client and server over an in-memory transport; the tools call the real app over a
@@ -29,38 +25,38 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Every tool the server declares. */
+const TOOL_NAMES = [
+  'search_items',
+  'get_item',
+  'quote_item',
+  'acquire_item',
+  'get_order',
+  'list_my_orders',
+  'list_item',
+  'get_listing_status',
+  'list_my_items',
+  'delete_item',
+  'submit_feedback',
+  'read_inbox',
+  'ack_feedback',
+  'send_platform_feedback',
+  'get_username',
+  'set_username',
+  'get_sales_chains',
+  'set_sales_chains',
+];
+
 /** A connected MCP client; `wallet: false` leaves the server without a signing key. */
 async function connect(opts: { wallet?: boolean; maxPaymentUsdc?: number } = {}) {
-  const key = generatePrivateKey();
-  const account = privateKeyToAccount(key);
-  const deps: McpDeps = {
-    baseUrl: base,
-    catalog: new CatalogClient({ baseUrl: base }),
-    wallet:
-      opts.wallet === false
-        ? undefined
-        : new MarketplaceClient({
-            baseUrl: base,
-            account,
-            maxPaymentUsdc: opts.maxPaymentUsdc ?? 10,
-          }),
-    maxPaymentUsdc: opts.maxPaymentUsdc ?? 10,
-  };
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(deps).connect(serverSide);
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  clients.push(client);
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    expect(JSON.stringify(result)).not.toContain(key.slice(2));
-    return result;
-  };
-  return { client, call, account };
+  const c = await connectMcp(base, {
+    ...(opts.wallet === false && { wallet: false }),
+    limits: { perPurchase: opts.maxPaymentUsdc ?? 10 },
+  });
+  clients.push(c.client);
+  return c;
 }
 
-const textOf = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 const ordersOf = async (itemId: string) =>
   (
     await t.runtime.deps.sql<
@@ -69,16 +65,11 @@ const ordersOf = async (itemId: string) =>
   )[0]!.n;
 
 describe('tool list', () => {
-  it('declares four snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
+  it('declares snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual([
-      'acquire_item',
-      'get_item',
-      'get_order',
-      'search_items',
-    ]);
+    expect(Object.keys(byName).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeGreaterThan(100);

@@ -7,16 +7,19 @@ interface IERC20Balance {
 
 /**
  * A seller's payout contract on one chain. Sale proceeds are paid to it; `distribute` forwards its
- * whole token balance: floor(balance x sellerBps / 10000) to the seller, floor(balance x
- * platformBps / 10000) to the platform, and the rounding remainder (at most 1 raw unit) stays.
- * Seller, platform and allocation are immutable: nobody can change them after creation.
+ * token balance less a constant dust of 1 raw unit: floor(gross x sellerBps / 10000) to the
+ * seller, floor(gross x platformBps / 10000) to the platform; the rounding remainder (0 or 1 unit)
+ * stays with the dust, so at most 2 raw units remain after a payout. Seller, platform and
+ * allocation are immutable: nobody can change them after creation.
  *
- * Anyone may call `distribute` (the `payout_now` recipe): `payee` must be the seller (the caller
- * states where the money goes and cannot name another address) and `caller` must be the sender's
- * own address. The sender pays gas and receives nothing.
+ * Anyone may call `distribute(token, minGrossRaw, sender)` (the `payout_now` recipe): recipients
+ * are fixed, so the caller pays gas, gains nothing and cannot redirect funds; `minGrossRaw` makes
+ * the call revert unless at least that much is forwarded; `sender` (the caller's own address) is
+ * recorded in the event only.
  */
 contract PayoutSplitter {
     uint256 public constant TOTAL_BPS = 10_000;
+    uint256 public constant DUST = 1;
 
     address public immutable seller;
     address public immutable platform;
@@ -25,7 +28,7 @@ contract PayoutSplitter {
 
     event Distributed(
         address indexed token,
-        address indexed caller,
+        address indexed sender,
         uint256 gross,
         uint256 sellerAmount,
         uint256 platformAmount
@@ -42,17 +45,17 @@ contract PayoutSplitter {
 
     function distribute(
         address token,
-        address payee,
-        address caller
-    ) external returns (uint256 sellerAmount, uint256 platformAmount) {
-        require(payee == seller, "Payout: payee is not the seller");
-        require(caller == msg.sender, "Payout: caller is not the sender");
-        uint256 gross = IERC20Balance(token).balanceOf(address(this));
+        uint256 minGrossRaw,
+        address sender
+    ) external returns (uint256 gross, uint256 sellerAmount, uint256 platformAmount) {
+        uint256 balance = IERC20Balance(token).balanceOf(address(this));
+        gross = balance > DUST ? balance - DUST : 0;
+        require(gross >= minGrossRaw, "Payout: less than minGrossRaw pending");
         sellerAmount = (gross * sellerBps) / TOTAL_BPS;
         platformAmount = (gross * platformBps) / TOTAL_BPS;
         if (sellerAmount > 0) _send(token, seller, sellerAmount);
         if (platformAmount > 0) _send(token, platform, platformAmount);
-        emit Distributed(token, msg.sender, gross, sellerAmount, platformAmount);
+        emit Distributed(token, sender, gross, sellerAmount, platformAmount);
     }
 
     function _send(address token, address to, uint256 amount) private {

@@ -5,6 +5,7 @@ import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../chains.js';
 import { generateUsername } from './usernames.js';
 import type { SqlFragment } from '../payments/fulfilment.js';
+import { allocationOf, DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';
 
 export interface Agent {
   id: string;
@@ -44,6 +45,8 @@ export interface PayoutAddressing {
    * deployed afterwards by the platform and the address is payable only from then (`deployed_at`).
    */
   deployedAtOnce: boolean;
+  /** The split every payout contract created now enforces (spec 2.7 `allocation`). */
+  allocation: PayoutAllocation;
 }
 
 type PayoutConfig = Pick<
@@ -51,6 +54,7 @@ type PayoutConfig = Pick<
   | 'PAYMENT_RAIL'
   | 'PAYOUT_FACTORY_SALT'
   | 'PAYOUT_FACTORY_ADDRESS'
+  | 'PAYOUT_SELLER_BPS'
   | 'PAYOUT_PLATFORM_BPS'
   | 'PLATFORM_PAY_TO'
 >;
@@ -69,11 +73,13 @@ export function payoutAddressing(config: PayoutConfig): PayoutAddressing {
     a = {
       addressOf: (seller, chain) => payoutContractAddress(terms, getAddress(seller), chain),
       deployedAtOnce: false,
+      allocation: allocationOf(config),
     };
   } else {
     a = {
       addressOf: (seller, chain) => derivePayoutAddress(seller, chain, config.PAYOUT_FACTORY_SALT),
       deployedAtOnce: true,
+      allocation: allocationOf(config),
     };
   }
   addressings.set(config, a);
@@ -88,7 +94,7 @@ export function payoutTermsOf(config: PayoutConfig) {
   return {
     factory: getAddress(config.PAYOUT_FACTORY_ADDRESS),
     platform: getAddress(config.PLATFORM_PAY_TO),
-    sellerBps: 10_000 - config.PAYOUT_PLATFORM_BPS,
+    sellerBps: config.PAYOUT_SELLER_BPS,
     platformBps: config.PAYOUT_PLATFORM_BPS,
     salt: config.PAYOUT_FACTORY_SALT,
   };
@@ -97,10 +103,12 @@ export function payoutTermsOf(config: PayoutConfig) {
 /**
  * The agent of `address` as CTEs of a larger statement (the one that completes a payment, spec
  * 2.4, 5.2 rule 5: a zero-value handshake never provisions): ends in the CTE `agent`, one row
- * with the agent's columns and `created`. A known wallet costs one index read; a new one gets its
+ * with the agent's columns and `created`. A known wallet (any address bound to an agent: the one
+ * it was created with, or in Revision A a linked wallet) costs one index read; a new one gets its
  * account and a payout address on every supported chain with all chains accepted (spec 4.3 rule
  * 4). Only acts when the statement's `paid` relation has a row. A concurrent first payment by the
- * same wallet is absorbed by the upsert; a generated username that is taken fails the statement
+ * same wallet is absorbed by the upsert; each payout address gets `allocation` (seller and platform
+ * basis points), fixed from then on; a generated username that is taken fails the statement
  * (the caller runs it again with a fresh name).
  */
 export function agentProvisioning(
@@ -113,8 +121,8 @@ export function agentProvisioning(
   const payouts = chains.map((chain) => addressing.addressOf(addr, chain));
   return sql`
     agent_known as (
-      select id, address, username, username_type, sales_chains, created_at, false as created
-      from agents where address = ${addr}
+      select a.id, a.address, a.username, a.username_type, a.sales_chains, a.created_at, false as created
+      from wallet_bindings b join agents a on a.id = b.agent_id where b.address = ${addr}
     ), agent_created as (
       insert into agents (address, username)
       select ${addr}, ${generateUsername()}
@@ -122,8 +130,9 @@ export function agentProvisioning(
       on conflict (address) do update set address = excluded.address
       returning id, address, username, username_type, sales_chains, created_at, (xmax = 0) as created
     ), agent_payouts as (
-      insert into payout_addresses (agent_id, chain, address, deployed_at)
-      select c.id, p.chain, p.address, case when ${addressing.deployedAtOnce} then now() end
+      insert into payout_addresses (agent_id, chain, address, seller_bps, platform_bps, deployed_at)
+      select c.id, p.chain, p.address, ${addressing.allocation.sellerBps}::int,
+             ${addressing.allocation.platformBps}::int, case when ${addressing.deployedAtOnce} then now() end
       from agent_created c cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
       on conflict do nothing
     ), agent as (
@@ -138,7 +147,7 @@ export function agentProvisioning(
 export async function provisionAgent(
   sql: Db,
   address: string,
-  opts: { payoutSalt: string } | { payouts: PayoutAddressing },
+  opts: { payoutSalt: string; allocation?: PayoutAllocation } | { payouts: PayoutAddressing },
 ): Promise<{ agent: Agent; created: boolean }> {
   const addressing =
     'payouts' in opts
@@ -147,6 +156,7 @@ export async function provisionAgent(
           addressOf: (seller: string, chain: Chain) =>
             derivePayoutAddress(seller, chain, opts.payoutSalt),
           deployedAtOnce: true,
+          allocation: opts.allocation ?? DEFAULT_ALLOCATION,
         };
   for (let attempt = 1; ; attempt++) {
     try {

@@ -1,6 +1,13 @@
 import { Sketch } from './fingerprint.js';
 import { FileSecrets } from './secrets.js';
-import { ScanRejection, unsafe, type Finding, type ScanLimits, type ScanStats } from './types.js';
+import {
+  ScanRejection,
+  unsafe,
+  type EntrySink,
+  type Finding,
+  type ScanLimits,
+  type ScanStats,
+} from './types.js';
 
 /** Extensions (and a few exact names) that count as source code for the complexity rule. */
 const SOURCE_EXT = new Set(
@@ -58,6 +65,8 @@ export class ScanContext {
   constructor(
     readonly limits: ScanLimits,
     readonly archiveBytes: number,
+    /** Receives the outer archive's files (nested archives arrive as files, unopened). */
+    readonly sink?: EntrySink,
   ) {}
 
   countEntry(where: string): void {
@@ -105,12 +114,14 @@ export class EntryInspector {
   private nestedLen = 0;
   private secretsFound = 0;
   private secrets: FileSecrets | undefined;
+  private readonly out: { write(chunk: Buffer): void; end(): void } | undefined;
 
   constructor(
     private readonly ctx: ScanContext,
     private readonly path: string,
     private readonly depth: number,
   ) {
+    this.out = depth === 0 ? ctx.sink?.open(path) : undefined;
     this.source = isSourcePath(path);
     ctx.stats.files++;
     if (this.source) ctx.stats.sourceFiles++;
@@ -119,6 +130,7 @@ export class EntryInspector {
   }
 
   write(chunk: Buffer): void {
+    this.out?.write(chunk);
     if (this.kind === 'pending') {
       this.head.push(chunk);
       this.headLen += chunk.length;
@@ -130,6 +142,7 @@ export class EntryInspector {
   }
 
   async end(): Promise<void> {
+    this.out?.end();
     if (this.kind === 'pending') this.decide();
     if (this.kind === 'text' && this.carry) this.lines(this.carry, this.carry.length, true);
     this.carry = undefined;
