@@ -25,6 +25,8 @@ export default tseslint.config(
     files: [
       'src/config.ts',
       'src/main.ts',
+      'src/chain/cli.ts',
+      'src/chain/compile.ts',
       'mcp/main.ts',
       'mcp/config.ts',
       'test/**',

@@ -1,8 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    // Heavy journeys (several service processes, minutes each) run with `npm run test:heavy`.
+    exclude: process.env.HEAVY_TESTS
+      ? configDefaults.exclude
+      : [...configDefaults.exclude, '**/*.heavy.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // initdb and the migrations once per run (cached between runs): each file's database is a copy.

@@ -11,6 +11,9 @@ const bool = z
 const evmAddress = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const privateKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key');
 const csv = z.string().transform((v) =>
   v
     .split(',')
@@ -72,6 +75,10 @@ export const ConfigSchema = z
     PAYOUT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(900),
     /** A payout worker holds a payout address this long at most (a crashed worker's lease expires). */
     PAYOUT_LEASE_SECONDS: z.coerce.number().int().min(5).default(300),
+    /** CREATE2 factory of payout contracts (PAYMENT_RAIL=chain; the same address on every chain). */
+    PAYOUT_FACTORY_ADDRESS: evmAddress.optional(),
+    /** How often missing payout contracts are deployed (PAYMENT_RAIL=chain). */
+    PAYOUT_DEPLOY_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(15),
 
     // --- selling ----------------------------------------------------------------------------
     /** Largest accepted archive (bytes). A bigger upload is cut off while streaming with 413. */
@@ -121,6 +128,22 @@ export const ConfigSchema = z
     PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(3_600),
 
     // --- payments ---------------------------------------------------------------------------
+    /**
+     * Where money moves. `ledger` (default): the built-in facilitator's dev ledger, no chain.
+     * `chain`: USDC on EVM chains over RPC_URL_BASE / RPC_URL_POLYGON: settlement through
+     * FACILITATOR_URL or, unset, the in-process chain facilitator paying gas with
+     * RELAYER_PRIVATE_KEY; per-seller payout contracts from PAYOUT_FACTORY_ADDRESS; payouts
+     * read and forwarded over RPC.
+     */
+    PAYMENT_RAIL: z.enum(['ledger', 'chain']).default('ledger'),
+    /** Key of the relayer that pays gas for settlements, payout deployments and payouts (chain rail). */
+    RELAYER_PRIVATE_KEY: privateKey.optional(),
+    /** Receipt wait of a settlement or payout before it is reported pending (chain rail). */
+    CHAIN_CONFIRMATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(25_000).default(15_000),
+    /** Smart-wallet factories the chain facilitator may call to deploy an ERC-6492 payer. */
+    EIP6492_ALLOWED_FACTORIES: csv.default([]),
+    /** Standalone chain facilitator server (`npm run facilitator`): its port (HOST is shared). */
+    FACILITATOR_PORT: z.coerce.number().int().min(0).max(65535).default(4020),
     /** USDC contracts (EIP-3009) per chain and their EIP-712 domain, advertised in `extra`. */
     USDC_ADDRESS_BASE: evmAddress.default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
     USDC_ADDRESS_POLYGON: evmAddress.default('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'),
@@ -184,6 +207,24 @@ export const ConfigSchema = z
             path: [key],
             message:
               'required when FACILITATOR_URL is set (the reconciler reads settlements from the chain)',
+          });
+        }
+      }
+    }
+    if (c.PAYMENT_RAIL === 'chain') {
+      const needs = [
+        'RPC_URL_BASE',
+        'RPC_URL_POLYGON',
+        'PAYOUT_FACTORY_ADDRESS',
+        'RELAYER_PRIVATE_KEY',
+        'PLATFORM_PAY_TO',
+      ] as const;
+      for (const key of needs) {
+        if (!c[key]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: 'required when PAYMENT_RAIL=chain',
           });
         }
       }

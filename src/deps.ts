@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Address } from 'viem';
+import type { RpcPayoutRail } from './chain/payout-rail-rpc.js';
 import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
@@ -28,6 +29,8 @@ export interface PaymentDeps {
    * ledger by default; the on-chain mode puts an RPC implementation here.
    */
   payoutRail: PayoutRail;
+  /** PAYMENT_RAIL=chain: payout contracts over RPC (deployments, balances, distribute). */
+  chainPayouts?: RpcPayoutRail;
 }
 
 /**

@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { getAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ChainFacilitator } from './chain/chain-facilitator.js';
+import { Relayer } from './chain/clients.js';
+import { RpcPayoutRail } from './chain/payout-rail-rpc.js';
+import { payoutTermsOf } from './domain/accounts/accounts.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database, type OpenOptions } from './db/index.js';
 import { migrate } from './db/migrate.js';
@@ -14,6 +19,7 @@ import { PaymentProcessor } from './domain/payments/processor.js';
 import { reconcilePayments } from './domain/payments/reconciler.js';
 import { PaymentStore } from './domain/payments/store.js';
 import { DevLedgerRail } from './domain/payouts/dev-ledger-rail.js';
+import type { PayoutRail } from './domain/payouts/rail.js';
 import { runPayouts } from './domain/payouts/payout-job.js';
 import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
@@ -95,12 +101,36 @@ function createPayments(
   secrets: { urlSigningKey: Buffer },
 ): PaymentDeps {
   const networks = paymentNetworks(config);
+  // The chain rail: one relayer key per deployment sends settlements (unless FACILITATOR_URL),
+  // payout contract deployments and payouts, one transaction at a time per chain.
+  const relayer =
+    config.PAYMENT_RAIL === 'chain'
+      ? new Relayer(privateKeyToAccount(config.RELAYER_PRIVATE_KEY as `0x${string}`), {
+          base: config.RPC_URL_BASE,
+          polygon: config.RPC_URL_POLYGON,
+        })
+      : undefined;
   const facilitator: Facilitator = config.FACILITATOR_URL
     ? new HttpFacilitator(config.FACILITATOR_URL, networks, config.FACILITATOR_TIMEOUT_MS)
-    : new LocalFacilitator(db.sql, networks, {
-        startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
-        skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
-      });
+    : relayer
+      ? new ChainFacilitator({
+          networks,
+          relayer,
+          confirmationTimeoutMs: config.CHAIN_CONFIRMATION_TIMEOUT_MS,
+          eip6492AllowedFactories: config.EIP6492_ALLOWED_FACTORIES,
+        })
+      : new LocalFacilitator(db.sql, networks, {
+          startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+          skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
+        });
+  const chainPayouts = relayer
+    ? new RpcPayoutRail(
+        relayer,
+        networks,
+        payoutTermsOf(config),
+        config.CHAIN_CONFIRMATION_TIMEOUT_MS,
+      )
+    : undefined;
   if (facilitator.kind === 'local' && db.kind === 'server') {
     logger.warn(
       'payments use the built-in local facilitator (dev ledger): no real USDC moves; set FACILITATOR_URL in production',
@@ -122,10 +152,12 @@ function createPayments(
       );
   // Payout balances live where sale proceeds land: the dev ledger in the embedded default (an
   // on-chain deployment replaces this with its RPC rail).
-  const payoutRail = new DevLedgerRail(db.sql, {
-    platformPayTo,
-    startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
-  });
+  const payoutRail: PayoutRail =
+    chainPayouts ??
+    new DevLedgerRail(db.sql, {
+      platformPayTo,
+      startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+    });
   return {
     networks,
     facilitator,
@@ -133,6 +165,7 @@ function createPayments(
     payments,
     platformPayTo,
     saleItems: new SaleItemCache(),
+    ...(chainPayouts && { chainPayouts }),
     payoutRail,
   };
 }
@@ -153,8 +186,24 @@ export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_ST
 
 /** Every periodic task: payment reconciliation, the retention purge, the payout job. */
 export function periodicTasks(deps: Deps): PeriodicTask[] {
-  const { config } = deps;
+  const { config, chainPayouts } = deps;
+  const chainTasks: PeriodicTask[] = chainPayouts
+    ? [
+        {
+          name: 'payout-contracts',
+          everyMs: config.PAYOUT_DEPLOY_INTERVAL_SECONDS * 1000,
+          run: async () => {
+            const { deployed, failed, errors } = await chainPayouts.deployMissing(deps.sql, {
+              onDeployed: (sellerId) => deps.saleItems.invalidateSeller(sellerId),
+            });
+            if (failed) deps.logger.warn({ errors }, 'payout contract deployments failed');
+            return { deployed, failed };
+          },
+        },
+      ]
+    : [];
   return [
+    ...chainTasks,
     {
       name: 'reconcile',
       everyMs: config.RECONCILE_INTERVAL_SECONDS * 1000,

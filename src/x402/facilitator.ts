@@ -12,7 +12,7 @@ import type {
 } from '@x402/core/types';
 import { SettleError, VerifyError } from '@x402/core/types';
 import type postgres from 'postgres';
-import { parseAbi, type Address, type Hex } from 'viem';
+import { parseAbi, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 
 /**
@@ -21,7 +21,8 @@ import { networkByCaip2, type PaymentNetworks } from './networks.js';
  * for settlements whose outcome the request never learnt.
  */
 export interface Facilitator extends FacilitatorClient {
-  readonly kind: 'local' | 'http';
+  /** `local`: the dev ledger; `http`: FACILITATOR_URL; `chain`: in-process, settling on chain. */
+  readonly kind: 'local' | 'http' | 'chain';
   authorizationState(q: AuthorizationQuery): Promise<AuthorizationState>;
   /**
    * The one settle call the payment processor makes: every check verify makes, then the transfer.
@@ -94,6 +95,7 @@ const CAPACITY_REASONS = new Set([
   'rate_limited',
   'relayer_busy',
   'insufficient_gas',
+  'rpc_unavailable',
 ]);
 const PENDING_REASONS = new Set([
   'settlement_pending',
@@ -137,6 +139,35 @@ export function classifySettleError(err: unknown, network: string): SettleOutcom
 const EIP3009_STATE_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ]);
+const AUTHORIZATION_USED = parseAbiItem(
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+);
+/** How far back a used authorization's transaction is looked for (about 5 h of 2 s blocks). */
+const AUTHORIZATION_LOOKBACK_BLOCKS = 10_000n;
+
+/**
+ * The transaction that used an authorization, from the token's `AuthorizationUsed` event (when
+ * the settlement's own answer was lost, e.g. the process died after broadcast).
+ */
+async function usedAuthorizationTransaction(
+  rpc: PublicClient,
+  q: AuthorizationQuery,
+): Promise<string | undefined> {
+  try {
+    const latest = await rpc.getBlockNumber();
+    const logs = await rpc.getLogs({
+      address: q.asset as Address,
+      event: AUTHORIZATION_USED,
+      args: { authorizer: q.payer as Address, nonce: q.nonce as Hex },
+      fromBlock:
+        latest > AUTHORIZATION_LOOKBACK_BLOCKS ? latest - AUTHORIZATION_LOOKBACK_BLOCKS : 0n,
+      toBlock: latest,
+    });
+    return logs[0]?.transactionHash ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A standard x402 facilitator over HTTP (`FACILITATOR_URL`): the wire protocol is @x402/core's
@@ -199,27 +230,43 @@ export class HttpFacilitator implements Facilitator {
     return this.client.getSupported();
   }
 
-  async authorizationState(q: AuthorizationQuery): Promise<AuthorizationState> {
-    const rpc = networkByCaip2(this.networks, q.network)?.rpc;
-    if (!rpc) return { state: 'unknown' };
-    try {
-      // The token's own record decides: a used authorization moved the money (whoever sent it).
-      const receipt = q.transaction
-        ? await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined)
-        : undefined;
-      if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction! };
-      const used = await rpc.readContract({
-        address: q.asset as Address,
-        abi: EIP3009_STATE_ABI,
-        functionName: 'authorizationState',
-        args: [q.payer as Address, q.nonce as Hex],
-      });
-      if (used) return { state: 'settled', transaction: q.transaction ?? '' };
-      // Broadcast but not mined yet: it may still land.
-      if (q.transaction && !receipt) return { state: 'pending', transaction: q.transaction };
-      return { state: 'unused' };
-    } catch {
-      return { state: 'unknown' };
+  authorizationState(q: AuthorizationQuery): Promise<AuthorizationState> {
+    return readAuthorizationState(this.networks, q);
+  }
+}
+
+/**
+ * What the chain says about one authorization: its settlement receipt when the transaction is
+ * known, else the token's own `authorizationState` (a used authorization moved the money, whoever
+ * sent it). `unknown` without RPC or when the chain cannot be read.
+ */
+export async function readAuthorizationState(
+  networks: PaymentNetworks,
+  q: AuthorizationQuery,
+): Promise<AuthorizationState> {
+  const rpc = networkByCaip2(networks, q.network)?.rpc;
+  if (!rpc) return { state: 'unknown' };
+  try {
+    const receipt = q.transaction
+      ? await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined)
+      : undefined;
+    if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction! };
+    const used = await rpc.readContract({
+      address: q.asset as Address,
+      abi: EIP3009_STATE_ABI,
+      functionName: 'authorizationState',
+      args: [q.payer as Address, q.nonce as Hex],
+    });
+    if (used) {
+      return {
+        state: 'settled',
+        transaction: q.transaction || (await usedAuthorizationTransaction(rpc, q)) || '',
+      };
     }
+    // Broadcast but not mined yet: it may still land.
+    if (q.transaction && !receipt) return { state: 'pending', transaction: q.transaction };
+    return { state: 'unused' };
+  } catch {
+    return { state: 'unknown' };
   }
 }

@@ -332,7 +332,16 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       },
       orders_written: orders,
       viem_recovery_us: Math.round(viemUs),
+      on_chain: {} as Record<string, unknown>,
     };
+    // The same purchase settled on a local EVM by the in-process chain facilitator, same run.
+    const { benchPaymentsOnChain } = await import('./payments-chain.js');
+    const onChain = await benchPaymentsOnChain({
+      ledgerPerSecond: result.ours_per_second,
+      refPerSecond: result.reference_per_second,
+      round: (url, headers, body) => driver.round(url, headers, body),
+      sign,
+    });
     const rounds = (xs: Round[]) => xs.map((x) => Math.round(x.perSecond)).join(', ');
     const cpus = (xs: Round[]) => xs.map((x) => x.cpuMs.toFixed(2)).join(', ');
     console.log(
@@ -347,6 +356,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
         `  viem recovery alone ${result.viem_recovery_us} µs each`,
       ].join('\n'),
     );
+    result.on_chain = onChain;
     return result;
   } finally {
     driver.stop();

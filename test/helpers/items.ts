@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/index.js';
-import { provisionAgent, type Agent } from '../../src/domain/accounts/accounts.js';
+import {
+  provisionAgent,
+  type Agent,
+  type PayoutAddressing,
+} from '../../src/domain/accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../../src/domain/listings/listings.js';
 import { usdcToMicro, type Chain } from '../../src/domain/chains.js';
 import type { BlobStore } from '../../src/storage/blob-store.js';
@@ -26,10 +30,16 @@ export async function createSaleItem(
     bytes?: Buffer;
     compression?: 'zip' | 'tar.gz';
     title?: string;
+    /** How the seller's payout addresses are assigned (default: the dev ledger's). */
+    payouts?: PayoutAddressing;
   } = {},
 ): Promise<SaleItem> {
   const sellerAddress = opts.sellerAddress ?? `0x${randomBytes(20).toString('hex')}`;
-  const { agent: seller } = await provisionAgent(deps.sql, sellerAddress, { payoutSalt: 'test' });
+  const { agent: seller } = await provisionAgent(
+    deps.sql,
+    sellerAddress,
+    opts.payouts ? { payouts: opts.payouts } : { payoutSalt: 'test' },
+  );
   if (opts.salesChains) {
     await deps.sql`update agents set sales_chains = ${opts.salesChains} where id = ${seller.id}`;
   }

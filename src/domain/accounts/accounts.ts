@@ -1,9 +1,11 @@
 import { keccak256, toHex, getAddress } from 'viem';
+import { payoutContractAddress } from '../../chain/payout-address.js';
+import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../chains.js';
 import { generateUsername } from './usernames.js';
 import type { SqlFragment } from '../payments/fulfilment.js';
-import { DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';
+import { allocationOf, DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';
 
 export interface Agent {
   id: string;
@@ -35,6 +37,69 @@ export function derivePayoutAddress(sellerAddress: string, chain: Chain, salt: s
   return getAddress(`0x${h.slice(-40)}`);
 }
 
+/** How a deployment assigns payout addresses (one per seller and chain). */
+export interface PayoutAddressing {
+  addressOf(seller: string, chain: Chain): string;
+  /**
+   * True when an assigned address can be paid at once (the dev ledger). On a chain the contract is
+   * deployed afterwards by the platform and the address is payable only from then (`deployed_at`).
+   */
+  deployedAtOnce: boolean;
+  /** The split every payout contract created now enforces (spec 2.7 `allocation`). */
+  allocation: PayoutAllocation;
+}
+
+type PayoutConfig = Pick<
+  Config,
+  | 'PAYMENT_RAIL'
+  | 'PAYOUT_FACTORY_SALT'
+  | 'PAYOUT_FACTORY_ADDRESS'
+  | 'PAYOUT_SELLER_BPS'
+  | 'PAYOUT_PLATFORM_BPS'
+  | 'PLATFORM_PAY_TO'
+>;
+const addressings = new WeakMap<object, PayoutAddressing>();
+
+/**
+ * The deployment's payout addressing: on the chain rail, the seller's CREATE2 payout contract from
+ * PAYOUT_FACTORY_ADDRESS with the allocation of PAYOUT_PLATFORM_BPS; on the dev ledger, an
+ * address derived from the salt, payable at once.
+ */
+export function payoutAddressing(config: PayoutConfig): PayoutAddressing {
+  let a = addressings.get(config);
+  if (a) return a;
+  if (config.PAYMENT_RAIL === 'chain') {
+    const terms = payoutTermsOf(config);
+    a = {
+      addressOf: (seller, chain) => payoutContractAddress(terms, getAddress(seller), chain),
+      deployedAtOnce: false,
+      allocation: allocationOf(config),
+    };
+  } else {
+    a = {
+      addressOf: (seller, chain) => derivePayoutAddress(seller, chain, config.PAYOUT_FACTORY_SALT),
+      deployedAtOnce: true,
+      allocation: allocationOf(config),
+    };
+  }
+  addressings.set(config, a);
+  return a;
+}
+
+/** The fixed terms of every payout contract of a chain-rail deployment. */
+export function payoutTermsOf(config: PayoutConfig) {
+  if (!config.PAYOUT_FACTORY_ADDRESS || !config.PLATFORM_PAY_TO) {
+    throw new Error('PAYMENT_RAIL=chain needs PAYOUT_FACTORY_ADDRESS and PLATFORM_PAY_TO');
+  }
+  return {
+    factory: getAddress(config.PAYOUT_FACTORY_ADDRESS),
+    platform: getAddress(config.PLATFORM_PAY_TO),
+    sellerBps: config.PAYOUT_SELLER_BPS,
+    platformBps: config.PAYOUT_PLATFORM_BPS,
+    salt: config.PAYOUT_FACTORY_SALT,
+  };
+}
+
 /**
  * The agent of `address` as CTEs of a larger statement (the one that completes a payment, spec
  * 2.4, 5.2 rule 5: a zero-value handshake never provisions): ends in the CTE `agent`, one row
@@ -49,12 +114,11 @@ export function derivePayoutAddress(sellerAddress: string, chain: Chain, salt: s
 export function agentProvisioning(
   sql: Db,
   address: string,
-  payoutSalt: string,
-  allocation: PayoutAllocation = DEFAULT_ALLOCATION,
+  addressing: PayoutAddressing,
 ): SqlFragment {
   const addr = normaliseAddress(address);
   const chains = [...CHAINS];
-  const payouts = chains.map((chain) => derivePayoutAddress(addr, chain, payoutSalt));
+  const payouts = chains.map((chain) => addressing.addressOf(addr, chain));
   return sql`
     agent_known as (
       select a.id, a.address, a.username, a.username_type, a.sales_chains, a.created_at, false as created
@@ -66,8 +130,9 @@ export function agentProvisioning(
       on conflict (address) do update set address = excluded.address
       returning id, address, username, username_type, sales_chains, created_at, (xmax = 0) as created
     ), agent_payouts as (
-      insert into payout_addresses (agent_id, chain, address, seller_bps, platform_bps)
-      select c.id, p.chain, p.address, ${allocation.sellerBps}::int, ${allocation.platformBps}::int
+      insert into payout_addresses (agent_id, chain, address, seller_bps, platform_bps, deployed_at)
+      select c.id, p.chain, p.address, ${addressing.allocation.sellerBps}::int,
+             ${addressing.allocation.platformBps}::int, case when ${addressing.deployedAtOnce} then now() end
       from agent_created c cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
       on conflict do nothing
     ), agent as (
@@ -82,12 +147,21 @@ export function agentProvisioning(
 export async function provisionAgent(
   sql: Db,
   address: string,
-  opts: { payoutSalt: string; allocation?: PayoutAllocation },
+  opts: { payoutSalt: string; allocation?: PayoutAllocation } | { payouts: PayoutAddressing },
 ): Promise<{ agent: Agent; created: boolean }> {
+  const addressing =
+    'payouts' in opts
+      ? opts.payouts
+      : {
+          addressOf: (seller: string, chain: Chain) =>
+            derivePayoutAddress(seller, chain, opts.payoutSalt),
+          deployedAtOnce: true,
+          allocation: opts.allocation ?? DEFAULT_ALLOCATION,
+        };
   for (let attempt = 1; ; attempt++) {
     try {
       const [row] = await sql<Array<Agent & { created: boolean }>>`
-        with paid as (select 1), ${agentProvisioning(sql, address, opts.payoutSalt, opts.allocation)}
+        with paid as (select 1), ${agentProvisioning(sql, address, addressing)}
         select * from agent`;
       const { created, ...agent } = row!;
       return { agent, created };

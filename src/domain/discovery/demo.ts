@@ -5,10 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 import type { Deps } from '../../deps.js';
-import { provisionAgent } from '../accounts/accounts.js';
+import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { usdcToMicro } from '../chains.js';
-import { allocationOf } from '../payouts/allocation.js';
 import { bands } from '../scan/fingerprint.js';
 import { scanArchive } from '../scan/scan-archive.js';
 import { scanLimits } from '../scan/scan-job.js';
@@ -76,12 +75,8 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {
     sellers.push(
-      (
-        await provisionAgent(sql, demoSellerAddress(n), {
-          payoutSalt: config.PAYOUT_FACTORY_SALT,
-          allocation: allocationOf(config),
-        })
-      ).agent,
+      (await provisionAgent(sql, demoSellerAddress(n), { payouts: payoutAddressing(config) }))
+        .agent,
     );
   }
   let added = 0;

@@ -1,8 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning } from '../accounts/accounts.js';
-import { allocationOf } from '../payouts/allocation.js';
+import { agentProvisioning, payoutAddressing } from '../accounts/accounts.js';
 import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
 import type { ItemStatus } from './schemas.js';
 import type { ValidUpload } from './upload.js';
@@ -152,7 +151,7 @@ export function listingFulfilment(config: Config): Fulfilment<ListingContext> {
   return (sql, ctx) => {
     const c = ctx.context;
     const writes = sql`
-      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT, allocationOf(config))},
+      ${agentProvisioning(sql, ctx.payer, payoutAddressing(config))},
       ${listingWrites(sql, config, c)},
       fee as (
         insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)

@@ -1,8 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning } from '../accounts/accounts.js';
-import { allocationOf } from '../payouts/allocation.js';
+import { agentProvisioning, payoutAddressing } from '../accounts/accounts.js';
 import type { Chain } from '../chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
@@ -35,7 +34,7 @@ export interface AcquireResult extends Record<string, unknown> {
  * completes the payment (src/domain/payments/fulfilment.ts). Exactly once per payment.
  */
 export function purchaseFulfilment(
-  config: Pick<Config, 'PAYOUT_FACTORY_SALT' | 'PAYOUT_SELLER_BPS' | 'PAYOUT_PLATFORM_BPS'>,
+  config: Parameters<typeof payoutAddressing>[0],
 ): Fulfilment<AcquireContext> {
   return (sql, ctx) => {
     const c = ctx.context;
@@ -43,7 +42,7 @@ export function purchaseFulfilment(
       ? sql`agent as (
           select id, username, false as created from agents
           where id = ${c.buyerId}::uuid and exists (select 1 from paid))`
-      : agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT, allocationOf(config));
+      : agentProvisioning(sql, ctx.payer, payoutAddressing(config));
     const writes = sql`
       ${buyer},
       placed as (

@@ -34,7 +34,7 @@ export async function runPayouts(
   for (const chain of CHAINS) {
     const rows = await deps.sql<{ address: string; sellerBps: number; platformBps: number }[]>`
       select lower(address) as address, seller_bps, platform_bps
-      from payout_addresses where chain = ${chain} order by 1`;
+      from payout_addresses where chain = ${chain} and deployed_at is not null order by 1`;
     for (let i = 0; i < rows.length; i += BATCH) {
       const slice = rows.slice(i, i + BATCH);
       const batch = slice.map((r) => r.address);

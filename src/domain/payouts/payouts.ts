@@ -32,9 +32,10 @@ export async function sellerPayouts(
 ): Promise<SellerPayouts> {
   const { sql, payoutRail, networks } = deps;
   const addresses = await sql<
-    { chain: Chain; address: string; sellerBps: number; platformBps: number }[]
+    { chain: Chain; address: string; sellerBps: number; platformBps: number; deployed: boolean }[]
   >`
-    select chain, address, seller_bps, platform_bps from payout_addresses where agent_id = ${agent.id}`;
+    select chain, address, seller_bps, platform_bps, deployed_at is not null as deployed
+    from payout_addresses where agent_id = ${agent.id}`;
   const payouts = await Promise.all(
     CHAINS.map(async (chain): Promise<PayoutEntry> => {
       const token = networks[chain].asset;
@@ -51,10 +52,11 @@ export async function sellerPayouts(
           platform: row?.platformBps ?? 0,
           total: TOTAL_BPS as 10_000,
         },
-        payout_now: row ? payoutNowRecipe(row.address, token) : null,
+        // A contract not deployed yet (chain rail) cannot be called: no recipe until it exists.
+        payout_now: row?.deployed ? payoutNowRecipe(row.address, token) : null,
       };
       const zero = { pending_gross_raw: '0', pending_raw: '0', pending: '0' };
-      if (!row) return { ...base, ...zero, status: 'payout_address_missing' };
+      if (!row?.deployed) return { ...base, ...zero, status: 'payout_address_missing' };
       let balance: bigint;
       try {
         const read = await payoutRail.balances(chain, [row.address]);
