@@ -12,6 +12,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY mcp ./mcp
+# the built-in embedder's word vectors and the demo projects: npm run build copies them to dist/assets
+COPY assets ./assets
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  # typescript stays after the prune as an optional peer of viem; source maps and type declarations

@@ -1,10 +1,19 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 
 /**
  * The MCP server's own configuration (the marketplace's keys live in src/config.ts). Parsed once
  * at start-up; every problem is reported at once, and no message ever echoes a value, so a
- * mistyped private key never reaches a log.
+ * mistyped private key or token never reaches a log.
  */
+const usdc = (what: string, fallback: number, max = 100_000) =>
+  z.coerce
+    .number({ error: `must be a number of USDC (${what})` })
+    .min(0, { error: 'must be >= 0' })
+    .max(max, { error: `must be <= ${max}` })
+    .default(fallback);
+
 const McpEnvSchema = z.object({
   MARKETPLACE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -19,6 +28,11 @@ const McpEnvSchema = z.object({
     .positive({ error: 'must be > 0' })
     .max(100, { error: 'must be <= 100 (the listing price cap)' })
     .default(10),
+  MCP_DAILY_LIMIT_USDC: usdc('spent per rolling 24 hours', 25),
+  MCP_MAX_LISTING_FEE_USDC: usdc('one listing fee', 0.05, 100),
+  MCP_CONFIRM_ABOVE_USDC: usdc('purchases above it need a human', 2, 100),
+  MCP_DATA_DIR: z.string().min(1).optional(),
+  MCP_DOWNLOAD_DIR: z.string().min(1).optional(),
   MCP_HTTP_PORT: z.coerce
     .number({ error: 'must be a port number' })
     .int()
@@ -26,18 +40,37 @@ const McpEnvSchema = z.object({
     .max(65535)
     .optional(),
   MCP_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  MCP_HTTP_TOKEN: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
 });
+
+/** What a paying tool may spend (all USDC). */
+export interface SpendingLimits {
+  /** Most one purchase may cost (MCP_MAX_PAYMENT_USDC). */
+  perPurchase: number;
+  /** Most all payments (purchases and listing fees) may add up to in any 24 hours. */
+  daily: number;
+  /** Most one listing fee may cost. */
+  listingFee: number;
+  /** Purchases above this ask the human (elicitation) or are refused without it. */
+  confirmAbove: number;
+}
 
 export interface McpConfig {
   marketplaceUrl: string;
   /** Absent: the paid and identity tools answer with a setup hint instead of signing. */
   walletPrivateKey: `0x${string}` | undefined;
-  maxPaymentUsdc: number;
+  limits: SpendingLimits;
+  /** Holds state.json (orders bought here, the 24-hour spending ledger). */
+  dataDir: string;
+  /** Where acquire_item saves archives (and unpacks them on request). */
+  downloadDir: string;
   /** Absent: stdio. */
-  http: { port: number; host: string } | undefined;
+  http: { port: number; host: string; token: string | undefined } | undefined;
 }
 
 export const DEFAULT_HTTP_PORT = 3001;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+export const isLoopback = (host: string) => LOOPBACK.has(host);
 
 /** `--http` or `MCP_HTTP_PORT` selects Streamable HTTP; stdio otherwise. */
 export function loadMcpConfig(
@@ -48,18 +81,39 @@ export function loadMcpConfig(
     Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]),
   );
   const parsed = McpEnvSchema.safeParse(blankToUndefined);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const e = parsed.data;
+  const wantsHttp = argv.includes('--http') || e?.MCP_HTTP_PORT !== undefined;
+  if (e && wantsHttp && !isLoopback(e.MCP_HTTP_HOST) && !e.MCP_HTTP_TOKEN) {
+    problems.push(
+      '  MCP_HTTP_TOKEN: required when MCP_HTTP_HOST is not loopback (clients send it as Authorization: Bearer <token>)',
+    );
+  }
+  if (!e || problems.length) {
     throw new Error(`Invalid MCP configuration:\n${problems.join('\n')}`);
   }
-  const e = parsed.data;
-  const wantsHttp = argv.includes('--http') || e.MCP_HTTP_PORT !== undefined;
+  const dataDir = path.resolve(
+    e.MCP_DATA_DIR ?? path.join(env.HOME ?? homedir(), '.artifact-marketplace-mcp'),
+  );
   return {
     marketplaceUrl: e.MARKETPLACE_URL,
     walletPrivateKey: e.MCP_WALLET_PRIVATE_KEY as `0x${string}` | undefined,
-    maxPaymentUsdc: e.MCP_MAX_PAYMENT_USDC,
+    limits: {
+      perPurchase: e.MCP_MAX_PAYMENT_USDC,
+      daily: e.MCP_DAILY_LIMIT_USDC,
+      listingFee: e.MCP_MAX_LISTING_FEE_USDC,
+      confirmAbove: e.MCP_CONFIRM_ABOVE_USDC,
+    },
+    dataDir,
+    downloadDir: path.resolve(e.MCP_DOWNLOAD_DIR ?? path.join(dataDir, 'downloads')),
     http: wantsHttp
-      ? { port: e.MCP_HTTP_PORT ?? DEFAULT_HTTP_PORT, host: e.MCP_HTTP_HOST }
+      ? {
+          port: e.MCP_HTTP_PORT ?? DEFAULT_HTTP_PORT,
+          host: e.MCP_HTTP_HOST,
+          token: e.MCP_HTTP_TOKEN,
+        }
       : undefined,
   };
 }

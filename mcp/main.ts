@@ -1,72 +1,115 @@
+#!/usr/bin/env node
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import pino from 'pino';
-import type { LocalAccount } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { CatalogClient, MarketplaceClient } from '../src/client/index.js';
-import { loadMcpConfig, type McpConfig } from './config.js';
+import { CatalogClient } from '../src/client/catalog.js';
+import type { MarketplaceClient } from '../src/client/index.js';
+import { isLoopback, loadMcpConfig, type McpConfig } from './config.js';
 import { createMcpServer, type McpDeps } from './server.js';
+import { LocalState } from './state.js';
 
 /**
- * Entry of the MCP server: reads the config, builds the REST clients and picks the transport
- * (stdio by default, Streamable HTTP with `--http` or MCP_HTTP_PORT). stdout belongs to the stdio
- * transport, so logs go to stderr only.
+ * Entry of the MCP server (`artifact-marketplace-mcp`, `node dist/mcp/main.js`): reads the
+ * config, builds the REST clients and picks the transport (stdio by default, Streamable HTTP with
+ * `--http` or MCP_HTTP_PORT). stdout belongs to the stdio transport: nothing else writes to it
+ * (logs are JSON lines on stderr). viem and x402 load on the first tool call that signs, so a
+ * client connects without waiting for them.
  */
-const log = pino({ name: 'mcp', level: 'info' }, pino.destination({ fd: 2, sync: true }));
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-/** The signing account; the key's own error text is never surfaced (it could quote the key). */
-function accountOf(key: `0x${string}` | undefined): LocalAccount | undefined {
+function log(level: 'info' | 'error' | 'fatal', msg: string, extra: object = {}): void {
+  process.stderr.write(
+    `${JSON.stringify({ level, time: Date.now(), name: 'mcp', ...extra, msg })}\n`,
+  );
+}
+
+/** The signing client, built once on first use; the key's own error text is never surfaced. */
+function lazyWallet(config: McpConfig): McpDeps['wallet'] {
+  const key = config.walletPrivateKey;
   if (!key) return undefined;
-  try {
-    return privateKeyToAccount(key);
-  } catch {
-    throw new Error(
-      'Invalid MCP configuration:\n  MCP_WALLET_PRIVATE_KEY: not a valid secp256k1 private key',
-    );
-  }
+  let client: Promise<MarketplaceClient> | undefined;
+  return () =>
+    (client ??= (async () => {
+      const [{ MarketplaceClient }, { privateKeyToAccount }] = await Promise.all([
+        import('../src/client/index.js'),
+        import('viem/accounts'),
+      ]);
+      let account;
+      try {
+        account = privateKeyToAccount(key);
+      } catch {
+        throw new Error('MCP_WALLET_PRIVATE_KEY is not a valid secp256k1 private key');
+      }
+      return new MarketplaceClient({
+        baseUrl: config.marketplaceUrl,
+        account,
+        maxPaymentUsdc: config.limits.perPurchase,
+      });
+    })());
 }
 
 function depsOf(config: McpConfig): McpDeps {
-  const account = accountOf(config.walletPrivateKey);
   return {
     baseUrl: config.marketplaceUrl,
     catalog: new CatalogClient({ baseUrl: config.marketplaceUrl }),
-    wallet: account
-      ? new MarketplaceClient({
-          baseUrl: config.marketplaceUrl,
-          account,
-          maxPaymentUsdc: config.maxPaymentUsdc,
-        })
-      : undefined,
-    maxPaymentUsdc: config.maxPaymentUsdc,
+    wallet: lazyWallet(config),
+    limits: config.limits,
+    state: LocalState.inDir(config.dataDir),
+    downloadDir: config.downloadDir,
   };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
 /** DNS-rebinding guard: a server bound to loopback answers only requests addressed to loopback. */
 function hostAllowed(bindHost: string, hostHeader: string | undefined): boolean {
-  if (!LOOPBACK.has(bindHost)) return true;
+  if (!isLoopback(bindHost)) return true;
   if (!hostHeader) return false;
   try {
-    return LOOPBACK.has(new URL(`http://${hostHeader}`).hostname);
+    return isLoopback(new URL(`http://${hostHeader}`).hostname);
   } catch {
     return false;
   }
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+/** `Authorization: Bearer <token>`, compared in constant time. */
+function bearerOk(token: string | undefined, header: string | undefined): boolean {
+  if (token === undefined) return true;
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!m) return false;
+  const a = Buffer.from(m[1]!.trim());
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-/** Stateless Streamable HTTP on POST /mcp: a fresh server and transport per request. */
-async function serveHttp(deps: McpDeps, port: number, host: string): Promise<() => Promise<void>> {
+/**
+ * Stateless Streamable HTTP on POST /mcp: a fresh server and transport per request. Beyond
+ * loopback a bearer token is required (the config refuses to start without one); when set, it
+ * is required on loopback too.
+ */
+async function serveHttp(
+  deps: McpDeps,
+  opts: NonNullable<McpConfig['http']>,
+): Promise<() => Promise<void>> {
+  const { port, host, token } = opts;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
       return jsonRpcError(res, 404, 'Not found: use /mcp');
     if (!hostAllowed(host, req.headers.host)) return jsonRpcError(res, 403, 'Host not allowed');
+    if (!bearerOk(token, req.headers.authorization))
+      return jsonRpcError(res, 401, 'Unauthorized: send Authorization: Bearer <MCP_HTTP_TOKEN>', {
+        'www-authenticate': 'Bearer',
+      });
     if (req.method !== 'POST')
       return jsonRpcError(res, 405, 'Method not allowed: this server is stateless, use POST');
     const server = createMcpServer(deps);
@@ -80,7 +123,7 @@ async function serveHttp(deps: McpDeps, port: number, host: string): Promise<() 
   };
   const http = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      log.error({ err }, 'mcp http request failed');
+      log('error', 'mcp http request failed', { err: String(err) });
       if (!res.headersSent) jsonRpcError(res, 500, 'Internal server error');
     });
   });
@@ -89,10 +132,10 @@ async function serveHttp(deps: McpDeps, port: number, host: string): Promise<() 
     http.listen(port, host, resolve);
   });
   const address = http.address();
-  log.info(
-    { url: `http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp` },
-    'mcp streamable http listening',
-  );
+  log('info', 'mcp streamable http listening', {
+    url: `http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp`,
+    auth: token ? 'bearer' : 'none (loopback only)',
+  });
   return () =>
     new Promise((resolve) => {
       http.close(() => resolve());
@@ -103,21 +146,21 @@ async function serveHttp(deps: McpDeps, port: number, host: string): Promise<() 
 async function main(): Promise<void> {
   const config = loadMcpConfig(process.env, process.argv.slice(2));
   const deps = depsOf(config);
-  log.info(
-    {
-      marketplace: config.marketplaceUrl,
-      wallet: deps.wallet?.address ?? 'none',
-      maxPaymentUsdc: config.maxPaymentUsdc,
-    },
-    'mcp server starting',
-  );
+  log('info', 'mcp server starting', {
+    marketplace: config.marketplaceUrl,
+    wallet: config.walletPrivateKey ? 'configured' : 'none',
+    limits: config.limits,
+    state: deps.state.file,
+  });
   let close: () => Promise<void>;
   if (config.http) {
-    close = await serveHttp(deps, config.http.port, config.http.host);
+    close = await serveHttp(deps, config.http);
   } else {
     const server = createMcpServer(deps);
     await server.connect(new StdioServerTransport());
     close = () => server.close();
+    // a client that goes away closes stdin: exit with it
+    process.stdin.once('end', () => void close().finally(() => process.exit(0)));
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -127,6 +170,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  log.fatal(err instanceof Error ? err.message : String(err));
+  log('fatal', err instanceof Error ? err.message : String(err));
   process.exitCode = 1;
 });

@@ -1,35 +1,84 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CatalogClient, MarketplaceClient } from '../src/client/index.js';
+import type { CatalogClient } from '../src/client/catalog.js';
+import type { MarketplaceClient } from '../src/client/index.js';
+import type { SpendingLimits } from './config.js';
+import type { LocalState } from './state.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { registerAckFeedback } from './tools/ack-feedback.js';
 import { registerAcquireItem } from './tools/acquire-item.js';
+import { registerDeleteItem } from './tools/delete-item.js';
 import { registerGetItem } from './tools/get-item.js';
+import { registerGetListingStatus } from './tools/get-listing-status.js';
 import { registerGetOrder } from './tools/get-order.js';
+import { registerGetPayouts } from './tools/get-payouts.js';
+import { registerGetSalesChains } from './tools/get-sales-chains.js';
+import { registerGetSellerStats } from './tools/get-seller-stats.js';
+import { registerGetUsername } from './tools/get-username.js';
+import { registerListItem } from './tools/list-item.js';
+import { registerListMyItems } from './tools/list-my-items.js';
+import { registerListMyOrders } from './tools/list-my-orders.js';
+import { registerQuoteItem } from './tools/quote-item.js';
+import { registerReadInbox } from './tools/read-inbox.js';
 import { registerSearchItems } from './tools/search-items.js';
+import { registerSendPlatformFeedback } from './tools/send-platform-feedback.js';
+import { registerSetSalesChains } from './tools/set-sales-chains.js';
+import { registerSetUsername } from './tools/set-username.js';
+import { registerSubmitFeedback } from './tools/submit-feedback.js';
 
-/** What the tools need: REST clients, never the database or the domain's services. */
+/** What the tools need: REST clients and local files, never the database or the domain's services. */
 export interface McpDeps {
   /** The marketplace's public base URL (for links in descriptions and messages). */
   baseUrl: string;
-  /** Public catalogue reads; no wallet involved. */
-  catalog: Pick<CatalogClient, 'search' | 'getItem'>;
-  /** The client that signs with the configured wallet; absent when no key is configured. */
-  wallet: Pick<MarketplaceClient, 'address' | 'acquire' | 'getOrder'> | undefined;
-  /** The operator's cap per purchase (MCP_MAX_PAYMENT_USDC); a tool call can only lower it. */
-  maxPaymentUsdc: number;
+  /** Public catalogue reads (and the unsigned purchase prompt); no wallet involved. */
+  catalog: Pick<CatalogClient, 'search' | 'getItem' | 'quote'>;
+  /**
+   * The client that signs with the configured wallet, built on first use (viem and x402 load
+   * then, so a client connects without waiting for them); absent when no key is configured.
+   */
+  wallet: (() => Promise<MarketplaceClient>) | undefined;
+  /** The operator's spending limits; a tool call can only lower them. */
+  limits: SpendingLimits;
+  /** Orders bought here and the 24-hour spending ledger. */
+  state: LocalState;
+  /** Where acquire_item saves archives. */
+  downloadDir: string;
 }
 
-export const SERVER_INFO = { name: 'artifact-marketplace', version: '0.1.0' } as const;
+export const SERVER_INFO = { name: 'artifact-marketplace', version: '0.2.0' } as const;
 
 /** One MCP server over the marketplace's REST API. The caller picks and connects the transport. */
 export function createMcpServer(deps: McpDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
-      'Code-artifact marketplace (zip/tar.gz archives paid in USDC). Find listings with search_items, ' +
-      'inspect one with get_item, buy it with acquire_item (spends USDC from the configured wallet), ' +
-      'and get fresh download links for an earlier purchase with get_order.',
+      'Code-artifact marketplace (zip/tar.gz archives paid in USDC over x402). Buying: search_items, get_item, ' +
+      'quote_item (price, chains, legal terms; nothing signed), acquire_item (pays, downloads, verifies, can unpack), ' +
+      'get_order and list_my_orders. Selling: list_item (scans locally before paying the listing fee), ' +
+      'get_listing_status, list_my_items, delete_item. Money: get_payouts, get_seller_stats. Feedback: submit_feedback, ' +
+      'read_inbox, ack_feedback, send_platform_feedback. Account: get_username, set_username, get_sales_chains, ' +
+      'set_sales_chains. Paying tools stay within the operator limits and never pay twice for one listing unless told to.',
   });
   registerSearchItems(server, deps);
   registerGetItem(server, deps);
+  registerQuoteItem(server, deps);
   registerAcquireItem(server, deps);
   registerGetOrder(server, deps);
+  registerListMyOrders(server, deps);
+  registerListItem(server, deps);
+  registerGetListingStatus(server, deps);
+  registerListMyItems(server, deps);
+  registerDeleteItem(server, deps);
+  registerGetPayouts(server, deps);
+  registerGetSellerStats(server, deps);
+  registerSubmitFeedback(server, deps);
+  registerReadInbox(server, deps);
+  registerAckFeedback(server, deps);
+  registerSendPlatformFeedback(server, deps);
+  registerGetUsername(server, deps);
+  registerSetUsername(server, deps);
+  registerGetSalesChains(server, deps);
+  registerSetSalesChains(server, deps);
+  registerResources(server, deps);
+  registerPrompts(server);
   return server;
 }

@@ -38,6 +38,7 @@ export const ERROR_CATALOG = catalog({
   invalid_since: [400, 'since must be an ISO-8601 date-time.'],
   invalid_until: [400, 'until must be an ISO-8601 date-time.'],
   invalid_peek: [400, 'peek must be true or false.'],
+  invalid_include_read: [400, 'include_read must be true or false.'],
   item_not_found: [404, 'No active item with this id.'],
   // --- payments (spec 7.1) ------------------------------------------------------------------
   payment_required: [
@@ -120,6 +121,9 @@ export const ERROR_CATALOG = catalog({
   rate_limited: [429, 'Too many requests; retry after the time given.'],
   // --- Revision A (spec 4.2, 5.1) -----------------------------------------------------------
   unauthorized: [401, 'Send a valid API key in X-API-KEY.'],
+  invalid_address: [400, 'address must be a 0x-prefixed 20-byte hex address.'],
+  invalid_action: [400, 'action must be register, link-wallet or rotate-key.'],
+  chain_required: [400, 'Send the chain you signed for (base or polygon) with the signed request.'],
   invalid_challenge: [400, 'The signed message is not a valid challenge of this deployment.'],
   challenge_expired: [400, 'The challenge has expired; request a new one.'],
   challenge_used: [400, 'The challenge was already used; request a new one.'],

@@ -9,11 +9,23 @@ import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
+import { moderateCommand } from './domain/feedback/moderation.js';
 import { createRuntime, startBackground } from './runtime.js';
 
-const COMMANDS = ['serve', 'worker', 'migrate', 'reindex', 'demo', 'unresolved-payments'];
+const COMMANDS = [
+  'serve',
+  'worker',
+  'migrate',
+  'reindex',
+  'demo',
+  'unresolved-payments',
+  'moderate',
+];
 
-/** Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`, `unresolved-payments`. */
+/**
+ * Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`, `unresolved-payments`,
+ * `moderate`.
+ */
 async function main(command: string, args: string[]): Promise<void> {
   if (!COMMANDS.includes(command)) {
     throw new StartupError(`unknown command "${command}": use one of ${COMMANDS.join(', ')}`);
@@ -75,6 +87,19 @@ async function main(command: string, args: string[]): Promise<void> {
         const rows = await unresolvedPayments(runtime.deps.payments.store, age);
         for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
         logger.info({ count: rows.length, olderThanSeconds: age }, 'unresolved settlements listed');
+      } finally {
+        await runtime.close();
+      }
+      return;
+    }
+    case 'moderate': {
+      // Operators: pending item feedback with its item and text (one JSON line each), and the
+      // verdicts: `moderate approve <id>...`, `moderate reject <id>...`.
+      const runtime = await createRuntime(config, { logger });
+      try {
+        const { lines, ok } = await moderateCommand(runtime.deps.sql, args);
+        for (const line of lines) process.stdout.write(`${line}\n`);
+        if (!ok) process.exitCode = 1;
       } finally {
         await runtime.close();
       }

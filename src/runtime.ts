@@ -13,6 +13,8 @@ import { purchaseFulfilment } from './domain/orders/orders.js';
 import { PaymentProcessor } from './domain/payments/processor.js';
 import { reconcilePayments } from './domain/payments/reconciler.js';
 import { PaymentStore } from './domain/payments/store.js';
+import { DevLedgerRail } from './domain/payouts/dev-ledger-rail.js';
+import { runPayouts } from './domain/payouts/payout-job.js';
 import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
@@ -50,6 +52,10 @@ export async function createRuntime(
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);
       if (res.applied.length) logger.info({ applied: res.applied }, 'migrations applied');
+      // Rules that differ per contract revision (payable chains) read it in SQL.
+      await db.sql`
+        insert into deployment_settings (name, value) values ('contract_revision', ${config.CONTRACT_REVISION})
+        on conflict (name) do update set value = excluded.value`;
     }
     const embedder = createEmbedder(config);
     if (opts.migrate !== false) await ensureVectorIndex(db.sql, embedder.dimensions);
@@ -114,7 +120,21 @@ function createPayments(
     : getAddress(
         `0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`,
       );
-  return { networks, facilitator, x402, payments, platformPayTo, saleItems: new SaleItemCache() };
+  // Payout balances live where sale proceeds land: the dev ledger in the embedded default (an
+  // on-chain deployment replaces this with its RPC rail).
+  const payoutRail = new DevLedgerRail(db.sql, {
+    platformPayTo,
+    startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+  });
+  return {
+    networks,
+    facilitator,
+    x402,
+    payments,
+    platformPayTo,
+    saleItems: new SaleItemCache(),
+    payoutRail,
+  };
 }
 
 /** Every job kind and its handler. */
@@ -131,7 +151,7 @@ export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_ST
   });
 }
 
-/** Every periodic task: payment reconciliation, the retention purge. */
+/** Every periodic task: payment reconciliation, the retention purge, the payout job. */
 export function periodicTasks(deps: Deps): PeriodicTask[] {
   const { config } = deps;
   return [
@@ -148,6 +168,12 @@ export function periodicTasks(deps: Deps): PeriodicTask[] {
       name: 'purge',
       everyMs: config.PURGE_INTERVAL_SECONDS * 1000,
       run: async () => ({ ...(await purgeDeleted(deps)) }),
+    },
+    {
+      name: 'payouts',
+      everyMs: config.PAYOUT_INTERVAL_SECONDS * 1000,
+      firstAfterMs: config.PAYOUT_INTERVAL_SECONDS * 1000,
+      run: async () => ({ ...(await runPayouts(deps)) }),
     },
   ];
 }

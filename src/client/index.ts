@@ -12,17 +12,48 @@ import type { LocalAccount } from 'viem';
 import { microToUsdc, NETWORK_OF, usdcToMicro, type Chain } from '../domain/chains.js';
 import type { z } from 'zod';
 import {
-  PublicItemSchema,
-  SearchResultsSchema,
-  type PublicItem,
-  type SearchResult,
-} from '../domain/items/schemas.js';
+  DeleteResponseSchema,
+  SellerItemsSchema,
+  SellerItemStatusSchema,
+  UploadResponseSchema,
+  type ItemStatus,
+  type SellerItems,
+  type SellerItemStatus,
+  type UploadMetadata,
+  type UploadResponse,
+} from '../domain/listings/schemas.js';
 import {
   AcquireResponseSchema,
+  InvoiceSchema,
+  type Invoice,
   OrderLinksSchema,
   type AcquireResponse,
   type OrderLinks,
 } from '../domain/orders/schemas.js';
+import {
+  SalesChainsResponseSchema,
+  UsernameResponseSchema,
+  type SalesChainsResponse,
+  type UsernameResponse,
+} from '../domain/accounts/schemas.js';
+import {
+  InboxResponseSchema,
+  ItemFeedbackCreatedSchema,
+  PlatformFeedbackCreatedSchema,
+  type InboxResponse,
+  type ItemFeedbackCreated,
+  type PlatformFeedbackCreated,
+} from '../domain/feedback/schemas.js';
+import {
+  SellerPayoutsSchema,
+  SellerStatsSchema,
+  type SellerPayouts,
+  type SellerStats,
+} from '../domain/payouts/schemas.js';
+import { MarketplaceError, readJson } from './errors.js';
+
+export { CatalogClient, type SearchParams } from './catalog.js';
+export { MarketplaceError, readJson, type ClientErrorCode } from './errors.js';
 
 /**
  * Typed REST client of the marketplace that performs the x402 v2 handshakes with a viem account:
@@ -36,21 +67,6 @@ export interface MarketplaceClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Refuse to sign a payment above this many USDC (default 100, the listing price cap). */
   maxPaymentUsdc?: number;
-}
-
-/** Refusals the client makes itself, beside the service's catalog codes (src/errors.ts). */
-export type ClientErrorCode =
-  'price_above_limit' | 'unexpected_charge' | 'unexpected_response' | 'http_error';
-
-export class MarketplaceError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly body: unknown,
-  ) {
-    super(`${status} ${code}`);
-    this.name = 'MarketplaceError';
-  }
 }
 
 export type AcquireResult = AcquireResponse;
@@ -117,8 +133,11 @@ export class MarketplaceClient {
       pay?: PayMode;
       chain?: Chain;
       headers?: Record<string, string>;
-      /** Called with the prompt before anything is signed; throw to refuse the payment. */
-      approve?: (required: PaymentRequired) => void;
+      /**
+       * Called with the prompt before anything is signed (it may ask a human first); throw to
+       * refuse the payment.
+       */
+      approve?: (required: PaymentRequired) => void | Promise<void>;
     } = {},
   ): Promise<Response> {
     const url = path.startsWith('http') ? path : `${this.opts.baseUrl}${path}`;
@@ -138,7 +157,7 @@ export class MarketplaceClient {
     if (opts.pay === 'identity' && required.accepts.some((a) => a.amount !== '0')) {
       throw new MarketplaceError(402, 'unexpected_charge', required);
     }
-    opts.approve?.(required);
+    await opts.approve?.(required);
     const { header } = await this.signPayment(required, opts.chain);
     return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': header }));
   }
@@ -154,8 +173,14 @@ export class MarketplaceClient {
    */
   async acquire(
     itemId: string,
-    opts: { chain?: Chain; maxPriceUsdc?: number } = {},
+    opts: {
+      chain?: Chain;
+      maxPriceUsdc?: number;
+      /** Runs after the price check, before signing (spending limits, a human's confirmation). */
+      approve?: (required: PaymentRequired) => void | Promise<void>;
+    } = {},
   ): Promise<{ order: AcquireResult; settlement: SettleResponse | undefined }> {
+    const limit = opts.maxPriceUsdc !== undefined ? priceLimit(opts.maxPriceUsdc) : undefined;
     const res = await this.send('POST', `/api/v1/items/${itemId}/acquire`, {
       body: {
         ...(opts.chain && { chain: opts.chain }),
@@ -164,7 +189,10 @@ export class MarketplaceClient {
       },
       pay: 'paid',
       ...(opts.chain && { chain: opts.chain }),
-      ...(opts.maxPriceUsdc !== undefined && { approve: priceLimit(opts.maxPriceUsdc) }),
+      approve: async (required) => {
+        limit?.(required);
+        await opts.approve?.(required);
+      },
     });
     const header = res.headers.get('PAYMENT-RESPONSE');
     const order = await this.json(res, AcquireResponseSchema);
@@ -183,6 +211,170 @@ export class MarketplaceClient {
   async identityCall<T>(method: string, path: string, body?: unknown): Promise<T> {
     return this.json(
       await this.send(method, path, { pay: 'identity', ...(body !== undefined && { body }) }),
+    );
+  }
+
+  /**
+   * Lists an archive: validation first (a malformed upload or a duplicate is refused before any
+   * fee), then the listing fee through x402; `approve` sees the fee prompt before anything is signed.
+   */
+  async upload(
+    bytes: Buffer,
+    opts: {
+      compression: 'zip' | 'tar.gz';
+      metadata: UploadMetadata;
+      fileName?: string;
+      chain?: Chain;
+      approve?: (required: PaymentRequired) => void | Promise<void>;
+    },
+  ): Promise<{ listing: UploadResponse; settlement: SettleResponse | undefined }> {
+    const fileName =
+      opts.fileName ?? (opts.compression === 'zip' ? 'archive.zip' : 'archive.tar.gz');
+    const form = () => {
+      const f = new FormData();
+      f.set('metadata', JSON.stringify(opts.metadata));
+      f.set('compression', opts.compression);
+      f.set('file', new Blob([new Uint8Array(bytes)]), fileName);
+      return f;
+    };
+    const url = `${this.opts.baseUrl}/api/v1/items`;
+    const first = await this.fetchFn(url, { method: 'POST', body: form() });
+    if (first.status !== 402) {
+      await this.json(first);
+      throw new MarketplaceError(first.status, 'unexpected_response', undefined);
+    }
+    const required = this.paymentRequiredOf(first, await first.json().catch(() => undefined));
+    await opts.approve?.(required);
+    const { header } = await this.signPayment(required, opts.chain);
+    const res = await this.fetchFn(url, {
+      method: 'POST',
+      body: form(),
+      headers: { 'PAYMENT-SIGNATURE': header },
+    });
+    const receipt = res.headers.get('PAYMENT-RESPONSE');
+    const listing = await this.json(res, UploadResponseSchema);
+    return { listing, settlement: receipt ? decodePaymentResponseHeader(receipt) : undefined };
+  }
+
+  /** The seller's own listings, every state (zero-value identity). */
+  async sellerItems(
+    query: { status?: ItemStatus; limit?: number; offset?: number } = {},
+  ): Promise<SellerItems> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+    const qs = q.size ? `?${q}` : '';
+    return this.json(
+      await this.send('GET', `/api/v1/seller/items${qs}`, { pay: 'identity' }),
+      SellerItemsSchema,
+    );
+  }
+
+  /** The owner's view of one listing, scan states included (zero-value identity). */
+  async sellerItemStatus(itemId: string): Promise<SellerItemStatus> {
+    return this.json(
+      await this.send('GET', `/api/v1/seller/items/${itemId}/status`, { pay: 'identity' }),
+      SellerItemStatusSchema,
+    );
+  }
+
+  /** Deletes an own listing (idempotent; 404 for a listing that is not the wallet's). */
+  async deleteItem(itemId: string): Promise<{ ok: true }> {
+    return this.json(
+      await this.send('DELETE', `/api/v1/items/${itemId}`, { pay: 'identity' }),
+      DeleteResponseSchema,
+    );
+  }
+
+  /** `{ username, username_type }` of the wallet's account (zero-value identity). */
+  async getUsername(): Promise<UsernameResponse> {
+    return this.identity('GET', '/api/v1/agent/username', UsernameResponseSchema);
+  }
+
+  /** Changes the username, once: permanent afterwards (409 username_already_changed). */
+  async setUsername(username: string): Promise<UsernameResponse> {
+    return this.identity('PUT', '/api/v1/agent/username', UsernameResponseSchema, { username });
+  }
+
+  async getSalesChains(): Promise<SalesChainsResponse> {
+    return this.identity('GET', '/api/v1/agent/sales-chains', SalesChainsResponseSchema);
+  }
+
+  /** The chains the seller accepts sales on; omitted ones are opted out. */
+  async setSalesChains(chains: Chain[]): Promise<SalesChainsResponse> {
+    return this.identity('PUT', '/api/v1/agent/sales-chains', SalesChainsResponseSchema, {
+      sales_chains: chains,
+    });
+  }
+
+  /** Rates and/or reviews a bought item (one feedback per item and buyer). */
+  async submitFeedback(
+    itemId: string,
+    body: { rating?: number; text?: string },
+  ): Promise<ItemFeedbackCreated> {
+    return this.identity(
+      'POST',
+      `/api/v1/items/${itemId}/feedback`,
+      ItemFeedbackCreatedSchema,
+      body,
+    );
+  }
+
+  /** Approved feedback on the seller's items; without `peek` the returned rows become read. */
+  async inbox(
+    query: {
+      peek?: boolean;
+      include_read?: boolean;
+      since?: string;
+      until?: string;
+      limit?: number;
+    } = {},
+  ): Promise<InboxResponse> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+    return this.identity('GET', `/api/v1/inbox${q.size ? `?${q}` : ''}`, InboxResponseSchema);
+  }
+
+  /** Marks one inbox row read (idempotent; 404 when not the seller's). */
+  async ackFeedback(feedbackId: string): Promise<void> {
+    const res = await this.send('POST', `/api/v1/inbox/${feedbackId}/ack`, { pay: 'identity' });
+    if (!res.ok) await this.json(res);
+  }
+
+  /** Feedback to the platform (any wallet; never creates an account). */
+  async platformFeedback(body: {
+    text: string;
+    contact?: string;
+  }): Promise<PlatformFeedbackCreated> {
+    return this.identity('POST', '/api/v1/feedback/platform', PlatformFeedbackCreatedSchema, body);
+  }
+
+  /** Listing counts, revenue and recent sales of the wallet's account (spec 2.8). */
+  async sellerStats(): Promise<SellerStats> {
+    return this.identity('GET', '/api/v1/seller/stats', SellerStatsSchema);
+  }
+
+  /** Pending payouts per chain and the payout history (spec 2.7). */
+  async sellerPayouts(): Promise<SellerPayouts> {
+    return this.identity('GET', '/api/v1/seller/payouts', SellerPayoutsSchema);
+  }
+
+  private async identity<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+  ): Promise<T> {
+    return this.json(
+      await this.send(method, path, { pay: 'identity', ...(body !== undefined && { body }) }),
+      schema,
+    );
+  }
+
+  /** The JSON invoice behind a signed invoice link. */
+  async invoiceJson(url: string): Promise<Invoice> {
+    return this.json(
+      await this.fetchFn(url, { headers: { accept: 'application/json' } }),
+      InvoiceSchema,
     );
   }
 
@@ -221,75 +413,4 @@ function priceLimit(maxUsdc: number): (required: PaymentRequired) => void {
       });
     }
   };
-}
-
-/**
- * Parses a JSON response; a non-2xx answer becomes a `MarketplaceError` carrying the spec's code.
- * With a wire schema the body is checked against it (`unexpected_response` when it does not fit).
- */
-async function readJson<T>(res: Response, schema?: z.ZodType<T>): Promise<T> {
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON: keep the text
-  }
-  if (!res.ok) {
-    const code =
-      typeof body === 'object' && body && 'error' in body
-        ? String((body as { error: unknown }).error)
-        : 'http_error';
-    throw new MarketplaceError(res.status, code, body);
-  }
-  if (!schema) return body as T;
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    throw new MarketplaceError(res.status, 'unexpected_response', parsed.error.issues);
-  }
-  return parsed.data;
-}
-
-/** Search parameters of `GET /api/v1/search` (spec 4.1). */
-export interface SearchParams {
-  q: string;
-  tech_stack?: string;
-  min_price?: number;
-  max_price?: number;
-}
-
-/** The public catalogue routes: no wallet, no payment. */
-export class CatalogClient {
-  private readonly fetchFn: typeof globalThis.fetch;
-
-  constructor(private readonly opts: { baseUrl: string; fetch?: typeof globalThis.fetch }) {
-    this.fetchFn = opts.fetch ?? globalThis.fetch;
-  }
-
-  /** At most 20 ranked active listings. */
-  async search(params: SearchParams): Promise<SearchResult[]> {
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(params))
-      if (v !== undefined) query.set(k, typeof v === 'number' ? plainDecimal(v) : v);
-    return readJson(
-      await this.fetchFn(`${this.opts.baseUrl}/api/v1/search?${query}`),
-      SearchResultsSchema,
-    );
-  }
-
-  /** Detail of an active listing; 404 `item_not_found` otherwise. */
-  async getItem(itemId: string): Promise<PublicItem> {
-    return readJson(
-      await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`),
-      PublicItemSchema,
-    );
-  }
-}
-
-/**
- * A price as the search route reads it: a plain decimal with at most 6 decimals (USDC's precision).
- * `String(n)` would write 1e-7 or 1e21, which the route refuses.
- */
-function plainDecimal(n: number): string {
-  return n.toFixed(6).replace(/\.?0+$/, '');
 }

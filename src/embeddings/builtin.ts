@@ -1,16 +1,23 @@
 import type { Embedder } from './embedder.js';
+import { sharedWordVectors, type WordVectors } from './word-vectors.js';
 
 /**
- * The built-in offline embedder: signed feature hashing of code-aware tokens, their light stems,
+ * The built-in offline embedder, two parts in one unit vector: signed feature hashing of code-aware tokens, their light stems,
  * concept groups (so that "scraper" and "crawler", or "login" and "authentication", land near each
- * other), word bigrams and character trigrams, into a fixed-size unit vector. No model, no
- * download, deterministic across processes and machines.
+ * other), word bigrams and character trigrams, (the exact and near-exact words of a text), followed by a SIF sentence vector of
+ * distributional word vectors (what the words mean: "throttle" lands near "limit", "spending" near
+ * "expense"; see word-vectors.ts). Each part is unit length and scaled so that the cosine of two
+ * texts is `(1 − WV_SHARE)·cos_hash + WV_SHARE·cos_words`. No model download, no network,
+ * deterministic across processes and machines.
  *
- * It is a lexical-semantic approximation, not a language model: operators who want real semantic
- * recall point EMBEDDINGS_URL at an OpenAI-compatible endpoint and run `npm run reindex`.
+ * It is still an approximation, not a language model: operators who want more point EMBEDDINGS_URL
+ * at an OpenAI-compatible endpoint and run `npm run reindex`.
  */
-export const BUILTIN_MODEL = 'builtin-hash-v1';
-export const BUILTIN_DIMENSIONS = 256;
+export const BUILTIN_MODEL = 'builtin-wv-v2';
+/** Hashed features (256) followed by the word-vector part (100). */
+export const BUILTIN_DIMENSIONS = 356;
+/** Share of the word-vector part in the cosine (measured with `npm run bench -- relevance`). */
+export const WV_SHARE = 0.5;
 
 const STOPWORDS = new Set(
   'a an the and or of for to in on with by from at as is are be was were been this that these those it its into using use uses used via your you we our can could will would should may might must simple small based built which what how when where who many much each every any some all more most other such than then also just like make makes get gets want wants need needs thing things something lets let allow allows do does one two'.split(
@@ -319,6 +326,11 @@ for (const [concept, words] of Object.entries(CONCEPTS)) {
   }
 }
 
+/** The concept groups of a word (by its stem), for callers that compare words. */
+export function conceptsOf(word: string): readonly string[] {
+  return CONCEPT_OF.get(stem(word)) ?? [];
+}
+
 /** A deliberately light stemmer: enough to join plural and verb forms, stable for short words. */
 export function stem(word: string): string {
   if (word.length <= 3) return word;
@@ -395,10 +407,34 @@ export function embedText(text: string, dims: number): number[] {
   return v.map((x) => x / norm);
 }
 
+/**
+ * The full built-in vector: `dims − wv.dims` hashed features then the word-vector part. Below
+ * 2 × the word-vector dimension there is no room for both and the vector is hashed features only.
+ */
+export function embedHybrid(
+  text: string,
+  dims: number,
+  wv: WordVectors,
+  share = WV_SHARE,
+): number[] {
+  if (dims < 2 * wv.dims) return embedText(text, dims);
+  const hashed = embedText(text, dims - wv.dims);
+  const words = wv.sentence(tokenize(text));
+  const hasWords = words.some((x) => x !== 0);
+  const a = hasWords ? Math.sqrt(1 - share) : 1;
+  const b = hasWords ? Math.sqrt(share) : 0;
+  const out = hashed.map((x) => a * x);
+  for (const x of words) out.push(b * x);
+  return out;
+}
+
 export class BuiltinEmbedder implements Embedder {
   readonly model = BUILTIN_MODEL;
-  constructor(readonly dimensions = BUILTIN_DIMENSIONS) {}
+  constructor(
+    readonly dimensions = BUILTIN_DIMENSIONS,
+    private readonly wordVectors: WordVectors = sharedWordVectors(),
+  ) {}
   async embed(texts: string[]): Promise<number[][]> {
-    return texts.map((t) => embedText(t, this.dimensions));
+    return texts.map((t) => embedHybrid(t, this.dimensions, this.wordVectors));
   }
 }

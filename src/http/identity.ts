@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { requireAgent } from '../domain/accounts/require-agent.js';
 import type { Agent } from '../domain/accounts/accounts.js';
+import { agentByApiKey } from '../domain/auth/api-keys.js';
+import { AppError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,12 +18,18 @@ declare module 'fastify' {
  * Enforces each route's declared credential (`config.auth`, see route-meta.ts) in one place:
  * `id402` answers the zero-value prompt or verifies the signed proof, then loads the caller's
  * agent (404 `agent_not_found` for a wallet that never paid, unless the route declares
- * `anyWallet`). `paid402` routes verify inside their operation (the offer depends on the body);
- * `public` routes pass. Runs after validation, so bad input is a 400 before any prompt.
+ * `anyWallet`). `key` (Revision A) loads the agent of the `X-API-KEY` header, 401 `unauthorized`
+ * when it is missing or not a current key (the key is never logged). `paid402` routes verify
+ * inside their operation (the offer depends on the body); `public` routes pass. Runs after
+ * validation, so bad input is a 400 before any prompt.
  */
 export function installIdentity(app: FastifyInstance, deps: Pick<Deps, 'x402' | 'sql'>): void {
   app.addHook('preHandler', async (request) => {
     const { auth, anyWallet } = request.routeOptions.config;
+    if (auth === 'key') {
+      request.agent = await agentOfKey(deps, request);
+      return;
+    }
     if (auth !== 'id402') return;
     const wallet = await deps.x402.identity(request);
     request.wallet = wallet;
@@ -29,10 +37,30 @@ export function installIdentity(app: FastifyInstance, deps: Pick<Deps, 'x402' | 
   });
 }
 
+async function agentOfKey(deps: Pick<Deps, 'sql'>, request: FastifyRequest): Promise<Agent> {
+  const raw = request.headers['x-api-key'];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (!key || key.trim() === '') {
+    throw new AppError('unauthorized', {
+      message: 'send your API key in the X-API-KEY header (register or rotate-key issues one)',
+    });
+  }
+  const agent = await agentByApiKey(deps.sql, key);
+  if (!agent) {
+    throw new AppError('unauthorized', {
+      message:
+        'this API key is not valid (a rotated key stops working); rotate-key issues a new one',
+    });
+  }
+  return agent;
+}
+
 /** The caller's agent on an account-scoped route (a route without the hook's guarantee is a bug). */
 export function agentOf(request: FastifyRequest): Agent {
   if (!request.agent)
-    throw new Error(`route ${request.routeOptions.url} has no agent: declare auth 'id402'`);
+    throw new Error(
+      `route ${request.routeOptions.url} has no agent: declare auth 'id402' or 'key'`,
+    );
   return request.agent;
 }
 

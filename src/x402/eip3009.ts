@@ -1,11 +1,13 @@
 import { authorizationTypes } from '@x402/evm';
-import { getAddress, isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 'viem';
+import { getAddress, isAddressEqual, type Hex } from 'viem';
 import { z } from 'zod';
 import type { PaymentNetwork } from './networks.js';
+import { recoverAuthorizationSigner } from './recovery.js';
 
 /**
  * EIP-3009 `TransferWithAuthorization` as carried in an x402 `exact` EVM payload, and its
- * verification: EOA signatures by recovery (viem), smart-account signatures (EIP-1271, ERC-6492)
+ * verification: EOA signatures by recovery (./recovery.ts: libsecp256k1, or @noble/curves where no
+ * native build loads), smart-account signatures (EIP-1271, ERC-6492)
  * through the chain's RPC when one is configured. Shared by the guard and the local facilitator.
  */
 
@@ -40,9 +42,25 @@ export const ExactEvmPayloadSchema = z.object({
 export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadSchema>;
 export type Eip3009Authorization = ExactEvmPayload['authorization'];
 
+// The guard parses a payload, then hands the facilitator the object it built from the result:
+// remember that object's parse, so the second look costs nothing (objects only, never mutated).
+const parsed = new WeakMap<object, ExactEvmPayload>();
+
 export function parseExactEvmPayload(payload: unknown): ExactEvmPayload | undefined {
+  const known = typeof payload === 'object' && payload !== null ? parsed.get(payload) : undefined;
+  if (known) return known;
   const r = ExactEvmPayloadSchema.safeParse(payload);
   return r.success ? r.data : undefined;
+}
+
+/** The `payload` of a verified payment (normalised signature, the signed authorization as sent). */
+export function verifiedExactPayload(
+  exact: ExactEvmPayload,
+  authorization: unknown,
+): { signature: Hex; authorization: unknown } {
+  const out = { signature: exact.signature, authorization };
+  parsed.set(out, exact);
+  return out;
 }
 
 function typedData(net: PaymentNetwork, auth: Eip3009Authorization) {
@@ -66,31 +84,22 @@ function typedData(net: PaymentNetwork, auth: Eip3009Authorization) {
   };
 }
 
-// Recovery is the expensive step (~1 ms). The guard and the facilitator (verify, then settle) look
-// at the same signature in one request: remember recent results, keyed by everything signed.
+// Recovery is the expensive step. The guard and the facilitator (verify, then settle) look at the
+// same signature in one request: remember recent results, keyed by everything signed.
 const CACHE_MAX = 2048;
-const recovered = new Map<string, Address | null>();
+const recovered = new Map<string, string | null>();
 function cacheKey(net: PaymentNetwork, p: ExactEvmPayload): string {
   const a = p.authorization;
   return `${net.chainId}|${net.asset}|${net.eip712.name}|${net.eip712.version}|${a.from}|${a.to}|${a.value}|${a.validAfter}|${a.validBefore}|${a.nonce}|${p.signature}`;
 }
 
-async function recover(net: PaymentNetwork, p: ExactEvmPayload): Promise<Address | null> {
+/** The lower-case signer of an EOA signature, or null (a longer one cannot recover). */
+function recover(net: PaymentNetwork, p: ExactEvmPayload): string | null {
   const key = cacheKey(net, p);
   const hit = recovered.get(key);
   if (hit !== undefined) return hit;
-  let addr: Address | null = null;
-  // A 65-byte signature recovers to an EOA; anything longer (ERC-6492 wrapper, 1271 blobs) cannot.
-  if (p.signature.length === 132) {
-    try {
-      addr = await recoverTypedDataAddress({
-        ...typedData(net, p.authorization),
-        signature: p.signature,
-      });
-    } catch {
-      addr = null;
-    }
-  }
+  const d = typedData(net, p.authorization);
+  const addr = recoverAuthorizationSigner(d.domain, d.message, p.signature);
   if (recovered.size >= CACHE_MAX) recovered.delete(recovered.keys().next().value!);
   recovered.set(key, addr);
   return addr;
@@ -104,8 +113,8 @@ export async function verifyAuthorizationSignature(
   net: PaymentNetwork,
   p: ExactEvmPayload,
 ): Promise<boolean> {
-  const signer = await recover(net, p);
-  if (signer && isAddressEqual(signer, p.authorization.from)) return true;
+  const signer = recover(net, p);
+  if (signer !== null && signer === p.authorization.from.toLowerCase()) return true;
   if (!net.rpc) return false;
   try {
     return await net.rpc.verifyTypedData({

@@ -11,6 +11,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { SettleError, VerifyError } from '@x402/core/types';
+import type postgres from 'postgres';
 import { parseAbi, type Address, type Hex } from 'viem';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 
@@ -30,7 +31,33 @@ export interface Facilitator extends FacilitatorClient {
    * /verify, then /settle. Throws when the facilitator could not be reached or timed out.
    */
   settleChecked(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettlement>;
+  /**
+   * Only a facilitator whose ledger lives in our own database (the local one): when the payment
+   * passes every check, its transfer as CTEs to run INSIDE the statement that claims and completes
+   * the payment (one round trip per purchase). Undefined when the caller must take the stepwise
+   * path (a check failed, a fault is queued, a transfer to oneself).
+   */
+  inlineSettlement?(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<InlineSettlement | undefined>;
 }
+
+/**
+ * A transfer to splice into a larger statement: `writes` are CTEs (`a as (...), b as (...)`) that
+ * move the money once per row of the relation `ledger_gate`, which the statement defines before
+ * them (one row, or none), and expose a relation `ledger_transfer` with one row when it moved. The surrounding statement must
+ * not swallow conflicts: a nonce the ledger has seen, or an overdraft, aborts it whole (a unique
+ * or check violation), so nothing moves unless everything commits.
+ */
+export interface InlineSettlement {
+  writes: PendingFragment;
+  /** What the facilitator answers once the statement committed. */
+  response: SettleResponse;
+}
+
+/** A postgres.js SQL fragment. */
+export type PendingFragment = postgres.PendingQuery<postgres.Row[]>;
 
 export interface CheckedSettlement {
   response: SettleResponse;

@@ -19,6 +19,8 @@ import type {
   AuthorizationState,
   CheckedSettlement,
   Facilitator,
+  InlineSettlement,
+  PendingFragment,
 } from './facilitator.js';
 import { networkByCaip2, type PaymentNetwork, type PaymentNetworks } from './networks.js';
 
@@ -160,6 +162,41 @@ export class LocalFacilitator implements Facilitator {
     return this.settleDetailed(payload, req);
   }
 
+  /**
+   * The transfer as CTEs for the processor's one-statement purchase (see `InlineSettlement`):
+   * the same checks as `settleChecked` first, then the ledger writes without conflict handling,
+   * so a used nonce or an overdraft aborts the caller's statement whole. Undefined (the caller
+   * takes the stepwise path) when a check fails, a fault is queued, the value is zero, or the
+   * payer pays itself.
+   */
+  async inlineSettlement(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): Promise<InlineSettlement | undefined> {
+    if (this.faults.length > 0) return undefined;
+    const c = await this.check(payload, req);
+    if ('reason' in c) return undefined;
+    const { net, exact, payer } = c;
+    const value = Number(exact.authorization.value);
+    const payTo = exact.authorization.to.toLowerCase();
+    if (value <= 0 || payer === payTo) return undefined;
+    const transaction = `0x${randomBytes(32).toString('hex')}`;
+    const t: LedgerTransfer = {
+      network: net.network,
+      asset: net.asset,
+      payer,
+      payTo,
+      value,
+      nonce: exact.authorization.nonce,
+      transaction,
+      status: 'confirmed',
+    };
+    return {
+      writes: ledgerWrites(this.sql, this.opts.startBalanceMicro, t, false),
+      response: { success: true, transaction, network: req.network, payer, amount: String(value) },
+    };
+  }
+
   private async settleDetailed(
     payload: PaymentPayload,
     req: PaymentRequirements,
@@ -205,16 +242,16 @@ export class LocalFacilitator implements Facilitator {
               transaction,
               status,
             )
-          : await this.settleTransfer(
-              net.network,
-              net.asset,
+          : await ledgerTransfer(this.sql, this.opts.startBalanceMicro, {
+              network: net.network,
+              asset: net.asset,
               payer,
               payTo,
               value,
-              exact.authorization.nonce,
+              nonce: exact.authorization.nonce,
               transaction,
               status,
-            );
+            });
       // nothing recorded, nothing moved
       if (!ok) return rejected('invalid_exact_evm_nonce_already_used', payer);
     } catch (e) {
@@ -226,54 +263,6 @@ export class LocalFacilitator implements Facilitator {
     }
     if (status === 'pending') return settled(failure('settlement_pending', payer, transaction));
     return settled({ success: true, transaction, network, payer, amount: String(value) });
-  }
-
-  /**
-   * Records the transfer (its unique nonce is the token's authorization state) and, when
-   * confirmed, moves both balances, all in ONE statement, so it is atomic without a transaction.
-   * Balances are created on first use (start balance) by upsert; the proposed new row carries the
-   * balance as read, so a new payer's overdraft violates the CHECK like an existing one's, and an
-   * overdraft aborts everything, transfer included. Returns false when the nonce was already used.
-   * Every settle path uses it, so the benchmark's reference route does the same ledger work.
-   */
-  private async settleTransfer(
-    network: string,
-    asset: string,
-    payer: string,
-    payTo: string,
-    value: number,
-    nonce: string,
-    transaction: string,
-    status: 'pending' | 'confirmed',
-  ): Promise<boolean> {
-    const start = this.opts.startBalanceMicro;
-    const [row] = await this.sql<{ transfers: number }[]>`
-      with t as (
-        insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
-        values (${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}, ${nonce}, ${status})
-        on conflict (network, asset, payer, nonce) do update
-          set transaction = excluded.transaction, status = excluded.status, created_at = now()
-          where dev_ledger_transfers.status = 'failed'
-        returning status
-      ), debit as (
-        insert into dev_ledger_balances (network, address, balance_micro)
-        select ${network}, ${payer},
-               coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
-                        ${start}::bigint) - ${value}::bigint
-        from t where status = 'confirmed'
-        on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
-        returning 1
-      ), credit as (
-        insert into dev_ledger_balances (network, address, balance_micro)
-        select ${network}, ${payTo},
-               coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
-                        ${start}::bigint) + ${value}::bigint
-        from t where status = 'confirmed'
-        on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
-        returning 1
-      )
-      select (select count(*) from t)::int as transfers`;
-    return row!.transfers === 1;
   }
 
   private async settleToSelf(
@@ -357,4 +346,80 @@ export class LocalFacilitator implements Facilitator {
     if (row.status === 'pending') return { state: 'pending', transaction: row.transaction };
     return { state: 'settled', transaction: row.transaction };
   }
+}
+
+/** One transfer on the dev ledger (addresses lower-case, value in USDC base units). */
+export interface LedgerTransfer {
+  network: string;
+  asset: string;
+  payer: string;
+  payTo: string;
+  value: number;
+  nonce: string;
+  transaction: string;
+  status: 'pending' | 'confirmed';
+}
+
+/**
+ * THE ledger statement: records the transfer (its unique nonce is the token's authorization
+ * state) and, when confirmed, moves both balances, all in ONE statement, so it is atomic without a
+ * transaction. Balances are created on first use (start balance) by upsert; the proposed new row
+ * carries the balance as read, so a new payer's overdraft violates the CHECK like an existing
+ * one's, and an overdraft aborts everything, transfer included. Returns false when the nonce was
+ * already used. Every settle path uses it, and so does the benchmark's independent reference
+ * route (the one piece of payment code the two sides share).
+ */
+export async function ledgerTransfer(
+  sql: Sql,
+  startBalanceMicro: number,
+  t: LedgerTransfer,
+): Promise<boolean> {
+  const [row] = await sql<{ transfers: number }[]>`
+    with ledger_gate as (select 1), ${ledgerWrites(sql, startBalanceMicro, t, true)}
+    select (select count(*) from ledger_transfer)::int as transfers`;
+  return row!.transfers === 1;
+}
+
+/**
+ * The ledger writes as CTEs over the relation `ledger_gate` (see `InlineSettlement`). With
+ * `reuseFailed`, a nonce whose earlier transfer failed may be used again and any other used nonce
+ * leaves `ledger_transfer` empty; without it, a used nonce is a unique violation.
+ */
+function ledgerWrites(
+  sql: Sql,
+  startBalanceMicro: number,
+  t: LedgerTransfer,
+  reuseFailed: boolean,
+): PendingFragment {
+  const start = startBalanceMicro;
+  const { network, asset, payer, payTo, value, nonce, transaction, status } = t;
+  const onConflict = reuseFailed
+    ? sql`on conflict (network, asset, payer, nonce) do update
+          set transaction = excluded.transaction, status = excluded.status, created_at = now()
+          where dev_ledger_transfers.status = 'failed'`
+    : sql``;
+  return sql`
+    ledger_transfer as (
+      insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
+      select ${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}::bigint, ${nonce}, ${status}
+      from ledger_gate
+      ${onConflict}
+      returning status
+    ), ledger_debit as (
+      insert into dev_ledger_balances (network, address, balance_micro)
+      select ${network}, ${payer},
+             coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
+                      ${start}::bigint) - ${value}::bigint
+      from ledger_transfer where status = 'confirmed'
+      on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
+      returning 1
+    ), ledger_credit as (
+      insert into dev_ledger_balances (network, address, balance_micro)
+      select ${network}, ${payTo},
+             coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
+                      ${start}::bigint) + ${value}::bigint
+      from ledger_transfer where status = 'confirmed'
+      on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
+      returning 1
+    )`;
 }

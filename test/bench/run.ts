@@ -12,8 +12,11 @@ const load = async (file: string, fn: string): Promise<Suite> =>
   ((await import(file)) as Record<string, Suite>)[fn]!;
 const suites: Array<[string, Suite]> = [
   ['search', async () => (await import('./search.js')).benchSearch(process.env)],
+  ['relevance', async () => (await import('./relevance.js')).benchRelevance(process.env)],
   ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
+  ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
+  ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
 ];
 
 for (const [name, run] of suites) {

@@ -113,6 +113,24 @@ describe('acquire with a warm item cache', () => {
     await nothingHappened(p);
   });
 
+  it("a seller's change of terms drops all of that seller's cached prompts at once", async () => {
+    const seller = newWallet();
+    const p = await warmPurchase(seller);
+    const other = await createSaleItem(deps(), { priceUsdc: 0.5, sellerAddress: seller.address });
+    const otherUrl = `/api/v1/items/${other.itemId}/acquire`;
+    promptOf(await t.app.inject({ method: 'POST', url: otherUrl })); // warm the second entry
+    await deps()
+      .sql`update agents set sales_chains = '{polygon}' where address = ${seller.address.toLowerCase()}`;
+    deps().saleItems.invalidateSeller(p.item.seller.id);
+    for (const url of [p.url, otherUrl]) {
+      const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+      expect(prompt.accepts.map((a) => a.network)).toEqual(['eip155:137']);
+    }
+    // the detail route reads the same definition
+    const detail = await t.app.inject({ method: 'GET', url: `/api/v1/items/${other.itemId}` });
+    expect(detail.json().available_chains).toEqual(['polygon']);
+  });
+
   it('deleting through this server drops the cached entry at once: the next prompt is 404', async () => {
     const p = await warmPurchase();
     const url = `/api/v1/items/${p.item.itemId}`;

@@ -1,16 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpServer, type McpDeps } from '../../mcp/server.js';
-import { CatalogClient, MarketplaceClient } from '../../src/client/index.js';
 import { PublicItemSchema, SearchResultSchema } from '../../src/domain/items/schemas.js';
 import { AcquireResponseSchema } from '../../src/domain/orders/schemas.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { seedListing } from '../helpers/catalog.js';
 import { createSaleItem } from '../helpers/items.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 
 /**
  * The real MCP client and server over an in-memory transport; the tools call the real app over a
@@ -29,38 +25,40 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Every tool the server declares. */
+const TOOL_NAMES = [
+  'search_items',
+  'get_item',
+  'quote_item',
+  'acquire_item',
+  'get_order',
+  'list_my_orders',
+  'list_item',
+  'get_listing_status',
+  'list_my_items',
+  'delete_item',
+  'get_payouts',
+  'get_seller_stats',
+  'submit_feedback',
+  'read_inbox',
+  'ack_feedback',
+  'send_platform_feedback',
+  'get_username',
+  'set_username',
+  'get_sales_chains',
+  'set_sales_chains',
+];
+
 /** A connected MCP client; `wallet: false` leaves the server without a signing key. */
 async function connect(opts: { wallet?: boolean; maxPaymentUsdc?: number } = {}) {
-  const key = generatePrivateKey();
-  const account = privateKeyToAccount(key);
-  const deps: McpDeps = {
-    baseUrl: base,
-    catalog: new CatalogClient({ baseUrl: base }),
-    wallet:
-      opts.wallet === false
-        ? undefined
-        : new MarketplaceClient({
-            baseUrl: base,
-            account,
-            maxPaymentUsdc: opts.maxPaymentUsdc ?? 10,
-          }),
-    maxPaymentUsdc: opts.maxPaymentUsdc ?? 10,
-  };
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(deps).connect(serverSide);
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  clients.push(client);
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    expect(JSON.stringify(result)).not.toContain(key.slice(2));
-    return result;
-  };
-  return { client, call, account };
+  const c = await connectMcp(base, {
+    ...(opts.wallet === false && { wallet: false }),
+    limits: { perPurchase: opts.maxPaymentUsdc ?? 10 },
+  });
+  clients.push(c.client);
+  return c;
 }
 
-const textOf = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 const ordersOf = async (itemId: string) =>
   (
     await t.runtime.deps.sql<
@@ -69,16 +67,11 @@ const ordersOf = async (itemId: string) =>
   )[0]!.n;
 
 describe('tool list', () => {
-  it('declares four snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
+  it('declares snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual([
-      'acquire_item',
-      'get_item',
-      'get_order',
-      'search_items',
-    ]);
+    expect(Object.keys(byName).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeGreaterThan(100);
@@ -271,5 +264,32 @@ describe('get_order', () => {
     const stranger = await (await connect()).call('get_order', { order_id: randomUUID() });
     expect(stranger.isError).toBe(true);
     expect(textOf(stranger)).toContain('agent_not_found');
+  });
+});
+
+describe('resources and prompts', () => {
+  it("serves the marketplace's manifest, guide, terms and licence, and two prompts", async () => {
+    const { client } = await connect({ wallet: false });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(
+      [
+        `${base}/agent-usage`,
+        `${base}/api/v1/skills`,
+        `${base}/license/v1`,
+        `${base}/terms/v1`,
+      ].sort(),
+    );
+    const terms = await client.readResource({ uri: `${base}/terms/v1` });
+    expect((terms.contents[0] as { text: string }).text).toContain('VERSION: v1');
+    const skills = await client.readResource({ uri: `${base}/api/v1/skills` });
+    expect(JSON.parse((skills.contents[0] as { text: string }).text)).toHaveProperty('endpoints');
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['find_and_buy', 'sell_my_code']);
+    const prompt = await client.getPrompt({
+      name: 'find_and_buy',
+      arguments: { task: 'parse cron expressions', budget_usdc: '3' },
+    });
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    expect(text).toMatch(/parse cron expressions.*search_items.*quote_item.*acquire_item/s);
   });
 });

@@ -246,7 +246,8 @@ describe('local facilitator ledger', () => {
       transaction: '',
     });
     expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
-    expect(await local.balanceOf(BASE, requirement.payTo)).toBe(10_000_000);
+    // the payee is a payout address: opened at 0 with the seller (migration 051), still 0
+    expect(await local.balanceOf(BASE, requirement.payTo)).toBe(0);
     expect(
       await local.authorizationState({
         network: BASE,
@@ -303,6 +304,23 @@ describe('completion in one statement after settlement', () => {
     );
   });
 
+  it('with the local ledger, claim, transfer, order, audit row and outcome commit as one transaction', async () => {
+    const p = await signedPurchase();
+    expect((await p.send()).statusCode).toBe(200);
+    // now() is the transaction's start: one value across every row means one atomic commit, so a
+    // crash leaves all of them or none
+    const [row] = await deps().sql<{ stamps: number; status: string }[]>`
+      select count(distinct stamp)::int as stamps, min(status) as status from (
+        select created_at as stamp, status from x402_payments where nonce = ${p.nonce}
+        union all select created_at, null from x402_nonces where nonce = ${p.nonce}
+        union all select created_at, null from dev_ledger_transfers where nonce = ${p.nonce}
+        union all select o.created_at, null from orders o
+          join legal_acceptances l on l.order_id = o.id where o.item_id = ${p.item.itemId}
+      ) as rows`;
+    expect(row).toEqual({ stamps: 1, status: 'completed' });
+    expect(await countOrders(p.item.itemId)).toBe(1);
+  });
+
   it('when the completing statement fails, the settlement is kept and the operation completes exactly once later', async () => {
     const processor = new PaymentProcessor(deps().payments.store, local, {
       retryAfterSeconds: 5,
@@ -344,6 +362,9 @@ describe('completion in one statement after settlement', () => {
       select status, transaction from x402_payments where nonce = ${signed.nonce}`;
     expect(held!.status).toBe('settled');
     expect(held!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    const [moved] = await sql<{ n: number }[]>`
+      select count(*)::int as n from dev_ledger_transfers where nonce = ${signed.nonce}`;
+    expect(moved!.n).toBe(1); // the aborted one-statement attempt moved nothing
 
     // Fixed; the reconciler completes it once, and the buyer's retry answers the same result.
     broken = false;
@@ -468,7 +489,8 @@ describe('local facilitator ledger, one-statement settlement (path without verif
       response: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' },
     });
     expect(await local.balanceOf(BASE, poor.address)).toBe(10_000_000);
-    expect(await local.balanceOf(BASE, payTo)).toBe(10_000_000);
+    // the payee is a payout address, which opens at 0 (a payout contract is deployed empty)
+    expect(await local.balanceOf(BASE, payTo)).toBe(0);
     expect(
       await local.authorizationState({
         network: BASE,
@@ -477,7 +499,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
         nonce: s1.nonce,
       }),
     ).toEqual({ state: 'unused' });
-    // a funded payer (above the start balance) pays once; the payee's unseen balance starts at 10
+    // a funded payer (above the start balance) pays once
     const rich = newWallet();
     await local.setBalance(BASE, rich.address, 30_000_000);
     const s2 = await signPayment(rich, required, requirement);
@@ -487,7 +509,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
       response: { success: true, amount: '12000000' },
     });
     expect(await local.balanceOf(BASE, rich.address)).toBe(18_000_000);
-    expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
+    expect(await local.balanceOf(BASE, payTo)).toBe(12_000_000);
     // the same authorization again: rejected before anything moves
     const r3 = await local.settleChecked(s2.payload, requirement);
     expect(r3).toMatchObject({
@@ -503,7 +525,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
       response: { errorReason: 'invalid_exact_evm_insufficient_balance' },
     });
     expect(await local.balanceOf(BASE, rich.address)).toBe(11_999_999);
-    expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
+    expect(await local.balanceOf(BASE, payTo)).toBe(12_000_000);
     // settlement failures that are not rejections keep their classification
     local.injectFault({ op: 'settle', outcome: 'failed' });
     expect(await local.settleChecked(s4.payload, requirement)).toMatchObject({

@@ -19,15 +19,14 @@ export interface PublicItemRow {
 }
 
 /**
- * SQL fragment of the public projection. `available_chains` = chains the seller accepts AND has a
- * payout address on; ratings count approved feedback with a rating only.
+ * SQL fragment of the public projection. `available_chains` = the seller's rows of the
+ * `payable_chains` view (migration 045); ratings count approved feedback with a rating only.
  */
 export function publicColumns(sql: Db) {
   return sql`
     i.id, i.status, i.title, i.description, i.prompt_summary, i.tech_stack, i.price_micro,
     a.username as seller_username,
-    array(select p.chain from payout_addresses p
-          where p.agent_id = i.seller_id and p.chain = any(a.sales_chains) order by p.chain
+    array(select pc.chain from payable_chains pc where pc.agent_id = i.seller_id order by pc.chain
     ) as available_chains,
     (select count(*) from item_feedback f
       where f.item_id = i.id and f.moderation_status = 'approved' and f.rating is not null) as rating_count,

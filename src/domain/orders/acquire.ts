@@ -8,7 +8,15 @@ import { currentLegal, type CurrentLegal } from '../legal/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
 import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
-import type { AcquireBody, AcquireResponse, OrderLinks } from './schemas.js';
+import type {
+  AcquireBody,
+  AcquireResponse,
+  BuyResponse,
+  OrderLinks,
+  PublicAcquireAResponse,
+} from './schemas.js';
+
+export type AnyAcquireResponse = AcquireResponse | PublicAcquireAResponse | BuyResponse;
 
 export const ACQUIRE_OPERATION = 'acquire';
 
@@ -49,9 +57,8 @@ export function assertRegionServed(
 async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
   const [item] = await sql<SaleItem[]>`
     select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro, i.archive_sha256,
-           coalesce((select json_agg(json_build_object('chain', p.chain, 'address', p.address))
-                     from payout_addresses p
-                     where p.agent_id = i.seller_id and p.chain = any(a.sales_chains)), '[]') as payouts
+           coalesce((select json_agg(json_build_object('chain', pc.chain, 'address', pc.pay_to))
+                     from payable_chains pc where pc.agent_id = i.seller_id), '[]') as payouts
     from items i join agents a on a.id = i.seller_id
     where i.id = ${itemId} and i.status = 'active'`;
   if (!item) throw new AppError('item_not_found', { message: 'no active item with this id' });
@@ -63,7 +70,9 @@ async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
  * TTL so a completion costs no lookup of its own. Never trusted for money: the nonce claim
  * re-checks status, price, seller and the chosen payout address in the same statement, and a
  * failed re-check drops the entry and answers from a fresh lookup. Deletes in this process drop
- * the entry at once; other replicas rely on the re-check. Only found items are cached.
+ * the entry at once, and a seller's change of terms drops all of that seller's entries; other
+ * replicas rely on the re-check (a completion on a chain the seller left is refused before it
+ * settles) and see the new terms in their prompts within the TTL. Only found items are cached.
  */
 export class SaleItemCache {
   private readonly entries = new Map<string, { item: SaleItem; expires: number }>();
@@ -88,16 +97,24 @@ export class SaleItemCache {
   invalidate(itemId: string): void {
     this.entries.delete(itemId);
   }
+
+  /**
+   * Drops every cached item of a seller: a change of the seller's terms (sales chains, payout
+   * addresses, username) must reach every prompt at once, not after the TTL.
+   */
+  invalidateSeller(sellerId: string): void {
+    for (const [id, entry] of this.entries)
+      if (entry.item.sellerId === sellerId) this.entries.delete(id);
+  }
 }
 
 /** True (in the claim statement) while the item is still sold on these terms to this payTo. */
 function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, amountMicro: number) {
   return sql`exists (
     select 1 from items i
-    join agents a on a.id = i.seller_id
-    join payout_addresses p on p.agent_id = i.seller_id and p.chain = ${chain} and p.chain = any(a.sales_chains)
+    join payable_chains pc on pc.agent_id = i.seller_id and pc.chain = ${chain}
     where i.id = ${item.id}::uuid and i.status = 'active' and i.seller_id = ${item.sellerId}::uuid
-      and i.price_micro = ${amountMicro}::bigint and lower(p.address) = ${payTo.toLowerCase()})`;
+      and i.price_micro = ${amountMicro}::bigint and lower(pc.pay_to) = ${payTo.toLowerCase()})`;
 }
 
 /** Chains the seller accepts and has a payout address on (spec 2.1), hint first. */
@@ -110,40 +127,76 @@ function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
   return options.sort((a, b) => Number(b.chain === hint) - Number(a.chain === hint));
 }
 
+/**
+ * How a purchase is asked for: Revision B's acquire (the default), or Revision A's public acquire
+ * or keyed `POST /api/v1/buy` (with the key's agent as the buyer).
+ */
+export interface AcquireMode {
+  revision: 'A' | 'B';
+  /** Revision A keyed purchase: the buyer is this agent (the key's), whoever signs the payment. */
+  buyerId?: string;
+}
+
+const B_MODE: AcquireMode = { revision: 'B' };
+
 /** `extensions.bazaar`: how to complete this purchase, legal terms, provider and item (spec 2.9). */
 export function acquireDiscovery(
   config: Config,
   item: SaleItem,
   chains: Chain[],
   legal: CurrentLegal,
+  mode: AcquireMode = B_MODE,
 ) {
   const chain = chains[0]!;
   const base = config.PUBLIC_BASE_URL;
+  const keyed = mode.buyerId !== undefined;
+  // Revision A names the chain on completion; its keyed route names the item in the body.
+  const target = keyed ? { item_id: item.id, chain } : { chain };
+  const orderExample = {
+    order_id: '00000000-0000-4000-8000-000000000000',
+    download_url: `${base}/api/v1/downloads/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+    ...(mode.revision === 'B' && {
+      invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+    }),
+    expires_in: '15 minutes',
+    ...(mode.revision === 'A' &&
+      !keyed && {
+        buyer_account: {
+          created: true,
+          username: 'brave-otter-042',
+          rotate_key_url: `${base}/api/v1/auth/rotate-key`,
+        },
+      }),
+  };
+  const input = {
+    type: 'http',
+    method: 'POST',
+    bodyType: 'json',
+    ...(!keyed && { pathParams: { uuid: item.id } }),
+    body: target,
+    prompt_request: {
+      example: target,
+      optional_fields: ['chain'],
+      ...(keyed && { required_fields: ['item_id'] }),
+    },
+    completion_request: {
+      example: { ...target, policy_accepted: true, license_accepted: true },
+      required_fields: [
+        ...(keyed ? ['item_id'] : []),
+        ...(mode.revision === 'A' ? ['chain'] : []),
+        'policy_accepted',
+        'license_accepted',
+      ],
+      defaults: { currency: 'USDC', chain },
+      header: 'PAYMENT-SIGNATURE',
+    },
+  };
   return {
+    // Revision A clients read the completion example without the `info` level.
+    ...(mode.revision === 'A' && { input }),
     info: {
-      input: {
-        type: 'http',
-        method: 'POST',
-        bodyType: 'json',
-        pathParams: { uuid: item.id },
-        body: { chain },
-        prompt_request: { example: { chain }, optional_fields: ['chain'] },
-        completion_request: {
-          example: { chain, policy_accepted: true, license_accepted: true },
-          required_fields: ['policy_accepted', 'license_accepted'],
-          defaults: { currency: 'USDC', chain },
-          header: 'PAYMENT-SIGNATURE',
-        },
-      },
-      output: {
-        type: 'json',
-        example: {
-          order_id: '00000000-0000-4000-8000-000000000000',
-          download_url: `${base}/api/v1/downloads/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-          invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-          expires_in: '15 minutes',
-        },
-      },
+      input,
+      output: { type: 'json', example: orderExample },
       legal: {
         policy: { version: legal.policy.version, url: legal.policy.url },
         license: { version: legal.license.version, url: legal.license.url },
@@ -177,7 +230,8 @@ export function acquireDiscovery(
 }
 
 /**
- * `POST /api/v1/items/{uuid}/acquire` (Revision B): 402 prompt, or a completed purchase.
+ * `POST /api/v1/items/{uuid}/acquire` (both revisions) and `POST /api/v1/buy` (Revision A, keyed):
+ * 402 prompt, or a completed purchase.
  * Order of checks: body -> region -> item (briefly cached) -> payable chains -> (signed) legal
  * flags -> signature -> self-purchase -> claim (re-checking the item) -> settle once per nonce ->
  * order.
@@ -188,13 +242,14 @@ export async function acquire(
   body: AcquireBody,
   country: string | undefined,
   pay: Pay,
-): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
+  mode: AcquireMode = B_MODE,
+): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string }> {
   // The claim re-checks the item; when it changed since it was read (a cached copy, or a race with
   // the seller) nothing was claimed, and the request is answered again from a fresh read, so the
   // answer is exactly what that fresh read gives (404, 409, a verification failure or a purchase).
   for (let attempt = 0; ; attempt++) {
     try {
-      return await acquireOnce(deps, itemId, body, country, pay, attempt > 0);
+      return await acquireOnce(deps, itemId, body, country, pay, attempt > 0, mode);
     } catch (e) {
       if (!(e instanceof ClaimConditionFailed)) throw e;
       deps.saleItems?.invalidate(itemId);
@@ -211,7 +266,8 @@ async function acquireOnce(
   country: string | undefined,
   pay: Pay,
   fresh: boolean,
-): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
+  mode: AcquireMode,
+): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string }> {
   if (body.currency !== undefined && body.currency.toUpperCase() !== 'USDC') {
     throw new AppError('unsupported_currency', { message: 'only USDC is accepted' });
   }
@@ -238,10 +294,24 @@ async function acquireOnce(
         item,
         options.map((o) => o.chain),
         legal,
+        mode,
       ),
     },
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
     beforeVerify: () => {
+      if (mode.revision === 'A') {
+        // Revision A: the completion names its chain, and the seller must have a wallet there.
+        if (body.chain === undefined) {
+          throw new AppError('chain_required', {
+            message: 'send chain (base or polygon) with the signed request',
+          });
+        }
+        if (!options.some((o) => o.chain === body.chain)) {
+          throw new AppError('seller_wallet_missing', {
+            message: `the seller has no wallet linked on ${body.chain}; choose one of: ${options.map((o) => o.chain).join(', ')}`,
+          });
+        }
+      }
       if (body.policy_accepted !== true) {
         throw new AppError('policy_acceptance_required', {
           message: `send policy_accepted: true (terms ${legal.policy.url})`,
@@ -255,7 +325,13 @@ async function acquireOnce(
     },
   };
   const payment = await pay(offer);
-  if (payment.payer === item.sellerAddress.toLowerCase()) {
+  if (mode.revision === 'A' && payment.chain !== body.chain) {
+    throw new AppError('payment_verification_failed', {
+      reason: 'chain_mismatch',
+      message: `the payment was signed for ${payment.chain} but the request names ${body.chain}`,
+    });
+  }
+  if (payment.payer === item.sellerAddress.toLowerCase() || mode.buyerId === item.sellerId) {
     throw new AppError('self_purchase_forbidden', {
       message: 'a wallet cannot buy its own listing',
     });
@@ -271,6 +347,7 @@ async function acquireOnce(
       licenseUrl: legal.license.url,
     },
     acceptedAt: new Date().toISOString(),
+    ...(mode.buyerId && { buyerId: mode.buyerId }),
   };
   const done = await deps.payments.run<AcquireContext, AcquireResult>({
     operation: ACQUIRE_OPERATION,
@@ -290,7 +367,29 @@ async function acquireOnce(
     archiveSha256: item.archiveSha256,
   });
   return {
-    response: { order_id: done.result.orderId, ...links },
+    response: acquireResponse(deps.config, done.result, links, mode),
     paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
+/** The purchase result as each revision and route writes it (spec 2.3, 4.1 step 4, 4.2). */
+function acquireResponse(
+  config: Pick<Config, 'PUBLIC_BASE_URL'>,
+  result: AcquireResult,
+  links: OrderLinks,
+  mode: AcquireMode,
+): AnyAcquireResponse {
+  if (mode.revision === 'B') return { order_id: result.orderId, ...links };
+  const { download_url, expires_in } = links;
+  if (mode.buyerId) return { order_id: result.orderId, download_url, expires_in };
+  return {
+    order_id: result.orderId,
+    download_url,
+    expires_in,
+    buyer_account: {
+      created: result.buyer?.created ?? false,
+      username: result.buyer?.username ?? '',
+      rotate_key_url: `${config.PUBLIC_BASE_URL}/api/v1/auth/rotate-key`,
+    },
   };
 }

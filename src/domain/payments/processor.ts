@@ -92,7 +92,8 @@ export class PaymentProcessor {
   async run<C extends JsonObject, R extends JsonObject = JsonObject>(
     input: RunInput<C>,
   ): Promise<PaidResult<R>> {
-    this.fulfilment(input.operation);
+    const fused = await this.runInOneStatement<C, R>(input);
+    if (fused) return fused;
     const { payment } = input;
     const claimed = await this.store.claim({
       operation: input.operation,
@@ -143,6 +144,46 @@ export class PaymentProcessor {
         await this.store.markFailed(claimed.id, outcome.reason);
         throw new AppError('payment_settlement_failed', { reason: outcome.reason });
     }
+  }
+
+  /**
+   * With a facilitator whose ledger is in our database (the local one), the common case costs one
+   * statement: claim, transfer, fulfilment and the completed payment commit together or not at
+   * all (`PaymentStore.claimAndComplete`), so a crash leaves either everything or nothing. Any
+   * conflict (a retry of a known nonce, a used nonce, an overdraft) aborts it with nothing
+   * written, and the stepwise path below answers it exactly as before. Undefined: take that path.
+   */
+  private async runInOneStatement<C extends JsonObject, R extends JsonObject>(
+    input: RunInput<C>,
+  ): Promise<PaidResult<R> | undefined> {
+    const fulfil = this.fulfilment(input.operation);
+    const { payment } = input;
+    if (!this.facilitator.inlineSettlement || this.testHooks.afterSettle) return undefined;
+    const inline = await this.facilitator.inlineSettlement(payment.payload, payment.requirement);
+    if (!inline) return undefined;
+    let done;
+    try {
+      done = await this.store.claimAndComplete(
+        {
+          operation: input.operation,
+          payment,
+          context: input.context,
+          ...(input.claimCondition && { condition: input.claimCondition }),
+        },
+        inline,
+        fulfil,
+      );
+    } catch (err) {
+      this.opts.logger.debug(
+        { code: (err as { code?: string }).code },
+        'one-statement payment aborted; taking the stepwise path',
+      );
+      return undefined;
+    }
+    if (!done.claimAllowed) throw new ClaimConditionFailed();
+    // every write of the statement either happened or aborted it: a result is always there
+    if (done.resultJson === null) throw new Error(`payment ${done.id} completed without a result`);
+    return this.answer<R>(done.id, done.resultJson, inline.response, false);
   }
 
   /**

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import type postgres from 'postgres';
 import type { Sql } from '../../db/index.js';
+import type { InlineSettlement } from '../../x402/facilitator.js';
 import type { VerifiedPayment } from '../../x402/guard.js';
 import { chainOfNetwork } from '../chains.js';
 import type { Fulfilment, JsonObject, PaidContext, SqlFragment } from './fulfilment.js';
@@ -108,17 +110,17 @@ export class PaymentStore {
         on conflict do nothing returning 1
       ), ins as (
         insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
-                                   valid_before, payload, requirements, context, status)
+                                   valid_before, payload, context, status)
         select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
-               ${json(sql, p.requirement)}::jsonb, ${json(sql, input.context)}::jsonb, 'settling'
+               ${json(sql, input.context)}::jsonb, 'settling'
         where exists (select 1 from claimed)
         on conflict (payer, nonce) do update
           set operation = excluded.operation, resource = excluded.resource, network = excluded.network,
               asset = excluded.asset, pay_to = excluded.pay_to, amount_micro = excluded.amount_micro,
-              valid_before = excluded.valid_before, payload = excluded.payload,
-              requirements = excluded.requirements, context = excluded.context, status = 'settling',
+              valid_before = excluded.valid_before, payload = excluded.payload, requirements = null,
+              context = excluded.context, status = 'settling',
               transaction = null, settlement = null, result = null, error_code = null,
               error_reason = null, updated_at = now()
           where x402_payments.status = 'released'
@@ -130,6 +132,62 @@ export class PaymentStore {
     if (row.id === null) return undefined;
     const { claimAllowed: _allowed, ...claimed } = row;
     return claimed;
+  }
+
+  /**
+   * The whole paid operation in ONE statement, for a facilitator whose ledger is in this database:
+   * claims the nonce (with the caller's condition), moves the money (the facilitator's CTEs), runs
+   * the fulfilment and records the payment `completed` with its settlement and result, all or
+   * nothing. `claimAllowed` false: the condition no longer holds and nothing was written. Throws,
+   * having written nothing, on any conflict (a nonce claimed or settled before, an earlier
+   * released claim, an overdraft): the stepwise path (`claim`, settle, `complete`) answers those.
+   */
+  async claimAndComplete(
+    input: ClaimInput,
+    settlement: InlineSettlement,
+    fulfil: Fulfilment,
+  ): Promise<{ claimAllowed: boolean; id: string; resultJson: string | null }> {
+    const { sql } = this;
+    const p = input.payment;
+    const id = randomUUID();
+    const tx = settlement.response.transaction;
+    const { writes, result } = fulfil(sql, {
+      paymentId: id,
+      operation: input.operation,
+      resource: p.resource,
+      payer: p.payer,
+      chain: p.chain,
+      network: p.requirement.network,
+      asset: p.requirement.asset,
+      payTo: p.requirement.payTo,
+      amountMicro: p.amountMicro,
+      transaction: tx,
+      context: input.context,
+    });
+    const [row] = await sql<{ claimAllowed: boolean; resultJson: string | null }[]>`
+      with pre as (
+        select (${input.condition ?? sql`true`}) as ok
+      ), ledger_gate as (
+        insert into x402_nonces (payer, nonce, kind, resource, valid_before)
+        select ${p.payer}, ${p.nonce}, 'paid', ${p.resource}, ${p.validBefore}::timestamptz
+        where (select ok from pre)
+        returning 1
+      ), ${settlement.writes}, paid as (
+        select ${id}::uuid as id, 'settling'::text as status from ledger_transfer
+      ), ${writes}, done as (
+        insert into x402_payments (id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
+                                   valid_before, payload, context, status, transaction, settlement, result)
+        select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
+               ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
+               ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
+               ${json(sql, input.context)}::jsonb, 'completed', ${tx},
+               ${json(sql, settlement.response)}::jsonb, ${result}
+        from paid
+        returning result::text as result_json
+      )
+      select coalesce((select ok from pre), false) as claim_allowed,
+             (select result_json from done) as result_json`;
+    return { claimAllowed: row!.claimAllowed, id, resultJson: row!.resultJson };
   }
 
   /**

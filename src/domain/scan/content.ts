@@ -1,6 +1,13 @@
 import { Sketch } from './fingerprint.js';
 import { FileSecrets } from './secrets.js';
-import { ScanRejection, unsafe, type Finding, type ScanLimits, type ScanStats } from './types.js';
+import {
+  ScanRejection,
+  unsafe,
+  type EntrySink,
+  type Finding,
+  type ScanLimits,
+  type ScanStats,
+} from './types.js';
 
 /** Extensions (and a few exact names) that count as source code for the complexity rule. */
 const SOURCE_EXT = new Set(
@@ -58,6 +65,8 @@ export class ScanContext {
   constructor(
     readonly limits: ScanLimits,
     readonly archiveBytes: number,
+    /** Receives the outer archive's files (nested archives arrive as files, unopened). */
+    readonly sink?: EntrySink,
   ) {}
 
   countEntry(where: string): void {
@@ -105,12 +114,14 @@ export class EntryInspector {
   private nestedLen = 0;
   private secretsFound = 0;
   private secrets: FileSecrets | undefined;
+  private readonly out: { write(chunk: Buffer): void; end(): void } | undefined;
 
   constructor(
     private readonly ctx: ScanContext,
     private readonly path: string,
     private readonly depth: number,
   ) {
+    this.out = depth === 0 ? ctx.sink?.open(path) : undefined;
     this.source = isSourcePath(path);
     ctx.stats.files++;
     if (this.source) ctx.stats.sourceFiles++;
@@ -119,6 +130,7 @@ export class EntryInspector {
   }
 
   write(chunk: Buffer): void {
+    this.out?.write(chunk);
     if (this.kind === 'pending') {
       this.head.push(chunk);
       this.headLen += chunk.length;
@@ -130,6 +142,7 @@ export class EntryInspector {
   }
 
   async end(): Promise<void> {
+    this.out?.end();
     if (this.kind === 'pending') this.decide();
     if (this.kind === 'text' && this.carry) this.lines(this.carry, this.carry.length, true);
     this.carry = undefined;
@@ -253,9 +266,11 @@ export class EntryInspector {
     let capital = -2; // before any separator, even the buffer start (-1)
     let words = 0;
     let maxWords = 0;
-    for (let i = 0; i < end; i++) {
+    // A final unterminated line is closed by a virtual newline at `end`: one closing step.
+    const stop = final ? end + 1 : end;
+    for (let i = 0; i < stop; i++) {
       const c = buf[i]!;
-      const k = BYTE_CLASS[c]!;
+      const k = i === end ? NEWLINE : BYTE_CLASS[c]!;
       if (k === NEWLINE) {
         if (i - sep > 3 && i - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
         this.closeLine(
@@ -280,11 +295,8 @@ export class EntryInspector {
           h = Math.imul(h ^ c, 0x01000193);
           if (run > maxRun) maxRun = run;
           run = dashes = 0;
-          if (i - sep > 1) {
-            if (i - sep > 3 && i - sep < 10 && capital < sep) {
-              if (++words > maxWords) maxWords = words;
-            } else words = 0;
-          }
+          words = wordsAfter(i - sep, capital < sep, words);
+          if (words > maxWords) maxWords = words;
         }
         sep = i;
         continue;
@@ -315,26 +327,10 @@ export class EntryInspector {
       } else {
         if (run > maxRun) maxRun = run;
         run = dashes = 0;
-        if (i - sep > 1) {
-          if (i - sep > 3 && i - sep < 10 && capital < sep) {
-            if (++words > maxWords) maxWords = words;
-          } else words = 0;
-        }
+        words = wordsAfter(i - sep, capital < sep, words);
+        if (words > maxWords) maxWords = words;
         sep = i;
       }
-    }
-    if (final) {
-      if (end - sep > 3 && end - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
-      this.closeLine(
-        buf,
-        first,
-        last,
-        hLast,
-        alnum,
-        run > maxRun ? run : maxRun,
-        maxDashes,
-        maxWords,
-      );
     }
   }
 
@@ -388,6 +384,16 @@ export class EntryInspector {
       ctx.addFinding({ check: 'secret', file: this.path, line: hit.line, detail: hit.kind });
     }
   }
+}
+
+/**
+ * The run of phrase words after a separator that ends `len - 1` bytes of word: an empty word
+ * keeps the run, a word of 3 to 8 letters without a capital or digit (`plain`) extends it,
+ * anything else breaks it.
+ */
+function wordsAfter(len: number, plain: boolean, words: number): number {
+  if (len <= 1) return words;
+  return len > 3 && len < 10 && plain ? words + 1 : 0;
 }
 
 const NEWLINE = 0;

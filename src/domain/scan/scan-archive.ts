@@ -1,6 +1,12 @@
 import { ScanContext } from './content.js';
 import { scanGzip, scanTar } from './targz.js';
-import { ScanRejection, unsafe, type ScanLimits, type ScanOutcome } from './types.js';
+import {
+  ScanRejection,
+  unsafe,
+  type EntrySink,
+  type ScanLimits,
+  type ScanOutcome,
+} from './types.js';
 import { scanZip } from './zip.js';
 
 export type Compression = 'zip' | 'tar.gz';
@@ -9,14 +15,16 @@ export type Compression = 'zip' | 'tar.gz';
  * The safety scan of one archive, entirely in memory and streaming (nothing is extracted to disk).
  * Order of verdicts: the first structural safety failure stops the scan at once; then content
  * findings (executables, secrets) refuse it as unsafe; then the complexity rule. The near-duplicate
- * rule needs the database and runs after this (see scan-job.ts).
+ * rule needs the database and runs after this (see scan-job.ts). With a `sink`, the outer
+ * archive's files are handed over as they are inflated (see EntrySink).
  */
 export async function scanArchive(
   bytes: Buffer,
   compression: Compression,
   limits: ScanLimits,
+  sink?: EntrySink,
 ): Promise<ScanOutcome> {
-  const ctx = new ScanContext(limits, bytes.length);
+  const ctx = new ScanContext(limits, bytes.length, sink);
   ctx.scanNested = async (nested, path, depth) => {
     const b0 = nested[0];
     const b1 = nested[1];

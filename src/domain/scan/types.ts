@@ -25,6 +25,26 @@ export interface ScanLimits {
   minSourceLines: number;
 }
 
+/** The marketplace's default limits (the defaults of `SCAN_*` and `MAX_ARCHIVE_BYTES` in src/config.ts). */
+export const DEFAULT_SCAN_LIMITS: ScanLimits = {
+  maxExtractedBytes: 209_715_200,
+  maxRatio: 100,
+  ratioMinBytes: 1_048_576,
+  maxEntries: 10_000,
+  maxNestingDepth: 1,
+  maxNestedBytes: 10_485_760,
+  minSourceLines: 20,
+};
+
+/**
+ * Receives the files of the outer archive as the scan inflates them (how a client unpacks with
+ * the scan's own rules). `open` is called only after the entry's name passed every check; the
+ * caller keeps what it wrote only when the whole scan accepts the archive.
+ */
+export interface EntrySink {
+  open(path: string): { write(chunk: Buffer): void; end(): void };
+}
+
 export interface ScanStats {
   entries: number;
   files: number;

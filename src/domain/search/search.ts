@@ -1,38 +1,86 @@
 import type { Sql } from '../../db/index.js';
+import { tokenize } from '../../embeddings/builtin.js';
 import type { Embedder } from '../../embeddings/embedder.js';
+import { sharedWordVectors } from '../../embeddings/word-vectors.js';
 import { usdcToMicro } from '../chains.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
+import { softMatch } from './soft-match.js';
+import { namedStacks, stackMatch, taskText } from './stacks.js';
 import { toVectorLiteral, vectorType } from './vectors.js';
 
 export const SEARCH_LIMIT = SEARCH_LIMITS.results;
-/** Candidates taken from each ranker before fusion. */
+/** Candidates handed from the database to the final ranking. */
 const CANDIDATES = 60;
 /**
- * Nearest vectors fetched once: the vector ranker's candidates and, for common terms, the full-text
- * pool. Kept within `hnsw.ef_search`, since rows past it cost an iterative re-scan of the graph.
+ * Nearest vectors fetched once. Kept within `hnsw.ef_search`, since rows past it cost an iterative
+ * re-scan of the graph.
  */
 const VECTOR_POOL = 100;
 /**
- * Full-text matches ranked at most. With more matches than this, only the matches among the
- * nearest vectors are ranked, which bounds the work of very common terms at any catalogue size.
+ * Lexical candidates come from the query's selective terms only (document frequency at most this):
+ * listings that share only common terms with the query are reached through the vector pool, which
+ * bounds the work of very common terms at any catalogue size.
  */
-const FTS_RANK_CAP = 100;
-/** Reciprocal rank fusion constant (Cormack et al.). */
-const RRF_K = 60;
+const LEX_DF_CAP = 500;
+/** Listings matching a selective term that are scored at most. */
+const LEX_POOL = 200;
+
+/** BM25 parameters (Robertson & Zaragoza): term-frequency saturation and length normalisation. */
+export const BM25 = { k1: 1.2, b: 0.5 };
+/**
+ * BM25F-style field weights: a term's frequency in a listing counts each occurrence by its field
+ * (tsvector weight class, migration 030).
+ */
+export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary: 0.5 };
+
+/**
+ * Calibration of the final score (see README, "Search relevance"). Every signal is first put on
+ * 0-1 and the similarity is 5 × their weighted sum, so that it reads the same for every query:
+ * - lexical: BM25 over the query's known terms divided by the BM25 of a listing that has every
+ *   one of them once in its title (1.0 = all the query's words, where they matter most);
+ * - vector: cosine mapped linearly from COSINE_FLOOR (what unrelated listings typically reach) to
+ *   COSINE_FULL (a close paraphrase);
+ * - meaning: soft word coverage (soft-match.ts);
+ * then multiplied by the stack factor when the query names a stack the listing lacks.
+ */
+export type Calibration = typeof CALIBRATION;
+export const CALIBRATION = {
+  lexical: 0.4,
+  vector: 0.3,
+  meaning: 0.3,
+  cosineFloor: 0.3,
+  cosineFull: 0.5,
+  /** Score kept when the listing has none of the stacks the query names. */
+  stackMiss: 0.85,
+};
+/** Listings scoring below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
+export const SIMILARITY_FLOOR = 1.0;
+
+export type SearchVariant = 'lexical' | 'vector' | 'fused';
 
 export interface SearchOptions {
   efSearch: number;
   ratingThreshold: number;
   /** Exact scan instead of the HNSW index (recall measurement and debugging; slow on large catalogues). */
   exact?: boolean;
+  /** Ranking variant, for the relevance benchmark; searches use `fused`. */
+  variant?: SearchVariant;
+  /** Similarity floor override (the relevance benchmark reports the ranking without one). */
+  floor?: number;
+}
+
+export interface CandidateRow extends PublicItemRow {
+  lexical: number;
+  cosine: number;
 }
 
 /**
- * Hybrid search: pgvector cosine over listing vectors (HNSW, iterative scan so filters still fill
- * the page) and Postgres full-text ranking, fused. The fused score blends the normalised
- * reciprocal-rank-fusion score with the cosine similarity, so that a listing found by both rankers
- * leads and an absolute relevance still shows: `similarity = round(5 × (½·rrf/rrf_max + ½·cos⁺), 1)`.
+ * Hybrid search. The database gathers candidates, from pgvector cosine over listing vectors (HNSW,
+ * iterative scan so filters still fill the page) and from full-text matches of the query's
+ * selective terms, and scores them with BM25 (statistics in search_terms / search_corpus, kept by
+ * triggers) and cosine similarity. The final ranking adds word meaning and stack awareness on the
+ * few candidates, calibrates one 0-5 similarity and drops what falls below the floor.
  */
 export async function searchItems(
   sql: Sql,
@@ -40,7 +88,25 @@ export async function searchItems(
   query: SearchQuery,
   opts: SearchOptions,
 ): Promise<SearchResult[]> {
-  const [qv] = await embedder.embed([query.q]);
+  const variant = opts.variant ?? 'fused';
+  const rows = await searchCandidates(sql, embedder, query, opts);
+  const floor = opts.floor ?? SIMILARITY_FLOOR;
+  return rankCandidates(query.q, rows, variant)
+    .filter((r) => r.similarity >= floor && r.similarity > 0)
+    .slice(0, SEARCH_LIMIT)
+    .map((r) => ({ ...toPublicItem(r.row, opts.ratingThreshold), similarity: r.similarity }));
+}
+
+/** The database's part: candidates with their lexical (BM25, 0-1) and cosine scores. */
+export async function searchCandidates(
+  sql: Sql,
+  embedder: Embedder,
+  query: SearchQuery,
+  opts: SearchOptions,
+): Promise<CandidateRow[]> {
+  const variant = opts.variant ?? 'fused';
+  const task = variant === 'fused' ? taskText(query.q) : query.q;
+  const [qv] = await embedder.embed([task]);
   const dims = embedder.dimensions;
   const vt = vectorType(sql, dims);
   // literal, not a parameter: the partial HNSW index is only provable with a constant predicate
@@ -59,9 +125,15 @@ export async function searchItems(
   for (const t of terms)
     filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
 
+  const { k1, b } = BM25;
+  const w = FIELD_WEIGHTS;
+  // a listing with the term once in its title, at average length: the lexical score's 1.0
+  const titleTf = (w.title * (k1 + 1)) / (w.title + k1);
+  const [cw, lw] = variant === 'lexical' ? [0, 1] : variant === 'vector' ? [1, 0] : [0.5, 0.5];
+
   const filtered =
     terms.length > 0 || query.min_price !== undefined || query.max_price !== undefined;
-  const rows = await sql.begin(async (tx) => {
+  return sql.begin(async (tx) => {
     await tx`select set_config('hnsw.ef_search', ${String(Math.max(opts.efSearch, VECTOR_POOL))}, true),
                     set_config('hnsw.iterative_scan', 'relaxed_order', true),
                     set_config('enable_indexscan', ${opts.exact ? 'off' : 'on'}, true),
@@ -71,67 +143,104 @@ export async function searchItems(
                     -- it); filtered: planned with the values, so a selective stack or price filter is
                     -- read through its index and ranked exactly instead of post-filtering the graph
                     set_config('plan_cache_mode', ${filtered ? 'force_custom_plan' : 'force_generic_plan'}, true)`;
-    return tx<(PublicItemRow & { score: number })[]>`
+    return tx<CandidateRow[]>`
       ${opts.exact ? tx`/* exact scan: its own cached plan */` : tx``}
       with qv as materialized (select ${qlit}::${vt} as v),
+      corpus as materialized (
+        select greatest(docs, 1)::float8 as docs,
+               greatest(total_len::float8 / greatest(docs, 1), 1) as avgdl
+        from search_corpus
+      ),
+      qterms as materialized (
+        select t.lexeme, coalesce(s.df, 0) as df,
+               ln(1 + ((select docs from corpus) - coalesce(s.df, 0) + 0.5) / (coalesce(s.df, 0) + 0.5)) as idf
+        from unnest(tsvector_to_array(to_tsvector('english', ${task}))) t(lexeme)
+        left join search_terms s on s.lexeme = t.lexeme
+        where coalesce(s.df, 0) > 0
+      ),
+      rare as materialized (
+        -- the selective terms as one OR query (quoted as tsquery input wants)
+        select string_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery as tq
+        from qterms where df <= ${LEX_DF_CAP}
+      ),
       vec_pool as materialized (
-        select i.id, i.embedding::${vt} <=> (select v from qv) as dist
-        from items i
-        where ${filters} and i.embedding_dims = ${dimsLit}
+        select i.id from items i
+        where ${cw > 0} and ${filters} and i.embedding_dims = ${dimsLit}
         order by i.embedding::${vt} <=> (select v from qv)
         limit ${VECTOR_POOL}
       ),
-      vec as (
-        select id, r from (select id, row_number() over (order by dist, id) as r from vec_pool) s
-        where r <= ${CANDIDATES}
+      lex_pool as materialized (
+        select i.id from items i, rare r
+        where ${lw > 0} and r.tq is not null and ${filters} and i.search_document @@ r.tq
+        limit ${LEX_POOL}
       ),
-      matched as materialized (
-        select i.id from items i, plainto_tsquery('english', ${query.q}) tq
-        where ${filters} and i.search_document @@ tq
-        limit ${FTS_RANK_CAP + 1}
-      ),
-      fts_pool as (
-        -- few matches: rank them all; many: rank those among the nearest vectors, so the work
-        -- stays bounded whatever the catalogue size
-        select id from matched where (select count(*) from matched) <= ${FTS_RANK_CAP}
-        union all
-        select id from vec_pool where (select count(*) from matched) > ${FTS_RANK_CAP}
-      ),
-      fts as (
-        select id, row_number() over (order by rank desc, id) as r from (
-          select i.id, ts_rank(i.search_document, tq) as rank
-          from fts_pool p join items i on i.id = p.id, plainto_tsquery('english', ${query.q}) tq
-          where i.search_document @@ tq
-          order by rank desc, i.id
-          limit ${CANDIDATES}
-        ) s
-      ),
-      fused as (
-        select id, sum(1.0 / (${RRF_K} + r)) as rrf
-        from (select id, r from vec union all select id, r from fts) u
-        group by id
+      cand as (select id from vec_pool union select id from lex_pool),
+      lex as (
+        select c.id, sum(q.idf * f.tf * ${k1 + 1}::float8 /
+                         (f.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(i.search_document) / (select avgdl from corpus)))) as bm25
+        from cand c join items i on i.id = c.id
+        cross join lateral unnest(i.search_document) u
+        join qterms q on q.lexeme = u.lexeme
+        cross join lateral (
+          select sum(case wc when 'A' then ${w.title}::float8 when 'B' then ${w.stack}::float8
+                             when 'C' then ${w.description}::float8 else ${w.promptSummary}::float8 end) as tf
+          from unnest(u.weights) wc
+        ) f
+        group by c.id
       ),
       scored as (
-        select f.id,
-          0.5 * least(1.0, f.rrf / (2.0 / ${RRF_K + 1}))
-          + 0.5 * greatest(0.0, coalesce(1 - (i.embedding::${vt} <=> (select v from qv)), 0.0)) as score
-        from fused f join items i on i.id = f.id
+        select c.id,
+          -- (least() skips nulls: a query with no known term must score 0, not 1)
+          least(1.0, coalesce(l.bm25 / nullif((select sum(idf) * ${titleTf}::float8 from qterms), 0), 0)) as lexical,
+          coalesce(1 - (i.embedding::${vt} <=> (select v from qv)), 0) as cosine
+        from cand c join items i on i.id = c.id left join lex l on l.id = c.id
         where i.embedding_dims = ${dimsLit} or i.embedding_dims is null
       )
       select * from (
-        select ${publicColumns(tx)}, sc.score::float8 as score
+        select ${publicColumns(tx)}, coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine
         from scored sc join items i on i.id = sc.id join agents a on a.id = i.seller_id
+        -- pre-ranking of the candidates; the final ranking below refines it
+        order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
       ) r
-      -- payable on at least one chain (checked on the few fused candidates, not per scanned row)
+      -- payable on at least one chain (checked on the few candidates, not per scanned row)
       where cardinality(r.available_chains) > 0
-      order by r.score desc, r.id
-      limit ${SEARCH_LIMIT}`;
+      limit ${CANDIDATES}`;
   });
+}
 
-  return rows.map((r) => ({
-    ...toPublicItem(r, opts.ratingThreshold),
-    similarity: Math.min(5, Math.max(0, Math.round(r.score * 50) / 10)),
-  }));
+/** Calibrated cosine, 0-1. */
+export function cosineScore(cosine: number, c: Calibration = CALIBRATION): number {
+  const { cosineFloor, cosineFull } = c;
+  return Math.min(1, Math.max(0, (cosine - cosineFloor) / (cosineFull - cosineFloor)));
+}
+
+/** The final ranking of the database's candidates: 0-5 similarity, best first. */
+export function rankCandidates<R extends CandidateRow>(
+  q: string,
+  rows: R[],
+  variant: SearchVariant = 'fused',
+  c: Calibration = CALIBRATION,
+): Array<{ row: R; similarity: number; score: number }> {
+  const wv = sharedWordVectors();
+  const qTokens = tokenize(taskText(q));
+  const stacks = namedStacks(q);
+  const out = rows.map((row) => {
+    let score: number;
+    if (variant === 'lexical') score = row.lexical;
+    else if (variant === 'vector') score = cosineScore(row.cosine, c);
+    else {
+      const docTokens = tokenize(
+        [row.title, row.techStack, row.description, row.promptSummary ?? ''].join(' '),
+      );
+      const meaning = softMatch(wv, qTokens, docTokens);
+      const stack = stackMatch(stacks, row.techStack);
+      score =
+        (c.lexical * row.lexical + c.vector * cosineScore(row.cosine, c) + c.meaning * meaning) *
+        (c.stackMiss + (1 - c.stackMiss) * stack);
+    }
+    return { row, score, similarity: Math.round(Math.min(1, Math.max(0, score)) * 50) / 10 };
+  });
+  return out.sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1));
 }
 
 function escapeLike(s: string): string {

@@ -1,0 +1,93 @@
+import {
+  PublicItemSchema,
+  SearchResultsSchema,
+  type PublicItem,
+  type SearchResult,
+} from '../domain/items/schemas.js';
+import type { Chain } from '../domain/chains.js';
+import { AcquirePromptSchema, type AcquirePrompt } from '../domain/orders/schemas.js';
+import { MarketplaceError, readJson } from './errors.js';
+
+/** Search parameters of `GET /api/v1/search` (spec 4.1). */
+export interface SearchParams {
+  q: string;
+  tech_stack?: string;
+  min_price?: number;
+  max_price?: number;
+}
+
+/** The public catalogue routes: no wallet, no payment. */
+export class CatalogClient {
+  private readonly fetchFn: typeof globalThis.fetch;
+
+  constructor(private readonly opts: { baseUrl: string; fetch?: typeof globalThis.fetch }) {
+    this.fetchFn = opts.fetch ?? globalThis.fetch;
+  }
+
+  /** At most 20 ranked active listings. */
+  async search(params: SearchParams): Promise<SearchResult[]> {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params))
+      if (v !== undefined) query.set(k, typeof v === 'number' ? plainDecimal(v) : v);
+    return readJson(
+      await this.fetchFn(`${this.opts.baseUrl}/api/v1/search?${query}`),
+      SearchResultsSchema,
+    );
+  }
+
+  /** Detail of an active listing; 404 `item_not_found` otherwise. */
+  async getItem(itemId: string): Promise<PublicItem> {
+    return readJson(
+      await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`),
+      PublicItemSchema,
+    );
+  }
+
+  /**
+   * The purchase prompt of an item, unsigned (spec 4.1 acquire, step 1): the 402 answer to an
+   * acquire with at most a chain hint, from the `PAYMENT-REQUIRED` header (the body otherwise).
+   * Nothing is signed and nothing moves.
+   */
+  async quote(itemId: string, chain?: Chain): Promise<AcquirePrompt> {
+    const res = await this.fetchFn(
+      `${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}/acquire`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(chain ? { chain } : {}),
+      },
+    );
+    if (res.status !== 402) {
+      await readJson(res);
+      throw new MarketplaceError(res.status, 'unexpected_response', undefined);
+    }
+    const header = res.headers.get('PAYMENT-REQUIRED');
+    const text = await res.text();
+    let prompt: unknown;
+    try {
+      prompt = JSON.parse(header ? Buffer.from(header, 'base64').toString('utf8') : text);
+    } catch {
+      throw new MarketplaceError(402, 'unexpected_response', undefined);
+    }
+    // the header may omit extensions when they are large; the body always has them
+    if (header && !(prompt as { extensions?: unknown }).extensions) {
+      try {
+        prompt = { ...(prompt as object), ...(JSON.parse(text) as object) };
+      } catch {
+        // keep the header's prompt
+      }
+    }
+    const parsed = AcquirePromptSchema.safeParse(prompt);
+    if (!parsed.success)
+      throw new MarketplaceError(402, 'unexpected_response', parsed.error.issues);
+    return parsed.data;
+  }
+}
+
+/**
+ * A price as the search route reads it: a plain decimal with at most 6 decimals (USDC's precision).
+ * `String(n)` would write 1e-7 or 1e21, which the route refuses.
+ */
+function plainDecimal(n: number): string {
+  return n.toFixed(6).replace(/\.?0+$/, '');
+}

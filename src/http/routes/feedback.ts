@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { submitItemFeedback } from '../../domain/feedback/feedback.js';
+import { ackFeedback, readInbox } from '../../domain/feedback/inbox.js';
+import { submitPlatformFeedback } from '../../domain/feedback/platform.js';
+import {
+  FeedbackParamsSchema,
+  InboxQuerySchema,
+  InboxResponseSchema,
+  ItemFeedbackBodySchema,
+  ItemFeedbackCreatedSchema,
+  PlatformFeedbackBodySchema,
+  PlatformFeedbackCreatedSchema,
+} from '../../domain/feedback/schemas.js';
+import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { agentOf, walletOf } from '../identity.js';
+import { describe } from '../route-meta.js';
+import { ErrorSchema } from './items.js';
+
+/** Item feedback, the seller inbox and platform feedback (spec 2.5, 2.6, 3.2, 3.3, 4.3). */
+export const feedbackRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  const { config } = deps;
+
+  app.post(
+    '/api/v1/items/:uuid/feedback',
+    {
+      config: { auth: 'id402' },
+      schema: describe(
+        'feedback',
+        'Rate (0..10) and/or review an item you bought, once, within the feedback window',
+        {
+          params: ItemParamsSchema,
+          body: ItemFeedbackBodySchema,
+          response: { 201: ItemFeedbackCreatedSchema, 403: ErrorSchema, 409: ErrorSchema },
+        },
+      ),
+    },
+    async (request, reply) => {
+      const res = await submitItemFeedback(
+        deps.sql,
+        agentOf(request).id,
+        request.params.uuid,
+        request.body,
+        config.FEEDBACK_WINDOW_DAYS,
+      );
+      return reply.status(201).send(res);
+    },
+  );
+
+  app.get(
+    '/api/v1/inbox',
+    {
+      config: { auth: 'id402' },
+      schema: describe(
+        'feedback',
+        'Approved feedback on your items, oldest first; marks returned rows read unless peek=true',
+        { querystring: InboxQuerySchema, response: { 200: InboxResponseSchema } },
+      ),
+    },
+    async (request) => readInbox(deps.sql, agentOf(request).id, request.query),
+  );
+
+  app.post(
+    '/api/v1/inbox/:uuid/ack',
+    {
+      config: { auth: 'id402' },
+      schema: describe('feedback', 'Mark one inbox row read (idempotent); 404 if not yours', {
+        params: FeedbackParamsSchema,
+        response: { 204: z.null().describe('Acknowledged'), 404: ErrorSchema },
+      }),
+    },
+    async (request, reply) => {
+      await ackFeedback(deps.sql, agentOf(request).id, request.params.uuid);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/v1/feedback/platform',
+    {
+      config: { auth: 'id402', anyWallet: true },
+      schema: describe(
+        'feedback',
+        'Feedback to the platform from any wallet (5 per 24 hours); never creates an account',
+        {
+          body: PlatformFeedbackBodySchema,
+          response: { 201: PlatformFeedbackCreatedSchema, 429: ErrorSchema },
+        },
+      ),
+    },
+    async (request, reply) => {
+      const res = await submitPlatformFeedback(
+        deps.sql,
+        walletOf(request),
+        request.body,
+        config.PLATFORM_FEEDBACK_DAILY_LIMIT,
+      );
+      return reply.status(201).send(res);
+    },
+  );
+};

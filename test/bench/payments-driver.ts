@@ -1,0 +1,72 @@
+import { Agent, request } from 'node:http';
+
+/**
+ * The benches' HTTP load generator, in a child process of its own so that the server process's
+ * CPU time per request counts the server alone. Receives a job over IPC: `{ url, headers, body }`
+ * posts one request per signed PAYMENT-SIGNATURE header, `{ urls }` gets each URL; keep-alive,
+ * `concurrency` requests at a time. Answers `{ seconds, failures }` (failures: not a 200).
+ */
+interface Job {
+  url?: string;
+  headers?: string[];
+  body?: string;
+  urls?: string[];
+  concurrency: number;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+function send(url: URL | string, header?: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: header ? 'POST' : 'GET',
+        agent,
+        headers: header
+          ? {
+              'content-type': 'application/json',
+              'payment-signature': header,
+              ...(body && { 'content-length': Buffer.byteLength(body) }),
+            }
+          : {},
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function drive(job: Job): Promise<{ seconds: number; failures: number }> {
+  const url = job.url ? new URL(job.url) : undefined;
+  const total = job.urls?.length ?? job.headers?.length ?? 0;
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: job.concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const status = job.urls
+          ? await send(job.urls[i]!)
+          : await send(url!, job.headers![i]!, job.body);
+        if (status !== 200) failures++;
+      }
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000, failures };
+}
+
+process.on('message', (job: Job | 'exit') => {
+  if (job === 'exit') process.exit(0);
+  void drive(job).then(
+    (r) => process.send!(r),
+    (e: unknown) => process.send!({ error: String(e) }),
+  );
+});
+process.send!('ready');

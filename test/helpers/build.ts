@@ -1,0 +1,33 @@
+import { execFile } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const MCP_ENTRY = path.join(ROOT, 'dist/mcp/main.js');
+
+async function newestSource(): Promise<number> {
+  let newest = 0;
+  for (const dir of ['src', 'mcp']) {
+    const entries = await readdir(path.join(ROOT, dir), { recursive: true, withFileTypes: true });
+    for (const e of entries) {
+      if (!e.isFile() || !e.name.endsWith('.ts')) continue;
+      newest = Math.max(newest, (await stat(path.join(e.parentPath, e.name))).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+/** The compiled build (`npm run build`), run when dist/ is missing or older than the sources. */
+export async function ensureBuilt(): Promise<void> {
+  const built = await stat(MCP_ENTRY).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
+  if (built >= (await newestSource())) return;
+  await promisify(execFile)(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: ROOT },
+  );
+}

@@ -1,0 +1,98 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { SpendingLimits } from '../../mcp/config.js';
+import { createMcpServer, type McpDeps } from '../../mcp/server.js';
+import { LocalState } from '../../mcp/state.js';
+import { CatalogClient } from '../../src/client/catalog.js';
+import { MarketplaceClient } from '../../src/client/index.js';
+
+export interface McpTestOptions {
+  /** false: no signing key. */
+  wallet?: boolean;
+  /** A given key (e.g. a seller that already listed); a fresh one otherwise. */
+  key?: `0x${string}`;
+  limits?: Partial<SpendingLimits>;
+  /** Shares the state file and download folder of an earlier connection (a restart). */
+  dataDir?: string;
+  /** The client answers elicitation requests with this (no elicitation capability when absent). */
+  elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+}
+
+export const TEST_LIMITS: SpendingLimits = {
+  perPurchase: 10,
+  daily: 50,
+  listingFee: 0.05,
+  confirmAbove: 10,
+};
+
+/**
+ * A real MCP client connected over InMemoryTransport to the real MCP server, whose tools call the
+ * real marketplace at `base` with a real viem wallet. `call` also checks that no result ever
+ * quotes the private key.
+ */
+export async function connectMcp(base: string, opts: McpTestOptions = {}) {
+  const key = opts.key ?? generatePrivateKey();
+  const account: LocalAccount = privateKeyToAccount(key);
+  const limits = { ...TEST_LIMITS, ...opts.limits };
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'mcp-state-'));
+  const wallet =
+    opts.wallet === false
+      ? undefined
+      : new MarketplaceClient({ baseUrl: base, account, maxPaymentUsdc: limits.perPurchase });
+  const deps: McpDeps = {
+    baseUrl: base,
+    catalog: new CatalogClient({ baseUrl: base }),
+    wallet: wallet ? async () => wallet : undefined,
+    limits,
+    state: LocalState.inDir(dataDir),
+    downloadDir: path.join(dataDir, 'downloads'),
+  };
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = createMcpServer(deps);
+  await server.connect(serverSide);
+  const client = new Client(
+    { name: 'mcp-test', version: '1.0.0' },
+    { capabilities: opts.elicit ? { elicitation: {} } : {} },
+  );
+  const elicited: string[] = [];
+  if (opts.elicit) {
+    const answer = opts.elicit;
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      const message = String(req.params.message);
+      elicited.push(message);
+      return answer(message);
+    });
+  }
+  await client.connect(clientSide);
+  // listing the tools makes the SDK client check every structuredContent against its tool's
+  // outputSchema (callTool throws on a mismatch)
+  await client.listTools();
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    if (JSON.stringify(result).includes(key.slice(2))) throw new Error('a result quoted the key');
+    return result;
+  };
+  return {
+    client,
+    call,
+    account,
+    key,
+    dataDir,
+    deps,
+    elicited,
+    close: () => client.close(),
+  };
+}
+
+export const textOf = (r: CallToolResult) =>
+  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { authorizationTypes } from '@x402/evm';
+import { getAddress, hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import {
+  authorizationDigest,
+  recoverSigner,
+  recoveryImplementation,
+  type Eip712Domain,
+  type TransferAuthorization,
+} from '../../src/x402/recovery.js';
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+const domains: Eip712Domain[] = [
+  {
+    name: 'USD Coin',
+    version: '2',
+    chainId: 8453,
+    verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  },
+  {
+    name: 'USDC',
+    version: '2',
+    chainId: 137,
+    verifyingContract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+  },
+];
+
+function authorization(from: string, i: number): TransferAuthorization {
+  return {
+    from,
+    to: getAddress(`0x${randomBytes(20).toString('hex')}`),
+    value: i === 0 ? 0n : i === 1 ? (1n << 256n) - 1n : BigInt(Math.floor(Math.random() * 1e12)),
+    validAfter: BigInt(i),
+    validBefore: BigInt(1_900_000_000 + i),
+    nonce: `0x${randomBytes(32).toString('hex')}`,
+  };
+}
+
+const viewOf = (a: TransferAuthorization) => ({
+  ...a,
+  nonce: a.nonce as Hex,
+  from: a.from as Hex,
+  to: a.to as Hex,
+});
+
+describe('signer recovery of EIP-3009 authorizations', () => {
+  it('recovers what viem recovers, natively and portably, for every domain and edge value', async () => {
+    expect(recoveryImplementation).toBe('native'); // the prebuilt binding loads on this platform
+    for (const [i, domain] of [...domains, ...domains, ...domains].entries()) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const message = authorization(account.address, i);
+      const typed = {
+        domain: { ...domain, verifyingContract: domain.verifyingContract as Hex },
+        types: authorizationTypes,
+        primaryType: 'TransferWithAuthorization' as const,
+        message: viewOf(message),
+      };
+      const signature = await account.signTypedData(typed);
+      const digest = authorizationDigest(domain, message);
+      expect(Buffer.from(digest).toString('hex')).toBe(hashTypedData(typed).slice(2));
+      const viem = (await recoverTypedDataAddress({ ...typed, signature })).toLowerCase();
+      expect(viem).toBe(account.address.toLowerCase());
+      expect(recoverSigner(digest, signature, 'native')).toBe(viem);
+      expect(recoverSigner(digest, signature, 'portable')).toBe(viem);
+      // v as 0/1 instead of 27/28
+      const v01 = `${signature.slice(0, 130)}${(parseInt(signature.slice(130), 16) - 27).toString(16).padStart(2, '0')}`;
+      expect(recoverSigner(digest, v01, 'native')).toBe(viem);
+      // the same (r, n - s) with the other parity: both implementations agree with viem
+      const s = BigInt(`0x${signature.slice(66, 130)}`);
+      const v = parseInt(signature.slice(130), 16);
+      const highS =
+        `${signature.slice(0, 66)}${(SECP256K1_N - s).toString(16).padStart(64, '0')}${(v === 27 ? 28 : 27).toString(16)}` as Hex;
+      const viemHigh = (
+        await recoverTypedDataAddress({ ...typed, signature: highS })
+      ).toLowerCase();
+      expect(recoverSigner(digest, highS, 'native')).toBe(viemHigh);
+      expect(recoverSigner(digest, highS, 'portable')).toBe(viemHigh);
+      // another message signed by nobody recovers to someone else
+      const other = authorizationDigest(domain, { ...message, value: message.value ^ 1n });
+      expect(recoverSigner(other, signature, 'native')).not.toBe(viem);
+    }
+  });
+
+  it('refuses malformed signatures in both implementations', () => {
+    const digest = authorizationDigest(domains[0]!, authorization(`0x${'11'.repeat(20)}`, 3));
+    const r = 'aa'.repeat(32);
+    const s = 'bb'.repeat(32);
+    for (const impl of ['native', 'portable'] as const) {
+      expect(recoverSigner(digest, `0x${r}${s}1d`, impl)).toBeNull(); // v = 29
+      expect(recoverSigner(digest, `0x${'00'.repeat(32)}${s}1b`, impl)).toBeNull(); // r = 0
+      expect(recoverSigner(digest, `0x${r}${'ff'.repeat(32)}1b`, impl)).toBeNull(); // s >= n
+      expect(recoverSigner(digest, `0x${r}${s}`, impl)).toBeNull(); // 64 bytes
+      expect(recoverSigner(digest, `0x${r}${s.slice(0, 62)}zz1b`, impl)).toBeNull(); // not hex
+    }
+  });
+});
