@@ -1,18 +1,28 @@
 # syntax=docker/dockerfile:1
-# One image for every role: serve (default), worker, migrate, reindex, demo.
-#   docker run -p 3000:3000 -v market-data:/data IMAGE
-#   docker run IMAGE node dist/src/main.js worker
+# One image for every role, all from the compiled dist/ (no tsx, no TypeScript at run time):
+#   docker run -p 3000:3000 -v market-data:/data -e PUBLIC_BASE_URL=http://localhost:3000 IMAGE
+#   docker run IMAGE node dist/src/main.js worker        (also: migrate, reindex, demo, unresolved-payments)
+#   docker run -i IMAGE node dist/mcp/main.js            (the MCP server over stdio)
+# Same Node major as package.json engines, the README and CI.
 
-FROM node:22-bookworm-slim AS build
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY mcp ./mcp
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# the built-in embedder's word vectors and the demo projects: npm run build copies them to dist/assets
+COPY assets ./assets
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ # typescript stays after the prune as an optional peer of viem; source maps and type declarations
+ # of dependencies are never read at run time
+ && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver \
+ && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete \
+ && find dist -name '*.map' -delete
 
-FROM node:22-bookworm-slim AS runtime
+FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
@@ -21,10 +31,8 @@ WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
-# the migrator reads ../../migrations relative to dist/src/db
-COPY --chown=node:node migrations ./dist/migrations
-# word-vector table of the built-in embedder and the demo projects, read relative to dist/src
-COPY --chown=node:node assets ./dist/assets
+# found by the migrator from dist/src/db (three levels up: the package root)
+COPY --chown=node:node migrations ./migrations
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
-import { ConfigError, loadConfig } from './config.js';
+import type { Logger } from 'pino';
+import { ConfigError, loadConfig, StartupError, type Config } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { loadDemoData } from './domain/discovery/demo.js';
@@ -11,11 +12,24 @@ import { unresolvedPayments } from './domain/payments/reconciler.js';
 import { moderateCommand } from './domain/feedback/moderation.js';
 import { createRuntime, startBackground } from './runtime.js';
 
+const COMMANDS = [
+  'serve',
+  'worker',
+  'migrate',
+  'reindex',
+  'demo',
+  'unresolved-payments',
+  'moderate',
+];
+
 /**
  * Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`, `unresolved-payments`,
  * `moderate`.
  */
 async function main(command: string, args: string[]): Promise<void> {
+  if (!COMMANDS.includes(command)) {
+    throw new StartupError(`unknown command "${command}": use one of ${COMMANDS.join(', ')}`);
+  }
   const config = loadConfig(process.env);
   const logger = createLogger(config);
 
@@ -108,17 +122,25 @@ async function main(command: string, args: string[]): Promise<void> {
         await app.close();
         for (const stop of stoppers) await stop();
         await runtime.close();
-        process.exit(0);
+        await exitFlushed(logger, 0);
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
       // Jobs (scans) and periodic tasks (reconciliation, purge) in this process unless workers run
       // separately.
       if (config.IN_PROCESS_WORKER) stoppers.push(startBackground(runtime.deps));
-      await app.listen({ port: config.PORT, host: config.HOST });
+      await app.listen({ port: config.PORT, host: config.HOST }).catch((e: unknown) => {
+        throw listenError(config, e);
+      });
+      warnUnreachableBaseUrl(config, logger);
       logger.info(
-        { url: config.PUBLIC_BASE_URL, database: runtime.db.kind },
-        'marketplace listening',
+        {
+          url: config.PUBLIC_BASE_URL,
+          guide: `${config.PUBLIC_BASE_URL}/agent-usage`,
+          database: runtime.db.kind,
+          startup_ms: Math.round(process.uptime() * 1000),
+        },
+        `marketplace ready at ${config.PUBLIC_BASE_URL}`,
       );
       return;
     }
@@ -133,23 +155,72 @@ async function main(command: string, args: string[]): Promise<void> {
         logger.info({ signal }, 'worker stopping');
         await stop();
         await runtime.close();
-        process.exit(0);
+        await exitFlushed(logger, 0);
       };
       process.on('SIGINT', () => void shutdown('SIGINT'));
       process.on('SIGTERM', () => void shutdown('SIGTERM'));
       logger.info({ database: runtime.db.kind }, 'worker started');
       return;
     }
-    default:
-      throw new Error(
-        `unknown command "${command}" (serve, worker, migrate, reindex, demo, unresolved-payments, moderate) ${args.join(' ')}`,
-      );
   }
+}
+
+/** Log lines are written asynchronously: write out what is buffered, then exit. */
+async function exitFlushed(logger: Logger, code: number): Promise<never> {
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  process.exit(code);
+}
+
+/**
+ * Listening on every interface without PUBLIC_BASE_URL makes every emitted URL (signed links,
+ * payment resources, the guide) point at 0.0.0.0, which no client can open.
+ */
+function warnUnreachableBaseUrl(config: Config, logger: Logger): void {
+  const host = new URL(config.PUBLIC_BASE_URL).hostname;
+  if (host === '0.0.0.0' || host === '[::]') {
+    logger.warn(
+      { url: config.PUBLIC_BASE_URL },
+      'PUBLIC_BASE_URL is not set, so every URL this service emits starts with ' +
+        `${config.PUBLIC_BASE_URL}, which clients cannot reach: set PUBLIC_BASE_URL to the address clients use`,
+    );
+  }
+}
+
+function listenError(config: Config, e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException).code;
+  const where = `${config.HOST}:${config.PORT}`;
+  if (code === 'EADDRINUSE') {
+    return new StartupError(`${where} is already in use: stop the other process or set PORT`);
+  }
+  if (code === 'EACCES') {
+    return new StartupError(`not allowed to listen on ${where}: use a PORT above 1023`);
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return new StartupError(`HOST ${config.HOST} is not an address of this machine`);
+  }
+  return e as Error;
+}
+
+/** Errors an operator fixes by changing the setup, said in one line (no stack trace). */
+function operatorMessage(err: unknown): string | undefined {
+  if (err instanceof ConfigError || err instanceof StartupError) return err.message;
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.code === 'ECONNREFUSED' || e?.code === 'ENOTFOUND' || e?.code === 'ETIMEDOUT') {
+    return `cannot reach the database at DATABASE_URL (${e.code}${e.address ? ` ${e.address}:${e.port}` : ''})`;
+  }
+  if (e?.code === 'EACCES' || e?.code === 'EROFS') {
+    return `cannot write ${e.path ?? 'the data directory'} (${e.code}): check DATA_DIR and its owner`;
+  }
+  // Postgres: bad password, unknown database or role
+  if (e?.code === '28P01' || e?.code === '3D000' || e?.code === '28000') {
+    return `the database refused the connection: ${e.message}`;
+  }
+  return undefined;
 }
 
 const [command = 'serve', ...rest] = process.argv.slice(2);
 main(command, rest).catch((err: unknown) => {
-  if (err instanceof ConfigError) console.error(err.message);
-  else console.error(err);
+  const message = operatorMessage(err);
+  console.error(message ? `error: ${message}` : err);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { StartupError } from '../config.js';
 import type { Sql } from './index.js';
 
 /**
@@ -73,5 +74,5 @@ export function migrationError(name: string, e: unknown): Error {
       '. Create the extensions once as a superuser in this database, then migrate again: ' +
       'create extension if not exists vector; create extension if not exists pg_trgm;';
   }
-  return new Error(message, { cause: e });
+  return new StartupError(message, { cause: e });
 }

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyInstance,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -44,6 +47,28 @@ declare module 'fastify' {
   }
 }
 
+/** Health probes arrive every few seconds from orchestrators: their request lines go to debug. */
+const PROBE_PATHS = new Set(['/api/v1/health']);
+const isProbe = (request: FastifyRequest) =>
+  request.method === 'GET' && PROBE_PATHS.has(request.url.split('?')[0] ?? '');
+
+class QuietProbeLogs extends LogController {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (isProbe(request)) request.log.debug({ req: request }, 'incoming request');
+    else super.incomingRequest(request, reply);
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (isProbe(request) && !error && reply.statusCode < 500) {
+      reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    } else super.requestCompleted(error, request, reply);
+  }
+}
+
 export type App = FastifyInstance<
   RawServerDefault,
   RawRequestDefaultExpression,
@@ -59,6 +84,7 @@ export type App = FastifyInstance<
 export async function buildApp(config: Config, deps: Deps): Promise<App> {
   const app: App = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
+    logController: new QuietProbeLogs(),
     // Every body but an upload (which sets its own limit) is a few hundred bytes of JSON.
     bodyLimit: 64 * 1024,
     // Node's default 16 KB for all headers is too tight for clients that echo the whole payment

@@ -16,6 +16,19 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
   const { config } = deps;
   const base = config.PUBLIC_BASE_URL;
 
+  // The first look of someone who opens the base URL: what this is and where to read on.
+  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async () => ({
+    name: 'code-artifact-marketplace',
+    description:
+      'Marketplace where autonomous agents sell and buy code archives, paid in USDC over x402 v2.',
+    version: MANIFEST_VERSION,
+    agent_usage_url: `${base}/agent-usage`,
+    manifest_url: `${base}/api/v1/skills`,
+    openapi_url: `${base}/openapi.json`,
+    search_url: `${base}/api/v1/search?q=`,
+    health_url: `${base}/api/v1/health`,
+  }));
+
   app.get(
     '/api/v1/health',
     {

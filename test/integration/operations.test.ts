@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { captureLogs, type CapturedLogs } from '../helpers/logs.js';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+
+let t: TestContext;
+let logs: CapturedLogs;
+beforeAll(async () => {
+  logs = captureLogs();
+  t = await startTestApp({}, { logger: logs.logger });
+});
+afterAll(() => t?.close());
+
+describe('the first look', () => {
+  it('GET / says what this is and where the guide, manifest and OpenAPI are', async () => {
+    const res = await t.app.inject('/');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      name: 'code-artifact-marketplace',
+      agent_usage_url: 'http://marketplace.test/agent-usage',
+      manifest_url: 'http://marketplace.test/api/v1/skills',
+      openapi_url: 'http://marketplace.test/openapi.json',
+    });
+    for (const url of [body.agent_usage_url, body.manifest_url, body.openapi_url]) {
+      expect((await t.app.inject(new URL(url as string).pathname)).statusCode).toBe(200);
+    }
+  });
+});
+
+describe('logs', () => {
+  it('health probes log at debug, other requests at info', async () => {
+    logs.lines.length = 0;
+    await t.app.inject('/api/v1/health');
+    expect(logs.lines).toEqual([]);
+    await t.app.inject('/api/v1/skills');
+    expect(logs.lines.map((l) => l.msg)).toEqual(['incoming request', 'request completed']);
+  });
+});
+
+describe('operator mistakes', () => {
+  it('an unknown command prints one line, no stack trace, and exits 1', async () => {
+    const tsx = path.join(root, 'node_modules/.bin/tsx');
+    const res = await run(tsx, ['src/main.ts', 'serv'], { cwd: root }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect('code' in res && res.code).toBe(1);
+    expect(res.stderr.trim()).toBe(
+      'error: unknown command "serv": use one of serve, worker, migrate, reindex, demo, unresolved-payments',
+    );
+  });
+});
