@@ -62,6 +62,16 @@ export const ConfigSchema = z
     // --- payouts ----------------------------------------------------------------------------
     /** Salt of the payout-contract factory: payout addresses are derived from it per seller and chain. */
     PAYOUT_FACTORY_SALT: z.string().min(1).default('marketplace-payout-v1'),
+    /**
+     * Allocation of each new payout contract in basis points (seller + platform = 10000), fixed when
+     * a seller's payout address is created; later changes apply to new sellers only.
+     */
+    PAYOUT_SELLER_BPS: z.coerce.number().int().min(0).max(10_000).default(9_500),
+    PAYOUT_PLATFORM_BPS: z.coerce.number().int().min(0).max(10_000).default(500),
+    /** Period of the payout job that forwards payout-address balances. */
+    PAYOUT_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(900),
+    /** A payout worker holds a payout address this long at most (a crashed worker's lease expires). */
+    PAYOUT_LEASE_SECONDS: z.coerce.number().int().min(5).default(300),
 
     // --- selling ----------------------------------------------------------------------------
     /** Largest accepted archive (bytes). A bigger upload is cut off while streaming with 413. */
@@ -181,6 +191,13 @@ export const ConfigSchema = z
     if (c.STORAGE === 's3' && !c.S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE=s3' });
     }
+    if (c.PAYOUT_SELLER_BPS + c.PAYOUT_PLATFORM_BPS !== 10_000) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAYOUT_SELLER_BPS'],
+        message: 'PAYOUT_SELLER_BPS + PAYOUT_PLATFORM_BPS must be 10000',
+      });
+    }
     if (c.MIN_PRICE_USDC > c.MAX_PRICE_USDC) {
       ctx.addIssue({
         code: 'custom',
@@ -193,6 +210,17 @@ export const ConfigSchema = z
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/**
+ * A mistake the operator fixes (a locked data directory, an unreachable database, a busy port):
+ * the process entry prints its message alone, without a stack trace, and exits non-zero.
+ */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

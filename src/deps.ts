@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
 import type { PaymentProcessor } from './domain/payments/processor.js';
+import type { PayoutRail } from './domain/payouts/rail.js';
 import type { Embedder } from './embeddings/embedder.js';
 import type { WorkSignal } from './jobs/runner.js';
 import type { BlobStore } from './storage/blob-store.js';
@@ -22,6 +23,11 @@ export interface PaymentDeps {
   platformPayTo: Address;
   /** Items as acquire prompts need them, briefly cached (src/domain/orders/acquire.ts). */
   saleItems: SaleItemCache;
+  /**
+   * Balances of payout addresses and their forwarding (src/domain/payouts/rail.ts): the dev
+   * ledger by default; the on-chain mode puts an RPC implementation here.
+   */
+  payoutRail: PayoutRail;
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { getAddress } from 'viem';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/index.js';
+import { openDatabase, type Database, type OpenOptions } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps, PaymentDeps } from './deps.js';
 import { usdcToMicro } from './domain/chains.js';
@@ -13,6 +13,8 @@ import { purchaseFulfilment } from './domain/orders/orders.js';
 import { PaymentProcessor } from './domain/payments/processor.js';
 import { reconcilePayments } from './domain/payments/reconciler.js';
 import { PaymentStore } from './domain/payments/store.js';
+import { DevLedgerRail } from './domain/payouts/dev-ledger-rail.js';
+import { runPayouts } from './domain/payouts/payout-job.js';
 import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
@@ -42,10 +44,10 @@ export interface Runtime {
  */
 export async function createRuntime(
   config: Config,
-  opts: { logger?: Logger; migrate?: boolean } = {},
+  opts: { logger?: Logger; migrate?: boolean } & OpenOptions = {},
 ): Promise<Runtime> {
   const logger = opts.logger ?? createLogger(config);
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, { template: opts.template, logger });
   try {
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);
@@ -118,7 +120,21 @@ function createPayments(
     : getAddress(
         `0x${createHmac('sha256', secrets.urlSigningKey).update('platform-pay-to:v1').digest('hex').slice(0, 40)}`,
       );
-  return { networks, facilitator, x402, payments, platformPayTo, saleItems: new SaleItemCache() };
+  // Payout balances live where sale proceeds land: the dev ledger in the embedded default (an
+  // on-chain deployment replaces this with its RPC rail).
+  const payoutRail = new DevLedgerRail(db.sql, {
+    platformPayTo,
+    startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+  });
+  return {
+    networks,
+    facilitator,
+    x402,
+    payments,
+    platformPayTo,
+    saleItems: new SaleItemCache(),
+    payoutRail,
+  };
 }
 
 /** Every job kind and its handler. */
@@ -135,7 +151,7 @@ export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_ST
   });
 }
 
-/** Every periodic task: payment reconciliation, the retention purge. */
+/** Every periodic task: payment reconciliation, the retention purge, the payout job. */
 export function periodicTasks(deps: Deps): PeriodicTask[] {
   const { config } = deps;
   return [
@@ -152,6 +168,12 @@ export function periodicTasks(deps: Deps): PeriodicTask[] {
       name: 'purge',
       everyMs: config.PURGE_INTERVAL_SECONDS * 1000,
       run: async () => ({ ...(await purgeDeleted(deps)) }),
+    },
+    {
+      name: 'payouts',
+      everyMs: config.PAYOUT_INTERVAL_SECONDS * 1000,
+      firstAfterMs: config.PAYOUT_INTERVAL_SECONDS * 1000,
+      run: async () => ({ ...(await runPayouts(deps)) }),
     },
   ];
 }

@@ -26,7 +26,10 @@ import { authRoutes } from './routes/auth.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { itemRoutes } from './routes/items.js';
+import { keyedRoutes } from './routes/keyed.js';
+import { keyedAccountRoutes } from './routes/keyed-account.js';
 import { orderRoutes } from './routes/orders.js';
+import { sellerMoneyRoutes } from './routes/seller-money.js';
 import { sellingRoutes } from './routes/selling.js';
 
 export const API_VERSION = '2.4.0';
@@ -95,6 +98,12 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
           'Agents buy and sell code archives paid in USDC over x402 v2. Start at /api/v1/skills.',
       },
       servers: [{ url: config.PUBLIC_BASE_URL }],
+      // Revision A's credential: the API key header (spec 5.1). Revision B has no key scheme.
+      ...(config.CONTRACT_REVISION === 'A' && {
+        components: {
+          securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+        },
+      }),
     },
     transform: (input) => {
       const out = jsonSchemaTransform(input);
@@ -116,6 +125,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
             },
           }),
           'x-auth': auth,
+          ...(auth === 'key' && { security: [{ apiKey: [] }] }),
           ...(price && { 'x-price-usdc': price }),
         },
       };
@@ -163,9 +173,16 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(itemRoutes, { deps });
   await app.register(acquireRoutes, { deps });
   await app.register(orderRoutes, { deps });
-  await app.register(accountRoutes, { deps });
-  await app.register(feedbackRoutes, { deps });
-  if (config.CONTRACT_REVISION === 'A') await app.register(authRoutes, { deps });
+  // Routes whose credential differs per contract revision: only this deployment's are served
+  // (and so documented in OpenAPI and the manifest).
+  if (config.CONTRACT_REVISION === 'A') {
+    await app.register(authRoutes, { deps });
+    await app.register(keyedAccountRoutes, { deps });
+  } else {
+    await app.register(accountRoutes, { deps });
+    await app.register(feedbackRoutes, { deps });
+    await app.register(sellerMoneyRoutes, { deps });
+  }
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
@@ -176,6 +193,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
       parts: 10,
     },
   });
-  await app.register(sellingRoutes, { deps });
+  if (config.CONTRACT_REVISION === 'A') await app.register(keyedRoutes, { deps });
+  else await app.register(sellingRoutes, { deps });
   return app;
 }

@@ -246,7 +246,8 @@ describe('local facilitator ledger', () => {
       transaction: '',
     });
     expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
-    expect(await local.balanceOf(BASE, requirement.payTo)).toBe(10_000_000);
+    // the payee is a payout address: opened at 0 with the seller (migration 051), still 0
+    expect(await local.balanceOf(BASE, requirement.payTo)).toBe(0);
     expect(
       await local.authorizationState({
         network: BASE,
@@ -488,7 +489,8 @@ describe('local facilitator ledger, one-statement settlement (path without verif
       response: { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' },
     });
     expect(await local.balanceOf(BASE, poor.address)).toBe(10_000_000);
-    expect(await local.balanceOf(BASE, payTo)).toBe(10_000_000);
+    // the payee is a payout address, which opens at 0 (a payout contract is deployed empty)
+    expect(await local.balanceOf(BASE, payTo)).toBe(0);
     expect(
       await local.authorizationState({
         network: BASE,
@@ -497,7 +499,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
         nonce: s1.nonce,
       }),
     ).toEqual({ state: 'unused' });
-    // a funded payer (above the start balance) pays once; the payee's unseen balance starts at 10
+    // a funded payer (above the start balance) pays once
     const rich = newWallet();
     await local.setBalance(BASE, rich.address, 30_000_000);
     const s2 = await signPayment(rich, required, requirement);
@@ -507,7 +509,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
       response: { success: true, amount: '12000000' },
     });
     expect(await local.balanceOf(BASE, rich.address)).toBe(18_000_000);
-    expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
+    expect(await local.balanceOf(BASE, payTo)).toBe(12_000_000);
     // the same authorization again: rejected before anything moves
     const r3 = await local.settleChecked(s2.payload, requirement);
     expect(r3).toMatchObject({
@@ -523,7 +525,7 @@ describe('local facilitator ledger, one-statement settlement (path without verif
       response: { errorReason: 'invalid_exact_evm_insufficient_balance' },
     });
     expect(await local.balanceOf(BASE, rich.address)).toBe(11_999_999);
-    expect(await local.balanceOf(BASE, payTo)).toBe(22_000_000);
+    expect(await local.balanceOf(BASE, payTo)).toBe(12_000_000);
     // settlement failures that are not rejections keep their classification
     local.injectFault({ op: 'settle', outcome: 'failed' });
     expect(await local.settleChecked(s4.payload, requirement)).toMatchObject({

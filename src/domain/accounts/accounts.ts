@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../chains.js';
 import { generateUsername } from './usernames.js';
 import type { SqlFragment } from '../payments/fulfilment.js';
+import { DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';
 
 export interface Agent {
   id: string;
@@ -37,20 +38,27 @@ export function derivePayoutAddress(sellerAddress: string, chain: Chain, salt: s
 /**
  * The agent of `address` as CTEs of a larger statement (the one that completes a payment, spec
  * 2.4, 5.2 rule 5: a zero-value handshake never provisions): ends in the CTE `agent`, one row
- * with the agent's columns and `created`. A known wallet costs one index read; a new one gets its
+ * with the agent's columns and `created`. A known wallet (any address bound to an agent: the one
+ * it was created with, or in Revision A a linked wallet) costs one index read; a new one gets its
  * account and a payout address on every supported chain with all chains accepted (spec 4.3 rule
  * 4). Only acts when the statement's `paid` relation has a row. A concurrent first payment by the
- * same wallet is absorbed by the upsert; a generated username that is taken fails the statement
+ * same wallet is absorbed by the upsert; each payout address gets `allocation` (seller and platform
+ * basis points), fixed from then on; a generated username that is taken fails the statement
  * (the caller runs it again with a fresh name).
  */
-export function agentProvisioning(sql: Db, address: string, payoutSalt: string): SqlFragment {
+export function agentProvisioning(
+  sql: Db,
+  address: string,
+  payoutSalt: string,
+  allocation: PayoutAllocation = DEFAULT_ALLOCATION,
+): SqlFragment {
   const addr = normaliseAddress(address);
   const chains = [...CHAINS];
   const payouts = chains.map((chain) => derivePayoutAddress(addr, chain, payoutSalt));
   return sql`
     agent_known as (
-      select id, address, username, username_type, sales_chains, created_at, false as created
-      from agents where address = ${addr}
+      select a.id, a.address, a.username, a.username_type, a.sales_chains, a.created_at, false as created
+      from wallet_bindings b join agents a on a.id = b.agent_id where b.address = ${addr}
     ), agent_created as (
       insert into agents (address, username)
       select ${addr}, ${generateUsername()}
@@ -58,8 +66,8 @@ export function agentProvisioning(sql: Db, address: string, payoutSalt: string):
       on conflict (address) do update set address = excluded.address
       returning id, address, username, username_type, sales_chains, created_at, (xmax = 0) as created
     ), agent_payouts as (
-      insert into payout_addresses (agent_id, chain, address)
-      select c.id, p.chain, p.address
+      insert into payout_addresses (agent_id, chain, address, seller_bps, platform_bps)
+      select c.id, p.chain, p.address, ${allocation.sellerBps}::int, ${allocation.platformBps}::int
       from agent_created c cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
       on conflict do nothing
     ), agent as (
@@ -74,12 +82,12 @@ export function agentProvisioning(sql: Db, address: string, payoutSalt: string):
 export async function provisionAgent(
   sql: Db,
   address: string,
-  opts: { payoutSalt: string },
+  opts: { payoutSalt: string; allocation?: PayoutAllocation },
 ): Promise<{ agent: Agent; created: boolean }> {
   for (let attempt = 1; ; attempt++) {
     try {
       const [row] = await sql<Array<Agent & { created: boolean }>>`
-        with paid as (select 1), ${agentProvisioning(sql, address, opts.payoutSalt)}
+        with paid as (select 1), ${agentProvisioning(sql, address, opts.payoutSalt, opts.allocation)}
         select * from agent`;
       const { created, ...agent } = row!;
       return { agent, created };

@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { agentProvisioning } from '../accounts/accounts.js';
+import { allocationOf } from '../payouts/allocation.js';
 import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
 import type { ItemStatus } from './schemas.js';
 import type { ValidUpload } from './upload.js';
@@ -150,24 +151,50 @@ export function listingContext(itemId: string, archiveKey: string, u: ValidUploa
 export function listingFulfilment(config: Config): Fulfilment<ListingContext> {
   return (sql, ctx) => {
     const c = ctx.context;
-    const row = (status: ItemStatus, statusReason: string): NewItem => ({
-      id: c.item_id,
-      status,
-      statusReason,
-      title: c.title,
-      description: c.description,
-      promptSummary: c.prompt_summary,
-      techStack: c.tech_stack,
-      priceMicro: c.price_micro,
-      archiveSha256: c.archive_sha256,
-      archiveKey: c.archive_key,
-      archiveSize: c.archive_size,
-      compression: c.compression,
-      fileName: c.file_name,
-    });
-    const fromPaid = sql`from paid cross join agent where true`;
     const writes = sql`
-      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT)},
+      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT, allocationOf(config))},
+      ${listingWrites(sql, config, c)},
+      fee as (
+        insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)
+        select id, ${ctx.paymentId}::uuid, ${ctx.payer}, ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo},
+               ${ctx.amountMicro}::bigint, ${ctx.transaction}
+        from (select id from listed union all select id from refused) as created
+      )`;
+    return { writes, result: listingResult(sql, c) };
+  };
+}
+
+/** The listing's answer as jsonb (reads the `listed` CTE of `listingWrites`). */
+export function listingResult(sql: Db, c: ListingContext): SqlFragment {
+  return sql`jsonb_build_object(
+      'item_id', ${c.item_id}::text,
+      'status', case when exists (select 1 from listed) then 'pending_scan' else 'rejected' end)`;
+}
+
+/**
+ * The writes that create a listing, as CTEs over the relations `paid` (one row: act) and `agent`
+ * (the seller): the item in `pending_scan` with its scan job, or `rejected`/`duplicate_content`
+ * when identical bytes were listed concurrently. Ends in the CTEs `listed` and `refused`. Shared
+ * by the paid listing (Revision B) and the keyed one (Revision A, no fee).
+ */
+export function listingWrites(sql: Db, config: Config, c: ListingContext): SqlFragment {
+  const row = (status: ItemStatus, statusReason: string): NewItem => ({
+    id: c.item_id,
+    status,
+    statusReason,
+    title: c.title,
+    description: c.description,
+    promptSummary: c.prompt_summary,
+    techStack: c.tech_stack,
+    priceMicro: c.price_micro,
+    archiveSha256: c.archive_sha256,
+    archiveKey: c.archive_key,
+    archiveSize: c.archive_size,
+    compression: c.compression,
+    fileName: c.file_name,
+  });
+  const fromPaid = sql`from paid cross join agent where true`;
+  return sql`
       listed as (
         ${insertItem(sql, sql`agent.id`, row('pending_scan', 'pending_review'), fromPaid)}
         on conflict (archive_sha256) where status in ('pending_scan', 'scanning', 'active') do nothing
@@ -178,15 +205,5 @@ export function listingFulfilment(config: Config): Fulfilment<ListingContext> {
         returning id
       ), queued as (
         ${enqueueJob(sql, scanJob(c.item_id, config.SCAN_MAX_ATTEMPTS), sql`exists (select 1 from listed)`)}
-      ), fee as (
-        insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)
-        select id, ${ctx.paymentId}::uuid, ${ctx.payer}, ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo},
-               ${ctx.amountMicro}::bigint, ${ctx.transaction}
-        from (select id from listed union all select id from refused) as created
       )`;
-    const result = sql`jsonb_build_object(
-      'item_id', ${c.item_id}::text,
-      'status', case when exists (select 1 from listed) then 'pending_scan' else 'rejected' end)`;
-    return { writes, result };
-  };
 }

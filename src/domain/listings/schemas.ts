@@ -106,3 +106,14 @@ export const SellerItemStatusSchema = z.object({ status: ItemStatusSchema, reaso
 export type SellerItemStatus = z.infer<typeof SellerItemStatusSchema>;
 
 export const DeleteResponseSchema = z.object({ ok: z.literal(true) });
+
+/** Revision A keyed upload (no fee): poll `status_url`, the public status route, during the scan. */
+export const KeyedUploadResponseSchema = z.object({
+  item_id: z.uuid(),
+  status: ItemStatusSchema,
+  status_url: z.string().describe('Public status of the listing; shows the scan states'),
+});
+export type KeyedUploadResponse = z.infer<typeof KeyedUploadResponseSchema>;
+
+/** Revision A delete: the same `{ message }` on every repeat. */
+export const DeleteMessageSchema = z.object({ message: z.string() });

@@ -9,11 +9,14 @@ import {
   checkListingCap,
   LISTING_FEE_OPERATION,
   listingContext,
+  listingResult,
+  listingWrites,
   type ListingContext,
   type ListingResult,
 } from './listings.js';
 import { listingInvoiceUrl } from './invoice.js';
 import type { ValidUpload } from './upload.js';
+import type { ItemStatus } from './schemas.js';
 
 export interface SubmitResult {
   body: { item_id: string; status: string; invoice_url: string };
@@ -75,5 +78,41 @@ export async function submitListing(
       ),
     },
     paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
+export interface KeyedSubmitResult {
+  item_id: string;
+  status: ItemStatus;
+  status_url: string;
+}
+
+/**
+ * Revision A's keyed upload (spec 4.2 `POST /api/v1/items`, no fee): the same rules as the paid
+ * listing (duplicates by SHA-256, the listing cap, bytes stored by content before any row points
+ * at them, the same item insert and scan job), for the key's agent. Upload links no wallet: the
+ * listing is payable only on chains where the seller linked one (the `payable_chains` view).
+ */
+export async function submitKeyedListing(
+  deps: Pick<Deps, 'sql' | 'config' | 'storage' | 'work'>,
+  seller: { id: string; address: string },
+  upload: ValidUpload,
+): Promise<KeyedSubmitResult> {
+  await checkDuplicates(deps.sql, upload.sha256, seller.address);
+  await checkListingCap(deps.sql, seller.address, deps.config.MAX_ACTIVE_LISTINGS);
+  const archiveKey = archiveKeyOf(upload.sha256, upload.compression);
+  await deps.storage.put(archiveKey, upload.bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
+  const context = listingContext(randomUUID(), archiveKey, upload);
+  const { sql } = deps;
+  const [row] = await sql<{ result: string }[]>`
+    with paid as (select 1), agent as (select id from agents where id = ${seller.id}::uuid),
+    ${listingWrites(sql, deps.config, context)}
+    select ${listingResult(sql, context)}::text as result`;
+  deps.work.wake();
+  const { item_id, status } = JSON.parse(row!.result) as { item_id: string; status: ItemStatus };
+  return {
+    item_id,
+    status,
+    status_url: `${deps.config.PUBLIC_BASE_URL}/api/v1/items/${item_id}/status`,
   };
 }

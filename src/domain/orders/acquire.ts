@@ -8,7 +8,15 @@ import { currentLegal, type CurrentLegal } from '../legal/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
 import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
-import type { AcquireBody, AcquireResponse, OrderLinks } from './schemas.js';
+import type {
+  AcquireBody,
+  AcquireResponse,
+  BuyResponse,
+  OrderLinks,
+  PublicAcquireAResponse,
+} from './schemas.js';
+
+export type AnyAcquireResponse = AcquireResponse | PublicAcquireAResponse | BuyResponse;
 
 export const ACQUIRE_OPERATION = 'acquire';
 
@@ -119,40 +127,76 @@ function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
   return options.sort((a, b) => Number(b.chain === hint) - Number(a.chain === hint));
 }
 
+/**
+ * How a purchase is asked for: Revision B's acquire (the default), or Revision A's public acquire
+ * or keyed `POST /api/v1/buy` (with the key's agent as the buyer).
+ */
+export interface AcquireMode {
+  revision: 'A' | 'B';
+  /** Revision A keyed purchase: the buyer is this agent (the key's), whoever signs the payment. */
+  buyerId?: string;
+}
+
+const B_MODE: AcquireMode = { revision: 'B' };
+
 /** `extensions.bazaar`: how to complete this purchase, legal terms, provider and item (spec 2.9). */
 export function acquireDiscovery(
   config: Config,
   item: SaleItem,
   chains: Chain[],
   legal: CurrentLegal,
+  mode: AcquireMode = B_MODE,
 ) {
   const chain = chains[0]!;
   const base = config.PUBLIC_BASE_URL;
+  const keyed = mode.buyerId !== undefined;
+  // Revision A names the chain on completion; its keyed route names the item in the body.
+  const target = keyed ? { item_id: item.id, chain } : { chain };
+  const orderExample = {
+    order_id: '00000000-0000-4000-8000-000000000000',
+    download_url: `${base}/api/v1/downloads/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+    ...(mode.revision === 'B' && {
+      invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+    }),
+    expires_in: '15 minutes',
+    ...(mode.revision === 'A' &&
+      !keyed && {
+        buyer_account: {
+          created: true,
+          username: 'brave-otter-042',
+          rotate_key_url: `${base}/api/v1/auth/rotate-key`,
+        },
+      }),
+  };
+  const input = {
+    type: 'http',
+    method: 'POST',
+    bodyType: 'json',
+    ...(!keyed && { pathParams: { uuid: item.id } }),
+    body: target,
+    prompt_request: {
+      example: target,
+      optional_fields: ['chain'],
+      ...(keyed && { required_fields: ['item_id'] }),
+    },
+    completion_request: {
+      example: { ...target, policy_accepted: true, license_accepted: true },
+      required_fields: [
+        ...(keyed ? ['item_id'] : []),
+        ...(mode.revision === 'A' ? ['chain'] : []),
+        'policy_accepted',
+        'license_accepted',
+      ],
+      defaults: { currency: 'USDC', chain },
+      header: 'PAYMENT-SIGNATURE',
+    },
+  };
   return {
+    // Revision A clients read the completion example without the `info` level.
+    ...(mode.revision === 'A' && { input }),
     info: {
-      input: {
-        type: 'http',
-        method: 'POST',
-        bodyType: 'json',
-        pathParams: { uuid: item.id },
-        body: { chain },
-        prompt_request: { example: { chain }, optional_fields: ['chain'] },
-        completion_request: {
-          example: { chain, policy_accepted: true, license_accepted: true },
-          required_fields: ['policy_accepted', 'license_accepted'],
-          defaults: { currency: 'USDC', chain },
-          header: 'PAYMENT-SIGNATURE',
-        },
-      },
-      output: {
-        type: 'json',
-        example: {
-          order_id: '00000000-0000-4000-8000-000000000000',
-          download_url: `${base}/api/v1/downloads/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-          invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-          expires_in: '15 minutes',
-        },
-      },
+      input,
+      output: { type: 'json', example: orderExample },
       legal: {
         policy: { version: legal.policy.version, url: legal.policy.url },
         license: { version: legal.license.version, url: legal.license.url },
@@ -186,7 +230,8 @@ export function acquireDiscovery(
 }
 
 /**
- * `POST /api/v1/items/{uuid}/acquire` (Revision B): 402 prompt, or a completed purchase.
+ * `POST /api/v1/items/{uuid}/acquire` (both revisions) and `POST /api/v1/buy` (Revision A, keyed):
+ * 402 prompt, or a completed purchase.
  * Order of checks: body -> region -> item (briefly cached) -> payable chains -> (signed) legal
  * flags -> signature -> self-purchase -> claim (re-checking the item) -> settle once per nonce ->
  * order.
@@ -197,13 +242,14 @@ export async function acquire(
   body: AcquireBody,
   country: string | undefined,
   pay: Pay,
-): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
+  mode: AcquireMode = B_MODE,
+): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string }> {
   // The claim re-checks the item; when it changed since it was read (a cached copy, or a race with
   // the seller) nothing was claimed, and the request is answered again from a fresh read, so the
   // answer is exactly what that fresh read gives (404, 409, a verification failure or a purchase).
   for (let attempt = 0; ; attempt++) {
     try {
-      return await acquireOnce(deps, itemId, body, country, pay, attempt > 0);
+      return await acquireOnce(deps, itemId, body, country, pay, attempt > 0, mode);
     } catch (e) {
       if (!(e instanceof ClaimConditionFailed)) throw e;
       deps.saleItems?.invalidate(itemId);
@@ -220,7 +266,8 @@ async function acquireOnce(
   country: string | undefined,
   pay: Pay,
   fresh: boolean,
-): Promise<{ response: AcquireResponse; paymentResponseHeader: string }> {
+  mode: AcquireMode,
+): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string }> {
   if (body.currency !== undefined && body.currency.toUpperCase() !== 'USDC') {
     throw new AppError('unsupported_currency', { message: 'only USDC is accepted' });
   }
@@ -247,10 +294,24 @@ async function acquireOnce(
         item,
         options.map((o) => o.chain),
         legal,
+        mode,
       ),
     },
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
     beforeVerify: () => {
+      if (mode.revision === 'A') {
+        // Revision A: the completion names its chain, and the seller must have a wallet there.
+        if (body.chain === undefined) {
+          throw new AppError('chain_required', {
+            message: 'send chain (base or polygon) with the signed request',
+          });
+        }
+        if (!options.some((o) => o.chain === body.chain)) {
+          throw new AppError('seller_wallet_missing', {
+            message: `the seller has no wallet linked on ${body.chain}; choose one of: ${options.map((o) => o.chain).join(', ')}`,
+          });
+        }
+      }
       if (body.policy_accepted !== true) {
         throw new AppError('policy_acceptance_required', {
           message: `send policy_accepted: true (terms ${legal.policy.url})`,
@@ -264,7 +325,13 @@ async function acquireOnce(
     },
   };
   const payment = await pay(offer);
-  if (payment.payer === item.sellerAddress.toLowerCase()) {
+  if (mode.revision === 'A' && payment.chain !== body.chain) {
+    throw new AppError('payment_verification_failed', {
+      reason: 'chain_mismatch',
+      message: `the payment was signed for ${payment.chain} but the request names ${body.chain}`,
+    });
+  }
+  if (payment.payer === item.sellerAddress.toLowerCase() || mode.buyerId === item.sellerId) {
     throw new AppError('self_purchase_forbidden', {
       message: 'a wallet cannot buy its own listing',
     });
@@ -280,6 +347,7 @@ async function acquireOnce(
       licenseUrl: legal.license.url,
     },
     acceptedAt: new Date().toISOString(),
+    ...(mode.buyerId && { buyerId: mode.buyerId }),
   };
   const done = await deps.payments.run<AcquireContext, AcquireResult>({
     operation: ACQUIRE_OPERATION,
@@ -299,7 +367,29 @@ async function acquireOnce(
     archiveSha256: item.archiveSha256,
   });
   return {
-    response: { order_id: done.result.orderId, ...links },
+    response: acquireResponse(deps.config, done.result, links, mode),
     paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
+/** The purchase result as each revision and route writes it (spec 2.3, 4.1 step 4, 4.2). */
+function acquireResponse(
+  config: Pick<Config, 'PUBLIC_BASE_URL'>,
+  result: AcquireResult,
+  links: OrderLinks,
+  mode: AcquireMode,
+): AnyAcquireResponse {
+  if (mode.revision === 'B') return { order_id: result.orderId, ...links };
+  const { download_url, expires_in } = links;
+  if (mode.buyerId) return { order_id: result.orderId, download_url, expires_in };
+  return {
+    order_id: result.orderId,
+    download_url,
+    expires_in,
+    buyer_account: {
+      created: result.buyer?.created ?? false,
+      username: result.buyer?.username ?? '',
+      rotate_key_url: `${config.PUBLIC_BASE_URL}/api/v1/auth/rotate-key`,
+    },
   };
 }

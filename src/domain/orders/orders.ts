@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { agentProvisioning } from '../accounts/accounts.js';
+import { allocationOf } from '../payouts/allocation.js';
 import type { Chain } from '../chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
@@ -15,24 +16,36 @@ export interface AcquireContext extends Record<string, unknown> {
   /** Legal versions and URLs current at purchase time, and when the buyer accepted them. */
   legal: { policyVersion: string; policyUrl: string; licenseVersion: string; licenseUrl: string };
   acceptedAt: string;
+  /**
+   * Revision A keyed purchase (`POST /api/v1/buy`): the order belongs to the key's agent, whoever
+   * signed the payment. Absent: the payer's agent, provisioned by a first purchase.
+   */
+  buyerId?: string;
 }
 
 export interface AcquireResult extends Record<string, unknown> {
   orderId: string;
+  /** The buyer's account as the purchase found or created it (Revision A `buyer_account`). */
+  buyer?: { created: boolean; username: string };
 }
 
 /**
  * The fulfilment of a purchase (spec 3.5, 4.1): provisions the buyer (a first purchase creates the
- * account), writes the completed order and the legal acceptance audit row, in the statement that
+ * account; a keyed purchase names its agent), writes the completed order and the legal acceptance audit row, in the statement that
  * completes the payment (src/domain/payments/fulfilment.ts). Exactly once per payment.
  */
 export function purchaseFulfilment(
-  config: Pick<Config, 'PAYOUT_FACTORY_SALT'>,
+  config: Pick<Config, 'PAYOUT_FACTORY_SALT' | 'PAYOUT_SELLER_BPS' | 'PAYOUT_PLATFORM_BPS'>,
 ): Fulfilment<AcquireContext> {
   return (sql, ctx) => {
     const c = ctx.context;
+    const buyer = c.buyerId
+      ? sql`agent as (
+          select id, username, false as created from agents
+          where id = ${c.buyerId}::uuid and exists (select 1 from paid))`
+      : agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT, allocationOf(config));
     const writes = sql`
-      ${agentProvisioning(sql, ctx.payer, config.PAYOUT_FACTORY_SALT)},
+      ${buyer},
       placed as (
         insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
                             amount_micro, transaction)
@@ -47,7 +60,9 @@ export function purchaseFulfilment(
                ${c.legal.licenseUrl}, ${c.acceptedAt}::timestamptz
         from placed
       )`;
-    return { writes, result: sql`jsonb_build_object('orderId', ${c.orderId}::text)` };
+    const result = sql`jsonb_build_object('orderId', ${c.orderId}::text, 'buyer',
+      (select jsonb_build_object('created', created, 'username', username) from agent limit 1))`;
+    return { writes, result };
   };
 }
 

@@ -38,6 +38,42 @@ export type OrderLinks = z.infer<typeof OrderLinksSchema>;
 export const AcquireResponseSchema = z.object({ order_id: z.uuid(), ...OrderLinksSchema.shape });
 export type AcquireResponse = z.infer<typeof AcquireResponseSchema>;
 
+/** Revision A public acquire: no invoice link; the buyer's account and where to get a key. */
+export const PublicAcquireAResponseSchema = z.object({
+  order_id: z.uuid(),
+  download_url: OrderLinksSchema.shape.download_url,
+  expires_in: OrderLinksSchema.shape.expires_in,
+  buyer_account: z.object({
+    created: z.boolean().describe('True when this purchase created the account'),
+    username: z.string(),
+    rotate_key_url: z.string().describe('Where the buyer obtains a persistent API key'),
+  }),
+});
+export type PublicAcquireAResponse = z.infer<typeof PublicAcquireAResponseSchema>;
+
+/** Revision A keyed purchase body: the acquire fields plus the item. */
+export const BuyBodySchema = z
+  .object({
+    item_id: z.uuid(code('invalid_item_id')).describe('The item to buy'),
+    ...AcquireBodySchema.shape,
+    chain: ChainSchema.optional().describe(
+      'Preferred chain at prompt time; required on the signed completion',
+    ),
+  })
+  .loose();
+export type BuyBody = z.infer<typeof BuyBodySchema>;
+
+/** Revision A keyed purchase result. */
+export const BuyResponseSchema = z.object({
+  order_id: z.uuid(),
+  download_url: OrderLinksSchema.shape.download_url,
+  expires_in: OrderLinksSchema.shape.expires_in,
+});
+export type BuyResponse = z.infer<typeof BuyResponseSchema>;
+
+/** Revision A `GET /api/v1/orders/{uuid}/download`: a fresh signed download link. */
+export const DownloadLinkSchema = BuyResponseSchema.omit({ order_id: true });
+
 export const OrderParamsSchema = z.object({ uuid: z.uuid(code('invalid_order_id')) });
 
 /** `exp` and `sig` of a signed link. */

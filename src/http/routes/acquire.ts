@@ -2,23 +2,34 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { acquire } from '../../domain/orders/acquire.js';
 import { ItemParamsSchema } from '../../domain/items/schemas.js';
-import { AcquireBodySchema, AcquireResponseSchema } from '../../domain/orders/schemas.js';
+import {
+  AcquireBodySchema,
+  AcquireResponseSchema,
+  PublicAcquireAResponseSchema,
+  type AcquireResponse,
+  type PublicAcquireAResponse,
+} from '../../domain/orders/schemas.js';
 import { countryOf } from '../country.js';
 import { payFor } from '../payment.js';
 import { describe } from '../route-meta.js';
 
 export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  const revision = deps.config.CONTRACT_REVISION;
   app.post(
     '/api/v1/items/:uuid/acquire',
     {
       config: { auth: 'paid402', price: 'item price' },
       schema: describe(
         'purchase',
-        'Buy an item: 402 x402 prompt, then 200 with order and signed links',
+        revision === 'A'
+          ? 'Buy an item without a key: 402 x402 prompt, then 200 with order, link and buyer account (chain required on completion)'
+          : 'Buy an item: 402 x402 prompt, then 200 with order and signed links',
         {
           params: ItemParamsSchema,
           body: AcquireBodySchema.nullish(),
-          response: { 200: AcquireResponseSchema },
+          response: {
+            200: revision === 'A' ? PublicAcquireAResponseSchema : AcquireResponseSchema,
+          },
         },
       ),
     },
@@ -30,9 +41,10 @@ export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
         request.body ?? {},
         country,
         payFor(deps, request),
+        { revision },
       );
       reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
-      return response;
+      return response as AcquireResponse | PublicAcquireAResponse;
     },
   );
 };

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { NETWORK_OF } from '../../domain/chains.js';
 import { agentUsageMarkdown } from '../../domain/discovery/agent-usage.js';
 import { endpointsFromOpenApi } from '../../domain/discovery/manifest.js';
+import { CHALLENGE_TTL_SECONDS } from '../../domain/auth/siwe.js';
 import { currentLegal, findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
 import { notFound } from '../../errors.js';
 import { describe } from '../route-meta.js';
@@ -62,14 +63,28 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
                 id402: 'zero-value x402 signature in PAYMENT-SIGNATURE (identity, never settled)',
                 paid402: 'paid x402 signature in PAYMENT-SIGNATURE',
               }
-            : { public: 'no credential', key: 'header x-api-key' },
+            : {
+                public: 'no credential',
+                key: 'header x-api-key: the API key from registration or key rotation (shown once)',
+                paid402: 'paid x402 signature in PAYMENT-SIGNATURE (purchases)',
+                registration: {
+                  challenge_url: `${base}/api/v1/auth/challenge`,
+                  register_url: `${base}/api/v1/register`,
+                  rotate_key_url: `${base}/api/v1/auth/rotate-key`,
+                  link_wallet_url: `${base}/api/v1/auth/link-wallet`,
+                  message: 'SIWE (EIP-4361), signed unchanged with EIP-191 personal_sign',
+                  challenge_valid_seconds: CHALLENGE_TTL_SECONDS,
+                  actions: ['register', 'link-wallet', 'rotate-key'],
+                  signers: ['EOA (EIP-191)', 'smart account (EIP-1271, ERC-6492)'],
+                },
+              },
         payment: {
           protocol: 'x402',
           x402_version: 2,
           scheme: 'exact',
           currency: 'USDC',
           chains: NETWORK_OF,
-          listing_fee_usdc: config.LISTING_FEE_USDC,
+          ...(config.CONTRACT_REVISION === 'B' && { listing_fee_usdc: config.LISTING_FEE_USDC }),
         },
         legal: currentLegal(base),
         limits: {
@@ -97,6 +112,10 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           minPriceUsdc: config.MIN_PRICE_USDC,
           maxPriceUsdc: config.MAX_PRICE_USDC,
           maxActiveListings: config.MAX_ACTIVE_LISTINGS,
+          feedbackWindowDays: config.FEEDBACK_WINDOW_DAYS,
+          platformFeedbackPerDay: config.PLATFORM_FEEDBACK_DAILY_LIMIT,
+          payoutIntervalMinutes: Math.round(config.PAYOUT_INTERVAL_SECONDS / 6) / 10,
+          ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
         }),
       ),
   );

@@ -111,10 +111,21 @@ async function readMultipart(request: FastifyRequest, config: Config): Promise<V
   return finishUpload({ metadata, compression, fileName, bytes }, config);
 }
 
+/** A validated upload in either encoding: multipart (`file` part, `metadata` field) or JSON. */
+export async function readUpload(request: FastifyRequest, config: Config): Promise<ValidUpload> {
+  return request.isMultipart()
+    ? readMultipart(request, config)
+    : parseJsonUpload(request.body, config);
+}
+
+/** JSON carries the archive in base64 (4/3 of its size) plus metadata. */
+export const uploadBodyLimit = (config: Config) =>
+  Math.ceil(config.MAX_ARCHIVE_BYTES / 3) * 4 + 64 * 1024;
+
+/** Revision B selling (spec 4.3): the paid upload and the wallet-identity seller routes. */
 export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const { config } = deps;
-  // JSON carries the archive in base64 (4/3 of its size) plus metadata.
-  const jsonBodyLimit = Math.ceil(config.MAX_ARCHIVE_BYTES / 3) * 4 + 64 * 1024;
+  const jsonBodyLimit = uploadBodyLimit(config);
 
   app.post(
     '/api/v1/items',
@@ -141,9 +152,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     },
     async (request, reply) => {
       assertRegionServed(config, countryOf(request, config));
-      const upload = request.isMultipart()
-        ? await readMultipart(request, config)
-        : parseJsonUpload(request.body, config);
+      const upload = await readUpload(request, config);
       const res = await submitListing(deps, upload, payFor(deps, request));
       reply.header('PAYMENT-RESPONSE', res.paymentResponseHeader);
       return reply.status(202).send(res.body);

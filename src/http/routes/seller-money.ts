@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../deps.js';
+import { sellerPayouts } from '../../domain/payouts/payouts.js';
+import { SellerPayoutsSchema, SellerStatsSchema } from '../../domain/payouts/schemas.js';
+import { sellerStats } from '../../domain/payouts/stats.js';
+import { agentOf } from '../identity.js';
+import { describe } from '../route-meta.js';
+
+/** The seller's money (spec 2.7, 2.8): stats and payouts, zero-value identity. */
+export const sellerMoneyRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  app.get(
+    '/api/v1/seller/stats',
+    {
+      config: { auth: 'id402' },
+      schema: describe(
+        'selling',
+        'Your listing counts by status, completed sales (gross and your share) and the ten latest sales',
+        { response: { 200: SellerStatsSchema } },
+      ),
+    },
+    async (request) => sellerStats(deps.sql, agentOf(request)),
+  );
+
+  app.get(
+    '/api/v1/seller/payouts',
+    {
+      config: { auth: 'id402' },
+      schema: describe(
+        'selling',
+        'Pending balances of your payout contracts per chain (with a payout_now recipe) and the last 50 payouts',
+        { response: { 200: SellerPayoutsSchema } },
+      ),
+    },
+    async (request) => sellerPayouts(deps, agentOf(request)),
+  );
+};
