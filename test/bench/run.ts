@@ -15,6 +15,7 @@ const suites: Array<[string, Suite]> = [
   ['relevance', async () => (await import('./relevance.js')).benchRelevance(process.env)],
   ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
+  ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
 ];
 
 for (const [name, run] of suites) {
