@@ -2,6 +2,7 @@
 # One image for every role: serve (default), worker, migrate, reindex, demo.
 #   docker run -p 3000:3000 -v market-data:/data IMAGE
 #   docker run IMAGE node dist/src/main.js worker
+#   docker run -i --rm -e MARKETPLACE_URL=... IMAGE node dist/mcp/main.js   (the MCP server, stdio)
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
@@ -23,6 +24,8 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
 # the migrator reads ../../migrations relative to dist/src/db
 COPY --chown=node:node migrations ./dist/migrations
+# word-vector table of the built-in embedder and the demo projects, read relative to dist/src
+COPY --chown=node:node assets ./dist/assets
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -10,53 +10,127 @@ afterAll(() => t?.close());
 
 const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
 
-describe('manifest, OpenAPI and routes agree', () => {
-  it('serves OpenAPI 3.1.0 with info.version 2.4.0', async () => {
-    const res = await t.app.inject('/openapi.json');
-    expect(res.statusCode).toBe(200);
-    const doc = res.json();
-    expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('2.4.0');
-    expect(
-      doc.paths['/api/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort(),
-    ).toEqual(['max_price', 'min_price', 'q', 'tech_stack']);
-  });
+describe.each(['B', 'A'] as const)(
+  'manifest, OpenAPI and routes agree (Revision %s)',
+  (revision) => {
+    let app: TestContext['app'];
+    let own: TestContext | undefined;
+    beforeAll(async () => {
+      if (revision === 'B') app = t.app;
+      else app = (own = await startTestApp({ CONTRACT_REVISION: 'A' })).app;
+    });
+    afterAll(() => own?.close());
 
-  it('lists every visible route once in both the manifest and OpenAPI, with its credential', async () => {
-    const doc = (await t.app.inject('/openapi.json')).json();
-    const skills = (await t.app.inject('/api/v1/skills')).json();
-    const visible = t.app.routeTable
-      .filter((r) => !r.hidden)
-      .map((r) => `${r.method} ${toOpenApiPath(r.url)}`)
-      .sort();
-    const fromManifest = skills.endpoints
-      .map((e: { method: string; path: string }) => `${e.method} ${e.path}`)
-      .sort();
-    const fromOpenApi = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
-      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
-      .sort();
-    expect(fromManifest).toEqual(visible);
-    expect(fromOpenApi).toEqual(visible);
-    for (const e of skills.endpoints) {
-      expect(['public', 'id402', 'paid402', 'key']).toContain(e.auth);
-      const op = doc.paths[e.path][e.method.toLowerCase()];
-      expect(e.parameters.map((p: { name: string }) => p.name)).toEqual(
-        (op.parameters ?? []).map((p: { name: string }) => p.name),
+    it('serves OpenAPI 3.1.0 with info.version 2.4.0', async () => {
+      const res = await app.inject('/openapi.json');
+      expect(res.statusCode).toBe(200);
+      const doc = res.json();
+      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.info.version).toBe('2.4.0');
+      expect(
+        doc.paths['/api/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort(),
+      ).toEqual(['max_price', 'min_price', 'q', 'tech_stack']);
+    });
+
+    it('lists every visible route once in both the manifest and OpenAPI, with its credential', async () => {
+      const doc = (await app.inject('/openapi.json')).json();
+      const skills = (await app.inject('/api/v1/skills')).json();
+      const visible = app.routeTable
+        .filter((r) => !r.hidden)
+        .map((r) => `${r.method} ${toOpenApiPath(r.url)}`)
+        .sort();
+      const fromManifest = skills.endpoints
+        .map((e: { method: string; path: string }) => `${e.method} ${e.path}`)
+        .sort();
+      const fromOpenApi = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+        .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+        .sort();
+      expect(fromManifest).toEqual(visible);
+      expect(fromOpenApi).toEqual(visible);
+      for (const e of skills.endpoints) {
+        expect(['public', 'id402', 'paid402', 'key']).toContain(e.auth);
+        const op = doc.paths[e.path][e.method.toLowerCase()];
+        expect(e.parameters.map((p: { name: string }) => p.name)).toEqual(
+          (op.parameters ?? []).map((p: { name: string }) => p.name),
+        );
+      }
+      const search = skills.endpoints.find((e: { path: string }) => e.path === '/api/v1/search');
+      expect(search.auth).toBe('public');
+      expect(search.parameters.find((p: { name: string }) => p.name === 'q').required).toBe(true);
+    });
+
+    it("documents this revision's routes and credentials, and only those", async () => {
+      const doc = (await app.inject('/openapi.json')).json();
+      const skills = (await app.inject('/api/v1/skills')).json();
+      const guide = (await app.inject('/agent-usage')).body;
+      const auths = new Set(skills.endpoints.map((e: { auth: string }) => e.auth));
+      const routes = skills.endpoints.map(
+        (e: { method: string; path: string }) => `${e.method} ${e.path}`,
       );
-    }
-    const search = skills.endpoints.find((e: { path: string }) => e.path === '/api/v1/search');
-    expect(search.auth).toBe('public');
-    expect(search.parameters.find((p: { name: string }) => p.name === 'q').required).toBe(true);
-  });
+      const authOf = (m: string, p: string) =>
+        skills.endpoints.find(
+          (e: { method: string; path: string }) => e.method === m && e.path === p,
+        )?.auth;
+      expect(skills.contract_revision).toBe(revision);
+      if (revision === 'A') {
+        expect(auths.has('id402')).toBe(false);
+        for (const r of [
+          'POST /api/v1/auth/challenge',
+          'POST /api/v1/register',
+          'POST /api/v1/auth/rotate-key',
+          'POST /api/v1/auth/link-wallet',
+          'POST /api/v1/buy',
+          'GET /api/v1/orders/{uuid}/download',
+          'GET /api/v1/orders/{uuid}/invoice',
+          'GET /api/v1/seller/stats',
+          'GET /api/v1/seller/payouts',
+          'GET /api/v1/seller/items',
+          'POST /api/v1/items/{uuid}/feedback',
+          'POST /api/v1/feedback/platform',
+          'GET /api/v1/feedback/inbox',
+          'POST /api/v1/feedback/{uuid}/ack',
+        ]) {
+          expect(routes).toContain(r);
+        }
+        expect(authOf('DELETE', '/api/v1/items/{uuid}')).toBe('key');
+        expect(authOf('POST', '/api/v1/items')).toBe('key');
+        expect(authOf('POST', '/api/v1/buy')).toBe('key');
+        expect(authOf('POST', '/api/v1/register')).toBe('public');
+        expect(routes.filter((r: string) => r.includes('/agent/') || r.includes('/inbox'))).toEqual(
+          [],
+        );
+        expect(doc.components.securitySchemes.apiKey).toEqual({
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+        });
+        expect(doc.paths['/api/v1/items/{uuid}'].delete.security).toEqual([{ apiKey: [] }]);
+        expect(skills.authentication).toHaveProperty('key');
+        expect(skills.authentication).not.toHaveProperty('id402');
+        expect(skills.payment).not.toHaveProperty('listing_fee_usdc');
+        expect(guide).toContain('X-API-KEY');
+        expect(guide).toContain('http://marketplace.test/api/v1/buy');
+        expect(guide).not.toContain('zero-value');
+      } else {
+        expect(auths.has('key')).toBe(false);
+        expect(routes).not.toContain('POST /api/v1/register');
+        expect(routes).not.toContain('POST /api/v1/buy');
+        expect(routes).not.toContain('GET /api/v1/feedback/inbox');
+        expect(doc.components?.securitySchemes).toBeUndefined();
+        expect(skills.authentication).not.toHaveProperty('key');
+        expect(guide).not.toContain('X-API-KEY');
+      }
+    });
 
-  it('manifest carries service metadata a client starts from', async () => {
-    const skills = (await t.app.inject('/api/v1/skills')).json();
-    expect(skills.version).toBe('2.4.0');
-    expect(skills.base_url).toBe('http://marketplace.test');
-    expect(skills.payment.chains).toEqual({ base: 'eip155:8453', polygon: 'eip155:137' });
-    expect(skills.legal.policy.url).toBe('http://marketplace.test/terms/v1');
-  });
-});
+    it('manifest carries service metadata a client starts from', async () => {
+      const skills = (await app.inject('/api/v1/skills')).json();
+      expect(skills.version).toBe('2.4.0');
+      expect(skills.base_url).toBe('http://marketplace.test');
+      expect(skills.payment.chains).toEqual({ base: 'eip155:8453', polygon: 'eip155:137' });
+      expect(skills.legal.policy.url).toBe('http://marketplace.test/terms/v1');
+    });
+  },
+);
 
 describe('documents', () => {
   it('/agent-usage is a Markdown guide covering search, buy, sell and account with absolute URLs', async () => {
