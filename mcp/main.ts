@@ -3,7 +3,6 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CatalogClient } from '../src/client/catalog.js';
 import type { MarketplaceClient } from '../src/client/index.js';
 import { isLoopback, loadMcpConfig, type McpConfig } from './config.js';
@@ -102,6 +101,8 @@ async function serveHttp(
   opts: NonNullable<McpConfig['http']>,
 ): Promise<() => Promise<void>> {
   const { port, host, token } = opts;
+  const { StreamableHTTPServerTransport } =
+    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
       return jsonRpcError(res, 404, 'Not found: use /mcp');

@@ -6,7 +6,6 @@ import type { MarketplaceClient } from '../../src/client/index.js';
 import { ChainSchema } from '../../src/domain/chains.js';
 import { currentLegal } from '../../src/domain/legal/legal.js';
 import { AcquireResponseSchema, type AcquireResponse } from '../../src/domain/orders/schemas.js';
-import { compressionOfName, safeUnpack, saveNew, sha256 } from '../archive.js';
 import type { McpDeps } from '../server.js';
 import { authorizePayment, chainOf, PaymentRefused, promptPriceUsdc } from './paying.js';
 import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
@@ -210,6 +209,8 @@ async function buy(
     chain: paidOn,
     ...(transaction && { transaction }),
   };
+  // the archive module loads the scan library (and viem's word list): only when a purchase needs it
+  const { compressionOfName, safeUnpack, saveNew, sha256 } = await import('../archive.js');
   let saved: { path: string; bytes: number; sha256: string; verified: true };
   let archiveBytes: Buffer;
   let fileName: string;

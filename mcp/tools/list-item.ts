@@ -4,13 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ChainSchema } from '../../src/domain/chains.js';
 import { UploadMetadataSchema, UploadResponseSchema } from '../../src/domain/listings/schemas.js';
-import {
-  describeFindings,
-  packDirectory,
-  precheck,
-  readArchive,
-  type PackedArchive,
-} from '../archive.js';
+import type { PackedArchive } from '../archive.js';
 import type { McpDeps } from '../server.js';
 import { NO_WALLET } from './acquire-item.js';
 import { authorizePayment, PaymentRefused, promptPriceUsdc } from './paying.js';
@@ -80,6 +74,9 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
     async (args) => {
       if (!deps.wallet) return failure(`list_item failed: ${NO_WALLET}`);
       const source = path.resolve(args.source_path);
+      // the archive module loads the scan library: only when a listing needs it
+      const { describeFindings, packDirectory, precheck, readArchive } =
+        await import('../archive.js');
       let archive: Omit<PackedArchive, 'files' | 'excluded'> & Partial<PackedArchive>;
       try {
         const info = await stat(source);

@@ -17,6 +17,7 @@ const suites: Array<[string, Suite]> = [
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
   ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
   ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
+  ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
 ];
 
 for (const [name, run] of suites) {
