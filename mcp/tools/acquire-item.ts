@@ -1,28 +1,61 @@
+import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { MarketplaceError } from '../../src/client/errors.js';
+import type { MarketplaceClient } from '../../src/client/index.js';
 import { ChainSchema } from '../../src/domain/chains.js';
 import { currentLegal } from '../../src/domain/legal/legal.js';
-import { AcquireResponseSchema } from '../../src/domain/orders/schemas.js';
+import { AcquireResponseSchema, type AcquireResponse } from '../../src/domain/orders/schemas.js';
+import { compressionOfName, safeUnpack, saveNew, sha256 } from '../archive.js';
 import type { McpDeps } from '../server.js';
-import { apiFailure, failure, success, type ErrorBody } from './results.js';
+import { authorizePayment, chainOf, PaymentRefused, promptPriceUsdc } from './paying.js';
+import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
 
 export const NO_WALLET =
   'This MCP server has no wallet. The operator must set MCP_WALLET_PRIVATE_KEY (a 0x-prefixed hex private key ' +
   'of a wallet holding USDC on base or polygon) and restart the server. Nothing was signed or charged.';
 
+export const AcquireResultSchema = AcquireResponseSchema.extend({
+  item_id: z.string(),
+  price_usdc: z.number().describe('What was paid'),
+  chain: z.string().describe('Where it was paid'),
+  transaction: z.string().optional().describe('Settlement transaction'),
+  archive: z
+    .object({
+      path: z.string().describe('The archive on this machine'),
+      bytes: z.number(),
+      sha256: z.string().describe("Checked against the marketplace's stated digest"),
+      verified: z.literal(true),
+    })
+    .optional()
+    .describe('Absent when the download failed (see note); the order stands'),
+  unpacked: z
+    .object({ dir: z.string(), files: z.array(z.string()) })
+    .optional()
+    .describe('With unpack: true, the new folder and the files in it'),
+  note: z.string().optional(),
+});
+
+/** Purchases under way, per wallet and item: a concurrent retry must not pay a second time. */
+const inFlight = new Set<string>();
+
 export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
   const legal = currentLegal(deps.baseUrl);
-  const cap = deps.limits.perPurchase;
+  const { limits } = deps;
+  const cap = limits.perPurchase;
   server.registerTool(
     'acquire_item',
     {
       title: 'Buy listing',
       description:
-        'Buys one listing and returns its download link. Use it once the user has chosen an item and agreed to its price (check it with get_item). ' +
-        `Costs the item's price (metadata.prices.USDC) in USDC, paid from this server's wallet through x402; this server pays at most ${cap} USDC per purchase. ` +
-        'Not idempotent: every call is a new purchase, so to fetch links again for something already bought use get_order. ' +
+        "Buys one listing, downloads the archive into this server's download folder, checks its SHA-256 against the marketplace's digest, " +
+        "and on request unpacks it into a new folder (refusing unsafe entries with the marketplace scan's rules). Use it once the user " +
+        `has chosen an item and agreed to its price (check it with quote_item). Costs the item's price in USDC from this server's wallet (x402); ` +
+        `this server pays at most ${cap} USDC per purchase and ${limits.daily} USDC per rolling 24 hours, and asks the human above ${limits.confirmAbove} USDC. ` +
+        'Buying the same listing again is refused (returning the earlier order) unless buy_again is true; for fresh links use get_order. ' +
         `Buying accepts the marketplace policy (${legal.policy.url}) and the buyer license (${legal.license.url}). ` +
-        'Returns { order_id, download_url, invoice_url, expires_in }; the URLs are short-lived bearer credentials: do not share them.',
+        'Returns { order_id, download_url, invoice_url, expires_in, price_usdc, chain, archive: { path, sha256 }, unpacked? }; ' +
+        'the URLs are short-lived bearer credentials: do not share them.',
       inputSchema: {
         item_id: z.uuid().describe('Listing id (a uuid), as returned by search_items'),
         chain: ChainSchema.optional().describe(
@@ -40,8 +73,18 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
           .describe(
             `Must be true: the user accepts the policy ${legal.policy.url} and the buyer license ${legal.license.url}`,
           ),
+        unpack: z
+          .boolean()
+          .optional()
+          .describe('true: also unpack the archive into a new folder beside it (default false)'),
+        buy_again: z
+          .boolean()
+          .optional()
+          .describe(
+            'true: pay again although this wallet already bought this listing (default false: refused, returning the earlier order)',
+          ),
       },
-      outputSchema: AcquireResponseSchema,
+      outputSchema: AcquireResultSchema,
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -49,25 +92,183 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
         openWorldHint: true,
       },
     },
-    async ({ item_id, chain, max_price_usdc }) => {
+    async ({ item_id, chain, max_price_usdc, unpack, buy_again }) => {
       if (!deps.wallet) return failure(`acquire_item failed: ${NO_WALLET}`);
+      let wallet: MarketplaceClient;
       try {
-        const wallet = await deps.wallet();
-        const { order } = await wallet.acquire(item_id, {
-          ...(chain && { chain }),
-          maxPriceUsdc: Math.min(max_price_usdc, cap),
-        });
-        return success({ ...order });
+        wallet = await deps.wallet();
       } catch (err) {
-        return apiFailure(err, 'acquire_item', deps.baseUrl, {
-          price_above_limit: (b: ErrorBody) =>
-            (b.price_usdc ?? 0) > cap
-              ? `The price is ${b.price_usdc} USDC, above this server's cap of ${cap} USDC per purchase (MCP_MAX_PAYMENT_USDC). Nothing was signed; only the operator can raise the cap.`
-              : `The price is ${b.price_usdc} USDC, above max_price_usdc ${max_price_usdc}. Nothing was signed. If the user agrees to pay ${b.price_usdc} USDC, call again with max_price_usdc >= ${b.price_usdc}.`,
-          self_purchase_forbidden:
-            "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
-        });
+        return apiFailure(err, 'acquire_item', deps.baseUrl);
+      }
+      const key = `${wallet.address}:${item_id}`;
+      if (inFlight.has(key))
+        return failure(
+          'acquire_item refused: a purchase of this listing by this wallet is already under way. Nothing was signed; wait for it and check list_my_orders.',
+        );
+      const earlier = await deps.state.orderOfItem(wallet.address, item_id);
+      if (earlier && !buy_again) {
+        return failure(
+          `acquire_item refused: this wallet already bought this listing on ${earlier.bought_at} (order_id ${earlier.order_id}, ${earlier.price_usdc} USDC, ` +
+            `status ${earlier.status}${earlier.local_path ? `, saved at ${earlier.local_path}` : ''}). Nothing was signed. ` +
+            `For fresh download links call get_order { order_id: "${earlier.order_id}" }; only if the user wants to pay for it again, call acquire_item with buy_again: true.`,
+        );
+      }
+      inFlight.add(key);
+      try {
+        return await buy(server, deps, wallet, { item_id, chain, max_price_usdc, unpack });
+      } finally {
+        inFlight.delete(key);
       }
     },
   );
+}
+
+async function buy(
+  server: McpServer,
+  deps: McpDeps,
+  wallet: MarketplaceClient,
+  args: { item_id: string; chain?: 'base' | 'polygon'; max_price_usdc: number; unpack?: boolean },
+) {
+  const { item_id, chain, max_price_usdc } = args;
+  const cap = deps.limits.perPurchase;
+  const item = await deps.catalog.getItem(item_id).catch(() => undefined);
+  let reservation: string | undefined;
+  let price = 0;
+  let paidOn = chain ?? 'unknown';
+  let order: AcquireResponse;
+  let transaction: string | undefined;
+  try {
+    const res = await wallet.acquire(item_id, {
+      ...(chain && { chain }),
+      maxPriceUsdc: Math.min(max_price_usdc, cap),
+      approve: async (required) => {
+        price = promptPriceUsdc(required);
+        paidOn = chainOf(required, chain);
+        reservation = await authorizePayment(server, deps, wallet.address, {
+          kind: 'purchase',
+          usdc: price,
+          ref: item_id,
+          summary:
+            `"${item?.metadata.title ?? item_id}" (item ${item_id}) from seller ${item?.metadata.seller_username ?? 'unknown'}, ` +
+            `paid on ${paidOn} from wallet ${wallet.address}`,
+        });
+      },
+    });
+    order = res.order;
+    transaction = res.settlement?.transaction || undefined;
+  } catch (err) {
+    if (err instanceof PaymentRefused) return failure(`acquire_item refused: ${err.text}`);
+    if (reservation) {
+      if (nothingCharged(err)) await deps.state.release(reservation);
+      else await deps.state.spent(reservation);
+    }
+    if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
+      const b = bodyOf(err);
+      if (b.order_id)
+        await deps.state.recordOrder({
+          order_id: b.order_id,
+          item_id,
+          wallet: wallet.address,
+          ...(item?.metadata.title && { title: item.metadata.title }),
+          ...(item?.metadata.seller_username && {
+            seller_username: item.metadata.seller_username,
+          }),
+          price_usdc: price,
+          chain: paidOn,
+          ...(b.transaction && { transaction: b.transaction }),
+          status: 'settlement_pending',
+          bought_at: new Date().toISOString(),
+        });
+    }
+    return apiFailure(err, 'acquire_item', deps.baseUrl, {
+      price_above_limit: (b: ErrorBody) =>
+        (b.price_usdc ?? 0) > cap
+          ? `The price is ${b.price_usdc} USDC, above this server's cap of ${cap} USDC per purchase (MCP_MAX_PAYMENT_USDC). Nothing was signed; only the operator can raise the cap.`
+          : `The price is ${b.price_usdc} USDC, above max_price_usdc ${max_price_usdc}. Nothing was signed. If the user agrees to pay ${b.price_usdc} USDC, call again with max_price_usdc >= ${b.price_usdc}.`,
+      self_purchase_forbidden:
+        "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
+    });
+  }
+  if (reservation) await deps.state.spent(reservation);
+  const record = {
+    order_id: order.order_id,
+    item_id,
+    wallet: wallet.address,
+    ...(item?.metadata.title && { title: item.metadata.title }),
+    ...(item?.metadata.seller_username && { seller_username: item.metadata.seller_username }),
+    price_usdc: price,
+    chain: paidOn,
+    ...(transaction && { transaction }),
+    status: 'completed' as const,
+    bought_at: new Date().toISOString(),
+  };
+  await deps.state.recordOrder(record);
+  const base = {
+    ...order,
+    item_id,
+    price_usdc: price,
+    chain: paidOn,
+    ...(transaction && { transaction }),
+  };
+  let saved: { path: string; bytes: number; sha256: string; verified: true };
+  let archiveBytes: Buffer;
+  let fileName: string;
+  try {
+    const [download, invoice] = await Promise.all([
+      wallet.download(order.download_url),
+      wallet.invoiceJson(order.invoice_url).catch(() => undefined),
+    ]);
+    const stated = [download.statedSha256, invoice?.item.sha256].filter((x): x is string => !!x);
+    if (stated.length === 0 || stated.some((s) => s.toLowerCase() !== download.sha256)) {
+      return failure(
+        `acquire_item: paid (order_id ${order.order_id}), but the downloaded archive's SHA-256 ${download.sha256} does not match the marketplace's digest ` +
+          `(${stated.join(', ') || 'none stated'}), so it was not kept. Do not pay again: call get_order { order_id: "${order.order_id}" } for fresh links and download again, or report it to the operator.`,
+      );
+    }
+    fileName = path.basename(download.fileName ?? invoice?.item.file_name ?? `${item_id}.zip`);
+    if (!compressionOfName(fileName)) fileName = `${fileName}.zip`;
+    const file = path.join(deps.downloadDir, order.order_id, fileName);
+    await saveNew(file, download.bytes);
+    archiveBytes = download.bytes;
+    saved = {
+      path: file,
+      bytes: download.bytes.length,
+      sha256: sha256(download.bytes),
+      verified: true,
+    };
+    await deps.state.recordOrder({ ...record, local_path: file });
+  } catch (err) {
+    return success({
+      ...base,
+      note:
+        `Paid and recorded, but the download failed (${err instanceof Error ? err.message.slice(0, 200) : String(err)}). ` +
+        `Do not pay again: call get_order { order_id: "${order.order_id}" } for fresh links.`,
+    });
+  }
+  if (!args.unpack) return success({ ...base, archive: saved });
+  const target = path.join(
+    path.dirname(saved.path),
+    fileName.replace(/\.(zip|tar\.gz|tgz)$/i, '') || 'unpacked',
+  );
+  try {
+    const unpacked = await safeUnpack(archiveBytes, compressionOfName(fileName)!, target);
+    if (!unpacked.ok)
+      return success({
+        ...base,
+        archive: saved,
+        note: `Not unpacked: the archive holds entries the marketplace scan refuses (${unpacked.findings.slice(0, 5).join('; ')}). The archive file is kept; inspect it before opening.`,
+      });
+    await deps.state.recordOrder({ ...record, local_path: saved.path, unpacked_to: unpacked.dir });
+    return success({
+      ...base,
+      archive: saved,
+      unpacked: { dir: unpacked.dir, files: unpacked.files },
+    });
+  } catch (err) {
+    return success({
+      ...base,
+      archive: saved,
+      note: `Not unpacked: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}. The archive file is kept.`,
+    });
+  }
 }

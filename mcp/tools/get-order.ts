@@ -11,7 +11,8 @@ export function registerGetOrder(server: McpServer, deps: McpDeps): void {
     {
       title: 'Get order links',
       description:
-        "Gets fresh download and invoice links for an order this server's wallet bought, e.g. when the links from acquire_item expired. " +
+        "Gets fresh download and invoice links for an order this server's wallet bought, e.g. when the links from acquire_item expired, " +
+        'or checks a purchase whose settlement was pending (it answers once the payment is confirmed). ' +
         'Free: the wallet proves ownership with a zero-value x402 signature that is never settled; no funds move. ' +
         'Returns { order_id, download_url, invoice_url, expires_in }; the URLs are short-lived bearer credentials: do not share them.',
       inputSchema: {
@@ -29,7 +30,14 @@ export function registerGetOrder(server: McpServer, deps: McpDeps): void {
       if (!deps.wallet) return failure(`get_order failed: ${NO_WALLET}`);
       try {
         const wallet = await deps.wallet();
-        return success({ order_id, ...(await wallet.getOrder(order_id)) });
+        const links = await wallet.getOrder(order_id);
+        // a purchase whose settlement was pending is now complete
+        const local = (await deps.state.orders(wallet.address)).find(
+          (o) => o.order_id === order_id,
+        );
+        if (local?.status === 'settlement_pending')
+          await deps.state.recordOrder({ ...local, status: 'completed' });
+        return success({ order_id, ...links });
       } catch (err) {
         return apiFailure(err, 'get_order', deps.baseUrl, {
           order_not_found:

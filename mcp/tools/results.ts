@@ -32,6 +32,24 @@ export interface ErrorBody {
   network?: string;
   /** Client-side refusal `price_above_limit`: the asked price. */
   price_usdc?: number;
+  /** `payment_settlement_pending`: the order the payment is for. */
+  order_id?: string;
+}
+
+/** The body of a failed call, or `{}`. */
+export function bodyOf(err: MarketplaceError): ErrorBody {
+  return typeof err.body === 'object' && err.body !== null ? (err.body as ErrorBody) : {};
+}
+
+/**
+ * After a signed payment failed: true when the answer proves nothing was charged (a refusal
+ * before or at settlement, or a client-side refusal), so the reservation goes back to the budget.
+ * A pending settlement, a 5xx or a lost connection may have charged: they keep counting.
+ */
+export function nothingCharged(err: unknown): boolean {
+  if (!(err instanceof MarketplaceError)) return false;
+  if (err.code === 'payment_settlement_pending') return false;
+  return err.status < 500 || err.code === 'settlement_capacity';
 }
 
 /** Codes any route can answer (spec 7.1, 7.2); tool-specific hints take precedence. */
@@ -45,8 +63,9 @@ const COMMON_HINTS: Hints = {
   settlement_capacity: (b) =>
     `The payment service is briefly unavailable; nothing was charged. Call again after ${b.retry_after ?? 'a few'} seconds.`,
   payment_settlement_pending: (b) =>
-    `The payment was broadcast and its outcome is unknown (transaction ${b.transaction ?? '?'} on ${b.network ?? '?'}). ` +
-    'Do NOT call acquire_item again: a new attempt would pay twice. Tell the operator to reconcile the transaction.',
+    `The payment was broadcast and its outcome is unknown (transaction ${b.transaction ?? '?'} on ${b.network ?? '?'}` +
+    `${b.order_id ? `, order_id ${b.order_id}` : ''}). Do NOT pay again: a new attempt would pay twice. ` +
+    `The marketplace reconciles it from the chain; check later with ${b.order_id ? `get_order { order_id: "${b.order_id}" }` : 'list_my_orders and get_order'}.`,
   payment_settlement_failed: (b) =>
     `The payment was refused outright and nothing settled${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
     'Do not retry blindly; report the reason to the operator.',
@@ -68,8 +87,7 @@ export function apiFailure(
   hints: Hints = {},
 ): CallToolResult {
   if (err instanceof MarketplaceError) {
-    const body: ErrorBody =
-      typeof err.body === 'object' && err.body !== null ? (err.body as ErrorBody) : {};
+    const body = bodyOf(err);
     const key = err.code as keyof Hints;
     const hint = hints[key] ?? COMMON_HINTS[key];
     const detail = typeof body.message === 'string' ? ` (${body.message})` : '';

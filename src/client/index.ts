@@ -48,6 +48,26 @@ import {
   type AcquireResponse,
   type OrderLinks,
 } from '../domain/orders/schemas.js';
+import {
+  SalesChainsResponseSchema,
+  UsernameResponseSchema,
+  type SalesChainsResponse,
+  type UsernameResponse,
+} from '../domain/accounts/schemas.js';
+import {
+  InboxResponseSchema,
+  ItemFeedbackCreatedSchema,
+  PlatformFeedbackCreatedSchema,
+  type InboxResponse,
+  type ItemFeedbackCreated,
+  type PlatformFeedbackCreated,
+} from '../domain/feedback/schemas.js';
+import {
+  SellerPayoutsSchema,
+  SellerStatsSchema,
+  type SellerPayouts,
+  type SellerStats,
+} from '../domain/payouts/schemas.js';
 import { MarketplaceError, readJson } from './errors.js';
 
 export { CatalogClient, type SearchParams } from './catalog.js';
@@ -455,6 +475,91 @@ export class MarketplaceClient {
     return this.json(
       await this.send('DELETE', `/api/v1/items/${itemId}`, { pay: 'identity' }),
       DeleteResponseSchema,
+    );
+  }
+
+  /** `{ username, username_type }` of the wallet's account (zero-value identity). */
+  async getUsername(): Promise<UsernameResponse> {
+    return this.identity('GET', '/api/v1/agent/username', UsernameResponseSchema);
+  }
+
+  /** Changes the username, once: permanent afterwards (409 username_already_changed). */
+  async setUsername(username: string): Promise<UsernameResponse> {
+    return this.identity('PUT', '/api/v1/agent/username', UsernameResponseSchema, { username });
+  }
+
+  async getSalesChains(): Promise<SalesChainsResponse> {
+    return this.identity('GET', '/api/v1/agent/sales-chains', SalesChainsResponseSchema);
+  }
+
+  /** The chains the seller accepts sales on; omitted ones are opted out. */
+  async setSalesChains(chains: Chain[]): Promise<SalesChainsResponse> {
+    return this.identity('PUT', '/api/v1/agent/sales-chains', SalesChainsResponseSchema, {
+      sales_chains: chains,
+    });
+  }
+
+  /** Rates and/or reviews a bought item (one feedback per item and buyer). */
+  async submitFeedback(
+    itemId: string,
+    body: { rating?: number; text?: string },
+  ): Promise<ItemFeedbackCreated> {
+    return this.identity(
+      'POST',
+      `/api/v1/items/${itemId}/feedback`,
+      ItemFeedbackCreatedSchema,
+      body,
+    );
+  }
+
+  /** Approved feedback on the seller's items; without `peek` the returned rows become read. */
+  async inbox(
+    query: {
+      peek?: boolean;
+      include_read?: boolean;
+      since?: string;
+      until?: string;
+      limit?: number;
+    } = {},
+  ): Promise<InboxResponse> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+    return this.identity('GET', `/api/v1/inbox${q.size ? `?${q}` : ''}`, InboxResponseSchema);
+  }
+
+  /** Marks one inbox row read (idempotent; 404 when not the seller's). */
+  async ackFeedback(feedbackId: string): Promise<void> {
+    const res = await this.send('POST', `/api/v1/inbox/${feedbackId}/ack`, { pay: 'identity' });
+    if (!res.ok) await this.json(res);
+  }
+
+  /** Feedback to the platform (any wallet; never creates an account). */
+  async platformFeedback(body: {
+    text: string;
+    contact?: string;
+  }): Promise<PlatformFeedbackCreated> {
+    return this.identity('POST', '/api/v1/feedback/platform', PlatformFeedbackCreatedSchema, body);
+  }
+
+  /** Listing counts, revenue and recent sales of the wallet's account (spec 2.8). */
+  async sellerStats(): Promise<SellerStats> {
+    return this.identity('GET', '/api/v1/seller/stats', SellerStatsSchema);
+  }
+
+  /** Pending payouts per chain and the payout history (spec 2.7). */
+  async sellerPayouts(): Promise<SellerPayouts> {
+    return this.identity('GET', '/api/v1/seller/payouts', SellerPayoutsSchema);
+  }
+
+  private async identity<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+  ): Promise<T> {
+    return this.json(
+      await this.send(method, path, { pay: 'identity', ...(body !== undefined && { body }) }),
+      schema,
     );
   }
 

@@ -326,6 +326,11 @@ for (const [concept, words] of Object.entries(CONCEPTS)) {
   }
 }
 
+/** The concept groups of a word (by its stem), for callers that compare words. */
+export function conceptsOf(word: string): readonly string[] {
+  return CONCEPT_OF.get(stem(word)) ?? [];
+}
+
 /** A deliberately light stemmer: enough to join plural and verb forms, stable for short words. */
 export function stem(word: string): string {
   if (word.length <= 3) return word;

@@ -42,9 +42,25 @@ export const ExactEvmPayloadSchema = z.object({
 export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadSchema>;
 export type Eip3009Authorization = ExactEvmPayload['authorization'];
 
+// The guard parses a payload, then hands the facilitator the object it built from the result:
+// remember that object's parse, so the second look costs nothing (objects only, never mutated).
+const parsed = new WeakMap<object, ExactEvmPayload>();
+
 export function parseExactEvmPayload(payload: unknown): ExactEvmPayload | undefined {
+  const known = typeof payload === 'object' && payload !== null ? parsed.get(payload) : undefined;
+  if (known) return known;
   const r = ExactEvmPayloadSchema.safeParse(payload);
   return r.success ? r.data : undefined;
+}
+
+/** The `payload` of a verified payment (normalised signature, the signed authorization as sent). */
+export function verifiedExactPayload(
+  exact: ExactEvmPayload,
+  authorization: unknown,
+): { signature: Hex; authorization: unknown } {
+  const out = { signature: exact.signature, authorization };
+  parsed.set(out, exact);
+  return out;
 }
 
 function typedData(net: PaymentNetwork, auth: Eip3009Authorization) {

@@ -38,6 +38,7 @@ import { AppError, ERROR_CATALOG } from '../errors.js';
 import {
   checkAuthorization,
   parseExactEvmPayload,
+  verifiedExactPayload,
   verifyAuthorizationSignature,
   type Eip3009Authorization,
 } from './eip3009.js';
@@ -288,7 +289,7 @@ export class X402Guard {
         x402Version: X402_VERSION,
         ...(payload.resource && { resource: payload.resource }),
         accepted: requirement,
-        payload: { signature: exact.signature, authorization: payload.payload.authorization },
+        payload: verifiedExactPayload(exact, payload.payload.authorization),
         ...(payload.extensions && { extensions: payload.extensions }),
       },
       auth: exact.authorization,

@@ -91,7 +91,7 @@ export async function benchRelevance(
           sql,
           embedder,
           { q: q.q },
-          { efSearch: 100, ratingThreshold: 5, variant, floor: 0 },
+          { efSearch: 100, ratingThreshold: 5, variant },
         );
         searchMs += performance.now() - s;
         searches++;

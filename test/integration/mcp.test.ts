@@ -25,6 +25,30 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Every tool the server declares. */
+const TOOL_NAMES = [
+  'search_items',
+  'get_item',
+  'quote_item',
+  'acquire_item',
+  'get_order',
+  'list_my_orders',
+  'list_item',
+  'get_listing_status',
+  'list_my_items',
+  'delete_item',
+  'get_payouts',
+  'get_seller_stats',
+  'submit_feedback',
+  'read_inbox',
+  'ack_feedback',
+  'send_platform_feedback',
+  'get_username',
+  'set_username',
+  'get_sales_chains',
+  'set_sales_chains',
+];
+
 /** A connected MCP client; `wallet: false` leaves the server without a signing key. */
 async function connect(opts: { wallet?: boolean; maxPaymentUsdc?: number } = {}) {
   const c = await connectMcp(base, {
@@ -43,16 +67,11 @@ const ordersOf = async (itemId: string) =>
   )[0]!.n;
 
 describe('tool list', () => {
-  it('declares four snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
+  it('declares snake_case tools with titles, described inputs, output schemas and honest annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual([
-      'acquire_item',
-      'get_item',
-      'get_order',
-      'search_items',
-    ]);
+    expect(Object.keys(byName).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeGreaterThan(100);
@@ -245,5 +264,32 @@ describe('get_order', () => {
     const stranger = await (await connect()).call('get_order', { order_id: randomUUID() });
     expect(stranger.isError).toBe(true);
     expect(textOf(stranger)).toContain('agent_not_found');
+  });
+});
+
+describe('resources and prompts', () => {
+  it("serves the marketplace's manifest, guide, terms and licence, and two prompts", async () => {
+    const { client } = await connect({ wallet: false });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(
+      [
+        `${base}/agent-usage`,
+        `${base}/api/v1/skills`,
+        `${base}/license/v1`,
+        `${base}/terms/v1`,
+      ].sort(),
+    );
+    const terms = await client.readResource({ uri: `${base}/terms/v1` });
+    expect((terms.contents[0] as { text: string }).text).toContain('VERSION: v1');
+    const skills = await client.readResource({ uri: `${base}/api/v1/skills` });
+    expect(JSON.parse((skills.contents[0] as { text: string }).text)).toHaveProperty('endpoints');
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['find_and_buy', 'sell_my_code']);
+    const prompt = await client.getPrompt({
+      name: 'find_and_buy',
+      arguments: { task: 'parse cron expressions', budget_usdc: '3' },
+    });
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    expect(text).toMatch(/parse cron expressions.*search_items.*quote_item.*acquire_item/s);
   });
 });

@@ -317,6 +317,24 @@ describe('payouts', () => {
     expect((await payouts(seller)).payouts.find((p) => p.chain === 'polygon')!.status).toBe('ok');
   });
 
+  it('payout_history shows the last 50 payouts, newest first', async () => {
+    const seller = newWallet();
+    const item = await activeListing(t, seller, { prices: { USDC: 0.1 } });
+    await runPayouts(deps());
+    for (let i = 0; i < 51; i++) {
+      await buy(t, newWallet(), item, 'base');
+      await runPayouts(deps());
+    }
+    const { payout_history: history } = await payouts(seller);
+    expect(history).toHaveLength(50);
+    const times = history.map((h) => Date.parse(h.paid_at!));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    const [all] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from payouts p join agents a on a.id = p.agent_id
+      where a.address = ${seller.address.toLowerCase()}`;
+    expect(all!.n).toBe(51);
+  });
+
   it('the scheduler runs the payout job every PAYOUT_INTERVAL_SECONDS (default 15 minutes)', () => {
     const task = periodicTasks(deps()).find((p) => p.name === 'payouts');
     expect(task?.everyMs).toBe(900_000);

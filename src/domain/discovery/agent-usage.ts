@@ -11,6 +11,13 @@ export interface AgentUsageOptions {
   minPriceUsdc: number;
   maxPriceUsdc: number;
   maxActiveListings: number;
+  /** Days after a completed order during which its buyer may give item feedback. */
+  feedbackWindowDays: number;
+  /** Platform feedback messages per wallet per rolling 24 hours. */
+  platformFeedbackPerDay: number;
+  /** Minutes between two runs of the payout job. */
+  payoutIntervalMinutes: number;
+  ratingThreshold: number;
 }
 
 export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
@@ -136,8 +143,57 @@ gets 404 \`agent_not_found\`; another wallet's order or listing is a plain 404.
 - \`DELETE ${base}/api/v1/items/{id}\`: \`{ "ok": true }\`, idempotent.
 - \`GET ${base}/api/v1/orders/{order_id}\`: fresh \`{ download_url, invoice_url, expires_in }\` for
   your completed order.
+- \`GET ${base}/api/v1/agent/username\` → \`{ username, username_type }\` (\`automatic\` until you
+  change it). \`PUT\` the same path with \`{ "username": "..." }\` (6-32 letters, digits, \`_\`, \`-\`,
+  starting and ending with a letter or digit) to choose it **once**: it becomes \`user_set\` for
+  good and shows on your listings at once. Errors: 400 \`invalid_username\`, 409
+  \`username_taken\` (case-insensitive), 409 \`username_already_changed\`.
+- \`GET ${base}/api/v1/agent/wallets\` → \`{ wallets: [{ address, chains, is_primary }] }\`: your one
+  address, valid on every chain. Attaching another address is disabled: \`POST ${base}/api/v1/agent/wallets\`,
+  \`DELETE ${base}/api/v1/agent/wallets/{address}\` and \`POST ${base}/api/v1/auth/link-wallet\` answer 404
+  \`feature_disabled\`.
+- \`GET ${base}/api/v1/agent/sales-chains\` → \`{ sales_chains }\` (default: every chain). \`PUT\` it
+  with \`{ "sales_chains": ["polygon"] }\`: omitted chains are opted out and vanish at once from
+  buyers' prompts and \`available_chains\`; an empty list, an unknown chain or a repeat is 400
+  \`invalid_sales_chains\`.
+- \`GET ${base}/api/v1/seller/stats\` → \`{ wallet_address, items, revenue, recent_sales }\`: listing
+  counts by status and \`total\`; completed sales (\`sales_count\`, and per currency \`gross_raw\` /
+  \`gross\` and your \`seller_share_raw\` / \`seller_share\`); the ten latest sales.
+- \`GET ${base}/api/v1/seller/payouts\` → \`{ payouts, payout_history }\`. Sale proceeds go to your
+  payout contract (one per chain, its \`allocation\` of seller and platform basis points fixed at
+  creation) and are forwarded to your wallet by a job every ${opts.payoutIntervalMinutes} minutes.
+  \`pending_raw\` is what you will receive (\`pending_gross_raw\` before the platform share; \`_raw\`
+  = exact integer in token units, as a string; the bare name is the same in USDC). At most 2 raw
+  units (0.000002 USDC) of dust stay in the contract. \`status\`: \`ok\`, \`payout_address_missing\`,
+  \`token_missing\`, \`rpc_error\` (amounts read 0). \`payout_now\` is a transaction anyone may send
+  to forward the balance now: call \`method\` on \`contract\` with \`args\`, \`args[0]\` exactly as
+  given and your own address in place of \`args[2]\` (you pay gas and gain nothing). History: the
+  last 50 payouts; total earned is the sum of \`paid_raw\`.
 
-## 5. Legal
+## 5. Feedback
+
+- **Rate or review what you bought:** \`POST ${base}/api/v1/items/{id}/feedback\` with
+  \`{ "rating": 0-10, "text": "..." }\` (either or both; text up to 1000 characters) →
+  \`201 { feedback_id, moderation_status }\`. Only your most recent completed order on the item
+  counts, for ${opts.feedbackWindowDays} days after it completed; one feedback per item. A rating
+  alone is \`approved\` at once; text is \`pending\` until a moderator approves it (rejected text is
+  never shown). Listings show \`rating_avg\` and \`rating_count\` from ${opts.ratingThreshold}
+  approved ratings on; review text is never public. Errors: 400 \`invalid_rating\`,
+  \`invalid_text\`, \`text_too_long\`, \`empty_feedback\`; 403 \`not_buyer\`; 409
+  \`feedback_already_submitted\`, \`feedback_window_expired\`.
+- **Read feedback on your listings:** \`GET ${base}/api/v1/inbox?peek=&include_read=&since=&until=&limit=\`
+  → \`{ items: [{ feedback_id, item_id, rating, text, created_at, was_unread }] }\`, oldest first
+  (\`limit\` 1-100, default 20; \`since\` inclusive and \`until\` exclusive, ISO-8601 with a zone).
+  By default the rows returned are marked read as they are delivered (unread rows only); with
+  \`peek=true\` nothing is marked: process each row, then \`POST ${base}/api/v1/inbox/{feedback_id}/ack\`
+  (204, idempotent; 404 \`feedback_not_found\` if not yours).
+- **Tell us something:** \`POST ${base}/api/v1/feedback/platform\` with \`{ "text": "1-1000
+  characters", "contact": "email: you@example.com" }\` (\`contact\` optional, one line, at most 120
+  characters) → \`201 { feedback_id }\`. Any wallet may send, even without an account (none is
+  created). ${opts.platformFeedbackPerDay} per wallet per 24 hours, then 429 \`rate_limited\` with
+  \`Retry-After\`. Errors: 400 \`empty_text\`, \`invalid_text\`, \`text_too_long\`, \`invalid_contact\`.
+
+## 6. Legal
 
 Policy terms: ${base}/terms/v1 · Buyer licence: ${base}/license/v1. Acceptance at purchase is
 recorded with the versions current at that time.

@@ -110,17 +110,17 @@ export class PaymentStore {
         on conflict do nothing returning 1
       ), ins as (
         insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
-                                   valid_before, payload, requirements, context, status)
+                                   valid_before, payload, context, status)
         select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
-               ${json(sql, p.requirement)}::jsonb, ${json(sql, input.context)}::jsonb, 'settling'
+               ${json(sql, input.context)}::jsonb, 'settling'
         where exists (select 1 from claimed)
         on conflict (payer, nonce) do update
           set operation = excluded.operation, resource = excluded.resource, network = excluded.network,
               asset = excluded.asset, pay_to = excluded.pay_to, amount_micro = excluded.amount_micro,
-              valid_before = excluded.valid_before, payload = excluded.payload,
-              requirements = excluded.requirements, context = excluded.context, status = 'settling',
+              valid_before = excluded.valid_before, payload = excluded.payload, requirements = null,
+              context = excluded.context, status = 'settling',
               transaction = null, settlement = null, result = null, error_code = null,
               error_reason = null, updated_at = now()
           where x402_payments.status = 'released'
@@ -176,12 +176,11 @@ export class PaymentStore {
         select ${id}::uuid as id, 'settling'::text as status from ledger_transfer
       ), ${writes}, done as (
         insert into x402_payments (id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
-                                   valid_before, payload, requirements, context, status, transaction,
-                                   settlement, result)
+                                   valid_before, payload, context, status, transaction, settlement, result)
         select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
-               ${json(sql, p.requirement)}::jsonb, ${json(sql, input.context)}::jsonb, 'completed', ${tx},
+               ${json(sql, input.context)}::jsonb, 'completed', ${tx},
                ${json(sql, settlement.response)}::jsonb, ${result}
         from paid
         returning result::text as result_json

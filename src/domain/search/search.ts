@@ -6,7 +6,7 @@ import { usdcToMicro } from '../chains.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
 import { softMatch } from './soft-match.js';
-import { namedStacks, stackMatch } from './stacks.js';
+import { namedStacks, stackMatch, taskText } from './stacks.js';
 import { toVectorLiteral, vectorType } from './vectors.js';
 
 export const SEARCH_LIMIT = SEARCH_LIMITS.results;
@@ -46,13 +46,13 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
-  lexical: 0.35,
-  vector: 0.35,
+  lexical: 0.4,
+  vector: 0.3,
   meaning: 0.3,
-  cosineFloor: 0.1,
-  cosineFull: 0.6,
+  cosineFloor: 0.3,
+  cosineFull: 0.5,
   /** Score kept when the listing has none of the stacks the query names. */
-  stackMiss: 0.6,
+  stackMiss: 0.85,
 };
 /** Listings scoring below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
 export const SIMILARITY_FLOOR = 1.0;
@@ -105,7 +105,8 @@ export async function searchCandidates(
   opts: SearchOptions,
 ): Promise<CandidateRow[]> {
   const variant = opts.variant ?? 'fused';
-  const [qv] = await embedder.embed([query.q]);
+  const task = variant === 'fused' ? taskText(query.q) : query.q;
+  const [qv] = await embedder.embed([task]);
   const dims = embedder.dimensions;
   const vt = vectorType(sql, dims);
   // literal, not a parameter: the partial HNSW index is only provable with a constant predicate
@@ -153,7 +154,7 @@ export async function searchCandidates(
       qterms as materialized (
         select t.lexeme, coalesce(s.df, 0) as df,
                ln(1 + ((select docs from corpus) - coalesce(s.df, 0) + 0.5) / (coalesce(s.df, 0) + 0.5)) as idf
-        from unnest(tsvector_to_array(to_tsvector('english', ${query.q}))) t(lexeme)
+        from unnest(tsvector_to_array(to_tsvector('english', ${task}))) t(lexeme)
         left join search_terms s on s.lexeme = t.lexeme
         where coalesce(s.df, 0) > 0
       ),
@@ -189,7 +190,8 @@ export async function searchCandidates(
       ),
       scored as (
         select c.id,
-          least(1.0, coalesce(l.bm25, 0) / nullif((select sum(idf) * ${titleTf}::float8 from qterms), 0)) as lexical,
+          -- (least() skips nulls: a query with no known term must score 0, not 1)
+          least(1.0, coalesce(l.bm25 / nullif((select sum(idf) * ${titleTf}::float8 from qterms), 0), 0)) as lexical,
           coalesce(1 - (i.embedding::${vt} <=> (select v from qv)), 0) as cosine
         from cand c join items i on i.id = c.id left join lex l on l.id = c.id
         where i.embedding_dims = ${dimsLit} or i.embedding_dims is null
@@ -220,7 +222,7 @@ export function rankCandidates<R extends CandidateRow>(
   c: Calibration = CALIBRATION,
 ): Array<{ row: R; similarity: number; score: number }> {
   const wv = sharedWordVectors();
-  const qTokens = tokenize(q);
+  const qTokens = tokenize(taskText(q));
   const stacks = namedStacks(q);
   const out = rows.map((row) => {
     let score: number;

@@ -88,3 +88,14 @@ export function stackMatch(named: number[], techStack: string): number {
   const has = new Set(namedStacks(techStack));
   return named.filter((s) => has.has(s)).length / named.length;
 }
+
+/**
+ * The query without the words that name stacks: what the buyer wants done. The stack factor judges
+ * the stack; counting those words again as task words would let any listing in that stack that
+ * shares a generic word ("parse", "files") outrank the listing that does the task. A query that is
+ * nothing but stack names is kept whole.
+ */
+export function taskText(text: string): string {
+  const kept = tokenize(text).filter((t) => !STACK_OF.has(t));
+  return kept.length > 0 ? kept.join(' ') : text;
+}

@@ -112,6 +112,10 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           minPriceUsdc: config.MIN_PRICE_USDC,
           maxPriceUsdc: config.MAX_PRICE_USDC,
           maxActiveListings: config.MAX_ACTIVE_LISTINGS,
+          feedbackWindowDays: config.FEEDBACK_WINDOW_DAYS,
+          platformFeedbackPerDay: config.PLATFORM_FEEDBACK_DAILY_LIMIT,
+          payoutIntervalMinutes: Math.round(config.PAYOUT_INTERVAL_SECONDS / 6) / 10,
+          ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
         }),
       ),
   );

@@ -1,0 +1,54 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpDeps } from './server.js';
+
+/**
+ * The marketplace's own documents as MCP resources, read live from the marketplace (so they
+ * always match the deployment): the skills manifest, the agent guide, the terms and the licence.
+ */
+const DOCUMENTS = [
+  {
+    name: 'skills-manifest',
+    path: '/api/v1/skills',
+    title: 'Skills manifest',
+    description:
+      'Machine-readable manifest: service metadata, payment facts, legal versions, limits and every endpoint with its credential',
+    mimeType: 'application/json',
+  },
+  {
+    name: 'agent-guide',
+    path: '/agent-usage',
+    title: 'Agent guide',
+    description: 'How an agent searches, buys, sells and manages its account here, end to end',
+    mimeType: 'text/markdown',
+  },
+  {
+    name: 'terms',
+    path: '/terms/v1',
+    title: 'Marketplace policy terms (v1)',
+    description: 'The policy a purchase or listing accepts',
+    mimeType: 'text/markdown',
+  },
+  {
+    name: 'license',
+    path: '/license/v1',
+    title: 'Buyer licence (v1)',
+    description: 'What a buyer may do with a purchased archive',
+    mimeType: 'text/markdown',
+  },
+] as const;
+
+export function registerResources(server: McpServer, deps: McpDeps): void {
+  for (const doc of DOCUMENTS) {
+    const uri = `${deps.baseUrl}${doc.path}`;
+    server.registerResource(
+      doc.name,
+      uri,
+      { title: doc.title, description: doc.description, mimeType: doc.mimeType },
+      async () => {
+        const res = await fetch(uri, { headers: { accept: doc.mimeType } });
+        if (!res.ok) throw new Error(`${uri} answered ${res.status}`);
+        return { contents: [{ uri, mimeType: doc.mimeType, text: await res.text() }] };
+      },
+    );
+  }
+}

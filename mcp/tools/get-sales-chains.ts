@@ -1,0 +1,27 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
+import type { McpDeps } from '../server.js';
+import { registerWalletTool } from './wallet-tool.js';
+
+export function registerGetSalesChains(server: McpServer, deps: McpDeps): void {
+  registerWalletTool(
+    server,
+    deps,
+    'get_sales_chains',
+    {
+      title: 'Get my sales chains',
+      description:
+        "Reads the chains (base, polygon) on which this wallet's listings can be bought; buyers see only these in available_chains. " +
+        'Free: a zero-value identity signature, never settled. Returns { sales_chains }.',
+      inputSchema: {},
+      outputSchema: SalesChainsResponseSchema,
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    (wallet) => wallet.getSalesChains(),
+  );
+}

@@ -1,0 +1,161 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { ChainSchema } from '../../src/domain/chains.js';
+import { UploadMetadataSchema, UploadResponseSchema } from '../../src/domain/listings/schemas.js';
+import {
+  describeFindings,
+  packDirectory,
+  precheck,
+  readArchive,
+  type PackedArchive,
+} from '../archive.js';
+import type { McpDeps } from '../server.js';
+import { NO_WALLET } from './acquire-item.js';
+import { authorizePayment, PaymentRefused, promptPriceUsdc } from './paying.js';
+import { apiFailure, failure, nothingCharged, success } from './results.js';
+
+/** Spec 8: archives up to 10 MB. */
+export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
+
+const meta = UploadMetadataSchema.shape;
+
+export const ListItemResultSchema = UploadResponseSchema.extend({
+  fee_usdc: z.number().describe('Listing fee paid'),
+  sha256: z.string().describe('Digest of the uploaded archive'),
+  compression: z.enum(['zip', 'tar.gz']),
+  bytes: z.number(),
+  files: z.array(z.string()).optional().describe('Packed files (directory source)'),
+  excluded: z
+    .array(z.string())
+    .optional()
+    .describe('Left out: .gitignore matches, node_modules, .git, .env files, keys, links'),
+  next: z.string(),
+});
+
+export function registerListItem(server: McpServer, deps: McpDeps): void {
+  const { limits } = deps;
+  server.registerTool(
+    'list_item',
+    {
+      title: 'List an archive for sale',
+      description:
+        'Lists code for sale: a local directory (packed as .zip, honouring .gitignore and leaving out node_modules, .git, .env files and keys) ' +
+        "or a .zip / .tar.gz file. Before any fee it runs the marketplace's own safety scan locally and refuses, with the file and line of " +
+        "each finding (never a secret's value), an archive the scan would reject. Then it pays the listing fee (0.01 USDC on the default " +
+        `deployment; at most ${limits.listingFee} USDC here, within the ${limits.daily} USDC daily budget) and uploads. ` +
+        'The marketplace scans it again; follow it with get_listing_status (wait_seconds) until it is active. ' +
+        'Returns { item_id, status: "pending_scan", invoice_url, fee_usdc, sha256, files, excluded }.',
+      inputSchema: {
+        source_path: z
+          .string()
+          .min(1)
+          .describe(
+            'Absolute path of a project directory, or of a .zip / .tar.gz / .tgz file (max 10 MB)',
+          ),
+        title: meta.title,
+        description: meta.description,
+        prompt_summary: meta.prompt_summary,
+        tech_stack: meta.tech_stack,
+        price_usdc: z
+          .number()
+          .positive()
+          .max(100)
+          .describe(
+            'Sale price in USDC, at most 6 decimals, within the deployment range (default 0.1..100)',
+          ),
+        chain: ChainSchema.optional().describe(
+          'Chain to pay the listing fee on, "base" or "polygon"',
+        ),
+      },
+      outputSchema: ListItemResultSchema,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    async (args) => {
+      if (!deps.wallet) return failure(`list_item failed: ${NO_WALLET}`);
+      const source = path.resolve(args.source_path);
+      let archive: Omit<PackedArchive, 'files' | 'excluded'> & Partial<PackedArchive>;
+      try {
+        const info = await stat(source);
+        archive = info.isDirectory()
+          ? await packDirectory(source, MAX_ARCHIVE_BYTES)
+          : await readArchive(source, MAX_ARCHIVE_BYTES);
+      } catch (err) {
+        const text =
+          (err as NodeJS.ErrnoException).code === 'ENOENT'
+            ? `${source} does not exist`
+            : String((err as Error).message ?? err);
+        return failure(
+          `list_item failed: ${text}. Nothing was paid; fix source_path and call again.`,
+        );
+      }
+      const verdict = await precheck(archive.bytes, archive.compression);
+      if (verdict.verdict === 'reject') {
+        const lines = describeFindings(verdict.findings);
+        return failure(
+          `list_item refused before any fee: the marketplace's scan would reject this archive as ${verdict.reason}. ` +
+            `Findings: ${lines.slice(0, 10).join('; ')}${lines.length > 10 ? ` (+${lines.length - 10} more)` : ''}. ` +
+            (verdict.reason === 'insufficient_complexity'
+              ? 'List a project with more original source code.'
+              : 'Remove or fix those files (secrets: delete them and rotate the key; add such files to .gitignore), then call again.') +
+            ' Nothing was signed or paid.',
+        );
+      }
+      let reservation: string | undefined;
+      let fee = 0;
+      try {
+        const wallet = await deps.wallet();
+        const { listing } = await wallet.upload(archive.bytes, {
+          compression: archive.compression,
+          metadata: {
+            title: args.title,
+            description: args.description,
+            ...(args.prompt_summary !== undefined && { prompt_summary: args.prompt_summary }),
+            tech_stack: args.tech_stack,
+            prices: { USDC: args.price_usdc },
+          },
+          ...(args.chain && { chain: args.chain }),
+          approve: async (required) => {
+            fee = promptPriceUsdc(required);
+            reservation = await authorizePayment(server, deps, wallet.address, {
+              kind: 'listing_fee',
+              usdc: fee,
+              ref: args.title,
+              summary: `listing fee for "${args.title}"`,
+            });
+          },
+        });
+        if (reservation) await deps.state.spent(reservation);
+        return success({
+          ...listing,
+          fee_usdc: fee,
+          sha256: archive.sha256,
+          compression: archive.compression,
+          bytes: archive.bytes.length,
+          ...(archive.files && { files: archive.files, excluded: archive.excluded ?? [] }),
+          next: `The marketplace is scanning it: call get_listing_status { item_id: "${listing.item_id}", wait_seconds: 30 } until it is active.`,
+        });
+      } catch (err) {
+        if (err instanceof PaymentRefused) return failure(`list_item refused: ${err.text}`);
+        if (reservation) {
+          if (nothingCharged(err)) await deps.state.release(reservation);
+          else await deps.state.spent(reservation);
+        }
+        return apiFailure(err, 'list_item', deps.baseUrl, {
+          duplicate_code:
+            'This exact archive is already listed (by you or someone else); nothing was paid. Change the code or find the listing with list_my_items.',
+          code_previously_rejected:
+            "The marketplace's scan rejected these exact bytes before; they can never be listed. Nothing was paid.",
+          listing_limit_reached:
+            'This seller has the most listings allowed; delete some with delete_item first. Nothing was paid.',
+        });
+      }
+    },
+  );
+}

@@ -1,0 +1,282 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AcquireResultSchema } from '../../mcp/tools/acquire-item.js';
+import { QuoteSchema } from '../../mcp/tools/quote-item.js';
+import { LocalOrderSchema } from '../../mcp/state.js';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import { buildZip, uniqueProject, zipOf } from '../helpers/archives.js';
+import { createSaleItem } from '../helpers/items.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
+
+/**
+ * The buying tools through a real MCP client (InMemoryTransport) against the real service on a
+ * loopback socket: quotes, purchases with download, digest check and safe unpacking, the repeat
+ * guard, spending limits from the persisted ledger, a human's confirmation, settlement outcomes.
+ */
+let t: ListeningTestContext;
+let local: LocalFacilitator;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  t = await startListeningTestApp();
+  local = t.runtime.deps.facilitator as LocalFacilitator;
+});
+afterEach(() => local.clearFaults());
+afterAll(async () => {
+  await Promise.all(closers.map((c) => c()));
+  await t?.close();
+});
+
+async function connect(opts: Parameters<typeof connectMcp>[1] = {}) {
+  const c = await connectMcp(t.base, opts);
+  closers.push(c.close);
+  return c;
+}
+
+const ordersOf = async (itemId: string) =>
+  (
+    await t.runtime.deps.sql<
+      { n: number }[]
+    >`select count(*)::int as n from orders where item_id = ${itemId} and status = 'completed'`
+  )[0]!.n;
+
+const project = () => zipOf(uniqueProject());
+
+describe('quote_item', () => {
+  it('turns the 402 prompt into a quote: price, chains, legal versions, limits; signs nothing', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 1.25, title: 'Ocelot queue' });
+    const { call } = await connect({ limits: { confirmAbove: 1 } });
+    const r = await call('quote_item', { item_id: item.itemId, chain: 'polygon' });
+    expect(r.isError).toBeFalsy();
+    const q = QuoteSchema.parse(r.structuredContent);
+    expect(q).toMatchObject({
+      item_id: item.itemId,
+      title: 'Ocelot queue',
+      price_usdc: 1.25,
+      currency: 'USDC',
+      legal: {
+        policy: { version: 'v1', url: `${t.base}/terms/v1` },
+        license: { version: 'v1', url: `${t.base}/license/v1` },
+      },
+      limits: { within_limits: true, needs_human_confirmation: true, spent_last_24h_usdc: 0 },
+    });
+    expect(q.chains[0]).toMatchObject({ chain: 'polygon', amount_raw: '1250000' });
+    expect(q.chains.map((c) => c.chain).sort()).toEqual(['base', 'polygon']);
+    expect(await ordersOf(item.itemId)).toBe(0);
+  });
+
+  it('says item_not_found for an unknown listing', async () => {
+    const { call } = await connect({ wallet: false });
+    const r = await call('quote_item', { item_id: randomUUID() });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/404 item_not_found.*search_items/);
+  });
+});
+
+describe('acquire_item', () => {
+  it('downloads, verifies the SHA-256, unpacks into a new folder and records the order', async () => {
+    const bytes = project();
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5, bytes });
+    const { call, dataDir } = await connect();
+    const r = await call('acquire_item', {
+      item_id: item.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+      unpack: true,
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const out = AcquireResultSchema.parse(r.structuredContent);
+    expect(out).toMatchObject({ item_id: item.itemId, price_usdc: 0.5, chain: 'base' });
+    expect(out.archive).toMatchObject({ sha256: item.sha256, bytes: bytes.length, verified: true });
+    expect(out.archive!.path.startsWith(path.join(dataDir, 'downloads'))).toBe(true);
+    expect(readFileSync(out.archive!.path).equals(bytes)).toBe(true);
+    expect(out.unpacked!.files).toEqual(['README.md', 'package.json', 'src/index.ts']);
+    expect(readFileSync(path.join(out.unpacked!.dir, 'src/index.ts'), 'utf8')).toContain(
+      'export function',
+    );
+
+    const mine = await call('list_my_orders');
+    const orders = (mine.structuredContent as { orders: unknown[] }).orders.map((o) =>
+      LocalOrderSchema.parse(o),
+    );
+    expect(orders).toEqual([
+      expect.objectContaining({
+        order_id: out.order_id,
+        item_id: item.itemId,
+        status: 'completed',
+        local_path: out.archive!.path,
+        unpacked_to: out.unpacked!.dir,
+      }),
+    ]);
+    expect(mine.structuredContent).toMatchObject({
+      spent_last_24h_usdc: 0.5,
+      daily_limit_usdc: 50,
+    });
+  });
+
+  it('refuses to unpack an archive with an entry the scan refuses, keeping the verified file', async () => {
+    const bytes = buildZip([
+      { name: 'ok.ts', data: 'export const a = 1;\n' },
+      { name: '../escape.txt', data: 'out' },
+    ]);
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.2, bytes });
+    const { call } = await connect();
+    const r = await call('acquire_item', {
+      item_id: item.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+      unpack: true,
+    });
+    const out = AcquireResultSchema.parse(r.structuredContent);
+    expect(out.unpacked).toBeUndefined();
+    expect(out.note).toMatch(/Not unpacked.*path_traversal/);
+    expect(existsSync(out.archive!.path)).toBe(true);
+    const dir = path.dirname(out.archive!.path);
+    expect(existsSync(path.join(dir, 'project'))).toBe(false);
+    expect(existsSync(path.join(dir, 'escape.txt'))).toBe(false);
+  });
+
+  it('refuses a second purchase of the same listing unless buy_again, signing nothing', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.3, bytes: project() });
+    const { call } = await connect();
+    const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
+    const first = AcquireResultSchema.parse((await call('acquire_item', args)).structuredContent);
+    const again = await call('acquire_item', args);
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toContain(`order_id ${first.order_id}`);
+    expect(textOf(again)).toMatch(/Nothing was signed.*get_order.*buy_again: true/);
+    expect(await ordersOf(item.itemId)).toBe(1);
+    const quote = QuoteSchema.parse((await call('quote_item', args)).structuredContent);
+    expect(quote.already_bought?.order_id).toBe(first.order_id);
+    const second = await call('acquire_item', { ...args, buy_again: true });
+    expect(second.isError, textOf(second)).toBeFalsy();
+    expect(await ordersOf(item.itemId)).toBe(2);
+  });
+});
+
+describe('spending limits', () => {
+  it('refuses above the rolling 24-hour budget, and the budget survives a restart', async () => {
+    const a = await createSaleItem(t.runtime.deps, { priceUsdc: 0.75, bytes: project() });
+    const b = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5, bytes: project() });
+    const first = await connect({ limits: { daily: 1 } });
+    const ok = await first.call('acquire_item', {
+      item_id: a.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
+    expect(ok.isError, textOf(ok)).toBeFalsy();
+    // a restart: a new server with the same key and state file
+    const restarted = await connect({
+      key: first.key,
+      dataDir: first.dataDir,
+      limits: { daily: 1 },
+    });
+    const over = await restarted.call('acquire_item', {
+      item_id: b.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
+    expect(over.isError).toBe(true);
+    expect(textOf(over)).toMatch(
+      /0\.5 USDC would pass this server's budget of 1 USDC per rolling 24 hours \(MCP_DAILY_LIMIT_USDC\): 0\.75 USDC already spent.*operator/,
+    );
+    expect(await ordersOf(b.itemId)).toBe(0);
+    const quote = QuoteSchema.parse(
+      (await restarted.call('quote_item', { item_id: b.itemId })).structuredContent,
+    );
+    expect(quote.limits).toMatchObject({ within_limits: false, spent_last_24h_usdc: 0.75 });
+  });
+
+  it('asks the human above the threshold: a decline signs nothing, a confirmation buys', async () => {
+    const item = await createSaleItem(t.runtime.deps, {
+      priceUsdc: 3,
+      bytes: project(),
+      title: 'Tapir cache',
+    });
+    const args = { item_id: item.itemId, max_price_usdc: 5, accept_terms: true };
+    const blind = await connect({ limits: { confirmAbove: 2 } });
+    const refused = await blind.call('acquire_item', args);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/above 2 USDC \(MCP_CONFIRM_ABOVE_USDC\).*elicitation/);
+
+    const declining = await connect({
+      limits: { confirmAbove: 2 },
+      elicit: () => ({ action: 'decline' }),
+    });
+    const declined = await declining.call('acquire_item', args);
+    expect(declined.isError).toBe(true);
+    expect(textOf(declined)).toMatch(/did not confirm.*Nothing was signed/);
+    expect(declining.elicited[0]).toMatch(/3 USDC.*Tapir cache.*seller .*base/);
+    expect(await ordersOf(item.itemId)).toBe(0);
+    const spent = await declining.call('list_my_orders');
+    expect(spent.structuredContent).toMatchObject({ spent_last_24h_usdc: 0, orders: [] });
+
+    const confirming = await connect({
+      limits: { confirmAbove: 2 },
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
+    const bought = await confirming.call('acquire_item', args);
+    expect(bought.isError, textOf(bought)).toBeFalsy();
+    expect(await ordersOf(item.itemId)).toBe(1);
+  });
+});
+
+describe('settlement outcomes', () => {
+  it('settlement_capacity: nothing charged, retry after N seconds, the budget is returned', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.4, bytes: project() });
+    const { call } = await connect();
+    local.injectFault({ op: 'settle', outcome: 'capacity' });
+    const busy = await call('acquire_item', {
+      item_id: item.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
+    expect(busy.isError).toBe(true);
+    expect(textOf(busy)).toMatch(/503 settlement_capacity.*nothing was charged.*after 5 seconds/);
+    expect((await call('list_my_orders')).structuredContent).toMatchObject({
+      spent_last_24h_usdc: 0,
+    });
+    const retry = await call('acquire_item', {
+      item_id: item.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
+    expect(retry.isError, textOf(retry)).toBeFalsy();
+  });
+
+  it('payment_settlement_pending: do not pay again, the order and transaction, and get_order later', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.6, bytes: project() });
+    const { call } = await connect();
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
+    const pending = await call('acquire_item', args);
+    expect(pending.isError).toBe(true);
+    const text = textOf(pending);
+    expect(text).toMatch(
+      /409 payment_settlement_pending.*transaction 0x[0-9a-f]{64}.*Do NOT pay again/,
+    );
+    const orderId = /order_id ([0-9a-f-]{36})/.exec(text)![1]!;
+    expect(text).toContain(`get_order { order_id: "${orderId}" }`);
+    const mine = await call('list_my_orders');
+    expect(mine.structuredContent).toMatchObject({
+      spent_last_24h_usdc: 0.6,
+      orders: [{ order_id: orderId, status: 'settlement_pending' }],
+    });
+    // the repeat guard holds while the outcome is unknown
+    const again = await call('acquire_item', args);
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toContain('already bought');
+  });
+});
+
+describe('list_my_orders', () => {
+  it('needs a wallet', async () => {
+    const { call } = await connect({ wallet: false });
+    const r = await call('list_my_orders');
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('MCP_WALLET_PRIVATE_KEY');
+  });
+});

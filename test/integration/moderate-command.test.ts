@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { activeListing, buy, callAs } from '../helpers/accounts.js';
+import { startSellingApp } from '../helpers/selling.js';
+import { newWallet } from '../helpers/wallets.js';
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe('npm run moderate (the operator command)', () => {
+  it('lists pending feedback with item and text, approves by id; the seller then reads it', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'moderate-'));
+    dirs.push(dataDir);
+    const env = { EMBEDDED_DB_IN_MEMORY: 'false', DATA_DIR: dataDir };
+    const seller = newWallet();
+    const buyer = newWallet();
+    let t = await startSellingApp(env);
+    const itemId = await activeListing(t, seller, { title: 'Moderated widget' });
+    await buy(t, buyer, itemId);
+    const given = await callAs(t, buyer, 'POST', `/api/v1/items/${itemId}/feedback`, {
+      rating: 9,
+      text: 'works as described',
+    });
+    expect(given.json().moderation_status).toBe('pending');
+    const feedbackId = given.json().feedback_id as string;
+    await t.close(); // the embedded database belongs to one process at a time
+
+    const tsx = path.resolve('node_modules/.bin/tsx');
+    const cliEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+    const moderate = (...args: string[]) =>
+      run(tsx, ['src/main.ts', 'moderate', ...args], { env: cliEnv }).catch(
+        (e: { code: number; stdout: string }) => e,
+      );
+    const listed = await moderate();
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows).toEqual([
+      {
+        feedback_id: feedbackId,
+        item_id: itemId,
+        item_title: 'Moderated widget',
+        rating: 9,
+        text: 'works as described',
+        created_at: expect.any(String),
+      },
+    ]);
+    // verdicts by id; an id that is not a pending feedback is reported and fails the command
+    const approved = await moderate('approve', feedbackId, 'not-an-id');
+    expect((approved as { code?: number }).code).toBe(1);
+    expect(
+      approved.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { feedback_id: feedbackId, moderation_status: 'approved' },
+      { feedback_id: 'not-an-id', error: 'invalid_feedback_id' },
+    ]);
+
+    t = await startSellingApp(env);
+    try {
+      const inbox = (await callAs(t, seller, 'GET', '/api/v1/inbox')).json();
+      expect(inbox.items).toEqual([
+        expect.objectContaining({ feedback_id: feedbackId, text: 'works as described', rating: 9 }),
+      ]);
+      // nothing is pending any more, and a verdict is final
+      const { moderateCommand } = await import('../../src/domain/feedback/moderation.js');
+      expect((await moderateCommand(t.runtime.deps.sql, ['list'])).lines).toEqual([]);
+      const again = await moderateCommand(t.runtime.deps.sql, ['reject', feedbackId]);
+      expect(again.ok).toBe(false);
+      expect(JSON.parse(again.lines[0]!)).toMatchObject({ error: 'feedback_not_found' });
+    } finally {
+      await t.close();
+    }
+    // two starts of the embedded database and two CLI processes on a shared machine
+  }, 300_000);
+});
