@@ -524,12 +524,17 @@ export class MarketplaceClient {
   ): Promise<InboxResponse> {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
-    return this.identity('GET', `/api/v1/inbox${q.size ? `?${q}` : ''}`, InboxResponseSchema);
+    // Revision A serves the inbox under /feedback.
+    const inbox = this.apiKey ? '/api/v1/feedback/inbox' : '/api/v1/inbox';
+    return this.identity('GET', `${inbox}${q.size ? `?${q}` : ''}`, InboxResponseSchema);
   }
 
   /** Marks one inbox row read (idempotent; 404 when not the seller's). */
   async ackFeedback(feedbackId: string): Promise<void> {
-    const res = await this.send('POST', `/api/v1/inbox/${feedbackId}/ack`, { pay: 'identity' });
+    const path = this.apiKey
+      ? `/api/v1/feedback/${feedbackId}/ack`
+      : `/api/v1/inbox/${feedbackId}/ack`;
+    const res = await this.send('POST', path, { pay: 'identity' });
     if (!res.ok) await this.json(res);
   }
 
@@ -538,7 +543,9 @@ export class MarketplaceClient {
     text: string;
     contact?: string;
   }): Promise<PlatformFeedbackCreated> {
-    return this.identity('POST', '/api/v1/feedback/platform', PlatformFeedbackCreatedSchema, body);
+    // Revision A takes only the text.
+    const sent = this.apiKey ? { text: body.text } : body;
+    return this.identity('POST', '/api/v1/feedback/platform', PlatformFeedbackCreatedSchema, sent);
   }
 
   /** Listing counts, revenue and recent sales of the wallet's account (spec 2.8). */

@@ -66,6 +66,17 @@ describe('typed client against a Revision A deployment', () => {
     const links = await buyer.getOrder(order.order_id);
     expect(links.download_url).toContain(order.order_id);
 
+    expect(await buyer.submitFeedback(listing.item_id, { rating: 7 })).toMatchObject({
+      moderation_status: 'approved',
+    });
+    const { items } = await seller.inbox({ peek: true });
+    expect(items).toHaveLength(1);
+    await seller.ackFeedback(items[0]!.feedback_id);
+    expect((await seller.inbox()).items).toEqual([]);
+    expect(await buyer.platformFeedback({ text: 'Smooth purchase.' })).toEqual({
+      feedback_id: expect.any(String),
+    });
+
     expect((await seller.sellerItems()).items.map((i) => i.item_id)).toEqual([listing.item_id]);
     expect(await seller.deleteItem(listing.item_id)).toEqual({ ok: true });
     expect(await seller.deleteItem(listing.item_id)).toEqual({ ok: true });
