@@ -41,6 +41,18 @@ const McpEnvSchema = z.object({
     .optional(),
   MCP_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   MCP_HTTP_TOKEN: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  /** Revision A marketplaces: the account the wallet registers (username public, country ISO). */
+  MCP_USERNAME: z
+    .string()
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9_-]{4,30})[A-Za-z0-9]$/, {
+      error: 'must be 6-32 letters, digits, _ or -, starting and ending with a letter or digit',
+    })
+    .optional(),
+  MCP_COUNTRY: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 country code' })
+    .transform((c) => c.toUpperCase())
+    .optional(),
 });
 
 /** What a paying tool may spend (all USDC). */
@@ -66,6 +78,8 @@ export interface McpConfig {
   downloadDir: string;
   /** Absent: stdio. */
   http: { port: number; host: string; token: string | undefined } | undefined;
+  /** Revision A marketplaces: how the wallet registers to obtain its API key. */
+  account: { username: string | undefined; country: string | undefined };
 }
 
 export const DEFAULT_HTTP_PORT = 3001;
@@ -108,6 +122,7 @@ export function loadMcpConfig(
     },
     dataDir,
     downloadDir: path.resolve(e.MCP_DOWNLOAD_DIR ?? path.join(dataDir, 'downloads')),
+    account: { username: e.MCP_USERNAME, country: e.MCP_COUNTRY },
     http: wantsHttp
       ? {
           port: e.MCP_HTTP_PORT ?? DEFAULT_HTTP_PORT,

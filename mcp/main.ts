@@ -41,12 +41,23 @@ function lazyWallet(config: McpConfig): McpDeps['wallet'] {
       } catch {
         throw new Error('MCP_WALLET_PRIVATE_KEY is not a valid secp256k1 private key');
       }
-      return new MarketplaceClient({
+      const wallet = new MarketplaceClient({
         baseUrl: config.marketplaceUrl,
         account,
         maxPaymentUsdc: config.limits.perPurchase,
       });
-    })());
+      // Revision A marketplaces: register or rotate through SIWE for the API key (kept locally).
+      const { ensureApiKey } = await import('./revision-a.js');
+      await ensureApiKey(wallet, {
+        baseUrl: config.marketplaceUrl,
+        dataDir: config.dataDir,
+        ...config.account,
+      });
+      return wallet;
+    })().catch((e: unknown) => {
+      client = undefined; // a failed setup (say, registration) is tried again on the next call
+      throw e;
+    }));
 }
 
 function depsOf(config: McpConfig): McpDeps {

@@ -9,10 +9,26 @@ import type {
 } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { LocalAccount } from 'viem';
-import { microToUsdc, NETWORK_OF, usdcToMicro, type Chain } from '../domain/chains.js';
+import {
+  chainOfNetwork,
+  microToUsdc,
+  NETWORK_OF,
+  usdcToMicro,
+  type Chain,
+} from '../domain/chains.js';
+import {
+  ChallengeResponseSchema,
+  LinkWalletResponseSchema,
+  RegisterResponseSchema,
+  RotateKeyResponseSchema,
+  type SiweAction,
+} from '../domain/auth/schemas.js';
+import { PublicStatusSchema } from '../domain/items/schemas.js';
 import type { z } from 'zod';
 import {
+  DeleteMessageSchema,
   DeleteResponseSchema,
+  KeyedUploadResponseSchema,
   SellerItemsSchema,
   SellerItemStatusSchema,
   UploadResponseSchema,
@@ -24,6 +40,8 @@ import {
 } from '../domain/listings/schemas.js';
 import {
   AcquireResponseSchema,
+  BuyResponseSchema,
+  DownloadLinkSchema,
   InvoiceSchema,
   type Invoice,
   OrderLinksSchema,
@@ -67,6 +85,12 @@ export interface MarketplaceClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Refuse to sign a payment above this many USDC (default 100, the listing price cap). */
   maxPaymentUsdc?: number;
+  /**
+   * Revision A deployments: the agent's API key (from `register` or `rotateKey`). With it, account
+   * routes send `X-API-KEY` instead of a zero-value signature, purchases go through the keyed
+   * `POST /api/v1/buy`, and uploads pay no fee; the methods answer in the same shapes.
+   */
+  apiKey?: string;
 }
 
 export type AcquireResult = AcquireResponse;
@@ -90,13 +114,100 @@ export class MarketplaceClient {
   private readonly http: x402HTTPClient;
   private preferredNetwork: string | undefined;
 
+  private apiKey: string | undefined;
+
   constructor(private readonly opts: MarketplaceClientOptions) {
+    this.apiKey = opts.apiKey;
     this.address = opts.account.address;
     this.fetchFn = opts.fetch ?? globalThis.fetch;
     this.payer = new x402Client((_v, reqs) => this.select(reqs));
     this.payer.register('eip155:*', new ExactEvmScheme(opts.account));
     this.payer.setSpendControls({ maxAmountPerPayment: `$${opts.maxPaymentUsdc ?? 100}` });
     this.http = new x402HTTPClient(this.payer);
+  }
+
+  /** Revision A: the key every account call sends from now on (after register or rotate-key). */
+  setApiKey(key: string | undefined): void {
+    this.apiKey = key;
+  }
+
+  /** True when this client speaks Revision A (an API key is set). */
+  get keyed(): boolean {
+    return this.apiKey !== undefined;
+  }
+
+  private keyHeader(): Record<string, string> {
+    return this.apiKey ? { 'x-api-key': this.apiKey } : {};
+  }
+
+  /** Revision A: a SIWE challenge for this wallet, signed unchanged with personal_sign. */
+  async signedChallenge(
+    action: SiweAction,
+    chain: Chain = 'base',
+  ): Promise<{ message: string; signature: string }> {
+    const res = await this.fetchFn(`${this.opts.baseUrl}/api/v1/auth/challenge`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: this.address, chain, action }),
+    });
+    const { message } = await this.json(res, ChallengeResponseSchema);
+    return { message, signature: await this.opts.account.signMessage({ message }) };
+  }
+
+  private async postJson<T>(path: string, body: unknown, schema: z.ZodType<T>, keyed = false) {
+    const res = await this.fetchFn(`${this.opts.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(keyed ? this.keyHeader() : {}) },
+      body: JSON.stringify(body),
+    });
+    return this.json(res, schema);
+  }
+
+  /**
+   * Revision A registration with this wallet on `chains` (one signed challenge each); the key is
+   * kept for the following calls and returned once.
+   */
+  async register(input: {
+    username: string;
+    country: string;
+    chains?: Chain[];
+  }): Promise<{ agent_id: string; api_key: string }> {
+    const wallets = [];
+    for (const chain of input.chains ?? ['base', 'polygon']) {
+      wallets.push({
+        chain,
+        address: this.address,
+        ...(await this.signedChallenge('register', chain)),
+      });
+    }
+    const res = await this.postJson(
+      '/api/v1/register',
+      { username: input.username, country: input.country, terms_agreed: true, wallets },
+      RegisterResponseSchema,
+    );
+    this.apiKey = res.api_key;
+    return res;
+  }
+
+  /** Revision A: a new key for this wallet's account (the old one stops working); kept here too. */
+  async rotateKey(chain: Chain = 'base'): Promise<{ api_key: string; agent_id: string }> {
+    const res = await this.postJson(
+      '/api/v1/auth/rotate-key',
+      await this.signedChallenge('rotate-key', chain),
+      RotateKeyResponseSchema,
+    );
+    this.apiKey = res.api_key;
+    return res;
+  }
+
+  /** Revision A: links this client's wallet on `chain` to the account of the current key. */
+  async linkWallet(chain: Chain): Promise<{ message: string }> {
+    return this.postJson(
+      '/api/v1/auth/link-wallet',
+      await this.signedChallenge('link-wallet', chain),
+      LinkWalletResponseSchema,
+      true,
+    );
   }
 
   private select(reqs: PaymentRequirements[]): PaymentRequirements {
@@ -141,10 +252,13 @@ export class MarketplaceClient {
     } = {},
   ): Promise<Response> {
     const url = path.startsWith('http') ? path : `${this.opts.baseUrl}${path}`;
+    // Revision A: the key stands in for every identity signature (and names the buyer on /buy).
+    const key = opts.pay !== 'none' && url.startsWith(this.opts.baseUrl) ? this.keyHeader() : {};
     const init = (extra: Record<string, string> = {}): RequestInit => ({
       method,
       headers: {
         ...(opts.body !== undefined && { 'content-type': 'application/json' }),
+        ...key,
         ...opts.headers,
         ...extra,
       },
@@ -181,6 +295,7 @@ export class MarketplaceClient {
     } = {},
   ): Promise<{ order: AcquireResult; settlement: SettleResponse | undefined }> {
     const limit = opts.maxPriceUsdc !== undefined ? priceLimit(opts.maxPriceUsdc) : undefined;
+    if (this.apiKey) return this.buyWithKey(itemId, opts, limit);
     const res = await this.send('POST', `/api/v1/items/${itemId}/acquire`, {
       body: {
         ...(opts.chain && { chain: opts.chain }),
@@ -199,8 +314,58 @@ export class MarketplaceClient {
     return { order, settlement: header ? decodePaymentResponseHeader(header) : undefined };
   }
 
-  /** Fresh signed links for an own completed order (zero-value identity). */
+  /**
+   * Revision A purchase: `POST /api/v1/buy` with the key; the completion names the item and the
+   * chain that was signed. Answers like `acquire`, with the keyed invoice route as `invoice_url`
+   * (this client sends the key when it reads it).
+   */
+  private async buyWithKey(
+    itemId: string,
+    opts: { chain?: Chain; approve?: (required: PaymentRequired) => void | Promise<void> },
+    limit: ((required: PaymentRequired) => void) | undefined,
+  ): Promise<{ order: AcquireResult; settlement: SettleResponse | undefined }> {
+    const url = `${this.opts.baseUrl}/api/v1/buy`;
+    const post = (body: unknown, extra: Record<string, string> = {}) =>
+      this.fetchFn(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...this.keyHeader(), ...extra },
+        body: JSON.stringify(body),
+      });
+    const first = await post({ item_id: itemId, ...(opts.chain && { chain: opts.chain }) });
+    if (first.status !== 402) {
+      await this.json(first);
+      throw new MarketplaceError(first.status, 'unexpected_response', undefined);
+    }
+    const required = this.paymentRequiredOf(first, await first.json().catch(() => undefined));
+    limit?.(required);
+    await opts.approve?.(required);
+    const { header, payload } = await this.signPayment(required, opts.chain);
+    const chain = chainOfNetwork(payload.accepted.network);
+    const res = await post(
+      { item_id: itemId, chain, policy_accepted: true, license_accepted: true },
+      { 'PAYMENT-SIGNATURE': header },
+    );
+    const receipt = res.headers.get('PAYMENT-RESPONSE');
+    const bought = await this.json(res, BuyResponseSchema);
+    return {
+      order: { ...bought, invoice_url: this.keyedInvoiceUrl(bought.order_id) },
+      settlement: receipt ? decodePaymentResponseHeader(receipt) : undefined,
+    };
+  }
+
+  private keyedInvoiceUrl(orderId: string): string {
+    return `${this.opts.baseUrl}/api/v1/orders/${orderId}/invoice`;
+  }
+
+  /** Fresh signed links for an own completed order (zero-value identity, or the key in Revision A). */
   async getOrder(orderId: string): Promise<OrderLinksResult> {
+    if (this.apiKey) {
+      const links = await this.json(
+        await this.send('GET', `/api/v1/orders/${orderId}/download`, { pay: 'identity' }),
+        DownloadLinkSchema,
+      );
+      return { ...links, invoice_url: this.keyedInvoiceUrl(orderId) };
+    }
     return this.json(
       await this.send('GET', `/api/v1/orders/${orderId}`, { pay: 'identity' }),
       OrderLinksSchema,
@@ -238,6 +403,19 @@ export class MarketplaceClient {
       return f;
     };
     const url = `${this.opts.baseUrl}/api/v1/items`;
+    if (this.apiKey) {
+      // Revision A: no fee; the answer names the public status URL instead of a fee invoice.
+      const res = await this.fetchFn(url, {
+        method: 'POST',
+        body: form(),
+        headers: this.keyHeader(),
+      });
+      const listed = await this.json(res, KeyedUploadResponseSchema);
+      return {
+        listing: { item_id: listed.item_id, status: listed.status, invoice_url: listed.status_url },
+        settlement: undefined,
+      };
+    }
     const first = await this.fetchFn(url, { method: 'POST', body: form() });
     if (first.status !== 402) {
       await this.json(first);
@@ -271,6 +449,14 @@ export class MarketplaceClient {
 
   /** The owner's view of one listing, scan states included (zero-value identity). */
   async sellerItemStatus(itemId: string): Promise<SellerItemStatus> {
+    if (this.apiKey) {
+      // Revision A's public status shows the scan states (404 once deleted).
+      const { status, reason } = await this.json(
+        await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${itemId}/status`),
+        PublicStatusSchema,
+      );
+      return { status: status as ItemStatus, reason };
+    }
     return this.json(
       await this.send('GET', `/api/v1/seller/items/${itemId}/status`, { pay: 'identity' }),
       SellerItemStatusSchema,
@@ -279,6 +465,13 @@ export class MarketplaceClient {
 
   /** Deletes an own listing (idempotent; 404 for a listing that is not the wallet's). */
   async deleteItem(itemId: string): Promise<{ ok: true }> {
+    if (this.apiKey) {
+      await this.json(
+        await this.send('DELETE', `/api/v1/items/${itemId}`, { pay: 'identity' }),
+        DeleteMessageSchema,
+      );
+      return { ok: true };
+    }
     return this.json(
       await this.send('DELETE', `/api/v1/items/${itemId}`, { pay: 'identity' }),
       DeleteResponseSchema,
@@ -331,12 +524,17 @@ export class MarketplaceClient {
   ): Promise<InboxResponse> {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
-    return this.identity('GET', `/api/v1/inbox${q.size ? `?${q}` : ''}`, InboxResponseSchema);
+    // Revision A serves the inbox under /feedback.
+    const inbox = this.apiKey ? '/api/v1/feedback/inbox' : '/api/v1/inbox';
+    return this.identity('GET', `${inbox}${q.size ? `?${q}` : ''}`, InboxResponseSchema);
   }
 
   /** Marks one inbox row read (idempotent; 404 when not the seller's). */
   async ackFeedback(feedbackId: string): Promise<void> {
-    const res = await this.send('POST', `/api/v1/inbox/${feedbackId}/ack`, { pay: 'identity' });
+    const path = this.apiKey
+      ? `/api/v1/feedback/${feedbackId}/ack`
+      : `/api/v1/inbox/${feedbackId}/ack`;
+    const res = await this.send('POST', path, { pay: 'identity' });
     if (!res.ok) await this.json(res);
   }
 
@@ -345,7 +543,9 @@ export class MarketplaceClient {
     text: string;
     contact?: string;
   }): Promise<PlatformFeedbackCreated> {
-    return this.identity('POST', '/api/v1/feedback/platform', PlatformFeedbackCreatedSchema, body);
+    // Revision A takes only the text.
+    const sent = this.apiKey ? { text: body.text } : body;
+    return this.identity('POST', '/api/v1/feedback/platform', PlatformFeedbackCreatedSchema, sent);
   }
 
   /** Listing counts, revenue and recent sales of the wallet's account (spec 2.8). */
@@ -373,7 +573,7 @@ export class MarketplaceClient {
   /** The JSON invoice behind a signed invoice link. */
   async invoiceJson(url: string): Promise<Invoice> {
     return this.json(
-      await this.fetchFn(url, { headers: { accept: 'application/json' } }),
+      await this.fetchFn(url, { headers: { accept: 'application/json', ...this.ownKey(url) } }),
       InvoiceSchema,
     );
   }
@@ -392,8 +592,13 @@ export class MarketplaceClient {
     };
   }
 
+  /** The key header for a URL of this marketplace (the keyed invoice route of Revision A). */
+  private ownKey(url: string): Record<string, string> {
+    return url.startsWith(`${this.opts.baseUrl}/`) ? this.keyHeader() : {};
+  }
+
   async invoice(url: string, accept = 'application/json'): Promise<string> {
-    const res = await this.fetchFn(url, { headers: { accept } });
+    const res = await this.fetchFn(url, { headers: { accept, ...this.ownKey(url) } });
     if (!res.ok) await this.json(res);
     return res.text();
   }
