@@ -125,6 +125,10 @@ export async function benchRelevance(
       }
     }
     if (misses.length) console.log(misses.join('\n'));
+    // the embedder's own cost per query (the built-in one runs in process)
+    const e0 = performance.now();
+    for (let r = 0; r < 5; r++) for (const q of RELEVANCE_QUERIES) await embedder.embed([q.q]);
+    const embedMs = (performance.now() - e0) / (5 * RELEVANCE_QUERIES.length);
     console.table(rows);
     const fused = rows.find((r) => r.variant === 'fused' && r.kind === 'all')!;
     return {
@@ -133,6 +137,7 @@ export async function benchRelevance(
       queries: RELEVANCE_QUERIES.length,
       index_ms_per_listing: +(indexMs / RELEVANCE_LISTINGS.length).toFixed(2),
       search_ms_mean: +(searchMs / searches).toFixed(2),
+      embed_ms_per_query: +embedMs.toFixed(3),
       rows,
       goals_met: fused.hit1 >= 0.9 && fused.ndcg10 >= 0.9 && fused.gap >= 1.5,
       goal: 'fused, all queries: hit@1 >= 0.9, nDCG@10 >= 0.9, similarity gap >= 1.5',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuiltinEmbedder } from '../../src/embeddings/builtin.js';
 import { seedListing } from '../helpers/catalog.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 
@@ -68,5 +69,16 @@ describe('BM25 statistics', () => {
     const res = await t.app.inject({ url: '/api/v1/search', query: { q: 'gizmo quasar' } });
     // both words appear once in a title; "quasar" is in one listing, "gizmo" in eight
     expect(res.json()[0].metadata.title).toBe('Quasar toolkit');
+  });
+
+  it('still finds a listing by its words before its vector is re-indexed', async () => {
+    const { sql } = t.runtime.deps;
+    await seedListing(sql, new BuiltinEmbedder(64), {
+      title: 'Pangolin census exporter',
+      description: 'Exports pangolin census counts.',
+      techStack: 'Elm',
+    });
+    const res = await t.app.inject({ url: '/api/v1/search', query: { q: 'pangolin census' } });
+    expect(res.json()[0].metadata.title).toBe('Pangolin census exporter');
   });
 });

@@ -192,9 +192,11 @@ export async function searchCandidates(
         select c.id,
           -- (least() skips nulls: a query with no known term must score 0, not 1)
           least(1.0, coalesce(l.bm25 / nullif((select sum(idf) * ${titleTf}::float8 from qterms), 0), 0)) as lexical,
-          coalesce(1 - (i.embedding::${vt} <=> (select v from qv)), 0) as cosine
+          -- a vector of another dimension (not yet re-indexed after a provider change) counts as no
+          -- vector: the listing still answers by its words
+          case when i.embedding_dims = ${dimsLit}
+               then 1 - (i.embedding::${vt} <=> (select v from qv)) else 0 end as cosine
         from cand c join items i on i.id = c.id left join lex l on l.id = c.id
-        where i.embedding_dims = ${dimsLit} or i.embedding_dims is null
       )
       select * from (
         select ${publicColumns(tx)}, coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine
