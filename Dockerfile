@@ -23,6 +23,8 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
 # the migrator reads ../../migrations relative to dist/src/db
 COPY --chown=node:node migrations ./dist/migrations
+# word-vector table of the built-in embedder and the demo projects, read relative to dist/src
+COPY --chown=node:node assets ./dist/assets
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

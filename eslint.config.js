@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.prof/', '.tmp-*/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.prof/', '.tmp-*/', 'assets/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,9 +9,14 @@ export default defineConfig({
       : [...configDefaults.exclude, '**/*.heavy.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // initdb and the migrations once per run (cached between runs): each file's database is a copy.
+    globalSetup: ['./test/helpers/global-setup.ts'],
     pool: 'forks',
-    // Two cores: every integration file boots its own in-memory PGlite.
+    // Two cores: two workers, each running its files one after another in one process, so the
+    // service's modules are loaded once per worker rather than once per file. Every file still
+    // builds its own app and database (test/helpers/app.ts), so files never share rows.
     maxWorkers: 2,
+    isolate: false,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

@@ -11,7 +11,9 @@ import { registerDeleteItem } from './tools/delete-item.js';
 import { registerGetItem } from './tools/get-item.js';
 import { registerGetListingStatus } from './tools/get-listing-status.js';
 import { registerGetOrder } from './tools/get-order.js';
+import { registerGetPayouts } from './tools/get-payouts.js';
 import { registerGetSalesChains } from './tools/get-sales-chains.js';
+import { registerGetSellerStats } from './tools/get-seller-stats.js';
 import { registerGetUsername } from './tools/get-username.js';
 import { registerListItem } from './tools/list-item.js';
 import { registerListMyItems } from './tools/list-my-items.js';
@@ -66,6 +68,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerGetListingStatus(server, deps);
   registerListMyItems(server, deps);
   registerDeleteItem(server, deps);
+  registerGetPayouts(server, deps);
+  registerGetSellerStats(server, deps);
   registerSubmitFeedback(server, deps);
   registerReadInbox(server, deps);
   registerAckFeedback(server, deps);

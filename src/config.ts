@@ -252,6 +252,17 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
+/**
+ * A mistake the operator fixes (a locked data directory, an unreachable database, a busy port):
+ * the process entry prints its message alone, without a stack trace, and exits non-zero.
+ */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);

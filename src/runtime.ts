@@ -7,7 +7,7 @@ import { Relayer } from './chain/clients.js';
 import { RpcPayoutRail } from './chain/payout-rail-rpc.js';
 import { payoutTermsOf } from './domain/accounts/accounts.js';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/index.js';
+import { openDatabase, type Database, type OpenOptions } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps, PaymentDeps } from './deps.js';
 import { usdcToMicro } from './domain/chains.js';
@@ -50,10 +50,10 @@ export interface Runtime {
  */
 export async function createRuntime(
   config: Config,
-  opts: { logger?: Logger; migrate?: boolean } = {},
+  opts: { logger?: Logger; migrate?: boolean } & OpenOptions = {},
 ): Promise<Runtime> {
   const logger = opts.logger ?? createLogger(config);
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, { template: opts.template, logger });
   try {
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);

@@ -44,6 +44,12 @@ import {
   type ItemFeedbackCreated,
   type PlatformFeedbackCreated,
 } from '../domain/feedback/schemas.js';
+import {
+  SellerPayoutsSchema,
+  SellerStatsSchema,
+  type SellerPayouts,
+  type SellerStats,
+} from '../domain/payouts/schemas.js';
 import { MarketplaceError, readJson } from './errors.js';
 
 export { CatalogClient, type SearchParams } from './catalog.js';
@@ -340,6 +346,16 @@ export class MarketplaceClient {
     contact?: string;
   }): Promise<PlatformFeedbackCreated> {
     return this.identity('POST', '/api/v1/feedback/platform', PlatformFeedbackCreatedSchema, body);
+  }
+
+  /** Listing counts, revenue and recent sales of the wallet's account (spec 2.8). */
+  async sellerStats(): Promise<SellerStats> {
+    return this.identity('GET', '/api/v1/seller/stats', SellerStatsSchema);
+  }
+
+  /** Pending payouts per chain and the payout history (spec 2.7). */
+  async sellerPayouts(): Promise<SellerPayouts> {
+    return this.identity('GET', '/api/v1/seller/payouts', SellerPayoutsSchema);
   }
 
   private async identity<T>(

@@ -1,7 +1,8 @@
-import { chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { access, chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import postgres from 'postgres';
-import type { Config } from '../config.js';
+import { StartupError, type Config } from '../config.js';
 import { pgliteSocket } from './pglite-wire.js';
 
 export type Sql = postgres.Sql;
@@ -11,7 +12,19 @@ export type Db = postgres.Sql | postgres.TransactionSql;
 export interface Database {
   sql: Sql;
   kind: 'embedded' | 'server';
+  /** Embedded only: the whole data directory as a tarball, a template for `OpenOptions.template`. */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /**
+   * Embedded only: a data directory dumped by `Database.dump` to start a new (empty) embedded
+   * database from, instead of running initdb. Ignored for a data directory that already holds one.
+   */
+  template?: Blob;
+  /** Told when a new embedded database is being created (the slow part of a first start). */
+  logger?: Logger;
 }
 
 // int8 as a JS number: every integer we store (USDC base units, counts) is far below 2^53.
@@ -39,7 +52,7 @@ function clientOptions(extra: PostgresOptions) {
  * pgvector) under DATA_DIR, which postgres.js reaches in process (no port, no socket file) so that
  * the same driver, SQL and migrations serve both.
  */
-export async function openDatabase(config: Config): Promise<Database> {
+export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<Database> {
   if (config.DATABASE_URL) {
     const sql = postgres(config.DATABASE_URL, clientOptions({ max: config.DATABASE_POOL_MAX }));
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };
@@ -61,7 +74,20 @@ export async function openDatabase(config: Config): Promise<Database> {
   }
   let db;
   try {
-    db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+    const fresh = !dataDir || !(await exists(path.join(dataDir, 'PG_VERSION')));
+    if (fresh && dataDir) {
+      opts.logger?.info(
+        { dataDir },
+        opts.template
+          ? 'creating the embedded database from its template'
+          : 'first start: creating the embedded database (initdb, a few seconds, only this once)',
+      );
+    }
+    db = await PGlite.create({
+      dataDir,
+      extensions: { vector, pg_trgm },
+      loadDataDir: fresh ? opts.template : undefined,
+    });
   } catch (e) {
     await releaseLock();
     throw e;
@@ -83,6 +109,7 @@ export async function openDatabase(config: Config): Promise<Database> {
   return {
     sql,
     kind: 'embedded',
+    dump: () => db.dumpDataDir('none'),
     async close() {
       await sql.end({ timeout: 5 });
       await db.close();
@@ -108,7 +135,7 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
       if (pid && isAlive(pid)) {
-        throw new Error(
+        throw new StartupError(
           `the embedded database in ${path.dirname(file)} is in use by process ${pid}: ` +
             'stop it first, or run every process against a shared DATABASE_URL',
         );
@@ -117,6 +144,13 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     }
   }
   throw new Error(`could not lock the embedded database in ${path.dirname(file)}`);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 function isAlive(pid: number): boolean {

@@ -1,9 +1,19 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Sql } from './index.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+/**
+ * `migrations/` at the package root: two levels up from `src/db/` when run from source, three from
+ * the compiled `dist/src/db/`.
+ */
+export const MIGRATIONS_DIR = [
+  new URL('../../migrations/', import.meta.url),
+  new URL('../../../migrations/', import.meta.url),
+]
+  .map((u) => fileURLToPath(u))
+  .find((dir) => existsSync(dir)) as string;
 
 /**
  * Transaction-level advisory lock key serialising schema changes across processes: migrations and

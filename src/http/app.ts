@@ -27,6 +27,7 @@ import { discoveryRoutes } from './routes/discovery.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { itemRoutes } from './routes/items.js';
 import { keyedRoutes } from './routes/keyed.js';
+import { keyedAccountRoutes } from './routes/keyed-account.js';
 import { orderRoutes } from './routes/orders.js';
 import { sellerMoneyRoutes } from './routes/seller-money.js';
 import { sellingRoutes } from './routes/selling.js';
@@ -172,10 +173,16 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(itemRoutes, { deps });
   await app.register(acquireRoutes, { deps });
   await app.register(orderRoutes, { deps });
-  await app.register(accountRoutes, { deps });
-  await app.register(feedbackRoutes, { deps });
-  await app.register(sellerMoneyRoutes, { deps });
-  if (config.CONTRACT_REVISION === 'A') await app.register(authRoutes, { deps });
+  // Routes whose credential differs per contract revision: only this deployment's are served
+  // (and so documented in OpenAPI and the manifest).
+  if (config.CONTRACT_REVISION === 'A') {
+    await app.register(authRoutes, { deps });
+    await app.register(keyedAccountRoutes, { deps });
+  } else {
+    await app.register(accountRoutes, { deps });
+    await app.register(feedbackRoutes, { deps });
+    await app.register(sellerMoneyRoutes, { deps });
+  }
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
@@ -186,8 +193,6 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
       parts: 10,
     },
   });
-  // Routes whose credential differs per contract revision: only this deployment's are served
-  // (and so documented in OpenAPI and the manifest).
   if (config.CONTRACT_REVISION === 'A') await app.register(keyedRoutes, { deps });
   else await app.register(sellingRoutes, { deps });
   return app;

@@ -1,32 +1,35 @@
 import { Agent, request } from 'node:http';
 
 /**
- * The payments bench's load generator, in a child process of its own so that the server process's
- * CPU time per completion counts the server alone. Receives `{ url, headers, body, concurrency }`
- * over IPC, posts one request per signed header (keep-alive, `concurrency` at a time) and answers
- * `{ seconds, failures }`.
+ * The benches' HTTP load generator, in a child process of its own so that the server process's
+ * CPU time per request counts the server alone. Receives a job over IPC: `{ url, headers, body }`
+ * posts one request per signed PAYMENT-SIGNATURE header, `{ urls }` gets each URL; keep-alive,
+ * `concurrency` requests at a time. Answers `{ seconds, failures }` (failures: not a 200).
  */
 interface Job {
-  url: string;
-  headers: string[];
+  url?: string;
+  headers?: string[];
   body?: string;
+  urls?: string[];
   concurrency: number;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-function post(url: URL, header: string, body?: string): Promise<number> {
+function send(url: URL | string, header?: string, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       {
-        method: 'POST',
+        method: header ? 'POST' : 'GET',
         agent,
-        headers: {
-          'content-type': 'application/json',
-          'payment-signature': header,
-          ...(body && { 'content-length': Buffer.byteLength(body) }),
-        },
+        headers: header
+          ? {
+              'content-type': 'application/json',
+              'payment-signature': header,
+              ...(body && { 'content-length': Buffer.byteLength(body) }),
+            }
+          : {},
       },
       (res) => {
         res.resume();
@@ -40,14 +43,18 @@ function post(url: URL, header: string, body?: string): Promise<number> {
 }
 
 async function drive(job: Job): Promise<{ seconds: number; failures: number }> {
-  const url = new URL(job.url);
+  const url = job.url ? new URL(job.url) : undefined;
+  const total = job.urls?.length ?? job.headers?.length ?? 0;
   let next = 0;
   let failures = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: job.concurrency }, async () => {
-      while (next < job.headers.length) {
-        const status = await post(url, job.headers[next++]!, job.body);
+      while (next < total) {
+        const i = next++;
+        const status = job.urls
+          ? await send(job.urls[i]!)
+          : await send(url!, job.headers![i]!, job.body);
         if (status !== 200) failures++;
       }
     }),

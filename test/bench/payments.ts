@@ -1,11 +1,9 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { authorizationTypes } from '@x402/evm';
@@ -27,6 +25,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { ledgerTransfer } from '../../src/x402/local-facilitator.js';
 import { createSaleItem } from '../helpers/items.js';
 import { newWallet, signPayment } from '../helpers/wallets.js';
+import { cpuMs, Driver, median, type Round } from './load.js';
 
 /**
  * Paid acquire completions through our whole stack (Fastify, guard, nonce claim, settlement, order +
@@ -50,56 +49,6 @@ const CONCURRENCY = Number(process.env.BENCH_PAYMENTS_CONCURRENCY ?? 8);
 const WARMUP = 40;
 /** Interleaved rounds per side: load drift on a shared VM hits every side alike. */
 const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 3);
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1000;
-
-interface Round {
-  perSecond: number;
-  cpuMs: number;
-  failures: number;
-}
-
-class Driver {
-  private constructor(private readonly child: ChildProcess) {}
-
-  static async start(): Promise<Driver> {
-    const file = fileURLToPath(new URL('./payments-driver.ts', import.meta.url));
-    const child = fork(file, [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('error', reject);
-    });
-    return new Driver(child);
-  }
-
-  /** Drives `headers` at `url`; this process's CPU over the round, per completion. */
-  async round(url: string, headers: string[], body?: string): Promise<Round> {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const reply = await new Promise<{ seconds: number; failures: number; error?: string }>(
-      (resolve) => {
-        this.child.once('message', (m) => resolve(m as { seconds: number; failures: number }));
-        this.child.send({ url, headers, body, concurrency: CONCURRENCY });
-      },
-    );
-    if (reply.error) throw new Error(`load driver: ${reply.error}`);
-    const seconds = (performance.now() - started) / 1000;
-    return {
-      perSecond: headers.length / seconds,
-      cpuMs: cpuMs(process.cpuUsage(cpu)) / headers.length,
-      failures: reply.failures,
-    };
-  }
-
-  stop(): void {
-    this.child.send('exit');
-  }
-}
 
 async function sign(
   wallets: LocalAccount[],
@@ -307,7 +256,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
   const app = await buildApp(config, runtime.deps);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const ours = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const driver = await Driver.start();
+  const driver = await Driver.start(CONCURRENCY);
   await sql`create table if not exists bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))`;
 
   try {

@@ -15,6 +15,8 @@ const suites: Array<[string, Suite]> = [
   ['relevance', async () => (await import('./relevance.js')).benchRelevance(process.env)],
   ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
+  ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
+  ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
 ];
 
 for (const [name, run] of suites) {

@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type App } from '../../src/http/app.js';
 import type { Logger } from 'pino';
+import { inject } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 
@@ -13,6 +14,25 @@ export interface TestContext {
   runtime: Runtime;
   app: App;
   close(): Promise<void>;
+}
+
+let template: Blob | undefined;
+
+/**
+ * The migrated database vitest's global setup dumped once for the run (./global-setup.ts): a copy
+ * of it starts in a fraction of the time initdb and the migrations take. Outside vitest (the
+ * benches) there is none and each database is built from scratch.
+ */
+export function dbTemplate(): Blob | undefined {
+  if (template) return template;
+  let file: string | undefined;
+  try {
+    file = inject('dbTemplate');
+  } catch {
+    return undefined;
+  }
+  if (file) template = new Blob([readFileSync(file)]);
+  return template;
 }
 
 /**
@@ -30,7 +50,10 @@ export async function startTestApp(
     PUBLIC_BASE_URL: 'http://marketplace.test',
     ...env,
   });
-  const runtime = await createRuntime(config, { logger: opts.logger ?? createLogger(config, 2) });
+  const runtime = await createRuntime(config, {
+    logger: opts.logger ?? createLogger(config, 2),
+    template: dbTemplate(),
+  });
   const app = await buildApp(config, runtime.deps);
   await app.ready();
   return {

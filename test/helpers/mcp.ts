@@ -74,6 +74,9 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
     });
   }
   await client.connect(clientSide);
+  // listing the tools makes the SDK client check every structuredContent against its tool's
+  // outputSchema (callTool throws on a mismatch)
+  await client.listTools();
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     if (JSON.stringify(result).includes(key.slice(2))) throw new Error('a result quoted the key');

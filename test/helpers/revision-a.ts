@@ -1,7 +1,8 @@
 import type { LocalAccount } from 'viem';
 import type { App } from '../../src/http/app.js';
 import type { Chain } from '../../src/domain/chains.js';
-import { newWallet } from './wallets.js';
+import { NETWORK_OF } from '../../src/domain/chains.js';
+import { newWallet, promptOf, signPayment } from './wallets.js';
 
 /** Revision A helpers: SIWE challenges signed by real viem accounts, registration, keyed calls. */
 
@@ -66,4 +67,28 @@ export async function registerAgent(
   if (res.statusCode !== 201) throw new Error(`register: ${res.statusCode} ${res.body}`);
   const body = res.json() as { agent_id: string; api_key: string };
   return { wallet, agentId: body.agent_id, apiKey: body.api_key, username };
+}
+
+/** A completed keyed purchase (`POST /api/v1/buy`) of `itemId` on `chain`, paid by the buyer's wallet. */
+export async function keyedBuy(
+  app: App,
+  buyer: Registered,
+  itemId: string,
+  chain: Chain = 'base',
+): Promise<{ order_id: string; download_url: string; expires_in: string }> {
+  const body = { item_id: itemId, chain };
+  const headers = { 'x-api-key': buyer.apiKey };
+  const prompt = await app.inject({ method: 'POST', url: '/api/v1/buy', headers, payload: body });
+  if (prompt.statusCode !== 402) throw new Error(`buy prompt: ${prompt.statusCode} ${prompt.body}`);
+  const required = promptOf(prompt);
+  const requirement = required.accepts.find((a) => a.network === NETWORK_OF[chain])!;
+  const { header } = await signPayment(buyer.wallet, required, requirement);
+  const done = await app.inject({
+    method: 'POST',
+    url: '/api/v1/buy',
+    headers: { ...headers, 'payment-signature': header },
+    payload: { ...body, policy_accepted: true, license_accepted: true },
+  });
+  if (done.statusCode !== 200) throw new Error(`buy: ${done.statusCode} ${done.body}`);
+  return done.json();
 }

@@ -82,6 +82,13 @@ describe.each(['B', 'A'] as const)(
           'POST /api/v1/buy',
           'GET /api/v1/orders/{uuid}/download',
           'GET /api/v1/orders/{uuid}/invoice',
+          'GET /api/v1/seller/stats',
+          'GET /api/v1/seller/payouts',
+          'GET /api/v1/seller/items',
+          'POST /api/v1/items/{uuid}/feedback',
+          'POST /api/v1/feedback/platform',
+          'GET /api/v1/feedback/inbox',
+          'POST /api/v1/feedback/{uuid}/ack',
         ]) {
           expect(routes).toContain(r);
         }
@@ -89,6 +96,9 @@ describe.each(['B', 'A'] as const)(
         expect(authOf('POST', '/api/v1/items')).toBe('key');
         expect(authOf('POST', '/api/v1/buy')).toBe('key');
         expect(authOf('POST', '/api/v1/register')).toBe('public');
+        expect(routes.filter((r: string) => r.includes('/agent/') || r.includes('/inbox'))).toEqual(
+          [],
+        );
         expect(doc.components.securitySchemes.apiKey).toEqual({
           type: 'apiKey',
           in: 'header',
@@ -105,6 +115,7 @@ describe.each(['B', 'A'] as const)(
         expect(auths.has('key')).toBe(false);
         expect(routes).not.toContain('POST /api/v1/register');
         expect(routes).not.toContain('POST /api/v1/buy');
+        expect(routes).not.toContain('GET /api/v1/feedback/inbox');
         expect(doc.components?.securitySchemes).toBeUndefined();
         expect(skills.authentication).not.toHaveProperty('key');
         expect(guide).not.toContain('X-API-KEY');

@@ -9,6 +9,7 @@ import {
   ItemFeedbackCreatedSchema,
   PlatformFeedbackCreatedSchema,
 } from '../../src/domain/feedback/schemas.js';
+import { SellerPayoutsSchema, SellerStatsSchema } from '../../src/domain/payouts/schemas.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
@@ -114,6 +115,35 @@ describe('feedback tools', () => {
   });
 });
 
+describe('money tools', () => {
+  it('shows the sale in the seller stats and the receivable in payouts, with a plain summary', async () => {
+    const { seller, item } = await sale();
+    const stats = SellerStatsSchema.parse(
+      (await seller.call('get_seller_stats')).structuredContent,
+    );
+    expect(stats.revenue.sales_count).toBe(1);
+    expect(stats.recent_sales[0]).toMatchObject({ item_id: item.itemId, amount: '0.5' });
+    const r = await seller.call('get_payouts');
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const payouts = SellerPayoutsSchema.parse(r.structuredContent);
+    const base = payouts.payouts.find((p) => p.chain === 'base')!;
+    // the seller's 95% of 0.5 USDC, less the contract's dust of at most 2 units
+    expect(Number(base.pending_raw)).toBeGreaterThanOrEqual(474_998);
+    const summary = (r.structuredContent as { summary: string }).summary;
+    expect(summary).toContain(`base: ${base.pending} USDC receivable`);
+    expect(summary).toMatch(/Paid out so far: 0 USDC in 0 payouts.*normally within 15 minutes/);
+  });
+
+  it('says that a wallet that never sold has no account', async () => {
+    const stranger = await connect();
+    for (const name of ['get_payouts', 'get_seller_stats']) {
+      const r = await stranger.call(name);
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/404 agent_not_found/);
+    }
+  });
+});
+
 describe('account tools', () => {
   it('reads and sets the username once (permanent), and the sales chains', async () => {
     const { seller } = await sale();
@@ -143,8 +173,10 @@ describe('account tools', () => {
 
   it('says that a wallet without account has no username yet', async () => {
     const stranger = await connect();
-    const r = await stranger.call('get_username');
-    expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/404 agent_not_found.*no account here yet/);
+    for (const name of ['get_username', 'get_sales_chains']) {
+      const r = await stranger.call(name);
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/404 agent_not_found.*no account here yet/);
+    }
   });
 });

@@ -37,6 +37,8 @@ const TOOL_NAMES = [
   'get_listing_status',
   'list_my_items',
   'delete_item',
+  'get_payouts',
+  'get_seller_stats',
   'submit_feedback',
   'read_inbox',
   'ack_feedback',
@@ -262,5 +264,32 @@ describe('get_order', () => {
     const stranger = await (await connect()).call('get_order', { order_id: randomUUID() });
     expect(stranger.isError).toBe(true);
     expect(textOf(stranger)).toContain('agent_not_found');
+  });
+});
+
+describe('resources and prompts', () => {
+  it("serves the marketplace's manifest, guide, terms and licence, and two prompts", async () => {
+    const { client } = await connect({ wallet: false });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(
+      [
+        `${base}/agent-usage`,
+        `${base}/api/v1/skills`,
+        `${base}/license/v1`,
+        `${base}/terms/v1`,
+      ].sort(),
+    );
+    const terms = await client.readResource({ uri: `${base}/terms/v1` });
+    expect((terms.contents[0] as { text: string }).text).toContain('VERSION: v1');
+    const skills = await client.readResource({ uri: `${base}/api/v1/skills` });
+    expect(JSON.parse((skills.contents[0] as { text: string }).text)).toHaveProperty('endpoints');
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['find_and_buy', 'sell_my_code']);
+    const prompt = await client.getPrompt({
+      name: 'find_and_buy',
+      arguments: { task: 'parse cron expressions', budget_usdc: '3' },
+    });
+    const text = (prompt.messages[0]!.content as { text: string }).text;
+    expect(text).toMatch(/parse cron expressions.*search_items.*quote_item.*acquire_item/s);
   });
 });

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
 import { derivePayoutAddress, type Agent } from '../accounts/accounts.js';
 import { CHAINS } from '../chains.js';
+import { allocationOf } from '../payouts/allocation.js';
 import { issueApiKey } from './api-keys.js';
 import type { RegisterBody, SignedChallenge } from './schemas.js';
 import {
@@ -22,7 +23,10 @@ import {
  */
 export interface AuthDeps {
   sql: Sql;
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'PAYOUT_FACTORY_SALT'>;
+  config: Pick<
+    Config,
+    'PUBLIC_BASE_URL' | 'PAYOUT_FACTORY_SALT' | 'PAYOUT_SELLER_BPS' | 'PAYOUT_PLATFORM_BPS'
+  >;
   networks: PaymentNetworks;
   /** The acquire prompt cache: a new linked wallet changes the seller's payable chains at once. */
   saleItems?: { invalidateSeller(sellerId: string): void };
@@ -95,10 +99,12 @@ export async function register(
       for (const v of verified) {
         await tx`insert into linked_wallets (address, chain, agent_id) values (${v.address}, ${v.chain}, ${agentId})`;
       }
+      const { sellerBps, platformBps } = allocationOf(deps.config);
       for (const chain of CHAINS) {
+        const payTo = derivePayoutAddress(primary, chain, deps.config.PAYOUT_FACTORY_SALT);
         await tx`
-          insert into payout_addresses (agent_id, chain, address)
-          values (${agentId}, ${chain}, ${derivePayoutAddress(primary, chain, deps.config.PAYOUT_FACTORY_SALT)})`;
+          insert into payout_addresses (agent_id, chain, address, seller_bps, platform_bps)
+          values (${agentId}, ${chain}, ${payTo}, ${sellerBps}, ${platformBps})`;
       }
       return { agent_id: agentId, api_key: await issueApiKey(tx, agentId) };
     });

@@ -1,10 +1,16 @@
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 import type { Deps } from '../../deps.js';
 import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { usdcToMicro } from '../chains.js';
+import { bands } from '../scan/fingerprint.js';
+import { scanArchive } from '../scan/scan-archive.js';
+import { scanLimits } from '../scan/scan-job.js';
 import { indexItem } from '../search/index-item.js';
 import { DEMO_LISTINGS, type DemoListing } from './demo-listings.js';
 
@@ -14,24 +20,31 @@ function demoSellerAddress(n: number): string {
   return `0x${createHash('sha256').update(`demo-seller-${n}`).digest('hex').slice(0, 40)}`;
 }
 
-const EXT: Array<[RegExp, string]> = [
-  [/typescript/i, 'ts'],
-  [/rust/i, 'rs'],
-  [/\bgo\b/i, 'go'],
-  [/python/i, 'py'],
-  [/solidity/i, 'sol'],
-  [/c\+\+/i, 'cpp'],
-  [/terraform/i, 'tf'],
-  [/javascript|node/i, 'js'],
-];
+/** The demo projects' sources: one folder per listing, named by the listing's slug. */
+export const DEMO_PROJECTS_DIR = new URL('../../../assets/demo/', import.meta.url);
 
-/** A small, real tar.gz project for a demo listing: README, a source file and a manifest. */
-async function demoArchive(l: DemoListing): Promise<Buffer> {
-  const ext = EXT.find(([re]) => re.test(l.techStack))?.[1] ?? 'txt';
-  const slug = l.title
+export function demoSlug(l: DemoListing): string {
+  return l.title
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
+}
+
+function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(path.join(dir, prefix), { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((e) =>
+      e.isDirectory() ? filesUnder(dir, path.join(prefix, e.name)) : [path.join(prefix, e.name)],
+    );
+}
+
+/**
+ * The listing's archive: its project folder under assets/demo/ (real code that does what the title
+ * says) as a tar.gz, with a fixed mtime so that the same listing always gives the same bytes.
+ */
+export async function demoArchive(l: DemoListing): Promise<Buffer> {
+  const slug = demoSlug(l);
+  const dir = fileURLToPath(new URL(`${slug}/`, DEMO_PROJECTS_DIR));
   const tar = pack();
   const gz = tar.pipe(createGzip());
   const chunks: Buffer[] = [];
@@ -40,16 +53,12 @@ async function demoArchive(l: DemoListing): Promise<Buffer> {
     gz.on('end', resolve);
     gz.on('error', reject);
   });
-  const at = { mtime: new Date('2026-01-01T00:00:00Z') }; // fixed: the same listing gives the same bytes
-  tar.entry(
-    { name: `${slug}/README.md`, ...at },
-    `# ${l.title}\n\n${l.description}\n\nStack: ${l.techStack}\n`,
-  );
-  tar.entry(
-    { name: `${slug}/src/main.${ext}`, ...at },
-    `// ${l.title}\n// Demo listing source: ${l.description}\n\n` +
-      `export function describe() {\n  return ${JSON.stringify(l.title)};\n}\n`,
-  );
+  const at = { mtime: new Date('2026-01-01T00:00:00Z') };
+  for (const file of filesUnder(dir))
+    tar.entry(
+      { name: `${slug}/${file.split(path.sep).join('/')}`, ...at },
+      readFileSync(path.join(dir, file)),
+    );
   tar.entry({ name: `${slug}/LICENSE`, ...at }, 'Sold under the marketplace buyer licence v1.\n');
   tar.finalize();
   await done;
@@ -81,6 +90,10 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
       skipped++;
       continue;
     }
+    // scanned as an upload would be: a demo archive the scan refuses is a bug in the demo data
+    const verdict = await scanArchive(bytes, 'tar.gz', scanLimits(config));
+    if (verdict.verdict !== 'accept')
+      throw new Error(`demo archive for "${l.title}" refused by the scan: ${verdict.reason}`);
     const key = archiveKeyOf(sha, 'tar.gz');
     await storage.put(key, bytes, { contentType: 'application/gzip' });
     const [row] = await sql<{ id: string }[]>`
@@ -100,6 +113,8 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
       })}
       returning id`;
     await indexItem(sql, embedder, row!.id);
+    await sql`insert into item_fingerprints (item_id, minhash, bands, line_count)
+              values (${row!.id}, ${verdict.signature}, ${bands(verdict.signature)}, ${verdict.lineCount})`;
     added++;
   }
   return { added, skipped };

@@ -17,6 +17,8 @@ export async function submitPlatformFeedback(
   wallet: string,
   body: PlatformFeedbackBody,
   dailyLimit: number,
+  /** A fixed `Retry-After` (Revision A: one day) instead of the time until a slot frees. */
+  fixedRetryAfterSeconds?: number,
 ): Promise<PlatformFeedbackCreated> {
   const address = normaliseAddress(wallet);
   const contact = body.contact?.trim() ? body.contact.trim() : null;
@@ -40,6 +42,7 @@ export async function submitPlatformFeedback(
     return { id: row!.id };
   });
   if ('retryAfter' in outcome) {
+    if (fixedRetryAfterSeconds !== undefined) outcome.retryAfter = fixedRetryAfterSeconds;
     throw new AppError('rate_limited', {
       message: `at most ${dailyLimit} platform feedback messages per wallet per 24 hours`,
       retry_after: outcome.retryAfter,

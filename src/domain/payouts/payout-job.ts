@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../chains.js';
+import { shareOf } from './allocation.js';
 import { pendingGross, type PayoutRail } from './rail.js';
 
 /** Payout addresses read per balance call. */
@@ -31,11 +32,12 @@ export async function runPayouts(
 ): Promise<{ paid: number; failed: number; busy: number }> {
   const report = { paid: 0, failed: 0, busy: 0 };
   for (const chain of CHAINS) {
-    const rows = await deps.sql<{ address: string }[]>`
-      select lower(address) as address from payout_addresses
-      where chain = ${chain} and deployed_at is not null order by address`;
+    const rows = await deps.sql<{ address: string; sellerBps: number; platformBps: number }[]>`
+      select lower(address) as address, seller_bps, platform_bps
+      from payout_addresses where chain = ${chain} and deployed_at is not null order by 1`;
     for (let i = 0; i < rows.length; i += BATCH) {
-      const batch = rows.slice(i, i + BATCH).map((r) => r.address);
+      const slice = rows.slice(i, i + BATCH);
+      const batch = slice.map((r) => r.address);
       let balances: Map<string, bigint>;
       try {
         balances = await deps.payoutRail.balances(chain, batch);
@@ -44,10 +46,12 @@ export async function runPayouts(
         report.failed += batch.length;
         continue;
       }
-      for (const address of batch) {
-        if (pendingGross(balances.get(address) ?? 0n) === 0n) continue;
+      for (const { address, sellerBps, platformBps } of slice) {
+        // Only what the contract would forward: the dust and a lone remainder unit stay.
+        const gross = pendingGross(balances.get(address) ?? 0n);
+        if (shareOf(gross, sellerBps) + shareOf(gross, platformBps) === 0n) continue;
         const outcome = await payOne(deps, chain, address, holder);
-        report[outcome]++;
+        if (outcome !== 'nothing') report[outcome]++;
       }
     }
   }
@@ -59,7 +63,7 @@ async function payOne(
   chain: Chain,
   address: string,
   holder: string,
-): Promise<'paid' | 'failed' | 'busy'> {
+): Promise<'paid' | 'failed' | 'busy' | 'nothing'> {
   const { sql } = deps;
   const [lease] = await sql`
     insert into payout_leases (chain, payout_address, holder, leased_until)
@@ -72,7 +76,8 @@ async function payOne(
   if (!lease) return 'busy';
   try {
     const res = await deps.payoutRail.distribute(chain, address);
-    if (res.grossRaw === 0n) return 'busy';
+    // another worker forwarded it between our read and our lease
+    if (res.grossRaw === 0n) return 'nothing';
     await sql`
       insert into payouts (agent_id, chain, payout_address, tx_hash, gross_raw, seller_raw, platform_raw)
       select agent_id, ${chain}, ${address}, ${res.txHash}, ${res.grossRaw.toString()}::numeric,

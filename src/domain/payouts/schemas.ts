@@ -115,3 +115,34 @@ export const SellerStatsSchema = z.object({
   recent_sales: z.array(RecentSaleSchema).describe('The latest ten completed sales, newest first'),
 });
 export type SellerStats = z.infer<typeof SellerStatsSchema>;
+
+/** Revision A payout statuses (spec 2.7): the linked wallet, the contract, the token, the read. */
+export const PAYOUT_STATUSES_A = [
+  'ok',
+  'wallet_missing',
+  'contract_missing',
+  'token_missing',
+  'rpc_error',
+] as const;
+
+/** Revision A: one chain/token balance of the payout contract, keyed by the seller's wallet. */
+export const PayoutEntryASchema = z.object({
+  chain: z.enum(['base', 'polygon']),
+  settlement_network: z.string(),
+  seller_wallet: z
+    .string()
+    .nullable()
+    .describe('Your wallet linked on this chain (null: wallet_missing)'),
+  currency: z.literal('USDC'),
+  token_address: z.string(),
+  payout_address: z.string().nullable().describe('The payout contract holding the balance'),
+  decimals: z.number(),
+  pending_gross_raw: z.string(),
+  pending_raw: z.string().describe('Your share, raw units'),
+  pending: z.string().describe('Your share, USDC'),
+  status: z.enum(PAYOUT_STATUSES_A),
+});
+export type PayoutEntryA = z.infer<typeof PayoutEntryASchema>;
+
+export const SellerPayoutsASchema = z.object({ payouts: z.array(PayoutEntryASchema) });
+export type SellerPayoutsA = z.infer<typeof SellerPayoutsASchema>;

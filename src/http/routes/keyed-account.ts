@@ -1,0 +1,143 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { submitItemFeedback } from '../../domain/feedback/feedback.js';
+import { ackFeedback, readInbox } from '../../domain/feedback/inbox.js';
+import { submitPlatformFeedback } from '../../domain/feedback/platform.js';
+import {
+  FeedbackParamsSchema,
+  InboxQuerySchema,
+  InboxResponseSchema,
+  ItemFeedbackBodySchema,
+  ItemFeedbackCreatedSchema,
+  PlatformFeedbackBodySchema,
+  PlatformFeedbackCreatedSchema,
+} from '../../domain/feedback/schemas.js';
+import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { sellerPayoutsRevisionA } from '../../domain/payouts/payouts-a.js';
+import { SellerPayoutsASchema, SellerStatsSchema } from '../../domain/payouts/schemas.js';
+import { sellerStats } from '../../domain/payouts/stats.js';
+import { agentOf } from '../identity.js';
+import { describe } from '../route-meta.js';
+import { ErrorSchema } from './items.js';
+
+const ONE_DAY_SECONDS = 86_400;
+
+/**
+ * Revision A's keyed seller and feedback routes (spec 4.2): the same domain functions as Revision
+ * B's identity routes (stats, payouts, item feedback, inbox, platform feedback), under Revision
+ * A's paths, with the agent named by the API key.
+ */
+export const keyedAccountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  const { config } = deps;
+
+  app.get(
+    '/api/v1/seller/stats',
+    {
+      config: { auth: 'key' },
+      schema: describe(
+        'selling',
+        'Your listing counts by status, completed sales and the ten latest sales',
+        { response: { 200: SellerStatsSchema, 401: ErrorSchema } },
+      ),
+    },
+    async (request) => sellerStats(deps.sql, agentOf(request)),
+  );
+
+  app.get(
+    '/api/v1/seller/payouts',
+    {
+      config: { auth: 'key' },
+      schema: describe(
+        'selling',
+        'Balances of your payout contracts per chain, keyed by your linked wallet (read-only)',
+        { response: { 200: SellerPayoutsASchema, 401: ErrorSchema } },
+      ),
+    },
+    async (request) => sellerPayoutsRevisionA(deps, agentOf(request)),
+  );
+
+  app.post(
+    '/api/v1/items/:uuid/feedback',
+    {
+      config: { auth: 'key' },
+      schema: describe(
+        'feedback',
+        'Rate (0..10) and/or review an item you bought, once, within the feedback window',
+        {
+          params: ItemParamsSchema,
+          body: ItemFeedbackBodySchema,
+          response: {
+            201: ItemFeedbackCreatedSchema,
+            401: ErrorSchema,
+            403: ErrorSchema,
+            409: ErrorSchema,
+          },
+        },
+      ),
+    },
+    async (request, reply) => {
+      const res = await submitItemFeedback(
+        deps.sql,
+        agentOf(request).id,
+        request.params.uuid,
+        request.body,
+        config.FEEDBACK_WINDOW_DAYS,
+      );
+      return reply.status(201).send(res);
+    },
+  );
+
+  app.post(
+    '/api/v1/feedback/platform',
+    {
+      config: { auth: 'key' },
+      schema: describe(
+        'feedback',
+        'Feedback to the platform (5 per 24 hours; 429 with Retry-After of one day)',
+        {
+          body: PlatformFeedbackBodySchema.pick({ text: true }),
+          response: { 201: PlatformFeedbackCreatedSchema, 401: ErrorSchema, 429: ErrorSchema },
+        },
+      ),
+    },
+    async (request, reply) => {
+      const res = await submitPlatformFeedback(
+        deps.sql,
+        agentOf(request).address,
+        request.body,
+        config.PLATFORM_FEEDBACK_DAILY_LIMIT,
+        ONE_DAY_SECONDS,
+      );
+      return reply.status(201).send(res);
+    },
+  );
+
+  app.get(
+    '/api/v1/feedback/inbox',
+    {
+      config: { auth: 'key' },
+      schema: describe(
+        'feedback',
+        'Approved feedback on your items, oldest first; marks returned rows read unless peek=true',
+        { querystring: InboxQuerySchema, response: { 200: InboxResponseSchema, 401: ErrorSchema } },
+      ),
+    },
+    async (request) => readInbox(deps.sql, agentOf(request).id, request.query),
+  );
+
+  app.post(
+    '/api/v1/feedback/:uuid/ack',
+    {
+      config: { auth: 'key' },
+      schema: describe('feedback', 'Mark one inbox row read (idempotent); 404 if not yours', {
+        params: FeedbackParamsSchema,
+        response: { 204: z.null().describe('Acknowledged'), 401: ErrorSchema, 404: ErrorSchema },
+      }),
+    },
+    async (request, reply) => {
+      await ackFeedback(deps.sql, agentOf(request).id, request.params.uuid);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { loadConfig } from '../../src/config.js';
+import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/logger.js';
+import { createRuntime } from '../../src/runtime.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A tarball of a migrated embedded database, which every test app starts from (./app.ts). */
+    dbTemplate: string;
+  }
+}
+
+const CACHE_DIR = path.resolve('node_modules/.cache/marketplace-test');
+
+/**
+ * Runs initdb and every migration once, not once per test file: each file's embedded database then
+ * starts from this dump (a copy, so files still never share rows). The dump is kept between runs,
+ * keyed by the migrations and the PGlite version, so a single file run again starts at once.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  // TEST_DB_TEMPLATE=off: every file runs initdb and the migrations itself (to measure the gain).
+  if (process.env.TEST_DB_TEMPLATE === 'off') return;
+  const file = path.join(CACHE_DIR, `db-${await templateKey()}.tar`);
+  const cached = await readFile(file).then(
+    () => true,
+    () => false,
+  );
+  if (!cached) await buildTemplate(file);
+  project.provide('dbTemplate', file);
+}
+
+async function templateKey(): Promise<string> {
+  const hash = createHash('sha256');
+  const pglite = await readFile('node_modules/@electric-sql/pglite/package.json', 'utf8');
+  hash.update(JSON.parse(pglite).version as string);
+  for (const name of (await readdir(MIGRATIONS_DIR)).sort()) {
+    hash.update(name).update(await readFile(path.join(MIGRATIONS_DIR, name)));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function buildTemplate(file: string): Promise<void> {
+  const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', LOG_LEVEL: 'silent' });
+  const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
+  try {
+    const dump = await runtime.db.dump!();
+    await mkdir(CACHE_DIR, { recursive: true });
+    // Older templates (other migrations) go; the new one appears whole or not at all.
+    for (const old of await readdir(CACHE_DIR))
+      await rm(path.join(CACHE_DIR, old), { force: true });
+    const partial = `${file}.${process.pid}`;
+    await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+    await rename(partial, file);
+  } finally {
+    await runtime.close();
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { tokenize } from '../../src/embeddings/builtin.js';
+import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
+import { softMatch } from '../../src/domain/search/soft-match.js';
+import { namedStacks, stackMatch, taskText } from '../../src/domain/search/stacks.js';
+
+const wv = sharedWordVectors();
+const soft = (q: string, doc: string) => softMatch(wv, tokenize(q), tokenize(doc));
+
+describe('word vectors', () => {
+  it('ship a table of common English words with SIF weights', () => {
+    expect(wv.dims).toBe(100);
+    expect(wv.has('expense')).toBe(true);
+    // the most frequent words weigh little, rarer ones nearly fully
+    expect(wv.weight('said')!).toBeLessThan(0.2);
+    expect(wv.weight('spreadsheet')!).toBeGreaterThan(0.9);
+  });
+
+  it('match a word to its near-synonym but not to an unrelated word', () => {
+    expect(soft('track my spending', 'records expenses and spending summaries')).toBeGreaterThan(
+      0.5,
+    );
+    expect(soft('spending', 'records expenses')).toBeGreaterThan(
+      soft('spending', 'snake game levels'),
+    );
+    expect(soft('banana bread', 'jwt login service')).toBe(0);
+  });
+});
+
+describe('stack awareness', () => {
+  it('finds the stacks a query names, with their aliases', () => {
+    expect(namedStacks('jwt auth middleware for express')).toHaveLength(1);
+    expect(namedStacks('Node.js websocket')).toEqual(namedStacks('node websocket'));
+    expect(namedStacks('golang flags')).toEqual(namedStacks('Go'));
+    expect(namedStacks('send email notifications')).toEqual([]);
+  });
+
+  it('scores how much of the named stack a listing has', () => {
+    const stacks = namedStacks('rust cli in go');
+    expect(stackMatch(stacks, 'Rust, crossterm')).toBe(0.5);
+    expect(stackMatch(stacks, 'Python')).toBe(0);
+    expect(stackMatch([], 'Python')).toBe(1);
+  });
+
+  it('leaves the task words for term and meaning matching', () => {
+    expect(taskText('parse csv files in python')).toBe('parse csv files');
+    expect(taskText('python')).toBe('python');
+  });
+});
