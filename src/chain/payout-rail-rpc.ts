@@ -49,7 +49,8 @@ export class RpcPayoutRail implements PayoutRail {
     const pub = this.relayer.clients(chain).public;
     // Nothing to forward past the dust: no transaction (the rail's contract, rail.ts).
     const balance = (await this.balances(chain, [contract])).get(contract.toLowerCase()) ?? 0n;
-    if (pendingGross(balance) === 0n) {
+    const gross = pendingGross(balance);
+    if (gross === 0n || (gross < 10_000n && !(await this.anyShare(chain, contract, gross)))) {
       return { txHash: '', grossRaw: 0n, sellerRaw: 0n, platformRaw: 0n };
     }
     const hash = await this.relayer.send(chain, (c) =>
@@ -77,6 +78,17 @@ export class RpcPayoutRail implements PayoutRail {
       sellerRaw: event.args.sellerAmount,
       platformRaw: event.args.platformAmount,
     };
+  }
+
+  /** False when a tiny pending amount would give both shares 0 (a transaction moving nothing). */
+  private async anyShare(chain: Chain, contract: Address, gross: bigint): Promise<boolean> {
+    const pub = this.relayer.clients(chain).public;
+    const [sellerBps, platformBps] = await Promise.all(
+      (['sellerBps', 'platformBps'] as const).map((functionName) =>
+        pub.readContract({ address: contract, abi: PayoutSplitter.abi, functionName }),
+      ),
+    );
+    return (gross * BigInt(sellerBps!)) / 10_000n + (gross * BigInt(platformBps!)) / 10_000n > 0n;
   }
 
   /**
