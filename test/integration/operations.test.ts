@@ -51,7 +51,7 @@ describe('operator mistakes', () => {
     );
     expect('code' in res && res.code).toBe(1);
     expect(res.stderr.trim()).toBe(
-      'error: unknown command "serv": use one of serve, worker, migrate, reindex, demo, unresolved-payments',
+      'error: unknown command "serv": use one of serve, worker, migrate, reindex, demo, unresolved-payments, moderate',
     );
   });
 });
