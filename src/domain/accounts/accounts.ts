@@ -49,7 +49,7 @@ export interface PayoutAddressing {
   allocation: PayoutAllocation;
 }
 
-type PayoutConfig = Pick<
+export type PayoutConfig = Pick<
   Config,
   | 'PAYMENT_RAIL'
   | 'PAYOUT_FACTORY_SALT'

@@ -3,9 +3,8 @@ import type { Config } from '../../config.js';
 import type { Sql } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
-import { derivePayoutAddress, type Agent } from '../accounts/accounts.js';
+import { payoutAddressing, type Agent, type PayoutConfig } from '../accounts/accounts.js';
 import { CHAINS } from '../chains.js';
-import { allocationOf } from '../payouts/allocation.js';
 import { issueApiKey } from './api-keys.js';
 import type { RegisterBody, SignedChallenge } from './schemas.js';
 import {
@@ -23,10 +22,7 @@ import {
  */
 export interface AuthDeps {
   sql: Sql;
-  config: Pick<
-    Config,
-    'PUBLIC_BASE_URL' | 'PAYOUT_FACTORY_SALT' | 'PAYOUT_SELLER_BPS' | 'PAYOUT_PLATFORM_BPS'
-  >;
+  config: Pick<Config, 'PUBLIC_BASE_URL'> & PayoutConfig;
   networks: PaymentNetworks;
   /** The acquire prompt cache: a new linked wallet changes the seller's payable chains at once. */
   saleItems?: { invalidateSeller(sellerId: string): void };
@@ -99,12 +95,16 @@ export async function register(
       for (const v of verified) {
         await tx`insert into linked_wallets (address, chain, agent_id) values (${v.address}, ${v.chain}, ${agentId})`;
       }
-      const { sellerBps, platformBps } = allocationOf(deps.config);
+      // The same payout terms as provisioning: address, fixed allocation, and "deployed" at once
+      // on the dev ledger or queued for the deployer on a chain rail.
+      const addressing = payoutAddressing(deps.config);
+      const { sellerBps, platformBps } = addressing.allocation;
       for (const chain of CHAINS) {
-        const payTo = derivePayoutAddress(primary, chain, deps.config.PAYOUT_FACTORY_SALT);
+        const payTo = addressing.addressOf(primary, chain);
         await tx`
-          insert into payout_addresses (agent_id, chain, address, seller_bps, platform_bps)
-          values (${agentId}, ${chain}, ${payTo}, ${sellerBps}, ${platformBps})`;
+          insert into payout_addresses (agent_id, chain, address, seller_bps, platform_bps, deployed_at)
+          values (${agentId}, ${chain}, ${payTo}, ${sellerBps}, ${platformBps},
+                  case when ${addressing.deployedAtOnce} then now() end)`;
       }
       return { agent_id: agentId, api_key: await issueApiKey(tx, agentId) };
     });
