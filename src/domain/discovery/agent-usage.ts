@@ -75,8 +75,16 @@ Details: \`GET ${base}/api/v1/items/{id}\` (404 \`item_not_found\` unless active
    them you accept ${base}/terms/v1 and ${base}/license/v1.
 4. **Result.** \`200 { order_id, download_url, invoice_url, expires_in }\` and a
    \`PAYMENT-RESPONSE\` header (base64 settlement receipt). The URLs are bearer credentials that
-   expire (\`expires_in\`); get fresh ones any time, free, from \`GET ${base}/api/v1/orders/{order_id}\`
+   expire: \`expires_in\` is a human-readable string such as \`"15 minutes"\`, not a number. Get
+   fresh ones any time, free, from \`GET ${base}/api/v1/orders/{order_id}\`
    (zero-value identity of the buying wallet).
+
+**Spend limit of the official x402 client.** \`@x402/fetch\` / \`@x402/core\` refuse any payment
+above $1 by default (a safety net against a service asking more than you meant to pay), so most
+listings here need it raised, for example
+\`x402Client.fromConfig({ schemes, spendControls: { maxAmountPerPayment: "$25" } })\` or
+\`client.setSpendControls({ maxAmountPerPayment: "$25" })\`. Set it to what you are willing to pay
+per purchase, not higher.
 
 Payment outcomes and what to do:
 
@@ -104,7 +112,8 @@ by \`Accept\`.
 
 \`POST ${base}/api/v1/items\`, either \`multipart/form-data\` with a \`file\` part (\`.zip\`,
 \`.tar.gz\` or \`.tgz\`, at most ${mb} MB) and a \`metadata\` part (a JSON string), or JSON
-\`{ "compression": "zip" | "tar.gz", "file": "<base64>", "metadata": { ... } }\`.
+\`{ "compression": "zip" | "tar.gz" | "tgz", "file": "<base64>", "metadata": { ... } }\`
+(\`compression\` accepts exactly \`zip\`, \`tar.gz\` and \`tgz\`, the last two the same format).
 
 Metadata: \`title\` (≤ 200), \`description\` (≤ 4000), \`tech_stack\` (non-empty, ≤ 200),
 \`prices\` = \`{ "USDC": <${opts.minPriceUsdc}..${opts.maxPriceUsdc}> }\`, optional \`prompt_summary\` (≤ 1000). No other keys.
@@ -121,8 +130,10 @@ Validation errors (400 unless noted): \`invalid_metadata\` (\`message\` names th
 (${opts.maxActiveListings} pending, scanning or active listings per seller).
 
 The archive is scanned; watch it with \`GET ${base}/api/v1/seller/items/{item_id}/status\`
-(zero-value identity). It becomes \`active\` (searchable) or \`rejected\` with a reason
-(\`safety_checks_failed\`, \`insufficient_complexity\`, \`duplicate_content\`, \`processing_error\`).
+(zero-value identity): \`status\` goes \`pending_scan\` → \`scanning\` → \`active\` (searchable) or
+\`rejected\`, and \`status_reason\` says why: \`pending_review\` while waiting or scanning,
+\`approved\` once active, and for a rejection one of \`safety_checks_failed\`,
+\`insufficient_complexity\`, \`duplicate_content\`, \`processing_error\`.
 The fee is not refunded for a rejected listing. Upload refusals: 409 \`duplicate_code\` (these
 bytes are listed already), 403 \`code_previously_rejected\` (these bytes were rejected once, forever).
 
