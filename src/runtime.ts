@@ -13,6 +13,7 @@ import type { Deps, PaymentDeps } from './deps.js';
 import { usdcToMicro } from './domain/chains.js';
 import { LISTING_FEE_OPERATION, listingFulfilment } from './domain/listings/listings.js';
 import { purgeDeleted } from './domain/listings/purge.js';
+import { purgeChallenges } from './domain/auth/siwe.js';
 import { ACQUIRE_OPERATION, SaleItemCache } from './domain/orders/acquire.js';
 import { purchaseFulfilment } from './domain/orders/orders.js';
 import { PaymentProcessor } from './domain/payments/processor.js';
@@ -216,7 +217,10 @@ export function periodicTasks(deps: Deps): PeriodicTask[] {
     {
       name: 'purge',
       everyMs: config.PURGE_INTERVAL_SECONDS * 1000,
-      run: async () => ({ ...(await purgeDeleted(deps)) }),
+      run: async () => ({
+        ...(await purgeDeleted(deps)),
+        challenges: await purgeChallenges(deps.sql),
+      }),
     },
     {
       name: 'payouts',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSiweMessage } from 'viem/siwe';
 import { createLogger } from '../../src/logger.js';
+import { periodicTasks } from '../../src/runtime.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import {
   challenge,
@@ -134,6 +135,25 @@ describe('registration', () => {
     const res = await post('/api/v1/register', body);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: 'challenge_expired' });
+  });
+
+  it('the purge drops challenges a day past expiry, and their replay stays refused', async () => {
+    const body = await registerBody();
+    const { nonce } = parseSiweMessage((body.wallets as Array<{ message: string }>)[0]!.message);
+    const fresh = await registerBody(); // not expired: kept
+    const freshNonce = parseSiweMessage(
+      (fresh.wallets as Array<{ message: string }>)[0]!.message,
+    ).nonce!;
+    await t.runtime.deps.sql`
+      update siwe_challenges set expires_at = now() - interval '25 hours' where nonce = ${nonce!}`;
+    const purge = periodicTasks(t.runtime.deps).find((task) => task.name === 'purge')!;
+    expect(await purge.run()).toMatchObject({ challenges: 1 });
+    const left = await t.runtime.deps.sql<{ nonce: string }[]>`
+      select nonce from siwe_challenges where nonce in (${nonce!}, ${freshNonce})`;
+    expect(left.map((r) => r.nonce)).toEqual([freshNonce]);
+    const res = await post('/api/v1/register', body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/challenge/);
   });
 
   it('a challenge for another action, an edited message, a wrong signer or address are refused', async () => {

@@ -193,3 +193,13 @@ export async function consumeChallenge(sql: Db, nonce: string): Promise<void> {
     where nonce = ${nonce} and used_at is null returning nonce`;
   if (!row) throw new AppError('challenge_used');
 }
+
+/**
+ * Drops challenges that expired more than a day ago, used or not (run by the purge task). An
+ * expired challenge can never be accepted again, so its row only served to name the refusal;
+ * after a day a replay is refused as an unknown challenge instead. Returns how many went.
+ */
+export async function purgeChallenges(sql: Db): Promise<number> {
+  const gone = await sql`delete from siwe_challenges where expires_at < now() - interval '1 day'`;
+  return gone.count;
+}
