@@ -78,6 +78,11 @@ export interface PaidOffer {
   beforePrompt?: () => Promise<void>;
   /** Runs on a signed completion before the signature is verified (e.g. required legal flags). */
   beforeVerify?: () => void | Promise<void>;
+  /**
+   * The chain the completion names (Revision A's required `chain`): a signature for another of
+   * the offered chains is refused as `chain_mismatch` before anything settles.
+   */
+  completionChain?: Chain;
 }
 
 /** A paid authorization that passed every off-chain check, ready for `payments.run`. */
@@ -349,6 +354,9 @@ export class X402Guard {
       header,
       5,
     );
+    if (offer.completionChain !== undefined && chain !== offer.completionChain) {
+      throw fail('chain_mismatch', header);
+    }
     return {
       payer: auth.from.toLowerCase(),
       chain,

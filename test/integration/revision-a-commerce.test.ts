@@ -257,6 +257,42 @@ describe('keyed purchase', () => {
   });
 });
 
+describe('a Revision A completion signed for another chain', () => {
+  it('is refused as chain_mismatch before anything settles', async () => {
+    const seller = await registerAgent(t.app, { chains: ['base', 'polygon'] });
+    const buyer = await registerAgent(t.app);
+    const item = await listingOf(seller);
+    const prompt = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/buy',
+      headers: key(buyer),
+      payload: { item_id: item },
+    });
+    const required = promptOf(prompt);
+    const polygon = required.accepts.find((a) => a.network === 'eip155:137')!;
+    expect(polygon).toBeDefined();
+    const signed = await signPayment(buyer.wallet, required, polygon);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/buy',
+      headers: { ...key(buyer), 'payment-signature': signed.header },
+      payload: { item_id: item, chain: 'base', policy_accepted: true, license_accepted: true },
+    });
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'chain_mismatch',
+    });
+    const sql = t.runtime.deps.sql;
+    const [orders] = await sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${item}`;
+    expect(orders!.n).toBe(0);
+    const [payments] = await sql<{ n: number }[]>`
+      select count(*)::int as n from x402_payments where nonce = ${signed.nonce}`;
+    expect(payments!.n).toBe(0);
+  });
+});
+
 describe('public acquire in Revision A', () => {
   it('provisions the payer as a buyer account it can later get a key for', async () => {
     const seller = await registerAgent(t.app);

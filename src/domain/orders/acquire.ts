@@ -297,6 +297,8 @@ async function acquireOnce(
         mode,
       ),
     },
+    // Revision A: a signature for another chain than the one the completion names is refused.
+    ...(mode.revision === 'A' && body.chain !== undefined && { completionChain: body.chain }),
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
     beforeVerify: () => {
       if (mode.revision === 'A') {
@@ -325,12 +327,6 @@ async function acquireOnce(
     },
   };
   const payment = await pay(offer);
-  if (mode.revision === 'A' && payment.chain !== body.chain) {
-    throw new AppError('payment_verification_failed', {
-      reason: 'chain_mismatch',
-      message: `the payment was signed for ${payment.chain} but the request names ${body.chain}`,
-    });
-  }
   if (payment.payer === item.sellerAddress.toLowerCase() || mode.buyerId === item.sellerId) {
     throw new AppError('self_purchase_forbidden', {
       message: 'a wallet cannot buy its own listing',
