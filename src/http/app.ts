@@ -201,13 +201,13 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(orderRoutes, { deps });
   // Routes whose credential differs per contract revision: only this deployment's are served
   // (and so documented in OpenAPI and the manifest).
+  await app.register(feedbackRoutes, { deps });
+  await app.register(sellerMoneyRoutes, { deps });
   if (config.CONTRACT_REVISION === 'A') {
     await app.register(authRoutes, { deps });
     await app.register(keyedAccountRoutes, { deps });
   } else {
     await app.register(accountRoutes, { deps });
-    await app.register(feedbackRoutes, { deps });
-    await app.register(sellerMoneyRoutes, { deps });
   }
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {

@@ -14,25 +14,34 @@ import {
   PlatformFeedbackCreatedSchema,
 } from '../../domain/feedback/schemas.js';
 import { ItemParamsSchema } from '../../domain/items/schemas.js';
-import { agentOf, walletOf } from '../identity.js';
+import { accountAuth, agentOf, walletOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 import { ErrorSchema } from './items.js';
 
-/** Item feedback, the seller inbox and platform feedback (spec 2.5, 2.6, 3.2, 3.3, 4.3). */
+/**
+ * Item feedback (both revisions, with this deployment's credential), and Revision B's seller inbox
+ * and platform feedback (spec 2.5, 2.6, 3.2, 3.3, 4.3); Revision A's are in keyed-account.ts.
+ */
 export const feedbackRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const { config } = deps;
+  const auth = accountAuth(config);
 
   app.post(
     '/api/v1/items/:uuid/feedback',
     {
-      config: { auth: 'id402' },
+      config: { auth },
       schema: describe(
         'feedback',
         'Rate (0..10) and/or review an item you bought, once, within the feedback window',
         {
           params: ItemParamsSchema,
           body: ItemFeedbackBodySchema,
-          response: { 201: ItemFeedbackCreatedSchema, 403: ErrorSchema, 409: ErrorSchema },
+          response: {
+            201: ItemFeedbackCreatedSchema,
+            ...(auth === 'key' && { 401: ErrorSchema }),
+            403: ErrorSchema,
+            409: ErrorSchema,
+          },
         },
       ),
     },
@@ -47,6 +56,8 @@ export const feedbackRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
       return reply.status(201).send(res);
     },
   );
+
+  if (config.CONTRACT_REVISION === 'A') return;
 
   app.get(
     '/api/v1/inbox',

@@ -1,22 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { submitItemFeedback } from '../../domain/feedback/feedback.js';
 import { ackFeedback, readInbox } from '../../domain/feedback/inbox.js';
 import { submitPlatformFeedback } from '../../domain/feedback/platform.js';
 import {
   FeedbackParamsSchema,
   InboxQuerySchema,
   InboxResponseSchema,
-  ItemFeedbackBodySchema,
-  ItemFeedbackCreatedSchema,
   PlatformFeedbackBodySchema,
   PlatformFeedbackCreatedSchema,
 } from '../../domain/feedback/schemas.js';
-import { ItemParamsSchema } from '../../domain/items/schemas.js';
 import { sellerPayoutsRevisionA } from '../../domain/payouts/payouts-a.js';
-import { SellerPayoutsASchema, SellerStatsSchema } from '../../domain/payouts/schemas.js';
-import { sellerStats } from '../../domain/payouts/stats.js';
+import { SellerPayoutsASchema } from '../../domain/payouts/schemas.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 import { ErrorSchema } from './items.js';
@@ -24,25 +19,13 @@ import { ErrorSchema } from './items.js';
 const ONE_DAY_SECONDS = 86_400;
 
 /**
- * Revision A's keyed seller and feedback routes (spec 4.2): the same domain functions as Revision
- * B's identity routes (stats, payouts, item feedback, inbox, platform feedback), under Revision
- * A's paths, with the agent named by the API key.
+ * Revision A's keyed routes whose path or answer differ from Revision B's (spec 4.2): payouts
+ * keyed by linked wallet, the inbox and ack under /feedback, platform feedback with a one-day
+ * Retry-After. Same domain functions as Revision B. Item feedback and stats are shared routes
+ * (feedback.ts, seller-money.ts) that take the API key here.
  */
 export const keyedAccountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const { config } = deps;
-
-  app.get(
-    '/api/v1/seller/stats',
-    {
-      config: { auth: 'key' },
-      schema: describe(
-        'selling',
-        'Your listing counts by status, completed sales and the ten latest sales',
-        { response: { 200: SellerStatsSchema, 401: ErrorSchema } },
-      ),
-    },
-    async (request) => sellerStats(deps.sql, agentOf(request)),
-  );
 
   app.get(
     '/api/v1/seller/payouts',
@@ -55,37 +38,6 @@ export const keyedAccountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (
       ),
     },
     async (request) => sellerPayoutsRevisionA(deps, agentOf(request)),
-  );
-
-  app.post(
-    '/api/v1/items/:uuid/feedback',
-    {
-      config: { auth: 'key' },
-      schema: describe(
-        'feedback',
-        'Rate (0..10) and/or review an item you bought, once, within the feedback window',
-        {
-          params: ItemParamsSchema,
-          body: ItemFeedbackBodySchema,
-          response: {
-            201: ItemFeedbackCreatedSchema,
-            401: ErrorSchema,
-            403: ErrorSchema,
-            409: ErrorSchema,
-          },
-        },
-      ),
-    },
-    async (request, reply) => {
-      const res = await submitItemFeedback(
-        deps.sql,
-        agentOf(request).id,
-        request.params.uuid,
-        request.body,
-        config.FEEDBACK_WINDOW_DAYS,
-      );
-      return reply.status(201).send(res);
-    },
   );
 
   app.post(

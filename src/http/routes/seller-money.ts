@@ -3,23 +3,29 @@ import type { Deps } from '../../deps.js';
 import { sellerPayouts } from '../../domain/payouts/payouts.js';
 import { SellerPayoutsSchema, SellerStatsSchema } from '../../domain/payouts/schemas.js';
 import { sellerStats } from '../../domain/payouts/stats.js';
-import { agentOf } from '../identity.js';
+import { accountAuth, agentOf } from '../identity.js';
+import { ErrorSchema } from './items.js';
 import { describe } from '../route-meta.js';
 
-/** The seller's money (spec 2.7, 2.8): stats and payouts, zero-value identity. */
+/**
+ * The seller's money (spec 2.7, 2.8): stats in both revisions (with this deployment's credential),
+ * Revision B's payouts; Revision A's payouts (another shape) are in keyed-account.ts.
+ */
 export const sellerMoneyRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  const auth = accountAuth(deps.config);
   app.get(
     '/api/v1/seller/stats',
     {
-      config: { auth: 'id402' },
+      config: { auth },
       schema: describe(
         'selling',
         'Your listing counts by status, completed sales (gross and your share) and the ten latest sales',
-        { response: { 200: SellerStatsSchema } },
+        { response: { 200: SellerStatsSchema, ...(auth === 'key' && { 401: ErrorSchema }) } },
       ),
     },
     async (request) => sellerStats(deps.sql, agentOf(request)),
   );
+  if (deps.config.CONTRACT_REVISION === 'A') return;
 
   app.get(
     '/api/v1/seller/payouts',
