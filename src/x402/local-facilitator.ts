@@ -176,24 +176,17 @@ export class LocalFacilitator implements Facilitator {
     if (this.faults.length > 0) return undefined;
     const c = await this.check(payload, req);
     if ('reason' in c) return undefined;
-    const { net, exact, payer } = c;
-    const value = Number(exact.authorization.value);
-    const payTo = exact.authorization.to.toLowerCase();
-    if (value <= 0 || payer === payTo) return undefined;
-    const transaction = `0x${randomBytes(32).toString('hex')}`;
-    const t: LedgerTransfer = {
-      network: net.network,
-      asset: net.asset,
-      payer,
-      payTo,
-      value,
-      nonce: exact.authorization.nonce,
-      transaction,
-      status: 'confirmed',
-    };
+    const t = transferOf(c, `0x${randomBytes(32).toString('hex')}`, 'confirmed');
+    if (t.value <= 0 || t.payer === t.payTo) return undefined;
     return {
       writes: ledgerWrites(this.sql, this.opts.startBalanceMicro, t, false),
-      response: { success: true, transaction, network: req.network, payer, amount: String(value) },
+      response: {
+        success: true,
+        transaction: t.transaction,
+        network: req.network,
+        payer: t.payer,
+        amount: String(t.value),
+      },
     };
   }
 
@@ -242,16 +235,11 @@ export class LocalFacilitator implements Facilitator {
               transaction,
               status,
             )
-          : await ledgerTransfer(this.sql, this.opts.startBalanceMicro, {
-              network: net.network,
-              asset: net.asset,
-              payer,
-              payTo,
-              value,
-              nonce: exact.authorization.nonce,
-              transaction,
-              status,
-            });
+          : await ledgerTransfer(
+              this.sql,
+              this.opts.startBalanceMicro,
+              transferOf(c, transaction, status),
+            );
       // nothing recorded, nothing moved
       if (!ok) return rejected('invalid_exact_evm_nonce_already_used', payer);
     } catch (e) {
@@ -422,4 +410,23 @@ function ledgerWrites(
       on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
       returning 1
     )`;
+}
+
+/** The ledger transfer an exact-EVM authorization asks for (checked by `check`). */
+function transferOf(
+  c: { net: PaymentNetwork; exact: ExactEvmPayload; payer: string },
+  transaction: string,
+  status: LedgerTransfer['status'],
+): LedgerTransfer {
+  const auth = c.exact.authorization;
+  return {
+    network: c.net.network,
+    asset: c.net.asset,
+    payer: c.payer,
+    payTo: auth.to.toLowerCase(),
+    value: Number(auth.value),
+    nonce: auth.nonce,
+    transaction,
+    status,
+  };
 }
