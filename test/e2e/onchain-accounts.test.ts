@@ -5,7 +5,6 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import type { FastifyInstance } from 'fastify';
 import {
   createPublicClient,
-  createWalletClient,
   encodeFunctionData,
   getAddress,
   http,
@@ -19,12 +18,17 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SmartAccountFactory } from '../../src/chain/artifacts.js';
 import { ChainFacilitator } from '../../src/chain/chain-facilitator.js';
-import { Relayer, viemChain } from '../../src/chain/clients.js';
+import { Relayer } from '../../src/chain/clients.js';
 import { buildFacilitatorServer } from '../../src/chain/facilitator-server.js';
 import { loadConfig } from '../../src/config.js';
 import { paymentNetworks } from '../../src/x402/networks.js';
 import { freePort } from '../helpers/app.js';
-import { startChainTestApp, type ChainTestContext } from '../helpers/chain.js';
+import {
+  deploySmartAccount,
+  predictSmartAccount,
+  startChainTestApp,
+  type ChainTestContext,
+} from '../helpers/chain.js';
 import { newWallet } from '../helpers/wallets.js';
 
 /**
@@ -88,15 +92,6 @@ function accountSigner(
   };
 }
 
-async function predictAccount(owner: Address, salt: `0x${string}`): Promise<Address> {
-  return createPublicClient({ transport: http(t.chain.rpcUrls.base) }).readContract({
-    address: t.chain.accountFactory,
-    abi: SmartAccountFactory.abi,
-    functionName: 'getAddress',
-    args: [owner, salt],
-  });
-}
-
 it('the standalone facilitator answers /supported for both networks', async () => {
   const res = await fetch(`${facilitatorUrl}/supported`);
   const body = (await res.json()) as { kinds: Array<{ network: string; scheme: string }> };
@@ -113,23 +108,9 @@ it('an ERC-1271 smart account buys through FACILITATOR_URL and proves identity (
   const item = await t.sellerWithItem({ priceUsdc: 0.5 });
   const owner = newWallet();
   const salt = keccak256(toHex('account-1271'));
-  const account = await predictAccount(owner.address, salt);
   // Deploy the account (anyone may), then fund it with USDC.
-  const deployer = privateKeyToAccount(t.chain.deployerKey);
-  const wallet = createWalletClient({
-    account: deployer,
-    chain: viemChain('base', t.chain.rpcUrls.base),
-    transport: http(t.chain.rpcUrls.base, { retryCount: 0 }),
-  });
+  const account = await deploySmartAccount(t.chain, owner.address, salt);
   const pub = createPublicClient({ transport: http(t.chain.rpcUrls.base) });
-  await pub.waitForTransactionReceipt({
-    hash: await wallet.writeContract({
-      address: t.chain.accountFactory,
-      abi: SmartAccountFactory.abi,
-      functionName: 'createAccount',
-      args: [owner.address, salt],
-    }),
-  });
   expect(await pub.getCode({ address: account })).not.toBe('0x');
   await t.chain.fundUsdc('base', account, 1_000_000n);
 
@@ -168,7 +149,7 @@ it('an ERC-1271 smart account buys through FACILITATOR_URL and proves identity (
 it('an ERC-6492 signature of a not-yet-deployed account verifies, and pays once deployed by the facilitator', async () => {
   const owner = newWallet();
   const salt = keccak256(toHex('account-6492'));
-  const account = await predictAccount(owner.address, salt);
+  const account = await predictSmartAccount(t.chain, owner.address, salt);
   const pub = createPublicClient({ transport: http(t.chain.rpcUrls.base) });
   expect(await pub.getCode({ address: account })).toBeUndefined();
   const wrap = (signer: LocalAccount) => (signature: `0x${string}`) =>

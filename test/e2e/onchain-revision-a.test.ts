@@ -1,6 +1,5 @@
 import {
   createPublicClient,
-  createWalletClient,
   encodeFunctionData,
   http,
   keccak256,
@@ -10,11 +9,14 @@ import {
   type Hex,
   type LocalAccount,
 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SmartAccountFactory } from '../../src/chain/artifacts.js';
-import { viemChain } from '../../src/chain/clients.js';
-import { startChainTestApp, type ChainTestContext } from '../helpers/chain.js';
+import {
+  deploySmartAccount,
+  predictSmartAccount,
+  startChainTestApp,
+  type ChainTestContext,
+} from '../helpers/chain.js';
 import { uniqueUsername } from '../helpers/revision-a.js';
 import { newWallet } from '../helpers/wallets.js';
 
@@ -36,34 +38,6 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     headers: { ...json, ...headers },
     body: JSON.stringify(body),
   });
-
-async function predictAccount(owner: Address, salt: Hex): Promise<Address> {
-  return createPublicClient({ transport: http(t.chain.rpcUrls.base) }).readContract({
-    address: t.chain.accountFactory,
-    abi: SmartAccountFactory.abi,
-    functionName: 'getAddress',
-    args: [owner, salt],
-  });
-}
-
-async function deployAccount(owner: Address, salt: Hex): Promise<Address> {
-  const account = await predictAccount(owner, salt);
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(t.chain.deployerKey),
-    chain: viemChain('base', t.chain.rpcUrls.base),
-    transport: http(t.chain.rpcUrls.base, { retryCount: 0 }),
-  });
-  const pub = createPublicClient({ transport: http(t.chain.rpcUrls.base) });
-  await pub.waitForTransactionReceipt({
-    hash: await wallet.writeContract({
-      address: t.chain.accountFactory,
-      abi: SmartAccountFactory.abi,
-      functionName: 'createAccount',
-      args: [owner, salt],
-    }),
-  });
-  return account;
-}
 
 /** Registers `account` with a register challenge signed by `signer` (optionally wrapped). */
 async function register(
@@ -89,7 +63,7 @@ async function register(
 
 it('a deployed ERC-1271 account registers with its owner signature; its key works; a forgery is refused', async () => {
   const owner = newWallet();
-  const account = await deployAccount(owner.address, keccak256(toHex('reva-1271')));
+  const account = await deploySmartAccount(t.chain, owner.address, keccak256(toHex('reva-1271')));
 
   const forged = await register(account, newWallet());
   expect(forged.status).toBe(400);
@@ -110,7 +84,7 @@ it('a deployed ERC-1271 account registers with its owner signature; its key work
 it('an account not deployed yet registers with an ERC-6492 signature naming its factory call', async () => {
   const owner = newWallet();
   const salt = keccak256(toHex('reva-6492'));
-  const account = await predictAccount(owner.address, salt);
+  const account = await predictSmartAccount(t.chain, owner.address, salt);
   const pub = createPublicClient({ transport: http(t.chain.rpcUrls.base) });
   expect(await pub.getCode({ address: account })).toBeUndefined();
   const wrap = (signature: Hex) =>

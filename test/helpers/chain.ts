@@ -1,7 +1,17 @@
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { createPublicClient, getAddress, http, type Address, type LocalAccount } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  type Address,
+  type Hex,
+  type LocalAccount,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
-import { TestUSDC } from '../../src/chain/artifacts.js';
+import { SmartAccountFactory, TestUSDC } from '../../src/chain/artifacts.js';
+import { viemChain } from '../../src/chain/clients.js';
 import { startDevChain, type DevChain } from '../../src/chain/devchain.js';
 import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
 import { NETWORK_OF, type Chain } from '../../src/domain/chains.js';
@@ -138,4 +148,42 @@ export async function signedAcquire(
         body,
       }),
   };
+}
+
+/** The CREATE2 address of the minimal smart account of `owner` (salt `salt`) on base. */
+export async function predictSmartAccount(
+  chain: DevChain,
+  owner: Address,
+  salt: Hex,
+): Promise<Address> {
+  return createPublicClient({ transport: http(chain.rpcUrls.base) }).readContract({
+    address: chain.accountFactory,
+    abi: SmartAccountFactory.abi,
+    functionName: 'getAddress',
+    args: [owner, salt],
+  });
+}
+
+/** Deploys that account on base through its factory (anyone may) and returns its address. */
+export async function deploySmartAccount(
+  chain: DevChain,
+  owner: Address,
+  salt: Hex,
+): Promise<Address> {
+  const account = await predictSmartAccount(chain, owner, salt);
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(chain.deployerKey),
+    chain: viemChain('base', chain.rpcUrls.base),
+    transport: http(chain.rpcUrls.base, { retryCount: 0 }),
+  });
+  const pub = createPublicClient({ transport: http(chain.rpcUrls.base) });
+  await pub.waitForTransactionReceipt({
+    hash: await wallet.writeContract({
+      address: chain.accountFactory,
+      abi: SmartAccountFactory.abi,
+      functionName: 'createAccount',
+      args: [owner, salt],
+    }),
+  });
+  return account;
 }
