@@ -80,6 +80,13 @@ describe('GET /api/v1/orders/{uuid} (zero-value identity)', () => {
     );
   });
 
+  it('400 invalid_order_id for an id that is not a UUID, before any identity prompt', async () => {
+    const res = await t.app.inject('/api/v1/orders/not-a-uuid');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_order_id' });
+    expect(res.headers['payment-required']).toBeUndefined();
+  });
+
   it('rejects a replayed identity signature and one made for another route', async () => {
     const { order, buyer } = await bought();
     const second = await bought();
