@@ -248,6 +248,15 @@ describe('selling, money and feedback tools on a Revision A marketplace', () => 
         await buyer.ok('send_platform_feedback', { text: 'Keyed buying through MCP works.' }),
       ),
     ).toEqual({ feedback_id: expect.any(String) });
+    // Revision A takes the text only: a contact is not sent, and the agent is told so
+    const withContact = await buyer.ok('send_platform_feedback', {
+      text: 'Search could rank by rating.',
+      contact: 'email: ops@example.com',
+    });
+    expect(withContact.note).toMatch(/Revision A.*contact was not sent/);
+    const [sent] = await t.runtime.deps.sql<{ text: string; contact: string | null }[]>`
+      select text, contact from platform_feedback where id = ${withContact.feedback_id as string}`;
+    expect(sent).toEqual({ text: 'Search could rank by rating.', contact: null });
 
     // deletion (idempotent)
     for (let i = 0; i < 2; i++)
