@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,22 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)]!;
 };
 const ms = (x: number) => Math.round(x * 100) / 100;
+
+/** CPU time (user + system, ms) a process has used so far, from /proc; undefined elsewhere. */
+function processCpuMs(pid: number | null | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    // fields after the command name: utime and stime are the 12th and 13th, in clock ticks
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 /** The marketplace with the demo catalogue: its base URL and how to stop it. */
 async function startMarketplace(
@@ -118,7 +134,8 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
 
     const profile = process.env.BENCH_MCP_PROFILE;
     const client = new Client({ name: 'bench', version: '1' });
-    await client.connect(transport(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []));
+    const stdio = transport(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+    await client.connect(stdio);
     // as a real client does: listing the tools makes the SDK check every structuredContent
     // against the tool's outputSchema
     await client.listTools();
@@ -148,11 +165,33 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
         }
       }
     }
+
+    // CPU per call, less sensitive to other load than wall time: blocks of one kind each, the
+    // MCP server's CPU read from /proc, this process's (the agent's side) from cpuUsage
+    const cpuBlock = async (run: (q: string) => Promise<unknown>) => {
+      const server = processCpuMs(stdio.pid);
+      const own = ownCpuMs();
+      const n = rounds * QUERIES.length;
+      for (let i = 0; i < n; i++) await run(QUERIES[i % QUERIES.length]!);
+      const after = processCpuMs(stdio.pid);
+      return {
+        agent: (ownCpuMs() - own) / n,
+        server: server !== undefined && after !== undefined ? (after - server) / n : NaN,
+      };
+    };
+    const cpuRest = await cpuBlock(runs.rest);
+    const cpuMcp = await cpuBlock(runs.mcp);
     await client.close();
     const ratio = median(times.mcp) / median(times.rest);
     console.log(
       `search_items over stdio: median ${ms(median(times.mcp))} ms vs REST ${ms(median(times.rest))} ms: ratio ${ratio.toFixed(2)} (goal <= 1.3), ${times.mcp.length} calls each; ` +
         `stdio ping ${ms(median(times.ping))} ms; marketplace ${inProcess ? 'in this process' : 'in its own process'}; load average ${load.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)}`,
+    );
+    console.log(
+      inProcess
+        ? 'CPU per search: not separable with the marketplace in this process'
+        : `CPU per search outside the marketplace: REST client ${ms(cpuRest.agent)} ms; ` +
+            `MCP ${ms(cpuMcp.agent + cpuMcp.server)} ms (agent's MCP client ${ms(cpuMcp.agent)} + MCP server ${ms(cpuMcp.server)})`,
     );
     return {
       marketplace: inProcess ? 'in process' : 'own process',
@@ -162,6 +201,13 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
       search_rest_median_ms: ms(median(times.rest)),
       stdio_ping_median_ms: ms(median(times.ping)),
       search_ratio: Math.round(ratio * 100) / 100,
+      ...(!inProcess && {
+        cpu_per_search_ms: {
+          rest_client: ms(cpuRest.agent),
+          mcp_client: ms(cpuMcp.agent),
+          mcp_server: ms(cpuMcp.server),
+        },
+      }),
       calls_each: times.mcp.length,
       load_average: [load, loadavg()[0]!].map((x) => Math.round(x * 100) / 100),
     };
