@@ -4,10 +4,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CatalogClient } from '../src/client/catalog.js';
-import type { MarketplaceClient } from '../src/client/index.js';
 import { isLoopback, loadMcpConfig, type McpConfig } from './config.js';
 import { createMcpServer, type McpDeps } from './server.js';
 import { LocalState } from './state.js';
+import { lazyWallet } from './wallet.js';
 
 /**
  * Entry of the MCP server (`artifact-marketplace-mcp`, `node dist/mcp/main.js`): reads the
@@ -22,42 +22,6 @@ function log(level: 'info' | 'error' | 'fatal', msg: string, extra: object = {})
   process.stderr.write(
     `${JSON.stringify({ level, time: Date.now(), name: 'mcp', ...extra, msg })}\n`,
   );
-}
-
-/** The signing client, built once on first use; the key's own error text is never surfaced. */
-function lazyWallet(config: McpConfig): McpDeps['wallet'] {
-  const key = config.walletPrivateKey;
-  if (!key) return undefined;
-  let client: Promise<MarketplaceClient> | undefined;
-  return () =>
-    (client ??= (async () => {
-      const [{ MarketplaceClient }, { privateKeyToAccount }] = await Promise.all([
-        import('../src/client/index.js'),
-        import('viem/accounts'),
-      ]);
-      let account;
-      try {
-        account = privateKeyToAccount(key);
-      } catch {
-        throw new Error('MCP_WALLET_PRIVATE_KEY is not a valid secp256k1 private key');
-      }
-      const wallet = new MarketplaceClient({
-        baseUrl: config.marketplaceUrl,
-        account,
-        maxPaymentUsdc: config.limits.perPurchase,
-      });
-      // Revision A marketplaces: register or rotate through SIWE for the API key (kept locally).
-      const { ensureApiKey } = await import('./revision-a.js');
-      await ensureApiKey(wallet, {
-        baseUrl: config.marketplaceUrl,
-        dataDir: config.dataDir,
-        ...config.account,
-      });
-      return wallet;
-    })().catch((e: unknown) => {
-      client = undefined; // a failed setup (say, registration) is tried again on the next call
-      throw e;
-    }));
 }
 
 function depsOf(config: McpConfig): McpDeps {

@@ -7,7 +7,8 @@ import { MarketplaceError, readJson, type MarketplaceClient } from '../src/clien
  * account's key through SIWE. It registers (MCP_USERNAME, MCP_COUNTRY) when the wallet has no
  * account, or rotates the key when it has one (a key from an earlier run that stopped working, or a
  * wallet provisioned by a keyless purchase). The key is kept in `<MCP_DATA_DIR>/api-keys.json`
- * (mode 0600), per marketplace and wallet, and never printed. Revision B deployments need nothing.
+ * (mode 0600), per marketplace and wallet, with the username it registered (Revision A has no
+ * route that reads it back), and never printed. Revision B deployments need nothing.
  */
 export interface KeySetup {
   baseUrl: string;
@@ -17,7 +18,12 @@ export interface KeySetup {
   fetch?: typeof globalThis.fetch;
 }
 
-type KeyFile = Record<string, string>;
+/** Per `<baseUrl>|<address>`: the key, and the username when this server registered it. */
+type KeyEntry = { key: string; username?: string };
+type KeyFile = Record<string, KeyEntry | string>;
+
+const entryOf = (v: KeyEntry | string | undefined): KeyEntry | undefined =>
+  typeof v === 'string' ? { key: v } : v;
 
 const fileOf = (dataDir: string) => path.join(dataDir, 'api-keys.json');
 
@@ -54,15 +60,18 @@ export async function ensureApiKey(client: MarketplaceClient, setup: KeySetup): 
   if ((await contractRevision(setup.baseUrl, fetchFn)) !== 'A') return;
   const slot = `${setup.baseUrl}|${client.address.toLowerCase()}`;
   const keys = await readKeys(setup.dataDir);
-  const stored = keys[slot];
+  const stored = entryOf(keys[slot]);
   if (stored) {
-    client.setApiKey(stored);
+    client.setApiKey(stored.key, stored.username);
     const probe = await fetchFn(`${setup.baseUrl}/api/v1/seller/items?limit=1`, {
-      headers: { 'x-api-key': stored },
+      headers: { 'x-api-key': stored.key },
     });
     if (probe.status !== 401) return;
   }
-  keys[slot] = await obtainKey(client, setup);
+  const key = await obtainKey(client, setup);
+  // a rotation keeps the account, so a username registered earlier still holds
+  const username = client.knownUsername ?? stored?.username;
+  keys[slot] = username ? { key, username } : { key };
   await writeKeys(setup.dataDir, keys);
 }
 

@@ -35,8 +35,10 @@ export interface McpDeps {
   /**
    * The client that signs with the configured wallet, built on first use (viem and x402 load
    * then, so a client connects without waiting for them); absent when no key is configured.
+   * On a Revision A marketplace the first use also registers the wallet (or rotates its key):
+   * `username` is the name to register with when that first use is set_username's.
    */
-  wallet: (() => Promise<MarketplaceClient>) | undefined;
+  wallet: ((hint?: { username?: string }) => Promise<MarketplaceClient>) | undefined;
   /** The operator's spending limits; a tool call can only lower them. */
   limits: SpendingLimits;
   /** Orders bought here and the 24-hour spending ledger. */

@@ -12,7 +12,8 @@ export function registerGetSalesChains(server: McpServer, deps: McpDeps): void {
       title: 'Get my sales chains',
       description:
         "Reads the chains (base, polygon) on which this wallet's listings can be bought; buyers see only these in available_chains. " +
-        'Free: a zero-value identity signature, never settled. Returns { sales_chains }.',
+        'On a Revision A (API-key) marketplace these are the chains where the account has a linked wallet. ' +
+        'Free: a zero-value identity signature (or the API key), never settled. Returns { sales_chains }.',
       inputSchema: {},
       outputSchema: SalesChainsResponseSchema,
       annotations: {

@@ -92,7 +92,9 @@ export function apiFailure(
     const hint = hints[key] ?? COMMON_HINTS[key];
     const detail = typeof body.message === 'string' ? ` (${body.message})` : '';
     const advice = typeof hint === 'function' ? hint(body) : (hint ?? defaultAdvice(err.status));
-    return failure(`${action} failed: HTTP ${err.status} ${err.code}${detail}. ${advice}`);
+    // status 0: the client refused before sending anything
+    const what = err.status ? `HTTP ${err.status} ${err.code}` : err.code;
+    return failure(`${action} failed: ${what}${detail}. ${advice}`);
   }
   if (err instanceof TypeError && err.cause !== undefined) {
     // fetch() rejects with a TypeError whose cause is the network error

@@ -16,8 +16,9 @@ export function registerSendPlatformFeedback(server: McpServer, deps: McpDeps): 
       title: 'Send feedback to the marketplace',
       description:
         'Sends a message to the marketplace operators (a bug, a missing feature, a problem with a listing). Any wallet may send it, ' +
-        'up to 5 per rolling 24 hours; it never creates an account. Free: a zero-value identity signature, never settled. ' +
-        'Returns { feedback_id }.',
+        'up to 5 per rolling 24 hours; it never creates an account. A Revision A (API-key) marketplace takes the text only: a ' +
+        'contact is then not sent, and the result says so. Free: a zero-value identity signature (or the API key), never settled. ' +
+        'Returns { feedback_id, note? }.',
       inputSchema: {
         text: z
           .string()
@@ -33,7 +34,9 @@ export function registerSendPlatformFeedback(server: McpServer, deps: McpDeps): 
             'Optional, one line, at most 120 characters, prefixed with its channel (e.g. "email: a@b.c")',
           ),
       },
-      outputSchema: PlatformFeedbackCreatedSchema,
+      outputSchema: PlatformFeedbackCreatedSchema.extend({
+        note: z.string().optional().describe('Present when part of the call was not sent'),
+      }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -41,7 +44,13 @@ export function registerSendPlatformFeedback(server: McpServer, deps: McpDeps): 
         openWorldHint: false,
       },
     },
-    (wallet, body) => wallet.platformFeedback(body),
+    async (wallet, body) => ({
+      ...(await wallet.platformFeedback(body)),
+      ...(wallet.keyed &&
+        body.contact !== undefined && {
+          note: 'This marketplace (contract Revision A) takes no contact field, so the contact was not sent; put it in the text if the operators should see it.',
+        }),
+    }),
     {
       rate_limited:
         'The daily limit of platform messages for this wallet is reached; try again tomorrow.',

@@ -1,20 +1,31 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { USERNAME_LIMITS, UsernameResponseSchema } from '../../src/domain/accounts/schemas.js';
+import { USERNAME_LIMITS } from '../../src/domain/accounts/schemas.js';
 import type { McpDeps } from '../server.js';
-import { registerWalletTool } from './wallet-tool.js';
+import { NO_WALLET } from './acquire-item.js';
+import { UsernameResultSchema, usernameResult } from './get-username.js';
+import { apiFailure, failure, success } from './results.js';
+import { NO_ACCOUNT } from './wallet-tool.js';
+
+const HINTS = {
+  agent_not_found: NO_ACCOUNT,
+  invalid_username: 'Use 6-32 letters, digits, _ or -, starting and ending with a letter or digit.',
+  username_taken: 'Someone already uses this name (case does not matter); pick another.',
+  username_already_changed:
+    'This account already chose its username; it is permanent and cannot be changed again.',
+};
 
 export function registerSetUsername(server: McpServer, deps: McpDeps): void {
-  registerWalletTool(
-    server,
-    deps,
+  server.registerTool(
     'set_username',
     {
       title: 'Set my username (permanent)',
       description:
         "Replaces this wallet's generated username with a chosen one, shown publicly next to its listings. PERMANENT: it can be " +
-        'changed only once, ever; confirm the exact name with the user before calling. Free: a zero-value identity signature, never settled. ' +
-        'Returns { username, username_type: "user_set" }.',
+        'changed only once, ever; confirm the exact name with the user before calling. On a Revision A (API-key) marketplace the ' +
+        "name is fixed when the wallet registers: this call registers with it if it is this server's first signed call, and is " +
+        'refused otherwise (nothing changes). Free: a zero-value identity signature (or the API key), never settled. ' +
+        'Returns { username, username_type?, changeable: false }.',
       inputSchema: {
         username: z
           .string()
@@ -24,7 +35,7 @@ export function registerSetUsername(server: McpServer, deps: McpDeps): void {
             `${USERNAME_LIMITS.min}-${USERNAME_LIMITS.max} characters: letters, digits, _ and -, starting and ending with a letter or digit; unique without regard to case`,
           ),
       },
-      outputSchema: UsernameResponseSchema,
+      outputSchema: UsernameResultSchema,
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -32,13 +43,28 @@ export function registerSetUsername(server: McpServer, deps: McpDeps): void {
         openWorldHint: false,
       },
     },
-    (wallet, { username }) => wallet.setUsername(username),
-    {
-      invalid_username:
-        'Use 6-32 letters, digits, _ or -, starting and ending with a letter or digit.',
-      username_taken: 'Someone already uses this name (case does not matter); pick another.',
-      username_already_changed:
-        'This account already chose its username; it is permanent and cannot be changed again.',
+    async ({ username }) => {
+      if (!deps.wallet) return failure(`set_username failed: ${NO_WALLET}`);
+      try {
+        // Revision A: a first signed call registers the wallet, under this name
+        const wallet = await deps.wallet({ username });
+        if (!wallet.keyed)
+          return success(usernameResult(await wallet.setUsername(username), false));
+        const current =
+          wallet.knownUsername ??
+          (await wallet.getUsername().then(
+            (u) => u.username,
+            () => undefined,
+          ));
+        if (current === username) return success(usernameResult({ username: current }, true));
+        return failure(
+          'set_username failed: this marketplace runs contract Revision A, where the username is fixed when the wallet ' +
+            `registers and no route changes it; ${current ? `this account is registered as "${current}"` : 'this account registered earlier under another name (get_username reads it once a listing is active)'}. ` +
+            'Nothing was changed. Only a wallet that has not registered yet can pick its name: set_username as its first call, or MCP_USERNAME set by the operator.',
+        );
+      } catch (err) {
+        return apiFailure(err, 'set_username', deps.baseUrl, HINTS);
+      }
     },
   );
 }

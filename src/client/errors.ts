@@ -7,10 +7,18 @@ import type { z } from 'zod';
  */
 /** Refusals the client makes itself, beside the service's catalog codes (src/errors.ts). */
 export type ClientErrorCode =
-  'price_above_limit' | 'unexpected_charge' | 'unexpected_response' | 'http_error';
+  | 'price_above_limit'
+  | 'unexpected_charge'
+  | 'unexpected_response'
+  | 'http_error'
+  /** The operation does not exist in the marketplace's contract revision (no request made). */
+  | 'not_in_this_revision'
+  /** Revision A: no route reads the account's username and the client does not know it. */
+  | 'username_unknown';
 
 export class MarketplaceError extends Error {
   constructor(
+    /** The HTTP status, or 0 for a refusal the client made without a request. */
     readonly status: number,
     readonly code: string,
     readonly body: unknown,

@@ -10,6 +10,7 @@ import type {
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { LocalAccount } from 'viem';
 import {
+  CHAINS,
   chainOfNetwork,
   microToUsdc,
   NETWORK_OF,
@@ -23,7 +24,7 @@ import {
   RotateKeyResponseSchema,
   type SiweAction,
 } from '../domain/auth/schemas.js';
-import { PublicStatusSchema } from '../domain/items/schemas.js';
+import { PublicItemSchema, PublicStatusSchema } from '../domain/items/schemas.js';
 import type { z } from 'zod';
 import {
   DeleteMessageSchema,
@@ -63,9 +64,11 @@ import {
   type PlatformFeedbackCreated,
 } from '../domain/feedback/schemas.js';
 import {
+  SellerPayoutsASchema,
   SellerPayoutsSchema,
   SellerStatsSchema,
   type SellerPayouts,
+  type SellerPayoutsA,
   type SellerStats,
 } from '../domain/payouts/schemas.js';
 import { MarketplaceError, readJson } from './errors.js';
@@ -107,6 +110,23 @@ export interface Download {
 
 export type PayMode = 'none' | 'identity' | 'paid';
 
+/**
+ * The account's username. `username_type` is Revision B's (`automatic` until changed once); a
+ * Revision A account has none: its name is fixed when the account is created.
+ */
+export interface AccountUsername {
+  username: string;
+  username_type?: UsernameResponse['username_type'];
+}
+
+/** A client-side refusal: the operation does not exist in the marketplace's contract revision. */
+function notInRevisionA(message: string): MarketplaceError {
+  return new MarketplaceError(0, 'not_in_this_revision', {
+    error: 'not_in_this_revision',
+    message,
+  });
+}
+
 export class MarketplaceClient {
   readonly address: string;
   private readonly fetchFn: typeof globalThis.fetch;
@@ -115,6 +135,8 @@ export class MarketplaceClient {
   private preferredNetwork: string | undefined;
 
   private apiKey: string | undefined;
+  /** Revision A: the username this account registered with, when this client knows it. */
+  private accountUsername: string | undefined;
 
   constructor(private readonly opts: MarketplaceClientOptions) {
     this.apiKey = opts.apiKey;
@@ -126,9 +148,18 @@ export class MarketplaceClient {
     this.http = new x402HTTPClient(this.payer);
   }
 
-  /** Revision A: the key every account call sends from now on (after register or rotate-key). */
-  setApiKey(key: string | undefined): void {
+  /**
+   * Revision A: the key every account call sends from now on (after register or rotate-key), and
+   * the account's username when known (Revision A has no route that reads it back).
+   */
+  setApiKey(key: string | undefined, username?: string): void {
     this.apiKey = key;
+    if (username !== undefined) this.accountUsername = username;
+  }
+
+  /** Revision A: the username this client registered with or was told; undefined otherwise. */
+  get knownUsername(): string | undefined {
+    return this.accountUsername;
   }
 
   /** True when this client speaks Revision A (an API key is set). */
@@ -186,6 +217,7 @@ export class MarketplaceClient {
       RegisterResponseSchema,
     );
     this.apiKey = res.api_key;
+    this.accountUsername = input.username;
     return res;
   }
 
@@ -478,25 +510,79 @@ export class MarketplaceClient {
     );
   }
 
-  /** `{ username, username_type }` of the wallet's account (zero-value identity). */
-  async getUsername(): Promise<UsernameResponse> {
-    return this.identity('GET', '/api/v1/agent/username', UsernameResponseSchema);
+  /**
+   * `{ username, username_type }` of the wallet's account (zero-value identity). Revision A has
+   * no route for it: the name this client registered with, or else the `seller_username` of one
+   * of the account's active listings; `username_unknown` when neither is at hand.
+   */
+  async getUsername(): Promise<AccountUsername> {
+    if (!this.apiKey) return this.identity('GET', '/api/v1/agent/username', UsernameResponseSchema);
+    if (this.accountUsername) return { username: this.accountUsername };
+    const [active] = (await this.sellerItems({ status: 'active', limit: 1 })).items;
+    if (active) {
+      const item = await this.json(
+        await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${active.item_id}`),
+        PublicItemSchema,
+      );
+      const username = item.metadata.seller_username;
+      if (username) return { username: (this.accountUsername = username) };
+    }
+    throw new MarketplaceError(0, 'username_unknown', {
+      error: 'username_unknown',
+      message:
+        'Revision A has no route that reads an account’s username: it is fixed at registration and shown as seller_username on the account’s active listings, and this account has none',
+    });
   }
 
-  /** Changes the username, once: permanent afterwards (409 username_already_changed). */
+  /**
+   * Changes the username, once: permanent afterwards (409 username_already_changed). Revision A
+   * fixes the name at registration: refused here (`not_in_this_revision`) without a request.
+   */
   async setUsername(username: string): Promise<UsernameResponse> {
+    if (this.apiKey) {
+      throw notInRevisionA(
+        'Revision A fixes the username when the account is registered; no route changes it',
+      );
+    }
     return this.identity('PUT', '/api/v1/agent/username', UsernameResponseSchema, { username });
   }
 
+  /**
+   * The chains the seller accepts sales on. Revision A: the chains where the account has a
+   * linked wallet (payable chains follow linked wallets), read from its payouts.
+   */
   async getSalesChains(): Promise<SalesChainsResponse> {
-    return this.identity('GET', '/api/v1/agent/sales-chains', SalesChainsResponseSchema);
+    if (!this.apiKey)
+      return this.identity('GET', '/api/v1/agent/sales-chains', SalesChainsResponseSchema);
+    const { payouts } = await this.identity('GET', '/api/v1/seller/payouts', SellerPayoutsASchema);
+    return {
+      sales_chains: CHAINS.filter((c) => payouts.some((p) => p.chain === c && p.seller_wallet)),
+    };
   }
 
-  /** The chains the seller accepts sales on; omitted ones are opted out. */
+  /**
+   * The chains the seller accepts sales on; omitted ones are opted out. Revision A: links this
+   * client's wallet (SIWE link-wallet) on each requested chain that has no linked wallet yet;
+   * Revision A cannot unlink, so a list that leaves out a linked chain is refused
+   * (`not_in_this_revision`) before anything changes.
+   */
   async setSalesChains(chains: Chain[]): Promise<SalesChainsResponse> {
-    return this.identity('PUT', '/api/v1/agent/sales-chains', SalesChainsResponseSchema, {
-      sales_chains: chains,
-    });
+    if (!this.apiKey) {
+      return this.identity('PUT', '/api/v1/agent/sales-chains', SalesChainsResponseSchema, {
+        sales_chains: chains,
+      });
+    }
+    const { sales_chains: linked } = await this.getSalesChains();
+    const dropped = linked.filter((c) => !chains.includes(c));
+    if (dropped.length) {
+      throw notInRevisionA(
+        `Revision A cannot stop sales on a chain where the account has a linked wallet (${dropped.join(', ')}): it has no route to unlink one; nothing was changed`,
+      );
+    }
+    for (const chain of CHAINS) {
+      if (chains.includes(chain) && !linked.includes(chain)) await this.linkWallet(chain);
+    }
+    return this.getSalesChains();
   }
 
   /** Rates and/or reviews a bought item (one feedback per item and buyer). */
@@ -553,9 +639,14 @@ export class MarketplaceClient {
     return this.identity('GET', '/api/v1/seller/stats', SellerStatsSchema);
   }
 
-  /** Pending payouts per chain and the payout history (spec 2.7). */
-  async sellerPayouts(): Promise<SellerPayouts> {
-    return this.identity('GET', '/api/v1/seller/payouts', SellerPayoutsSchema);
+  /**
+   * Pending payouts per chain and the payout history (spec 2.7). Revision A answers its own shape:
+   * `{ payouts }` keyed by linked wallet, with its statuses and no history.
+   */
+  async sellerPayouts(): Promise<SellerPayouts | SellerPayoutsA> {
+    return this.apiKey
+      ? this.identity('GET', '/api/v1/seller/payouts', SellerPayoutsASchema)
+      : this.identity('GET', '/api/v1/seller/payouts', SellerPayoutsSchema);
   }
 
   private async identity<T>(

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  SalesChainsResponseSchema,
-  UsernameResponseSchema,
-} from '../../src/domain/accounts/schemas.js';
+import { UsernameResultSchema } from '../../mcp/tools/get-username.js';
+import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
 import {
   InboxResponseSchema,
   ItemFeedbackCreatedSchema,
@@ -147,15 +145,16 @@ describe('money tools', () => {
 describe('account tools', () => {
   it('reads and sets the username once (permanent), and the sales chains', async () => {
     const { seller } = await sale();
-    const before = UsernameResponseSchema.parse(
+    const before = UsernameResultSchema.parse(
       (await seller.call('get_username')).structuredContent,
     );
-    expect(before.username_type).toBe('automatic');
+    expect(before).toMatchObject({ username_type: 'automatic', changeable: true });
     const name = `mcp_${randomUUID().slice(0, 8)}`;
     const set = await seller.call('set_username', { username: name });
-    expect(UsernameResponseSchema.parse(set.structuredContent)).toEqual({
+    expect(UsernameResultSchema.parse(set.structuredContent)).toEqual({
       username: name,
       username_type: 'user_set',
+      changeable: false,
     });
     const twice = await seller.call('set_username', { username: `${name}x` });
     expect(twice.isError).toBe(true);
