@@ -63,6 +63,19 @@ class PGliteConnection extends Duplex {
     this.#receive(chunk).then(() => done(), done);
   }
 
+  /**
+   * Writes that queued while PGlite was busy (postgres.js pipelines the statements of concurrent
+   * requests) go in one call: one thread hop and one pass through PGlite for all of them, whose
+   * replies come back in order, as from a server that read them from one packet.
+   */
+  override _writev(
+    chunks: Array<{ chunk: Buffer; encoding: BufferEncoding }>,
+    done: (e?: Error | null) => void,
+  ) {
+    const data = chunks.length === 1 ? chunks[0]!.chunk : Buffer.concat(chunks.map((c) => c.chunk));
+    this.#receive(data).then(() => done(), done);
+  }
+
   override _final(done: (e?: Error | null) => void) {
     this.push(null);
     done();
