@@ -347,8 +347,13 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     refServer.close();
 
     const ratioToReference = median(o.map((x, i) => x.perSecond / r[i]!.perSecond));
-    const ratioToFloor = median(o.map((x, i) => x.cpuMs / f[i]!.cpuMs));
-    const refToFloor = median(r.map((x, i) => x.cpuMs / f[i]!.cpuMs));
+    // The floor's insert costs least with the database on the main thread (no thread hop): the
+    // ratio to the floor divides by that one whichever placement serves, so a hop never flatters it.
+    const primaryOnThread = process.env.BENCH_PAYMENTS_DB_THREAD !== 'false';
+    const floor = primaryOnThread && other ? f2 : f;
+    const ratioToFloor = median(o.map((x, i) => x.cpuMs / floor[i]!.cpuMs));
+    const refToFloor = median(r.map((x, i) => x.cpuMs / floor[i]!.cpuMs));
+    const ratioToSameDbFloor = median(o.map((x, i) => x.cpuMs / f[i]!.cpuMs));
     const [{ orders }] = (await sql<{ orders: number }[]>`
       select count(*)::int as orders from orders where item_id = ${item.itemId}`) as unknown as [
       { orders: number },
@@ -366,12 +371,15 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       cpu_ms_per_completion: {
         ours: ms(median(o.map((x) => x.cpuMs))),
         reference: ms(median(r.map((x) => x.cpuMs))),
-        floor: ms(median(f.map((x) => x.cpuMs))),
-        floor_recovery: ms(median(f.map((x) => x.recoverMs))),
-        floor_insert: ms(median(f.map((x) => x.insertMs))),
+        floor: ms(median(floor.map((x) => x.cpuMs))),
+        floor_recovery: ms(median(floor.map((x) => x.recoverMs))),
+        floor_insert: ms(median(floor.map((x) => x.insertMs))),
+        floor_insert_same_database: ms(median(f.map((x) => x.insertMs))),
       },
       ratio_ours_to_floor: Number(ratioToFloor.toFixed(2)),
       ratio_reference_to_floor: Number(refToFloor.toFixed(2)),
+      floor_database_on_main_thread: floor === f ? !primaryOnThread : true,
+      ratio_ours_to_same_database_floor: Number(ratioToSameDbFloor.toFixed(2)),
       floor_goal: '<= 5',
       failures: {
         ours: o.reduce((n, x) => n + x.failures, 0),
@@ -411,9 +419,9 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
         `paid completions (${N} x ${ROUNDS} interleaved rounds, concurrency ${CONCURRENCY}, load from a child process):`,
         `  ours       ${result.ours_per_second}/s  (rounds ${rounds(o)}; CPU ms ${cpus(o)}; order + audit row per purchase)`,
         `  reference  ${result.reference_per_second}/s  (rounds ${rounds(r)}; CPU ms ${cpus(r)}; @x402/evm verify + ledger statement)`,
-        `  floor      CPU ms ${cpus(f)}  (native recovery ${result.cpu_ms_per_completion.floor_recovery} + one insert ${result.cpu_ms_per_completion.floor_insert})`,
+        `  floor      CPU ms ${cpus(floor)}  (native recovery ${result.cpu_ms_per_completion.floor_recovery} + one insert ${result.cpu_ms_per_completion.floor_insert}, database on ${result.floor_database_on_main_thread ? 'the main thread' : 'its worker thread'}${floor === f ? '' : `; the same insert on the worker thread ${result.cpu_ms_per_completion.floor_insert_same_database}`})`,
         `  ours / reference throughput ${result.ratio_ours_to_reference}  (goal >= 1.5)`,
-        `  ours CPU / floor CPU        ${result.ratio_ours_to_floor}  (goal <= 5; reference ${result.ratio_reference_to_floor})`,
+        `  ours CPU / floor CPU        ${result.ratio_ours_to_floor}  (goal <= 5; reference ${result.ratio_reference_to_floor}; against the floor on the same database ${result.ratio_ours_to_same_database_floor})`,
         `  failures   ours ${result.failures.ours}, reference ${result.failures.reference}; orders written ${orders}`,
         `  viem recovery alone ${result.viem_recovery_us} µs each`,
         `  (the database on ${result.database_on_worker_thread ? 'its own worker thread' : 'the main thread'})`,
