@@ -72,10 +72,13 @@ export async function startPGliteThread(init: ThreadInit): Promise<PGliteThread>
       else resolve();
     });
   });
+  // Like a socket: the thread keeps the process alive only while a call waits for it.
+  worker.unref();
   worker.on('message', (r: ThreadReply) => {
     const w = waiting.get(r.id);
     if (!w) return;
     waiting.delete(r.id);
+    if (waiting.size === 0) worker.unref();
     if (r.error) w.reject(new Error(r.error));
     else w.resolve(r);
   });
@@ -86,6 +89,7 @@ export async function startPGliteThread(init: ThreadInit): Promise<PGliteThread>
     if (failed) return Promise.reject(failed);
     const id = nextId++;
     return new Promise<ThreadReply>((resolve, reject) => {
+      if (waiting.size === 0) worker.ref();
       waiting.set(id, { resolve, reject });
       worker.postMessage({ ...req, id }, transfer);
     });
