@@ -65,9 +65,10 @@ async function sign(
 type FacilitatorSigner = ConstructorParameters<typeof ExactEvmScheme>[0];
 
 /**
- * A facilitator signer with no chain behind it: the token is a contract, payers are EOAs, the
- * transfer simulation passes (the ledger statement enforces balance and nonce); signatures are
- * checked by viem's own `verifyTypedData`, as `toFacilitatorEvmSigner` over a public client does.
+ * A facilitator signer with no chain behind it: the token is a contract, payers are EOAs (no
+ * code), the transfer simulation passes (the ledger statement enforces balance and nonce). The
+ * scheme itself hashes the typed data and recovers the EOA signer with viem (@x402/evm 2.27 calls
+ * `verifyTypedData` only for other signers), which is what this reference pays for.
  */
 function offChainSigner(asset: string): FacilitatorSigner {
   const unused = () => Promise.reject(new Error('no chain in the bench'));
