@@ -41,6 +41,11 @@ export const ConfigSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     /** Keep the embedded database in memory only (tests); ignored with DATABASE_URL. */
     EMBEDDED_DB_IN_MEMORY: bool.default(false),
+    /**
+     * Run the embedded database on a worker thread of its own, so its work overlaps with request
+     * handling on a second core; false keeps it on the main thread. Ignored with DATABASE_URL.
+     */
+    EMBEDDED_DB_THREAD: bool.default(true),
 
     /** HMAC key for signed download and invoice URLs. Generated and kept under DATA_DIR when embedded. */
     URL_SIGNING_SECRET: z.string().min(32).optional(),

@@ -1,9 +1,11 @@
 import { access, chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import postgres from 'postgres';
 import { StartupError, type Config } from '../config.js';
-import { pgliteSocket } from './pglite-wire.js';
+import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
+import { inProcess, pgliteSocket } from './pglite-wire.js';
 
 export type Sql = postgres.Sql;
 /** A handle that runs queries: the pool or a transaction. Domain functions take this. */
@@ -58,8 +60,7 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };
   }
 
-  const [{ PGlite }, { vector }, { pg_trgm }] = await Promise.all([
-    import('@electric-sql/pglite'),
+  const [{ vector }, { pg_trgm }] = await Promise.all([
     import('@electric-sql/pglite-pgvector'),
     import('@electric-sql/pglite/contrib/pg_trgm'),
   ]);
@@ -72,7 +73,7 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     await chmod(dataDir, 0o700);
     releaseLock = await lockDataDir(dataDir);
   }
-  let db;
+  let db: PGliteThread;
   try {
     const fresh = !dataDir || !(await exists(path.join(dataDir, 'PG_VERSION')));
     if (fresh && dataDir) {
@@ -83,11 +84,13 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
           : 'first start: creating the embedded database (initdb, a few seconds, only this once)',
       );
     }
-    db = await PGlite.create({
-      dataDir,
-      extensions: { vector, pg_trgm },
-      loadDataDir: fresh ? opts.template : undefined,
-    });
+    const loadDataDir = fresh ? opts.template : undefined;
+    db = config.EMBEDDED_DB_THREAD
+      ? await startPGliteThread({
+          ...(dataDir !== undefined && { dataDir }),
+          ...(loadDataDir && { template: await loadDataDir.arrayBuffer() }),
+        })
+      : await inProcessPGlite({ dataDir, extensions: { vector, pg_trgm }, loadDataDir });
   } catch (e) {
     await releaseLock();
     throw e;
@@ -109,13 +112,20 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   return {
     sql,
     kind: 'embedded',
-    dump: () => db.dumpDataDir('none'),
+    dump: () => db.dump(),
     async close() {
       await sql.end({ timeout: 5 });
       await db.close();
       await releaseLock();
     },
   };
+}
+
+/** PGlite on this thread, behind the same interface as on its own (./pglite-thread.ts). */
+async function inProcessPGlite(options: PGliteOptions): Promise<PGliteThread> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create(options);
+  return { ...inProcess(db), dump: () => db.dumpDataDir('none'), close: () => db.close() };
 }
 
 /**

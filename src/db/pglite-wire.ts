@@ -7,10 +7,38 @@ import type { PGlite } from '@electric-sql/pglite';
  *
  * postgres.js writes whole protocol messages (a query's Parse, Bind, Describe, Execute and Sync
  * arrive together); every complete message of a write goes to PGlite in one call, whose replies
- * come back as one chunk. PGlite has a single session: open one connection (`max: 1`).
+ * come back as one chunk. PGlite has a single session: open one connection (`max: 1`). PGlite
+ * runs on this thread (`inProcess`) or on a worker thread of its own (./pglite-thread.ts).
  */
-export function pgliteSocket(db: PGlite): () => Duplex {
-  return () => new PGliteConnection(db);
+export function pgliteSocket(backend: WireBackend): () => Duplex {
+  return () => new PGliteConnection(backend);
+}
+
+/** Where the messages go: a PGlite on this thread or on a worker thread. */
+export interface WireBackend {
+  /** Runs a batch of complete protocol messages; the replies, in one buffer the caller owns. */
+  exec(messages: Uint8Array): Promise<Uint8Array | undefined>;
+  /** Rolls back a transaction left open by a connection that went away. */
+  rollbackOpenTransaction(): Promise<void>;
+}
+
+export function inProcess(db: PGlite): WireBackend {
+  return {
+    async exec(messages) {
+      const replies: Buffer[] = [];
+      await db.runExclusive(() =>
+        db.execProtocolRawStream(messages, {
+          // a view into PGlite's memory, reused by the next call: copy it
+          onRawData: (bytes) => void replies.push(Buffer.from(bytes)),
+        }),
+      );
+      if (replies.length === 0) return undefined;
+      return replies.length === 1 ? replies[0] : Buffer.concat(replies);
+    },
+    async rollbackOpenTransaction() {
+      if (!db.closed && db.ready && db.isInTransaction()) await db.exec('rollback');
+    },
+  };
 }
 
 const TERMINATE = 0x58; // 'X'
@@ -20,7 +48,7 @@ class PGliteConnection extends Duplex {
   #partial: Buffer = Buffer.alloc(0);
   #started = false;
 
-  constructor(private readonly db: PGlite) {
+  constructor(private readonly backend: WireBackend) {
     super();
   }
 
@@ -35,6 +63,19 @@ class PGliteConnection extends Duplex {
     this.#receive(chunk).then(() => done(), done);
   }
 
+  /**
+   * Writes that queued while PGlite was busy (postgres.js pipelines the statements of concurrent
+   * requests) go in one call: one thread hop and one pass through PGlite for all of them, whose
+   * replies come back in order, as from a server that read them from one packet.
+   */
+  override _writev(
+    chunks: Array<{ chunk: Buffer; encoding: BufferEncoding }>,
+    done: (e?: Error | null) => void,
+  ) {
+    const data = chunks.length === 1 ? chunks[0]!.chunk : Buffer.concat(chunks.map((c) => c.chunk));
+    this.#receive(data).then(() => done(), done);
+  }
+
   override _final(done: (e?: Error | null) => void) {
     this.push(null);
     done();
@@ -42,9 +83,7 @@ class PGliteConnection extends Duplex {
 
   override _destroy(error: Error | null, done: (e?: Error | null) => void) {
     // A connection that goes away inside a transaction must not leave it open for the next one.
-    const db = this.db;
-    const rollback = !db.closed && db.ready && db.isInTransaction();
-    (rollback ? db.exec('rollback').then(() => undefined) : Promise.resolve()).then(
+    this.backend.rollbackOpenTransaction().then(
       () => done(error),
       () => done(error),
     );
@@ -81,13 +120,13 @@ class PGliteConnection extends Duplex {
   }
 
   async #exec(messages: Buffer) {
-    const replies: Buffer[] = [];
-    await this.db.runExclusive(() =>
-      this.db.execProtocolRawStream(messages, {
-        // a view into PGlite's memory, reused by the next call: copy it
-        onRawData: (bytes) => void replies.push(Buffer.from(bytes)),
-      }),
-    );
-    if (replies.length) this.push(replies.length === 1 ? replies[0] : Buffer.concat(replies));
+    const replies = await this.backend.exec(messages);
+    if (replies?.length) {
+      this.push(
+        Buffer.isBuffer(replies)
+          ? replies
+          : Buffer.from(replies.buffer, replies.byteOffset, replies.length),
+      );
+    }
   }
 }

@@ -11,9 +11,9 @@
  * Behaviour (spec 1.5, 2.9, 5.2, 7.1):
  * - The 402 body IS the x402 PaymentRequired (`{ error: "payment_required", message,
  *   x402Version: 2, resource, accepts, extensions? }`) and the `PAYMENT-REQUIRED` header carries
- *   the same JSON in base64 (@x402/core codec), with `Cache-Control: no-store`. Identity prompts
+ *   the same JSON in base64 (@x402/core's codec, ./codec.ts), with `Cache-Control: no-store`. Identity prompts
  *   advertise amount "0" on every network.
- * - A signature is decoded with @x402/core, validated with its schemas, then accepted only when
+ * - A signature is decoded (./codec.ts, as @x402/core does), validated with its schemas, then accepted only when
  *   its `accepted` requirement is one this server issues for THIS route and resource: scheme,
  *   network, asset, payTo, amount and every `extra` field the offer binds (the item id), and its
  *   echoed `resource.url` (when sent) is this route's. The signed `to`, `value`, validity window
@@ -28,13 +28,13 @@
  * guard carries no framework import.
  */
 import { createHmac } from 'node:crypto';
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from '@x402/core/http';
 import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import type { Config } from '../config.js';
 import { CHAINS, type Chain } from '../domain/chains.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from './codec.js';
 import {
   checkAuthorization,
   parseExactEvmPayload,
@@ -65,8 +65,11 @@ export interface PaidOffer {
   /** One entry per payable chain, in prompt order (put a hinted chain first). */
   options: PaidOption[];
   description: string;
-  /** Extra x402 extensions for the prompt (e.g. `bazaar` discovery metadata). */
-  extensions?: Record<string, unknown>;
+  /**
+   * Extra x402 extensions for the prompt (e.g. `bazaar` discovery metadata). A function is called
+   * only when a prompt is written, so a signed completion does not build them.
+   */
+  extensions?: Record<string, unknown> | (() => Record<string, unknown>);
   /** Overrides the resource key (default: `METHOD /path`, query excluded). */
   resource?: string;
   /**
@@ -142,7 +145,20 @@ const fail = (reason: string, promptHeader?: () => string) =>
   });
 
 export class X402Guard {
+  /** Checksummed recipients (each costs a Keccak hash): the few payout addresses in use. */
+  private readonly checksummed = new Map<string, string>();
+
   constructor(private readonly opts: GuardOptions) {}
+
+  private checksum(address: string): string {
+    let out = this.checksummed.get(address);
+    if (out === undefined) {
+      out = getAddress(address);
+      if (this.checksummed.size >= 4096) this.checksummed.clear();
+      this.checksummed.set(address, out);
+    }
+    return out;
+  }
 
   private nowSeconds(): number {
     return Math.floor((this.opts.now?.() ?? Date.now()) / 1000);
@@ -177,7 +193,7 @@ export class X402Guard {
       network: net.network,
       asset: net.asset,
       amount: String(amountMicro),
-      payTo: getAddress(payTo),
+      payTo: this.checksum(payTo),
       maxTimeoutSeconds: this.opts.config.X402_MAX_TIMEOUT_SECONDS,
       extra: { name: net.eip712.name, version: net.eip712.version, ...bind },
     };
@@ -339,14 +355,15 @@ export class X402Guard {
     const issued = offer.options.map((o) =>
       this.requirement(o.chain, o.payTo, o.amountMicro, offer.bind),
     );
+    const extensions = () =>
+      typeof offer.extensions === 'function' ? offer.extensions() : offer.extensions;
     const signature = paymentSignatureOf(req);
     if (!signature) {
       await offer.beforePrompt?.();
-      throw this.prompt(req, issued, offer.description, offer.extensions);
+      throw this.prompt(req, issued, offer.description, extensions());
     }
     await offer.beforeVerify?.();
-    const header = () =>
-      this.paymentRequired(req, issued, offer.description, offer.extensions).header;
+    const header = () => this.paymentRequired(req, issued, offer.description, extensions()).header;
     const { requirement, payload, auth, chain } = await this.check(
       signature,
       issued,

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { keccak_256 } from '@noble/hashes/sha3';
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import {
   authorizationDigest,
+  keccak256,
+  keccakImplementation,
   recoverSigner,
   recoveryImplementation,
   type Eip712Domain,
@@ -94,6 +97,16 @@ describe('signer recovery of EIP-3009 authorizations', () => {
       expect(recoverSigner(digest, `0x${r}${'ff'.repeat(32)}1b`, impl)).toBeNull(); // s >= n
       expect(recoverSigner(digest, `0x${r}${s}`, impl)).toBeNull(); // 64 bytes
       expect(recoverSigner(digest, `0x${r}${s.slice(0, 62)}zz1b`, impl)).toBeNull(); // not hex
+    }
+  });
+
+  it('hashes with Keccak-256 as @noble/hashes does, natively, one block and many', () => {
+    expect(keccakImplementation).toBe('native'); // the prebuilt binding loads on this platform
+    for (const size of [0, 1, 31, 32, 64, 66, 135, 136, 137, 224, 272, 1000]) {
+      const data = randomBytes(size);
+      expect(Buffer.from(keccak256(data)).toString('hex'), `${size} bytes`).toBe(
+        Buffer.from(keccak_256(data)).toString('hex'),
+      );
     }
   });
 });

@@ -288,7 +288,8 @@ async function acquireOnce(
     description: `Purchase of item ${item.id}`,
     // A signature made from another listing's prompt (same seller, same price) cannot buy this one.
     bind: { item_id: item.id },
-    extensions: {
+    // built only for a prompt (or a refusal that carries one), not for a signed completion
+    extensions: () => ({
       bazaar: acquireDiscovery(
         deps.config,
         item,
@@ -296,7 +297,7 @@ async function acquireOnce(
         legal,
         mode,
       ),
-    },
+    }),
     // Revision A: a signature for another chain than the one the completion names is refused.
     ...(mode.revision === 'A' && body.chain !== undefined && { completionChain: body.chain }),
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.

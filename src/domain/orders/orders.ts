@@ -1,7 +1,11 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning, payoutAddressing } from '../accounts/accounts.js';
+import {
+  agentProvisioning,
+  payoutAddressing,
+  type PayoutAddressing,
+} from '../accounts/accounts.js';
 import type { Chain } from '../chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
@@ -36,13 +40,15 @@ export interface AcquireResult extends Record<string, unknown> {
 export function purchaseFulfilment(
   config: Parameters<typeof payoutAddressing>[0],
 ): Fulfilment<AcquireContext> {
+  let addressing: PayoutAddressing | undefined;
   return (sql, ctx) => {
     const c = ctx.context;
+    addressing ??= remembered(payoutAddressing(config));
     const buyer = c.buyerId
       ? sql`agent as (
           select id, username, false as created from agents
           where id = ${c.buyerId}::uuid and exists (select 1 from paid))`
-      : agentProvisioning(sql, ctx.payer, payoutAddressing(config));
+      : agentProvisioning(sql, ctx.payer, addressing);
     const writes = sql`
       ${buyer},
       placed as (
@@ -62,6 +68,28 @@ export function purchaseFulfilment(
     const result = sql`jsonb_build_object('orderId', ${c.orderId}::text, 'buyer',
       (select jsonb_build_object('created', created, 'username', username) from agent limit 1))`;
     return { writes, result };
+  };
+}
+
+/**
+ * The buyer's payout addresses ride along with every purchase (they are written only when the
+ * purchase creates the account), and deriving them costs two Keccak hashes per chain: a repeat
+ * buyer's are remembered (they depend on nothing but the address and the chain).
+ */
+function remembered(addressing: PayoutAddressing, max = 4096): PayoutAddressing {
+  const known = new Map<string, string>();
+  return {
+    ...addressing,
+    addressOf(seller, chain) {
+      const key = `${chain}:${seller}`;
+      let address = known.get(key);
+      if (address === undefined) {
+        address = addressing.addressOf(seller, chain);
+        if (known.size >= max) known.clear();
+        known.set(key, address);
+      }
+      return address;
+    },
   };
 }
 

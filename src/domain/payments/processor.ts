@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { encodePaymentResponseHeader } from '@x402/core/http';
 import type { SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
+import { encodePaymentResponseHeader } from '../../x402/codec.js';
 import {
   classifySettle,
   classifySettleError,

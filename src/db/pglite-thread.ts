@@ -1,0 +1,114 @@
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WireBackend } from './pglite-wire.js';
+
+/**
+ * The embedded PGlite on a worker thread of its own (./pglite-thread-worker.ts): the main thread
+ * hands it each batch of wire-protocol messages and gets the replies back, so signature checks,
+ * HTTP and JSON on the main thread overlap with the database's WASM on the second core. The data
+ * directory is opened exactly as in process; only where the WASM runs changes.
+ */
+export interface ThreadInit {
+  dataDir?: string;
+  /** A data directory dumped by `dump()`, to start a new database from. */
+  template?: ArrayBuffer;
+}
+
+type Request = { op: 'exec'; messages: Uint8Array } | { op: 'rollback' | 'dump' | 'close' };
+export type ThreadRequest = Request & { id: number };
+
+/** `id` 0 is the start-up answer. */
+export interface ThreadReply {
+  id: number;
+  data?: Uint8Array;
+  error?: string;
+}
+
+export interface PGliteThread extends WireBackend {
+  dump(): Promise<Blob>;
+  close(): Promise<void>;
+}
+
+/**
+ * Built, the worker is ./pglite-thread-worker.js. From source (tsx, vitest) it is a .ts file, which
+ * a worker can load only once tsx's loader is registered in it (a dev dependency, not in the image).
+ */
+function workerSource(): { entry: URL | string; eval?: true } {
+  const ext = extname(fileURLToPath(import.meta.url));
+  const url = new URL(`./pglite-thread-worker${ext}`, import.meta.url);
+  if (ext !== '.ts') return { entry: url };
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return {
+    entry: `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(url.href)}); });`,
+    eval: true,
+  };
+}
+
+export async function startPGliteThread(init: ThreadInit): Promise<PGliteThread> {
+  const source = workerSource();
+  const worker = new Worker(source.entry, {
+    workerData: init,
+    ...(init.template && { transferList: [init.template] }),
+    ...(source.eval && { eval: true }),
+  });
+  const waiting = new Map<
+    number,
+    { resolve: (r: ThreadReply) => void; reject: (e: Error) => void }
+  >();
+  let nextId = 1;
+  let failed: Error | undefined;
+  const failAll = (e: Error) => {
+    failed ??= e;
+    for (const w of waiting.values()) w.reject(e);
+    waiting.clear();
+  };
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    worker.once('error', onError);
+    worker.once('message', (r: ThreadReply) => {
+      worker.off('error', onError);
+      if (r.error) reject(new Error(r.error));
+      else resolve();
+    });
+  });
+  // Like a socket: the thread keeps the process alive only while a call waits for it.
+  worker.unref();
+  worker.on('message', (r: ThreadReply) => {
+    const w = waiting.get(r.id);
+    if (!w) return;
+    waiting.delete(r.id);
+    if (waiting.size === 0) worker.unref();
+    if (r.error) w.reject(new Error(r.error));
+    else w.resolve(r);
+  });
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`embedded database thread exited (${code})`)));
+
+  const call = (req: Request, transfer: ArrayBuffer[] = []) => {
+    if (failed) return Promise.reject(failed);
+    const id = nextId++;
+    return new Promise<ThreadReply>((resolve, reject) => {
+      if (waiting.size === 0) worker.ref();
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ ...req, id }, transfer);
+    });
+  };
+  return {
+    async exec(messages) {
+      // a copy the worker can own: the caller's buffer may be a view into a larger one
+      const own = new Uint8Array(messages);
+      return (await call({ op: 'exec', messages: own }, [own.buffer])).data;
+    },
+    async rollbackOpenTransaction() {
+      await call({ op: 'rollback' });
+    },
+    async dump() {
+      return new Blob([(await call({ op: 'dump' })).data!]);
+    },
+    async close() {
+      if (!failed) await call({ op: 'close' });
+      await worker.terminate();
+    },
+  };
+}
