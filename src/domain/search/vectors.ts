@@ -88,9 +88,14 @@ export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string
       where term ~ ${STACK_TERM.source}
       group by term having count(*) >= ${minListings}
       order by count(*) desc, term limit ${maxTerms}`;
+    const existing = await readIndexedStackTerms(tx, dims);
     const terms: string[] = [];
     for (const { term } of named) {
       if (!STACK_TERM.test(term)) continue;
+      if (existing.has(term)) {
+        terms.push(term); // made by an earlier start: no need to count its filter again
+        continue;
+      }
       const [filter] = await tx<{ kept: number }[]>`
         select count(*)::int as kept from items
         where status = 'active' and embedding_dims = ${dims} and tech_stack ilike ${`%${term}%`}`;
