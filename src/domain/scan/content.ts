@@ -157,7 +157,8 @@ export class EntryInspector {
   }
 
   private decide(): void {
-    const head = Buffer.concat(this.head, this.headLen);
+    // One chunk (a whole small entry) is looked at as it is: no copy.
+    const head = this.head.length === 1 ? this.head[0]! : Buffer.concat(this.head, this.headLen);
     this.head = [];
     this.kind = this.classify(head);
     if (head.length) this.route(head);
@@ -243,127 +244,58 @@ export class EntryInspector {
   }
 
   /**
-   * One pass over bytes [0, end): each line is trimmed, hashed (FNV-1a of the trimmed bytes, as
-   * meaningfulLineHash) when meaningful, and handed to the secret rules only when it can hold a
-   * secret: a long token-like run (20+ characters of `[A-Za-z0-9+/=_-]`) or a PEM dash run (every
-   * token secret the rules know has one, ordinary code rarely), or 12+ consecutive words of 3 to 8
-   * lowercase letters (a mnemonic phrase). `final`: the bytes end with an unterminated line.
+   * The lines of bytes [0, end) (`final`: the bytes end with an unterminated line). The per-byte
+   * work is only what the fingerprint needs: FNV-1a over each line up to its newline, then the
+   * trailing blanks are taken back out of the hash (FNV-1a steps are invertible), so each line's
+   * hash is that of its trimmed bytes, as meaningfulLineHash. Everything else is asked per line,
+   * touching few bytes: whether it has a letter or digit (usually within its first bytes), and
+   * whether it can hold a secret (hasRun skips through a line in strides).
    */
   private lines(buf: Buffer, end: number, final: boolean): void {
-    let first = -1; // first non-blank byte of the current line
-    let last = -1; // last non-blank byte
-    let h = 0x811c9dc5;
-    let hLast = 0;
-    let alnum = false;
-    let run = 0;
-    let maxRun = 0;
-    let dashes = 0;
-    let maxDashes = 0;
-    // Words are measured at the separator after them (no work per letter): `sep` is the previous
-    // separator, `capital` the last capital or digit; a word of 3 to 8 letters after `sep` with no
-    // capital or digit may belong to a phrase, anything else breaks the run of `words`.
-    let sep = -1;
-    let capital = -2; // before any separator, even the buffer start (-1)
-    let words = 0;
-    let maxWords = 0;
-    // A final unterminated line is closed by a virtual newline at `end`: one closing step.
-    const stop = final ? end + 1 : end;
-    for (let i = 0; i < stop; i++) {
-      const c = buf[i]!;
-      const k = i === end ? NEWLINE : BYTE_CLASS[c]!;
-      if (k === NEWLINE) {
-        if (i - sep > 3 && i - sep < 10 && capital < sep && ++words > maxWords) maxWords = words;
-        this.closeLine(
-          buf,
-          first,
-          last,
-          hLast,
-          alnum,
-          run > maxRun ? run : maxRun,
-          maxDashes,
-          maxWords,
-        );
-        first = -1;
-        h = 0x811c9dc5;
-        alnum = false;
-        run = maxRun = dashes = maxDashes = words = maxWords = 0;
-        sep = i;
+    let nextDashes = buf.indexOf(DASH_RUN);
+    let i = 0;
+    while (i < end) {
+      let c = buf[i]!;
+      while (c <= 32 && c !== 10 && ++i < end) c = buf[i]!;
+      if (i === end || c === 10) {
+        this.lineNo++;
+        i++;
         continue;
       }
-      if (k === BLANK) {
-        if (first >= 0) {
-          h = Math.imul(h ^ c, 0x01000193);
-          if (run > maxRun) maxRun = run;
-          run = dashes = 0;
-          words = wordsAfter(i - sep, capital < sep, words);
-          if (words > maxWords) maxWords = words;
-        }
-        sep = i;
-        continue;
+      const first = i;
+      let h = FNV_OFFSET;
+      for (; i < end; i++) {
+        c = buf[i]!;
+        if (c === 10) break;
+        h = Math.imul(h ^ c, FNV_PRIME);
       }
-      if (first < 0) first = i;
-      last = i;
-      h = Math.imul(h ^ c, 0x01000193);
-      hLast = h;
-      if (k === LOWER) {
-        alnum = true;
-        run++;
-        dashes = 0;
-      } else if (k === UPPER_DIGIT) {
-        alnum = true;
-        run++;
-        dashes = 0;
-        capital = i;
-      } else if (k === DASH) {
-        run++;
-        if (++dashes > maxDashes) maxDashes = dashes;
-        sep = i;
-        words = 0;
-      } else if (k === TOKEN) {
-        run++;
-        dashes = 0;
-        sep = i;
-        words = 0;
-      } else {
-        if (run > maxRun) maxRun = run;
-        run = dashes = 0;
-        words = wordsAfter(i - sep, capital < sep, words);
-        if (words > maxWords) maxWords = words;
-        sep = i;
+      let last = i - 1;
+      while ((c = buf[last]!) <= 32) {
+        h = Math.imul(h, FNV_PRIME_INVERSE) ^ c;
+        last--;
       }
+      if (last - first >= 3) {
+        if (nextDashes !== -1 && nextDashes < first) nextDashes = buf.indexOf(DASH_RUN, first);
+        const dashes = nextDashes !== -1 && nextDashes + DASH_RUN.length <= last + 1;
+        this.endLine(buf, first, last, h, dashes);
+      }
+      this.lineNo++;
+      i++;
     }
+    // A final line that is empty (the bytes end with a newline) still counts, as before.
+    if (final && i === end) this.lineNo++;
   }
 
-  /** The end of a line: a line with content (`first` set, 4+ bytes) is judged; the count moves on. */
-  private closeLine(
-    buf: Buffer,
-    first: number,
-    last: number,
-    hLast: number,
-    alnum: boolean,
-    maxRun: number,
-    maxDashes: number,
-    maxWords: number,
-  ): void {
-    if (first >= 0 && last - first >= 3)
-      this.endLine(buf, first, last, hLast, alnum, maxRun, maxDashes, maxWords);
-    this.lineNo++;
-  }
-
-  /** A finished line (trimmed bytes [first, last]); `lineNo` still counts the lines before it. */
-  private endLine(
-    buf: Buffer,
-    first: number,
-    last: number,
-    hash: number,
-    alnum: boolean,
-    maxRun: number,
-    maxDashes: number,
-    maxWords: number,
-  ): void {
+  /**
+   * A finished line (trimmed bytes [first, last], 4 or more); `lineNo` still counts the lines
+   * before it. Meaningful (a letter or digit) → hashed into the fingerprint; then handed to the
+   * secret rules when it can hold a secret; `dashes`: it holds a PEM dash run.
+   */
+  private endLine(buf: Buffer, first: number, last: number, hash: number, dashes: boolean): void {
     const ctx = this.ctx;
-    const lineNo = this.lineNo + 1;
-    if (alnum) {
+    let a = first;
+    while (a <= last && !ALNUM[buf[a]!]) a++;
+    if (a <= last) {
       const h = hash >>> 0 || 1;
       ctx.sketch.add(h);
       ctx.meaningfulLines++;
@@ -371,13 +303,17 @@ export class EntryInspector {
         ctx.sourceLineHashes.add(h);
     }
     if (this.secretsFound >= 5) return;
-    const tokens = maxRun >= 20 || maxDashes >= 5;
-    if (!tokens && maxWords < 12) return;
+    const tokens = dashes || hasRun(buf, first, last + 1, TOKEN_CHAR, TOKEN_RUN);
+    const words =
+      hasRun(buf, first, last + 1, PHRASE_CHAR, PHRASE_SPAN) &&
+      phraseWords(buf, first, last) >= PHRASE_WORDS;
+    if (!tokens && !words) return;
     const secrets = (this.secrets ??= new FileSecrets(this.path));
     const text = buf.toString('latin1', first, last + 1);
+    const lineNo = this.lineNo + 1;
     const hit =
       (tokens && secrets.tokenLine(text, lineNo)) ||
-      (maxWords >= 12 && secrets.wordLine(text, lineNo)) ||
+      (words && secrets.wordLine(text, lineNo)) ||
       undefined;
     if (hit) {
       this.secretsFound++;
@@ -386,35 +322,86 @@ export class EntryInspector {
   }
 }
 
-/**
- * The run of phrase words after a separator that ends `len - 1` bytes of word: an empty word
- * keeps the run, a word of 3 to 8 letters without a capital or digit (`plain`) extends it,
- * anything else breaks it.
+/*
+ * Which lines reach the secret rules: those that can hold a secret. Every token rule needs a run
+ * of 20+ characters of `[A-Za-z0-9+/=_-]` or a PEM dash run (-----), ordinary code rarely has
+ * one; a mnemonic needs 12+ consecutive words of 3 to 8 lowercase letters (phraseWords).
  */
-function wordsAfter(len: number, plain: boolean, words: number): number {
-  if (len <= 1) return words;
-  return len > 3 && len < 10 && plain ? words + 1 : 0;
+const TOKEN_RUN = 20;
+const DASH_RUN = Buffer.from('-----');
+const PHRASE_WORDS = 12;
+/** Twelve words of 3+ letters and the 11 gaps between them. */
+const PHRASE_SPAN = PHRASE_WORDS * 3 + PHRASE_WORDS - 1;
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+/** FNV_PRIME⁻¹ mod 2³² (Newton's iteration; FNV_PRIME is odd): undoes one FNV-1a step. */
+const FNV_PRIME_INVERSE = (() => {
+  let x = FNV_PRIME;
+  for (let i = 0; i < 5; i++) x = Math.imul(x, 2 - Math.imul(FNV_PRIME, x));
+  return x;
+})();
+
+const table = (member: (c: number) => boolean) =>
+  Uint8Array.from({ length: 256 }, (_, c) => +member(c));
+const isAlnum = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+const isTokenSymbol = (c: number) => c === 43 || c === 45 || c === 47 || c === 61 || c === 95;
+const ALNUM = table(isAlnum);
+/** `[A-Za-z0-9+/=_-]`: the characters of a token run. */
+const TOKEN_CHAR = table((c) => isAlnum(c) || isTokenSymbol(c));
+/**
+ * What a phrase is made of: lowercase letters and the gaps between words (anything but a letter,
+ * a digit, a token symbol or a newline).
+ */
+const PHRASE_CHAR = table(
+  (c) => (c >= 97 && c <= 122) || (!isAlnum(c) && !isTokenSymbol(c) && c !== 10),
+);
+
+/**
+ * Whether bytes [from, to) hold a run of `len` bytes of class `member`. Looks at the last byte of
+ * each window of `len` and walks back only while in the class: a byte outside it rules out every
+ * window that contains it, so the search jumps past it (a few bytes read per window, not all).
+ */
+function hasRun(buf: Buffer, from: number, to: number, member: Uint8Array, len: number): boolean {
+  let p = from;
+  while (p + len <= to) {
+    let j = p + len - 1;
+    while (j >= p && member[buf[j]!]) j--;
+    if (j < p) return true;
+    p = j + 1;
+  }
+  return false;
 }
 
-const NEWLINE = 0;
-const BLANK = 1;
-const LOWER = 2;
-const UPPER_DIGIT = 3;
-const DASH = 4;
-const TOKEN = 5;
-const OTHER = 6;
-/** Byte classes of the line walk: one table load instead of a chain of comparisons. */
-const BYTE_CLASS = (() => {
-  const t = new Uint8Array(256).fill(OTHER);
-  for (let c = 0; c <= 32; c++) t[c] = BLANK;
-  t[10] = NEWLINE;
-  for (let c = 48; c <= 57; c++) t[c] = UPPER_DIGIT;
-  for (let c = 65; c <= 90; c++) t[c] = UPPER_DIGIT;
-  for (let c = 97; c <= 122; c++) t[c] = LOWER;
-  t[45] = DASH;
-  for (const c of [43, 47, 61, 95]) t[c] = TOKEN;
-  return t;
-})();
+/**
+ * The longest run of phrase words on the trimmed line [first, last]: a word is a maximal run of
+ * letters and digits; one of 3 to 8 lowercase letters extends the run, any other word breaks it,
+ * a token symbol (`+/=_-`) breaks it, other characters (spaces, quotes, commas, …) only separate.
+ * Words are measured at the separator after them: `sep` is the previous separator, `capital` the
+ * last capital or digit.
+ */
+function phraseWords(buf: Buffer, first: number, last: number): number {
+  let sep = first - 1;
+  let capital = first - 2;
+  let words = 0;
+  let max = 0;
+  for (let i = first; i <= last + 1; i++) {
+    const c = i > last ? 10 : buf[i]!;
+    if (c >= 97 && c <= 122) continue;
+    if (isAlnum(c)) {
+      capital = i;
+      continue;
+    }
+    if (isTokenSymbol(c)) words = 0;
+    else {
+      const len = i - sep; // the word's length + 1
+      if (len > 1) words = len > 3 && len < 10 && capital < sep ? words + 1 : 0;
+      if (words > max) max = words;
+    }
+    sep = i;
+  }
+  return max;
+}
 
 /**
  * FNV-1a of a line with surrounding whitespace trimmed, or 0 when the line is not meaningful:

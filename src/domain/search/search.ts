@@ -7,7 +7,7 @@ import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
 import { softMatch } from './soft-match.js';
 import { namedStacks, stackMatch, taskText } from './stacks.js';
-import { toVectorLiteral, vectorType } from './vectors.js';
+import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
 export const SEARCH_LIMIT = SEARCH_LIMITS.results;
 /** Candidates handed from the database to the final ranking. */
@@ -122,8 +122,8 @@ export async function searchCandidates(
     filters = sql`${filters} and i.price_micro >= ${usdcToMicro(query.min_price)}`;
   if (query.max_price !== undefined)
     filters = sql`${filters} and i.price_micro <= ${usdcToMicro(query.max_price)}`;
-  for (const t of terms)
-    filters = sql`${filters} and i.tech_stack ilike ${'%' + escapeLike(t) + '%'}`;
+  const indexed = terms.length ? await indexedStackTerms(sql, dims) : undefined;
+  for (const t of terms) filters = sql`${filters} and ${stackTermFilter(sql, t, indexed)}`;
 
   const { k1, b } = BM25;
   const w = FIELD_WEIGHTS;
@@ -243,6 +243,20 @@ export function rankCandidates<R extends CandidateRow>(
     return { row, score, similarity: Math.round(Math.min(1, Math.max(0, score)) * 50) / 10 };
   });
   return out.sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1));
+}
+
+/*
+ * Candidate retrieval under a stack filter. A term with an HNSW index of its own (vectors.ts,
+ * STACK_INDEX) is written as that index's predicate, a literal, so that the planner can prove the
+ * index applies and walk the graph of that stack's listings only. The literal means what the
+ * parameter means (ILIKE folds ASCII case), so a stale list of indexed terms costs speed only.
+ */
+function stackTermFilter(sql: Sql, term: string, indexed: Set<string> | undefined) {
+  const lower = term.toLowerCase();
+  // ASCII only, and a term STACK_TERM admits: no quote, backslash, % or _ reaches the SQL text
+  if (indexed?.has(lower) && /^[A-Za-z0-9+#.-]+$/.test(term) && STACK_TERM.test(lower))
+    return sql.unsafe(`i.tech_stack ilike '%${lower}%'`);
+  return sql`i.tech_stack ilike ${'%' + escapeLike(term) + '%'}`;
 }
 
 function escapeLike(s: string): string {

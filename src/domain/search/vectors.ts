@@ -32,10 +32,112 @@ export async function ensureVectorIndex(sql: Sql, dims: number): Promise<void> {
     await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
     await tx.unsafe(
       `create index if not exists ${indexName(dims)} on items
-         using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (m = 16, ef_construction = 64)
+         using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
          where status = 'active' and embedding_dims = ${dims}`,
     );
   });
+  await ensureStackIndexes(sql, dims);
+}
+
+const HNSW_PARAMS = 'm = 16, ef_construction = 64';
+
+/**
+ * Stack filters and the vector graph. A broad stack filter (one listing in ten) walked through the
+ * whole catalogue's graph visits about ten listings for each one it keeps, and ranking the filtered
+ * set exactly costs one distance per listing of it: both grow with the catalogue. A stack term
+ * that many listings name therefore gets an HNSW index of its own, partial on exactly the search
+ * filter's predicate (`tech_stack ilike '%term%'`), so that a filter on it walks a graph of only
+ * its listings (search.ts writes such a term as that literal predicate, which lets the planner
+ * prove the index applies).
+ *
+ * A term qualifies when at least `minListings` active listings name it as one of the
+ * comma-separated entries of their stack (fewer are ranked exactly, cheaply) and its filter keeps
+ * at most `maxShare` of the catalogue (a filter that keeps half loses little on the whole graph);
+ * the `maxTerms` most named terms at most. Terms are plain words of a stack (letters, digits and
+ * `+#.-`, up to 16), so they can be written into SQL as literals. Indexes are created at start
+ * and by `npm run reindex` (a term that becomes common later gets its index at the next start);
+ * an index whose term became rare stays, which costs only its upkeep.
+ */
+export const STACK_INDEX = { minListings: 2000, maxShare: 0.5, maxTerms: 32 };
+export const STACK_TERM = /^[a-z0-9+#.-]{1,16}$/;
+
+export function stackIndexName(dims: number, term: string): string {
+  return `${stackIndexPrefix(dims)}${Buffer.from(term).toString('hex')}`;
+}
+
+function stackIndexPrefix(dims: number): string {
+  return `items_hnsw_${dims}_stack_`; // + up to 32 hex digits: within Postgres's 63
+}
+
+/** Creates the per-term indexes (see STACK_INDEX) that are missing; returns the indexed terms. */
+export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string[]> {
+  vectorType(sql, dims);
+  const { minListings, maxShare, maxTerms } = STACK_INDEX;
+  const made = await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    const [all] = await tx<{ active: number }[]>`
+      select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
+    const active = all?.active ?? 0;
+    if (active < minListings) return [];
+    const named = await tx<{ term: string }[]>`
+      select term from (
+        select distinct i.id, lower(btrim(e)) as term
+        from items i, unnest(string_to_array(i.tech_stack, ',')) e
+        where i.status = 'active' and i.embedding_dims = ${dims}
+      ) t
+      where term ~ ${STACK_TERM.source}
+      group by term having count(*) >= ${minListings}
+      order by count(*) desc, term limit ${maxTerms}`;
+    const existing = await readIndexedStackTerms(tx, dims);
+    const terms: string[] = [];
+    for (const { term } of named) {
+      if (!STACK_TERM.test(term)) continue;
+      if (existing.has(term)) {
+        terms.push(term); // made by an earlier start: no need to count its filter again
+        continue;
+      }
+      const [filter] = await tx<{ kept: number }[]>`
+        select count(*)::int as kept from items
+        where status = 'active' and embedding_dims = ${dims} and tech_stack ilike ${`%${term}%`}`;
+      if ((filter?.kept ?? 0) > maxShare * active) continue;
+      // the term is checked above: no quote, backslash, % or _ can reach the SQL text
+      await tx.unsafe(
+        `create index if not exists ${stackIndexName(dims, term)} on items
+           using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+           where status = 'active' and embedding_dims = ${dims} and tech_stack ilike '%${term}%'`,
+      );
+      terms.push(term);
+    }
+    return terms;
+  });
+  indexedTerms.get(sql)?.delete(dims);
+  return made;
+}
+
+/**
+ * The stack terms of this dimension that have an index of their own (see STACK_INDEX), read from
+ * the catalog at most once a minute per connection pool (ensureStackIndexes refreshes it at once).
+ */
+export function indexedStackTerms(sql: Sql, dims: number): Promise<Set<string>> {
+  let byDims = indexedTerms.get(sql);
+  if (!byDims) indexedTerms.set(sql, (byDims = new Map()));
+  const hit = byDims.get(dims);
+  if (hit && Date.now() - hit.at < INDEXED_TERMS_TTL_MS) return hit.terms;
+  const terms = readIndexedStackTerms(sql, dims).catch(() => new Set<string>());
+  byDims.set(dims, { at: Date.now(), terms });
+  return terms;
+}
+
+const INDEXED_TERMS_TTL_MS = 60_000;
+const indexedTerms = new WeakMap<Sql, Map<number, { at: number; terms: Promise<Set<string>> }>>();
+
+async function readIndexedStackTerms(sql: Db, dims: number): Promise<Set<string>> {
+  const prefix = stackIndexPrefix(dims);
+  const rows = await sql<{ indexname: string }[]>`
+    select indexname from pg_indexes
+    where tablename = 'items' and schemaname = current_schema() and starts_with(indexname, ${prefix})`;
+  const terms = rows.map((r) => Buffer.from(r.indexname.slice(prefix.length), 'hex').toString());
+  return new Set(terms.filter((t) => STACK_TERM.test(t)));
 }
 
 /** pgvector's text form (via the pgvector package); sent as a parameter cast to the typed vector. */

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ensureStackIndexes,
+  indexedStackTerms,
+  STACK_INDEX,
+  stackIndexName,
+} from '../../src/domain/search/vectors.js';
+import { seedListing } from '../helpers/catalog.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+
+/**
+ * A stack named by many listings gets an HNSW index of its own (src/domain/search/vectors.ts), so
+ * that a filter on it walks a graph of that stack only. Here the threshold is lowered to a few
+ * listings; the search must answer exactly as it does without the index.
+ */
+let t: TestContext;
+const defaults = { ...STACK_INDEX };
+
+const STACKS = ['Python, FastAPI', 'Python, Django', 'Go', 'Rust', 'TypeScript, Node.js'];
+const TASKS = [
+  'CSV to JSON converter with schema inference',
+  'Rate limiter middleware with a token bucket',
+  'PDF invoice generator with templates',
+  'Web crawler that respects robots.txt',
+  'JWT login and refresh token service',
+  'Image thumbnail resizing worker',
+];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const { sql, embedder } = t.runtime.deps;
+  for (const [i, stack] of STACKS.entries())
+    for (const [j, task] of TASKS.entries())
+      await seedListing(sql, embedder, {
+        title: `${task} ${i}${j}`,
+        description: `${task}, written for ${stack} projects; edition ${i}${j} with tests.`,
+        techStack: stack,
+      });
+});
+afterAll(async () => {
+  Object.assign(STACK_INDEX, defaults);
+  await t?.close();
+});
+
+async function search(query: Record<string, string>) {
+  const res = await t.app.inject({ url: '/api/v1/search', query });
+  expect(res.statusCode).toBe(200);
+  return (res.json() as Array<{ id: string; similarity: number }>).map((r) => [r.id, r.similarity]);
+}
+
+describe('per-stack vector indexes', () => {
+  it('are made for common stack terms only, and a filter on one answers as without it', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const queries: Array<Record<string, string>> = [
+      { q: 'csv converter', tech_stack: 'Python' },
+      { q: 'token bucket rate limiter', tech_stack: 'python' },
+      { q: 'invoice generator', tech_stack: 'PYTHON', max_price: '100' },
+      { q: 'web crawler', tech_stack: 'fastapi,python' },
+      { q: 'login service', tech_stack: 'node.js' },
+    ];
+    const before = [];
+    for (const q of queries) before.push(await search(q));
+
+    // 12 listings name python, 6 each of the others; at most half the catalogue per index
+    Object.assign(STACK_INDEX, { minListings: 10 });
+    expect(await ensureStackIndexes(sql, embedder.dimensions)).toEqual(['python']);
+    Object.assign(STACK_INDEX, { minListings: 6 });
+    // "go" is also inside "Django": its index holds both (12 of 30), as its filter does
+    const terms = await ensureStackIndexes(sql, embedder.dimensions);
+    expect([...terms].sort()).toEqual([
+      'django',
+      'fastapi',
+      'go',
+      'node.js',
+      'python',
+      'rust',
+      'typescript',
+    ]);
+    expect([...(await indexedStackTerms(sql, embedder.dimensions))].sort()).toEqual(
+      [...terms].sort(),
+    );
+    const [idx] =
+      await sql`select indexdef from pg_indexes where indexname = ${stackIndexName(embedder.dimensions, 'python')}`;
+    expect(idx?.indexdef).toContain("'%python%'");
+
+    const after = [];
+    for (const q of queries) after.push(await search(q));
+    expect(after).toEqual(before);
+  });
+});
