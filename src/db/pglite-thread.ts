@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WireBackend } from './pglite-wire.js';
 
@@ -38,7 +39,10 @@ function workerSource(): { entry: URL | string; eval?: true } {
   const ext = extname(fileURLToPath(import.meta.url));
   const url = new URL(`./pglite-thread-worker${ext}`, import.meta.url);
   if (ext !== '.ts') return { entry: url };
-  const tsx = import.meta.resolve('tsx/esm/api');
+  // Not import.meta.resolve: vitest's module runner (its global setup) lacks it. require.resolve
+  // names the package's CommonJS build; its ES module build sits beside it.
+  const cjs = createRequire(import.meta.url).resolve('tsx/esm/api');
+  const tsx = pathToFileURL(cjs.replace(/\.cjs$/, '.mjs')).href;
   return {
     entry: `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(url.href)}); });`,
     eval: true,
