@@ -58,6 +58,10 @@ async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promis
   const handler = handlers[job.kind];
   try {
     if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+    // Claimed again after its last attempt: its worker died during every one (a job that kills
+    // its process, e.g. out of memory). It ends here, as a failure, instead of looping.
+    if (job.attempts > job.maxAttempts)
+      throw new Error(`its worker died during each of its ${job.maxAttempts} attempts`);
     await whileLeased(deps, job, () => handler.run(job));
     await finishJob(deps.sql, job.id, 'done');
   } catch (err) {

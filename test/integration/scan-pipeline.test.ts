@@ -236,6 +236,31 @@ describe('jobs', () => {
     expect(await sellerStatus(t, seller, id)).toEqual({ status: 'active', reason: 'approved' });
   });
 
+  it('a job whose worker dies during every attempt ends as processing_error instead of looping', async () => {
+    const seller = newWallet();
+    const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
+    const { sql } = t.runtime.deps;
+    const storage = t.runtime.deps.storage;
+    const hung: typeof storage = Object.assign(Object.create(storage) as typeof storage, {
+      createReadStream: () => new Promise<never>(() => {}),
+    });
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      // SCAN_MAX_ATTEMPTS is 2 here: each attempt's worker dies mid-scan, its lease runs out
+      const job = await claimJob(sql, 60);
+      expect(job).toMatchObject({ attempts: attempt, payload: { item_id: id } });
+      void runScanJob({ ...t.runtime.deps, storage: hung }, job!);
+      await new Promise((r) => setTimeout(r, 50));
+      await sql`update jobs set locked_until = now() - interval '1 second' where id = ${job!.id}`;
+    }
+    expect(await t.runtime.runDueJobs()).toBe(1);
+    expect(await sellerStatus(t, seller, id)).toEqual({
+      status: 'rejected',
+      reason: 'processing_error',
+    });
+    const [job] = await sql<{ state: string }[]>`select state from jobs where item_id = ${id}`;
+    expect(job!.state).toBe('failed');
+  });
+
   it('a job that runs longer than its lease keeps it: its worker renews it, nobody else takes it', async () => {
     const seller = newWallet();
     const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
