@@ -21,11 +21,12 @@ import { newWallet, signPayment } from '../helpers/wallets.js';
 /**
  * kill -9 of the service, a process of its own on a data directory on disk, while operations are
  * stopped at their worst moments (test/helpers/service-child.ts): a purchase and a listing fee
- * settled by the facilitator with nothing of the outcome written, an upload half stored, a scan
- * under way. The service then restarts on the same data directory, and a user sees: every paid
- * authorization is exactly one order or listing (the reconciler finishes it; the buyer's retry of
- * the same signed request answers it and charges nothing), no bytes without a listing and no
- * listing without its bytes, and every scan done.
+ * settled by the facilitator with nothing of the outcome written, a purchase claimed and not yet
+ * sent for settlement, an upload half stored, a scan under way. The service then restarts on the
+ * same data directory, and a user sees: every paid authorization is exactly one order or listing
+ * (the reconciler finishes it; the buyer's retry of the same signed request answers it and charges
+ * nothing) or a released claim with nothing charged, no bytes without a listing and no listing
+ * without its bytes, and every scan done.
  */
 
 const dirs: string[] = [];
@@ -255,19 +256,27 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
     const purchase = await signedPurchase(svc.base, svc.itemId);
     const purchaseSent = cutOff(purchase.send());
     await svc.paused('after-settle');
+    // A purchase whose authorization is claimed and not yet sent for settlement.
+    await svc.arm('before-settle');
+    const unsent = await signedPurchase(svc.base, svc.itemId);
+    const unsentSent = cutOff(unsent.send());
+    await svc.paused('before-settle');
 
     const before = await svc.state();
     for (const nonce of [feeSettled.nonce, purchase.nonce]) {
       expect(paymentOf(before, nonce).status).toBe('settling');
       expect(before.transfers.filter((t) => t.nonce === nonce)).toHaveLength(1); // money moved
     }
+    expect(paymentOf(before, unsent.nonce).status).toBe('settling');
+    expect(before.transfers.filter((t) => t.nonce === unsent.nonce)).toEqual([]); // nothing moved
     expect(before.orders).toEqual([]);
     expect(before.items.map((i) => i.id)).not.toContain(paymentOf(before, feeSettled.nonce).itemId);
     expect(before.items.find((i) => i.id === scanningId)!.status).toBe('scanning');
     expect((await files(archives)).filter((f) => f.endsWith('.partial'))).toHaveLength(1);
 
     await svc.kill9();
-    expect([await halfStoredSent, await feeSent, await purchaseSent]).toEqual([
+    expect([await halfStoredSent, await feeSent, await purchaseSent, await unsentSent]).toEqual([
+      'cut off',
       'cut off',
       'cut off',
       'cut off',
@@ -281,10 +290,11 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
     const svc2 = await restart(dataDir, svc.base);
     try {
       const { sql } = svc2;
-      // Without any retry: the reconciler completes both payments, the scan is taken up again.
-      await svc2.until('payments completed, listings scanned', async () => {
+      // Without any retry: the reconciler completes the two settled payments and releases the
+      // claim nothing was charged for; the scan is taken up again.
+      await svc2.until('payments completed or released, listings scanned', async () => {
         const open = await sql`
-          select 1 from x402_payments where status <> 'completed'
+          select 1 from x402_payments where status not in ('completed', 'released')
           union all select 1 from items where status not in ('active', 'rejected')
           union all select 1 from jobs where state <> 'done'`;
         return open.length === 0 && (await sql`select 1 from orders`).length === 1;
@@ -292,6 +302,9 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
       const [order] = await sql<{ id: string; itemId: string; nonce: string }[]>`
         select o.id, o.item_id, p.nonce from orders o join x402_payments p on p.id = o.payment_id`;
       expect(order).toMatchObject({ itemId: svc.itemId, nonce: purchase.nonce });
+      const [released] = await sql<{ status: string }[]>`
+        select status from x402_payments where nonce = ${unsent.nonce}`;
+      expect(released!.status).toBe('released');
       const feeItem = paymentOf(before, feeSettled.nonce).itemId;
       const items = await sql<{ id: string; status: string }[]>`select id, status from items`;
       expect(items).toEqual(
@@ -309,6 +322,9 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
       const feeAgain = await feeSettled.send();
       expect(feeAgain.status).toBe(202);
       expect(((await feeAgain.json()) as { item_id: string }).item_id).toBe(feeItem);
+      // The purchase never charged: its retry buys it now, once.
+      const unsentAgain = await unsent.send();
+      expect(unsentAgain.status).toBe(200);
       // The half-stored upload was never charged: its retry lists it now, once.
       const halfAgain = await halfStored.send();
       expect(halfAgain.status).toBe(202);
@@ -324,10 +340,10 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
         select nonce, status from x402_payments`;
       expect(payments.every((p) => p.status === 'completed')).toBe(true);
       const transfers = await sql<{ nonce: string }[]>`select nonce from dev_ledger_transfers`;
-      // one transfer per paid authorization: 3 listing fees and 1 purchase, none twice
+      // one transfer per paid authorization: 3 listing fees and 2 purchases, none twice
       expect(transfers.map((t) => t.nonce).sort()).toEqual(payments.map((p) => p.nonce).sort());
-      expect(transfers).toHaveLength(4);
-      expect(await sql`select 1 from orders`).toHaveLength(1);
+      expect(transfers).toHaveLength(5);
+      expect(await sql`select 1 from orders`).toHaveLength(2);
 
       // Every listing has its bytes, and there are no other bytes (the torn put was swept).
       const keys = await sql<{ archiveKey: string }[]>`select archive_key from items`;

@@ -5,8 +5,8 @@
  * - env SEED_ITEM=1: one purchasable listing, its id in the ready line;
  * - IPC `{ arm: point }`: the next operations to reach `point` stop there, tell the parent
  *   `{ paused: point }` and wait for ever, so that the parent can kill -9 the process at the worst
- *   moment of each. Points: `after-settle` (the facilitator settled; nothing of the outcome is
- *   written), `mid-put` (half of an uploaded archive is on disk), `mid-scan` (a scan marked its
+ *   moment of each. Points: `before-settle` (the authorization is claimed, nothing sent to the
+ *   facilitator), `after-settle` (the facilitator settled; nothing of the outcome is written), `mid-put` (half of an uploaded archive is on disk), `mid-scan` (a scan marked its
  *   listing `scanning` and opens its archive);
  * - IPC `'state'`: answers the rows the tests check (payments, orders, listings, jobs, ledger).
  * Prints one JSON line `{ ready, itemId? }` on stdout once listening; logs go to stderr.
@@ -22,7 +22,7 @@ import { createRuntime, startBackground } from '../../src/runtime.js';
 import type { FsBlobStore } from '../../src/storage/fs-store.js';
 import { createSaleItem } from './items.js';
 
-export type PausePoint = 'after-settle' | 'mid-put' | 'mid-scan';
+export type PausePoint = 'before-settle' | 'after-settle' | 'mid-put' | 'mid-scan';
 
 const config = loadConfig(process.env);
 const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
@@ -35,14 +35,34 @@ async function pause(point: PausePoint): Promise<never> {
 }
 
 /** How many of the next operations stop at each point (`arm` adds one). */
-const armed: Record<PausePoint, number> = { 'after-settle': 0, 'mid-put': 0, 'mid-scan': 0 };
-const take = (point: PausePoint) => armed[point] > 0 && armed[point]-- > 0;
+const armed: Record<PausePoint, number> = {
+  'before-settle': 0,
+  'after-settle': 0,
+  'mid-put': 0,
+  'mid-scan': 0,
+};
+const take = (point: PausePoint) => {
+  const taken = armed[point] > 0 && armed[point]-- > 0;
+  settleHook();
+  return taken;
+};
 
-// Only while armed: the hook also turns the local facilitator's one-statement path off.
-const afterSettle = async () => {
-  if (!take('after-settle')) return;
-  if (armed['after-settle'] === 0) delete deps.payments.testHooks.afterSettle;
-  await pause('after-settle');
+// The settlement hook is set only while a settlement point is armed: it also turns the local
+// facilitator's one-statement path off (whose claim, transfer and outcome commit together).
+const { payments } = deps;
+function settleHook(): void {
+  if (armed['before-settle'] + armed['after-settle'] > 0)
+    payments.testHooks.afterSettle = afterSettle;
+  else delete payments.testHooks.afterSettle;
+}
+async function afterSettle() {
+  if (take('after-settle')) await pause('after-settle');
+}
+const settleChecked = payments.facilitator.settleChecked.bind(payments.facilitator);
+payments.facilitator.settleChecked = async (payload, requirement) => {
+  // the authorization is claimed, nothing is sent to the facilitator yet
+  if (take('before-settle')) await pause('before-settle');
+  return settleChecked(payload, requirement);
 };
 const store = deps.storage as FsBlobStore;
 const put = store.put.bind(store);
@@ -88,7 +108,7 @@ process.on('message', (msg: 'state' | { arm: PausePoint }) => {
     );
   } else {
     armed[msg.arm]++;
-    if (msg.arm === 'after-settle') deps.payments.testHooks.afterSettle = afterSettle;
+    settleHook();
     process.send!({ armed: msg.arm });
   }
 });
