@@ -30,7 +30,10 @@ import { newWallet, signPayment } from '../helpers/wallets.js';
  */
 
 const dirs: string[] = [];
+const children = new Set<ChildProcess>();
 afterAll(async () => {
+  // a test that failed before its kill leaves its service running
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
@@ -72,6 +75,7 @@ async function startService(dataDir: string, env: Record<string, string>): Promi
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     },
   );
+  children.add(child);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const messages: Array<Record<string, unknown>> = [];
