@@ -3,7 +3,8 @@
 #   docker run -p 3000:3000 -v market-data:/data -e PUBLIC_BASE_URL=http://localhost:3000 IMAGE
 #   docker run IMAGE node dist/src/main.js worker        (also: migrate, reindex, demo, unresolved-payments)
 #   docker run -i IMAGE node dist/mcp/main.js            (the MCP server over stdio)
-# Same Node major as package.json engines, the README and CI.
+# Same Node major as package.json engines, the README and CI. `npm run image:check` reproduces these
+# stages without Docker (test/image/check.ts reads this file) and runs every entry from the result.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -14,13 +15,9 @@ COPY src ./src
 COPY mcp ./mcp
 # the built-in embedder's word vectors and the demo projects: npm run build copies them to dist/assets
 COPY assets ./assets
-RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund \
- # typescript stays after the prune as an optional peer of viem; source maps and type declarations
- # of dependencies are never read at run time
- && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver \
- && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete \
- && find dist -name '*.map' -delete
+# the prune list is scripts/prune-runtime.sh, shared with `npm run image:check`
+COPY scripts/prune-runtime.sh ./scripts/
+RUN npm run build && sh scripts/prune-runtime.sh
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \

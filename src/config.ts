@@ -125,8 +125,12 @@ export const ConfigSchema = z
     SCAN_DUPLICATE_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.85),
     SCAN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
     SCAN_RETRY_BASE_MS: z.coerce.number().int().min(0).default(5_000),
-    /** A claimed job whose worker has not finished within this lease is picked up again. */
-    SCAN_LEASE_SECONDS: z.coerce.number().int().min(5).default(300),
+    /**
+     * A running job's lease: its worker renews it every third of it while the job runs, so a job
+     * whose worker died (kill -9, lost machine) is picked up again by another worker, or by the
+     * restarted process, within this time.
+     */
+    SCAN_LEASE_SECONDS: z.coerce.number().int().min(5).default(30),
     WORKER_POLL_MS: z.coerce.number().int().min(10).default(1_000),
     /** Deleted listings are purged after this many days (bytes kept while an order needs them). */
     DELETED_RETENTION_DAYS: z.coerce.number().min(0).default(30),
@@ -175,9 +179,14 @@ export const ConfigSchema = z
     /** Region gating of commerce routes: request header carrying an ISO country code, and deny list. */
     REGION_COUNTRY_HEADER: z.string().min(1).default('cf-ipcountry'),
     REGION_DENY_LIST: csv.default([]),
-    /** Reconciliation of unresolved settlements: loop period and age before a claim counts as stale. */
-    RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(30),
-    RECONCILE_STALE_SECONDS: z.coerce.number().int().min(0).default(120),
+    /**
+     * Reconciliation of unresolved settlements: loop period, and age after which a claim whose
+     * request has not recorded an outcome counts as abandoned (its process died) and is resolved
+     * from the facilitator's or the chain's record. Together the two bound how long a paid
+     * operation cut off by a crash waits to be completed (40 s by default).
+     */
+    RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(10),
+    RECONCILE_STALE_SECONDS: z.coerce.number().int().min(0).default(30),
     /** Age after which a settlement still unresolved is logged at error level on every pass. */
     RECONCILE_ALERT_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
     /** Seconds a client should wait after 503 settlement_capacity. */

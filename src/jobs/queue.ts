@@ -4,7 +4,8 @@ import type { Db, Sql } from '../db/index.js';
 /**
  * Jobs in Postgres, of any kind: a kind, a JSON payload, attempts and a lease. A claim takes the
  * oldest due job with `FOR UPDATE SKIP LOCKED` (so several workers never take the same one) and
- * leases it; a job whose lease ran out (its worker crashed) is due again. Attempts count claims,
+ * leases it; its worker renews the lease while it runs, so a job whose lease ran out (its worker
+ * crashed) is due again, and soon after the crash. Attempts count claims,
  * so a job that keeps crashing its worker still ends.
  */
 export type JobPayload = Record<string, unknown>;
@@ -75,6 +76,14 @@ export async function claimJob(sql: Sql, leaseSeconds: number): Promise<Job | un
     from due where j.id = due.id
     returning j.id, j.kind, j.payload::text as payload_json, j.attempts, j.max_attempts`;
   return row && toJob(row);
+}
+
+/** Renews the lease of a job still running (its worker is alive); false when it no longer runs. */
+export async function renewLease(sql: Db, id: number, leaseSeconds: number): Promise<boolean> {
+  const rows = await sql`
+    update jobs set locked_until = now() + make_interval(secs => ${leaseSeconds})
+    where id = ${id} and state = 'running' returning 1 as ok`;
+  return rows.length > 0;
 }
 
 /** Ends a job (a no-op when its handler already ended it in its own transaction). */

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Sql } from '../db/index.js';
-import { backoffMs, claimJob, finishJob, retryJob, type Job } from './queue.js';
+import { backoffMs, claimJob, finishJob, renewLease, retryJob, type Job } from './queue.js';
 
 /**
  * What runs one kind of job. `run` may end the job itself inside its own transaction (with
@@ -58,7 +58,11 @@ async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promis
   const handler = handlers[job.kind];
   try {
     if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-    await handler.run(job);
+    // Claimed again after its last attempt: its worker died during every one (a job that kills
+    // its process, e.g. out of memory). It ends here, as a failure, instead of looping.
+    if (job.attempts > job.maxAttempts)
+      throw new Error(`its worker died during each of its ${job.maxAttempts} attempts`);
+    await whileLeased(deps, job, () => handler.run(job));
     await finishJob(deps.sql, job.id, 'done');
   } catch (err) {
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
@@ -83,6 +87,27 @@ async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promis
       // The database is gone: the lease runs out and the job is claimed again.
       deps.logger.error({ err: bookkeeping, jobId: job.id }, 'job bookkeeping failed');
     }
+  }
+}
+
+/**
+ * Runs `fn` while renewing the job's lease every third of it, so the lease can be short (a dead
+ * worker's job is taken up again soon) however long the job runs.
+ */
+async function whileLeased<T>(deps: RunnerDeps, job: Job, fn: () => Promise<T>): Promise<T> {
+  const lease = deps.config.SCAN_LEASE_SECONDS;
+  const timer = setInterval(
+    () => {
+      renewLease(deps.sql, job.id, lease).catch((err: unknown) =>
+        deps.logger.warn({ err, jobId: job.id }, 'could not renew a job lease'),
+      );
+    },
+    (lease * 1000) / 3,
+  );
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
   }
 }
 

@@ -27,6 +27,11 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Every object whose key starts with `prefix`, with its last modification (for sweeps). */
   list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }>;
+  /**
+   * Removes what puts that never finished left behind before `before` (a process killed mid-put)
+   * and says how many. Absent where an unfinished put leaves nothing (S3 PutObject).
+   */
+  removeAbandonedPuts?(before: Date): Promise<number>;
 }
 
 export interface PutResult {

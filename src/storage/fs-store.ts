@@ -82,6 +82,31 @@ export class FsBlobStore implements BlobStore {
     await rm(this.pathOf(key), { force: true });
   }
 
+  /**
+   * Removes the temporary files of puts that never finished, older than `before`: a process
+   * killed mid-put (kill -9, OOM) leaves one that nothing else would ever remove.
+   */
+  async removeAbandonedPuts(before: Date): Promise<number> {
+    let entries;
+    try {
+      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw e;
+    }
+    let removed = 0;
+    for (const e of entries) {
+      if (!e.isFile() || !e.name.endsWith('.partial')) continue;
+      const full = path.join(e.parentPath, e.name);
+      const s = await stat(full).catch(() => undefined);
+      if (s && s.mtime < before) {
+        await rm(full, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   async *list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }> {
     let entries;
     try {

@@ -24,6 +24,11 @@ export interface FakeFacilitator {
   /** How long `settle_slow` takes before it answers. */
   slowMs: number;
   requests: Array<{ path: string; body: unknown; valid: boolean }>;
+  /**
+   * Told of every settlement this facilitator sends to the chain (modes `ok`, `settle_slow` and
+   * `settle_hang`), before it answers: e.g. to record it on a fake chain (`FakeRpc.mine`).
+   */
+  onSettle?: (s: { payer: string; nonce: string; transaction: string; network: string }) => void;
   close(): Promise<void>;
 }
 
@@ -66,7 +71,8 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
       const valid = body.x402Version === 2 && payload.success && reqs.success;
       state.requests.push({ path: req.url ?? '', body, valid });
       if (!valid) return send(400, { isValid: false, invalidReason: 'invalid_payload' });
-      const auth = (payload.data.payload as { authorization: { from: string } }).authorization;
+      const auth = (payload.data.payload as { authorization: { from: string; nonce: string } })
+        .authorization;
       const network = reqs.data.network;
       if (req.url === '/verify') {
         if (state.mode === 'verify_invalid')
@@ -79,6 +85,9 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
       }
       if (req.url === '/settle') {
         const tx = `0x${randomBytes(32).toString('hex')}`;
+        if (['ok', 'settle_slow', 'settle_hang'].includes(state.mode)) {
+          state.onSettle?.({ payer: auth.from, nonce: auth.nonce, transaction: tx, network });
+        }
         switch (state.mode) {
           case 'settle_pending':
             return send(200, {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import {
   decodeDeployData,
   decodeFunctionData,
+  encodeEventTopics,
   encodeFunctionResult,
   parseAbi,
   toFunctionSelector,
@@ -17,6 +18,9 @@ const TOKEN_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ]);
 const AUTHORIZATION_STATE = toFunctionSelector('authorizationState(address,bytes32)');
+const AUTHORIZATION_USED = parseAbi([
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+]);
 
 /** A minimal receipt as JSON-RPC returns it (what viem's getTransactionReceipt parses). */
 function receipt(hash: string, status: 'success' | 'reverted') {
@@ -42,8 +46,8 @@ function receipt(hash: string, status: 'success' | 'reverted') {
  * A loopback JSON-RPC node that knows a few single-owner smart accounts. It answers viem's
  * deployless ERC-6492 / ERC-1271 `eth_call` the way such an account's `isValidSignature` does:
  * valid when the owner's ECDSA signature recovers from the hash. It also plays the USDC token's
- * EIP-3009 record (`authorizationState`) and transaction receipts for reconciliation. Everything
- * else is an RPC error.
+ * EIP-3009 record (`authorizationState`, the `AuthorizationUsed` events of `mine`d settlements)
+ * and transaction receipts for reconciliation. Everything else is an RPC error.
  */
 export interface FakeRpc {
   url: string;
@@ -53,6 +57,8 @@ export interface FakeRpc {
   usedAuthorizations: Set<string>;
   /** Transaction receipts by hash; an absent hash has no receipt yet. */
   receipts: Map<string, 'success' | 'reverted'>;
+  /** Records a settlement as the chain would: the authorization used, its event and receipt. */
+  mine(payer: string, nonce: string, transaction: string): void;
   calls: number;
   close(): Promise<void>;
 }
@@ -63,9 +69,16 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     accounts: new Map(),
     usedAuthorizations: new Set(),
     receipts: new Map(),
+    mine(payer, nonce, transaction) {
+      const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
+      state.usedAuthorizations.add(key);
+      state.receipts.set(transaction.toLowerCase(), 'success');
+      events.push({ payer: payer as Hex, nonce: nonce as Hex, transaction });
+    },
     calls: 0,
     close: async () => {},
   };
+  const events: Array<{ payer: Hex; nonce: Hex; transaction: string }> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -81,6 +94,35 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...body }));
         };
         if (msg.method === 'eth_chainId') return reply({ result: '0x2105' });
+        if (msg.method === 'eth_blockNumber') return reply({ result: '0x1' });
+        if (msg.method === 'eth_getLogs') {
+          // The token's AuthorizationUsed events, filtered by the topics viem sends.
+          const filter = msg.params[0] as { address: string; topics?: Array<string | null> };
+          const logs = events.map((e, i) => {
+            const topics = encodeEventTopics({
+              abi: AUTHORIZATION_USED,
+              eventName: 'AuthorizationUsed',
+              args: { authorizer: e.payer, nonce: e.nonce },
+            }) as Hex[];
+            return {
+              address: filter.address,
+              topics,
+              data: '0x',
+              blockNumber: '0x1',
+              blockHash: `0x${'1'.repeat(64)}`,
+              transactionHash: e.transaction,
+              transactionIndex: '0x0',
+              logIndex: `0x${i.toString(16)}`,
+              removed: false,
+            };
+          });
+          const wanted = filter.topics ?? [];
+          return reply({
+            result: logs.filter((l) =>
+              wanted.every((t, i) => t == null || t.toLowerCase() === l.topics[i]?.toLowerCase()),
+            ),
+          });
+        }
         if (msg.method === 'eth_getTransactionReceipt') {
           const hash = String(msg.params[0]).toLowerCase();
           const status = state.receipts.get(hash);

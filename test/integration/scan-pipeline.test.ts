@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScanJob } from '../../src/domain/scan/scan-job.js';
 import { claimJob } from '../../src/jobs/queue.js';
-import { startJobRunner } from '../../src/jobs/runner.js';
+import { runDueJobs, startJobRunner } from '../../src/jobs/runner.js';
 import { jobHandlers } from '../../src/runtime.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../helpers/corpus.js';
@@ -233,6 +233,56 @@ describe('jobs', () => {
     expect(await sellerStatus(t, seller, id)).toMatchObject({ status: 'scanning' });
     await sql`update jobs set locked_until = now() - interval '1 second' where id = ${job!.id}`;
     expect(await t.runtime.runDueJobs()).toBe(1);
+    expect(await sellerStatus(t, seller, id)).toEqual({ status: 'active', reason: 'approved' });
+  });
+
+  it('a job whose worker dies during every attempt ends as processing_error instead of looping', async () => {
+    const seller = newWallet();
+    const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
+    const { sql } = t.runtime.deps;
+    const storage = t.runtime.deps.storage;
+    const hung: typeof storage = Object.assign(Object.create(storage) as typeof storage, {
+      createReadStream: () => new Promise<never>(() => {}),
+    });
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      // SCAN_MAX_ATTEMPTS is 2 here: each attempt's worker dies mid-scan, its lease runs out
+      const job = await claimJob(sql, 60);
+      expect(job).toMatchObject({ attempts: attempt, payload: { item_id: id } });
+      void runScanJob({ ...t.runtime.deps, storage: hung }, job!);
+      await new Promise((r) => setTimeout(r, 50));
+      await sql`update jobs set locked_until = now() - interval '1 second' where id = ${job!.id}`;
+    }
+    expect(await t.runtime.runDueJobs()).toBe(1);
+    expect(await sellerStatus(t, seller, id)).toEqual({
+      status: 'rejected',
+      reason: 'processing_error',
+    });
+    const [job] = await sql<{ state: string }[]>`select state from jobs where item_id = ${id}`;
+    expect(job!.state).toBe('failed');
+  });
+
+  it('a job that runs longer than its lease keeps it: its worker renews it, nobody else takes it', async () => {
+    const seller = newWallet();
+    const id = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
+    const deps = {
+      ...t.runtime.deps,
+      config: { ...t.runtime.deps.config, SCAN_LEASE_SECONDS: 0.3 },
+    };
+    // The scan is slow: its archive read waits until the test lets it go.
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const storage = deps.storage;
+    const slowStorage: typeof storage = Object.assign(Object.create(storage) as typeof storage, {
+      createReadStream: async (key: string) => {
+        await slow;
+        return storage.createReadStream(key);
+      },
+    });
+    const running = runDueJobs(deps, jobHandlers({ ...deps, storage: slowStorage }), 1);
+    await new Promise((r) => setTimeout(r, 700)); // more than twice the lease
+    expect(await claimJob(deps.sql, 0.3)).toBeUndefined();
+    release();
+    expect(await running).toBe(1);
     expect(await sellerStatus(t, seller, id)).toEqual({ status: 'active', reason: 'approved' });
   });
 

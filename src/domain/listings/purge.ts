@@ -12,6 +12,8 @@ export interface PurgeReport {
   rejected: number;
   /** Archive bytes no listing and no open payment refers to. */
   orphans: number;
+  /** Temporary files of uploads whose process died while storing them. */
+  abandonedPuts: number;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface PurgeReport {
  *   bytes stay for their downloads and the row only leaves the seller's inventory;
  * - a rejected row leaves the inventory and its bytes go (`rejected_archives` keeps the ban);
  * - archive bytes that no row and no unfinished payment refers to (a fee that never settled, a
- *   refused retry) are swept once they are an hour old.
+ *   refused retry), and what a put cut off by a crash left, are swept once they are an hour old.
  * Bytes are shared by content address, so they go only when nothing refers to them any more;
  * the row goes first, then the bytes, so no visible row ever points at missing bytes.
  */
@@ -30,7 +32,7 @@ export async function purgeDeleted(
 ): Promise<PurgeReport> {
   const { sql, config } = deps;
   const retention = config.DELETED_RETENTION_DAYS * 86_400;
-  const report: PurgeReport = { deleted: 0, hidden: 0, rejected: 0, orphans: 0 };
+  const report: PurgeReport = { deleted: 0, hidden: 0, rejected: 0, orphans: 0, abandonedPuts: 0 };
   const rows = await sql<{ id: string; archiveKey: string; status: string; hasOrders: boolean }[]>`
     select i.id, i.archive_key, i.status, exists (select 1 from orders o where o.item_id = i.id) as has_orders
     from items i
@@ -56,6 +58,8 @@ export async function purgeDeleted(
   }
   for (const key of released) await deleteUnreferenced(deps, key);
   report.orphans = await sweepOrphans(deps);
+  report.abandonedPuts =
+    (await deps.storage.removeAbandonedPuts?.(new Date(Date.now() - ORPHAN_GRACE_MS))) ?? 0;
   return report;
 }
 
