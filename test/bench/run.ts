@@ -18,6 +18,7 @@ const suites: Array<[string, Suite]> = [
   ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
   ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
   ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
+  ['startup', async () => (await import('./startup.js')).benchStartup()],
 ];
 
 for (const [name, run] of suites) {
