@@ -14,6 +14,8 @@ COPY src ./src
 COPY mcp ./mcp
 # the built-in embedder's word vectors and the demo projects: npm run build copies them to dist/assets
 COPY assets ./assets
+# npm run build also writes dist/db-template/ (PGlite's initdb run once here, by the same PGlite
+# version the image runs): a first start on an empty /data copies it instead of running initdb
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  # typescript stays after the prune as an optional peer of viem; source maps and type declarations

@@ -258,9 +258,10 @@ describe('migrator', () => {
 
   it('`npm run migrate` exits 0 on success and non-zero, listing every problem, on bad config', async () => {
     const env = { ...process.env, DATA_DIR: await tempDir(), LOG_LEVEL: 'silent' };
-    const tsx = path.resolve('node_modules/.bin/tsx');
-    await run(tsx, ['src/main.ts', 'migrate'], { env });
-    const bad = await run(tsx, ['src/main.ts', 'migrate'], {
+    // from source in one process (node with tsx's loader; the tsx binary adds a second)
+    const fromSource = ['--import', 'tsx', 'src/main.ts', 'migrate'];
+    await run(process.execPath, fromSource, { env });
+    const bad = await run(process.execPath, fromSource, {
       env: { ...env, PORT: 'abc', LOG_LEVEL: 'loud' },
     }).catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(1);
