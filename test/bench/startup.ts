@@ -38,9 +38,9 @@ interface Start {
 }
 
 const COMMANDS: Record<Entry, string[]> = {
-  built: [process.execPath, 'dist/src/main.js', 'serve'],
+  built: [process.execPath, 'dist/src/main.js'],
   // what `npm run dev` runs
-  source: [path.join(ROOT, 'node_modules/.bin/tsx'), 'src/main.ts', 'serve'],
+  source: [path.join(ROOT, 'node_modules/.bin/tsx'), 'src/main.ts'],
 };
 
 const dirs: string[] = [];
@@ -75,13 +75,13 @@ interface Service {
 async function startService(
   entry: Entry,
   dataDir: string,
-  env: Record<string, string> = {},
+  command: 'serve' | 'demo' = 'serve',
 ): Promise<Service & Start> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const [cmd, ...args] = COMMANDS[entry];
   const started = performance.now();
-  const child = spawn(cmd!, args, {
+  const child = spawn(cmd!, [...args, command], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -91,7 +91,6 @@ async function startService(
       PORT: String(port),
       PUBLIC_BASE_URL: base,
       LOG_LEVEL: 'info',
-      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -140,6 +139,30 @@ async function timedStart(entry: Entry, dataDir: string): Promise<Start> {
   const s = await startService(entry, dataDir);
   await s.stop();
   return { ms: s.ms, peakMb: s.peakMb };
+}
+
+/** Resident memory (Linux VmRSS) of a process now, MB. */
+function residentMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? 0) / 1024;
+}
+
+/**
+ * `npm run demo` as a user runs it (the built entry, a fresh data directory): resident memory
+ * after the 36 demo listings are loaded and the server has idled for a few seconds, and its peak.
+ */
+export async function idleBuiltDemo(): Promise<{ rssMb: number; peakMb: number }> {
+  const s = await startService('built', await tempDir(), 'demo');
+  try {
+    await sleep(5000);
+    return {
+      rssMb: Math.round(residentMb(s.child.pid!)),
+      peakMb: Math.round(peakMb(s.child.pid!)),
+    };
+  } finally {
+    await s.stop();
+    for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+  }
 }
 
 /** Fresh start, then every hostile archive uploaded with its fee paid, until each scan is done. */
