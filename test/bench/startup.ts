@@ -21,14 +21,14 @@ import { median } from './load.js';
  * through a run of hostile uploads, each paying the listing fee, until every scan has finished.
  * Goal: under 400 MB.
  *
- * BENCH_STARTUP_ROOT runs another checkout's build (for a before/after); BENCH_STARTUP_ROUNDS.
+ * BENCH_STARTUP_BEFORE=<another checkout, built> adds its built entry to the same interleaved
+ * rounds (a before/after in one run); BENCH_STARTUP_ROUNDS.
  */
-const ROOT = path.resolve(
-  process.env.BENCH_STARTUP_ROOT ?? fileURLToPath(new URL('../../', import.meta.url)),
-);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BEFORE = process.env.BENCH_STARTUP_BEFORE;
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 5);
 
-type Entry = 'built' | 'source';
+type Entry = 'built' | 'source' | 'before';
 type DataDir = 'fresh' | 'existing';
 
 interface Start {
@@ -41,6 +41,7 @@ const COMMANDS: Record<Entry, string[]> = {
   built: [process.execPath, 'dist/src/main.js'],
   // what `npm run dev` runs
   source: [path.join(ROOT, 'node_modules/.bin/tsx'), 'src/main.ts'],
+  before: [process.execPath, 'dist/src/main.js'],
 };
 
 const dirs: string[] = [];
@@ -82,7 +83,7 @@ async function startService(
   const [cmd, ...args] = COMMANDS[entry];
   const started = performance.now();
   const child = spawn(cmd!, [...args, command], {
-    cwd: ROOT,
+    cwd: entry === 'before' ? BEFORE : ROOT,
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -166,8 +167,10 @@ export async function idleBuiltDemo(): Promise<{ rssMb: number; peakMb: number }
 }
 
 /** Fresh start, then every hostile archive uploaded with its fee paid, until each scan is done. */
-async function hostileRun(): Promise<{ peakMb: number; uploads: number; refusedAtUpload: number }> {
-  const s = await startService('built', await tempDir());
+async function hostileRun(
+  entry: Entry = 'built',
+): Promise<{ peakMb: number; uploads: number; refusedAtUpload: number }> {
+  const s = await startService(entry, await tempDir());
   try {
     const client = new MarketplaceClient({ baseUrl: s.base, account: newWallet() });
     const ids: string[] = [];
@@ -211,13 +214,16 @@ async function hostileRun(): Promise<{ peakMb: number; uploads: number; refusedA
 }
 
 export async function benchStartup(): Promise<Record<string, unknown>> {
-  if (!existsSync(path.join(ROOT, 'dist/src/main.js'))) {
-    throw new Error(`no build in ${ROOT}: run npm run build first`);
+  for (const root of [ROOT, ...(BEFORE ? [BEFORE] : [])]) {
+    if (!existsSync(path.join(root, 'dist/src/main.js'))) {
+      throw new Error(`no build in ${root}: run npm run build first`);
+    }
   }
   const template = existsSync(path.join(ROOT, 'dist/db-template/manifest.json'));
-  const existing: Record<Entry, string> = { built: await tempDir(), source: await tempDir() };
+  const entries: Entry[] = BEFORE ? ['built', 'source', 'before'] : ['built', 'source'];
+  const existing = {} as Record<Entry, string>;
   // warm-up (untimed): makes the existing data directories and fills the OS file cache
-  for (const entry of ['built', 'source'] as const) await timedStart(entry, existing[entry]);
+  for (const entry of entries) await timedStart(entry, (existing[entry] = await tempDir()));
 
   const samples: Record<string, Start[]> = {};
   const bare: number[] = [];
@@ -226,6 +232,12 @@ export async function benchStartup(): Promise<Record<string, unknown>> {
     ['built', 'fresh'],
     ['source', 'existing'],
     ['source', 'fresh'],
+    ...(BEFORE
+      ? ([
+          ['before', 'existing'],
+          ['before', 'fresh'],
+        ] as Array<[Entry, DataDir]>)
+      : []),
   ];
   for (let round = 0; round < ROUNDS; round++) {
     bare.push(await bareNode());
@@ -267,6 +279,11 @@ export async function benchStartup(): Promise<Record<string, unknown>> {
   lines.push(
     `memory: peak resident from a fresh start through ${hostile.uploads} hostile uploads (fees paid, every scan done): ${hostile.peakMb} MB (goal < 400)`,
   );
+  if (BEFORE) {
+    const before = await hostileRun('before');
+    result.hostile_uploads_before = before;
+    lines.push(`  the same with the build in ${BEFORE}: ${before.peakMb} MB`);
+  }
   console.log(lines.join('\n'));
   for (const d of dirs) await rm(d, { recursive: true, force: true });
   return result;
