@@ -33,6 +33,8 @@ type DataDir = 'fresh' | 'existing';
 
 interface Start {
   ms: number;
+  /** CPU time (user + system) the service's processes spent up to healthy: less sensitive to load. */
+  cpuMs: number;
   /** Peak resident memory of the service's process tree up to healthy, MB. */
   peakMb: number;
 }
@@ -49,6 +51,23 @@ async function tempDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-startup-'));
   dirs.push(dir);
   return dir;
+}
+
+/** CPU time (user + system, ms) of a process and its descendants so far. */
+function cpuMsOf(pid: number): number {
+  let ticks = 0;
+  try {
+    // fields after the command name: state is 3rd, utime 14th, stime 15th
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks = Number(fields[11]) + Number(fields[12]);
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/)) {
+      if (child) ticks += (cpuMsOf(Number(child)) / 1000) * 100;
+    }
+  } catch {
+    // gone, or not Linux
+  }
+  return (ticks / 100) * 1000; // USER_HZ is 100 on Linux
 }
 
 /** Peak resident memory (VmHWM) of a process and its descendants (tsx runs the service in a child). */
@@ -110,10 +129,12 @@ async function startService(
     await sleep(5);
   }
   const ms = performance.now() - started;
+  const cpuMs = cpuMsOf(child.pid!);
   return {
     child,
     base,
     ms,
+    cpuMs,
     peakMb: peakMb(child.pid!),
     output: () => out,
     async stop() {
@@ -139,7 +160,7 @@ async function bareNode(): Promise<number> {
 async function timedStart(entry: Entry, dataDir: string): Promise<Start> {
   const s = await startService(entry, dataDir);
   await s.stop();
-  return { ms: s.ms, peakMb: s.peakMb };
+  return { ms: s.ms, cpuMs: s.cpuMs, peakMb: s.peakMb };
 }
 
 /** Resident memory (Linux VmRSS) of a process now, MB. */
@@ -260,16 +281,18 @@ export async function benchStartup(): Promise<Record<string, unknown>> {
   ];
   for (const [name, xs] of Object.entries(samples)) {
     const ms = median(xs.map((x) => x.ms));
+    const cpu = median(xs.map((x) => x.cpuMs));
     const peak = Math.max(...xs.map((x) => x.peakMb));
     result[name] = {
       ms: Math.round(ms),
+      cpu_ms: Math.round(cpu),
       vs_bare_node: Number((ms / bareMs).toFixed(1)),
       peak_rss_mb: Math.round(peak),
     };
     const goal =
       name === 'built_existing' ? ' (goal ≤ 1500)' : name === 'built_fresh' ? ' (goal ≤ 5000)' : '';
     lines.push(
-      `  ${name.padEnd(16)} ${String(Math.round(ms)).padStart(6)} ms${goal}, ${(ms / bareMs).toFixed(1)}× bare node, peak ${Math.round(peak)} MB`,
+      `  ${name.padEnd(16)} ${String(Math.round(ms)).padStart(6)} ms${goal}, ${(ms / bareMs).toFixed(1)}× bare node, CPU ${Math.round(cpu)} ms, peak ${Math.round(peak)} MB`,
     );
   }
   lines.push(`  bare node -e 0   ${String(Math.round(bareMs)).padStart(6)} ms`);
