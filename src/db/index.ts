@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { StartupError, type Config } from '../config.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
 import { inProcess, pgliteSocket } from './pglite-wire.js';
+import { findTemplate, templateBlob, unpackTemplate } from './template.js';
 
 export type Sql = postgres.Sql;
 /** A handle that runs queries: the pool or a transaction. Domain functions take this. */
@@ -27,7 +28,18 @@ export interface OpenOptions {
   template?: Blob;
   /** Told when a new embedded database is being created (the slow part of a first start). */
   logger?: Logger;
+  /** Where the bare initialised template is looked for (./template.ts); tests point elsewhere. */
+  templateDir?: string;
 }
+
+/**
+ * Settings of the embedded Postgres, given on its command line (the data directory's own
+ * postgresql.conf stays initdb's). PGlite keeps every page of its WASM memory it ever touched, and
+ * Postgres touches all of shared_buffers at start: initdb's 128 MB default was 128 MB resident
+ * from the first second. 16 MB holds the hot part of the catalogue and indexes; colder pages come
+ * from the operating system's file cache, one read each.
+ */
+const EMBEDDED_SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 // int8 as a JS number: every integer we store (USDC base units, counts) is far below 2^53.
 const int8AsNumber = {
@@ -60,37 +72,32 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };
   }
 
-  const [{ vector }, { pg_trgm }] = await Promise.all([
-    import('@electric-sql/pglite-pgvector'),
-    import('@electric-sql/pglite/contrib/pg_trgm'),
-  ]);
   let dataDir: string | undefined;
   let releaseLock = async () => {};
+  let loadDataDir = opts.template;
   if (!config.EMBEDDED_DB_IN_MEMORY) {
+    await mkdir(config.DATA_DIR, { recursive: true });
     dataDir = path.resolve(config.DATA_DIR, 'pg');
-    // owner only, as Postgres demands of its data directory (also for one made by an older version)
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    await chmod(dataDir, 0o700);
     releaseLock = await lockDataDir(dataDir);
   }
   let db: PGliteThread;
   try {
-    const fresh = !dataDir || !(await exists(path.join(dataDir, 'PG_VERSION')));
-    if (fresh && dataDir) {
-      opts.logger?.info(
-        { dataDir },
-        opts.template
-          ? 'creating the embedded database from its template'
-          : 'first start: creating the embedded database (initdb, a few seconds, only this once)',
-      );
+    if (dataDir) {
+      if (await exists(path.join(dataDir, 'PG_VERSION'))) loadDataDir = undefined;
+      else loadDataDir = await createDataDir(dataDir, opts);
+      // owner only, as Postgres demands of its data directory (also for one made by an older version)
+      await chmod(dataDir, 0o700);
+    } else if (!loadDataDir) {
+      const found = await findTemplate(opts.templateDir);
+      if (found.ok) loadDataDir = await templateBlob(found.tarball);
     }
-    const loadDataDir = fresh ? opts.template : undefined;
     db = config.EMBEDDED_DB_THREAD
       ? await startPGliteThread({
           ...(dataDir !== undefined && { dataDir }),
           ...(loadDataDir && { template: await loadDataDir.arrayBuffer() }),
+          settings: EMBEDDED_SETTINGS,
         })
-      : await inProcessPGlite({ dataDir, extensions: { vector, pg_trgm }, loadDataDir });
+      : await inProcessPGlite({ dataDir, loadDataDir }, EMBEDDED_SETTINGS);
   } catch (e) {
     await releaseLock();
     throw e;
@@ -122,10 +129,52 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
 }
 
 /** PGlite on this thread, behind the same interface as on its own (./pglite-thread.ts). */
-async function inProcessPGlite(options: PGliteOptions): Promise<PGliteThread> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create(options);
+async function inProcessPGlite(options: PGliteOptions, settings: string[]): Promise<PGliteThread> {
+  const [{ PGlite }, { vector }, { pg_trgm }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+  ]);
+  const db = await PGlite.create({
+    ...options,
+    extensions: { vector, pg_trgm },
+    startParams: [...PGlite.defaultStartParams, ...settings],
+  });
   return { ...inProcess(db), dump: () => db.dumpDataDir('none'), close: () => db.close() };
+}
+
+/**
+ * A first start on `dataDir` (which holds no database): from the caller's template (tests), else
+ * from the bare template the build ships (files copied, no initdb), else PGlite's initdb runs.
+ * Returns the tarball PGlite is to load itself, if any.
+ */
+async function createDataDir(dataDir: string, opts: OpenOptions): Promise<Blob | undefined> {
+  const log = opts.logger;
+  // nothing in it is a database (no PG_VERSION): an empty directory or a first start cut short
+  await rm(dataDir, { recursive: true, force: true });
+  if (opts.template) {
+    log?.info({ dataDir }, 'first start: creating the embedded database from its template');
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    return opts.template;
+  }
+  const found = await findTemplate(opts.templateDir);
+  if (found.ok) {
+    log?.info({ dataDir }, 'first start: creating the embedded database from its template');
+    await unpackTemplate(found.tarball, dataDir);
+    return undefined;
+  }
+  if (found.reason !== 'missing') {
+    log?.warn(
+      { reason: found.reason, detail: found.detail },
+      'the embedded database template does not fit this install (npm run build makes a new one): running initdb instead',
+    );
+  }
+  log?.info(
+    { dataDir },
+    'first start: creating the embedded database (initdb, a few seconds, only this once)',
+  );
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  return undefined;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface ThreadInit {
   dataDir?: string;
   /** A data directory dumped by `dump()`, to start a new database from. */
   template?: ArrayBuffer;
+  /** Server settings (`-c name=value` pairs) after PGlite's default start parameters. */
+  settings: string[];
 }
 
 type Request = { op: 'exec'; messages: Uint8Array } | { op: 'rollback' | 'dump' | 'close' };

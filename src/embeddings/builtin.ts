@@ -430,11 +430,13 @@ export function embedHybrid(
 
 export class BuiltinEmbedder implements Embedder {
   readonly model = BUILTIN_MODEL;
+  /** `wordVectors` defaults to the shipped table, read at the first embedding (not at start). */
   constructor(
     readonly dimensions = BUILTIN_DIMENSIONS,
-    private readonly wordVectors: WordVectors = sharedWordVectors(),
+    private readonly wordVectors?: WordVectors,
   ) {}
   async embed(texts: string[]): Promise<number[][]> {
-    return texts.map((t) => embedHybrid(t, this.dimensions, this.wordVectors));
+    const wv = this.wordVectors ?? sharedWordVectors();
+    return texts.map((t) => embedHybrid(t, this.dimensions, wv));
   }
 }

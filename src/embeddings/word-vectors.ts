@@ -21,7 +21,13 @@ export class WordVectors {
   readonly dims: number;
   private readonly index = new Map<string, number>();
   private readonly weights: Float32Array;
-  private readonly vectors: Float32Array;
+  /**
+   * The table's int8 rows as stored, each with its scale: a quarter of the memory of float rows
+   * (6 MB instead of 24 MB, resident for the life of every process that searches or embeds).
+   */
+  private readonly rows: Int8Array;
+  private readonly scales: Float32Array;
+  /** Euclidean norm of each int8 row (unscaled: cosines need no scale). */
   private readonly norms: Float32Array;
   private readonly pc: Float32Array;
 
@@ -36,19 +42,19 @@ export class WordVectors {
     const start = 16 + 4 * dims;
     const stride = 8 + dims;
     this.weights = new Float32Array(count);
-    this.vectors = new Float32Array(count * dims);
+    this.rows = new Int8Array(count * dims);
+    this.scales = new Float32Array(count);
     this.norms = new Float32Array(count);
+    const raw = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     for (let i = 0; i < count; i++) {
       const at = start + i * stride;
       const p = 1 / ((bytes.readUInt32LE(at) + 1) * harmonic);
       this.weights[i] = SIF_A / (SIF_A + p);
-      const scale = bytes.readFloatLE(at + 4);
+      this.scales[i] = bytes.readFloatLE(at + 4);
+      const row = raw.subarray(at + 8, at + 8 + dims);
+      this.rows.set(row, i * dims);
       let n = 0;
-      for (let d = 0; d < dims; d++) {
-        const x = bytes.readInt8(at + 8 + d) * scale;
-        this.vectors[i * dims + d] = x;
-        n += x * x;
-      }
+      for (let d = 0; d < dims; d++) n += row[d]! * row[d]!;
       this.norms[i] = Math.sqrt(n) || 1;
     }
     const words = bytes.toString('utf8', start + count * stride).split('\n');
@@ -73,7 +79,7 @@ export class WordVectors {
   /** Cosine similarity of two words by their rows. */
   similarity(i: number, j: number): number {
     const d = this.dims;
-    const v = this.vectors;
+    const v = this.rows;
     let dot = 0;
     for (let k = 0; k < d; k++) dot += v[i * d + k]! * v[j * d + k]!;
     return dot / (this.norms[i]! * this.norms[j]!);
@@ -86,8 +92,8 @@ export class WordVectors {
     for (const t of tokens) {
       const i = this.index.get(t);
       if (i === undefined) continue;
-      const w = this.weights[i]!;
-      for (let d = 0; d < dims; d++) v[d]! += w * this.vectors[i * dims + d]!;
+      const w = this.weights[i]! * this.scales[i]!;
+      for (let d = 0; d < dims; d++) v[d]! += w * this.rows[i * dims + d]!;
     }
     let dot = 0;
     for (let d = 0; d < dims; d++) dot += v[d]! * this.pc[d]!;

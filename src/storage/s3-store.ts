@@ -1,13 +1,4 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  NotFound,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import {
   assertValidKey,
@@ -17,6 +8,11 @@ import {
   type BlobStore,
   type PutResult,
 } from './blob-store.js';
+
+type Sdk = typeof import('@aws-sdk/client-s3');
+let sdkLoading: Promise<Sdk> | undefined;
+/** The AWS SDK (about 100 ms and 12 MB to load) is loaded by the first S3 call, not by every process. */
+const loadSdk = () => (sdkLoading ??= import('@aws-sdk/client-s3'));
 
 export interface S3StoreOptions {
   bucket: string;
@@ -37,18 +33,24 @@ export interface S3StoreOptions {
  */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
-  private readonly client: S3Client;
+  private connecting: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
 
-  constructor(private readonly opts: S3StoreOptions) {
-    this.client = new S3Client({
-      region: opts.region,
-      endpoint: opts.endpoint,
-      forcePathStyle: opts.forcePathStyle,
-      credentials:
-        opts.accessKeyId && opts.secretAccessKey
-          ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }
-          : undefined,
-    });
+  constructor(private readonly opts: S3StoreOptions) {}
+
+  private s3(): Promise<{ sdk: Sdk; client: S3Client }> {
+    const opts = this.opts;
+    return (this.connecting ??= loadSdk().then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: opts.region,
+        endpoint: opts.endpoint,
+        forcePathStyle: opts.forcePathStyle,
+        credentials:
+          opts.accessKeyId && opts.secretAccessKey
+            ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }
+            : undefined,
+      }),
+    })));
   }
 
   private keyOf(key: string): string {
@@ -61,12 +63,13 @@ export class S3BlobStore implements BlobStore {
     body: Buffer | Readable,
     opts: { maxBytes?: number; contentType?: string } = {},
   ): Promise<PutResult> {
+    const { sdk, client } = await this.s3();
     const buf = Buffer.isBuffer(body) ? body : await collect(body, opts.maxBytes ?? Infinity);
     if (opts.maxBytes !== undefined && buf.length > opts.maxBytes)
       throw payloadTooLarge(opts.maxBytes);
     const sha256 = sha256Hex(buf);
-    await this.client.send(
-      new PutObjectCommand({
+    await client.send(
+      new sdk.PutObjectCommand({
         Bucket: this.opts.bucket,
         Key: this.keyOf(key),
         Body: buf,
@@ -79,8 +82,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   async createReadStream(key: string, range?: { start: number; end?: number }): Promise<Readable> {
-    const res = await this.client.send(
-      new GetObjectCommand({
+    const { sdk, client } = await this.s3();
+    const res = await client.send(
+      new sdk.GetObjectCommand({
         Bucket: this.opts.bucket,
         Key: this.keyOf(key),
         Range: range ? `bytes=${range.start}-${range.end ?? ''}` : undefined,
@@ -97,13 +101,14 @@ export class S3BlobStore implements BlobStore {
   }
 
   async stat(key: string): Promise<{ size: number } | undefined> {
+    const { sdk, client } = await this.s3();
     try {
-      const res = await this.client.send(
-        new HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+      const res = await client.send(
+        new sdk.HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
       );
       return { size: res.ContentLength ?? 0 };
     } catch (e) {
-      if (e instanceof NotFound || e instanceof NoSuchKey) return undefined;
+      if (e instanceof sdk.NotFound || e instanceof sdk.NoSuchKey) return undefined;
       if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
         return undefined;
       throw e;
@@ -111,17 +116,19 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(
-      new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+    const { sdk, client } = await this.s3();
+    await client.send(
+      new sdk.DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
     );
   }
 
   async *list(prefix: string): AsyncIterable<{ key: string; modifiedAt: Date }> {
+    const { sdk, client } = await this.s3();
     const base = this.opts.prefix ?? '';
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
+      const page = await client.send(
+        new sdk.ListObjectsV2Command({
           Bucket: this.opts.bucket,
           Prefix: `${base}${prefix}`,
           ...(token && { ContinuationToken: token }),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,10 +14,16 @@ import { loadCatalogue, queries, rng } from './search.js';
  * One memory measurement in a fresh process (./search-route.ts runs it): `demo` starts the demo
  * server (in-memory database, 36 listings, HTTP listening) and lets it idle; a number loads that
  * many synthetic listings and runs the search bench's queries. The database is on disk under a
- * fresh temporary DATA_DIR (first start: PGlite's initdb runs too, as on a first `npm run demo`). Prints `{ rssMb, heapMb, listings }`.
+ * fresh temporary DATA_DIR (a first start, as on a first `npm run demo`). Prints
+ * `{ rssMb, peakMb, heapMb, listings }`: resident now and at its peak (VmHWM).
  */
 const arg = process.argv[2] ?? 'demo';
 const mb = (x: number) => Math.round(x / 2 ** 20);
+/** This process's peak resident memory so far (Linux VmHWM), MB. */
+const peakMb = () =>
+  Math.round(
+    Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024,
+  );
 
 // On disk, as `npm start` and `npm run demo` keep it (an in-memory database holds its files in RSS).
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-mem-'));
@@ -35,7 +41,9 @@ if (arg === 'demo') {
   await sleep(3000);
   global.gc?.();
   const m = process.memoryUsage();
-  console.log(JSON.stringify({ rssMb: mb(m.rss), heapMb: mb(m.heapUsed), listings: 36 }));
+  console.log(
+    JSON.stringify({ rssMb: mb(m.rss), peakMb: peakMb(), heapMb: mb(m.heapUsed), listings: 36 }),
+  );
   await app.close();
   await runtime.close();
 } else {
@@ -51,7 +59,9 @@ if (arg === 'demo') {
       ratingThreshold: deps.config.RATING_VISIBILITY_THRESHOLD,
     });
   const m = process.memoryUsage();
-  console.log(JSON.stringify({ rssMb: mb(m.rss), heapMb: mb(m.heapUsed), listings: n }));
+  console.log(
+    JSON.stringify({ rssMb: mb(m.rss), peakMb: peakMb(), heapMb: mb(m.heapUsed), listings: n }),
+  );
   await c.runtime.close();
 }
 rmSync(dataDir, { recursive: true, force: true });

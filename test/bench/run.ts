@@ -19,6 +19,7 @@ const suites: Array<[string, Suite]> = [
   ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
   ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
   ['load', async () => (await load('./load.js', 'benchLoad'))()],
+  ['startup', async () => (await import('./startup.js')).benchStartup()],
 ];
 
 for (const [name, run] of suites) {

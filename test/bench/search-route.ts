@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/http/app.js';
@@ -6,6 +7,7 @@ import type { SearchQuery } from '../../src/domain/items/schemas.js';
 import { searchItems } from '../../src/domain/search/search.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
 import { loadCatalogue, queries, rng } from './search.js';
+import { idleBuiltDemo } from './startup.js';
 
 /**
  * `npm run bench -- search_route memory`:
@@ -114,7 +116,9 @@ export async function benchSearchRoute(
 }
 
 /** Runs ./memory-child.ts for one catalogue size (or the idle demo) and reads its report. */
-function measureChild(arg: string): Promise<{ rssMb: number; heapMb: number; listings: number }> {
+function measureChild(
+  arg: string,
+): Promise<{ rssMb: number; peakMb: number; heapMb: number; listings: number }> {
   const file = fileURLToPath(new URL('./memory-child.ts', import.meta.url));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file, arg], {
@@ -126,7 +130,10 @@ function measureChild(arg: string): Promise<{ rssMb: number; heapMb: number; lis
     child.on('close', (code) => {
       const line = out.trim().split('\n').pop() ?? '';
       if (code !== 0) reject(new Error(`memory child ${arg} exited ${code}: ${out}`));
-      else resolve(JSON.parse(line) as { rssMb: number; heapMb: number; listings: number });
+      else
+        resolve(
+          JSON.parse(line) as { rssMb: number; peakMb: number; heapMb: number; listings: number },
+        );
     });
   });
 }
@@ -136,6 +143,10 @@ export async function benchMemory(
 ): Promise<Record<string, unknown>> {
   const sizes = (env.BENCH_MEMORY_SIZES ?? '1000,10000').split(',').map(Number);
   const idle = await measureChild('demo');
+  // the same demo as `npm run demo` runs it: the built entry, no tsx in the process
+  const built = existsSync(fileURLToPath(new URL('../../dist/src/main.js', import.meta.url)))
+    ? await idleBuiltDemo()
+    : undefined;
   const bySize = [];
   for (const n of sizes) bySize.push(await measureChild(String(n)));
   const first = bySize[0]!;
@@ -146,6 +157,9 @@ export async function benchMemory(
       : 0;
   const result = {
     idle_demo_rss_mb: idle.rssMb,
+    idle_demo_peak_mb: idle.peakMb,
+    idle_demo_built_rss_mb: built?.rssMb ?? 'no build',
+    idle_demo_built_peak_mb: built?.peakMb ?? 'no build',
     idle_goal_mb: 250,
     sizes: bySize,
     rss_mb_per_10k_listings: Number(per10k.toFixed(1)),
@@ -155,9 +169,10 @@ export async function benchMemory(
   console.log(
     [
       `memory (resident, fresh process each):`,
-      `  idle demo (36 listings, server up)  ${idle.rssMb} MB  (goal < 250)`,
+      `  idle demo (36 listings, server up)  ${idle.rssMb} MB under tsx (peak ${idle.peakMb} MB); built entry: ${built ? `${built.rssMb} MB (peak ${built.peakMb} MB)` : 'no build'} (goal < 250)`,
       ...bySize.map(
-        (s) => `  ${s.listings} listings, after searches   ${s.rssMb} MB (JS heap ${s.heapMb} MB)`,
+        (s) =>
+          `  ${s.listings} listings, after searches   ${s.rssMb} MB (JS heap ${s.heapMb} MB; peak ${s.peakMb} MB)`,
       ),
       `  per 10,000 listings ${result.rss_mb_per_10k_listings} MB; projected at 100,000: ${result.projected_100k_rss_mb} MB (goal < 1000)`,
     ].join('\n'),

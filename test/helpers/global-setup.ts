@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { buildTemplate as buildBareTemplate, findTemplate } from '../../src/db/template.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 
@@ -24,6 +25,10 @@ const CACHE_DIR = path.resolve('node_modules/.cache/marketplace-test');
 export default async function setup(project: TestProject): Promise<void> {
   // TEST_DB_TEMPLATE=off: every file runs initdb and the migrations itself (to measure the gain).
   if (process.env.TEST_DB_TEMPLATE === 'off') return;
+  // The bare initialised data directory `npm run build` ships (src/db/template.ts), made here when
+  // a clean clone runs the tests unbuilt: every first start on disk (the service processes tests
+  // spawn too) copies it instead of running initdb.
+  if (!(await findTemplate()).ok) await buildBareTemplate();
   const file = path.join(CACHE_DIR, `db-${await templateKey()}.tar`);
   const cached = await readFile(file).then(
     () => true,

@@ -32,12 +32,12 @@ describe('npm run moderate (the operator command)', () => {
     const feedbackId = given.json().feedback_id as string;
     await t.close(); // the embedded database belongs to one process at a time
 
-    const tsx = path.resolve('node_modules/.bin/tsx');
+    // the command from source in one process (node with tsx's loader; the tsx binary adds a second)
     const cliEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
     const moderate = (...args: string[]) =>
-      run(tsx, ['src/main.ts', 'moderate', ...args], { env: cliEnv }).catch(
-        (e: { code: number; stdout: string }) => e,
-      );
+      run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'moderate', ...args], {
+        env: cliEnv,
+      }).catch((e: { code: number; stdout: string }) => e);
     const listed = await moderate();
     const rows = listed.stdout
       .trim()

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { mkdtemp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { access, cp, mkdtemp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,9 @@ import { migrate } from '../../src/db/migrate.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
+import { findTemplate, TEMPLATE_DIR } from '../../src/db/template.js';
 import { seedListing } from '../helpers/catalog.js';
+import { captureLogs } from '../helpers/logs.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -31,7 +33,12 @@ describe('embedded database on disk', () => {
       LOG_LEVEL: 'silent',
       IN_PROCESS_WORKER: 'false',
     });
-    const first = await createRuntime(config, { logger: createLogger(config, 2) });
+    const logs = captureLogs();
+    const first = await createRuntime(config, { logger: logs.logger });
+    // the first start copied the shipped template (global setup or `npm run build` made it)
+    expect(logs.lines.map((l) => l.msg)).toContain(
+      'first start: creating the embedded database from its template',
+    );
     const id = await seedListing(first.deps.sql, first.deps.embedder, {
       title: 'Persistent listing',
       description: 'survives restarts',
@@ -54,6 +61,72 @@ describe('embedded database on disk', () => {
     } finally {
       await app.close();
       await second.close();
+    }
+  });
+});
+
+describe('first start from the shipped template', () => {
+  it('a fresh data directory is made from the template (no initdb) and serves at once', async () => {
+    expect((await findTemplate()).ok).toBe(true);
+    const dataDir = await tempDir();
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', IN_PROCESS_WORKER: 'false' });
+    const logs = captureLogs();
+    const runtime = await createRuntime(config, { logger: logs.logger });
+    const app = await buildApp(config, runtime.deps);
+    try {
+      const said = logs.lines.map((l) => l.msg);
+      expect(said).toContain('first start: creating the embedded database from its template');
+      expect(said.join('\n')).not.toMatch(/initdb/);
+      expect((await app.inject('/api/v1/health')).statusCode).toBe(200);
+      const id = await seedListing(runtime.deps.sql, runtime.deps.embedder, {
+        title: 'Template-made listing',
+        description: 'stored in a database copied from the template',
+        techStack: 'Rust',
+      });
+      const found = await app.inject({
+        url: '/api/v1/search',
+        query: { q: 'template-made listing' },
+      });
+      expect(found.json()[0].id).toBe(id);
+      // a real Postgres data directory on disk, owner only, and no scratch directory left behind
+      expect(await readFile(path.join(dataDir, 'pg', 'PG_VERSION'), 'utf8')).toMatch(/^\d+/);
+      expect((await stat(path.join(dataDir, 'pg'))).mode & 0o777).toBe(0o700);
+      await expect(access(path.join(dataDir, 'pg.unpacking'))).rejects.toThrow();
+    } finally {
+      await app.close();
+      await runtime.close();
+    }
+  });
+
+  it('a template made by another PGlite version is not used: initdb runs, with a warning', async () => {
+    const stale = await tempDir();
+    await cp(TEMPLATE_DIR, stale, { recursive: true });
+    const manifest = JSON.parse(await readFile(path.join(stale, 'manifest.json'), 'utf8'));
+    await writeFile(
+      path.join(stale, 'manifest.json'),
+      JSON.stringify({ ...manifest, pglite: '0.0.1' }),
+    );
+    expect(await findTemplate(stale)).toMatchObject({ ok: false, reason: 'other_version' });
+
+    const dataDir = await tempDir();
+    const logs = captureLogs();
+    const db = await openDatabase(loadConfig({ DATA_DIR: dataDir }), {
+      logger: logs.logger,
+      templateDir: stale,
+    });
+    try {
+      const warned = logs.lines.find((l) => l.level === 40);
+      expect(warned).toMatchObject({
+        reason: 'other_version',
+        detail: expect.stringMatching(/0\.0\.1/),
+      });
+      expect(logs.lines.map((l) => l.msg)).toContain(
+        'first start: creating the embedded database (initdb, a few seconds, only this once)',
+      );
+      const [row] = await db.sql`select current_setting('server_version_num')::int as v`;
+      expect(row!.v).toBeGreaterThan(150000);
+    } finally {
+      await db.close();
     }
   });
 });
@@ -185,9 +258,10 @@ describe('migrator', () => {
 
   it('`npm run migrate` exits 0 on success and non-zero, listing every problem, on bad config', async () => {
     const env = { ...process.env, DATA_DIR: await tempDir(), LOG_LEVEL: 'silent' };
-    const tsx = path.resolve('node_modules/.bin/tsx');
-    await run(tsx, ['src/main.ts', 'migrate'], { env });
-    const bad = await run(tsx, ['src/main.ts', 'migrate'], {
+    // from source in one process (node with tsx's loader; the tsx binary adds a second)
+    const fromSource = ['--import', 'tsx', 'src/main.ts', 'migrate'];
+    await run(process.execPath, fromSource, { env });
+    const bad = await run(process.execPath, fromSource, {
       env: { ...env, PORT: 'abc', LOG_LEVEL: 'loud' },
     }).catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(1);

@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { createGunzip, gunzipSync } from 'node:zlib';
+import tar from 'tar-stream';
+
+/**
+ * A bare initialised data directory (PGlite's initdb output, nothing else) shipped with the build,
+ * so that a first start copies files instead of running initdb: initdb takes seconds and peaks near
+ * 900 MB resident (PGlite runs it in a second Postgres instance beside a third WASM module).
+ * `npm run build` writes it (./build-template.ts); without it a first start runs initdb as before.
+ *
+ * It lives in `dist/db-template/` at the package root (two levels up from `src/db/` when run from
+ * source, three from the compiled `dist/src/db/`), so `npm run dev` finds the one the build made.
+ */
+export const TEMPLATE_DIR = path.join(
+  [
+    fileURLToPath(new URL('../../', import.meta.url)),
+    fileURLToPath(new URL('../../../', import.meta.url)),
+  ].find((root) => existsSync(path.join(root, 'package.json'))) ??
+    fileURLToPath(new URL('../../', import.meta.url)),
+  'dist',
+  'db-template',
+);
+
+const TARBALL = 'pgdata.tar.gz';
+const MANIFEST = 'manifest.json';
+
+/** What the tarball was made by: a template is only used by the exact PGlite version that made it. */
+interface Manifest {
+  pglite: string;
+  sha256: string;
+  bytes: number;
+}
+
+/** The installed PGlite's version (its package.json is not in its exports map: found beside its entry). */
+export async function pgliteVersion(): Promise<string> {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  let dir = path.dirname(entry);
+  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return (JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { version: string })
+    .version;
+}
+
+export type TemplateLookup =
+  | { ok: true; tarball: string }
+  | { ok: false; reason: 'missing' | 'other_version' | 'damaged'; detail?: string };
+
+/** The template in `dir` if it was made by the installed PGlite and is whole. */
+export async function findTemplate(dir: string = TEMPLATE_DIR): Promise<TemplateLookup> {
+  const manifest = await readFile(path.join(dir, MANIFEST), 'utf8')
+    .then((s) => JSON.parse(s) as Manifest)
+    .catch(() => undefined);
+  if (!manifest) return { ok: false, reason: 'missing' };
+  const installed = await pgliteVersion();
+  if (manifest.pglite !== installed) {
+    return {
+      ok: false,
+      reason: 'other_version',
+      detail: `made by PGlite ${manifest.pglite}, installed ${installed}`,
+    };
+  }
+  const tarball = path.join(dir, TARBALL);
+  const bytes = await readFile(tarball).catch(() => undefined);
+  if (!bytes || bytes.length !== manifest.bytes || sha256(bytes) !== manifest.sha256) {
+    return { ok: false, reason: 'damaged', detail: tarball };
+  }
+  return { ok: true, tarball };
+}
+
+/** The template as one uncompressed tarball, for PGlite's `loadDataDir` (in-memory databases). */
+export async function templateBlob(tarball: string): Promise<Blob> {
+  return new Blob([gunzipSync(await readFile(tarball))]);
+}
+
+/**
+ * Unpacks the template into `target`, which must not exist yet: into a sibling directory first,
+ * then renamed, so a crash part way leaves no half-made database behind (only a scratch directory
+ * the next start removes).
+ */
+export async function unpackTemplate(tarball: string, target: string): Promise<void> {
+  const scratch = `${target}.unpacking`;
+  await rm(scratch, { recursive: true, force: true });
+  await mkdir(scratch, { mode: 0o700 });
+  const extract = tar.extract();
+  const written: string[] = [];
+  extract.on('entry', (header, stream, next) => {
+    const name = path.normalize(header.name).replace(/^(\.\.(\/|$))+/, '');
+    const dest = path.join(scratch, name);
+    if (!dest.startsWith(scratch + path.sep)) {
+      stream.resume();
+      return next(new Error(`unexpected entry in the database template: ${header.name}`));
+    }
+    if (header.type === 'directory') {
+      mkdir(dest, { recursive: true, mode: 0o700 }).then(() => {
+        stream.resume();
+        next();
+      }, next);
+      return;
+    }
+    if (header.type !== 'file') {
+      stream.resume();
+      return next();
+    }
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: unknown) => chunks.push(c as Buffer));
+    stream.on('error', next);
+    stream.on('end', () => {
+      mkdir(path.dirname(dest), { recursive: true, mode: 0o700 })
+        .then(() => writeFile(dest, Buffer.concat(chunks), { mode: 0o600 }))
+        .then(() => {
+          written.push(dest);
+          next();
+        }, next);
+    });
+  });
+  await pipeline(createReadStream(tarball), createGunzip(), extract);
+  // durable before the rename makes it the database (a few at a time: one by one costs seconds)
+  const lanes = 16;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let i = lane; i < written.length; i += lanes) await fsync(written[i]!);
+    }),
+  );
+  await fsync(scratch);
+  await rename(scratch, target);
+  await fsync(path.dirname(target));
+}
+
+/**
+ * Runs initdb once in memory with the installed PGlite and writes the tarball and its manifest to
+ * `dir`, each appearing whole or not at all. Returns the tarball's path.
+ */
+export async function buildTemplate(dir: string = TEMPLATE_DIR): Promise<string> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create();
+  let bytes: Buffer;
+  try {
+    bytes = Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer());
+  } finally {
+    await db.close();
+  }
+  await mkdir(dir, { recursive: true });
+  const manifest: Manifest = {
+    pglite: await pgliteVersion(),
+    sha256: sha256(bytes),
+    bytes: bytes.length,
+  };
+  const tarball = path.join(dir, TARBALL);
+  await atomicWrite(tarball, bytes);
+  await atomicWrite(path.join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  return tarball;
+}
+
+async function atomicWrite(file: string, data: Buffer | string): Promise<void> {
+  const partial = `${file}.${process.pid}`;
+  await writeFile(partial, data);
+  await rename(partial, file);
+}
+
+async function fsync(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
