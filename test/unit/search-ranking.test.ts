@@ -25,6 +25,25 @@ describe('word vectors', () => {
     );
     expect(soft('banana bread', 'jwt login service')).toBe(0);
   });
+
+  it('discount words that are close to everything (hubness)', () => {
+    // "go" is near most English verbs; "spam" is near few words
+    const go = wv.id('go')!;
+    const spam = wv.id('spam')!;
+    expect(wv.csls(wv.id('talk')!, go)).toBeLessThan(wv.similarity(wv.id('talk')!, go) - 0.5);
+    expect(wv.csls(wv.id('spammers')!, spam)).toBeGreaterThan(wv.csls(wv.id('talk')!, go));
+  });
+
+  it('compare stack names by identity, not as English words', () => {
+    // the Go listing is not a match for "talk" or "live" because "go" is an English verb
+    expect(soft('talk live', 'Go')).toBe(0);
+    expect(soft('go', 'Go')).toBe(1);
+    const chat = 'Realtime chat backend Go gorilla/websocket chat rooms with presence';
+    const logs = 'Apache access log parser Go parses web server access logs user agents';
+    expect(soft('let users talk to each other live', chat)).toBeGreaterThan(
+      soft('let users talk to each other live', logs) - 0.2,
+    );
+  });
 });
 
 describe('stack awareness', () => {
@@ -33,6 +52,15 @@ describe('stack awareness', () => {
     expect(namedStacks('Node.js websocket')).toEqual(namedStacks('node websocket'));
     expect(namedStacks('golang flags')).toEqual(namedStacks('Go'));
     expect(namedStacks('send email notifications')).toEqual([]);
+  });
+
+  it('reads product names in tech_stack whole, as a buyer types them', () => {
+    expect(stackMatch(namedStacks('typescript lru cache'), 'TypeScript')).toBe(1);
+    expect(stackMatch(namedStacks('postgres exporter'), 'Go, Prometheus, PostgreSQL')).toBe(1);
+    expect(stackMatch(namedStacks('mongodb url shortener'), 'Node.js, Express, MongoDB')).toBe(1);
+    // JavaScript is not Java, SQLite is SQLite
+    expect(stackMatch(namedStacks('java'), 'JavaScript, D3')).toBe(0);
+    expect(stackMatch(namedStacks('sqlite backup'), 'Bash, SQLite')).toBe(1);
   });
 
   it('scores how much of the named stack a listing has', () => {
