@@ -80,8 +80,15 @@ export function mean(js: Judgment[], f: (x: Judgment) => number): number {
   return +(js.reduce((s, x) => s + f(x), 0) / Math.max(1, js.length)).toFixed(3);
 }
 
-/** The relevance set's listings in a fresh in-memory catalogue; `keyOf` maps item ids to set keys. */
-export async function relevanceCatalogue() {
+/** Listings in a fresh in-memory catalogue (the relevance set's by default); `keyOf` maps item ids to keys. */
+export async function relevanceCatalogue(
+  listings: Array<{
+    key: string;
+    title: string;
+    techStack: string;
+    description: string;
+  }> = RELEVANCE_LISTINGS,
+) {
   const config = loadConfig({
     EMBEDDED_DB_IN_MEMORY: 'true',
     LOG_LEVEL: 'silent',
@@ -92,8 +99,7 @@ export async function relevanceCatalogue() {
   const seller = await seedSeller(sql);
   const keyOf = new Map<string, string>();
   const t0 = performance.now();
-  for (const l of RELEVANCE_LISTINGS)
-    keyOf.set(await seedListing(sql, embedder, { ...l, seller }), l.key);
+  for (const l of listings) keyOf.set(await seedListing(sql, embedder, { ...l, seller }), l.key);
   return { runtime, sql, embedder, keyOf, indexMs: performance.now() - t0 };
 }
 

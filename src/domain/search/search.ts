@@ -5,7 +5,7 @@ import { sharedWordVectors } from '../../embeddings/word-vectors.js';
 import { usdcToMicro } from '../chains.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
-import { SOFT_MATCH_FLOOR, softMatch } from './soft-match.js';
+import { SOFT_MATCH_FLOOR, phraseMatch, softMatch } from './soft-match.js';
 import { namedStacks, stackMatch, taskText } from './stacks.js';
 import { toVectorLiteral, vectorType } from './vectors.js';
 
@@ -43,6 +43,10 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  *   `cosineFull` (a close paraphrase);
  * - meaning: soft word coverage of the query by the listing (soft-match.ts), word pairs counting
  *   from `softFloor` up;
+ * - phrase: share of the query's adjacent task-word pairs that stand adjacent in the listing's
+ *   title, description or summary ("csv files" in "converting large CSV files"): word order tells
+ *   the object of a task from a word it merely shares ("parses application logs" for "parse csv
+ *   files");
  * then multiplied by the stack factor when the query names a stack the listing lacks, and read as
  * similarity = 5 × score ÷ `scoreFull` (at most 5).
  * The values are chosen by `npm run bench -- relevance_tune` on the tuning half of the relevance set
@@ -50,16 +54,17 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
-  lexical: 0.3,
-  vector: 0.2,
-  meaning: 0.5,
+  lexical: 0.2,
+  vector: 0.1,
+  meaning: 0.4,
+  phrase: 0.3,
   cosineFloor: 0.3,
   cosineFull: 0.6,
   softFloor: SOFT_MATCH_FLOOR,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.6,
   /** Score kept when the listing has none of the stacks the query names. */
-  stackMiss: 0.6,
+  stackMiss: 0.8,
   /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
   floor: 1.0,
 };
@@ -99,7 +104,9 @@ export async function searchItems(
   const variant = opts.variant ?? 'fused';
   const rows = await searchCandidates(sql, embedder, query, opts);
   const floor = opts.floor ?? SIMILARITY_FLOOR;
-  return rankCandidates(query.q, rows, variant)
+  const signals =
+    variant === 'fused' ? await loadQuerySignals(sql, query.q) : querySignals(query.q);
+  return rankCandidates(signals, rows, variant)
     .filter((r) => r.similarity >= floor && r.similarity > 0)
     .slice(0, SEARCH_LIMIT)
     .map((r) => ({ ...toPublicItem(r.row, opts.ratingThreshold), similarity: r.similarity }));
@@ -230,10 +237,30 @@ export function cosineScore(cosine: number, c: Calibration = CALIBRATION): numbe
 export interface QuerySignals {
   tokens: string[];
   stacks: number[];
+  /**
+   * Inverse document frequency of each task word in this catalogue (BM25's, from search_terms):
+   * "csv" is specific where "files" and "parse" are not. Words the catalogue lacks are absent.
+   */
+  idf: Map<string, number>;
 }
 
-export function querySignals(q: string): QuerySignals {
-  return { tokens: tokenize(taskText(q)), stacks: namedStacks(q) };
+export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
+  return { tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
+}
+
+/** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
+export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignals> {
+  const signals = querySignals(q);
+  const words = [...new Set(signals.tokens)];
+  if (words.length === 0) return signals;
+  const rows = await sql<{ word: string; idf: number }[]>`
+    select t.word, ln(1 + (c.docs - s.df + 0.5) / (s.df + 0.5))::float8 as idf
+    from unnest(${words}::text[]) t(word)
+    cross join (select greatest(docs, 1)::float8 as docs from search_corpus) c
+    join search_terms s on s.lexeme = any(tsvector_to_array(to_tsvector('english', t.word)))
+    where s.df > 0`;
+  for (const r of rows) signals.idf.set(r.word, Math.max(signals.idf.get(r.word) ?? 0, r.idf));
+  return signals;
 }
 
 /** One candidate's signals, each 0-1 (stack: share of the named stacks the listing has). */
@@ -241,6 +268,7 @@ export interface CandidateSignals {
   lexical: number;
   vector: number;
   meaning: number;
+  phrase: number;
   stack: number;
 }
 
@@ -255,7 +283,8 @@ export function candidateSignals(
   return {
     lexical: row.lexical,
     vector: cosineScore(row.cosine, c),
-    meaning: softMatch(sharedWordVectors(), query.tokens, docTokens, c.softFloor),
+    meaning: softMatch(sharedWordVectors(), query.tokens, docTokens, c.softFloor, query.idf),
+    phrase: phraseMatch(query.tokens, [row.title, row.description, row.promptSummary ?? '']),
     stack: stackMatch(query.stacks, row.techStack),
   };
 }
@@ -263,7 +292,7 @@ export function candidateSignals(
 /** The fused score, 0-1 (before the similarity's × 5). */
 export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
   return (
-    (c.lexical * s.lexical + c.vector * s.vector + c.meaning * s.meaning) *
+    (c.lexical * s.lexical + c.vector * s.vector + c.meaning * s.meaning + c.phrase * s.phrase) *
     (c.stackMiss + (1 - c.stackMiss) * s.stack)
   );
 }
@@ -287,12 +316,11 @@ export function similarityOf(score: number, c: Calibration = CALIBRATION): numbe
 
 /** The final ranking of the database's candidates: 0-5 similarity, best first. */
 export function rankCandidates<R extends CandidateRow>(
-  q: string,
+  query: QuerySignals,
   rows: R[],
   variant: SearchVariant = 'fused',
   c: Calibration = CALIBRATION,
 ): Array<{ row: R; similarity: number; score: number }> {
-  const query = querySignals(q);
   const out = rows.map((row) => {
     const score = scoreCandidate(query, row, variant, c);
     return { row, score, similarity: similarityOf(score, c) };
