@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
-import { softMatch } from '../../src/domain/search/soft-match.js';
+import { phraseMatch, softMatch } from '../../src/domain/search/soft-match.js';
 import { namedStacks, stackMatch, taskText } from '../../src/domain/search/stacks.js';
 
 const wv = sharedWordVectors();
@@ -38,11 +38,30 @@ describe('word vectors', () => {
     // the Go listing is not a match for "talk" or "live" because "go" is an English verb
     expect(soft('talk live', 'Go')).toBe(0);
     expect(soft('go', 'Go')).toBe(1);
-    const chat = 'Realtime chat backend Go gorilla/websocket chat rooms with presence';
-    const logs = 'Apache access log parser Go parses web server access logs user agents';
-    expect(soft('let users talk to each other live', chat)).toBeGreaterThan(
-      soft('let users talk to each other live', logs) - 0.2,
+  });
+
+  it('weigh task words by their rarity in the catalogue when given', () => {
+    const q = tokenize('parse csv files');
+    const logs = tokenize('Log file anomaly detector: parses application logs');
+    const csv = tokenize('CSV to JSON converter: converting large CSV files');
+    // each listing has two of the three words; "csv" is the one few listings have
+    const idf = new Map([
+      ['csv', 3.5],
+      ['parse', 1.2],
+      ['files', 0.8],
+    ]);
+    expect(softMatch(wv, q, csv, undefined, idf)).toBeGreaterThan(
+      softMatch(wv, q, logs, undefined, idf) + 0.2,
     );
+  });
+});
+
+describe('phrase matching', () => {
+  it("finds the query's adjacent word pairs adjacent in the listing", () => {
+    const q = tokenize('parse csv files');
+    expect(phraseMatch(q, ['Command-line tool converting large CSV files to JSON'])).toBe(0.5);
+    expect(phraseMatch(q, ['Parses application logs and alerts on spikes'])).toBe(0);
+    expect(phraseMatch(tokenize('csv'), ['csv files'])).toBe(0);
   });
 });
 
