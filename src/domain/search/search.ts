@@ -5,7 +5,14 @@ import { sharedWordVectors } from '../../embeddings/word-vectors.js';
 import { usdcToMicro } from '../chains.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
-import { SOFT_MATCH_FLOOR, phraseMatch, softMatch } from './soft-match.js';
+import {
+  SOFT_MATCH_FLOOR,
+  listingWords,
+  phraseMatchWords,
+  prepareQuery,
+  softMatchWords,
+  type PreparedQuery,
+} from './soft-match.js';
 import { namedStacks, stackMatch, taskText } from './stacks.js';
 import { toVectorLiteral, vectorType } from './vectors.js';
 
@@ -36,7 +43,7 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
 
 /**
  * Calibration of the final score (see README, "Search"). Every signal is first put on 0-1 and the
- * similarity is 5 × their weighted sum, so that it reads the same for every query:
+ * score is their weighted sum (weights summing to 1), so that it reads the same for every query:
  * - lexical: BM25 over the query's known terms divided by the BM25 of a listing that has every
  *   one of them once in its title (1.0 = all the query's words, where they matter most);
  * - vector: cosine mapped linearly from `cosineFloor` (what unrelated listings typically reach) to
@@ -263,6 +270,17 @@ export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignal
   return signals;
 }
 
+const prepared = new WeakMap<QuerySignals, PreparedQuery>();
+/** The query's words prepared for word matching, once per query and word-pair floor. */
+function preparedQuery(query: QuerySignals, floor: number): PreparedQuery {
+  let p = prepared.get(query);
+  if (!p || p.floor !== floor) {
+    p = prepareQuery(sharedWordVectors(), query.tokens, floor, query.idf);
+    prepared.set(query, p);
+  }
+  return p;
+}
+
 /** One candidate's signals, each 0-1 (stack: share of the named stacks the listing has). */
 export interface CandidateSignals {
   lexical: number;
@@ -277,14 +295,13 @@ export function candidateSignals(
   row: CandidateRow,
   c: Calibration = CALIBRATION,
 ): CandidateSignals {
-  const docTokens = tokenize(
-    [row.title, row.techStack, row.description, row.promptSummary ?? ''].join(' '),
-  );
+  const wv = sharedWordVectors();
+  const words = listingWords(wv, row);
   return {
     lexical: row.lexical,
     vector: cosineScore(row.cosine, c),
-    meaning: softMatch(sharedWordVectors(), query.tokens, docTokens, c.softFloor, query.idf),
-    phrase: phraseMatch(query.tokens, [row.title, row.description, row.promptSummary ?? '']),
+    meaning: softMatchWords(wv, preparedQuery(query, c.softFloor), words),
+    phrase: phraseMatchWords(query.tokens, words),
     stack: stackMatch(query.stacks, row.techStack),
   };
 }
