@@ -61,7 +61,8 @@ function wordsOf(wv: WordVectors, texts: string[][], pairTexts = texts): Listing
   };
 }
 
-const LISTING_CACHE_SIZE = 20_000;
+/** Bounded: a few kB per listing; the candidates of popular queries repeat. */
+const LISTING_CACHE_SIZE = 2_000;
 const listingCache = new Map<string, ListingWords>();
 
 /**
