@@ -13,16 +13,26 @@ import { sharedWordVectors, type WordVectors } from './word-vectors.js';
  * It is still an approximation, not a language model: operators who want more point EMBEDDINGS_URL
  * at an OpenAI-compatible endpoint and run `npm run reindex`.
  */
-export const BUILTIN_MODEL = 'builtin-wv-v2';
+export const BUILTIN_MODEL = 'builtin-wv-v3';
 /** Hashed features (256) followed by the word-vector part (100). */
 export const BUILTIN_DIMENSIONS = 356;
 /** Share of the word-vector part in the cosine (measured with `npm run bench -- relevance`). */
 export const WV_SHARE = 0.5;
 
+/**
+ * Words that carry no task: the Snowball English list (the one Postgres' `english` text search
+ * configuration drops, so the lexical and the vector side see the same words) plus filler common in
+ * listings and requests.
+ */
 const STOPWORDS = new Set(
-  'a an the and or of for to in on with by from at as is are be was were been this that these those it its into using use uses used via your you we our can could will would should may might must simple small based built which what how when where who many much each every any some all more most other such than then also just like make makes get gets want wants need needs thing things something lets let allow allows do does one two'.split(
-    ' ',
-  ),
+  [
+    // Snowball English (Postgres tsearch_data/english.stop)
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be been being have has had having do does did doing a an the and but if or because as until while of at by for with about against between into through during before after above below to from up down in out on off over under again further then once here there when where why how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now',
+    // filler
+    'using use uses used via could would may might must simple small based built many much every also like make makes get gets want wants need needs thing things something lets let allow allows one two',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 // Names whose punctuation matters, mapped before tokenisation.
@@ -345,19 +355,37 @@ export function stem(word: string): string {
   return word;
 }
 
-/** Code-aware tokens: camelCase, PascalCase, snake_case, kebab-case and stack names split. */
-export function tokenize(text: string): string[] {
+/** The words of a text, case kept, after names whose punctuation matters are mapped ("C++" → "cpp"). */
+export function words(text: string): string[] {
   let t = text;
   for (const [re, rep] of SPECIAL) t = t.replace(re, rep);
-  t = t
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase();
+  return t.split(/[^A-Za-z0-9]+/).filter(Boolean);
+}
+
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word.toLowerCase());
+}
+
+/**
+ * Code-aware tokens, lowercase: camelCase, PascalCase, snake_case, kebab-case and stack names
+ * split. A word with inner capitals gives its whole form first, then its parts, so that a product
+ * name matches as typed in lowercase ("PostgreSQL" → postgresql, postgre, sql; "TypeScript" →
+ * typescript, type, script) and an identifier still matches by its parts ("parseCsv" → parsecsv,
+ * parse, csv).
+ */
+export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const raw of t.split(/[^a-z0-9]+/)) {
-    if (!raw || STOPWORDS.has(raw)) continue;
-    if (raw.length > 40) continue;
-    out.push(raw);
+  const keep = (w: string) => {
+    if (w && w.length <= 40 && !STOPWORDS.has(w)) out.push(w);
+  };
+  for (const word of words(text)) {
+    const parts = word
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+      .toLowerCase()
+      .split(' ');
+    if (parts.length > 1) keep(word.toLowerCase());
+    parts.forEach(keep);
   }
   return out;
 }

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
  * (Arora et al. 2017): each word weighted a/(a + p(w)) with p(w) estimated from its frequency rank
  * (Zipf), then the table's common component removed, so that frequent generic words ("files",
  * "simple") weigh little and the direction every text shares does not make unrelated texts look
- * alike.
+ * alike. Word-to-word similarity is available raw (cosine) and corrected for hubness (CSLS,
+ * Conneau et al. 2018): some words ("go", "line", "make") sit close to everything, and a
+ * nearest-word match against them says little.
  */
 export const WORD_VECTORS_FILE = new URL(
   '../../assets/embeddings/word-vectors.bin',
@@ -29,10 +31,11 @@ export class WordVectors {
   private readonly scales: Float32Array;
   /** Euclidean norm of each int8 row (unscaled: cosines need no scale). */
   private readonly norms: Float32Array;
+  private readonly hubs: Float32Array;
   private readonly pc: Float32Array;
 
   constructor(bytes: Buffer) {
-    if (bytes.toString('latin1', 0, 6) !== 'WVEC1\n') throw new Error('not a word-vector table');
+    if (bytes.toString('latin1', 0, 6) !== 'WVEC2\n') throw new Error('not a word-vector table');
     const count = bytes.readUInt32LE(6);
     const dims = (this.dims = bytes.readUInt16LE(10));
     const sourceSize = bytes.readUInt32LE(12);
@@ -40,10 +43,11 @@ export class WordVectors {
     this.pc = new Float32Array(dims);
     for (let d = 0; d < dims; d++) this.pc[d] = bytes.readFloatLE(16 + 4 * d);
     const start = 16 + 4 * dims;
-    const stride = 8 + dims;
+    const stride = 12 + dims;
     this.weights = new Float32Array(count);
     this.rows = new Int8Array(count * dims);
     this.scales = new Float32Array(count);
+    this.hubs = new Float32Array(count);
     this.norms = new Float32Array(count);
     const raw = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     for (let i = 0; i < count; i++) {
@@ -51,7 +55,8 @@ export class WordVectors {
       const p = 1 / ((bytes.readUInt32LE(at) + 1) * harmonic);
       this.weights[i] = SIF_A / (SIF_A + p);
       this.scales[i] = bytes.readFloatLE(at + 4);
-      const row = raw.subarray(at + 8, at + 8 + dims);
+      this.hubs[i] = bytes.readFloatLE(at + 8);
+      const row = raw.subarray(at + 12, at + 12 + dims);
       this.rows.set(row, i * dims);
       let n = 0;
       for (let d = 0; d < dims; d++) n += row[d]! * row[d]!;
@@ -83,6 +88,14 @@ export class WordVectors {
     let dot = 0;
     for (let k = 0; k < d; k++) dot += v[i * d + k]! * v[j * d + k]!;
     return dot / (this.norms[i]! * this.norms[j]!);
+  }
+  /**
+   * Hubness-corrected similarity of two words (CSLS): 2·cos − r(i) − r(j), where r is a word's mean
+   * cosine to its ten nearest words. About 0 for a good synonym pair of ordinary words, negative
+   * for a pair that is close only because one of them is close to everything.
+   */
+  csls(i: number, j: number): number {
+    return 2 * this.similarity(i, j) - this.hubs[i]! - this.hubs[j]!;
   }
 
   /** SIF sentence vector of already tokenised text (unit length; all zeros if no word is known). */

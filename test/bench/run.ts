@@ -13,6 +13,7 @@ const load = async (file: string, fn: string): Promise<Suite> =>
 const suites: Array<[string, Suite]> = [
   ['search', async () => (await import('./search.js')).benchSearch(process.env)],
   ['relevance', async () => (await import('./relevance.js')).benchRelevance(process.env)],
+  ['relevance_tune', async () => (await import('./relevance-tune.js')).benchRelevanceTune()],
   ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
   ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
@@ -24,6 +25,7 @@ const suites: Array<[string, Suite]> = [
 
 for (const [name, run] of suites) {
   if (!all && !wanted.has(name)) continue;
+  if (all && name === 'relevance_tune') continue; // a tuning tool, run only when named
   console.log(`\n=== ${name} ===`);
   try {
     report[name] = await run();

@@ -91,6 +91,33 @@ describe('GET /api/v1/search ranking', () => {
     expect(none).toEqual([]);
   });
 
+  it('ranks the right demo listing first for the everyday queries of the issue', async () => {
+    const first = async (q: string) => titles((await search({ q })).body)[0];
+    expect(await first('parse csv files in python')).toBe('CSV to JSON streaming converter CLI');
+    expect(await first('jwt auth middleware for express')).toBe(
+      'JWT login and refresh-token service',
+    );
+    expect(await first('send email notifications')).toBe('Email newsletter sender');
+    const { body } = await search({ q: 'rust cli argument parsing' });
+    expect(body[0].metadata.tech_stack).toMatch(/Rust/);
+  });
+
+  it('of near-identical listings, puts the one in the named stack first, product names included', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const task = {
+      title: 'Wombat burrow census exporter',
+      description: 'Exports wombat burrow census counts as weekly reports.',
+    };
+    for (const techStack of ['Go', 'Python', 'TypeScript, Node.js', 'JavaScript'])
+      await seedListing(sql, embedder, { ...task, techStack });
+    const stackOfFirst = async (q: string) => (await search({ q })).body[0].metadata.tech_stack;
+    expect(await stackOfFirst('wombat burrow census exporter in go')).toBe('Go');
+    expect(await stackOfFirst('python wombat burrow census')).toBe('Python');
+    // "TypeScript" in a listing is typescript, not "type script"; "JavaScript" is not Java
+    expect(await stackOfFirst('typescript wombat burrow census')).toBe('TypeScript, Node.js');
+    expect(await stackOfFirst('javascript wombat burrow census')).toBe('JavaScript');
+  });
+
   it('prefers the listing in the stack the query names', async () => {
     const { body } = await search({ q: 'rust cli argument parsing' });
     expect(body[0].metadata.tech_stack).toMatch(/Rust/);

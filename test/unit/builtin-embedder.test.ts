@@ -6,16 +6,33 @@ const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0
 describe('built-in embedder', () => {
   it('splits camelCase, PascalCase, snake_case, kebab-case and stack names', () => {
     expect(tokenize('parseHTTPRequest user_id my-lib Node.js C++ C#')).toEqual([
+      'parsehttprequest',
       'parse',
       'http',
       'request',
       'user',
       'id',
-      'my',
       'lib',
       'nodejs',
       'cpp',
       'csharp',
+    ]);
+  });
+
+  it('keeps a product name whole beside its parts, so it matches as typed in lowercase', () => {
+    expect(tokenize('PostgreSQL')).toEqual(['postgresql', 'postgre', 'sql']);
+    expect(tokenize('TypeScript')).toContain('typescript');
+    expect(tokenize('typescript')).toEqual(['typescript']);
+  });
+
+  it('drops the same stopwords as the lexical side (Snowball English)', () => {
+    expect(tokenize('how fast can my web server answer under heavy traffic')).toEqual([
+      'fast',
+      'web',
+      'server',
+      'answer',
+      'heavy',
+      'traffic',
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
-import { softMatch } from '../../src/domain/search/soft-match.js';
+import { phraseMatch, softMatch } from '../../src/domain/search/soft-match.js';
 import { namedStacks, stackMatch, taskText } from '../../src/domain/search/stacks.js';
 
 const wv = sharedWordVectors();
@@ -25,6 +25,44 @@ describe('word vectors', () => {
     );
     expect(soft('banana bread', 'jwt login service')).toBe(0);
   });
+
+  it('discount words that are close to everything (hubness)', () => {
+    // "go" is near most English verbs; "spam" is near few words
+    const go = wv.id('go')!;
+    const spam = wv.id('spam')!;
+    expect(wv.csls(wv.id('talk')!, go)).toBeLessThan(wv.similarity(wv.id('talk')!, go) - 0.5);
+    expect(wv.csls(wv.id('spammers')!, spam)).toBeGreaterThan(wv.csls(wv.id('talk')!, go));
+  });
+
+  it('compare stack names by identity, not as English words', () => {
+    // the Go listing is not a match for "talk" or "live" because "go" is an English verb
+    expect(soft('talk live', 'Go')).toBe(0);
+    expect(soft('go', 'Go')).toBe(1);
+  });
+
+  it('weigh task words by their rarity in the catalogue when given', () => {
+    const q = tokenize('parse csv files');
+    const logs = tokenize('Log file anomaly detector: parses application logs');
+    const csv = tokenize('CSV to JSON converter: converting large CSV files');
+    // each listing has two of the three words; "csv" is the one few listings have
+    const idf = new Map([
+      ['csv', 3.5],
+      ['parse', 1.2],
+      ['files', 0.8],
+    ]);
+    expect(softMatch(wv, q, csv, undefined, idf)).toBeGreaterThan(
+      softMatch(wv, q, logs, undefined, idf) + 0.2,
+    );
+  });
+});
+
+describe('phrase matching', () => {
+  it("finds the query's adjacent word pairs adjacent in the listing", () => {
+    const q = tokenize('parse csv files');
+    expect(phraseMatch(q, ['Command-line tool converting large CSV files to JSON'])).toBe(0.5);
+    expect(phraseMatch(q, ['Parses application logs and alerts on spikes'])).toBe(0);
+    expect(phraseMatch(tokenize('csv'), ['csv files'])).toBe(0);
+  });
 });
 
 describe('stack awareness', () => {
@@ -33,6 +71,15 @@ describe('stack awareness', () => {
     expect(namedStacks('Node.js websocket')).toEqual(namedStacks('node websocket'));
     expect(namedStacks('golang flags')).toEqual(namedStacks('Go'));
     expect(namedStacks('send email notifications')).toEqual([]);
+  });
+
+  it('reads product names in tech_stack whole, as a buyer types them', () => {
+    expect(stackMatch(namedStacks('typescript lru cache'), 'TypeScript')).toBe(1);
+    expect(stackMatch(namedStacks('postgres exporter'), 'Go, Prometheus, PostgreSQL')).toBe(1);
+    expect(stackMatch(namedStacks('mongodb url shortener'), 'Node.js, Express, MongoDB')).toBe(1);
+    // JavaScript is not Java, SQLite is SQLite
+    expect(stackMatch(namedStacks('java'), 'JavaScript, D3')).toBe(0);
+    expect(stackMatch(namedStacks('sqlite backup'), 'Bash, SQLite')).toBe(1);
   });
 
   it('scores how much of the named stack a listing has', () => {

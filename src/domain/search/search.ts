@@ -5,7 +5,14 @@ import { sharedWordVectors } from '../../embeddings/word-vectors.js';
 import { usdcToMicro } from '../chains.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
-import { softMatch } from './soft-match.js';
+import {
+  SOFT_MATCH_FLOOR,
+  listingWords,
+  phraseMatchWords,
+  prepareQuery,
+  softMatchWords,
+  type PreparedQuery,
+} from './soft-match.js';
 import { namedStacks, stackMatch, taskText } from './stacks.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
@@ -35,27 +42,40 @@ export const BM25 = { k1: 1.2, b: 0.5 };
 export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary: 0.5 };
 
 /**
- * Calibration of the final score (see README, "Search relevance"). Every signal is first put on
- * 0-1 and the similarity is 5 × their weighted sum, so that it reads the same for every query:
+ * Calibration of the final score (see README, "Search"). Every signal is first put on 0-1 and the
+ * score is their weighted sum (weights summing to 1), so that it reads the same for every query:
  * - lexical: BM25 over the query's known terms divided by the BM25 of a listing that has every
  *   one of them once in its title (1.0 = all the query's words, where they matter most);
- * - vector: cosine mapped linearly from COSINE_FLOOR (what unrelated listings typically reach) to
- *   COSINE_FULL (a close paraphrase);
- * - meaning: soft word coverage (soft-match.ts);
- * then multiplied by the stack factor when the query names a stack the listing lacks.
+ * - vector: cosine mapped linearly from `cosineFloor` (what unrelated listings typically reach) to
+ *   `cosineFull` (a close paraphrase);
+ * - meaning: soft word coverage of the query by the listing (soft-match.ts), word pairs counting
+ *   from `softFloor` up;
+ * - phrase: share of the query's adjacent task-word pairs that stand adjacent in the listing's
+ *   title, description or summary ("csv files" in "converting large CSV files"): word order tells
+ *   the object of a task from a word it merely shares ("parses application logs" for "parse csv
+ *   files");
+ * then multiplied by the stack factor when the query names a stack the listing lacks, and read as
+ * similarity = 5 × score ÷ `scoreFull` (at most 5).
+ * The values are chosen by `npm run bench -- relevance_tune` on the tuning half of the relevance set
+ * only; `npm run bench -- relevance` reports the held-out half beside it.
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
-  lexical: 0.4,
-  vector: 0.3,
-  meaning: 0.3,
+  lexical: 0.2,
+  vector: 0.1,
+  meaning: 0.4,
+  phrase: 0.3,
   cosineFloor: 0.3,
-  cosineFull: 0.5,
+  cosineFull: 0.6,
+  softFloor: SOFT_MATCH_FLOOR,
+  /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
+  scoreFull: 0.6,
   /** Score kept when the listing has none of the stacks the query names. */
-  stackMiss: 0.85,
+  stackMiss: 0.8,
+  /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
+  floor: 1.0,
 };
-/** Listings scoring below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
-export const SIMILARITY_FLOOR = 1.0;
+export const SIMILARITY_FLOOR = CALIBRATION.floor;
 
 export type SearchVariant = 'lexical' | 'vector' | 'fused';
 
@@ -91,7 +111,9 @@ export async function searchItems(
   const variant = opts.variant ?? 'fused';
   const rows = await searchCandidates(sql, embedder, query, opts);
   const floor = opts.floor ?? SIMILARITY_FLOOR;
-  return rankCandidates(query.q, rows, variant)
+  const signals =
+    variant === 'fused' ? await loadQuerySignals(sql, query.q) : querySignals(query.q);
+  return rankCandidates(signals, rows, variant)
     .filter((r) => r.similarity >= floor && r.similarity > 0)
     .slice(0, SEARCH_LIMIT)
     .map((r) => ({ ...toPublicItem(r.row, opts.ratingThreshold), similarity: r.similarity }));
@@ -210,37 +232,115 @@ export async function searchCandidates(
   });
 }
 
+// ---- the final ranking (scoring only: the candidates above are the database's part) ----
+
 /** Calibrated cosine, 0-1. */
 export function cosineScore(cosine: number, c: Calibration = CALIBRATION): number {
   const { cosineFloor, cosineFull } = c;
   return Math.min(1, Math.max(0, (cosine - cosineFloor) / (cosineFull - cosineFloor)));
 }
 
+/** What the final ranking knows of one query, computed once for all its candidates. */
+export interface QuerySignals {
+  tokens: string[];
+  stacks: number[];
+  /**
+   * Inverse document frequency of each task word in this catalogue (BM25's, from search_terms):
+   * "csv" is specific where "files" and "parse" are not. Words the catalogue lacks are absent.
+   */
+  idf: Map<string, number>;
+}
+
+export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
+  return { tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
+}
+
+/** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
+export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignals> {
+  const signals = querySignals(q);
+  const words = [...new Set(signals.tokens)];
+  if (words.length === 0) return signals;
+  const rows = await sql<{ word: string; idf: number }[]>`
+    select t.word, ln(1 + (c.docs - s.df + 0.5) / (s.df + 0.5))::float8 as idf
+    from unnest(${words}::text[]) t(word)
+    cross join (select greatest(docs, 1)::float8 as docs from search_corpus) c
+    join search_terms s on s.lexeme = any(tsvector_to_array(to_tsvector('english', t.word)))
+    where s.df > 0`;
+  for (const r of rows) signals.idf.set(r.word, Math.max(signals.idf.get(r.word) ?? 0, r.idf));
+  return signals;
+}
+
+const prepared = new WeakMap<QuerySignals, PreparedQuery>();
+/** The query's words prepared for word matching, once per query and word-pair floor. */
+function preparedQuery(query: QuerySignals, floor: number): PreparedQuery {
+  let p = prepared.get(query);
+  if (!p || p.floor !== floor) {
+    p = prepareQuery(sharedWordVectors(), query.tokens, floor, query.idf);
+    prepared.set(query, p);
+  }
+  return p;
+}
+
+/** One candidate's signals, each 0-1 (stack: share of the named stacks the listing has). */
+export interface CandidateSignals {
+  lexical: number;
+  vector: number;
+  meaning: number;
+  phrase: number;
+  stack: number;
+}
+
+export function candidateSignals(
+  query: QuerySignals,
+  row: CandidateRow,
+  c: Calibration = CALIBRATION,
+): CandidateSignals {
+  const wv = sharedWordVectors();
+  const words = listingWords(wv, row);
+  return {
+    lexical: row.lexical,
+    vector: cosineScore(row.cosine, c),
+    meaning: softMatchWords(wv, preparedQuery(query, c.softFloor), words),
+    phrase: phraseMatchWords(query.tokens, words),
+    stack: stackMatch(query.stacks, row.techStack),
+  };
+}
+
+/** The fused score, 0-1 (before the similarity's × 5). */
+export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
+  return (
+    (c.lexical * s.lexical + c.vector * s.vector + c.meaning * s.meaning + c.phrase * s.phrase) *
+    (c.stackMiss + (1 - c.stackMiss) * s.stack)
+  );
+}
+
+/** One candidate's score, 0-1, for a ranking variant. */
+export function scoreCandidate(
+  query: QuerySignals,
+  row: CandidateRow,
+  variant: SearchVariant = 'fused',
+  c: Calibration = CALIBRATION,
+): number {
+  if (variant === 'lexical') return row.lexical;
+  if (variant === 'vector') return cosineScore(row.cosine, c);
+  return fusedScore(candidateSignals(query, row, c), c);
+}
+
+/** The 0-5 similarity of a score, one decimal: 5 from `scoreFull` up. */
+export function similarityOf(score: number, c: Calibration = CALIBRATION): number {
+  return Math.round(Math.min(1, Math.max(0, score / c.scoreFull)) * 50) / 10;
+}
+
 /** The final ranking of the database's candidates: 0-5 similarity, best first. */
 export function rankCandidates<R extends CandidateRow>(
-  q: string,
+  query: QuerySignals,
   rows: R[],
   variant: SearchVariant = 'fused',
   c: Calibration = CALIBRATION,
 ): Array<{ row: R; similarity: number; score: number }> {
-  const wv = sharedWordVectors();
-  const qTokens = tokenize(taskText(q));
-  const stacks = namedStacks(q);
   const out = rows.map((row) => {
-    let score: number;
-    if (variant === 'lexical') score = row.lexical;
-    else if (variant === 'vector') score = cosineScore(row.cosine, c);
-    else {
-      const docTokens = tokenize(
-        [row.title, row.techStack, row.description, row.promptSummary ?? ''].join(' '),
-      );
-      const meaning = softMatch(wv, qTokens, docTokens);
-      const stack = stackMatch(stacks, row.techStack);
-      score =
-        (c.lexical * row.lexical + c.vector * cosineScore(row.cosine, c) + c.meaning * meaning) *
-        (c.stackMiss + (1 - c.stackMiss) * stack);
-    }
-    return { row, score, similarity: Math.round(Math.min(1, Math.max(0, score)) * 50) / 10 };
+    const score = scoreCandidate(query, row, variant, c);
+    return { row, score, similarity: similarityOf(score, c) };
   });
   return out.sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1));
 }

@@ -1,4 +1,4 @@
-import { tokenize } from '../../embeddings/builtin.js';
+import { isStopword, words } from '../../embeddings/builtin.js';
 
 /**
  * Stack awareness: the languages, frameworks and platforms a query names ("in python", "for
@@ -6,8 +6,9 @@ import { tokenize } from '../../embeddings/builtin.js';
  * buyer constraint, stronger than any word of the task: of two near-identical listings, the one in
  * the named stack should come first.
  *
- * Each entry is one stack with the tokens (after the embedder's code-aware tokenizer: "Node.js" →
- * "nodejs", "C++" → "cpp", "C#" → "csharp") that name it. English words that are also stack names
+ * Each entry is one stack with the words that name it, lowercased whole ("Node.js" → "nodejs",
+ * "C++" → "cpp", "C#" → "csharp", "PostgreSQL" → "postgresql": a product name is not split at its
+ * capitals, so "JavaScript" is not Java and "TypeScript" is TypeScript). English words that are also stack names
  * ("go", "express", "rust", "react") count only as stacks: a query is short and a false stack
  * preference costs less than a missed one.
  */
@@ -72,11 +73,16 @@ const STACKS: string[][] = [
 const STACK_OF = new Map<string, number>();
 STACKS.forEach((names, i) => names.forEach((n) => STACK_OF.set(n, i)));
 
+/** Whether a lowercase token names a stack ("go", "express", "postgresql"). */
+export function isStackWord(token: string): boolean {
+  return STACK_OF.has(token);
+}
+
 /** The stacks a text names, as stack indexes (each once, in order of mention). */
 export function namedStacks(text: string): number[] {
   const out: number[] = [];
-  for (const t of tokenize(text)) {
-    const s = STACK_OF.get(t);
+  for (const w of words(text)) {
+    const s = STACK_OF.get(w.toLowerCase());
     if (s !== undefined && !out.includes(s)) out.push(s);
   }
   return out;
@@ -92,10 +98,11 @@ export function stackMatch(named: number[], techStack: string): number {
 /**
  * The query without the words that name stacks: what the buyer wants done. The stack factor judges
  * the stack; counting those words again as task words would let any listing in that stack that
- * shares a generic word ("parse", "files") outrank the listing that does the task. A query that is
+ * shares a generic word ("parse", "files") outrank the listing that does the task. Words keep their
+ * case (an identifier such as "parseCsv" is still split by the tokenizer later). A query that is
  * nothing but stack names is kept whole.
  */
 export function taskText(text: string): string {
-  const kept = tokenize(text).filter((t) => !STACK_OF.has(t));
+  const kept = words(text).filter((w) => !STACK_OF.has(w.toLowerCase()) && !isStopword(w));
   return kept.length > 0 ? kept.join(' ') : text;
 }
