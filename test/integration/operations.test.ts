@@ -55,3 +55,22 @@ describe('operator mistakes', () => {
     );
   });
 });
+
+describe('closing the embedded database', () => {
+  it('a command goes on after closing it (the database thread once let Node exit mid-close)', async () => {
+    const script = [
+      "import { loadConfig } from './src/config.ts';",
+      "import { openDatabase } from './src/db/index.ts';",
+      "const db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));",
+      'await db.sql`select 1`;',
+      'await db.close();',
+      "process.stdout.write('after close');",
+    ].join('\n');
+    const res = await run(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: root },
+    );
+    expect(res.stdout).toBe('after close');
+  });
+});
