@@ -51,10 +51,14 @@ export class FsBlobStore implements BlobStore {
         cb(null, chunk);
       },
     });
+    const out = createWriteStream(tmp, { flags: 'wx', mode: 0o600 });
     try {
-      await pipeline(toReadable(body), meter, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+      await pipeline(toReadable(body), meter, out);
       await rename(tmp, target);
     } catch (e) {
+      // A stream refused in its first chunk fails the pipeline while the file is still being
+      // opened: removing it before the open completes left it behind. Wait until it has closed.
+      if (!out.closed) await new Promise<void>((closed) => out.once('close', () => closed()));
       await rm(tmp, { force: true });
       throw e;
     }
