@@ -22,6 +22,9 @@ beforeAll(async () => {
     ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'pay-')),
     LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
     RECONCILE_STALE_SECONDS: '1',
+    // money safety under the deployment's default: the database on its own thread, concurrent
+    // completions' statements batched to it by the wire driver
+    EMBEDDED_DB_THREAD: 'true',
   });
   local = t.runtime.deps.facilitator as LocalFacilitator;
 });
