@@ -20,6 +20,8 @@ export interface Round {
   /** This process's CPU per request (ms): the server's own cost, less sensitive to other load. */
   cpuMs: number;
   failures: number;
+  /** Answers by HTTP status (a failure's kind at a glance). */
+  statuses?: Record<number, number>;
 }
 
 /** HTTP load from a child process (./payments-driver.ts), measured from this (the server) process. */
@@ -52,18 +54,23 @@ export class Driver {
   private async run(job: object, n: number): Promise<Round> {
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const reply = await new Promise<{ seconds: number; failures: number; error?: string }>(
-      (resolve) => {
-        this.child.once('message', (m) => resolve(m as { seconds: number; failures: number }));
-        this.child.send({ ...job, concurrency: this.concurrency });
-      },
-    );
+    type Reply = {
+      seconds: number;
+      failures: number;
+      statuses: Record<number, number>;
+      error?: string;
+    };
+    const reply = await new Promise<Reply>((resolve) => {
+      this.child.once('message', (m) => resolve(m as Reply));
+      this.child.send({ ...job, concurrency: this.concurrency });
+    });
     if (reply.error) throw new Error(`load driver: ${reply.error}`);
     const seconds = (performance.now() - started) / 1000;
     return {
       perSecond: n / seconds,
       cpuMs: cpuMs(process.cpuUsage(cpu)) / n,
       failures: reply.failures,
+      statuses: reply.statuses,
     };
   }
 

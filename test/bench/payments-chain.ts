@@ -16,7 +16,12 @@ import { newWallet } from '../helpers/wallets.js';
 import type { LocalAccount } from 'viem';
 import type { PaymentRequirements } from '@x402/core/types';
 
-type Round = { perSecond: number; cpuMs: number; failures: number };
+type Round = {
+  perSecond: number;
+  cpuMs: number;
+  failures: number;
+  statuses?: Record<number, number>;
+};
 
 const N = Number(process.env.BENCH_PAYMENTS_CHAIN_N ?? 150);
 const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 3);
@@ -96,6 +101,10 @@ export async function benchPaymentsOnChain(baseline: {
       ratio_to_dev_ledger: Number((perSecond / baseline.ledgerPerSecond).toFixed(2)),
       ratio_to_reference: Number((perSecond / baseline.refPerSecond).toFixed(2)),
       failures: rounds.reduce((n, r) => n + r.failures, 0),
+      statuses: rounds.reduce<Record<number, number>>((all, r) => {
+        for (const [k, v] of Object.entries(r.statuses ?? {})) all[+k] = (all[+k] ?? 0) + v;
+        return all;
+      }, {}),
     };
     console.log(
       [
@@ -103,7 +112,7 @@ export async function benchPaymentsOnChain(baseline: {
         `  on chain         ${result.per_second}/s median  (rounds ${rounds.map((r) => Math.round(r.perSecond)).join(', ')})`,
         `  vs dev ledger    ${result.ratio_to_dev_ledger}, vs reference ${result.ratio_to_reference}`,
         `  process CPU per completion ${result.cpu_ms_per_completion} ms (the EVM runs in this process)`,
-        `  failures         ${result.failures}`,
+        `  failures         ${result.failures} (answers by status: ${JSON.stringify(result.statuses)})`,
       ].join('\n'),
     );
     return result;

@@ -42,11 +42,14 @@ function send(url: URL | string, header?: string, body?: string): Promise<number
   });
 }
 
-async function drive(job: Job): Promise<{ seconds: number; failures: number }> {
+async function drive(
+  job: Job,
+): Promise<{ seconds: number; failures: number; statuses: Record<number, number> }> {
   const url = job.url ? new URL(job.url) : undefined;
   const total = job.urls?.length ?? job.headers?.length ?? 0;
   let next = 0;
   let failures = 0;
+  const statuses: Record<number, number> = {};
   const started = performance.now();
   await Promise.all(
     Array.from({ length: job.concurrency }, async () => {
@@ -56,10 +59,11 @@ async function drive(job: Job): Promise<{ seconds: number; failures: number }> {
           ? await send(job.urls[i]!)
           : await send(url!, job.headers![i]!, job.body);
         if (status !== 200) failures++;
+        statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }),
   );
-  return { seconds: (performance.now() - started) / 1000, failures };
+  return { seconds: (performance.now() - started) / 1000, failures, statuses };
 }
 
 process.on('message', (job: Job | 'exit') => {
