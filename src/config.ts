@@ -45,7 +45,7 @@ export const ConfigSchema = z
      * Run the embedded database on a worker thread of its own, so its work overlaps with request
      * handling on a second core; false keeps it on the main thread. Ignored with DATABASE_URL.
      */
-    EMBEDDED_DB_THREAD: bool.default(true),
+    EMBEDDED_DB_THREAD: bool.default(false),
 
     /** HMAC key for signed download and invoice URLs. Generated and kept under DATA_DIR when embedded. */
     URL_SIGNING_SECRET: z.string().min(32).optional(),

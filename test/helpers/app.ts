@@ -48,10 +48,9 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     IN_PROCESS_WORKER: 'false',
     PUBLIC_BASE_URL: 'http://marketplace.test',
-    // In-memory test apps keep PGlite on the test's thread: a database thread per app costs ~1 s
-    // of start (the whole suite 125 s instead of 81 s). The service processes tests spawn (crash,
-    // persistence, operations, MCP stdio) and the image check run the default thread;
-    // TEST_DB_THREAD=true runs every test app with it too.
+    // The deployment's default (on the test's thread). A database thread per app would cost ~1 s
+    // of start (the whole suite 125 s instead of 81 s): payments safety, persistence and the
+    // close test run it explicitly, and TEST_DB_THREAD=true runs every test app with it.
     EMBEDDED_DB_THREAD: process.env.TEST_DB_THREAD ?? 'false',
     ...env,
   });

@@ -61,7 +61,8 @@ describe('closing the embedded database', () => {
     const script = [
       "import { loadConfig } from './src/config.ts';",
       "import { openDatabase } from './src/db/index.ts';",
-      "const db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));",
+      "const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', EMBEDDED_DB_THREAD: 'true' });",
+      'const db = await openDatabase(config);',
       'await db.sql`select 1`;',
       'await db.close();',
       "process.stdout.write('after close');",

@@ -32,6 +32,8 @@ describe('embedded database on disk', () => {
       DATA_DIR: await tempDir(),
       LOG_LEVEL: 'silent',
       IN_PROCESS_WORKER: 'false',
+      // on disk through the optional database thread (the rest of this file runs the default)
+      EMBEDDED_DB_THREAD: 'true',
     });
     const logs = captureLogs();
     const first = await createRuntime(config, { logger: logs.logger });
