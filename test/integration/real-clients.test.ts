@@ -5,8 +5,8 @@ import { listItem, METADATA, startSellingApp, type SellingContext } from '../hel
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
- * Cross-cutting compatibility with the clients that already use this contract
- * (`../shared/notes/real-clients.md`): what they send must work unchanged.
+ * Cross-cutting compatibility with the clients that already use this contract (each case below is
+ * what such a client sends): what they send must work unchanged.
  */
 let t: SellingContext;
 beforeAll(async () => {
