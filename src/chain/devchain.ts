@@ -90,6 +90,11 @@ export async function startDevChain(opts: DevChainOptions = {}): Promise<DevChai
         type: 'edr-simulated' as const,
         chainId: CHAIN_ID_OF[chain],
         chainType: chain === 'base' ? ('op' as const) : ('generic' as const),
+        // Automine makes a block per transaction; without this each block in the same second
+        // gets the previous timestamp + 1, so the chain's clock runs ahead of the wall clock by
+        // one second per extra transaction (300 settlements in 10 s put it ~290 s ahead) and
+        // EIP-3009 authorizations signed with a wall-clock validBefore revert as expired.
+        allowBlocksWithSameTimestamp: true,
         accounts: [DEV_DEPLOYER_KEY, DEV_RELAYER_KEY].map((privateKey) => ({
           privateKey,
           balance: balance.toString(),

@@ -153,3 +153,23 @@ it('20 wallets buy at once: every purchase settles, one relayer key, nonces in o
   expect(await t.usdcBalance('base', orders[0]!.payTo)).toBe(20n * 200_000n);
   console.log(`20 concurrent on-chain purchases in ${elapsed} ms`);
 });
+
+it('after a burst of transactions (more than the 300 s window, one block each) a purchase signed now still settles: the chain’s clock is the wall clock', async () => {
+  const item = await t.sellerWithItem({ priceUsdc: 0.1 });
+  const buyer = newWallet();
+  await t.chain.fundUsdc('base', buyer.address, 1_000_000n);
+  // Automine: one block per transaction, a few milliseconds apart.
+  const window = t.config.X402_MAX_TIMEOUT_SECONDS;
+  for (let i = 0; i < window + 30; i++) {
+    await t.chain.fundUsdc('base', newWallet().address, 1n);
+  }
+  const res = await (await signedAcquire(t.base, buyer, item.itemId, 'base')).send();
+  expect({ status: res.status, body: res.status === 200 ? {} : await res.json() }).toEqual({
+    status: 200,
+    body: {},
+  });
+  expect(await t.usdcBalance('base', buyer.address)).toBe(900_000n);
+  const pub = createPublicClient({ transport: http(t.chain.rpcUrls.base, { retryCount: 0 }) });
+  const ahead = Number((await pub.getBlock()).timestamp) - Math.floor(Date.now() / 1000);
+  expect(ahead).toBeLessThanOrEqual(2);
+});
