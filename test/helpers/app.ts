@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -8,6 +7,9 @@ import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { freePort } from './ports.js';
+
+export { freePort };
 
 export interface TestContext {
   config: Config;
@@ -92,15 +94,4 @@ export async function startListeningTestApp(
   });
   await t.app.listen({ port, host: '127.0.0.1' });
   return { ...t, base };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }

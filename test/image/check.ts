@@ -23,10 +23,10 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../helpers/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEEP = process.argv.includes('--keep');
@@ -97,17 +97,6 @@ function bytesUnder(dir: string): { bytes: number; files: number } {
   return { bytes, files };
 }
 const mb = (b: number) => Math.round((b / 2 ** 20) * 10) / 10;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // --- steps and their report -----------------------------------------------------------------
 
