@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,7 +10,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
-import { uniqueProject, zipOf, type Files } from '../helpers/archives.js';
+import { projectDir, uniqueProject, zipOf } from '../helpers/archives.js';
+import { textOf } from '../helpers/mcp.js';
 import { ensureBuilt, MCP_ENTRY, ROOT } from '../helpers/build.js';
 import { createSaleItem } from '../helpers/items.js';
 import { freshKey } from '../helpers/wallet-secrets.js';
@@ -63,18 +64,6 @@ async function spawnMcp(key: `0x${string}`, dataDir: string, env: Record<string,
     return r.structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   return { client, call, data };
-}
-
-const textOf = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-
-function projectDir(files: Files): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'journey-project-'));
-  for (const [name, data] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), data);
-  }
-  return dir;
 }
 
 const paymentsBy = async (key: `0x${string}`) =>

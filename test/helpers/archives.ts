@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
 
@@ -168,6 +171,16 @@ export async function buildTarGz(entries: TarEntrySpec[]): Promise<Buffer> {
 }
 
 export type Files = Record<string, string | Buffer>;
+
+/** The files written into a new temporary directory (a project to pack, as an agent has one). */
+export function projectDir(files: Files): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'project-'));
+  for (const [name, data] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), data);
+  }
+  return dir;
+}
 
 export function zipOf(files: Files): Buffer {
   return buildZip(Object.entries(files).map(([name, data]) => ({ name, data })));

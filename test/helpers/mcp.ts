@@ -24,6 +24,12 @@ export interface McpTestOptions {
   limits?: Partial<SpendingLimits>;
   /** Shares the state file and download folder of an earlier connection (a restart). */
   dataDir?: string;
+  /** The server's wallet as the caller builds it (e.g. the entry's lazy wallet with key set-up). */
+  walletOf?: (ctx: {
+    key: `0x${string}`;
+    dataDir: string;
+    limits: SpendingLimits;
+  }) => McpDeps['wallet'];
   /** The client answers elicitation requests with this (no elicitation capability when absent). */
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
 }
@@ -46,13 +52,17 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
   const limits = { ...TEST_LIMITS, ...opts.limits };
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'mcp-state-'));
   const wallet =
-    opts.wallet === false
+    opts.wallet === false || opts.walletOf
       ? undefined
       : new MarketplaceClient({ baseUrl: base, account, maxPaymentUsdc: limits.perPurchase });
   const deps: McpDeps = {
     baseUrl: base,
     catalog: new CatalogClient({ baseUrl: base }),
-    wallet: wallet ? async () => wallet : undefined,
+    wallet: opts.walletOf
+      ? opts.walletOf({ key, dataDir, limits })
+      : wallet
+        ? async () => wallet
+        : undefined,
     limits,
     state: LocalState.inDir(dataDir),
     downloadDir: path.join(dataDir, 'downloads'),

@@ -1,16 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createMcpServer } from '../../mcp/server.js';
-import { LocalState } from '../../mcp/state.js';
 import { UsernameResultSchema } from '../../mcp/tools/get-username.js';
 import { lazyWallet } from '../../mcp/wallet.js';
-import { CatalogClient } from '../../src/client/catalog.js';
 import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
 import {
   InboxResponseSchema,
@@ -19,8 +10,8 @@ import {
 } from '../../src/domain/feedback/schemas.js';
 import { SellerPayoutsASchema, SellerStatsSchema } from '../../src/domain/payouts/schemas.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
-import { uniqueProject, type Files } from '../helpers/archives.js';
-import { TEST_LIMITS, textOf } from '../helpers/mcp.js';
+import { projectDir, uniqueProject } from '../helpers/archives.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 import { registerAgent, uniqueUsername } from '../helpers/revision-a.js';
 
 /**
@@ -42,32 +33,20 @@ afterAll(async () => {
 
 /** An MCP server as `artifact-marketplace-mcp` builds it (lazy wallet, key set-up), and a client. */
 async function connect(opts: { key?: `0x${string}`; username?: string } = {}) {
-  const key = opts.key ?? generatePrivateKey();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'mcp-reva-'));
-  const server = createMcpServer({
-    baseUrl: t.base,
-    catalog: new CatalogClient({ baseUrl: t.base }),
-    wallet: lazyWallet({
-      walletPrivateKey: key,
-      marketplaceUrl: t.base,
-      limits: TEST_LIMITS,
-      dataDir,
-      account: { username: opts.username, country: 'DE' },
-    }),
-    limits: TEST_LIMITS,
-    state: LocalState.inDir(dataDir),
-    downloadDir: path.join(dataDir, 'downloads'),
+  const c = await connectMcp(t.base, {
+    ...(opts.key && { key: opts.key }),
+    walletOf: ({ key, dataDir, limits }) =>
+      lazyWallet({
+        walletPrivateKey: key,
+        marketplaceUrl: t.base,
+        limits,
+        dataDir,
+        account: { username: opts.username, country: 'DE' },
+      }),
   });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'reva-mcp-test', version: '1.0.0' });
-  await client.connect(clientSide);
-  // with the tools listed, the SDK client checks every structuredContent against its outputSchema
-  await client.listTools();
-  closers.push(() => client.close());
+  closers.push(c.close);
   const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    if (JSON.stringify(r).includes(key.slice(2))) throw new Error('a result quoted the key');
+    const r = await c.call(name, args);
     // no tool may fall through to a Revision B route, which this deployment does not serve
     expect(textOf(r)).not.toMatch(/\b404 not_found\b|Route .* not found/);
     return r;
@@ -77,16 +56,7 @@ async function connect(opts: { key?: `0x${string}`; username?: string } = {}) {
     expect(r.isError, `${name}: ${textOf(r)}`).toBeFalsy();
     return r.structuredContent as Record<string, unknown>;
   };
-  return { call, ok, account: privateKeyToAccount(key), key };
-}
-
-function projectDir(files: Files): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-reva-project-'));
-  for (const [name, data] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), data);
-  }
-  return dir;
+  return { call, ok, account: c.account, key: c.key };
 }
 
 /** list_item (no fee in Revision A) and the scan run to its end: the active item's id. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListItemResultSchema } from '../../mcp/tools/list-item.js';
 import { SellerItemsSchema, SellerItemStatusSchema } from '../../src/domain/listings/schemas.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
-import { uniqueProject, zipOf, type Files } from '../helpers/archives.js';
+import { projectDir, uniqueProject, zipOf } from '../helpers/archives.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
 import { freshKey } from '../helpers/wallet-secrets.js';
 
@@ -30,15 +30,6 @@ async function connect(opts: Parameters<typeof connectMcp>[1] = {}) {
   const c = await connectMcp(t.base, opts);
   closers.push(c.close);
   return c;
-}
-
-function projectDir(files: Files): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-project-'));
-  for (const [name, data] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), data);
-  }
-  return dir;
 }
 
 const METADATA = {
