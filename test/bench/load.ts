@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PaymentRequired } from '@x402/core/types';
-import { freePort } from '../helpers/app.js';
+import { loopbackServiceEnv } from '../helpers/ports.js';
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -144,19 +144,10 @@ class Server {
   }
 
   static async start(root: string, dataDir: string, command: 'demo' | 'serve'): Promise<Server> {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
+    const { base, env } = await loopbackServiceEnv(dataDir, 'warn');
     const started = performance.now();
     const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js'), command], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        PUBLIC_BASE_URL: base,
-        LOG_LEVEL: 'warn',
-      },
+      env,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const deadline = Date.now() + 300_000;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { MarketplaceClient, MarketplaceError } from '../../src/client/index.js';
-import { freePort } from '../helpers/app.js';
+import { loopbackServiceEnv } from '../helpers/ports.js';
 import { hostileCorpus } from '../helpers/hostile.js';
 import { newWallet } from '../helpers/wallets.js';
 import { median } from './load.js';
@@ -97,21 +97,12 @@ async function startService(
   dataDir: string,
   command: 'serve' | 'demo' = 'serve',
 ): Promise<Service & Start> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const { base, env } = await loopbackServiceEnv(dataDir, 'info');
   const [cmd, ...args] = COMMANDS[entry];
   const started = performance.now();
   const child = spawn(cmd!, [...args, command], {
     cwd: entry === 'before' ? BEFORE : ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      LOG_LEVEL: 'info',
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
