@@ -10,6 +10,7 @@ import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { AppError } from '../../src/errors.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { recoverAuthorizationSigner } from '../../src/x402/recovery.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
 import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
@@ -52,7 +53,7 @@ async function signedPurchase() {
       payload: completion,
     });
   const fresh = async () => (await signPayment(buyer, required, required.accepts[0]!)).header;
-  return { item, buyer, send, fresh, nonce: signed.nonce };
+  return { item, buyer, send, fresh, nonce: signed.nonce, signed: signed.payload };
 }
 
 const countOrders = async (itemId: string) =>
@@ -305,6 +306,48 @@ describe('completion in one statement after settlement', () => {
         .sort()
         .map((chain) => ({ chain, address: derivePayoutAddress(p.buyer.address, chain, salt) })),
     );
+  });
+
+  it('a payment keeps what the payer signed as its proof, on the one-statement and the stepwise path', async () => {
+    const proofOf = async (nonce: string) =>
+      (
+        await deps().sql<
+          { payload: { signature: string; authorization: Record<string, string> } }[]
+        >`
+          select payload from x402_payments where nonce = ${nonce}`
+      )[0]!.payload;
+    const fused = await signedPurchase();
+    expect((await fused.send()).statusCode).toBe(200);
+    // a settlement left pending takes the stepwise path (claim, settle, complete later)
+    const stepwise = await signedPurchase();
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    expect((await stepwise.send()).statusCode).toBe(409);
+    for (const p of [fused, stepwise]) {
+      const proof = await proofOf(p.nonce);
+      // exactly the authorization and signature the buyer sent, nothing else
+      expect(proof).toEqual(p.signed.payload);
+      // and it still proves who paid: it recovers to the payer with the token's EIP-712 domain
+      const a = proof.authorization;
+      const network = t.runtime.deps.networks.base;
+      const signer = recoverAuthorizationSigner(
+        {
+          name: network.eip712.name,
+          version: network.eip712.version,
+          chainId: network.chainId,
+          verifyingContract: network.asset,
+        },
+        {
+          from: a.from!,
+          to: a.to!,
+          value: BigInt(a.value!),
+          validAfter: BigInt(a.validAfter!),
+          validBefore: BigInt(a.validBefore!),
+          nonce: a.nonce!,
+        },
+        proof.signature,
+      );
+      expect(signer).toBe(p.buyer.address.toLowerCase());
+    }
   });
 
   it('with the local ledger, claim, transfer, order, audit row and outcome commit as one transaction', async () => {

@@ -62,6 +62,18 @@ export interface ClaimInput {
 
 const json = (sql: Sql, v: unknown) => sql.json(v as postgres.JSONValue);
 
+/**
+ * What a payment row keeps of the signed payload (`payload`): the proof, i.e. the EIP-3009
+ * authorization exactly as the payer sent it and its signature. The rest of the x402 payload is
+ * already the row's own columns: `accepted` is pinned to the requirement this server issued
+ * (network, asset, pay_to, amount_micro; the item bound in `extra` is in `context`) and `resource`
+ * is `resource`. Keeping it once also keeps the row under Postgres's TOAST threshold (about 2 KB),
+ * so a purchase no longer pays for a compression attempt on every insert.
+ */
+function signedProof(p: VerifiedPayment): unknown {
+  return p.payload.payload;
+}
+
 export class PaymentStore {
   constructor(private readonly sql: Sql) {}
 
@@ -113,7 +125,7 @@ export class PaymentStore {
                                    valid_before, payload, context, status)
         select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
-               ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
+               ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'settling'
         where exists (select 1 from claimed)
         on conflict (payer, nonce) do update
@@ -179,7 +191,7 @@ export class PaymentStore {
                                    valid_before, payload, context, status, transaction, settlement, result)
         select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
-               ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
+               ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'completed', ${tx},
                ${json(sql, settlement.response)}::jsonb, ${result}
         from paid
