@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { decodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
 import { CHAINS } from '../../src/domain/chains.js';
@@ -348,6 +348,39 @@ describe('completion in one statement after settlement', () => {
       );
       expect(signer).toBe(p.buyer.address.toLowerCase());
     }
+  });
+
+  it("a repeat buyer's purchase finds its account; one whose wallet names no account any more still completes once", async () => {
+    const p = await signedPurchase();
+    const buyerOf = async (res: { json(): unknown }) => {
+      const orderId = (res.json() as { order_id: string }).order_id;
+      const [row] = await deps().sql<{ buyerId: string; payer: string }[]>`
+        select o.buyer_id, l.payer from orders o join legal_acceptances l on l.order_id = o.id
+        where o.id = ${orderId}`;
+      return row!;
+    };
+    const first = await p.send();
+    expect(first.statusCode).toBe(200);
+    const account = (await buyerOf(first)).buyerId;
+    const again = await p.send(await p.fresh());
+    expect(again.statusCode).toBe(200);
+    expect(await buyerOf(again)).toEqual({
+      buyerId: account,
+      payer: p.buyer.address.toLowerCase(),
+    });
+    // the wallet's binding disappears behind the server's back: the purchase that remembered the
+    // buyer cannot find it, and must neither lose the order nor charge twice
+    await deps().sql`delete from wallet_bindings where address = ${p.buyer.address.toLowerCase()}`;
+    const header = await p.fresh();
+    const third = await p.send(header);
+    expect(third.statusCode).toBe(200);
+    expect((await buyerOf(third)).buyerId).toBe(account);
+    const nonce = decodePaymentSignatureHeader(header).payload.authorization as { nonce: string };
+    const [counts] = await deps().sql<{ transfers: number; payments: string[] }[]>`
+      select (select count(*)::int from dev_ledger_transfers where nonce = ${nonce.nonce}) as transfers,
+             (select array_agg(status) from x402_payments where nonce = ${nonce.nonce}) as payments`;
+    expect(counts).toEqual({ transfers: 1, payments: ['completed'] });
+    expect(await countOrders(p.item.itemId)).toBe(3);
   });
 
   it('with the local ledger, claim, transfer, order, audit row and outcome commit as one transaction', async () => {

@@ -163,7 +163,7 @@ export class PaymentStore {
     const p = input.payment;
     const id = randomUUID();
     const tx = settlement.response.transaction;
-    const { writes, result } = fulfil(sql, {
+    const { writes, result, committed } = fulfil(sql, {
       paymentId: id,
       operation: input.operation,
       resource: p.resource,
@@ -199,6 +199,7 @@ export class PaymentStore {
       )
       select coalesce((select ok from pre), false) as claim_allowed,
              (select result_json from done) as result_json`;
+    if (row!.resultJson !== null) committed?.();
     return { claimAllowed: row!.claimAllowed, id, resultJson: row!.resultJson };
   }
 
@@ -215,7 +216,7 @@ export class PaymentStore {
     fulfil: Fulfilment,
   ): Promise<string | undefined> {
     const { sql } = this;
-    const { writes, result } = fulfil(sql, paidContext(row, settlement.transaction));
+    const { writes, result, committed } = fulfil(sql, paidContext(row, settlement.transaction));
     const [done] = await sql<{ resultJson: string }[]>`
       with paid as (
         select id, status from x402_payments where id = ${row.id} and status = any(${OPEN}) for update
@@ -232,6 +233,7 @@ export class PaymentStore {
         on conflict do nothing
       )
       select result_json from done`;
+    if (done) committed?.();
     return done?.resultJson;
   }
 
