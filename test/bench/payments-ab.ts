@@ -6,20 +6,19 @@
  * rounds only, `globalThis.__payLever` is true (a switch an experiment may read). Reports CPU per
  * completion and the CPU spent inside PGlite for each, and the median per-round ratio B / A:
  *   AB_DDL_B="set plan_cache_mode = force_generic_plan" node --import tsx test/bench/payments-ab.ts
+ * AB_ROOT_A=<another checkout> serves A from that checkout's src/ instead (before/after of a
+ * change in one run; its node_modules must be these, e.g. a symlink).
  * AB_DUMP_SQL=1 prints the largest statement text PGlite parses during a completion.
  */
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { LocalAccount } from 'viem';
-import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/logger.js';
-import { createRuntime } from '../../src/runtime.js';
-import { createSaleItem } from '../helpers/items.js';
+import * as here from './payments-ab-stack.js';
 import { newWallet, signPayment } from '../helpers/wallets.js';
 import { Driver, median } from './load.js';
 
@@ -53,7 +52,17 @@ proto.execProtocolRawSync = function (this: unknown, ...a: unknown[]) {
   }
 };
 
-async function server(ddl: string) {
+type Stack = typeof here;
+
+/** The app, runtime and test helpers of this checkout, or of another one (AB_ROOT_A). */
+async function stackAt(root: string | undefined): Promise<Stack> {
+  if (!root) return here;
+  const file = path.resolve(root, 'test/bench/payments-ab-stack.ts');
+  return (await import(pathToFileURL(file).href)) as Stack;
+}
+
+async function server(ddl: string, stack: Stack) {
+  const { loadConfig, createRuntime, createLogger, buildApp, createSaleItem } = stack;
   const config = loadConfig({
     EMBEDDED_DB_IN_MEMORY: process.env.AB_ON_DISK ? 'false' : 'true',
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'bench-ab-data-')),
@@ -87,8 +96,8 @@ async function server(ddl: string) {
   };
 }
 
-const a = await server(process.env.AB_DDL_A ?? '');
-const b = await server(process.env.AB_DDL_B ?? '');
+const a = await server(process.env.AB_DDL_A ?? '', await stackAt(process.env.AB_ROOT_A));
+const b = await server(process.env.AB_DDL_B ?? '', here);
 const driver = await Driver.start(Number(process.env.AB_CONCURRENCY ?? 8));
 const wallets = Array.from({ length: 40 }, () => newWallet());
 const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
