@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { decodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
 import { CHAINS } from '../../src/domain/chains.js';
@@ -10,6 +10,7 @@ import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { AppError } from '../../src/errors.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { recoverAuthorizationSigner } from '../../src/x402/recovery.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
 import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
@@ -52,7 +53,7 @@ async function signedPurchase() {
       payload: completion,
     });
   const fresh = async () => (await signPayment(buyer, required, required.accepts[0]!)).header;
-  return { item, buyer, send, fresh, nonce: signed.nonce };
+  return { item, buyer, send, fresh, nonce: signed.nonce, signed: signed.payload };
 }
 
 const countOrders = async (itemId: string) =>
@@ -305,6 +306,81 @@ describe('completion in one statement after settlement', () => {
         .sort()
         .map((chain) => ({ chain, address: derivePayoutAddress(p.buyer.address, chain, salt) })),
     );
+  });
+
+  it('a payment keeps what the payer signed as its proof, on the one-statement and the stepwise path', async () => {
+    const proofOf = async (nonce: string) =>
+      (
+        await deps().sql<
+          { payload: { signature: string; authorization: Record<string, string> } }[]
+        >`
+          select payload from x402_payments where nonce = ${nonce}`
+      )[0]!.payload;
+    const fused = await signedPurchase();
+    expect((await fused.send()).statusCode).toBe(200);
+    // a settlement left pending takes the stepwise path (claim, settle, complete later)
+    const stepwise = await signedPurchase();
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    expect((await stepwise.send()).statusCode).toBe(409);
+    for (const p of [fused, stepwise]) {
+      const proof = await proofOf(p.nonce);
+      // exactly the authorization and signature the buyer sent, nothing else
+      expect(proof).toEqual(p.signed.payload);
+      // and it still proves who paid: it recovers to the payer with the token's EIP-712 domain
+      const a = proof.authorization;
+      const network = t.runtime.deps.networks.base;
+      const signer = recoverAuthorizationSigner(
+        {
+          name: network.eip712.name,
+          version: network.eip712.version,
+          chainId: network.chainId,
+          verifyingContract: network.asset,
+        },
+        {
+          from: a.from!,
+          to: a.to!,
+          value: BigInt(a.value!),
+          validAfter: BigInt(a.validAfter!),
+          validBefore: BigInt(a.validBefore!),
+          nonce: a.nonce!,
+        },
+        proof.signature,
+      );
+      expect(signer).toBe(p.buyer.address.toLowerCase());
+    }
+  });
+
+  it("a repeat buyer's purchase finds its account; one whose wallet names no account any more still completes once", async () => {
+    const p = await signedPurchase();
+    const buyerOf = async (res: { json(): unknown }) => {
+      const orderId = (res.json() as { order_id: string }).order_id;
+      const [row] = await deps().sql<{ buyerId: string; payer: string }[]>`
+        select o.buyer_id, l.payer from orders o join legal_acceptances l on l.order_id = o.id
+        where o.id = ${orderId}`;
+      return row!;
+    };
+    const first = await p.send();
+    expect(first.statusCode).toBe(200);
+    const account = (await buyerOf(first)).buyerId;
+    const again = await p.send(await p.fresh());
+    expect(again.statusCode).toBe(200);
+    expect(await buyerOf(again)).toEqual({
+      buyerId: account,
+      payer: p.buyer.address.toLowerCase(),
+    });
+    // the wallet's binding disappears behind the server's back: the purchase that remembered the
+    // buyer cannot find it, and must neither lose the order nor charge twice
+    await deps().sql`delete from wallet_bindings where address = ${p.buyer.address.toLowerCase()}`;
+    const header = await p.fresh();
+    const third = await p.send(header);
+    expect(third.statusCode).toBe(200);
+    expect((await buyerOf(third)).buyerId).toBe(account);
+    const nonce = decodePaymentSignatureHeader(header).payload.authorization as { nonce: string };
+    const [counts] = await deps().sql<{ transfers: number; payments: string[] }[]>`
+      select (select count(*)::int from dev_ledger_transfers where nonce = ${nonce.nonce}) as transfers,
+             (select array_agg(status) from x402_payments where nonce = ${nonce.nonce}) as payments`;
+    expect(counts).toEqual({ transfers: 1, payments: ['completed'] });
+    expect(await countOrders(p.item.itemId)).toBe(3);
   });
 
   it('with the local ledger, claim, transfer, order, audit row and outcome commit as one transaction', async () => {

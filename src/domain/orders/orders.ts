@@ -34,30 +34,50 @@ export interface AcquireResult extends Record<string, unknown> {
 
 /**
  * The fulfilment of a purchase (spec 3.5, 4.1): provisions the buyer (a first purchase creates the
- * account; a keyed purchase names its agent), writes the completed order and the legal acceptance audit row, in the statement that
- * completes the payment (src/domain/payments/fulfilment.ts). Exactly once per payment.
+ * account; a keyed purchase names its agent), writes the completed order and the legal acceptance
+ * audit row, in the statement that completes the payment (src/domain/payments/fulfilment.ts).
+ * Exactly once per payment.
+ *
+ * A buyer whose purchase committed before is remembered, and its next purchase reads its agent
+ * instead of carrying the provisioning writes (which cost a statement their set-up even when they
+ * write nothing). The memory only picks the statement's shape, never its outcome: an entry is
+ * taken when used and put back when that purchase commits, and a remembered buyer whose wallet no
+ * longer names an agent makes the order's buyer null, which aborts the statement whole; the
+ * processor then takes its stepwise path, whose fulfilment (the entry gone) provisions as usual.
  */
 export function purchaseFulfilment(
   config: Parameters<typeof payoutAddressing>[0],
+  maxKnownBuyers = 10_000,
 ): Fulfilment<AcquireContext> {
   let addressing: PayoutAddressing | undefined;
+  const knownBuyers = new Set<string>();
   return (sql, ctx) => {
     const c = ctx.context;
+    const payer = ctx.payer.toLowerCase();
+    const known = !c.buyerId && knownBuyers.delete(payer);
     addressing ??= remembered(payoutAddressing(config));
     const buyer = c.buyerId
       ? sql`agent as (
           select id, username, false as created from agents
           where id = ${c.buyerId}::uuid and exists (select 1 from paid))`
-      : agentProvisioning(sql, ctx.payer, addressing);
+      : known
+        ? sql`agent as (
+            select a.id, a.username, false as created
+            from wallet_bindings b join agents a on a.id = b.agent_id
+            where b.address = ${payer} and exists (select 1 from paid))`
+        : agentProvisioning(sql, ctx.payer, addressing);
+    // a remembered buyer must be found: no agent makes buyer_id null and aborts the statement
+    const buyerId = known ? sql`(select id from agent)` : sql`agent.id`;
+    const from = known ? sql`paid` : sql`paid cross join agent`;
     const writes = sql`
       ${buyer},
       placed as (
         insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
                             amount_micro, transaction)
-        select ${c.orderId}::uuid, ${ctx.paymentId}::uuid, ${c.itemId}::uuid, agent.id, ${c.sellerId}::uuid,
+        select ${c.orderId}::uuid, ${ctx.paymentId}::uuid, ${c.itemId}::uuid, ${buyerId}, ${c.sellerId}::uuid,
                ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo}, ${ctx.payer}, ${ctx.amountMicro}::bigint,
                ${ctx.transaction}
-        from paid cross join agent
+        from ${from}
         returning id
       ), audited as (
         insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
@@ -67,7 +87,12 @@ export function purchaseFulfilment(
       )`;
     const result = sql`jsonb_build_object('orderId', ${c.orderId}::text, 'buyer',
       (select jsonb_build_object('created', created, 'username', username) from agent limit 1))`;
-    return { writes, result };
+    const committed = () => {
+      if (c.buyerId) return;
+      if (knownBuyers.size >= maxKnownBuyers) knownBuyers.clear();
+      knownBuyers.add(payer);
+    };
+    return { writes, result, committed };
   };
 }
 

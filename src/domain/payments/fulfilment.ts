@@ -36,13 +36,16 @@ export interface PaidContext<C extends JsonObject = JsonObject> {
  * - `result`: a jsonb SQL expression (it may read the writes' CTEs) stored with the payment and
  *   returned to every retry of the same authorization.
  *
+ * - `committed`: called once the statement that ran these writes committed and completed the
+ *   payment (not when it failed, nor when the payment was completed already).
+ *
  * A statement that fails (say a constraint) changes nothing; the processor records the settlement
  * and runs the fulfilment again (the reconciler too), so it must build fresh values each call.
  */
 export type Fulfilment<C extends JsonObject = JsonObject> = (
   sql: postgres.Sql,
   ctx: PaidContext<C>,
-) => { writes: SqlFragment; result: SqlFragment };
+) => { writes: SqlFragment; result: SqlFragment; committed?: () => void };
 
 /**
  * The port through which a domain operation gets paid: given its offer, the transport answers

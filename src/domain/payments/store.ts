@@ -62,6 +62,18 @@ export interface ClaimInput {
 
 const json = (sql: Sql, v: unknown) => sql.json(v as postgres.JSONValue);
 
+/**
+ * What a payment row keeps of the signed payload (`payload`): the proof, i.e. the EIP-3009
+ * authorization exactly as the payer sent it and its signature. The rest of the x402 payload is
+ * already the row's own columns: `accepted` is pinned to the requirement this server issued
+ * (network, asset, pay_to, amount_micro; the item bound in `extra` is in `context`) and `resource`
+ * is `resource`. Keeping it once also keeps the row under Postgres's TOAST threshold (about 2 KB),
+ * so a purchase no longer pays for a compression attempt on every insert.
+ */
+function signedProof(p: VerifiedPayment): unknown {
+  return p.payload.payload;
+}
+
 export class PaymentStore {
   constructor(private readonly sql: Sql) {}
 
@@ -113,7 +125,7 @@ export class PaymentStore {
                                    valid_before, payload, context, status)
         select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
-               ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
+               ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'settling'
         where exists (select 1 from claimed)
         on conflict (payer, nonce) do update
@@ -151,7 +163,7 @@ export class PaymentStore {
     const p = input.payment;
     const id = randomUUID();
     const tx = settlement.response.transaction;
-    const { writes, result } = fulfil(sql, {
+    const { writes, result, committed } = fulfil(sql, {
       paymentId: id,
       operation: input.operation,
       resource: p.resource,
@@ -179,7 +191,7 @@ export class PaymentStore {
                                    valid_before, payload, context, status, transaction, settlement, result)
         select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
-               ${p.validBefore}::timestamptz, ${json(sql, p.payload)}::jsonb,
+               ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'completed', ${tx},
                ${json(sql, settlement.response)}::jsonb, ${result}
         from paid
@@ -187,6 +199,7 @@ export class PaymentStore {
       )
       select coalesce((select ok from pre), false) as claim_allowed,
              (select result_json from done) as result_json`;
+    if (row!.resultJson !== null) committed?.();
     return { claimAllowed: row!.claimAllowed, id, resultJson: row!.resultJson };
   }
 
@@ -203,7 +216,7 @@ export class PaymentStore {
     fulfil: Fulfilment,
   ): Promise<string | undefined> {
     const { sql } = this;
-    const { writes, result } = fulfil(sql, paidContext(row, settlement.transaction));
+    const { writes, result, committed } = fulfil(sql, paidContext(row, settlement.transaction));
     const [done] = await sql<{ resultJson: string }[]>`
       with paid as (
         select id, status from x402_payments where id = ${row.id} and status = any(${OPEN}) for update
@@ -220,6 +233,7 @@ export class PaymentStore {
         on conflict do nothing
       )
       select result_json from done`;
+    if (done) committed?.();
     return done?.resultJson;
   }
 
