@@ -71,13 +71,20 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
       gap: number;
       demo: boolean;
     }> = [];
-    for (const softFloor of [-0.8, -0.7, -0.6, -0.5])
+    for (const [softFloor, softFull] of [
+      [-0.8, 1],
+      [-0.7, 1],
+      [-0.6, 1],
+      [-0.8, 0.5],
+      [-0.7, 0.5],
+      [-0.6, 0.2],
+    ] as const)
       for (const [cosineFloor, cosineFull] of [
         [0.3, 0.5],
         [0.3, 0.6],
       ] as const) {
-        // the signals depend on these two only; the weights below just combine them
-        const base = { ...CALIBRATION, softFloor, cosineFloor, cosineFull };
+        // the signals depend on these only; the weights below just combine them
+        const base = { ...CALIBRATION, softFloor, softFull, cosineFloor, cosineFull };
         const signals = candidates.map(({ query, rows }) =>
           rows.map((row) => ({ key: keyOf.get(row.id)!, s: candidateSignals(query, row, base) })),
         );
@@ -89,7 +96,7 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
         for (const [lexical, vector, meaning, phrase] of simplex(4, 10) as number[][] as Array<
           [number, number, number, number]
         >)
-          for (const stackMiss of [0.6, 0.7, 0.8, 0.9])
+          for (const stackMiss of [0.5, 0.6, 0.7, 0.8, 0.9])
             for (const scoreFull of [0.7, 0.6, 0.5])
               for (const floor of [1]) {
                 if (!lexical || !meaning) continue;
