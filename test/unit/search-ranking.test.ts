@@ -91,6 +91,8 @@ describe('stack awareness', () => {
     // not the other way round: a Python listing is not a Flask one
     expect(stackMatch(namedStacks('rate limiting for flask'), 'Python, Django')).toBe(0);
     expect(stackMatch(namedStacks('python rate limiter'), 'TypeScript, Express')).toBe(0);
+    // a runtime is not a language: Node.js code may be TypeScript
+    expect(stackMatch(namedStacks('javascript jwt middleware'), 'TypeScript, Express')).toBe(0);
   });
 
   it('scores how much of the named stack a listing has', () => {

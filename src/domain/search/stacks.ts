@@ -76,7 +76,9 @@ STACKS.forEach((names, i) => names.forEach((n) => STACK_OF.set(n, i)));
 /**
  * What a framework or library implies about the rest of a listing's stack: a Flask listing is a
  * Python listing, an Express one runs on Node.js, a Tokio one is Rust. A query for "python" is
- * answered in full by a listing whose tech_stack says only "Flask, Redis".
+ * answered in full by a listing whose tech_stack says only "Flask, Redis". Only what is certain:
+ * Node.js does not imply JavaScript (the code may be TypeScript), so "javascript" still prefers
+ * the listing that says JavaScript.
  */
 const IMPLIES: Record<string, string[]> = {
   django: ['python'],
@@ -85,18 +87,14 @@ const IMPLIES: Record<string, string[]> = {
   pandas: ['python'],
   pytorch: ['python'],
   tensorflow: ['python'],
-  express: ['nodejs', 'javascript'],
-  fastify: ['nodejs', 'javascript'],
-  hono: ['javascript'],
+  // the runtime only: a Node.js listing may be JavaScript or TypeScript
+  express: ['nodejs'],
+  fastify: ['nodejs'],
   nestjs: ['nodejs', 'typescript'],
-  nextjs: ['react', 'javascript'],
-  react: ['javascript'],
-  vue: ['javascript'],
-  svelte: ['javascript'],
-  angular: ['typescript'],
-  puppeteer: ['nodejs', 'javascript'],
+  puppeteer: ['nodejs'],
   prisma: ['nodejs'],
-  nodejs: ['javascript'],
+  nextjs: ['react'],
+  angular: ['typescript'],
   rails: ['ruby'],
   laravel: ['php'],
   phoenix: ['elixir'],
