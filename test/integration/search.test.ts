@@ -118,6 +118,22 @@ describe('GET /api/v1/search ranking', () => {
     expect(await stackOfFirst('javascript wombat burrow census')).toBe('JavaScript');
   });
 
+  it('counts a framework as its language: a python query prefers the Flask listing', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const task = {
+      title: 'Platypus sighting ledger',
+      description: 'Keeps a ledger of platypus sightings with river, date and observer.',
+    };
+    // the stacks name only the framework, as sellers often write them
+    for (const techStack of ['Flask, Redis', 'Express, Redis', 'Gin'])
+      await seedListing(sql, embedder, { ...task, techStack });
+    const stackOfFirst = async (q: string) => (await search({ q })).body[0].metadata.tech_stack;
+    expect(await stackOfFirst('python platypus sighting ledger')).toBe('Flask, Redis');
+    expect(await stackOfFirst('flask platypus sighting ledger')).toBe('Flask, Redis');
+    expect(await stackOfFirst('platypus sighting ledger for node.js')).toBe('Express, Redis');
+    expect(await stackOfFirst('expressjs platypus sighting ledger')).toBe('Express, Redis');
+  });
+
   it('prefers the listing in the stack the query names', async () => {
     const { body } = await search({ q: 'rust cli argument parsing' });
     expect(body[0].metadata.tech_stack).toMatch(/Rust/);

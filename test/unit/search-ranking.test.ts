@@ -82,6 +82,19 @@ describe('stack awareness', () => {
     expect(stackMatch(namedStacks('sqlite backup'), 'Bash, SQLite')).toBe(1);
   });
 
+  it('counts a framework as the language and runtime it implies', () => {
+    // a Flask listing is a Python listing; an Express one runs on Node.js
+    expect(stackMatch(namedStacks('python rate limiter'), 'Flask, Redis')).toBe(1);
+    expect(stackMatch(namedStacks('node jwt middleware'), 'TypeScript, Express')).toBe(1);
+    expect(stackMatch(namedStacks('expressjs jwt middleware'), 'TypeScript, Express')).toBe(1);
+    expect(stackMatch(namedStacks('rust async server'), 'Tokio')).toBe(1);
+    // not the other way round: a Python listing is not a Flask one
+    expect(stackMatch(namedStacks('rate limiting for flask'), 'Python, Django')).toBe(0);
+    expect(stackMatch(namedStacks('python rate limiter'), 'TypeScript, Express')).toBe(0);
+    // a runtime is not a language: Node.js code may be TypeScript
+    expect(stackMatch(namedStacks('javascript jwt middleware'), 'TypeScript, Express')).toBe(0);
+  });
+
   it('scores how much of the named stack a listing has', () => {
     const stacks = namedStacks('rust cli in go');
     expect(stackMatch(stacks, 'Rust, crossterm')).toBe(0.5);

@@ -7,6 +7,7 @@ import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
 import {
   SOFT_MATCH_FLOOR,
+  SOFT_MATCH_FULL,
   listingWords,
   phraseMatchWords,
   prepareQuery,
@@ -49,12 +50,13 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  * - vector: cosine mapped linearly from `cosineFloor` (what unrelated listings typically reach) to
  *   `cosineFull` (a close paraphrase);
  * - meaning: soft word coverage of the query by the listing (soft-match.ts), word pairs counting
- *   from `softFloor` up;
+ *   from `softFloor` up, in full from `softFull`;
  * - phrase: share of the query's adjacent task-word pairs that stand adjacent in the listing's
  *   title, description or summary ("csv files" in "converting large CSV files"): word order tells
  *   the object of a task from a word it merely shares ("parses application logs" for "parse csv
  *   files");
- * then multiplied by the stack factor when the query names a stack the listing lacks, and read as
+ * then multiplied by the stack factor when the query names a stack the listing lacks (nor implies:
+ * Flask is Python, stacks.ts), and read as
  * similarity = 5 × score ÷ `scoreFull` (at most 5).
  * The values are chosen by `npm run bench -- relevance_tune` on the tuning half of the relevance set
  * only; `npm run bench -- relevance` reports the held-out half beside it.
@@ -68,6 +70,7 @@ export const CALIBRATION = {
   cosineFloor: 0.3,
   cosineFull: 0.6,
   softFloor: SOFT_MATCH_FLOOR,
+  softFull: SOFT_MATCH_FULL,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.6,
   /** Score kept when the listing has none of the stacks the query names. */
@@ -271,11 +274,11 @@ export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignal
 }
 
 const prepared = new WeakMap<QuerySignals, PreparedQuery>();
-/** The query's words prepared for word matching, once per query and word-pair floor. */
-function preparedQuery(query: QuerySignals, floor: number): PreparedQuery {
+/** The query's words prepared for word matching, once per query and word-pair credit scale. */
+function preparedQuery(query: QuerySignals, floor: number, full: number): PreparedQuery {
   let p = prepared.get(query);
-  if (!p || p.floor !== floor) {
-    p = prepareQuery(sharedWordVectors(), query.tokens, floor, query.idf);
+  if (!p || p.floor !== floor || p.full !== full) {
+    p = prepareQuery(sharedWordVectors(), query.tokens, floor, query.idf, full);
     prepared.set(query, p);
   }
   return p;
@@ -300,7 +303,7 @@ export function candidateSignals(
   return {
     lexical: row.lexical,
     vector: cosineScore(row.cosine, c),
-    meaning: softMatchWords(wv, preparedQuery(query, c.softFloor), words),
+    meaning: softMatchWords(wv, preparedQuery(query, c.softFloor, c.softFull), words),
     phrase: phraseMatchWords(query.tokens, words),
     stack: stackMatch(query.stacks, row.techStack),
   };

@@ -4,9 +4,12 @@ import { isStackWord } from './stacks.js';
 
 /**
  * Word pairs count from this hubness-corrected similarity (CSLS, word-vectors.ts) up, their credit
- * rising linearly to 1 (tuned on the tuning half of the relevance set, `npm run bench -- relevance`).
+ * rising linearly to 1 at SOFT_MATCH_FULL (both chosen on the tuning half of the relevance set,
+ * `npm run bench -- relevance_tune`; a good synonym pair sits near CSLS 0, so a lower "full"
+ * credits near-synonyms in full, which the tuning half did not reward over the default).
  */
 export const SOFT_MATCH_FLOOR = -0.8;
+export const SOFT_MATCH_FULL = 1;
 /** Credit for a word that shares a concept group with a listing word (builtin.ts: "throttle" ~ "limiter"). */
 export const CONCEPT_MATCH = 0.8;
 
@@ -89,6 +92,7 @@ export function listingWords(
 /** A query's words prepared once for matching against many listings. */
 export interface PreparedQuery {
   floor: number;
+  full: number;
   words: Array<{
     stem: string;
     concepts: readonly string[];
@@ -105,6 +109,7 @@ export function prepareQuery(
   queryTokens: string[],
   floor = SOFT_MATCH_FLOOR,
   idf?: ReadonlyMap<string, number>,
+  full = SOFT_MATCH_FULL,
 ): PreparedQuery {
   // a word the catalogue lacks weighs as much as its rarest word
   const maxIdf = idf && idf.size > 0 ? Math.max(...idf.values()) : 1;
@@ -116,7 +121,7 @@ export function prepareQuery(
     weight: (wv.weight(w) ?? 1) * (idf ? (idf.get(w) ?? maxIdf) : 1),
     credit: new Map<number, number>(),
   }));
-  return { floor, words, total: words.reduce((s, w) => s + w.weight, 0) };
+  return { floor, full, words, total: words.reduce((s, w) => s + w.weight, 0) };
 }
 
 /** softMatch of a prepared query over a listing's analysed words. */
@@ -132,7 +137,7 @@ export function softMatchWords(wv: WordVectors, q: PreparedQuery, doc: ListingWo
       for (const d of doc.ids) {
         let credit = w.credit.get(d);
         if (credit === undefined) {
-          credit = Math.min(1, (wv.csls(w.id, d) - q.floor) / (1 - q.floor));
+          credit = Math.min(1, (wv.csls(w.id, d) - q.floor) / (q.full - q.floor));
           w.credit.set(d, credit);
         }
         if (credit > best) best = credit;

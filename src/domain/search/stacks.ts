@@ -38,7 +38,7 @@ const STACKS: string[][] = [
   ['django'],
   ['flask'],
   ['fastapi'],
-  ['express'],
+  ['express', 'expressjs'],
   ['fastify'],
   ['hono'],
   ['nestjs'],
@@ -73,6 +73,40 @@ const STACKS: string[][] = [
 const STACK_OF = new Map<string, number>();
 STACKS.forEach((names, i) => names.forEach((n) => STACK_OF.set(n, i)));
 
+/**
+ * What a framework or library implies about the rest of a listing's stack: a Flask listing is a
+ * Python listing, an Express one runs on Node.js, a Tokio one is Rust. A query for "python" is
+ * answered in full by a listing whose tech_stack says only "Flask, Redis". Only what is certain:
+ * Node.js does not imply JavaScript (the code may be TypeScript), so "javascript" still prefers
+ * the listing that says JavaScript.
+ */
+const IMPLIES: Record<string, string[]> = {
+  django: ['python'],
+  flask: ['python'],
+  fastapi: ['python'],
+  pandas: ['python'],
+  pytorch: ['python'],
+  tensorflow: ['python'],
+  // the runtime only: a Node.js listing may be JavaScript or TypeScript
+  express: ['nodejs'],
+  fastify: ['nodejs'],
+  nestjs: ['nodejs', 'typescript'],
+  puppeteer: ['nodejs'],
+  prisma: ['nodejs'],
+  nextjs: ['react'],
+  angular: ['typescript'],
+  rails: ['ruby'],
+  laravel: ['php'],
+  phoenix: ['elixir'],
+  spring: ['java'],
+  tokio: ['rust'],
+};
+
+const stackIndex = (name: string) => STACK_OF.get(name)!;
+const IMPLIED = new Map<number, number[]>(
+  Object.entries(IMPLIES).map(([k, v]) => [stackIndex(k), v.map(stackIndex)]),
+);
+
 /** Whether a lowercase token names a stack ("go", "express", "postgresql"). */
 export function isStackWord(token: string): boolean {
   return STACK_OF.has(token);
@@ -88,10 +122,25 @@ export function namedStacks(text: string): number[] {
   return out;
 }
 
-/** Share (0-1) of the named stacks that a listing's tech_stack has; 1 when the query names none. */
+/** The stacks a listing's tech_stack names, with what they imply ("Flask" → Flask and Python). */
+export function listingStacks(techStack: string): Set<number> {
+  const has = new Set<number>();
+  const add = (s: number) => {
+    if (has.has(s)) return;
+    has.add(s);
+    for (const t of IMPLIED.get(s) ?? []) add(t);
+  };
+  namedStacks(techStack).forEach(add);
+  return has;
+}
+
+/**
+ * Share (0-1) of the named stacks that a listing's tech_stack has or implies; 1 when the query
+ * names none.
+ */
 export function stackMatch(named: number[], techStack: string): number {
   if (named.length === 0) return 1;
-  const has = new Set(namedStacks(techStack));
+  const has = listingStacks(techStack);
   return named.filter((s) => has.has(s)).length / named.length;
 }
 
