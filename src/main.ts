@@ -1,4 +1,3 @@
-import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, StartupError, type Config } from './config.js';
 import { openDatabase } from './db/index.js';
@@ -48,6 +47,8 @@ async function main(command: string, args: string[]): Promise<void> {
       // Recompute listing vectors after a provider or dimension change; `--force` redoes all.
       const runtime = await createRuntime(config, { logger });
       const { sql, embedder } = runtime.deps;
+      // loaded here: the only command that draws a progress bar (serve never needs it)
+      const { default: cliProgress } = await import('cli-progress');
       const bar = new cliProgress.SingleBar(
         {
           format: 'reindex [{bar}] {percentage}% | {value}/{total} listings | {duration_formatted}',

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PaymentRequired } from '@x402/core/types';
 import { loopbackServiceEnv } from '../helpers/ports.js';
+import { servedNode } from '../helpers/served-node.js';
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -146,10 +147,13 @@ class Server {
   static async start(root: string, dataDir: string, command: 'demo' | 'serve'): Promise<Server> {
     const { base, env } = await loopbackServiceEnv(dataDir, 'warn');
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js'), command], {
-      env,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    // as `npm start` runs it: its node flags and environment
+    const served = servedNode(root);
+    const child = spawn(
+      process.execPath,
+      [...served.execArgv, path.join(root, 'dist/src/main.js'), command],
+      { env: { ...env, ...served.env }, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
     const deadline = Date.now() + 300_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}`);

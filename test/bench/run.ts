@@ -18,6 +18,7 @@ const suites: Array<[string, Suite]> = [
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
   ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
   ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
+  ['memory_flags', async () => (await import('./memory-flags.js')).benchMemoryFlags()],
   ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
   ['load', async () => (await load('./load.js', 'benchLoad'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/http/app.js';
@@ -8,6 +9,7 @@ import { searchItems } from '../../src/domain/search/search.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
 import { loadCatalogue, queries, rng } from './search.js';
 import { idleBuiltDemo } from './startup.js';
+import { servedNode } from '../helpers/served-node.js';
 
 /**
  * `npm run bench -- search_route memory`:
@@ -115,13 +117,29 @@ export async function benchSearchRoute(
   }
 }
 
+interface MemoryChild {
+  rssMb: number;
+  peakMb: number;
+  heapMb: number;
+  dbWasmMb: number;
+  listings: number;
+  /** Catalogues only: resident after every 10,000 listings seeded. */
+  seeded?: Array<{ listings: number; rssMb: number }>;
+  afterIndex?: { rssMb: number; peakMb: number; dbWasmMb: number };
+  afterSeedSeconds?: number;
+  indexSeconds?: number;
+  queries?: number;
+  querySeconds?: number;
+}
+
 /** Runs ./memory-child.ts for one catalogue size (or the idle demo) and reads its report. */
-function measureChild(
-  arg: string,
-): Promise<{ rssMb: number; peakMb: number; heapMb: number; listings: number }> {
+function measureChild(arg: string): Promise<MemoryChild> {
   const file = fileURLToPath(new URL('./memory-child.ts', import.meta.url));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, arg], {
+    // with `npm start`'s node flags and environment (the memory settings of the served process)
+    const served = servedNode();
+    const child = spawn(process.execPath, [...served.execArgv, '--import', 'tsx', file, arg], {
+      env: { ...process.env, ...served.env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -130,10 +148,7 @@ function measureChild(
     child.on('close', (code) => {
       const line = out.trim().split('\n').pop() ?? '';
       if (code !== 0) reject(new Error(`memory child ${arg} exited ${code}: ${out}`));
-      else
-        resolve(
-          JSON.parse(line) as { rssMb: number; peakMb: number; heapMb: number; listings: number },
-        );
+      else resolve(JSON.parse(line) as MemoryChild);
     });
   });
 }
@@ -142,20 +157,33 @@ export async function benchMemory(
   env: Record<string, string | undefined> = {},
 ): Promise<Record<string, unknown>> {
   const sizes = (env.BENCH_MEMORY_SIZES ?? '1000,10000').split(',').map(Number);
+  const loadBefore = loadavg()[0]!;
   const idle = await measureChild('demo');
   // the same demo as `npm run demo` runs it: the built entry, no tsx in the process
   const built = existsSync(fileURLToPath(new URL('../../dist/src/main.js', import.meta.url)))
     ? await idleBuiltDemo()
     : undefined;
-  const bySize = [];
-  for (const n of sizes) bySize.push(await measureChild(String(n)));
+  const bySize: MemoryChild[] = [];
+  for (const n of sizes) {
+    process.stderr.write(`memory bench: ${n} listings\n`);
+    bySize.push(await measureChild(String(n)));
+  }
   const first = bySize[0]!;
   const last = bySize[bySize.length - 1]!;
+  // across sizes: resident after the searches; within the largest: resident while seeding
   const per10k =
     bySize.length > 1
       ? ((last.rssMb - first.rssMb) / (last.listings - first.listings)) * 10_000
       : 0;
+  const samples = last.seeded ?? [];
+  const s0 = samples[0];
+  const s1 = samples[samples.length - 1];
+  const per10kSeeding =
+    s0 && s1 && s1.listings > s0.listings
+      ? ((s1.rssMb - s0.rssMb) / (s1.listings - s0.listings)) * 10_000
+      : undefined;
   const result = {
+    loadavg: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0]!.toFixed(2)) },
     idle_demo_rss_mb: idle.rssMb,
     idle_demo_peak_mb: idle.peakMb,
     idle_demo_built_rss_mb: built?.rssMb ?? 'no build',
@@ -163,18 +191,29 @@ export async function benchMemory(
     idle_goal_mb: 250,
     sizes: bySize,
     rss_mb_per_10k_listings: Number(per10k.toFixed(1)),
+    rss_mb_per_10k_listings_while_seeding:
+      per10kSeeding === undefined ? 'one sample' : Number(per10kSeeding.toFixed(1)),
+    largest_peak_mb: last.peakMb,
     projected_100k_rss_mb: Math.round(first.rssMb + (per10k * (100_000 - first.listings)) / 10_000),
     goal_100k_mb: 1000,
   };
   console.log(
     [
-      `memory (resident, fresh process each):`,
+      `memory (resident, fresh process each, npm start's memory settings; load ${result.loadavg.before} -> ${result.loadavg.after}):`,
       `  idle demo (36 listings, server up)  ${idle.rssMb} MB under tsx (peak ${idle.peakMb} MB); built entry: ${built ? `${built.rssMb} MB (peak ${built.peakMb} MB)` : 'no build'} (goal < 250)`,
-      ...bySize.map(
-        (s) =>
-          `  ${s.listings} listings, after searches   ${s.rssMb} MB (JS heap ${s.heapMb} MB; peak ${s.peakMb} MB)`,
+      ...bySize.map((s) =>
+        [
+          `  ${s.listings} listings: after ${s.queries ?? '?'} searches ${s.rssMb} MB (JS heap ${s.heapMb} MB, database WASM memory ${s.dbWasmMb} MB); peak ${s.peakMb} MB`,
+          s.afterIndex &&
+            `    seeded in ${s.afterSeedSeconds} s, indexes built in ${s.indexSeconds} s: ${s.afterIndex.rssMb} MB (peak ${s.afterIndex.peakMb} MB); searches took ${s.querySeconds} s`,
+          s.seeded &&
+            s.seeded.length > 1 &&
+            `    while seeding: ${s.seeded.map((x) => `${x.listings / 1000}k ${x.rssMb}`).join(', ')} MB`,
+        ]
+          .filter(Boolean)
+          .join('\n'),
       ),
-      `  per 10,000 listings ${result.rss_mb_per_10k_listings} MB; projected at 100,000: ${result.projected_100k_rss_mb} MB (goal < 1000)`,
+      `  per 10,000 listings ${result.rss_mb_per_10k_listings} MB across sizes${per10kSeeding === undefined ? '' : `, ${per10kSeeding.toFixed(1)} MB while seeding the largest`}; largest peak ${last.peakMb} MB; projected at 100,000: ${result.projected_100k_rss_mb} MB (goal < 1000)`,
     ].join('\n'),
   );
   return result;

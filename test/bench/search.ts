@@ -160,7 +160,12 @@ export async function loadCatalogue(
   n: number,
   efSearch: number,
   /** The memory bench: a database on disk, the index built with the server's own settings. */
-  opts: { env?: Record<string, string>; maintenanceWorkMem?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    maintenanceWorkMem?: string;
+    /** Told after each inserted batch (the memory bench samples resident memory there). */
+    onSeeded?: (seeded: number) => void;
+  } = {},
 ): Promise<Catalogue> {
   const config = loadConfig({
     EMBEDDED_DB_IN_MEMORY: 'true',
@@ -205,6 +210,7 @@ export async function loadCatalogue(
       from (values ${sql(rows)}) as v(seller, title, descr, stack, price, sha, emb)`;
     if (n >= 10_000 && (off / BATCH) % 20 === 0)
       process.stderr.write(`  seeded ${off + batch.length}/${n}\n`);
+    opts.onSeeded?.(off + batch.length);
   }
   const seedSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();

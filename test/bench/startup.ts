@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { MarketplaceClient, MarketplaceError } from '../../src/client/index.js';
 import { loopbackServiceEnv } from '../helpers/ports.js';
 import { hostileCorpus } from '../helpers/hostile.js';
+import { servedNode } from '../helpers/served-node.js';
 import { newWallet } from '../helpers/wallets.js';
 import { median } from './load.js';
 
@@ -39,11 +40,19 @@ interface Start {
   peakMb: number;
 }
 
+// the built entries as `npm start` runs them (its node flags and environment); `npm run dev` as is
+const served = servedNode();
+const servedBefore = BEFORE ? servedNode(BEFORE) : served;
 const COMMANDS: Record<Entry, string[]> = {
-  built: [process.execPath, 'dist/src/main.js'],
+  built: [process.execPath, ...served.execArgv, 'dist/src/main.js'],
   // what `npm run dev` runs
   source: [path.join(ROOT, 'node_modules/.bin/tsx'), 'src/main.ts'],
-  before: [process.execPath, 'dist/src/main.js'],
+  before: [process.execPath, ...servedBefore.execArgv, 'dist/src/main.js'],
+};
+const ENV: Record<Entry, Record<string, string>> = {
+  built: served.env,
+  source: {},
+  before: servedBefore.env,
 };
 
 const dirs: string[] = [];
@@ -102,7 +111,7 @@ async function startService(
   const started = performance.now();
   const child = spawn(cmd!, [...args, command], {
     cwd: entry === 'before' ? BEFORE : ROOT,
-    env,
+    env: { ...env, ...ENV[entry] },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

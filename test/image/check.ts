@@ -27,6 +27,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../helpers/ports.js';
+import { servedNode } from '../helpers/served-node.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEEP = process.argv.includes('--keep');
@@ -312,9 +313,17 @@ try {
     if ((await e.exited) !== 0) throw new Error(e.out.slice(-2000));
   });
   await step(
-    `CMD ${cmd.join(' ')}: healthy, HEALTHCHECK passes, GET / answers, stops on SIGTERM`,
+    `CMD ${cmd.join(' ')}: npm start's node settings, healthy, HEALTHCHECK passes, GET / answers, stops on SIGTERM`,
     async () => {
       if (cmd[0] !== 'node') throw new Error(`unexpected CMD ${cmd.join(' ')}`);
+      // the image runs node as `npm start` does: the same memory settings (README, "Memory")
+      const served = servedNode(app);
+      const flags = cmd.slice(1, cmd.indexOf('dist/src/main.js'));
+      if (flags.join(' ') !== served.execArgv.join(' '))
+        throw new Error(`CMD node flags "${flags.join(' ')}" differ from npm start's`);
+      for (const [k, v] of Object.entries(served.env))
+        if (imageEnv[k] !== v)
+          throw new Error(`ENV ${k}=${imageEnv[k]} differs from npm start's ${v}`);
       const e = entry(cmd);
       try {
         await e.healthy(base);
