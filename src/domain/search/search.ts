@@ -55,9 +55,10 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  *   title, description or summary ("csv files" in "converting large CSV files"): word order tells
  *   the object of a task from a word it merely shares ("parses application logs" for "parse csv
  *   files");
- * then multiplied by the stack factor when the query names a stack the listing lacks (nor implies:
- * Flask is Python, stacks.ts), and read as
- * similarity = 5 × score ÷ `scoreFull` (at most 5).
+ * the task score (their sum) is capped at `scoreFull` (a clear match), then multiplied by the stack
+ * factor when the query names a stack the listing lacks (nor implies: Flask is Python, stacks.ts),
+ * and read as similarity = 5 × score ÷ `scoreFull`: a clear match in the named stack reads 5, a
+ * clear match in another stack 5 × `stackMiss` (4), whatever their raw scores above the cap.
  * The values are chosen by `npm run bench -- relevance_tune` on the tuning half of the relevance set
  * only; `npm run bench -- relevance` reports the held-out half beside it.
  */
@@ -309,12 +310,18 @@ export function candidateSignals(
   };
 }
 
+/** Share of the unsaturated task score kept in the fused score: it only breaks ties. */
+const TIE_SHARE = 1e-4;
+
 /** The fused score, 0-1 (before the similarity's × 5). */
 export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
-  return (
-    (c.lexical * s.lexical + c.vector * s.vector + c.meaning * s.meaning + c.phrase * s.phrase) *
-    (c.stackMiss + (1 - c.stackMiss) * s.stack)
-  );
+  const task =
+    c.lexical * s.lexical + c.vector * s.vector + c.meaning * s.meaning + c.phrase * s.phrase;
+  const factor = c.stackMiss + (1 - c.stackMiss) * s.stack;
+  // The task match saturates first (at similarity 5), then the stack factor applies: a clear
+  // match in another stack reads 4 where one in the named stack reads 5, instead of both 5. The
+  // small share of the raw task score orders listings that saturate alike.
+  return Math.min(task, c.scoreFull) * factor + TIE_SHARE * task;
 }
 
 /** One candidate's score, 0-1, for a ranking variant. */
