@@ -258,7 +258,8 @@ function summarize(samples: Sample[], seconds: number) {
   };
 }
 
-const SEARCHES = [
+/** Everyday buyer queries the load benches search with. */
+export const SEARCHES = [
   'parse csv files in python',
   'rest api with authentication',
   'rate limiter middleware',

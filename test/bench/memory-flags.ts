@@ -8,7 +8,7 @@ import { ensureBuilt, ROOT } from '../helpers/build.js';
 import { loopbackServiceEnv } from '../helpers/ports.js';
 import { servedNode, type ServedNode } from '../helpers/served-node.js';
 import { newWallet, signPayment } from '../helpers/wallets.js';
-import { Driver, median } from './load.js';
+import { Driver, median, SEARCHES as QUERIES } from './load.js';
 
 /**
  * `npm run bench -- memory_flags`: what the memory settings of `npm start` (node flags and
@@ -27,17 +27,6 @@ const SEARCHES = Number(process.env.BENCH_FLAGS_SEARCHES ?? 300);
 const PURCHASES = Number(process.env.BENCH_FLAGS_PURCHASES ?? 40);
 const CONCURRENCY = 20;
 const IDLE_MS = 5000;
-
-const QUERIES = [
-  'parse csv files in python',
-  'rest api with authentication',
-  'rate limiter middleware',
-  'markdown to html converter',
-  'log anomaly detection',
-  'react form validation',
-  'command line todo app',
-  'image resize service',
-];
 
 interface Variant extends ServedNode {
   name: string;

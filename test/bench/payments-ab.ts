@@ -16,20 +16,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import type { LocalAccount } from 'viem';
+import type { PaymentRequired } from '@x402/core/types';
 import * as here from './payments-ab-stack.js';
-import { newWallet, signPayment } from '../helpers/wallets.js';
+import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver, median } from './load.js';
 
 const N = Number(process.env.AB_N ?? 600);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 
-async function sign(w: LocalAccount[], r: PaymentRequired, q: PaymentRequirements, n: number) {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await signPayment(w[i % w.length]!, r, q)).header);
-  return out;
-}
+const sign = signHeaders;
 
 let pgliteMs = 0;
 let largest = '';

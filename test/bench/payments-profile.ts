@@ -10,24 +10,19 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import type { LocalAccount } from 'viem';
+import type { PaymentRequired } from '@x402/core/types';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createSaleItem } from '../helpers/items.js';
-import { newWallet, signPayment } from '../helpers/wallets.js';
+import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver } from './load.js';
 
 const N = Number(process.env.PROFILE_N ?? 2000);
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 2);
 
-async function sign(w: LocalAccount[], r: PaymentRequired, q: PaymentRequirements, n: number) {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await signPayment(w[i % w.length]!, r, q)).header);
-  return out;
-}
+const sign = signHeaders;
 
 const config = loadConfig({
   EMBEDDED_DB_IN_MEMORY: 'true',

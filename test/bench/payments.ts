@@ -15,7 +15,6 @@ import {
   recoverTypedDataAddress,
   verifyTypedData,
   type Hex,
-  type LocalAccount,
 } from 'viem';
 import { loadConfig } from '../../src/config.js';
 import type { Sql } from '../../src/db/index.js';
@@ -24,7 +23,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 import { ledgerTransfer } from '../../src/x402/local-facilitator.js';
 import { createSaleItem } from '../helpers/items.js';
-import { newWallet, signPayment } from '../helpers/wallets.js';
+import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
 
 /**
@@ -50,17 +49,7 @@ const WARMUP = 40;
 /** Interleaved rounds per side: load drift on a shared VM hits every side alike. */
 const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 3);
 
-async function sign(
-  wallets: LocalAccount[],
-  required: PaymentRequired,
-  req: PaymentRequirements,
-  n: number,
-): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++)
-    out.push((await signPayment(wallets[i % wallets.length]!, required, req)).header);
-  return out;
-}
+const sign = signHeaders;
 
 type FacilitatorSigner = ConstructorParameters<typeof ExactEvmScheme>[0];
 

@@ -121,3 +121,19 @@ export async function signPayment(
   };
   return { header: encodePaymentSignatureHeader(payload), payload, nonce: auth.nonce };
 }
+
+/**
+ * `n` payment headers for `requirement`, signed in turn by `wallets` (round robin): what the
+ * benches send, signed before their clocks start.
+ */
+export async function signHeaders(
+  wallets: LocalAccount[],
+  required: PaymentRequired,
+  requirement: PaymentRequirements,
+  n: number,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++)
+    out.push((await signPayment(wallets[i % wallets.length]!, required, requirement)).header);
+  return out;
+}
