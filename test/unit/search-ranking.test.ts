@@ -94,6 +94,10 @@ describe('stack awareness', () => {
     expect(stackMatch(namedStacks('python rate limiter'), 'TypeScript, Express')).toBe(0);
     // a runtime is not a language: Node.js code may be TypeScript
     expect(stackMatch(namedStacks('javascript jwt middleware'), 'TypeScript, Express')).toBe(0);
+    // nor does a framework that runs in several languages name one
+    expect(stackMatch(namedStacks('python image classifier'), 'TensorFlow.js, Node.js')).toBe(0);
+    expect(stackMatch(namedStacks('java rest service'), 'Kotlin, Spring Boot')).toBe(0);
+    expect(stackMatch(namedStacks('typescript dashboard'), 'Angular.js, JavaScript')).toBe(0);
   });
 
   it('scores how much of the named stack a listing has', () => {

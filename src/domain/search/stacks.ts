@@ -78,7 +78,9 @@ STACKS.forEach((names, i) => names.forEach((n) => STACK_OF.set(n, i)));
  * Python listing, an Express one runs on Node.js, a Tokio one is Rust. A query for "python" is
  * answered in full by a listing whose tech_stack says only "Flask, Redis". Only what is certain:
  * Node.js does not imply JavaScript (the code may be TypeScript), so "javascript" still prefers
- * the listing that says JavaScript.
+ * the listing that says JavaScript; nor do frameworks with ports or bindings in several languages
+ * imply one (TensorFlow has TensorFlow.js, Spring runs Kotlin, AngularJS is JavaScript, Prisma has
+ * a Python client).
  */
 const IMPLIES: Record<string, string[]> = {
   django: ['python'],
@@ -86,19 +88,15 @@ const IMPLIES: Record<string, string[]> = {
   fastapi: ['python'],
   pandas: ['python'],
   pytorch: ['python'],
-  tensorflow: ['python'],
   // the runtime only: a Node.js listing may be JavaScript or TypeScript
   express: ['nodejs'],
   fastify: ['nodejs'],
   nestjs: ['nodejs', 'typescript'],
   puppeteer: ['nodejs'],
-  prisma: ['nodejs'],
   nextjs: ['react'],
-  angular: ['typescript'],
   rails: ['ruby'],
   laravel: ['php'],
   phoenix: ['elixir'],
-  spring: ['java'],
   tokio: ['rust'],
 };
 
