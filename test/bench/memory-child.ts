@@ -31,6 +31,12 @@ const peakMb = () =>
     Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024,
   );
 
+/** Resident now and at its peak, the JS heap and the database's WASM memory, in MB. */
+function memoryNow() {
+  const m = process.memoryUsage();
+  return { rssMb: mb(m.rss), peakMb: peakMb(), heapMb: mb(m.heapUsed), dbWasmMb: dbWasmMb(m) };
+}
+
 // On disk, as `npm start` and `npm run demo` keep it (an in-memory database holds its files in RSS).
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-mem-'));
 
@@ -46,13 +52,9 @@ if (arg === 'demo') {
   await app.listen({ port: 0, host: '127.0.0.1' });
   await sleep(3000);
   global.gc?.();
-  const m = process.memoryUsage();
   console.log(
     JSON.stringify({
-      rssMb: mb(m.rss),
-      peakMb: peakMb(),
-      heapMb: mb(m.heapUsed),
-      dbWasmMb: dbWasmMb(m),
+      ...memoryNow(),
       listings: 36,
     }),
   );
@@ -97,13 +99,9 @@ if (arg === 'demo') {
         `  query ${ran}: ${Math.round(performance.now() - qStart)} ms so far, ${rssMb()} MB\n`,
       );
   }
-  const m = process.memoryUsage();
   console.log(
     JSON.stringify({
-      rssMb: mb(m.rss),
-      peakMb: peakMb(),
-      heapMb: mb(m.heapUsed),
-      dbWasmMb: dbWasmMb(m),
+      ...memoryNow(),
       listings: n,
       seeded,
       afterSeedSeconds: Math.round(c.seedSeconds),

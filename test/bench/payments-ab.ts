@@ -15,37 +15,30 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import type { PaymentRequired } from '@x402/core/types';
 import * as here from './payments-ab-stack.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver, median } from './load.js';
+import { meterPGliteCpu } from './pglite-cpu.js';
 
 const N = Number(process.env.AB_N ?? 600);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 
 const sign = signHeaders;
 
-let pgliteMs = 0;
 let largest = '';
-const proto = PGlite.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
-const execRaw = proto.execProtocolRawSync!;
-proto.execProtocolRawSync = function (this: unknown, ...a: unknown[]) {
-  if (process.env.AB_DUMP_SQL) {
-    const bytes = Buffer.from(a[0] as Uint8Array);
-    if (bytes[0] === 0x50 && bytes.length > largest.length) {
-      const name = bytes.indexOf(0, 5);
-      largest = bytes.toString('utf8', name + 1, bytes.indexOf(0, name + 1));
-    }
-  }
-  const t = process.cpuUsage();
-  try {
-    return execRaw.apply(this, a);
-  } finally {
-    const d = process.cpuUsage(t);
-    pgliteMs += (d.user + d.system) / 1000;
-  }
-};
+// with AB_DUMP_SQL, the largest statement text PGlite parses (a Parse message: 'P', name, text)
+const pglite = meterPGliteCpu(
+  process.env.AB_DUMP_SQL
+    ? (messages) => {
+        const bytes = Buffer.from(messages);
+        if (bytes[0] === 0x50 && bytes.length > largest.length) {
+          const name = bytes.indexOf(0, 5);
+          largest = bytes.toString('utf8', name + 1, bytes.indexOf(0, name + 1));
+        }
+      }
+    : undefined,
+);
 
 type Stack = typeof here;
 
@@ -101,10 +94,10 @@ const batches = async (s: typeof a, n: number) =>
 const flag = globalThis as { __payLever?: boolean };
 const run = async (s: typeof a, headers: string[], lever: boolean) => {
   flag.__payLever = lever;
-  pgliteMs = 0;
+  pglite.reset();
   const r = await driver.round(s.url, headers, body);
   flag.__payLever = false;
-  return { ...r, dbMs: pgliteMs / headers.length };
+  return { ...r, dbMs: pglite.ms() / headers.length };
 };
 console.log(`signing ${2 * (ROUNDS + 1) * N} payments (not timed)…`);
 const warm = [await batches(a, N), await batches(b, N)];

@@ -9,7 +9,6 @@ import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import type { PaymentRequired } from '@x402/core/types';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
@@ -18,6 +17,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { createSaleItem } from '../helpers/items.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver } from './load.js';
+import { meterPGliteCpu } from './pglite-cpu.js';
 
 const N = Number(process.env.PROFILE_N ?? 2000);
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 2);
@@ -34,19 +34,8 @@ const config = loadConfig({
   ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'bench-pay-')),
 });
 // CPU spent inside PGlite (WASM execution of each protocol message batch)
-let pgliteMs = 0;
-const proto = PGlite.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
-const execRaw = proto.execProtocolRawSync!;
-if (process.env.PROFILE_DB)
-  proto.execProtocolRawSync = function (this: unknown, ...a: unknown[]) {
-    const t = process.cpuUsage();
-    try {
-      return execRaw.apply(this, a);
-    } finally {
-      const d = process.cpuUsage(t);
-      pgliteMs += (d.user + d.system) / 1000;
-    }
-  };
+const pglite = process.env.PROFILE_DB ? meterPGliteCpu() : undefined;
+
 const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
 const app = await buildApp(config, runtime.deps);
 await app.listen({ port: 0, host: '127.0.0.1' });
@@ -76,9 +65,9 @@ for (let i = 1; i <= ROUNDS; i++) {
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
   }
-  pgliteMs = 0;
+  pglite?.reset();
   const r = await driver.round(url, batches[i]!, body);
-  const inDb = pgliteMs / batches[i]!.length;
+  const inDb = (pglite?.ms() ?? 0) / batches[i]!.length;
   if (i > 1) best.cpu = Math.min(best.cpu, r.cpuMs);
   if (i > 1) best.db = Math.min(best.db, inDb);
   if (last) {
