@@ -31,6 +31,7 @@ import { createHmac } from 'node:crypto';
 import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
+import { BoundedCache } from '../bounded-cache.js';
 import type { Config } from '../config.js';
 import { CHAINS, type Chain } from '../domain/chains.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
@@ -146,18 +147,12 @@ const fail = (reason: string, promptHeader?: () => string) =>
 
 export class X402Guard {
   /** Checksummed recipients (each costs a Keccak hash): the few payout addresses in use. */
-  private readonly checksummed = new Map<string, string>();
+  private readonly checksummed = new BoundedCache<string, string>(4096);
 
   constructor(private readonly opts: GuardOptions) {}
 
   private checksum(address: string): string {
-    let out = this.checksummed.get(address);
-    if (out === undefined) {
-      out = getAddress(address);
-      if (this.checksummed.size >= 4096) this.checksummed.clear();
-      this.checksummed.set(address, out);
-    }
-    return out;
+    return this.checksummed.get(address, getAddress);
   }
 
   private nowSeconds(): number {

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { secp256k1 as portable } from '@noble/curves/secp256k1';
 import { keccak_256 as portableKeccak } from '@noble/hashes/sha3';
+import { BoundedCache } from '../bounded-cache.js';
 
 /**
  * Signer recovery of an EIP-3009 `TransferWithAuthorization` (EIP-712), the costliest step of a
@@ -108,23 +109,19 @@ function putUint(out: Buffer, at: number, v: bigint): void {
   putHex(out, at, `0x${v.toString(16).padStart(64, '0')}`, 32);
 }
 
-const separators = new Map<string, Uint8Array>();
+const separators = new BoundedCache<string, Uint8Array>(64);
 
 function domainSeparator(d: Eip712Domain): Uint8Array {
   const key = `${d.chainId}|${d.verifyingContract.toLowerCase()}|${d.name}|${d.version}`;
-  let sep = separators.get(key);
-  if (!sep) {
+  return separators.get(key, () => {
     const words = Buffer.alloc(5 * 32);
     words.set(DOMAIN_TYPEHASH, 0);
     words.set(keccak256(utf8(d.name)), 32);
     words.set(keccak256(utf8(d.version)), 64);
     putUint(words, 96, BigInt(d.chainId));
     putHex(words, 128, d.verifyingContract, 20);
-    sep = keccak256(words);
-    if (separators.size > 64) separators.clear();
-    separators.set(key, sep);
-  }
-  return sep;
+    return keccak256(words);
+  });
 }
 
 /** The EIP-712 digest the payer signed. */

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../bounded-cache.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
@@ -101,20 +102,12 @@ export function purchaseFulfilment(
  * purchase creates the account), and deriving them costs two Keccak hashes per chain: a repeat
  * buyer's are remembered (they depend on nothing but the address and the chain).
  */
-function remembered(addressing: PayoutAddressing, max = 4096): PayoutAddressing {
-  const known = new Map<string, string>();
+function remembered(addressing: PayoutAddressing): PayoutAddressing {
+  const known = new BoundedCache<string, string>(4096);
   return {
     ...addressing,
-    addressOf(seller, chain) {
-      const key = `${chain}:${seller}`;
-      let address = known.get(key);
-      if (address === undefined) {
-        address = addressing.addressOf(seller, chain);
-        if (known.size >= max) known.clear();
-        known.set(key, address);
-      }
-      return address;
-    },
+    addressOf: (seller, chain) =>
+      known.get(`${chain}:${seller}`, () => addressing.addressOf(seller, chain)),
   };
 }
 

@@ -1,0 +1,20 @@
+/**
+ * Derived values for the few keys a process keeps seeing (checksummed payout addresses, EIP-712
+ * domain separators): at most `max` entries. When full it starts over, so a flood of one-off keys
+ * holds at most `max` values and the hot keys are derived again at their next use.
+ */
+export class BoundedCache<K, V> {
+  readonly #entries = new Map<K, V>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: K, derive: (key: K) => V): V {
+    let value = this.#entries.get(key);
+    if (value === undefined) {
+      value = derive(key);
+      if (this.#entries.size >= this.max) this.#entries.clear();
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+}
