@@ -177,39 +177,40 @@ function promptOf(res: Response): PaymentRequired {
   ) as PaymentRequired;
 }
 
-/** A purchase signed from the service's own prompt; `send()` posts the completion, again and again. */
-async function signedPurchase(base: string, itemId: string, buyer = newWallet()) {
-  const url = `${base}/api/v1/items/${itemId}/acquire`;
-  const body = JSON.stringify({ chain: 'base', policy_accepted: true, license_accepted: true });
-  const prompt = promptOf(await fetch(url, { method: 'POST', headers: JSON_HEADERS, body }));
-  const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
+/**
+ * A paid POST signed from the service's own prompt (the same request unpaid first); `send()`
+ * posts it with the signature, again and again.
+ */
+async function signedPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array,
+  signer: LocalAccount,
+) {
+  const prompt = promptOf(await fetch(url, { method: 'POST', headers, body }));
+  const signed = await signPayment(signer, prompt, prompt.accepts[0]!);
   return {
     nonce: signed.nonce,
     send: () =>
       fetch(url, {
         method: 'POST',
-        headers: { ...JSON_HEADERS, 'payment-signature': signed.header },
+        headers: { ...headers, 'payment-signature': signed.header },
         body,
       }),
   };
 }
 
-/** An upload of a new project with its listing fee signed; `send()` posts it, again and again. */
-async function signedUpload(base: string, seller: LocalAccount = newWallet()) {
-  const url = `${base}/api/v1/items`;
+/** A purchase signed from the service's own prompt. */
+function signedPurchase(base: string, itemId: string, buyer = newWallet()) {
+  const body = JSON.stringify({ chain: 'base', policy_accepted: true, license_accepted: true });
+  return signedPost(`${base}/api/v1/items/${itemId}/acquire`, JSON_HEADERS, body, buyer);
+}
+
+/** An upload of a new project with its listing fee signed. */
+function signedUpload(base: string, seller: LocalAccount = newWallet()) {
   const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
-  const body = new Uint8Array(req.payload as Buffer);
-  const prompt = promptOf(await fetch(url, { method: 'POST', headers: req.headers, body }));
-  const signed = await signPayment(seller, prompt, prompt.accepts[0]!);
-  return {
-    nonce: signed.nonce,
-    send: () =>
-      fetch(url, {
-        method: 'POST',
-        headers: { ...req.headers, 'payment-signature': signed.header },
-        body,
-      }),
-  };
+  const headers = req.headers as Record<string, string>;
+  return signedPost(`${base}/api/v1/items`, headers, new Uint8Array(req.payload as Buffer), seller);
 }
 
 /** A request cut off by the kill: its connection dies with the process. */

@@ -2,17 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { projectDir, uniqueProject, zipOf } from '../helpers/archives.js';
-import { textOf } from '../helpers/mcp.js';
-import { ensureBuilt, MCP_ENTRY, ROOT } from '../helpers/build.js';
+import { spawnBuiltMcp, textOf } from '../helpers/mcp.js';
+import { ensureBuilt } from '../helpers/build.js';
 import { createSaleItem } from '../helpers/items.js';
 import { freshKey } from '../helpers/wallet-secrets.js';
 
@@ -35,23 +31,11 @@ afterAll(async () => {
 });
 
 async function spawnMcp(key: `0x${string}`, dataDir: string, env: Record<string, string> = {}) {
-  const client = new Client({ name: 'journey', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [MCP_ENTRY],
-      cwd: ROOT,
-      env: {
-        ...getDefaultEnvironment(),
-        MARKETPLACE_URL: t.base,
-        MCP_WALLET_PRIVATE_KEY: key,
-        MCP_DATA_DIR: dataDir,
-        ...env,
-      },
-      stderr: 'ignore',
-    }),
+  // output schemas are checked on every call (the tools are listed)
+  const client = await spawnBuiltMcp(
+    { MARKETPLACE_URL: t.base, MCP_WALLET_PRIVATE_KEY: key, MCP_DATA_DIR: dataDir, ...env },
+    'journey',
   );
-  await client.listTools(); // output schemas are checked on every call from here on
   open.push(client);
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;

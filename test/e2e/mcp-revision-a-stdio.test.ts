@@ -1,17 +1,12 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
-import { ensureBuilt, MCP_ENTRY, ROOT } from '../helpers/build.js';
-import { textOf } from '../helpers/mcp.js';
+import { ensureBuilt } from '../helpers/build.js';
+import { spawnBuiltMcp, textOf } from '../helpers/mcp.js';
 import { uniqueUsername } from '../helpers/revision-a.js';
 
 /**
@@ -26,17 +21,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 async function spawnMcp(env: Record<string, string>) {
-  const client = new Client({ name: 'reva-stdio', version: '1' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [MCP_ENTRY],
-      cwd: ROOT,
-      env: { ...getDefaultEnvironment(), ...env },
-      stderr: 'ignore',
-    }),
-  );
-  await client.listTools();
+  const client = await spawnBuiltMcp(env, 'reva-stdio');
   const ok = async (name: string, args: Record<string, unknown> = {}) => {
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
     expect(r.isError, `${name}: ${textOf(r)}`).toBeFalsy();

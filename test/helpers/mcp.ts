@@ -2,6 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
   ElicitRequestSchema,
@@ -15,6 +19,7 @@ import { createMcpServer, type McpDeps } from '../../mcp/server.js';
 import { LocalState } from '../../mcp/state.js';
 import { CatalogClient } from '../../src/client/catalog.js';
 import { MarketplaceClient } from '../../src/client/index.js';
+import { MCP_ENTRY, ROOT } from './build.js';
 
 export interface McpTestOptions {
   /** false: no signing key. */
@@ -106,3 +111,23 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
 
 export const textOf = (r: CallToolResult) =>
   r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+/**
+ * The built MCP entry (`node dist/mcp/main.js`) spawned over stdio as an agent's host runs it,
+ * with `env` added to the default environment, connected and its tools listed (so the client
+ * checks every later call's output against the tool's schema). Its stderr is dropped.
+ */
+export async function spawnBuiltMcp(env: Record<string, string>, name = 'e2e'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [MCP_ENTRY],
+      cwd: ROOT,
+      env: { ...getDefaultEnvironment(), ...env },
+      stderr: 'ignore',
+    }),
+  );
+  await client.listTools();
+  return client;
+}
