@@ -13,7 +13,8 @@
  *   x402Version: 2, resource, accepts, extensions? }`) and the `PAYMENT-REQUIRED` header carries
  *   the same JSON in base64 (@x402/core's codec, ./codec.ts), with `Cache-Control: no-store`. Identity prompts
  *   advertise amount "0" on every network.
- * - A signature is decoded (./codec.ts, as @x402/core does), validated with its schemas, then accepted only when
+ * - A signature is decoded (./codec.ts, as @x402/core does), validated as its v2 schema does
+ *   (./payload-schema.ts), then accepted only when
  *   its `accepted` requirement is one this server issues for THIS route and resource: scheme,
  *   network, asset, payTo, amount and every `extra` field the offer binds (the item id), and its
  *   echoed `resource.url` (when sent) is this route's. The signed `to`, `value`, validity window
@@ -28,7 +29,6 @@
  * guard carries no framework import.
  */
 import { createHmac } from 'node:crypto';
-import { parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import { BoundedCache } from '../bounded-cache.js';
@@ -44,6 +44,7 @@ import {
   type Eip3009Authorization,
 } from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
+import { parsePaymentPayloadV2 } from './payload-schema.js';
 
 export const X402_VERSION = 2;
 /** Prompts larger than this lose their `extensions` in the header (Node clients fail near 16 KB). */
@@ -256,10 +257,8 @@ export class X402Guard {
     } catch {
       throw fail('invalid_payment_signature_header', promptHeader);
     }
-    const parsed = parsePaymentPayload(decoded);
-    if (!parsed.success || parsed.data.x402Version !== X402_VERSION)
-      throw fail('invalid_payload', promptHeader);
-    const payload = parsed.data;
+    const payload = parsePaymentPayloadV2(decoded);
+    if (!payload) throw fail('invalid_payload', promptHeader);
     const accepted = payload.accepted;
     if (accepted.scheme !== 'exact') throw fail('unsupported_scheme', promptHeader);
     const requirement = issued.find((r) => r.network === accepted.network);
