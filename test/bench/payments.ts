@@ -41,11 +41,19 @@ import { cpuMs, Driver, median, type Round } from './load.js';
  *
  * The HTTP load comes from a child process (./payments-driver.ts), so this process's CPU time per
  * completion is the server's alone (PGlite runs in it too). Payments are signed before the clock
- * starts. Rounds interleave ours, reference, floor, ours, ...; medians of per-round ratios.
+ * starts. Rounds interleave ours, reference, floor, ours, ...; medians of per-round ratios, after
+ * warm-up rounds of the same shape (see WARMUP).
  */
 const N = Number(process.env.BENCH_PAYMENTS_N ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_PAYMENTS_CONCURRENCY ?? 8);
-const WARMUP = 40;
+/**
+ * Completions per side before the measured rounds, in interleaved chunks of N: V8 tiers the
+ * JavaScript up and PGlite's WebAssembly from its baseline compiler to the optimising one on
+ * background threads (process CPU too), which takes about a thousand completions here. The
+ * measured rounds are the steady state a long-running server pays; the warm-up rounds' own CPU
+ * is printed beside them.
+ */
+const WARMUP = Number(process.env.BENCH_PAYMENTS_WARMUP ?? 1200);
 /** Interleaved rounds per side: load drift on a shared VM hits every side alike. */
 const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 3);
 
@@ -300,9 +308,8 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
 
     const wallets = Array.from({ length: 40 }, () => newWallet());
     const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
-    console.log(`signing ${(other ? 4 : 3) * ROUNDS * N + 3 * WARMUP} payments (not timed)…`);
-    const warmOurs = await sign(wallets, required, requirement, WARMUP);
-    const warmRef = await sign(wallets, required, requirement, WARMUP);
+    const warmChunks = Math.max(1, Math.ceil(WARMUP / N));
+    console.log(`signing ${(other ? 4 : 3) * (ROUNDS + warmChunks) * N} payments (not timed)…`);
     const batches: Array<{
       ours: string[];
       ref: string[];
@@ -311,7 +318,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     }> = [];
     const signOther = (n: number) =>
       otherRequired ? sign(wallets, otherRequired, otherRequired.accepts[0]!, n) : [];
-    for (let i = 0; i < ROUNDS; i++) {
+    for (let i = 0; i < ROUNDS + warmChunks; i++) {
       batches.push({
         ours: await sign(wallets, required, requirement, N),
         ref: await sign(wallets, required, requirement, N),
@@ -319,12 +326,16 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
         other: await signOther(N),
       });
     }
-    await driver.round(acquireUrl, warmOurs, body);
-    await driver.round(refUrl, warmRef);
-    await floorRound(sql, digestsOf(warmRef));
-    if (other) {
-      await driver.round(other.acquireUrl, await signOther(WARMUP), body);
-      await floorRound(other.sql, digestsOf(warmRef));
+    // warm-up: the same interleaved rounds, kept apart (their CPU is shown, not in the ratios)
+    const cold = { ours: [] as Round[], ref: [] as Round[], floor: [] as Round[] };
+    for (const batch of batches.splice(0, warmChunks)) {
+      cold.ours.push(await driver.round(acquireUrl, batch.ours, body));
+      cold.ref.push(await driver.round(refUrl, batch.ref));
+      cold.floor.push(await floorRound(sql, batch.floor));
+      if (other) {
+        await driver.round(other.acquireUrl, batch.other, body);
+        await floorRound(other.sql, batch.floor);
+      }
     }
     // interleaved rounds (A B C A B C ...), so drift of the machine hits every side alike
     const o: Round[] = [];
@@ -358,6 +369,12 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     const ms = (x: number) => Number(x.toFixed(3));
     const result = {
       completions: N * ROUNDS,
+      warm_up: {
+        completions_per_side: warmChunks * N,
+        cpu_ms_ours: cold.ours.map((x) => ms(x.cpuMs)),
+        cpu_ms_reference: cold.ref.map((x) => ms(x.cpuMs)),
+        cpu_ms_floor: cold.floor.map((x) => ms(x.cpuMs)),
+      },
       rounds: ROUNDS,
       concurrency: CONCURRENCY,
       ours_per_second: Math.round(median(o.map((x) => x.perSecond))),
@@ -413,6 +430,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     console.log(
       [
         `paid completions (${N} x ${ROUNDS} interleaved rounds, concurrency ${CONCURRENCY}, load from a child process):`,
+        `  warm-up    ${result.warm_up.completions_per_side} per side first, not in the ratios (CPU ms ours ${cpus(cold.ours)}; reference ${cpus(cold.ref)}; floor ${cpus(cold.floor)})`,
         `  ours       ${result.ours_per_second}/s  (rounds ${rounds(o)}; CPU ms ${cpus(o)}; order + audit row per purchase)`,
         `  reference  ${result.reference_per_second}/s  (rounds ${rounds(r)}; CPU ms ${cpus(r)}; @x402/evm verify + ledger statement)`,
         `  floor      CPU ms ${cpus(floor)}  (native recovery ${result.cpu_ms_per_completion.floor_recovery} + one insert ${result.cpu_ms_per_completion.floor_insert}, database on ${result.floor_database_on_main_thread ? 'the main thread' : 'its worker thread'}${floor === f ? '' : `; the same insert on the worker thread ${result.cpu_ms_per_completion.floor_insert_same_database}`})`,
