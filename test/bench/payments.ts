@@ -21,7 +21,9 @@ import type { Sql } from '../../src/db/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
+import { decodePaymentSignatureHeader as decodeFast } from '../../src/x402/codec.js';
 import { ledgerTransfer } from '../../src/x402/local-facilitator.js';
+import { recoverAuthorizationSigner } from '../../src/x402/recovery.js';
 import { createSaleItem } from '../helpers/items.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
@@ -38,6 +40,9 @@ import { cpuMs, Driver, median, type Round } from './load.js';
  *    (signature, recipient, window, amount; a signer with no chain behind it) and settles with the
  *    dev-ledger statement. It shares none of our payment modules, only the database and that
  *    statement. Reported: our completions per second / the reference's. Goal >= 1.5.
+ * 3. a MINIMAL route, for the record: the reference with our fastest decoder and recovery (native
+ *    Keccak and secp256k1) in place of @x402/core's and @x402/evm's. What settling on this ledger costs any route before it records an
+ *    order, an audit row or a payment: its CPU / the floor, and ours / its.
  *
  * The HTTP load comes from a child process (./payments-driver.ts), so this process's CPU time per
  * completion is the server's alone (PGlite runs in it too). Payments are signed before the clock
@@ -55,7 +60,7 @@ const CONCURRENCY = Number(process.env.BENCH_PAYMENTS_CONCURRENCY ?? 8);
  */
 const WARMUP = Number(process.env.BENCH_PAYMENTS_WARMUP ?? 1200);
 /** Interleaved rounds per side: load drift on a shared VM hits every side alike. */
-const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 5);
 
 const sign = signHeaders;
 
@@ -81,9 +86,62 @@ function offChainSigner(asset: string): FacilitatorSigner {
   };
 }
 
-/** The independent reference: @x402/core decoding, @x402/evm verification, the ledger statement. */
-function referenceServer(sql: Sql, startBalanceMicro: number, accepted: PaymentRequirements) {
+type Verify = (
+  payload: PaymentPayload,
+  accepted: PaymentRequirements,
+) => Promise<{ isValid: boolean; invalidReason?: string }>;
+
+/** @x402/evm's own `exact` facilitator verification (what the reference pays for). */
+function officialVerify(accepted: PaymentRequirements): Verify {
   const scheme = new ExactEvmScheme(offChainSigner(accepted.asset));
+  return (payload, req) => scheme.verify(payload, req);
+}
+
+/**
+ * The least a correct verification does, with the fastest code we know: the EIP-712 digest and
+ * signer recovery of ./src/x402/recovery.ts (native Keccak and the native secp256k1 binding) and
+ * the signed recipient, value and window. With our header decoder, what the MINIMAL route pays
+ * for: the reference's shape at the floor's speed, a lower bound for any paid route that settles
+ * on this ledger (it shares our fastest modules on purpose; the reference shares none).
+ */
+const nativeVerify: Verify = (payload, accepted) => {
+  const a = (payload.payload as { authorization: Record<string, string> }).authorization;
+  const signature = (payload.payload as { signature: string }).signature;
+  const now = Math.floor(Date.now() / 1000);
+  const signer = recoverAuthorizationSigner(
+    {
+      name: String(accepted.extra?.name),
+      version: String(accepted.extra?.version),
+      chainId: Number(accepted.network.split(':')[1]),
+      verifyingContract: accepted.asset,
+    },
+    {
+      from: a.from!,
+      to: a.to!,
+      value: BigInt(a.value!),
+      validAfter: BigInt(a.validAfter!),
+      validBefore: BigInt(a.validBefore!),
+      nonce: a.nonce!,
+    },
+    signature,
+  );
+  const isValid =
+    signer === a.from!.toLowerCase() &&
+    a.to!.toLowerCase() === accepted.payTo.toLowerCase() &&
+    a.value === accepted.amount &&
+    Number(a.validBefore) > now &&
+    Number(a.validAfter) <= now;
+  return Promise.resolve(isValid ? { isValid } : { isValid, invalidReason: 'invalid_signature' });
+};
+
+/** The independent reference: @x402/core decoding, @x402/evm verification, the ledger statement. */
+function referenceServer(
+  sql: Sql,
+  startBalanceMicro: number,
+  accepted: PaymentRequirements,
+  verify: Verify = officialVerify(accepted),
+  decode: (header: string) => unknown = decodePaymentSignatureHeader,
+) {
   const json = (res: ServerResponse, status: number, body: unknown, headers = {}) =>
     res
       .writeHead(status, { 'content-type': 'application/json', ...headers })
@@ -91,7 +149,7 @@ function referenceServer(sql: Sql, startBalanceMicro: number, accepted: PaymentR
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const header = req.headers['payment-signature'];
     if (typeof header !== 'string') return json(res, 402, { accepts: [accepted] });
-    const payload: PaymentPayload = decodePaymentSignatureHeader(header);
+    const payload = decode(header) as PaymentPayload;
     const a = payload.accepted;
     if (
       a.scheme !== accepted.scheme ||
@@ -101,7 +159,7 @@ function referenceServer(sql: Sql, startBalanceMicro: number, accepted: PaymentR
       a.amount !== accepted.amount
     )
       return json(res, 402, { error: 'requirements not issued' });
-    const verified = await scheme.verify(payload, accepted);
+    const verified = await verify(payload, accepted);
     if (!verified.isValid) return json(res, 402, { error: verified.invalidReason });
     const auth = (payload.payload as { authorization: { nonce: string; from: string } })
       .authorization;
@@ -178,38 +236,40 @@ async function floorRound(
 }
 
 function digestsOf(headers: string[]) {
-  return headers.map((h) => {
-    const p = decodePaymentSignatureHeader(h);
-    const { signature, authorization: a } = p.payload as {
-      signature: Hex;
-      authorization: Record<string, string>;
-    };
-    const digest = hashTypedData({
-      domain: {
-        name: String(p.accepted.extra?.name),
-        version: String(p.accepted.extra?.version),
-        chainId: Number(p.accepted.network.split(':')[1]),
-        verifyingContract: getAddress(p.accepted.asset),
-      },
-      types: authorizationTypes,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: getAddress(a.from!),
-        to: getAddress(a.to!),
-        value: BigInt(a.value!),
-        validAfter: BigInt(a.validAfter!),
-        validBefore: BigInt(a.validBefore!),
-        nonce: a.nonce as Hex,
-      },
-    });
-    const sig = Buffer.from(signature.slice(2), 'hex');
-    const v = sig[64]!;
-    return {
-      digest: Buffer.from(digest.slice(2), 'hex'),
-      signature: sig.subarray(0, 64),
-      recid: v >= 27 ? v - 27 : v,
-    };
+  return headers.map((h) => digestOf(decodePaymentSignatureHeader(h)));
+}
+
+/** The EIP-712 digest a payment's payer signed, and its signature split for recovery. */
+function digestOf(p: PaymentPayload) {
+  const { signature, authorization: a } = p.payload as {
+    signature: Hex;
+    authorization: Record<string, string>;
+  };
+  const digest = hashTypedData({
+    domain: {
+      name: String(p.accepted.extra?.name),
+      version: String(p.accepted.extra?.version),
+      chainId: Number(p.accepted.network.split(':')[1]),
+      verifyingContract: getAddress(p.accepted.asset),
+    },
+    types: authorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: getAddress(a.from!),
+      to: getAddress(a.to!),
+      value: BigInt(a.value!),
+      validAfter: BigInt(a.validAfter!),
+      validBefore: BigInt(a.validBefore!),
+      nonce: a.nonce as Hex,
+    },
   });
+  const sig = Buffer.from(signature.slice(2), 'hex');
+  const v = sig[64]!;
+  return {
+    digest: Buffer.from(digest.slice(2), 'hex'),
+    signature: sig.subarray(0, 64),
+    recid: v >= 27 ? v - 27 : v,
+  };
 }
 
 /** viem's recovery alone (what a pure-JS verifier pays), for the record. */
@@ -297,6 +357,15 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     const refServer = referenceServer(sql, startBalance * 1e6, requirement);
     await new Promise<void>((r) => refServer.listen(0, '127.0.0.1', r));
     const refUrl = `http://127.0.0.1:${(refServer.address() as AddressInfo).port}/paid`;
+    const minServer = referenceServer(
+      sql,
+      startBalance * 1e6,
+      requirement,
+      nativeVerify,
+      decodeFast,
+    );
+    await new Promise<void>((r) => minServer.listen(0, '127.0.0.1', r));
+    const minUrl = `http://127.0.0.1:${(minServer.address() as AddressInfo).port}/paid`;
     const otherRequired = other
       ? (JSON.parse(
           Buffer.from(
@@ -309,10 +378,11 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     const wallets = Array.from({ length: 40 }, () => newWallet());
     const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
     const warmChunks = Math.max(1, Math.ceil(WARMUP / N));
-    console.log(`signing ${(other ? 4 : 3) * (ROUNDS + warmChunks) * N} payments (not timed)…`);
+    console.log(`signing ${(other ? 5 : 4) * (ROUNDS + warmChunks) * N} payments (not timed)…`);
     const batches: Array<{
       ours: string[];
       ref: string[];
+      min: string[];
       floor: ReturnType<typeof digestsOf>;
       other: string[];
     }> = [];
@@ -322,15 +392,22 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       batches.push({
         ours: await sign(wallets, required, requirement, N),
         ref: await sign(wallets, required, requirement, N),
+        min: await sign(wallets, required, requirement, N),
         floor: digestsOf(await sign(wallets, required, requirement, N)),
         other: await signOther(N),
       });
     }
     // warm-up: the same interleaved rounds, kept apart (their CPU is shown, not in the ratios)
-    const cold = { ours: [] as Round[], ref: [] as Round[], floor: [] as Round[] };
+    const cold = {
+      ours: [] as Round[],
+      ref: [] as Round[],
+      min: [] as Round[],
+      floor: [] as Round[],
+    };
     for (const batch of batches.splice(0, warmChunks)) {
       cold.ours.push(await driver.round(acquireUrl, batch.ours, body));
       cold.ref.push(await driver.round(refUrl, batch.ref));
+      cold.min.push(await driver.round(minUrl, batch.min));
       cold.floor.push(await floorRound(sql, batch.floor));
       if (other) {
         await driver.round(other.acquireUrl, batch.other, body);
@@ -340,12 +417,14 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     // interleaved rounds (A B C A B C ...), so drift of the machine hits every side alike
     const o: Round[] = [];
     const r: Round[] = [];
+    const m: Round[] = [];
     const f: Array<Awaited<ReturnType<typeof floorRound>>> = [];
     const o2: Round[] = [];
     const f2: Array<Awaited<ReturnType<typeof floorRound>>> = [];
     for (const batch of batches) {
       o.push(await driver.round(acquireUrl, batch.ours, body));
       r.push(await driver.round(refUrl, batch.ref));
+      m.push(await driver.round(minUrl, batch.min));
       f.push(await floorRound(sql, batch.floor));
       if (other) {
         o2.push(await driver.round(other.acquireUrl, batch.other, body));
@@ -353,6 +432,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       }
     }
     refServer.close();
+    minServer.close();
 
     const ratioToReference = median(o.map((x, i) => x.perSecond / r[i]!.perSecond));
     // The floor's insert costs least with the database on the main thread (no thread hop): the
@@ -361,6 +441,8 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     const ratioToFloor = median(o.map((x, i) => x.cpuMs / floor[i]!.cpuMs));
     const refToFloor = median(r.map((x, i) => x.cpuMs / floor[i]!.cpuMs));
     const ratioToSameDbFloor = median(o.map((x, i) => x.cpuMs / f[i]!.cpuMs));
+    const minimalToFloor = median(m.map((x, i) => x.cpuMs / floor[i]!.cpuMs));
+    const oursToMinimal = median(o.map((x, i) => x.cpuMs / m[i]!.cpuMs));
     const [{ orders }] = (await sql<{ orders: number }[]>`
       select count(*)::int as orders from orders where item_id = ${item.itemId}`) as unknown as [
       { orders: number },
@@ -373,6 +455,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
         completions_per_side: warmChunks * N,
         cpu_ms_ours: cold.ours.map((x) => ms(x.cpuMs)),
         cpu_ms_reference: cold.ref.map((x) => ms(x.cpuMs)),
+        cpu_ms_minimal: cold.min.map((x) => ms(x.cpuMs)),
         cpu_ms_floor: cold.floor.map((x) => ms(x.cpuMs)),
       },
       rounds: ROUNDS,
@@ -384,6 +467,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       cpu_ms_per_completion: {
         ours: ms(median(o.map((x) => x.cpuMs))),
         reference: ms(median(r.map((x) => x.cpuMs))),
+        minimal_route: ms(median(m.map((x) => x.cpuMs))),
         floor: ms(median(floor.map((x) => x.cpuMs))),
         floor_recovery: ms(median(floor.map((x) => x.recoverMs))),
         floor_insert: ms(median(floor.map((x) => x.insertMs))),
@@ -394,9 +478,12 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       floor_database_on_main_thread: floor === f ? !primaryOnThread : true,
       ratio_ours_to_same_database_floor: Number(ratioToSameDbFloor.toFixed(2)),
       floor_goal: '<= 5',
+      ratio_minimal_route_to_floor: Number(minimalToFloor.toFixed(2)),
+      ratio_ours_to_minimal_route: Number(oursToMinimal.toFixed(2)),
       failures: {
         ours: o.reduce((n, x) => n + x.failures, 0),
         reference: r.reduce((n, x) => n + x.failures, 0),
+        minimal_route: m.reduce((n, x) => n + x.failures, 0),
       },
       orders_written: orders,
       viem_recovery_us: Math.round(viemUs),
@@ -430,13 +517,15 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     console.log(
       [
         `paid completions (${N} x ${ROUNDS} interleaved rounds, concurrency ${CONCURRENCY}, load from a child process):`,
-        `  warm-up    ${result.warm_up.completions_per_side} per side first, not in the ratios (CPU ms ours ${cpus(cold.ours)}; reference ${cpus(cold.ref)}; floor ${cpus(cold.floor)})`,
+        `  warm-up    ${result.warm_up.completions_per_side} per side first, not in the ratios (CPU ms ours ${cpus(cold.ours)}; reference ${cpus(cold.ref)}; minimal ${cpus(cold.min)}; floor ${cpus(cold.floor)})`,
         `  ours       ${result.ours_per_second}/s  (rounds ${rounds(o)}; CPU ms ${cpus(o)}; order + audit row per purchase)`,
         `  reference  ${result.reference_per_second}/s  (rounds ${rounds(r)}; CPU ms ${cpus(r)}; @x402/evm verify + ledger statement)`,
         `  floor      CPU ms ${cpus(floor)}  (native recovery ${result.cpu_ms_per_completion.floor_recovery} + one insert ${result.cpu_ms_per_completion.floor_insert}, database on ${result.floor_database_on_main_thread ? 'the main thread' : 'its worker thread'}${floor === f ? '' : `; the same insert on the worker thread ${result.cpu_ms_per_completion.floor_insert_same_database}`})`,
+        `  minimal    ${Math.round(median(m.map((x) => x.perSecond)))}/s  (rounds ${rounds(m)}; CPU ms ${cpus(m)}; the reference with our native decode and recovery, then the ledger statement)`,
         `  ours / reference throughput ${result.ratio_ours_to_reference}  (goal >= 1.5)`,
         `  ours CPU / floor CPU        ${result.ratio_ours_to_floor}  (goal <= 5; reference ${result.ratio_reference_to_floor}; against the floor on the same database ${result.ratio_ours_to_same_database_floor})`,
-        `  failures   ours ${result.failures.ours}, reference ${result.failures.reference}; orders written ${orders}`,
+        `  minimal route CPU / floor  ${result.ratio_minimal_route_to_floor}; ours / minimal route ${result.ratio_ours_to_minimal_route}  (what settling on this ledger costs before any order, audit row or payment record)`,
+        `  failures   ours ${result.failures.ours}, reference ${result.failures.reference}, minimal ${result.failures.minimal_route}; orders written ${orders}`,
         `  viem recovery alone ${result.viem_recovery_us} µs each`,
         `  (the database on ${result.database_on_worker_thread ? 'its own worker thread' : 'the main thread'})`,
         ...(other
