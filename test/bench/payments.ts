@@ -49,7 +49,7 @@ import { cpuMs, Driver, median, type Round } from './load.js';
  * starts. Rounds interleave ours, reference, floor, ours, ...; medians of per-round ratios, after
  * warm-up rounds of the same shape (see WARMUP).
  */
-const N = Number(process.env.BENCH_PAYMENTS_N ?? 300);
+const N = Number(process.env.BENCH_PAYMENTS_N ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_PAYMENTS_CONCURRENCY ?? 8);
 /**
  * Completions per side before the measured rounds, in interleaved chunks of N: V8 tiers the
