@@ -23,9 +23,8 @@ import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 import { decodePaymentSignatureHeader as decodeFast } from '../../src/x402/codec.js';
 import { ledgerTransfer } from '../../src/x402/local-facilitator.js';
-import { recoverAuthorizationSigner } from '../../src/x402/recovery.js';
 import { createSaleItem } from '../helpers/items.js';
-import { newWallet, signHeaders } from '../helpers/wallets.js';
+import { newWallet, signerOfProof, signHeaders } from '../helpers/wallets.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
 
 /**
@@ -105,25 +104,17 @@ function officialVerify(accepted: PaymentRequirements): Verify {
  * on this ledger (it shares our fastest modules on purpose; the reference shares none).
  */
 const nativeVerify: Verify = (payload, accepted) => {
-  const a = (payload.payload as { authorization: Record<string, string> }).authorization;
-  const signature = (payload.payload as { signature: string }).signature;
+  const proof = payload.payload as { signature: string; authorization: Record<string, string> };
+  const a = proof.authorization;
   const now = Math.floor(Date.now() / 1000);
-  const signer = recoverAuthorizationSigner(
+  const signer = signerOfProof(
     {
       name: String(accepted.extra?.name),
       version: String(accepted.extra?.version),
       chainId: Number(accepted.network.split(':')[1]),
       verifyingContract: accepted.asset,
     },
-    {
-      from: a.from!,
-      to: a.to!,
-      value: BigInt(a.value!),
-      validAfter: BigInt(a.validAfter!),
-      validBefore: BigInt(a.validBefore!),
-      nonce: a.nonce!,
-    },
-    signature,
+    proof,
   );
   const isValid =
     signer === a.from!.toLowerCase() &&
@@ -239,13 +230,13 @@ function digestsOf(headers: string[]) {
   return headers.map((h) => digestOf(decodePaymentSignatureHeader(h)));
 }
 
-/** The EIP-712 digest a payment's payer signed, and its signature split for recovery. */
-function digestOf(p: PaymentPayload) {
+/** The EIP-712 typed data a payment's payer signed, and the signature. */
+function typedDataOf(p: PaymentPayload) {
   const { signature, authorization: a } = p.payload as {
     signature: Hex;
     authorization: Record<string, string>;
   };
-  const digest = hashTypedData({
+  const typedData = {
     domain: {
       name: String(p.accepted.extra?.name),
       version: String(p.accepted.extra?.version),
@@ -253,7 +244,7 @@ function digestOf(p: PaymentPayload) {
       verifyingContract: getAddress(p.accepted.asset),
     },
     types: authorizationTypes,
-    primaryType: 'TransferWithAuthorization',
+    primaryType: 'TransferWithAuthorization' as const,
     message: {
       from: getAddress(a.from!),
       to: getAddress(a.to!),
@@ -262,7 +253,14 @@ function digestOf(p: PaymentPayload) {
       validBefore: BigInt(a.validBefore!),
       nonce: a.nonce as Hex,
     },
-  });
+  };
+  return { typedData, signature };
+}
+
+/** The EIP-712 digest a payment's payer signed, and its signature split for recovery. */
+function digestOf(p: PaymentPayload) {
+  const { typedData, signature } = typedDataOf(p);
+  const digest = hashTypedData(typedData);
   const sig = Buffer.from(signature.slice(2), 'hex');
   const v = sig[64]!;
   return {
@@ -276,30 +274,8 @@ function digestOf(p: PaymentPayload) {
 async function viemRecoveryUs(headers: string[]): Promise<number> {
   const started = performance.now();
   for (const h of headers) {
-    const p = decodePaymentSignatureHeader(h);
-    const { signature, authorization: a } = p.payload as {
-      signature: Hex;
-      authorization: Record<string, string>;
-    };
-    await recoverTypedDataAddress({
-      domain: {
-        name: 'USD Coin',
-        version: '2',
-        chainId: Number(p.accepted.network.split(':')[1]),
-        verifyingContract: getAddress(p.accepted.asset),
-      },
-      types: authorizationTypes,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: getAddress(a.from!),
-        to: getAddress(a.to!),
-        value: BigInt(a.value!),
-        validAfter: BigInt(a.validAfter!),
-        validBefore: BigInt(a.validBefore!),
-        nonce: a.nonce as Hex,
-      },
-      signature,
-    });
+    const { typedData, signature } = typedDataOf(decodePaymentSignatureHeader(h));
+    await recoverTypedDataAddress({ ...typedData, signature });
   }
   return ((performance.now() - started) / headers.length) * 1000;
 }

@@ -6,6 +6,18 @@ import { getAddress, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MarketplaceClient } from '../../src/client/index.js';
 import type { App } from '../../src/http/app.js';
+import { recoverAuthorizationSigner, type Eip712Domain } from '../../src/x402/recovery.js';
+
+/** A Base USDC `exact` requirement as our prompts carry it (for tests of the x402 codecs). */
+export const exampleRequirement: PaymentRequirements = {
+  scheme: 'exact',
+  network: 'eip155:8453',
+  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  amount: '100000',
+  payTo: '0x05411AB1dCe067deE244e5ef9A9164332420c9A9',
+  maxTimeoutSeconds: 300,
+  extra: { name: 'USD Coin', version: '2', item_id: 'x' },
+};
 
 /** A fresh EOA with a real secp256k1 key. */
 export function newWallet(): LocalAccount {
@@ -120,6 +132,29 @@ export async function signPayment(
     },
   };
   return { header: encodePaymentSignatureHeader(payload), payload, nonce: auth.nonce };
+}
+
+/**
+ * The lower-case address that signed a proof `{ signature, authorization }` as a client sends it
+ * (the authorization's numbers as strings) for the token `domain`; null when none did.
+ */
+export function signerOfProof(
+  domain: Eip712Domain,
+  proof: { signature: string; authorization: Record<string, string> },
+): string | null {
+  const a = proof.authorization;
+  return recoverAuthorizationSigner(
+    domain,
+    {
+      from: a.from!,
+      to: a.to!,
+      value: BigInt(a.value!),
+      validAfter: BigInt(a.validAfter!),
+      validBefore: BigInt(a.validBefore!),
+      nonce: a.nonce!,
+    },
+    proof.signature,
+  );
 }
 
 /**

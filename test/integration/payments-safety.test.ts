@@ -10,10 +10,9 @@ import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { AppError } from '../../src/errors.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
-import { recoverAuthorizationSigner } from '../../src/x402/recovery.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
-import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+import { clientFor, newWallet, promptOf, signerOfProof, signPayment } from '../helpers/wallets.js';
 
 /** Spec 7.1 outcomes and money safety: one settlement and one order per authorization nonce. */
 let t: TestContext;
@@ -327,24 +326,15 @@ describe('completion in one statement after settlement', () => {
       // exactly the authorization and signature the buyer sent, nothing else
       expect(proof).toEqual(p.signed.payload);
       // and it still proves who paid: it recovers to the payer with the token's EIP-712 domain
-      const a = proof.authorization;
       const network = t.runtime.deps.networks.base;
-      const signer = recoverAuthorizationSigner(
+      const signer = signerOfProof(
         {
           name: network.eip712.name,
           version: network.eip712.version,
           chainId: network.chainId,
           verifyingContract: network.asset,
         },
-        {
-          from: a.from!,
-          to: a.to!,
-          value: BigInt(a.value!),
-          validAfter: BigInt(a.validAfter!),
-          validBefore: BigInt(a.validBefore!),
-          nonce: a.nonce!,
-        },
-        proof.signature,
+        proof,
       );
       expect(signer).toBe(p.buyer.address.toLowerCase());
     }

@@ -3,6 +3,7 @@ import * as official from '@x402/core/http';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { describe, expect, it } from 'vitest';
 import * as ours from '../../src/x402/codec.js';
+import { exampleRequirement } from '../helpers/wallets.js';
 
 const settlement: SettleResponse = {
   success: true,
@@ -16,17 +17,7 @@ const required = (description: string): PaymentRequired =>
   ({
     x402Version: 2,
     resource: { url: 'http://127.0.0.1/api/v1/items/x/acquire', description, mimeType: 'json' },
-    accepts: [
-      {
-        scheme: 'exact',
-        network: 'eip155:8453',
-        asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-        amount: '100000',
-        payTo: '0x05411AB1dCe067deE244e5ef9A9164332420c9A9',
-        maxTimeoutSeconds: 300,
-        extra: { name: 'USD Coin', version: '2', item_id: 'x' },
-      },
-    ],
+    accepts: [exampleRequirement],
   }) as PaymentRequired;
 
 /** What @x402/core's decoder answers: the value, or that it throws. */

@@ -1,6 +1,7 @@
 import { parsePaymentPayload } from '@x402/core/schemas';
 import { describe, expect, it } from 'vitest';
 import { parsePaymentPayloadV2 } from '../../src/x402/payload-schema.js';
+import { exampleRequirement } from '../helpers/wallets.js';
 
 const valid = {
   x402Version: 2,
@@ -9,15 +10,7 @@ const valid = {
     description: 'Buy x',
     mimeType: 'application/json',
   },
-  accepted: {
-    scheme: 'exact',
-    network: 'eip155:8453',
-    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-    amount: '100000',
-    payTo: '0x05411AB1dCe067deE244e5ef9A9164332420c9A9',
-    maxTimeoutSeconds: 300,
-    extra: { name: 'USD Coin', version: '2', itemId: 'x' },
-  },
+  accepted: { ...exampleRequirement, extra: { ...exampleRequirement.extra } },
   payload: { signature: '0xabc', authorization: { from: '0x1' } },
 };
 
