@@ -24,10 +24,16 @@ export const ERROR_CATALOG = catalog({
   // --- discovery and search -----------------------------------------------------------------
   missing_query: [400, 'Send a search query in q.'],
   query_too_long: [400, 'q is limited to 1000 characters.'],
-  invalid_query: [400, 'q contains characters that cannot be searched (control characters).'],
+  invalid_query: [
+    400,
+    'Send q once, as text without control characters (tab and newlines are allowed).',
+  ],
   invalid_tech_stack: [400, 'tech_stack must be a comma-separated list of plain words.'],
   tech_stack_too_long: [400, 'tech_stack is limited to 200 characters.'],
-  invalid_price: [400, 'Prices are plain decimal USDC amounts such as 2.5.'],
+  invalid_price: [
+    400,
+    'Prices are plain decimal USDC amounts such as 2.5; search filters go from 0 to 1000000.',
+  ],
   invalid_price_range: [400, 'min_price must not exceed max_price.'],
   invalid_item_id: [400, 'The item id must be a UUID.'],
   invalid_order_id: [400, 'The order id must be a UUID.'],

@@ -40,6 +40,10 @@ describe('search: a NUL byte or a non-decimal price is a 400, never a 500', () =
   const cases: Array<[string, string, string]> = [
     ['NUL in q', 'q=redis%00limiter', 'invalid_query'],
     ['a control character in q', 'q=redis%1Blimiter', 'invalid_query'],
+    ['q given twice', 'q=redis&q=limiter', 'invalid_query'],
+    ['no q', 'tech_stack=go', 'missing_query'],
+    ['blank q', 'q=%20%20', 'missing_query'],
+    ['max_price above the ceiling', 'q=redis&max_price=1000000.5', 'invalid_price'],
     ['NUL in tech_stack', 'q=redis&tech_stack=go%00', 'invalid_tech_stack'],
     ['empty min_price', 'q=redis&min_price=', 'invalid_price'],
     ['hex min_price', 'q=redis&min_price=0x10', 'invalid_price'],
@@ -54,6 +58,13 @@ describe('search: a NUL byte or a non-decimal price is a 400, never a 500', () =
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: code, message: expect.any(String) });
     expectNoErrorLog();
+  });
+
+  it('the messages say what to send: q once, prices within their range', async () => {
+    const twice = await t.app.inject({ url: '/api/v1/search?q=redis&q=limiter' });
+    expect(twice.json().message).toMatch(/q once/);
+    const high = await t.app.inject({ url: '/api/v1/search?q=redis&max_price=99999999' });
+    expect(high.json().message).toMatch(/1000000/);
   });
 
   it('plain decimals still filter: 0, 2, 2.5, 0.000001', async () => {

@@ -53,7 +53,7 @@ ratings, \`rating_avg\` and \`rating_count\`.
   comma-separated terms must all appear; \`min_price\` / \`max_price\` are USDC amounts written as
   plain decimals (\`2.5\`; no sign, spaces, exponent or hex).
 - Errors: 400 \`missing_query\`, \`query_too_long\`, \`invalid_query\` (control characters such
-  as NUL), \`tech_stack_too_long\`, \`invalid_tech_stack\`, \`invalid_price\`,
+  as NUL, or q sent twice), \`tech_stack_too_long\`, \`invalid_tech_stack\`, \`invalid_price\`,
   \`invalid_price_range\`.
 
 Details: \`GET ${base}/api/v1/items/{id}\` (404 \`item_not_found\` unless active).

@@ -53,7 +53,8 @@ export const ItemParamsSchema = z.object({ uuid: z.uuid(code('invalid_item_id'))
 export const SearchQuerySchema = z
   .object({
     q: z
-      .string(code('missing_query'))
+      // absent: missing; anything else that is not one string (q given twice): invalid
+      .string({ error: (issue) => (issue.input === undefined ? 'missing_query' : 'invalid_query') })
       .trim()
       .min(1, code('missing_query'))
       .max(SEARCH_LIMITS.q, code('query_too_long'))
