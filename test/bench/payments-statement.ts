@@ -1,0 +1,217 @@
+/**
+ * Where the embedded database's time goes in one purchase: captures the statement a repeat buyer's
+ * paid completion issues (its text and bound parameters, as PGlite receives them), then replays it
+ * through postgres.js with a fresh nonce, transaction and ids each time, beside variants with one
+ * part removed and two baselines, in interleaved rounds in one database:
+ *   node --import tsx test/bench/payments-statement.ts
+ * Reports process CPU and CPU inside PGlite per execution, and WAL bytes per execution. The
+ * variants remove writes the product must keep; they exist only to price them.
+ * STATEMENT_N (2000) executions per variant per round, STATEMENT_ROUNDS (3) after one of warm-up,
+ * STATEMENT_DDL (`;`-separated) runs first (e.g. `set plan_cache_mode = force_custom_plan`).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PaymentRequired } from '@x402/core/types';
+import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
+import { createRuntime } from '../../src/runtime.js';
+import { createSaleItem } from '../helpers/items.js';
+import { newWallet, signHeaders } from '../helpers/wallets.js';
+import { Driver, median } from './load.js';
+import { meterPGliteCpu } from './pglite-cpu.js';
+
+const N = Number(process.env.STATEMENT_N ?? 2000);
+const ROUNDS = Number(process.env.STATEMENT_ROUNDS ?? 3);
+const CONCURRENCY = 8;
+
+/** Parse ('P': name, text) and Bind ('B': portal, name, formats, text parameters) messages seen. */
+const texts = new Map<string, string>();
+const binds: Array<{ name: string; params: string[] }> = [];
+let capturing = true;
+function capture(messages: Uint8Array) {
+  if (!capturing) return;
+  const buf = Buffer.from(messages);
+  for (let at = 0; at < buf.length; at += 1 + buf.readInt32BE(at + 1)) {
+    const body = buf.subarray(at + 5, at + 1 + buf.readInt32BE(at + 1));
+    if (buf[at] === 0x50) {
+      const end = body.indexOf(0);
+      texts.set(
+        body.toString('utf8', 0, end),
+        body.toString('utf8', end + 1, body.indexOf(0, end + 1)),
+      );
+    } else if (buf[at] === 0x42) {
+      let p = body.indexOf(0) + 1;
+      const end = body.indexOf(0, p);
+      const name = body.toString('utf8', p, end);
+      p = end + 1;
+      p += 2 + 2 * body.readInt16BE(p);
+      const params: string[] = [];
+      for (let n = body.readInt16BE((p += 2) - 2); n > 0; n--) {
+        const len = body.readInt32BE(p);
+        params.push(len < 0 ? '' : body.toString('utf8', p + 4, p + 4 + len));
+        p += 4 + Math.max(len, 0);
+      }
+      binds.push({ name, params });
+    }
+  }
+}
+const pglite = meterPGliteCpu(capture);
+
+const config = loadConfig({
+  EMBEDDED_DB_IN_MEMORY: 'true',
+  EMBEDDED_DB_THREAD: 'false',
+  LOG_LEVEL: 'silent',
+  IN_PROCESS_WORKER: 'false',
+  PUBLIC_BASE_URL: 'http://127.0.0.1',
+  LOCAL_FACILITATOR_START_BALANCE_USDC: '1000000',
+  ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'bench-statement-')),
+});
+const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
+const app = await buildApp(config, runtime.deps);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const item = await createSaleItem(runtime.deps, { priceUsdc: 0.1 });
+const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/items/${item.itemId}/acquire`;
+const required = JSON.parse(
+  Buffer.from(
+    (await fetch(url, { method: 'POST' })).headers.get('payment-required')!,
+    'base64',
+  ).toString(),
+) as PaymentRequired;
+// one buyer: its first purchase provisions it, the next two take the repeat buyer's statement
+const buyer = [newWallet()];
+const driver = await Driver.start(1);
+const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
+await driver.round(url, await signHeaders(buyer, required, required.accepts[0]!, 1), body);
+binds.length = 0;
+await driver.round(url, await signHeaders(buyer, required, required.accepts[0]!, 2), body);
+driver.stop();
+capturing = false;
+const [one, two] = binds.filter((b) => /ledger_gate as/.test(texts.get(b.name) ?? ''));
+if (!one || !two) throw new Error('the purchase statement was not seen');
+const text = texts.get(one.name)!;
+
+// Values that differ between the two purchases and name one purchase (its nonce, transaction, and
+// payment and order ids) are replaced by fresh ones each time, inside JSON parameters too.
+const unique = /^(0x[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const varying = [...new Set(one.params.filter((v, i) => v !== two.params[i] && unique.test(v)))];
+const fresh = () => {
+  const to = new Map(
+    varying.map((v) => [
+      v,
+      v.startsWith('0x') ? `0x${randomBytes(32).toString('hex')}` : randomUUID(),
+    ]),
+  );
+  return one.params.map((p) =>
+    p.length > 66 || to.has(p) ? varying.reduce((s, v) => s.split(v).join(to.get(v)!), p) : p,
+  );
+};
+
+/** Keeps every parameter typed when a variant no longer uses some (Postgres must infer them). */
+function keepParams(t: string): string {
+  const unused = one!.params
+    .map((_, i) => i + 1)
+    .filter((k) => !new RegExp(`\\$${k}(?![0-9])`).test(t));
+  if (!unused.length) return t;
+  const cte = `unused as (select ${unused.map((k) => `$${k}::text`).join(', ')})`;
+  return /^\s*with /.test(t) ? t.replace(/with /, `with ${cte}, `) : `with ${cte} ${t}`;
+}
+const without =
+  (re: RegExp, to = '') =>
+  (t: string) => {
+    const out = t.replace(re, to);
+    if (out === t) throw new Error(`variant found nothing to remove: ${re}`);
+    return out;
+  };
+
+const { sql } = runtime.deps;
+await sql`create table bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))`;
+for (const ddl of (process.env.STATEMENT_DDL ?? '').split(';').filter((s) => s.trim()))
+  await sql.unsafe(ddl);
+const replay = (edit: (t: string) => string) => {
+  const edited = keepParams(edit(text));
+  return () => sql.unsafe(edited, fresh(), { prepare: true });
+};
+const sides: Array<[string, () => Promise<unknown>]> = [
+  ['the purchase statement', replay((t) => t)],
+  [
+    'every write skipped (item re-check false)',
+    replay(without(/with pre as \([\s\S]*?as ok\n\s*\)/, 'with pre as (select false as ok)')),
+  ],
+  [
+    'without the nonce row',
+    replay(
+      without(
+        /ledger_gate as \([\s\S]*?returning 1\n\s*\)/,
+        'ledger_gate as (select 1 where (select ok from pre))',
+      ),
+    ),
+  ],
+  [
+    'without order and audit row',
+    replay((t) =>
+      without(
+        /jsonb_build_object\('orderId'[\s\S]*?limit 1\)\)/,
+        "'{}'::jsonb",
+      )(without(/placed as \([\s\S]*?from placed\n\s*\), /)(t)),
+    ),
+  ],
+  [
+    'without the payment record',
+    replay(
+      without(
+        /done as \([\s\S]*?returning result::text as result_json\n\s*\)/,
+        "done as (select '{}'::text as result_json from paid)",
+      ),
+    ),
+  ],
+  ['trivial statement, same parameters', replay(() => 'select 1')],
+  ['fresh parameters alone (JS)', () => Promise.resolve(fresh())],
+  [
+    "the floor's insert",
+    () =>
+      sql`insert into bench_floor (payer, nonce) values (${randomBytes(20).toString('hex')}, ${randomBytes(32).toString('hex')})`,
+  ],
+];
+
+const wal = new Map<string, number>();
+for (const [name, run] of sides) {
+  const [before] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
+  for (let i = 0; i < 200; i++) await run();
+  const [d] = await sql<{ bytes: number }[]>`
+    select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before!.lsn}::pg_lsn)::int as bytes`;
+  wal.set(name, d!.bytes / 200);
+}
+const results = new Map<string, { cpu: number[]; db: number[] }>();
+for (let round = 0; round <= ROUNDS; round++) {
+  for (const [name, run] of sides) {
+    pglite.reset();
+    const cpu = process.cpuUsage();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next++ < N) await run();
+      }),
+    );
+    const used = process.cpuUsage(cpu);
+    if (round === 0) continue;
+    const r = results.get(name) ?? { cpu: [], db: [] };
+    results.set(name, r);
+    r.cpu.push((used.user + used.system) / 1000 / N);
+    r.db.push(pglite.ms() / N);
+  }
+}
+console.log(
+  `per execution, median of ${ROUNDS} rounds of ${N} (${CONCURRENCY} at a time), after one of warm-up:`,
+);
+for (const [name, r] of results) {
+  console.log(
+    `  ${name.padEnd(44)} CPU ${median(r.cpu).toFixed(3)} ms, in PGlite ${median(r.db).toFixed(3)} ms, WAL ${Math.round(wal.get(name)!)} B`,
+  );
+}
+await app.close();
+await runtime.close();
+process.exit(0);
