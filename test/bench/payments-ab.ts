@@ -10,15 +10,11 @@
  * change in one run; its node_modules must be these, e.g. a symlink).
  * AB_DUMP_SQL=1 prints the largest statement text PGlite parses during a completion.
  */
-import { mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PaymentRequired } from '@x402/core/types';
-import * as here from './payments-ab-stack.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver, median } from './load.js';
+import { paidServer, type Stack } from './paid-server.js';
 import { meterPGliteCpu } from './pglite-cpu.js';
 
 const N = Number(process.env.AB_N ?? 600);
@@ -40,52 +36,20 @@ const pglite = meterPGliteCpu(
     : undefined,
 );
 
-type Stack = typeof here;
-
-/** The app, runtime and test helpers of this checkout, or of another one (AB_ROOT_A). */
-async function stackAt(root: string | undefined): Promise<Stack> {
-  if (!root) return here;
+/** The app, runtime and test helpers of another checkout (AB_ROOT_A); undefined: this one's. */
+async function stackAt(root: string | undefined): Promise<Stack | undefined> {
+  if (!root) return undefined;
   const file = path.resolve(root, 'test/bench/payments-ab-stack.ts');
   return (await import(pathToFileURL(file).href)) as Stack;
 }
 
-async function server(ddl: string, stack: Stack) {
-  const { loadConfig, createRuntime, createLogger, buildApp, createSaleItem } = stack;
-  const config = loadConfig({
-    EMBEDDED_DB_IN_MEMORY: process.env.AB_ON_DISK ? 'false' : 'true',
-    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'bench-ab-data-')),
-    EMBEDDED_DB_THREAD: 'false',
-    LOG_LEVEL: 'silent',
-    IN_PROCESS_WORKER: 'false',
-    PUBLIC_BASE_URL: 'http://127.0.0.1',
-    LOCAL_FACILITATOR_START_BALANCE_USDC: '1000000',
-    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'bench-ab-')),
-  });
-  const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
-  const app = await buildApp(config, runtime.deps);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  for (const s of ddl.split(';').filter((x) => x.trim())) await runtime.deps.sql.unsafe(s);
-  const item = await createSaleItem(runtime.deps, { priceUsdc: 0.1 });
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const url = `${base}/api/v1/items/${item.itemId}/acquire`;
-  const prompt = await fetch(url, { method: 'POST' });
-  const required = JSON.parse(
-    Buffer.from(prompt.headers.get('payment-required')!, 'base64').toString(),
-  ) as PaymentRequired;
-  return {
-    url,
-    required,
-    sql: runtime.deps.sql,
-    itemId: item.itemId,
-    close: async () => {
-      await app.close();
-      await runtime.close();
-    },
-  };
-}
-
-const a = await server(process.env.AB_DDL_A ?? '', await stackAt(process.env.AB_ROOT_A));
-const b = await server(process.env.AB_DDL_B ?? '', here);
+const onDisk = Boolean(process.env.AB_ON_DISK);
+const a = await paidServer({
+  ddl: process.env.AB_DDL_A,
+  stack: await stackAt(process.env.AB_ROOT_A),
+  onDisk,
+});
+const b = await paidServer({ ddl: process.env.AB_DDL_B, onDisk });
 const driver = await Driver.start(Number(process.env.AB_CONCURRENCY ?? 8));
 const wallets = Array.from({ length: 40 }, () => newWallet());
 const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
@@ -123,7 +87,7 @@ console.log(
 for (const s of [a, b]) {
   const [row] = await s.sql<
     { n: number }[]
-  >`select count(*)::int as n from orders where item_id = ${s.itemId}`;
+  >`select count(*)::int as n from orders where item_id = ${s.item.itemId}`;
   console.log(`orders written: ${row!.n}`);
 }
 if (process.env.AB_DUMP_SQL) console.log(largest);

@@ -4,19 +4,11 @@
  * last round's main-thread CPU profile is written there (open it in Chrome DevTools):
  *   PROFILE_OUT=/tmp/pay.cpuprofile node --import tsx test/bench/payments-profile.ts
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { PaymentRequired } from '@x402/core/types';
-import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/logger.js';
-import { createRuntime } from '../../src/runtime.js';
-import { createSaleItem } from '../helpers/items.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver } from './load.js';
+import { paidServer } from './paid-server.js';
 import { meterPGliteCpu } from './pglite-cpu.js';
 
 const N = Number(process.env.PROFILE_N ?? 2000);
@@ -24,31 +16,14 @@ const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 2);
 
 const sign = signHeaders;
 
-const config = loadConfig({
-  EMBEDDED_DB_IN_MEMORY: 'true',
-  EMBEDDED_DB_THREAD: process.env.PROFILE_DB ? 'false' : (process.env.EMBEDDED_DB_THREAD ?? 'true'),
-  LOG_LEVEL: 'silent',
-  IN_PROCESS_WORKER: 'false',
-  PUBLIC_BASE_URL: 'http://127.0.0.1',
-  LOCAL_FACILITATOR_START_BALANCE_USDC: '1000000',
-  ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'bench-pay-')),
-});
 // CPU spent inside PGlite (WASM execution of each protocol message batch)
 const pglite = process.env.PROFILE_DB ? meterPGliteCpu() : undefined;
-
-const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
-const app = await buildApp(config, runtime.deps);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+const server = await paidServer({
+  dbThread: process.env.PROFILE_DB ? false : process.env.EMBEDDED_DB_THREAD !== 'false',
+  ddl: process.env.PROFILE_DDL,
+});
+const { url, required } = server;
 const driver = await Driver.start(8);
-for (const ddl of (process.env.PROFILE_DDL ?? '').split(';').filter((x) => x.trim()))
-  await runtime.deps.sql.unsafe(ddl);
-const item = await createSaleItem(runtime.deps, { priceUsdc: 0.1 });
-const url = `${base}/api/v1/items/${item.itemId}/acquire`;
-const prompt = await fetch(url, { method: 'POST' });
-const required = JSON.parse(
-  Buffer.from(prompt.headers.get('payment-required')!, 'base64').toString(),
-) as PaymentRequired;
 const wallets = Array.from({ length: 40 }, () => newWallet());
 const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
 const batches = [];
@@ -82,6 +57,5 @@ console.log(
   `best of rounds 2..: CPU ${best.cpu.toFixed(3)} ms, in PGlite ${best.db.toFixed(3)} ms`,
 );
 driver.stop();
-await app.close();
-await runtime.close();
+await server.close();
 process.exit(0);

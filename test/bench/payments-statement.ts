@@ -10,18 +10,9 @@
  * STATEMENT_DDL (`;`-separated) runs first (e.g. `set plan_cache_mode = force_custom_plan`).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { PaymentRequired } from '@x402/core/types';
-import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/logger.js';
-import { createRuntime } from '../../src/runtime.js';
-import { createSaleItem } from '../helpers/items.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver, median } from './load.js';
+import { paidServer } from './paid-server.js';
 import { meterPGliteCpu } from './pglite-cpu.js';
 
 const N = Number(process.env.STATEMENT_N ?? 2000);
@@ -61,26 +52,8 @@ function capture(messages: Uint8Array) {
 }
 const pglite = meterPGliteCpu(capture);
 
-const config = loadConfig({
-  EMBEDDED_DB_IN_MEMORY: 'true',
-  EMBEDDED_DB_THREAD: 'false',
-  LOG_LEVEL: 'silent',
-  IN_PROCESS_WORKER: 'false',
-  PUBLIC_BASE_URL: 'http://127.0.0.1',
-  LOCAL_FACILITATOR_START_BALANCE_USDC: '1000000',
-  ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'bench-statement-')),
-});
-const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
-const app = await buildApp(config, runtime.deps);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const item = await createSaleItem(runtime.deps, { priceUsdc: 0.1 });
-const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/items/${item.itemId}/acquire`;
-const required = JSON.parse(
-  Buffer.from(
-    (await fetch(url, { method: 'POST' })).headers.get('payment-required')!,
-    'base64',
-  ).toString(),
-) as PaymentRequired;
+const server = await paidServer();
+const { url, required } = server;
 // one buyer: its first purchase provisions it, the next two take the repeat buyer's statement
 const buyer = [newWallet()];
 const driver = await Driver.start(1);
@@ -127,7 +100,7 @@ const without =
     return out;
   };
 
-const { sql } = runtime.deps;
+const { sql } = server;
 await sql`create table bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))`;
 for (const ddl of (process.env.STATEMENT_DDL ?? '').split(';').filter((s) => s.trim()))
   await sql.unsafe(ddl);
@@ -212,6 +185,5 @@ for (const [name, r] of results) {
     `  ${name.padEnd(44)} CPU ${median(r.cpu).toFixed(3)} ms, in PGlite ${median(r.db).toFixed(3)} ms, WAL ${Math.round(wal.get(name)!)} B`,
   );
 }
-await app.close();
-await runtime.close();
+await server.close();
 process.exit(0);

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { authorizationTypes } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import secp256k1 from 'secp256k1';
@@ -16,16 +13,12 @@ import {
   verifyTypedData,
   type Hex,
 } from 'viem';
-import { loadConfig } from '../../src/config.js';
 import type { Sql } from '../../src/db/index.js';
-import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/logger.js';
-import { createRuntime } from '../../src/runtime.js';
 import { decodePaymentSignatureHeader as decodeFast } from '../../src/x402/codec.js';
 import { ledgerTransfer } from '../../src/x402/local-facilitator.js';
-import { createSaleItem } from '../helpers/items.js';
 import { newWallet, signerOfProof, signHeaders } from '../helpers/wallets.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
+import { paidServer } from './paid-server.js';
 
 /**
  * Paid acquire completions through our whole stack (Fastify, guard, nonce claim, settlement, order +
@@ -280,34 +273,14 @@ async function viemRecoveryUs(headers: string[]): Promise<number> {
   return ((performance.now() - started) / headers.length) * 1000;
 }
 
-/** One of our servers: the runtime, its app on an ephemeral port and an item on sale there. */
-async function ourServer(dbThread: boolean, startBalance: number) {
-  const config = loadConfig({
-    EMBEDDED_DB_IN_MEMORY: 'true',
-    EMBEDDED_DB_THREAD: String(dbThread),
-    LOG_LEVEL: 'silent',
-    IN_PROCESS_WORKER: 'false',
-    PUBLIC_BASE_URL: 'http://127.0.0.1',
-    LOCAL_FACILITATOR_START_BALANCE_USDC: String(startBalance),
-    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'bench-pay-')),
+/** One of our servers (./paid-server.ts) with the floor's table in its database. */
+async function ourServer(dbThread: boolean, startBalanceUsdc: number) {
+  const server = await paidServer({
+    dbThread,
+    startBalanceUsdc,
+    ddl: 'create table bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))',
   });
-  const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
-  const app = await buildApp(config, runtime.deps);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { sql } = runtime.deps;
-  await sql`create table if not exists bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))`;
-  const item = await createSaleItem(runtime.deps, { priceUsdc: 0.1 });
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return {
-    runtime,
-    sql,
-    item,
-    acquireUrl: `${base}/api/v1/items/${item.itemId}/acquire`,
-    async close() {
-      await app.close();
-      await runtime.close();
-    },
-  };
+  return server;
 }
 
 export async function benchPayments(): Promise<Record<string, unknown>> {
@@ -321,14 +294,10 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     process.env.BENCH_PAYMENTS_COMPARE_THREAD === '0'
       ? undefined
       : await ourServer(!primaryOnThread, startBalance);
-  const { sql, item, acquireUrl } = primary;
+  const { sql, item, url: acquireUrl, required } = primary;
   const driver = await Driver.start(CONCURRENCY);
 
   try {
-    const promptRes = await fetch(acquireUrl, { method: 'POST' });
-    const required = JSON.parse(
-      Buffer.from(promptRes.headers.get('payment-required')!, 'base64').toString(),
-    ) as PaymentRequired;
     const requirement = required.accepts[0]!;
     const refServer = referenceServer(sql, startBalance * 1e6, requirement);
     await new Promise<void>((r) => refServer.listen(0, '127.0.0.1', r));
@@ -342,14 +311,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
     );
     await new Promise<void>((r) => minServer.listen(0, '127.0.0.1', r));
     const minUrl = `http://127.0.0.1:${(minServer.address() as AddressInfo).port}/paid`;
-    const otherRequired = other
-      ? (JSON.parse(
-          Buffer.from(
-            (await fetch(other.acquireUrl, { method: 'POST' })).headers.get('payment-required')!,
-            'base64',
-          ).toString(),
-        ) as PaymentRequired)
-      : undefined;
+    const otherRequired = other?.required;
 
     const wallets = Array.from({ length: 40 }, () => newWallet());
     const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
@@ -386,7 +348,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       cold.min.push(await driver.round(minUrl, batch.min));
       cold.floor.push(await floorRound(sql, batch.floor));
       if (other) {
-        await driver.round(other.acquireUrl, batch.other, body);
+        await driver.round(other.url, batch.other, body);
         await floorRound(other.sql, batch.floor);
       }
     }
@@ -403,7 +365,7 @@ export async function benchPayments(): Promise<Record<string, unknown>> {
       m.push(await driver.round(minUrl, batch.min));
       f.push(await floorRound(sql, batch.floor));
       if (other) {
-        o2.push(await driver.round(other.acquireUrl, batch.other, body));
+        o2.push(await driver.round(other.url, batch.other, body));
         f2.push(await floorRound(other.sql, batch.floor));
       }
     }
