@@ -23,7 +23,7 @@ COPY scripts/prune-runtime.sh ./scripts/
 RUN npm run build && sh scripts/prune-runtime.sh
 
 FROM node:20-bookworm-slim AS runtime
-# Memory settings, the same as package.json's start script (README, "Memory"): glibc's malloc with
+# Memory settings, the same as package.json's start script (docs/operating.md, "Memory"): glibc's malloc with
 # one arena (what V8's compiler threads freed stays resident in an arena per thread otherwise) and
 # one WebAssembly compilation task (V8 otherwise optimises the embedded database's code on every
 # core at once, each with its own working memory), a young generation of at most 2 x 8 MB.

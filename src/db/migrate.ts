@@ -64,7 +64,7 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
 
 /**
  * Names the failing file, and for the usual first-deployment failure says what to do: `vector` is
- * not a trusted extension, so only a superuser can create it (README, Running on Postgres).
+ * not a trusted extension, so only a superuser can create it (docs/operating.md, Running on Postgres).
  */
 export function migrationError(name: string, e: unknown): Error {
   const pg = e as { code?: string; message?: string };

@@ -122,7 +122,7 @@ export class WordVectors {
 }
 
 let shared: WordVectors | undefined;
-/** The shipped table, read once per process on first use (about 40 ms). */
+/** The shipped table, read once per process on first use (a process that never embeds skips it). */
 export function sharedWordVectors(): WordVectors {
   return (shared ??= new WordVectors(readFileSync(WORD_VECTORS_FILE)));
 }

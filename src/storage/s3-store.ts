@@ -11,7 +11,7 @@ import {
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 let sdkLoading: Promise<Sdk> | undefined;
-/** The AWS SDK (about 100 ms and 12 MB to load) is loaded by the first S3 call, not by every process. */
+/** The AWS SDK (slow and large to load) is loaded by the first S3 call, not by every process. */
 const loadSdk = () => (sdkLoading ??= import('@aws-sdk/client-s3'));
 
 export interface S3StoreOptions {

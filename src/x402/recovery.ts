@@ -8,12 +8,11 @@ import { BoundedCache } from '../bounded-cache.js';
  * Signer recovery of an EIP-3009 `TransferWithAuthorization` (EIP-712), the costliest step of a
  * paid request. The digest is built here from fixed-size words (the domain separator is computed
  * once per token), and the public key is recovered by libsecp256k1 through the native `secp256k1`
- * binding (about 70 µs), or, when no native build loads on this platform, by @noble/curves, the
- * pure-JS curve code viem itself uses (about 1.7 ms), imported statically so that no call pays
- * for a dynamic `import()`. Both answer what viem's `recoverTypedDataAddress` answers (the unit
- * tests compare them): a 65-byte `r ‖ s ‖ v` signature, `v` in {0, 1, 27, 28}. Keccak-256 (three
- * per recovery) goes the same way: the native `keccak` binding's sponge (about 2 µs for the
- * struct hash), else @noble/hashes (about 20 µs).
+ * binding, or, when no native build loads on this platform, by @noble/curves, the pure-JS curve
+ * code viem itself uses, imported statically so that no call pays for a dynamic `import()`. Both answer what viem's `recoverTypedDataAddress` answers
+ * (the unit tests compare them): a 65-byte `r ‖ s ‖ v` signature, `v` in {0, 1, 27, 28}.
+ * Keccak-256 (three per recovery) goes the same way: the native `keccak` binding's sponge, else
+ * @noble/hashes.
  */
 
 interface NativeSecp256k1 {

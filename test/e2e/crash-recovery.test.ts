@@ -136,7 +136,7 @@ async function restart(dataDir: string, base: string, env: Record<string, string
     DATA_DIR: dataDir,
     PUBLIC_BASE_URL: base,
     LOG_LEVEL: 'info',
-    // short periods so that the test need not wait for the defaults (README: Deploying)
+    // short periods so that the test need not wait for the defaults (docs/operating.md: After a crash)
     RECONCILE_INTERVAL_SECONDS: '1',
     RECONCILE_STALE_SECONDS: '1',
     WORKER_POLL_MS: '100',

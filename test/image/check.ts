@@ -316,7 +316,7 @@ try {
     `CMD ${cmd.join(' ')}: npm start's node settings, healthy, HEALTHCHECK passes, GET / answers, stops on SIGTERM`,
     async () => {
       if (cmd[0] !== 'node') throw new Error(`unexpected CMD ${cmd.join(' ')}`);
-      // the image runs node as `npm start` does: the same memory settings (README, "Memory")
+      // the image runs node as `npm start` does: the same memory settings (docs/operating.md, "Memory")
       const served = servedNode(app);
       const flags = cmd.slice(1, cmd.indexOf('dist/src/main.js'));
       if (flags.join(' ') !== served.execArgv.join(' '))

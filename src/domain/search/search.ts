@@ -43,7 +43,7 @@ export const BM25 = { k1: 1.2, b: 0.5 };
 export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary: 0.5 };
 
 /**
- * Calibration of the final score (see README, "Search"). Every signal is first put on 0-1 and the
+ * Calibration of the final score (see docs/search.md). Every signal is first put on 0-1 and the
  * score is their weighted sum (weights summing to 1), so that it reads the same for every query:
  * - lexical: BM25 over the query's known terms divided by the BM25 of a listing that has every
  *   one of them once in its title (1.0 = all the query's words, where they matter most);
