@@ -44,7 +44,7 @@ export function qualityTable(results: CaseResult[]): {
   falsePositives: string[];
 } {
   const families = [...new Set(results.map((r) => r.family))];
-  const rows = families.map((family) => {
+  const rows = families.map((family): Record<string, string | number> => {
     const of = results.filter((r) => r.family === family);
     const hostile = of[0]!.hostile;
     const refused = of.filter((r) => r.refused).length;

@@ -85,6 +85,8 @@ export interface RawTarHeader {
   linkname?: string;
   prefix?: string;
   mode?: number;
+  /** false: an old (v7) header without the ustar magic. */
+  ustar?: boolean;
 }
 
 function octal(n: number, width: number): string {
@@ -103,7 +105,7 @@ export function tarHeader(h: RawTarHeader): Buffer {
   b.write('        ', 148, 'latin1');
   b.write(h.type ?? '0', 156, 'latin1');
   if (h.linkname) b.write(h.linkname, 157, 100, 'utf8');
-  b.write('ustar\u000000', 257, 'latin1');
+  if (h.ustar !== false) b.write('ustar\u000000', 257, 'latin1');
   if (h.prefix) b.write(h.prefix, 345, 155, 'utf8');
   let sum = 0;
   for (const x of b) sum += x;

@@ -69,7 +69,7 @@ export const cases: CorpusCase[] = [
     zipWith(baseProject(n), [{ name: 'a/b/c/d/e/f/g/zeros.txt', data: zeros(6) }]),
   ),
   hostileCase(F, 'lying-small-size', 'zip', 'size_mismatch', (n) => lyingSize(n, 1000)),
-  hostileCase(F, 'lying-huge-size', 'zip', 'compression_ratio', (n) => lyingSize(n, 900 * MB)),
+  hostileCase(F, 'lying-huge-size', 'zip', 'extracted_size_limit', (n) => lyingSize(n, 900 * MB)),
   hostileCase(F, 'overlapping-entries', 'zip', 'overlapping_entries', overlapBomb),
   hostileCase(F, 'many-medium-entries', 'zip', 'compression_ratio', (n) =>
     zipWith(

@@ -1,5 +1,7 @@
+import { gzipSync } from 'node:zlib';
 import type { CorpusCase } from '../types.js';
 import {
+  TAR_END,
   baseProject,
   gnuLongBlock,
   hostileCase,
@@ -123,6 +125,20 @@ export const cases: CorpusCase[] = [
       await tarGzWith(baseProject(`${n}/inner`), [
         { name: 'link', type: 'symlink', linkname: '/etc/passwd' },
       ]),
+    ),
+  ),
+  hostileCase(F, 'v7-tar-symlink-nested', 'zip', 'malformed_gzip', (n) =>
+    nest(
+      'zip',
+      n,
+      'vendor/old.tar.gz',
+      gzipSync(
+        Buffer.concat([
+          tarBlock({ name: 'README', ustar: false }, 'old\n'),
+          tarBlock({ name: 'passwd', type: '2', linkname: '/etc/passwd', ustar: false }),
+          TAR_END,
+        ]),
+      ),
     ),
   ),
   hostileCase(F, 'tar-hard-link-nested', 'tar.gz', 'hard_link', async (n) =>

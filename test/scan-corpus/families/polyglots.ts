@@ -48,7 +48,7 @@ export const cases: CorpusCase[] = [
   prepended('pdf-zip', PDF),
   prepended('png-zip', PNG),
   prepended('shell-sfx-zip', SFX),
-  hostileCase(F, 'zip-in-comment', 'zip', 'trailing_data', commentZip),
+  hostileCase(F, 'zip-in-comment', 'zip', 'prepended_data', commentZip),
   hostileCase(F, 'targz-declared-zip', 'zip', 'not_a_zip', (n) => tarGzWith(baseProject(n))),
   hostileCase(F, 'tar-declared-zip', 'zip', 'not_a_zip', (n) => tarOf(baseProject(n))),
   hostileCase(F, 'zip-declared-targz', 'tar.gz', 'not_gzip', (n) => zipWith(baseProject(n))),
@@ -73,7 +73,7 @@ export const cases: CorpusCase[] = [
   ),
   ...nestedFake(
     'nested-7z',
-    'vendor/tools.7z.zip',
+    'vendor/tools.7z',
     Buffer.concat([Buffer.from('377abcaf271c0004', 'hex'), Buffer.alloc(64, 1)]),
     'unscannable_archive',
   ),

@@ -72,7 +72,7 @@ export const cases: CorpusCase[] = [
     local: { flags: 0x801 },
   }),
   zipCase('encrypted-entry', 'encrypted_entry', { name: 'payload.js', data: payload, flags: 0x1 }),
-  zipCase('strong-encryption-flag', 'encrypted_entry', {
+  zipCase('strong-encryption-flag', 'malformed_zip', {
     name: 'payload.js',
     data: payload,
     flags: 0x40,
@@ -116,7 +116,7 @@ export const cases: CorpusCase[] = [
       end,
     ]);
   }),
-  hostileCase(F, 'trailing-bytes', 'tar.gz', 'trailing_data', async (n) =>
+  hostileCase(F, 'trailing-bytes', 'tar.gz', 'malformed_gzip', async (n) =>
     Buffer.concat([await tarGzWith(baseProject(n)), Buffer.from('hidden tail')]),
   ),
   hostileCase(F, 'second-gzip-member', 'tar.gz', 'trailing_data', async (n) =>

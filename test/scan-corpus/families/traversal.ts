@@ -34,6 +34,8 @@ export const cases: CorpusCase[] = [
   ...plain('control-character', 'control_character_in_name', 'src/a\u0007b.ts'),
   ...plain('empty-segment', 'ambiguous_path_segment', 'src//index2.ts'),
   ...plain('dot-segment', 'ambiguous_path_segment', 'src/./again.ts'),
+  ...plain('nfkc-two-dot-leader', 'path_traversal', 'src/\u2025/\u2025/etc/profile'),
+  ...plain('nfkc-fullwidth-dots', 'path_traversal', '\uff0e\uff0e\uff0fevil.sh'),
   ...plain('too-deep', 'path_too_deep', `${'d/'.repeat(70)}x.txt`),
   hostileCase(F, 'ustar-prefix-absolute', 'tar.gz', 'absolute_path', (n) =>
     rawTarGz(baseProject(n), [tarBlock({ name: 'profile', prefix: '/etc' }, owned)]),
