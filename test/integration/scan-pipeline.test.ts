@@ -43,7 +43,9 @@ describe('hostile corpus through upload and the worker', async () => {
     const keys = await t.blobFiles();
     await t.work();
     const status = await sellerStatus(t, seller, id);
-    expect(status).toEqual({ status: 'rejected', reason: c.reason });
+    expect(status).toEqual({ status: 'rejected', reason: c.reason, findings: expect.any(Array) });
+    // The owner sees the rule, kind, file and line of what to fix; never a value.
+    expect(status.findings![0]!.rule).toBe(c.check);
     // The detailed finding is kept for operators only.
     const [result] = await t.runtime.deps.sql<{ findings: Array<{ check: string }> }[]>`
       select findings from scan_results where item_id = ${id} order by id desc limit 1`;

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { ownerFindings } from '../../src/domain/scan/findings.js';
 import { checkEntryName, collisionKey, NameRegistry } from '../../src/domain/scan/names.js';
 import { scanArchive } from '../../src/domain/scan/scan-archive.js';
 import { DEFAULT_SCAN_LIMITS, ScanRejection } from '../../src/domain/scan/types.js';
@@ -139,5 +140,24 @@ describe('nested gzip files', () => {
     expect(await firstCheck(zipOf({ ...uniqueProject(), 'vendor/lib.tgz': inner }))).toBe(
       'path_traversal',
     );
+  });
+});
+
+describe('owner findings', () => {
+  it('keep rule, kind, file and line; never a detail (error text, another listing, a value)', () => {
+    const shown = ownerFindings([
+      { check: 'secret', file: '.env', line: 3, detail: 'evm_private_key' },
+      { check: 'symlink', file: 'passwd', detail: 'host 5' },
+      { check: 'processing_error', detail: 'connect ECONNREFUSED 10.0.0.7:5432' },
+      { check: 'near_duplicate', detail: 'similar to active item 6f1c... (estimated 0.93)' },
+      { check: 'some_new_rule', file: 'x', detail: 'Error: token=abc def' },
+    ]);
+    expect(shown).toEqual([
+      { rule: 'secret', kind: 'evm_private_key', file: '.env', line: 3 },
+      { rule: 'symlink', kind: 'link', file: 'passwd' },
+      { rule: 'processing_error', kind: 'processing' },
+      { rule: 'near_duplicate', kind: 'duplicate' },
+      { rule: 'some_new_rule', kind: 'structure', file: 'x' },
+    ]);
   });
 });
