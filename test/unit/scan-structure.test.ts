@@ -1,7 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ownerFindings } from '../../src/domain/scan/findings.js';
-import { checkEntryName, collisionKey, NameRegistry } from '../../src/domain/scan/names.js';
+import {
+  checkEntryName,
+  collisionKey,
+  isVendoredFixturePath,
+  NameRegistry,
+} from '../../src/domain/scan/names.js';
 import { scanArchive } from '../../src/domain/scan/scan-archive.js';
 import { DEFAULT_SCAN_LIMITS, ScanRejection } from '../../src/domain/scan/types.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
@@ -159,5 +164,21 @@ describe('owner findings', () => {
       { rule: 'near_duplicate', kind: 'duplicate' },
       { rule: 'some_new_rule', kind: 'structure', file: 'x' },
     ]);
+  });
+});
+
+describe('vendored fixture folders (the jar rule)', () => {
+  it.each([
+    ['libs/test-fixtures.jar', true],
+    ['src/test/resources/fixtures/plugin.jar', true],
+    ['vendor/junit.jar', true],
+    ['Tests/data.jar', true],
+    ['libs/test-fixtures.jar!/com/example/Fixture0.class', true],
+    ['build/app.jar', false],
+    ['app.jar', false],
+    ['tests.jar', false],
+    ['dist/plugin.jar!/com/example/Main.class', false],
+  ])('%s → %s', (p, expected) => {
+    expect(isVendoredFixturePath(p)).toBe(expected);
   });
 });
