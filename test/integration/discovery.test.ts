@@ -142,6 +142,9 @@ describe('documents', () => {
     }
     expect(res.body).toContain('http://marketplace.test/api/v1/items/{id}/acquire');
     expect(res.body).not.toContain('{base_url}');
+    // Sellers learn to run the marketplace's scan before paying, and what a rejection tells them.
+    expect(res.body).toContain('node dist/src/domain/scan/cli.js my-project.zip');
+    expect(res.body).toContain('`findings`: `[{ rule, kind, file, line }]`');
   });
 
   it.each(['terms', 'license'])(
