@@ -472,6 +472,26 @@ final class ${t}
     }
 }
 `;
+    if (r() < 0.6)
+      f[`tests/${cap(m.domain)}/${t}Test.php`] = `<?php
+
+declare(strict_types=1);
+
+namespace ${ns}\\Tests\\${cap(m.domain)};
+
+use PHPUnit\\Framework\\TestCase;
+use ${ns}\\${cap(m.domain)}\\${t};
+
+final class ${t}Test extends TestCase
+{
+    public function testFindsWhatWasAdded(): void
+    {
+        $store = new ${t}();
+        $id = $store->add(['${m.fields[0]}' => 1]);
+        self::assertSame(['${m.fields[0]}' => 1], $store->find($id));
+    }
+}
+`;
   }
   return f;
 };
@@ -537,6 +557,23 @@ public sealed class ${t}Store
     public ${t}? Find(long id) => _rows.TryGetValue(id, out var row) ? row : null;
 }
 `;
+    if (r() < 0.6)
+      f[`tests/${cap(m.domain)}/${t}Tests.cs`] = `using ${ns}.${cap(m.domain)};
+using Xunit;
+
+namespace ${ns}.Tests.${cap(m.domain)};
+
+public class ${t}Tests
+{
+    [Fact]
+    public void FindsWhatWasAdded()
+    {
+        var store = new ${t}Store();
+        var id = store.Add(new ${t}(${m.fields.map(() => 'null').join(', ')}));
+        Assert.NotNull(store.Find(id));
+    }
+}
+`;
   }
   return f;
 };
@@ -582,7 +619,7 @@ const STACKS: Record<string, { stack: Stack; run: string }> = {
 };
 
 /** Module counts giving projects from about 20 to about 300 files. */
-const SIZES = [8, 14, 25, 40, 60, 90, 120];
+const SIZES = [10, 16, 25, 40, 60, 90, 120];
 
 /** The `i`-th generated project of a stack. */
 export function benignProject(lang: string, i: number): Files {
