@@ -182,3 +182,23 @@ describe('vendored fixture folders (the jar rule)', () => {
     expect(isVendoredFixturePath(p)).toBe(expected);
   });
 });
+
+describe("the MCP server's pre-check before the fee", () => {
+  it('is the same scan: the new structural rules refuse there too', async () => {
+    const { precheck } = await import('../../mcp/archive.js');
+    const host5 = zipWithMode(uniqueProject(), {
+      name: 'x',
+      data: '/etc/passwd',
+      mode: 0o120777,
+      host: 5,
+    });
+    const reserved = zipOf({ ...uniqueProject(), 'src/aux.ts': 'export const a = 1;\n' });
+    for (const [bytes, check] of [
+      [host5, 'symlink'],
+      [reserved, 'reserved_name'],
+    ] as const) {
+      const out = await precheck(bytes, 'zip');
+      expect(out.verdict === 'reject' && out.findings[0]!.check).toBe(check);
+    }
+  });
+});
