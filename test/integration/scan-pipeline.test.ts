@@ -136,6 +136,7 @@ describe('near-duplicates', () => {
     expect(await sellerStatus(t, b, second)).toEqual({
       status: 'rejected',
       reason: 'duplicate_content',
+      findings: [{ rule: 'near_duplicate', kind: 'duplicate' }],
     });
 
     // An unrelated project of the same shape is not a near-copy.
@@ -205,6 +206,7 @@ describe('jobs', () => {
     expect(await sellerStatus(t, seller, id)).toEqual({
       status: 'rejected',
       reason: 'processing_error',
+      findings: [{ rule: 'processing_error', kind: 'processing' }],
     });
     const [done] = await t.runtime.deps.sql`select state, attempts from jobs where item_id = ${id}`;
     expect(done).toMatchObject({ state: 'failed', attempts: 2 });
@@ -258,6 +260,7 @@ describe('jobs', () => {
     expect(await sellerStatus(t, seller, id)).toEqual({
       status: 'rejected',
       reason: 'processing_error',
+      findings: [{ rule: 'processing_error', kind: 'processing' }],
     });
     const [job] = await sql<{ state: string }[]>`select state from jobs where item_id = ${id}`;
     expect(job!.state).toBe('failed');
