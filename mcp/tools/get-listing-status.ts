@@ -23,7 +23,8 @@ export function registerGetListingStatus(server: McpServer, deps: McpDeps): void
         "Reads the owner's view of one of this wallet's listings, scan states included: pending_scan, scanning, active, rejected " +
         '(with the public reason: safety_checks_failed, insufficient_complexity, duplicate_content, processing_error) or deleted. ' +
         'Use it after list_item; with wait_seconds it waits until the scan ends. Free: a zero-value identity signature, never settled. ' +
-        'Returns { item_id, status, reason, scan_finished, meaning }.',
+        'A rejected listing also carries findings: [{ rule, kind, file, line }] saying what to fix (never a secret value). ' +
+        'Returns { item_id, status, reason, findings?, scan_finished, meaning }.',
       inputSchema: {
         item_id: z.uuid().describe('Listing id (a uuid), as returned by list_item'),
         wait_seconds: z
@@ -56,11 +57,20 @@ export function registerGetListingStatus(server: McpServer, deps: McpDeps): void
           await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(until - Date.now(), 0))));
           s = await wallet.sellerItemStatus(item_id);
         }
+        const fix = s.findings?.length
+          ? `; fix: ${s.findings
+              .slice(0, 10)
+              .map(
+                (f) =>
+                  `${f.rule}${f.file ? ` in ${f.file}` : ''}${f.line ? ` line ${f.line}` : ''}`,
+              )
+              .join('; ')}${s.findings.length > 10 ? ` (+${s.findings.length - 10} more)` : ''}`
+          : '';
         return success({
           item_id,
           ...s,
           scan_finished: !SCANNING.has(s.status),
-          meaning: MEANING[s.status] ?? s.status,
+          meaning: `${MEANING[s.status] ?? s.status}${fix}`,
         });
       } catch (err) {
         return apiFailure(err, 'get_listing_status', deps.baseUrl, {

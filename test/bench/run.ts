@@ -16,6 +16,7 @@ const suites: Array<[string, Suite]> = [
   ['relevance_tune', async () => (await import('./relevance-tune.js')).benchRelevanceTune()],
   ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
+  ['scan_quality', async () => (await load('./scan-quality.js', 'benchScanQuality'))()],
   ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
   ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
   ['memory_flags', async () => (await import('./memory-flags.js')).benchMemoryFlags()],

@@ -133,7 +133,11 @@ export async function sellerStatus(
   t: TestContext,
   wallet: LocalAccount,
   itemId: string,
-): Promise<{ status: string; reason: string }> {
+): Promise<{
+  status: string;
+  reason: string;
+  findings?: Array<{ rule: string; kind: string; file?: string; line?: number }>;
+}> {
   const res = await asWallet(t, wallet, 'GET', `/api/v1/seller/items/${itemId}/status`);
   if (res.statusCode !== 200) throw new Error(`status answered ${res.statusCode}: ${res.body}`);
   return res.json();

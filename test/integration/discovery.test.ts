@@ -30,6 +30,18 @@ describe.each(['B', 'A'] as const)(
       expect(
         doc.paths['/api/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort(),
       ).toEqual(['max_price', 'min_price', 'q', 'tech_stack']);
+      // The owner's status documents the findings of a rejected listing (issue 23).
+      const status = doc.paths['/api/v1/seller/items/{uuid}/status']?.get;
+      if (status) {
+        const body = status.responses['200'].content['application/json'].schema;
+        expect(Object.keys(body.properties)).toEqual(['status', 'reason', 'findings']);
+        expect(Object.keys(body.properties.findings.items.properties)).toEqual([
+          'rule',
+          'kind',
+          'file',
+          'line',
+        ]);
+      }
     });
 
     it('lists every visible route once in both the manifest and OpenAPI, with its credential', async () => {
@@ -142,6 +154,9 @@ describe('documents', () => {
     }
     expect(res.body).toContain('http://marketplace.test/api/v1/items/{id}/acquire');
     expect(res.body).not.toContain('{base_url}');
+    // Sellers learn to run the marketplace's scan before paying, and what a rejection tells them.
+    expect(res.body).toContain('node dist/src/domain/scan/cli.js my-project.zip');
+    expect(res.body).toContain('`findings`: `[{ rule, kind, file, line }]`');
   });
 
   it.each(['terms', 'license'])(

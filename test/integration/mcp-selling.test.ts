@@ -8,6 +8,8 @@ import { SellerItemsSchema, SellerItemStatusSchema } from '../../src/domain/list
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { projectDir, uniqueProject, zipOf } from '../helpers/archives.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
+import { listItem } from '../helpers/selling.js';
+import { zipWithMode } from '../scan-corpus/build.js';
 import { freshKey } from '../helpers/wallet-secrets.js';
 
 /**
@@ -160,6 +162,30 @@ describe('list_item', () => {
     });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/does not exist.*Nothing was paid/);
+  });
+});
+
+describe('get_listing_status of a rejected listing', () => {
+  it('names what to fix: rule, kind, file (REST sellers skip the local pre-check)', async () => {
+    const seller = await connect();
+    const bytes = zipWithMode(uniqueProject(), {
+      name: 'passwd',
+      data: '/etc/passwd',
+      mode: 0o120777,
+      host: 5,
+    });
+    const id = await listItem(t, seller.account, { bytes, compression: 'zip' });
+    await t.runtime.runDueJobs();
+    const r = await seller.call('get_listing_status', { item_id: id });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(SellerItemStatusSchema.parse(r.structuredContent)).toEqual({
+      status: 'rejected',
+      reason: 'safety_checks_failed',
+      findings: [{ rule: 'symlink', kind: 'link', file: 'passwd' }],
+    });
+    expect(r.structuredContent).toMatchObject({
+      meaning: expect.stringContaining('symlink in passwd'),
+    });
   });
 });
 

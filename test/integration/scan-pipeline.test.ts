@@ -43,7 +43,9 @@ describe('hostile corpus through upload and the worker', async () => {
     const keys = await t.blobFiles();
     await t.work();
     const status = await sellerStatus(t, seller, id);
-    expect(status).toEqual({ status: 'rejected', reason: c.reason });
+    expect(status).toEqual({ status: 'rejected', reason: c.reason, findings: expect.any(Array) });
+    // The owner sees the rule, kind, file and line of what to fix; never a value.
+    expect(status.findings![0]!.rule).toBe(c.check);
     // The detailed finding is kept for operators only.
     const [result] = await t.runtime.deps.sql<{ findings: Array<{ check: string }> }[]>`
       select findings from scan_results where item_id = ${id} order by id desc limit 1`;
@@ -134,6 +136,7 @@ describe('near-duplicates', () => {
     expect(await sellerStatus(t, b, second)).toEqual({
       status: 'rejected',
       reason: 'duplicate_content',
+      findings: [{ rule: 'near_duplicate', kind: 'duplicate' }],
     });
 
     // An unrelated project of the same shape is not a near-copy.
@@ -203,6 +206,7 @@ describe('jobs', () => {
     expect(await sellerStatus(t, seller, id)).toEqual({
       status: 'rejected',
       reason: 'processing_error',
+      findings: [{ rule: 'processing_error', kind: 'processing' }],
     });
     const [done] = await t.runtime.deps.sql`select state, attempts from jobs where item_id = ${id}`;
     expect(done).toMatchObject({ state: 'failed', attempts: 2 });
@@ -256,6 +260,7 @@ describe('jobs', () => {
     expect(await sellerStatus(t, seller, id)).toEqual({
       status: 'rejected',
       reason: 'processing_error',
+      findings: [{ rule: 'processing_error', kind: 'processing' }],
     });
     const [job] = await sql<{ state: string }[]>`select state from jobs where item_id = ${id}`;
     expect(job!.state).toBe('failed');

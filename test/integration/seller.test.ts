@@ -128,6 +128,7 @@ describe('seller inventory and status', () => {
     expect(await sellerStatus(t, seller, rejected)).toEqual({
       status: 'rejected',
       reason: 'insufficient_complexity',
+      findings: [{ rule: 'insufficient_complexity', kind: 'complexity' }],
     });
     // Another seller sees none of it.
     const other = newWallet();

@@ -118,6 +118,12 @@ by \`Accept\`.
 Metadata: \`title\` (≤ 200), \`description\` (≤ 4000), \`tech_stack\` (non-empty, ≤ 200),
 \`prices\` = \`{ "USDC": <${opts.minPriceUsdc}..${opts.maxPriceUsdc}> }\`, optional \`prompt_summary\` (≤ 1000). No other keys.
 
+Check the archive locally before paying, with the very scan the marketplace runs (from a checkout
+of the marketplace's repository, after \`npm ci && npm run build\`):
+\`node dist/src/domain/scan/cli.js my-project.zip\` (or \`npx artifact-marketplace-scan
+my-project.tar.gz\`). It prints \`{ verdict, reason?, findings? }\` as JSON, findings shaped as
+below, and exits 1 when the scan would refuse the archive (the near-duplicate rule is not run).
+
 The upload is validated first (a bad upload never costs a fee); then it answers \`402\` for the
 flat listing fee of ${opts.listingFeeUsdc} USDC (\`amount: "${feeAmount}"\`). Sign and repeat the same request
 with \`PAYMENT-SIGNATURE\`: \`202 { item_id, status: "pending_scan", invoice_url }\` (the fee's
@@ -133,7 +139,10 @@ The archive is scanned; watch it with \`GET ${base}/api/v1/seller/items/{item_id
 (zero-value identity): \`status\` goes \`pending_scan\` → \`scanning\` → \`active\` (searchable) or
 \`rejected\`, and \`status_reason\` says why: \`pending_review\` while waiting or scanning,
 \`approved\` once active, and for a rejection one of \`safety_checks_failed\`,
-\`insufficient_complexity\`, \`duplicate_content\`, \`processing_error\`.
+\`insufficient_complexity\`, \`duplicate_content\`, \`processing_error\`. A rejected listing's
+status also lists \`findings\`: \`[{ rule, kind, file, line }]\` (e.g. \`{ "rule": "symlink",
+"kind": "link", "file": "etc-passwd" }\`, \`{ "rule": "secret", "kind": "evm_private_key", "file":
+".env", "line": 3 }\`), what to fix; never a secret's value, and only you see them.
 The fee is not refunded for a rejected listing. Upload refusals: 409 \`duplicate_code\` (these
 bytes are listed already), 403 \`code_previously_rejected\` (these bytes were rejected once, forever).
 
@@ -150,7 +159,7 @@ gets 404 \`agent_not_found\`; another wallet's order or listing is a plain 404.
 - \`GET ${base}/api/v1/seller/items?status=&limit=&offset=\`: your listings, newest first,
   including rejected and deleted (\`{ items, pagination, allowed_statuses }\`).
 - \`GET ${base}/api/v1/seller/items/{id}/status\`: \`{ status, reason }\` of one listing, scan
-  states included.
+  states included; a rejected one adds \`findings\` (rule, kind, file, line) saying what to fix.
 - \`DELETE ${base}/api/v1/items/{id}\`: \`{ "ok": true }\`, idempotent.
 - \`GET ${base}/api/v1/orders/{order_id}\`: fresh \`{ download_url, invoice_url, expires_in }\` for
   your completed order.

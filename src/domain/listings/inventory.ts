@@ -2,7 +2,14 @@ import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { microToUsdc } from '../chains.js';
 import { LISTED } from './listings.js';
-import { ITEM_STATUSES, type ItemStatus, type SellerItems } from './schemas.js';
+import { ownerFindings } from '../scan/findings.js';
+import type { Finding } from '../scan/types.js';
+import {
+  ITEM_STATUSES,
+  type ItemStatus,
+  type SellerItems,
+  type SellerItemStatus,
+} from './schemas.js';
 
 /** The seller's side of listings (spec 4.3): inventory, status of one item, delete. */
 
@@ -46,16 +53,29 @@ export async function sellerItems(
   };
 }
 
-/** Owner view of one item, hidden states included; 404 for anyone else. */
+/**
+ * Owner view of one item, hidden states included; 404 for anyone else. A rejected listing carries
+ * the findings of the scan attempt that rejected it (rule, kind, file, line: ownerFindings), so the
+ * seller learns what to fix; the public status and reasons stay compact.
+ */
 export async function sellerItemStatus(
   sql: Db,
   sellerId: string,
   itemId: string,
-): Promise<{ status: ItemStatus; reason: string }> {
+): Promise<SellerItemStatus> {
   const [r] = await sql<{ status: ItemStatus; statusReason: string }[]>`
     select status, status_reason from items where id = ${itemId} and seller_id = ${sellerId} and purged_at is null`;
   if (!r) throw notFound();
-  return { status: r.status, reason: r.statusReason };
+  if (r.status !== 'rejected') return { status: r.status, reason: r.statusReason };
+  // The owner learns what to fix: the findings of the attempt that rejected the listing.
+  const [scan] = await sql<{ findings: Finding[] }[]>`
+    select findings from scan_results where item_id = ${itemId} and verdict <> 'active'
+    order by id desc limit 1`;
+  return {
+    status: r.status,
+    reason: r.statusReason,
+    findings: ownerFindings(scan?.findings ?? []),
+  };
 }
 
 /**

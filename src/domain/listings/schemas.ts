@@ -102,7 +102,33 @@ export const SellerItemsSchema = z.object({
 export type SellerItems = z.infer<typeof SellerItemsSchema>;
 
 /** The owner's view of one listing: scan states and rejection reasons included. */
-export const SellerItemStatusSchema = z.object({ status: ItemStatusSchema, reason: z.string() });
+export const OwnerFindingSchema = z.object({
+  rule: z
+    .string()
+    .describe('The scan rule that refused the archive, e.g. symlink, secret, reserved_name'),
+  kind: z
+    .string()
+    .describe(
+      "The rule's family (link, name, traversal, bomb, structure, complexity, duplicate, processing) or what a content rule found (e.g. evm_private_key, elf)",
+    ),
+  file: z
+    .string()
+    .optional()
+    .describe('Path inside the archive (`outer.zip!/inner/path` inside nested archives)'),
+  line: z.number().int().optional().describe('1-based line of the file'),
+});
+export type OwnerFinding = z.infer<typeof OwnerFindingSchema>;
+
+export const SellerItemStatusSchema = z.object({
+  status: ItemStatusSchema,
+  reason: z.string(),
+  findings: z
+    .array(OwnerFindingSchema)
+    .optional()
+    .describe(
+      'Rejected listings only: what the scan refused, to fix before listing again (rule, kind, file, line; never a secret value). The same rules run locally: `npx artifact-marketplace-scan <archive>`',
+    ),
+});
 export type SellerItemStatus = z.infer<typeof SellerItemStatusSchema>;
 
 export const DeleteResponseSchema = z.object({ ok: z.literal(true) });

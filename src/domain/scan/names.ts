@@ -31,19 +31,52 @@ export function checkEntryName(name: string, where: string): void {
     if (s === '.' || s === '') throw unsafe('ambiguous_path_segment', shown);
   }
   if (segments.length > 64) throw unsafe('path_too_deep', shown);
+  // Compatibility forms (`‥`, fullwidth `．` and `／`) read as `..` and `/` by tools that normalise.
+  const folded = name.normalize('NFKC');
+  if (folded !== name && folded.split(/[/\\]/).includes('..'))
+    throw unsafe('path_traversal', shown, 'after Unicode normalisation');
+  for (const s of segments) checkPortableSegment(s, shown);
+}
+
+/** Windows device names: the stem before the first dot, any case, any extension. */
+const RESERVED_STEM =
+  /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$)$/i;
+/** Characters Windows refuses in a name (`:` also opens an NTFS alternate data stream). */
+const WINDOWS_INVALID = /[<>:"|?*]/;
+
+/**
+ * A segment every common filesystem can hold as written: Windows strips trailing dots and spaces
+ * (two names become one, or a name its reader did not see), opens a device for `CON`, `NUL`,
+ * `COM1`... whatever the extension, and refuses `<>:"|?*`.
+ */
+function checkPortableSegment(s: string, shown: string): void {
+  if (s.endsWith('.') || s.endsWith(' ')) throw unsafe('trailing_dot_or_space', shown);
+  const dot = s.indexOf('.');
+  const stem = (dot < 0 ? s : s.slice(0, dot)).trimEnd();
+  if (RESERVED_STEM.test(stem)) throw unsafe('reserved_name', shown);
+  if (WINDOWS_INVALID.test(s)) throw unsafe('windows_invalid_character', shown);
+}
+
+/**
+ * The key under which two names land on the same file somewhere: compatibility normalisation
+ * (NFKC: `ﬁ` is `fi`, fullwidth `Ａ` is `A`) and full case folding (`ß` is `ss`), as
+ * case-insensitive and normalising filesystems (APFS, NTFS, SMB shares) compare them.
+ */
+export function collisionKey(name: string): string {
+  return name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
 }
 
 /**
  * Tracks the names of one archive: exact duplicates, names that collide after case folding or
- * Unicode normalisation (they overwrite each other on common filesystems) and a file that is also
- * used as a directory are all refused.
+ * Unicode normalisation (NFC, NFKC; they overwrite each other on common filesystems) and a file
+ * that is also used as a directory are all refused.
  */
 export class NameRegistry {
   private readonly seen = new Map<string, 'file' | 'dir'>();
 
   add(name: string, kind: 'file' | 'dir', where: string): void {
     const clean = name.replace(/\/$/, '');
-    const key = clean.normalize('NFC').toLowerCase();
+    const key = collisionKey(clean);
     const prev = this.seen.get(key);
     if (prev !== undefined) {
       // A directory entry may repeat implicitly (zip tools do not all emit them); files may not.
@@ -59,4 +92,29 @@ export class NameRegistry {
       if (p === undefined) this.seen.set(parent, 'dir');
     }
   }
+}
+
+/**
+ * Folders where projects keep vendored test fixtures (any depth: `src/test/resources/x.jar`,
+ * `libs/junit.jar`). A `.jar` there is a fixture the tests load, not a payload: the binaries rule
+ * allows a jar (and the bytecode inside it) under these folders when it is a well-formed zip whose
+ * entries pass the scan, which the nested-archive scan establishes (docs/scan.md).
+ */
+export const FIXTURE_DIRS: ReadonlySet<string> = new Set([
+  'test',
+  'tests',
+  'testdata',
+  'fixtures',
+  '__fixtures__',
+  'vendor',
+  'libs',
+]);
+
+/** Whether a file (`a/b/x.jar`, or `outer.zip!/a/x.class` inside a nested archive) is under one. */
+export function isVendoredFixturePath(path: string): boolean {
+  const outer = path.split('!/');
+  return outer.some((p, i) => {
+    const dirs = p.split('/').slice(0, i === outer.length - 1 ? -1 : undefined);
+    return dirs.some((d) => FIXTURE_DIRS.has(d.toLowerCase()));
+  });
 }

@@ -67,7 +67,13 @@ async function gunzipInto(
   }
 }
 
-/** A tar.gz (or a nested .gz / .tgz) archive. `requireTar`: the content must be a tar stream. */
+/**
+ * A tar.gz archive, or a gzip file nested in one. The uploaded archive (depth 0) must hold a tar
+ * stream. A nested gzip holds a tar stream when its first block looks like a tar header; otherwise
+ * it is compressed data (`fixtures/data.json.gz`): the inflated bytes are inspected as one file
+ * named without `.gz` (secrets, executables and nested archives are still found inside it), under
+ * the same size and ratio limits.
+ */
 export async function scanGzip(
   buf: Buffer,
   ctx: ScanContext,
@@ -75,9 +81,72 @@ export async function scanGzip(
   prefix: string,
 ): Promise<void> {
   const where = prefix || 'archive';
+  if (depth > 0 && !looksLikeTar(await gunzipHead(buf))) {
+    const base = prefix.slice(prefix.lastIndexOf('/') + 1);
+    const inner = base.replace(/\.t?gz$/i, (ext) => (ext.toLowerCase() === '.tgz' ? '.tar' : ''));
+    const inspector = new EntryInspector(ctx, `${prefix}!/${inner || 'data'}`, depth);
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        try {
+          inspector.write(chunk);
+          cb();
+        } catch (e) {
+          cb(e as Error);
+        }
+      },
+      final(cb) {
+        inspector.end().then(() => cb(), cb);
+      },
+    });
+    await gunzipInto(buf, ctx, where, sink);
+    return;
+  }
   const tarSink = new TarSink(ctx, depth, prefix);
   await gunzipInto(buf, ctx, where, tarSink.writable());
   await tarSink.done();
+}
+
+/**
+ * The first inflated block of a gzip file (up to 512 bytes; fewer when the file is shorter or
+ * corrupt). The inflater is stopped at once, so a bomb costs one output chunk here.
+ */
+function gunzipHead(buf: Buffer): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const gunzip = createGunzip({ chunkSize: CHUNK });
+    const out: Buffer[] = [];
+    let len = 0;
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      gunzip.destroy();
+      resolve(Buffer.concat(out, len).subarray(0, 512));
+    };
+    gunzip.on('data', (c: Buffer) => {
+      out.push(c);
+      len += c.length;
+      if (len >= 512) finish();
+    });
+    gunzip.on('end', finish);
+    gunzip.on('error', finish);
+    gunzip.on('close', finish);
+    gunzip.end(buf.subarray(0, CHUNK));
+  });
+}
+
+/** A ustar/GNU magic, or an old-style (v7) header whose checksum adds up. */
+function looksLikeTar(head: Buffer): boolean {
+  if (head.length < 512) return false;
+  const magic = head.toString('latin1', 257, 262);
+  if (magic === 'ustar') return true;
+  const field = head
+    .toString('latin1', 148, 156)
+    .replace(/[\0 ]+$/, '')
+    .trim();
+  if (!/^[0-7]+$/.test(field)) return false;
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : head[i]!;
+  return sum === parseInt(field, 8);
 }
 
 /** A plain (uncompressed) tar nested inside another archive. */

@@ -7,6 +7,7 @@ import { ScanRejection, unsafe } from './types.js';
 
 const SIG_LOCAL = 0x04034b50;
 const SIG_EOCD = 0x06054b50;
+const SIG_CENTRAL = 0x02014b50;
 const SIG_ZIP64_LOCATOR = 0x07064b50;
 const SIG_ZIP64_EOCD = 0x06064b50;
 const SIG_DESCRIPTOR = 0x08074b50;
@@ -133,6 +134,19 @@ function readLayout(buf: Buffer, where: string): Layout {
     cdOffset = Number(buf.readBigUInt64LE(recOffset + 48));
     cdEnd = recOffset;
   }
+  // A file glued before the zip (GIF+zip, a shell stub): the directory sits where the end record
+  // says it ends, not at the offset it records, and every offset is off by the prefix.
+  const cdSize = buf.readUInt32LE(eocd + 12);
+  if (
+    buf.readUInt16LE(eocd + 10) > 0 &&
+    cdOffset !== U32_MAX &&
+    cdEnd === eocd &&
+    (cdOffset + 4 > buf.length || buf.readUInt32LE(cdOffset) !== SIG_CENTRAL) &&
+    cdEnd - cdSize > cdOffset &&
+    buf.readUInt32LE(cdEnd - cdSize) === SIG_CENTRAL
+  ) {
+    throw unsafe('prepended_data', where, `${cdEnd - cdSize - cdOffset} bytes before the zip`);
+  }
   return { cdOffset, cdEnd };
 }
 
@@ -182,13 +196,12 @@ function checkEntryKind(entry: Entry, isDir: boolean, path: string): void {
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
     throw unsafe('unsupported_compression', path, `method ${entry.compressionMethod}`);
   }
-  const host = entry.versionMadeBy >> 8;
-  if (host === 3 /* unix */) {
-    const type = (entry.externalFileAttributes >>> 16) & 0o170000;
-    if (type === 0o120000) throw unsafe('symlink', path);
-    if (type !== 0 && type !== 0o100000 && type !== 0o040000) throw unsafe('special_file', path);
-    if (type === 0o040000 && !isDir) throw unsafe('special_file', path, 'directory mode on a file');
-  }
+  // The file type in the upper 16 bits counts whatever host "version made by" names: Info-ZIP
+  // applies Unix modes from Atari, BeOS, AtheOS... hosts too, and other extractors ignore the host.
+  const type = (entry.externalFileAttributes >>> 16) & 0o170000;
+  if (type === 0o120000) throw unsafe('symlink', path, `host ${entry.versionMadeBy >> 8}`);
+  if (type !== 0 && type !== 0o100000 && type !== 0o040000) throw unsafe('special_file', path);
+  if (type === 0o040000 && !isDir) throw unsafe('special_file', path, 'directory mode on a file');
   if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
     throw unsafe('stored_size_mismatch', path);
   }

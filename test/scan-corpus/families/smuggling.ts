@@ -1,0 +1,156 @@
+import { gzipSync } from 'node:zlib';
+import { buildZip, type ZipEntrySpec } from '../../helpers/archives.js';
+import type { CorpusCase } from '../types.js';
+import {
+  baseProject,
+  hostileCase,
+  nest,
+  rawTarGz,
+  tarBlock,
+  tarBlocksOf,
+  TAR_END,
+  tarGzWith,
+} from '../build.js';
+
+/**
+ * Archives that read differently depending on the tool: the local header and the central record
+ * disagree (method, name, sizes, CRC, flags), stored data whose sizes lie, bytes before, between or
+ * after the entries, two gzip members, a data descriptor that contradicts the central record.
+ */
+const F = 'smuggling';
+const payload = 'module.exports = function run() { return require("child_process"); };\n'.repeat(
+  20,
+);
+const entries = (name: string): ZipEntrySpec[] =>
+  Object.entries(baseProject(name)).map(([n, data]) => ({ name: n, data }));
+const zipCase = (variant: string, check: string, extra: ZipEntrySpec, opts = {}) =>
+  hostileCase(F, variant, 'zip', check, (n) => buildZip([...entries(n), extra], opts));
+
+export const cases: CorpusCase[] = [
+  zipCase('local-stored-central-deflate', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    local: { method: 0 },
+  }),
+  zipCase('local-deflate-central-stored', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    method: 0,
+    local: { method: 8 },
+  }),
+  zipCase('stored-size-lie', 'stored_size_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    method: 0,
+    central: { usize: 10 },
+    local: { usize: 10 },
+  }),
+  zipCase('local-name-differs', 'local_header_mismatch', {
+    name: 'src/safe.js',
+    data: payload,
+    local: { name: 'src/evil.js' },
+  }),
+  zipCase('local-crc-differs', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    local: { crc: 0x12345678 },
+  }),
+  zipCase('both-crc-wrong', 'crc_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    local: { crc: 0x1234 },
+    central: { crc: 0x1234 },
+  }),
+  zipCase('local-size-differs', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    local: { usize: 99 },
+  }),
+  zipCase('encryption-flag-local-only', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    local: { flags: 0x801 },
+  }),
+  zipCase('encrypted-entry', 'encrypted_entry', { name: 'payload.js', data: payload, flags: 0x1 }),
+  zipCase('strong-encryption-flag', 'malformed_zip', {
+    name: 'payload.js',
+    data: payload,
+    flags: 0x40,
+  }),
+  zipCase('unsupported-method', 'unsupported_compression', {
+    name: 'payload.js',
+    data: payload,
+    method: 0,
+    local: { method: 12 },
+    central: { method: 12 },
+  }),
+  zipCase('descriptor-lies', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    descriptor: true,
+    central: { usize: 7 },
+  }),
+  zipCase('duplicate-entry-name', 'duplicate_name', { name: 'src/index.ts', data: payload }),
+  zipCase(
+    'prepended-bytes',
+    'prepended_data',
+    { name: 'payload.js', data: payload },
+    { prepend: Buffer.from('#!/bin/sh\nexec python3 -c "$0"\n') },
+  ),
+  zipCase(
+    'trailing-bytes',
+    'trailing_data',
+    { name: 'payload.js', data: payload },
+    { trailing: Buffer.from('PK hidden after the end record') },
+  ),
+  hostileCase(F, 'gap-between-entries', 'zip', 'unaccounted_bytes', (n) => {
+    const zip = buildZip(entries(n));
+    // Shift the central directory 16 bytes on, leaving a gap nobody accounts for.
+    const cdOffset = zip.readUInt32LE(zip.length - 6);
+    const end = Buffer.from(zip.subarray(zip.length - 22));
+    end.writeUInt32LE(cdOffset + 16, 16);
+    return Buffer.concat([
+      zip.subarray(0, cdOffset),
+      Buffer.alloc(16, 0x41),
+      zip.subarray(cdOffset, zip.length - 22),
+      end,
+    ]);
+  }),
+  hostileCase(F, 'trailing-bytes', 'tar.gz', 'malformed_gzip', async (n) =>
+    Buffer.concat([await tarGzWith(baseProject(n)), Buffer.from('hidden tail')]),
+  ),
+  hostileCase(F, 'second-gzip-member', 'tar.gz', 'trailing_data', async (n) =>
+    Buffer.concat([
+      await tarGzWith(baseProject(n)),
+      gzipSync(Buffer.concat([tarBlock({ name: 'x.js' }, payload), TAR_END])),
+    ]),
+  ),
+  hostileCase(F, 'tar-size-beyond-data', 'tar.gz', 'malformed_gzip', (n) => {
+    const head = tarBlocksOf(baseProject(n));
+    const lying = tarBlock({ name: 'payload.js' }, payload).subarray(0, 512);
+    // The header claims 1 MiB that the stream never delivers.
+    const h = Buffer.from(lying);
+    h.write('00004000000\0', 124, 'latin1');
+    h.write('        ', 148, 'latin1');
+    let sum = 0;
+    for (const x of h) sum += x;
+    h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'latin1');
+    return gzipSync(Buffer.concat([head, h, Buffer.from(payload)]));
+  }),
+  hostileCase(F, 'tar-bad-checksum', 'tar.gz', 'malformed_gzip', (n) => {
+    const block = Buffer.from(tarBlock({ name: 'payload.js' }, payload));
+    block[0] = 0x78; // renamed after the checksum was computed
+    return gzipSync(Buffer.concat([tarBlocksOf(baseProject(n)), block, TAR_END]));
+  }),
+  hostileCase(F, 'tar-directory-with-content', 'tar.gz', 'directory_with_content', (n) =>
+    rawTarGz(baseProject(n), [tarBlock({ name: 'cache/', type: '5' }, payload)]),
+  ),
+  hostileCase(F, 'nested-local-mismatch', 'tar.gz', 'local_header_mismatch', (n) =>
+    nest(
+      'tar.gz',
+      n,
+      'vendor/plugin.zip',
+      buildZip([...entries(`${n}/i`), { name: 'p.js', data: payload, local: { method: 0 } }]),
+    ),
+  ),
+];

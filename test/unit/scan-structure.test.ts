@@ -1,0 +1,204 @@
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ownerFindings } from '../../src/domain/scan/findings.js';
+import {
+  checkEntryName,
+  collisionKey,
+  isVendoredFixturePath,
+  NameRegistry,
+} from '../../src/domain/scan/names.js';
+import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { DEFAULT_SCAN_LIMITS, ScanRejection } from '../../src/domain/scan/types.js';
+import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
+import { patchCentral, zipWith, zipWithMode } from '../scan-corpus/build.js';
+
+/** The structural rules of issue 23: links by mode whatever the host, portable names, gzip data. */
+const checkOf = (fn: () => void): string | undefined => {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    if (e instanceof ScanRejection) return e.findings[0]!.check;
+    throw e;
+  }
+};
+const firstCheck = async (bytes: Buffer, c: 'zip' | 'tar.gz' = 'zip') => {
+  const out = await scanArchive(bytes, c, DEFAULT_SCAN_LIMITS);
+  return out.verdict === 'reject' ? out.findings[0]!.check : 'accept';
+};
+
+describe('zip links by mode, whatever the host byte', () => {
+  it.each([0, 3, 5, 10, 16, 19, 30])('host %i with a symlink mode is a symlink', async (host) => {
+    const zip = zipWithMode(uniqueProject(), {
+      name: 'passwd',
+      data: '/etc/passwd',
+      mode: 0o120777,
+      host,
+    });
+    expect(await firstCheck(zip)).toBe('symlink');
+  });
+
+  it('special files by mode on a non-Unix host', async () => {
+    const zip = zipWithMode(uniqueProject(), { name: 'p', data: '', mode: 0o010644, host: 16 });
+    expect(await firstCheck(zip)).toBe('special_file');
+  });
+
+  it('regular modes from any host pass (7-Zip on Windows writes Unix modes with host 0)', async () => {
+    const zip = patchCentral(zipWith(uniqueProject()), 'src/index.ts', {
+      host: 0,
+      external: ((0o100644 << 16) | 0x8020) >>> 0,
+    });
+    expect(await firstCheck(zip)).toBe('accept');
+  });
+
+  it('a zip glued after another file is named for what it is', async () => {
+    const zip = Buffer.concat([
+      Buffer.from('GIF89a\u0001\u0000\u0001\u0000'),
+      zipOf(uniqueProject()),
+    ]);
+    expect(await firstCheck(zip)).toBe('prepended_data');
+  });
+});
+
+describe('names every filesystem can hold', () => {
+  it.each([
+    ['CON', 'reserved_name'],
+    ['src/nul.txt', 'reserved_name'],
+    ['lib/Aux.js', 'reserved_name'],
+    ['COM1.tar.gz', 'reserved_name'],
+    ['out/lpt\u00b2', 'reserved_name'],
+    ['src/con/index.ts', 'reserved_name'],
+    ['NUL .ts', 'reserved_name'],
+    ['src/index.ts.', 'trailing_dot_or_space'],
+    ['README.md ', 'trailing_dot_or_space'],
+    ['lib./a.js', 'trailing_dot_or_space'],
+    ['src/a.ts:stream', 'windows_invalid_character'],
+    ['run*.sh', 'windows_invalid_character'],
+    ['what?.md', 'windows_invalid_character'],
+    ['src/\u2025/x', 'path_traversal'],
+    ['\uff0e\uff0e\uff0fx', 'path_traversal'],
+  ])('%j is refused as %s', (name, check) => {
+    expect(checkOf(() => checkEntryName(name, name))).toBe(check);
+  });
+
+  it.each([
+    'console.ts',
+    'src/auxiliary.js',
+    'docs/null-safety.md',
+    'com10.txt',
+    'lpt.c',
+    '.env.example',
+    'a.b.c',
+    '[id].tsx',
+    'caf\u00e9.md',
+  ])('%j passes', (name) => {
+    expect(checkOf(() => checkEntryName(name, name))).toBeUndefined();
+  });
+
+  it.each([
+    ['src/Util.ts', 'src/util.ts'],
+    ['caf\u00e9.ts', 'cafe\u0301.ts'],
+    ['\ufb01le.ts', 'file.ts'],
+    ['\uff21pi.ts', 'api.ts'],
+    ['stra\u00dfe.ts', 'STRASSE.ts'],
+  ])('%j and %j collide', (a, b) => {
+    expect(collisionKey(a)).toBe(collisionKey(b));
+    const names = new NameRegistry();
+    names.add(a, 'file', a);
+    expect(checkOf(() => names.add(b, 'file', b))).toBe('duplicate_name');
+  });
+});
+
+describe('nested gzip files', () => {
+  const data = gzipSync(JSON.stringify(Array.from({ length: 200 }, (_, id) => ({ id }))));
+
+  it('a gzip of data is scanned as data, not refused (fixtures/data.json.gz)', async () => {
+    const files = { ...uniqueProject(), 'fixtures/data.json.gz': data };
+    expect(await firstCheck(zipOf(files))).toBe('accept');
+    expect(await firstCheck(await tarGzOf(files), 'tar.gz')).toBe('accept');
+  });
+
+  it('the data inside is still inspected: an executable in a .gz is found', async () => {
+    const elf = gzipSync(
+      Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]), Buffer.alloc(600, 7)]),
+    );
+    const out = await scanArchive(
+      zipOf({ ...uniqueProject(), 'bin/tool.gz': elf }),
+      'zip',
+      DEFAULT_SCAN_LIMITS,
+    );
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'executable',
+      file: 'bin/tool.gz!/tool',
+    });
+  });
+
+  it('a gzip of zeros is still a bomb', async () => {
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024));
+    expect(await firstCheck(zipOf({ ...uniqueProject(), 'fixtures/big.json.gz': bomb }))).toBe(
+      'compression_ratio',
+    );
+  });
+
+  it('a gzip of a tar is still opened as an archive', async () => {
+    const inner = await tarGzOf({ '../escape.txt': 'x\n' });
+    expect(await firstCheck(zipOf({ ...uniqueProject(), 'vendor/lib.tgz': inner }))).toBe(
+      'path_traversal',
+    );
+  });
+});
+
+describe('owner findings', () => {
+  it('keep rule, kind, file and line; never a detail (error text, another listing, a value)', () => {
+    const shown = ownerFindings([
+      { check: 'secret', file: '.env', line: 3, detail: 'evm_private_key' },
+      { check: 'symlink', file: 'passwd', detail: 'host 5' },
+      { check: 'processing_error', detail: 'connect ECONNREFUSED 10.0.0.7:5432' },
+      { check: 'near_duplicate', detail: 'similar to active item 6f1c... (estimated 0.93)' },
+      { check: 'some_new_rule', file: 'x', detail: 'Error: token=abc def' },
+    ]);
+    expect(shown).toEqual([
+      { rule: 'secret', kind: 'evm_private_key', file: '.env', line: 3 },
+      { rule: 'symlink', kind: 'link', file: 'passwd' },
+      { rule: 'processing_error', kind: 'processing' },
+      { rule: 'near_duplicate', kind: 'duplicate' },
+      { rule: 'some_new_rule', kind: 'structure', file: 'x' },
+    ]);
+  });
+});
+
+describe('vendored fixture folders (the jar rule)', () => {
+  it.each([
+    ['libs/test-fixtures.jar', true],
+    ['src/test/resources/fixtures/plugin.jar', true],
+    ['vendor/junit.jar', true],
+    ['Tests/data.jar', true],
+    ['libs/test-fixtures.jar!/com/example/Fixture0.class', true],
+    ['build/app.jar', false],
+    ['app.jar', false],
+    ['tests.jar', false],
+    ['dist/plugin.jar!/com/example/Main.class', false],
+  ])('%s → %s', (p, expected) => {
+    expect(isVendoredFixturePath(p)).toBe(expected);
+  });
+});
+
+describe("the MCP server's pre-check before the fee", () => {
+  it('is the same scan: the new structural rules refuse there too', async () => {
+    const { precheck } = await import('../../mcp/archive.js');
+    const host5 = zipWithMode(uniqueProject(), {
+      name: 'x',
+      data: '/etc/passwd',
+      mode: 0o120777,
+      host: 5,
+    });
+    const reserved = zipOf({ ...uniqueProject(), 'src/aux.ts': 'export const a = 1;\n' });
+    for (const [bytes, check] of [
+      [host5, 'symlink'],
+      [reserved, 'reserved_name'],
+    ] as const) {
+      const out = await precheck(bytes, 'zip');
+      expect(out.verdict === 'reject' && out.findings[0]!.check).toBe(check);
+    }
+  });
+});
