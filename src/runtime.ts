@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database, type OpenOptions } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps, PaymentDeps } from './deps.js';
-import { usdcToMicro } from './domain/chains.js';
+import { usdcToMicro } from './wire/chains.js';
 import { LISTING_FEE_OPERATION, listingFulfilment } from './domain/listings/listings.js';
 import { purgeDeleted } from './domain/listings/purge.js';
 import { purgeChallenges } from './domain/auth/siwe.js';

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { PublicItemSchema } from '../../src/domain/items/schemas.js';
+import { PublicItemSchema } from '../../src/wire/items.js';
 import type { McpDeps } from '../server.js';
 import { apiFailure, success } from './results.js';
 

@@ -6,7 +6,7 @@ import {
   PayoutHistoryEntrySchema,
   type SellerPayouts,
   type SellerPayoutsA,
-} from '../../src/domain/payouts/schemas.js';
+} from '../../src/wire/payouts.js';
 import type { McpDeps } from '../server.js';
 import { registerWalletTool } from './wallet-tool.js';
 

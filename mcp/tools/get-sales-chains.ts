@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
+import { SalesChainsResponseSchema } from '../../src/wire/accounts.js';
 import type { McpDeps } from '../server.js';
 import { registerWalletTool } from './wallet-tool.js';
 

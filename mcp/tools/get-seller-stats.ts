@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SellerStatsSchema } from '../../src/domain/payouts/schemas.js';
+import { SellerStatsSchema } from '../../src/wire/payouts.js';
 import type { McpDeps } from '../server.js';
 import { registerWalletTool } from './wallet-tool.js';
 

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { chainOfNetwork } from '../../src/domain/chains.js';
+import { chainOfNetwork } from '../../src/wire/chains.js';
 import { LimitExceeded, type LimitRefusal } from '../state.js';
 import type { McpDeps } from '../server.js';
 

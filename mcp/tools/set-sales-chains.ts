@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
-import { CHAINS, ChainSchema } from '../../src/domain/chains.js';
+import { SalesChainsResponseSchema } from '../../src/wire/accounts.js';
+import { CHAINS, ChainSchema } from '../../src/wire/chains.js';
 import type { McpDeps } from '../server.js';
 import { registerWalletTool } from './wallet-tool.js';
 

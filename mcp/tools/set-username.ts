@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { USERNAME_LIMITS } from '../../src/domain/accounts/schemas.js';
+import { USERNAME_LIMITS } from '../../src/wire/accounts.js';
 import type { McpDeps } from '../server.js';
 import { NO_WALLET } from './acquire-item.js';
 import { UsernameResultSchema, usernameResult } from './get-username.js';

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { FEEDBACK_LIMITS, ItemFeedbackCreatedSchema } from '../../src/domain/feedback/schemas.js';
+import { FEEDBACK_LIMITS, ItemFeedbackCreatedSchema } from '../../src/wire/feedback.js';
 import type { McpDeps } from '../server.js';
 import { registerWalletTool } from './wallet-tool.js';
 

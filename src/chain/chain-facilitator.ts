@@ -21,7 +21,7 @@ import type {
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Address } from 'viem';
-import type { Chain } from '../domain/chains.js';
+import type { Chain } from '../wire/chains.js';
 import {
   readAuthorizationState,
   type AuthorizationQuery,

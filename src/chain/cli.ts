@@ -9,7 +9,7 @@
 import { parseEther, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError, loadConfig } from '../config.js';
-import { CHAINS, ChainSchema, type Chain } from '../domain/chains.js';
+import { CHAINS, ChainSchema, type Chain } from '../wire/chains.js';
 import { buildApp } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { paymentNetworks } from '../x402/networks.js';

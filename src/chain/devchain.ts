@@ -26,7 +26,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { CHAIN_ID_OF, CHAINS, type Chain } from '../domain/chains.js';
+import { CHAIN_ID_OF, CHAINS, type Chain } from '../wire/chains.js';
 import { MULTICALL3_ADDRESS, viemChain } from './clients.js';
 import { Multicall3, PayoutFactory, SmartAccountFactory, TestUSDC } from './artifacts.js';
 

@@ -7,7 +7,7 @@ import {
   type Address,
   type Hex,
 } from 'viem';
-import { CHAIN_ID_OF, type Chain } from '../domain/chains.js';
+import { CHAIN_ID_OF, type Chain } from '../wire/chains.js';
 import { PayoutSplitter } from './artifacts.js';
 
 /** The fixed terms of every payout contract a deployment creates (spec 2.7 `allocation`). */

@@ -16,15 +16,15 @@ import {
   NETWORK_OF,
   usdcToMicro,
   type Chain,
-} from '../domain/chains.js';
+} from '../wire/chains.js';
 import {
   ChallengeResponseSchema,
   LinkWalletResponseSchema,
   RegisterResponseSchema,
   RotateKeyResponseSchema,
   type SiweAction,
-} from '../domain/auth/schemas.js';
-import { PublicItemSchema, PublicStatusSchema } from '../domain/items/schemas.js';
+} from '../wire/auth.js';
+import { PublicItemSchema, PublicStatusSchema } from '../wire/items.js';
 import type { z } from 'zod';
 import {
   DeleteMessageSchema,
@@ -38,7 +38,7 @@ import {
   type SellerItemStatus,
   type UploadMetadata,
   type UploadResponse,
-} from '../domain/listings/schemas.js';
+} from '../wire/listings.js';
 import {
   AcquireResponseSchema,
   BuyResponseSchema,
@@ -48,13 +48,13 @@ import {
   OrderLinksSchema,
   type AcquireResponse,
   type OrderLinks,
-} from '../domain/orders/schemas.js';
+} from '../wire/orders.js';
 import {
   SalesChainsResponseSchema,
   UsernameResponseSchema,
   type SalesChainsResponse,
   type UsernameResponse,
-} from '../domain/accounts/schemas.js';
+} from '../wire/accounts.js';
 import {
   InboxResponseSchema,
   ItemFeedbackCreatedSchema,
@@ -62,7 +62,7 @@ import {
   type InboxResponse,
   type ItemFeedbackCreated,
   type PlatformFeedbackCreated,
-} from '../domain/feedback/schemas.js';
+} from '../wire/feedback.js';
 import {
   SellerPayoutsASchema,
   SellerPayoutsSchema,
@@ -70,7 +70,7 @@ import {
   type SellerPayouts,
   type SellerPayoutsA,
   type SellerStats,
-} from '../domain/payouts/schemas.js';
+} from '../wire/payouts.js';
 import { MarketplaceError, readJson } from './errors.js';
 
 export { CatalogClient, type SearchParams } from './catalog.js';

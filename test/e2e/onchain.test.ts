@@ -5,7 +5,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { createPublicClient, getAddress, http } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PayoutSplitter } from '../../src/chain/artifacts.js';
-import { CHAINS, NETWORK_OF, type Chain } from '../../src/domain/chains.js';
+import { CHAINS, NETWORK_OF, type Chain } from '../../src/wire/chains.js';
 import { runPayouts } from '../../src/domain/payouts/payout-job.js';
 import { startChainTestApp, type ChainTestContext } from '../helpers/chain.js';
 import { newWallet } from '../helpers/wallets.js';

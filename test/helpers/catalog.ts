@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/index.js';
 import { provisionAgent, type Agent } from '../../src/domain/accounts/accounts.js';
 import { insertItem } from '../../src/domain/listings/listings.js';
-import { usdcToMicro } from '../../src/domain/chains.js';
+import { usdcToMicro } from '../../src/wire/chains.js';
 import { indexItem } from '../../src/domain/search/index-item.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 

@@ -14,7 +14,7 @@ import { SmartAccountFactory, TestUSDC } from '../../src/chain/artifacts.js';
 import { viemChain } from '../../src/chain/clients.js';
 import { startDevChain, type DevChain } from '../../src/chain/devchain.js';
 import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
-import { NETWORK_OF, type Chain } from '../../src/domain/chains.js';
+import { NETWORK_OF, type Chain } from '../../src/wire/chains.js';
 import { startListeningTestApp, type ListeningTestContext } from './app.js';
 import { startRpcProxy, type RpcProxy } from './rpc-proxy.js';
 import { createSaleItem } from './items.js';

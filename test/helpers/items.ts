@@ -6,7 +6,7 @@ import {
   type PayoutAddressing,
 } from '../../src/domain/accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../../src/domain/listings/listings.js';
-import { usdcToMicro, type Chain } from '../../src/domain/chains.js';
+import { usdcToMicro, type Chain } from '../../src/wire/chains.js';
 import type { BlobStore } from '../../src/storage/blob-store.js';
 
 export interface SaleItem {

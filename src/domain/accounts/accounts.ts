@@ -2,7 +2,7 @@ import { keccak256, toHex, getAddress } from 'viem';
 import { payoutContractAddress } from '../../chain/payout-address.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
-import { CHAINS, type Chain } from '../chains.js';
+import { CHAINS, type Chain } from '../../wire/chains.js';
 import { generateUsername } from './usernames.js';
 import type { SqlFragment } from '../payments/fulfilment.js';
 import { allocationOf, DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';

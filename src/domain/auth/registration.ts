@@ -4,9 +4,9 @@ import type { Sql } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
 import { payoutAddressing, type Agent, type PayoutConfig } from '../accounts/accounts.js';
-import { CHAINS } from '../chains.js';
+import { CHAINS } from '../../wire/chains.js';
 import { issueApiKey } from './api-keys.js';
-import type { RegisterBody, SignedChallenge } from './schemas.js';
+import type { RegisterBody, SignedChallenge } from '../../wire/auth.js';
 import {
   consumeChallenge,
   verifyChallenge,

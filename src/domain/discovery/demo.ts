@@ -7,7 +7,7 @@ import { pack } from 'tar-stream';
 import type { Deps } from '../../deps.js';
 import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
-import { usdcToMicro } from '../chains.js';
+import { usdcToMicro } from '../../wire/chains.js';
 import { bands } from '../scan/fingerprint.js';
 import { scanArchive } from '../scan/scan-archive.js';
 import { scanLimits } from '../scan/scan-job.js';

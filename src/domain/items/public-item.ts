@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { microToUsdc, type Chain } from '../chains.js';
-import type { PublicItem, PublicStatus } from './schemas.js';
+import { microToUsdc, type Chain } from '../../wire/chains.js';
+import type { PublicItem, PublicStatus } from '../../wire/items.js';
 
 /** Columns every public projection selects (alias `i` = items, `a` = seller agent). */
 export interface PublicItemRow {

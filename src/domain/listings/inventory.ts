@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { microToUsdc } from '../chains.js';
+import { microToUsdc } from '../../wire/chains.js';
 import { LISTED } from './listings.js';
 import { ownerFindings } from '../scan/findings.js';
 import type { Finding } from '../scan/types.js';
@@ -9,7 +9,7 @@ import {
   type ItemStatus,
   type SellerItems,
   type SellerItemStatus,
-} from './schemas.js';
+} from '../../wire/listings.js';
 
 /** The seller's side of listings (spec 4.3): inventory, status of one item, delete. */
 

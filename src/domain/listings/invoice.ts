@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { microToUsdc } from '../chains.js';
+import { microToUsdc } from '../../wire/chains.js';
 import type { InvoiceDocument } from '../invoices/render.js';
 import { signLink } from '../links/signed-links.js';
 

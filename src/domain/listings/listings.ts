@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { agentProvisioning, payoutAddressing } from '../accounts/accounts.js';
 import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
-import type { ItemStatus } from './schemas.js';
+import type { ItemStatus } from '../../wire/listings.js';
 import type { ValidUpload } from './upload.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { scanJob } from '../scan/scan-job.js';

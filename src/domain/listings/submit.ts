@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { PaidOffer } from '../../x402/guard.js';
-import { CHAINS, usdcToMicro } from '../chains.js';
+import { CHAINS, usdcToMicro } from '../../wire/chains.js';
 import type { Pay } from '../payments/fulfilment.js';
 import {
   archiveKeyOf,
@@ -16,7 +16,7 @@ import {
 } from './listings.js';
 import { listingInvoiceUrl } from './invoice.js';
 import type { ValidUpload } from './upload.js';
-import type { ItemStatus } from './schemas.js';
+import type { ItemStatus } from '../../wire/listings.js';
 
 export interface SubmitResult {
   body: { item_id: string; status: string; invoice_url: string };

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError, badRequest } from '../../errors.js';
-import { usdcToMicro } from '../chains.js';
-import { hasControlCharacters } from '../input.js';
+import { usdcToMicro } from '../../wire/chains.js';
+import { hasControlCharacters } from '../../wire/input.js';
 import type { Compression } from '../scan/scan-archive.js';
 
 /**

@@ -3,8 +3,8 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaidOffer, PaidOption } from '../../x402/guard.js';
-import { CHAINS, microToUsdc, type Chain } from '../chains.js';
-import { currentLegal, type CurrentLegal } from '../legal/legal.js';
+import { CHAINS, microToUsdc, type Chain } from '../../wire/chains.js';
+import { currentLegal, type CurrentLegal } from '../../wire/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
 import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
@@ -14,7 +14,7 @@ import type {
   BuyResponse,
   OrderLinks,
   PublicAcquireAResponse,
-} from './schemas.js';
+} from '../../wire/orders.js';
 
 export type AnyAcquireResponse = AcquireResponse | PublicAcquireAResponse | BuyResponse;
 

@@ -1,7 +1,7 @@
-import { microToUsdc, USDC_DECIMALS } from '../chains.js';
+import { microToUsdc, USDC_DECIMALS } from '../../wire/chains.js';
 import type { InvoiceDocument } from '../invoices/render.js';
 import type { OrderRecord } from './orders.js';
-import type { Invoice } from './schemas.js';
+import type { Invoice } from '../../wire/orders.js';
 
 export function buildInvoice(o: OrderRecord): Invoice {
   return {

@@ -7,10 +7,10 @@ import {
   payoutAddressing,
   type PayoutAddressing,
 } from '../accounts/accounts.js';
-import type { Chain } from '../chains.js';
+import type { Chain } from '../../wire/chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
-import type { OrderLinks } from './schemas.js';
+import type { OrderLinks } from '../../wire/orders.js';
 
 /** What an acquire claim stores so that the order can be written later, even by the reconciler. */
 export interface AcquireContext extends Record<string, unknown> {

@@ -1,4 +1,4 @@
-import type { Chain } from '../chains.js';
+import type { Chain } from '../../wire/chains.js';
 
 /**
  * Chain reads and writes of payouts, behind ONE interface (spec 1.9, 2.7): the embedded default

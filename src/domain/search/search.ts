@@ -2,9 +2,9 @@ import type { Sql } from '../../db/index.js';
 import { tokenize } from '../../embeddings/builtin.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { sharedWordVectors } from '../../embeddings/word-vectors.js';
-import { usdcToMicro } from '../chains.js';
+import { usdcToMicro } from '../../wire/chains.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
-import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
+import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
 import {
   SOFT_MATCH_FLOOR,
   SOFT_MATCH_FULL,

@@ -16,7 +16,7 @@ import {
   UsernameBodySchema,
   UsernameResponseSchema,
   WalletsResponseSchema,
-} from '../../domain/accounts/schemas.js';
+} from '../../wire/accounts.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 import { ErrorSchema } from './items.js';

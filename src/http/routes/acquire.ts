@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { acquire } from '../../domain/orders/acquire.js';
-import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { ItemParamsSchema } from '../../wire/items.js';
 import {
   AcquireBodySchema,
   AcquireResponseSchema,
   PublicAcquireAResponseSchema,
   type AcquireResponse,
   type PublicAcquireAResponse,
-} from '../../domain/orders/schemas.js';
+} from '../../wire/orders.js';
 import { countryOf } from '../country.js';
 import { payFor } from '../payment.js';
 import { describe } from '../route-meta.js';

@@ -9,7 +9,7 @@ import {
   RegisterResponseSchema,
   RotateKeyResponseSchema,
   SignedChallengeSchema,
-} from '../../domain/auth/schemas.js';
+} from '../../wire/auth.js';
 import { createChallenge } from '../../domain/auth/siwe.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';

@@ -8,7 +8,7 @@ import {
   PublicStatusSchema,
   SearchQuerySchema,
   SearchResultsSchema,
-} from '../../domain/items/schemas.js';
+} from '../../wire/items.js';
 import { searchItems } from '../../domain/search/search.js';
 import { describe } from '../route-meta.js';
 

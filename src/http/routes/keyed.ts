@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
-import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { ItemParamsSchema } from '../../wire/items.js';
 import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
 import { deleteListing, sellerItems } from '../../domain/listings/inventory.js';
 import {
@@ -10,7 +10,7 @@ import {
   SellerItemsSchema,
   UploadJsonBodySchema,
   UploadMultipartBodySchema,
-} from '../../domain/listings/schemas.js';
+} from '../../wire/listings.js';
 import { submitKeyedListing } from '../../domain/listings/submit.js';
 import { acquire, assertRegionServed } from '../../domain/orders/acquire.js';
 import { buildInvoice, invoiceDocument } from '../../domain/orders/invoice.js';
@@ -22,7 +22,7 @@ import {
   InvoiceSchema,
   OrderParamsSchema,
   type BuyResponse,
-} from '../../domain/orders/schemas.js';
+} from '../../wire/orders.js';
 import { countryOf } from '../country.js';
 import { agentOf } from '../identity.js';
 import { payFor } from '../payment.js';
