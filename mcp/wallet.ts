@@ -1,6 +1,6 @@
 import type { MarketplaceClient } from '../src/client/index.js';
 import type { McpConfig } from './config.js';
-import type { McpDeps } from './server.js';
+import type { McpDeps } from './deps.js';
 
 /**
  * The signing client of the configured wallet, built once on first use (viem and x402 load then,

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
 import type { PaymentProcessor } from './domain/payments/processor.js';
+import type { DemoPorts, ListingPorts } from './domain/ports.js';
 import type { PayoutRail } from './domain/payouts/rail.js';
 import type { Embedder } from './embeddings/embedder.js';
 import type { WorkSignal } from './jobs/runner.js';
@@ -37,7 +38,7 @@ export interface PaymentDeps {
  * Everything the HTTP app, the MCP server and the workers need, wired once by `createRuntime`
  * (src/runtime.ts). Tests build it the same way over an in-memory embedded database.
  */
-export interface Deps extends PaymentDeps {
+export interface Deps extends PaymentDeps, ListingPorts, DemoPorts {
   config: Config;
   sql: Sql;
   logger: Logger;

@@ -6,7 +6,7 @@ import type { MarketplaceClient } from '../../src/client/index.js';
 import { ChainSchema } from '../../src/wire/chains.js';
 import { currentLegal } from '../../src/wire/legal.js';
 import { AcquireResponseSchema, type AcquireResponse } from '../../src/wire/orders.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 import { authorizePayment, chainOf, PaymentRefused, promptPriceUsdc } from './paying.js';
 import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
 

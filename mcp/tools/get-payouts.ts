@@ -7,7 +7,7 @@ import {
   type SellerPayouts,
   type SellerPayoutsA,
 } from '../../src/wire/payouts.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 const usdc = (raw: bigint, decimals = 6) => {

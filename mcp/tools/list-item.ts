@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ChainSchema } from '../../src/wire/chains.js';
 import { UploadMetadataSchema, UploadResponseSchema } from '../../src/wire/listings.js';
 import type { PackedArchive } from '../archive.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
 import { authorizePayment, PaymentRefused, promptPriceUsdc } from './paying.js';
 import { apiFailure, failure, nothingCharged, success } from './results.js';

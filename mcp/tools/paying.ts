@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { chainOfNetwork } from '../../src/wire/chains.js';
 import { LimitExceeded, type LimitRefusal } from '../state.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 
 /**
  * The spending gate every paying tool goes through before anything is signed: the operator's

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { SearchResultSchema } from '../../src/wire/items.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 import { apiFailure, success } from './results.js';
 
 const price = (which: string) =>

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
-import type { Deps } from '../../deps.js';
+import type { DemoPorts } from '../ports.js';
 import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { usdcToMicro } from '../../wire/chains.js';
@@ -70,7 +70,7 @@ export async function demoArchive(l: DemoListing): Promise<Buffer> {
  * a real archive in the blob store so that buying and downloading work. Idempotent: listings whose
  * archive is already present are skipped.
  */
-export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped: number }> {
+export async function loadDemoData(deps: DemoPorts): Promise<{ added: number; skipped: number }> {
   const { sql, storage, embedder, config } = deps;
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {

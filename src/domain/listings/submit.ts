@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../deps.js';
+import type { ListingPorts } from '../ports.js';
 import type { PaidOffer } from '../../x402/guard.js';
 import { CHAINS, usdcToMicro } from '../../wire/chains.js';
 import type { Pay } from '../payments/fulfilment.js';
@@ -23,7 +23,7 @@ export interface SubmitResult {
   paymentResponseHeader: string;
 }
 
-export function listingFeeOffer(deps: Pick<Deps, 'config' | 'platformPayTo'>): PaidOffer {
+export function listingFeeOffer(deps: Pick<ListingPorts, 'config' | 'platformPayTo'>): PaidOffer {
   const payTo = deps.platformPayTo;
   const amountMicro = usdcToMicro(deps.config.LISTING_FEE_USDC);
   return {
@@ -43,7 +43,7 @@ export function listingFeeOffer(deps: Pick<Deps, 'config' | 'platformPayTo'>): P
  *    swept by the purge task. A retry of the same signed request answers the stored result.
  */
 export async function submitListing(
-  deps: Deps,
+  deps: ListingPorts,
   upload: ValidUpload,
   pay: Pay,
 ): Promise<SubmitResult> {
@@ -94,7 +94,7 @@ export interface KeyedSubmitResult {
  * listing is payable only on chains where the seller linked one (the `payable_chains` view).
  */
 export async function submitKeyedListing(
-  deps: Pick<Deps, 'sql' | 'config' | 'storage' | 'work'>,
+  deps: Pick<ListingPorts, 'sql' | 'config' | 'storage' | 'work'>,
   seller: { id: string; address: string },
   upload: ValidUpload,
 ): Promise<KeyedSubmitResult> {
