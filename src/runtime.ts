@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database, type OpenOptions } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps, PaymentDeps } from './deps.js';
-import { usdcToMicro } from './wire/chains.js';
+import { toMicro } from './wire/money.js';
 import { LISTING_FEE_OPERATION, listingFulfilment } from './domain/listings/listings.js';
 import { purgeDeleted } from './domain/listings/purge.js';
 import { purgeChallenges } from './domain/auth/siwe.js';
@@ -122,7 +122,7 @@ function createPayments(
           eip6492AllowedFactories: config.EIP6492_ALLOWED_FACTORIES,
         })
       : new LocalFacilitator(db.sql, networks, {
-          startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+          startBalanceMicro: toMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
           skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
         });
   const chainPayouts = relayer
@@ -158,7 +158,7 @@ function createPayments(
     chainPayouts ??
     new DevLedgerRail(db.sql, {
       platformPayTo,
-      startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+      startBalanceMicro: toMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
     });
   return {
     networks,

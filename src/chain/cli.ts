@@ -10,6 +10,7 @@ import { parseEther, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError, loadConfig } from '../config.js';
 import { CHAINS, ChainSchema, type Chain } from '../wire/chains.js';
+import { toUsdc } from '../wire/money.js';
 import { buildApp } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { paymentNetworks } from '../x402/networks.js';
@@ -122,7 +123,7 @@ async function faucet(args: string[]): Promise<void> {
       args: [to as Address],
     });
     process.stdout.write(
-      `${chain}: minted ${amount} USDC to ${to} (tx ${hash}); balance ${Number(balance) / 1e6} USDC\n`,
+      `${chain}: minted ${amount} USDC to ${to} (tx ${hash}); balance ${toUsdc(balance)} USDC\n`,
     );
   }
 }

@@ -9,14 +9,8 @@ import type {
 } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { LocalAccount } from 'viem';
-import {
-  CHAINS,
-  chainOfNetwork,
-  microToUsdc,
-  NETWORK_OF,
-  usdcToMicro,
-  type Chain,
-} from '../wire/chains.js';
+import { CHAINS, chainOfNetwork, NETWORK_OF, type Chain } from '../wire/chains.js';
+import { toMicro, toUsdc } from '../wire/money.js';
 import {
   ChallengeResponseSchema,
   LinkWalletResponseSchema,
@@ -702,9 +696,9 @@ function priceLimit(maxUsdc: number): (required: PaymentRequired) => void {
       (m, a) => (BigInt(a.amount) > m ? BigInt(a.amount) : m),
       0n,
     );
-    if (price > BigInt(usdcToMicro(maxUsdc))) {
+    if (price > BigInt(toMicro(maxUsdc))) {
       throw new MarketplaceError(402, 'price_above_limit', {
-        price_usdc: microToUsdc(Number(price)),
+        price_usdc: toUsdc(Number(price)),
         max_price_usdc: maxUsdc,
       });
     }

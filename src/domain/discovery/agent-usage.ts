@@ -2,6 +2,7 @@
  * The agent guide served at `/agent-usage`: a Markdown walk-through an agent can follow end to end
  * (search, buy, sell, account), with every URL absolute for this deployment.
  */
+import { toMicro } from '../../wire/money.js';
 import { agentUsageRevisionA } from './agent-usage-a.js';
 
 export interface AgentUsageOptions {
@@ -23,7 +24,7 @@ export interface AgentUsageOptions {
 export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
   if (opts.revision === 'A') return agentUsageRevisionA(base, opts);
   const mb = Math.round((opts.maxArchiveBytes / 1024 / 1024) * 10) / 10;
-  const feeAmount = String(Math.round(opts.listingFeeUsdc * 1e6));
+  const feeAmount = String(toMicro(opts.listingFeeUsdc));
   return `# Code artifact marketplace: agent guide
 
 Version 2.4 of this guide, for interface specification v3.2.5 (Revision ${opts.revision}).

@@ -7,7 +7,7 @@ import { pack } from 'tar-stream';
 import type { DemoPorts } from '../ports.js';
 import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
-import { usdcToMicro } from '../../wire/chains.js';
+import { toMicro } from '../../wire/money.js';
 import { bands } from '../scan/fingerprint.js';
 import { scanArchive } from '../scan/scan-archive.js';
 import { scanLimits } from '../scan/scan-job.js';
@@ -104,7 +104,7 @@ export async function loadDemoData(deps: DemoPorts): Promise<{ added: number; sk
         description: l.description,
         promptSummary: l.promptSummary ?? null,
         techStack: l.techStack,
-        priceMicro: usdcToMicro(l.price),
+        priceMicro: toMicro(l.price),
         archiveSha256: sha,
         archiveKey: key,
         archiveSize: bytes.length,

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { microToUsdc } from '../../wire/chains.js';
+import { toUsdc } from '../../wire/money.js';
 import { LISTED } from './listings.js';
 import { ownerFindings } from '../scan/findings.js';
 import type { Finding } from '../scan/types.js';
@@ -44,7 +44,7 @@ export async function sellerItems(
       status_reason: r.statusReason,
       title: r.title,
       tech_stack: r.techStack,
-      prices: { USDC: microToUsdc(r.priceMicro) },
+      prices: { USDC: toUsdc(r.priceMicro) },
       created_at: r.createdAt.toISOString(),
       deleted_at: r.deletedAt ? r.deletedAt.toISOString() : null,
     })),

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ListingPorts } from '../ports.js';
 import type { PaidOffer } from '../../x402/guard.js';
-import { CHAINS, usdcToMicro } from '../../wire/chains.js';
+import { CHAINS } from '../../wire/chains.js';
+import { toMicro } from '../../wire/money.js';
 import type { Pay } from '../payments/fulfilment.js';
 import {
   archiveKeyOf,
@@ -25,7 +26,7 @@ export interface SubmitResult {
 
 export function listingFeeOffer(deps: Pick<ListingPorts, 'config' | 'platformPayTo'>): PaidOffer {
   const payTo = deps.platformPayTo;
-  const amountMicro = usdcToMicro(deps.config.LISTING_FEE_USDC);
+  const amountMicro = toMicro(deps.config.LISTING_FEE_USDC);
   return {
     description: `Listing fee (${deps.config.LISTING_FEE_USDC} USDC) for one archive upload`,
     options: CHAINS.map((chain) => ({ chain, payTo, amountMicro })),

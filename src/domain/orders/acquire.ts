@@ -3,7 +3,8 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaidOffer, PaidOption } from '../../x402/guard.js';
-import { CHAINS, microToUsdc, type Chain } from '../../wire/chains.js';
+import { CHAINS, type Chain } from '../../wire/chains.js';
+import { toUsdc } from '../../wire/money.js';
 import { currentLegal, type CurrentLegal } from '../../wire/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
@@ -205,7 +206,7 @@ export function acquireDiscovery(
       item: {
         id: item.id,
         title: item.title.slice(0, 120),
-        price_usdc: microToUsdc(item.priceMicro),
+        price_usdc: toUsdc(item.priceMicro),
         chains,
       },
     },

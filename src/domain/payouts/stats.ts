@@ -1,7 +1,8 @@
 import { formatUnits, getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import type { Agent } from '../accounts/accounts.js';
-import { USDC_DECIMALS, type Chain } from '../../wire/chains.js';
+import { type Chain } from '../../wire/chains.js';
+import { USDC_DECIMALS } from '../../wire/money.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../wire/listings.js';
 import type { SellerStats } from '../../wire/payouts.js';
 
