@@ -161,6 +161,14 @@ export const ConfigSchema = z
     /** JSON-RPC endpoints: smart-account signatures (EIP-1271 / ERC-6492) and receipt reconciliation. */
     RPC_URL_BASE: z.url().optional(),
     RPC_URL_POLYGON: z.url().optional(),
+    /**
+     * Smart-account signature checks over RPC (src/x402/smart-accounts.ts): the timeout of each
+     * call (no retry), the calls in flight per chain (past that a check is refused at once), and
+     * how long an address found without code is not asked again.
+     */
+    RPC_SIGNATURE_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2_000),
+    RPC_SIGNATURE_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(16),
+    RPC_NO_CODE_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
     /** A standard x402 facilitator (/verify, /settle, /supported). Unset: the built-in local one. */
     FACILITATOR_URL: z.url().optional(),
     /**

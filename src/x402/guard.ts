@@ -39,12 +39,14 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from './cod
 import {
   checkAuthorization,
   parseExactEvmPayload,
+  SMART_ACCOUNT_CHECK_UNAVAILABLE,
   verifiedExactPayload,
   verifyAuthorizationSignature,
   type Eip3009Authorization,
 } from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 import { parsePaymentPayloadV2 } from './payload-schema.js';
+import { SignatureCheckUnavailable } from './smart-accounts.js';
 
 export const X402_VERSION = 2;
 /** Prompts larger than this lose their `extensions` in the header (Node clients fail near 16 KB). */
@@ -302,8 +304,16 @@ export class X402Guard {
       settleMarginSeconds,
     });
     const net = networkByCaip2(this.opts.networks, requirement.network)!;
-    if (!(await verifyAuthorizationSignature(net, exact)))
-      throw fail('invalid_exact_evm_signature', promptHeader);
+    let signed: boolean;
+    try {
+      signed = await verifyAuthorizationSignature(net, exact);
+    } catch (e) {
+      // a smart account's chain did not answer in time: not a verdict, the client may retry
+      if (e instanceof SignatureCheckUnavailable)
+        throw fail(SMART_ACCOUNT_CHECK_UNAVAILABLE, promptHeader);
+      throw e;
+    }
+    if (!signed) throw fail('invalid_exact_evm_signature', promptHeader);
     // the recipient or amount of another request (the window is judged below)
     if (reason?.endsWith('_mismatch')) return mismatch(reason);
     if (reason) {
@@ -337,7 +347,8 @@ export class X402Guard {
   private async usedElsewhere(payload: PaymentPayload): Promise<boolean> {
     const net = networkByCaip2(this.opts.networks, payload.accepted.network);
     const exact = parseExactEvmPayload(payload.payload);
-    if (!net || !exact || !(await verifyAuthorizationSignature(net, exact))) return false;
+    if (!net || !exact) return false;
+    if (!(await verifyAuthorizationSignature(net, exact).catch(() => false))) return false;
     const payer = exact.authorization.from.toLowerCase();
     return (await this.opts.nonces.claimOf(payer, exact.authorization.nonce)) !== undefined;
   }
