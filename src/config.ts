@@ -46,6 +46,13 @@ export const ConfigSchema = z
      * handling on a second core; false keeps it on the main thread. Ignored with DATABASE_URL.
      */
     EMBEDDED_DB_THREAD: bool.default(false),
+    /**
+     * Each commit of the embedded database on disk waits until its WAL is flushed to the disk
+     * (fsync), so a power loss keeps every acknowledged payment. false: commits reach the
+     * operating system only (a killed process loses nothing, a power loss or kernel crash may
+     * lose the last seconds). Ignored in memory and with DATABASE_URL (Postgres's own settings).
+     */
+    EMBEDDED_DB_FSYNC: bool.default(true),
 
     /** HMAC key for signed download and invoice URLs. Generated and kept under DATA_DIR when embedded. */
     URL_SIGNING_SECRET: z.string().min(32).optional(),
