@@ -8,6 +8,17 @@ export class BoundedCache<K, V> {
 
   constructor(private readonly max: number) {}
 
+  /** The value kept for `key`, without deriving one. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key);
+  }
+
+  /** Keeps `value` for `key` (replacing what was there), within the same bound. */
+  set(key: K, value: V): void {
+    if (!this.#entries.has(key) && this.#entries.size >= this.max) this.#entries.clear();
+    this.#entries.set(key, value);
+  }
+
   get(key: K, derive: (key: K) => V): V {
     let value = this.#entries.get(key);
     if (value === undefined) {

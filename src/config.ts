@@ -46,6 +46,13 @@ export const ConfigSchema = z
      * handling on a second core; false keeps it on the main thread. Ignored with DATABASE_URL.
      */
     EMBEDDED_DB_THREAD: bool.default(false),
+    /**
+     * Each commit of the embedded database on disk waits until its WAL is flushed to the disk
+     * (fsync), so a power loss keeps every acknowledged payment. false: commits reach the
+     * operating system only (a killed process loses nothing, a power loss or kernel crash may
+     * lose the last seconds). Ignored in memory and with DATABASE_URL (Postgres's own settings).
+     */
+    EMBEDDED_DB_FSYNC: bool.default(true),
 
     /** HMAC key for signed download and invoice URLs. Generated and kept under DATA_DIR when embedded. */
     URL_SIGNING_SECRET: z.string().min(32).optional(),
@@ -161,6 +168,14 @@ export const ConfigSchema = z
     /** JSON-RPC endpoints: smart-account signatures (EIP-1271 / ERC-6492) and receipt reconciliation. */
     RPC_URL_BASE: z.url().optional(),
     RPC_URL_POLYGON: z.url().optional(),
+    /**
+     * Smart-account signature checks over RPC (src/x402/smart-accounts.ts): the timeout of each
+     * call (no retry), the calls in flight per chain (past that a check is refused at once), and
+     * how long an address found without code is not asked again.
+     */
+    RPC_SIGNATURE_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2_000),
+    RPC_SIGNATURE_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(16),
+    RPC_NO_CODE_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
     /** A standard x402 facilitator (/verify, /settle, /supported). Unset: the built-in local one. */
     FACILITATOR_URL: z.url().optional(),
     /**

@@ -63,6 +63,10 @@ export const ERROR_CATALOG = catalog({
     409,
     'The payment was broadcast and its outcome is not known yet: do not pay again; check the order later.',
   ],
+  authorization_already_used: [
+    409,
+    'This payment authorization was already used for another request; nothing was stored or charged. Sign a fresh authorization for this one.',
+  ],
   settlement_capacity: [
     503,
     'Settlement is busy; nothing was charged. Sign a fresh authorization and retry later.',

@@ -59,7 +59,10 @@ const COMMON_HINTS: Hints = {
   payment_verification_failed: (b) =>
     `The payment was rejected before settlement and nothing was charged${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
     'If the wallet lacks USDC on that chain, ask the operator to fund it or pick another chain; ' +
-    'if the authorization was already used, an earlier attempt may have succeeded: check with get_order before paying again.',
+    'if the authorization was already used, an earlier attempt may have succeeded' +
+    `${b.order_id ? ` (order_id ${b.order_id})` : ''}: check with get_order before paying again.`,
+  authorization_already_used:
+    'That signed payment was already used for another request; nothing was stored or charged by this call. Call again: the tool signs a fresh authorization.',
   settlement_capacity: (b) =>
     `The payment service is briefly unavailable; nothing was charged. Call again after ${b.retry_after ?? 'a few'} seconds.`,
   payment_settlement_pending: (b) =>

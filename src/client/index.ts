@@ -8,6 +8,7 @@ import type {
   SettleResponse,
 } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { parse as parseDisposition } from 'content-disposition';
 import type { LocalAccount } from 'viem';
 import { CHAINS, chainOfNetwork, NETWORK_OF, type Chain } from '../wire/chains.js';
 import { toMicro, toUsdc } from '../wire/money.js';
@@ -672,7 +673,7 @@ export class MarketplaceClient {
       bytes,
       sha256: createHash('sha256').update(bytes).digest('hex'),
       contentType: res.headers.get('content-type') ?? '',
-      fileName: /filename="([^"]+)"/.exec(disposition)?.[1],
+      fileName: dispositionFileName(disposition),
       statedSha256: res.headers.get('x-content-sha256'),
     };
   }
@@ -703,4 +704,14 @@ function priceLimit(maxUsdc: number): (required: PaymentRequired) => void {
       });
     }
   };
+}
+
+/** The file name a `Content-Disposition` names (`filename*` first, as RFC 6266 says), if any. */
+function dispositionFileName(header: string): string | undefined {
+  if (!header) return undefined;
+  try {
+    return parseDisposition(header).parameters.filename || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -4,6 +4,7 @@ import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import postgres from 'postgres';
 import { StartupError, type Config } from '../config.js';
+import { DURABLE_SETTINGS, makeFsyncDurable } from './durable-fs.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
 import { inProcess, pgliteSocket } from './pglite-wire.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
@@ -91,13 +92,17 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
       const found = await findTemplate(opts.templateDir);
       if (found.ok) loadDataDir = await templateBlob(found.tarball);
     }
+    // on disk, commits wait for the disk unless EMBEDDED_DB_FSYNC=false (./durable-fs.ts)
+    const durable = dataDir !== undefined && config.EMBEDDED_DB_FSYNC;
+    const settings = durable ? [...EMBEDDED_SETTINGS, ...DURABLE_SETTINGS] : EMBEDDED_SETTINGS;
     db = config.EMBEDDED_DB_THREAD
       ? await startPGliteThread({
           ...(dataDir !== undefined && { dataDir }),
           ...(loadDataDir && { template: await loadDataDir.arrayBuffer() }),
-          settings: EMBEDDED_SETTINGS,
+          settings,
+          durable,
         })
-      : await inProcessPGlite({ dataDir, loadDataDir }, EMBEDDED_SETTINGS);
+      : await inProcessPGlite({ dataDir, loadDataDir }, settings, durable);
   } catch (e) {
     await releaseLock();
     throw e;
@@ -129,7 +134,11 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
 }
 
 /** PGlite on this thread, behind the same interface as on its own (./pglite-thread.ts). */
-async function inProcessPGlite(options: PGliteOptions, settings: string[]): Promise<PGliteThread> {
+async function inProcessPGlite(
+  options: PGliteOptions,
+  settings: string[],
+  durable: boolean,
+): Promise<PGliteThread> {
   const [{ PGlite }, { vector }, { pg_trgm }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-pgvector'),
@@ -140,6 +149,7 @@ async function inProcessPGlite(options: PGliteOptions, settings: string[]): Prom
     extensions: { vector, pg_trgm },
     startParams: [...PGlite.defaultStartParams, ...settings],
   });
+  if (durable) makeFsyncDurable(db.Module);
   return { ...inProcess(db), dump: () => db.dumpDataDir('none'), close: () => db.close() };
 }
 

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { makeFsyncDurable } from './durable-fs.js';
 import type { ThreadInit, ThreadReply, ThreadRequest } from './pglite-thread.js';
 
 /**
@@ -21,6 +22,7 @@ const db = await PGlite.create({
   port.postMessage({ id: 0, error: String((e as Error)?.message ?? e) } satisfies ThreadReply);
   process.exit(1);
 });
+if (init.durable) makeFsyncDurable(db.Module);
 
 async function handle(req: ThreadRequest): Promise<ThreadReply> {
   switch (req.op) {

@@ -16,6 +16,8 @@ export interface ThreadInit {
   template?: ArrayBuffer;
   /** Server settings (`-c name=value` pairs) after PGlite's default start parameters. */
   settings: string[];
+  /** Give the file system a real fsync (./durable-fs.ts); with `DURABLE_SETTINGS` in `settings`. */
+  durable?: boolean;
 }
 
 type Request = { op: 'exec'; messages: Uint8Array } | { op: 'rollback' | 'dump' | 'close' };

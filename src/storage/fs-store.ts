@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -51,10 +51,13 @@ export class FsBlobStore implements BlobStore {
         cb(null, chunk);
       },
     });
-    const out = createWriteStream(tmp, { flags: 'wx', mode: 0o600 });
+    // flushed to the disk before it closes, and the rename with its directory: a listing whose
+    // fee committed (durably, EMBEDDED_DB_FSYNC) never outlives its bytes after a power cut
+    const out = createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true });
     try {
       await pipeline(toReadable(body), meter, out);
       await rename(tmp, target);
+      await syncDirectory(path.dirname(target));
     } catch (e) {
       // A stream refused in its first chunk fails the pipeline while the file is still being
       // opened: removing it before the open completes left it behind. Wait until it has closed.
@@ -128,5 +131,15 @@ export class FsBlobStore implements BlobStore {
       const s = await stat(full).catch(() => undefined);
       if (s) yield { key, modifiedAt: s.mtime };
     }
+  }
+}
+
+/** fsync(2) of a directory, so a file renamed into it survives a power cut. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

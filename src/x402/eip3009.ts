@@ -107,25 +107,33 @@ function recover(net: PaymentNetwork, p: ExactEvmPayload): string | null {
 
 /**
  * True when `authorization.from` signed this authorization for this network's token: by EOA
- * recovery, or (RPC configured) by the account's own EIP-1271 check, ERC-6492 for undeployed ones.
+ * recovery first, else (RPC configured) by the account's own EIP-1271 check, ERC-6492 for
+ * undeployed ones, asked only of an address that can be a contract (./smart-accounts.ts), so a
+ * forged EOA signature costs no RPC call. Throws `SignatureCheckUnavailable` when the chain could
+ * not be asked in time.
  */
 export async function verifyAuthorizationSignature(
   net: PaymentNetwork,
   p: ExactEvmPayload,
 ): Promise<boolean> {
   const signer = recover(net, p);
-  if (signer !== null && signer === p.authorization.from.toLowerCase()) return true;
-  if (!net.rpc) return false;
-  try {
-    return await net.rpc.verifyTypedData({
+  const from = p.authorization.from.toLowerCase();
+  if (signer !== null && signer === from) {
+    net.signatures?.rememberEoa(from);
+    return true;
+  }
+  if (!net.signatures) return false;
+  return net.signatures.accepts(from, p.signature, (rpc) =>
+    rpc.verifyTypedData({
       address: p.authorization.from,
       ...typedData(net, p.authorization),
       signature: p.signature,
-    });
-  } catch {
-    return false;
-  }
+    }),
+  );
 }
+
+/** The reason a payment is refused with when a smart account's signature could not be checked. */
+export const SMART_ACCOUNT_CHECK_UNAVAILABLE = 'smart_account_check_unavailable';
 
 export interface AuthorizationExpectation {
   payTo: string;

@@ -39,12 +39,14 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from './cod
 import {
   checkAuthorization,
   parseExactEvmPayload,
+  SMART_ACCOUNT_CHECK_UNAVAILABLE,
   verifiedExactPayload,
   verifyAuthorizationSignature,
   type Eip3009Authorization,
 } from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 import { parsePaymentPayloadV2 } from './payload-schema.js';
+import { SignatureCheckUnavailable } from './smart-accounts.js';
 
 export const X402_VERSION = 2;
 /** Prompts larger than this lose their `extensions` in the header (Node clients fail near 16 KB). */
@@ -119,6 +121,8 @@ export interface GuardOptions {
       validBefore: number;
     }): Promise<boolean>;
     isClaimed(payer: string, nonce: string): Promise<boolean>;
+    /** The record of an authorization already used here (paid or identity), if any. */
+    claimOf(payer: string, nonce: string): Promise<{ kind: string; resource: string } | undefined>;
   };
   /** Key for deriving per-route identity recipients. */
   secret: Buffer;
@@ -144,6 +148,13 @@ const fail = (reason: string, promptHeader?: () => string) =>
       'Cache-Control': 'no-store',
       ...(promptHeader && { 'PAYMENT-REQUIRED': promptHeader() }),
     },
+  });
+
+/** 409: an authorization this server already used, sent with another request; nothing happens. */
+export const authorizationAlreadyUsed = () =>
+  new AppError('authorization_already_used', {
+    message:
+      'the authorization was already used for another request; nothing was stored or charged. Sign a fresh authorization for this request.',
   });
 
 export class X402Guard {
@@ -261,23 +272,29 @@ export class X402Guard {
     if (!payload) throw fail('invalid_payload', promptHeader);
     const accepted = payload.accepted;
     if (accepted.scheme !== 'exact') throw fail('unsupported_scheme', promptHeader);
+    // A request this authorization does not fit: refused as before, unless it is an authorization
+    // already used here, for another request (another route, item or chain): that says so (409).
+    const mismatch = async (reason: string): Promise<never> => {
+      if (await this.usedElsewhere(payload)) throw authorizationAlreadyUsed();
+      throw fail(reason, promptHeader);
+    };
     const requirement = issued.find((r) => r.network === accepted.network);
-    if (!requirement) throw fail('invalid_exact_evm_network_mismatch', promptHeader);
+    if (!requirement) return mismatch('invalid_exact_evm_network_mismatch');
     const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
     if (
       !same(accepted.asset, requirement.asset) ||
       !same(accepted.payTo, requirement.payTo) ||
       accepted.amount !== requirement.amount
     ) {
-      throw fail('requirements_not_issued', promptHeader);
+      return mismatch('requirements_not_issued');
     }
     // Bound to this resource: every field the offer put in `extra` must come back unchanged, and
     // an echoed resource must be this route's (a prompt of another listing cannot pay for this one).
     for (const [key, value] of Object.entries(requirement.extra ?? {})) {
-      if (accepted.extra?.[key] !== value) throw fail(`resource_mismatch_${key}`, promptHeader);
+      if (accepted.extra?.[key] !== value) return mismatch(`resource_mismatch_${key}`);
     }
     if (payload.resource?.url !== undefined && payload.resource.url !== resourceUrl) {
-      throw fail('resource_mismatch_url', promptHeader);
+      return mismatch('resource_mismatch_url');
     }
     const exact = parseExactEvmPayload(payload.payload);
     if (!exact) throw fail('invalid_exact_evm_payload', promptHeader);
@@ -287,8 +304,18 @@ export class X402Guard {
       settleMarginSeconds,
     });
     const net = networkByCaip2(this.opts.networks, requirement.network)!;
-    if (!(await verifyAuthorizationSignature(net, exact)))
-      throw fail('invalid_exact_evm_signature', promptHeader);
+    let signed: boolean;
+    try {
+      signed = await verifyAuthorizationSignature(net, exact);
+    } catch (e) {
+      // a smart account's chain did not answer in time: not a verdict, the client may retry
+      if (e instanceof SignatureCheckUnavailable)
+        throw fail(SMART_ACCOUNT_CHECK_UNAVAILABLE, promptHeader);
+      throw e;
+    }
+    if (!signed) throw fail('invalid_exact_evm_signature', promptHeader);
+    // the recipient or amount of another request (the window is judged below)
+    if (reason?.endsWith('_mismatch')) return mismatch(reason);
     if (reason) {
       // A retry of an authorization already claimed here is answered from its record (pending,
       // then the order), whatever its window says now; anything else must be signed afresh.
@@ -310,6 +337,20 @@ export class X402Guard {
       auth: exact.authorization,
       chain: net.chain,
     };
+  }
+
+  /**
+   * True when the payload is a validly signed authorization that this server already used (paid
+   * or as an identity proof). Only asked for a payload that does not fit the request, so a
+   * well-formed request pays nothing for it.
+   */
+  private async usedElsewhere(payload: PaymentPayload): Promise<boolean> {
+    const net = networkByCaip2(this.opts.networks, payload.accepted.network);
+    const exact = parseExactEvmPayload(payload.payload);
+    if (!net || !exact) return false;
+    if (!(await verifyAuthorizationSignature(net, exact).catch(() => false))) return false;
+    const payer = exact.authorization.from.toLowerCase();
+    return (await this.opts.nonces.claimOf(payer, exact.authorization.nonce)) !== undefined;
   }
 
   /**
@@ -366,6 +407,8 @@ export class X402Guard {
       5,
     );
     if (offer.completionChain !== undefined && chain !== offer.completionChain) {
+      const payer = auth.from.toLowerCase();
+      if (await this.opts.nonces.claimOf(payer, auth.nonce)) throw authorizationAlreadyUsed();
       throw fail('chain_mismatch', header);
     }
     return {

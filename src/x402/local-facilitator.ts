@@ -11,9 +11,11 @@ import type { Db, Sql } from '../db/index.js';
 import {
   checkAuthorization,
   parseExactEvmPayload,
+  SMART_ACCOUNT_CHECK_UNAVAILABLE,
   verifyAuthorizationSignature,
   type ExactEvmPayload,
 } from './eip3009.js';
+import { SignatureCheckUnavailable } from './smart-accounts.js';
 import type {
   AuthorizationQuery,
   AuthorizationState,
@@ -106,8 +108,12 @@ export class LocalFacilitator implements Facilitator {
       skewSeconds: this.opts.skewSeconds,
     });
     if (reason) return { reason, payer };
-    if (!(await verifyAuthorizationSignature(net, exact)))
-      return { reason: 'invalid_exact_evm_signature', payer };
+    const signed = await verifyAuthorizationSignature(net, exact).catch((e: unknown) => {
+      if (e instanceof SignatureCheckUnavailable) return 'unavailable' as const;
+      throw e;
+    });
+    if (signed === 'unavailable') return { reason: SMART_ACCOUNT_CHECK_UNAVAILABLE, payer };
+    if (!signed) return { reason: 'invalid_exact_evm_signature', payer };
     return { net, exact, payer };
   }
 

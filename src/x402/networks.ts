@@ -1,6 +1,7 @@
 import { createPublicClient, getAddress, http, type Address, type PublicClient } from 'viem';
 import type { Config } from '../config.js';
 import { CHAIN_ID_OF, CHAINS, NETWORK_OF, type Chain } from '../wire/chains.js';
+import { SmartAccountVerifier } from './smart-accounts.js';
 
 /** Everything the x402 layer needs to know about one supported chain: network id, USDC and RPC. */
 export interface PaymentNetwork {
@@ -12,8 +13,10 @@ export interface PaymentNetwork {
   asset: Address;
   /** The token's EIP-712 domain, advertised as `extra: { name, version }`. */
   eip712: { name: string; version: string };
-  /** Present when an RPC URL is configured: smart-account signatures and chain reads. */
+  /** Present when an RPC URL is configured: chain reads (receipts, authorization state). */
   rpc?: PublicClient;
+  /** Present when an RPC URL is configured: bounded smart-account signature checks. */
+  signatures?: SmartAccountVerifier;
 }
 
 export type PaymentNetworks = Record<Chain, PaymentNetwork>;
@@ -36,7 +39,14 @@ export function paymentNetworks(config: Config): PaymentNetworks {
       chainId: CHAIN_ID_OF[chain],
       asset: getAddress(asset[chain]),
       eip712: { name: config.USDC_EIP712_NAME, version: config.USDC_EIP712_VERSION },
-      ...(url && { rpc: createPublicClient({ transport: http(url, { timeout: 10_000 }) }) }),
+      ...(url && {
+        rpc: createPublicClient({ transport: http(url, { timeout: 10_000 }) }),
+        signatures: new SmartAccountVerifier(url, {
+          timeoutMs: config.RPC_SIGNATURE_TIMEOUT_MS,
+          concurrency: config.RPC_SIGNATURE_CONCURRENCY,
+          noCodeTtlMs: config.RPC_NO_CODE_CACHE_SECONDS * 1000,
+        }),
+      }),
     };
   }
   return out;

@@ -18,6 +18,8 @@ export interface PaidServerOptions {
   /** SQL run on the database before the item is created (`;`-separated). */
   ddl?: string;
   stack?: Stack;
+  /** More config keys (e.g. `EMBEDDED_DB_FSYNC`). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function paidServer(opts: PaidServerOptions = {}) {
     PUBLIC_BASE_URL: 'http://127.0.0.1',
     LOCAL_FACILITATOR_START_BALANCE_USDC: String(opts.startBalanceUsdc ?? 1_000_000),
     ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'bench-pay-')),
+    ...opts.env,
   });
   const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
   const app = await buildApp(config, runtime.deps);

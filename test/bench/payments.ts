@@ -273,11 +273,19 @@ async function viemRecoveryUs(headers: string[]): Promise<number> {
   return ((performance.now() - started) / headers.length) * 1000;
 }
 
-/** One of our servers (./paid-server.ts) with the floor's table in its database. */
+/**
+ * One of our servers (./paid-server.ts) with the floor's table in its database: in memory, or with
+ * BENCH_PAYMENTS_ON_DISK=1 on disk, where BENCH_PAYMENTS_FSYNC=false turns off durable commits
+ * (EMBEDDED_DB_FSYNC) to price them.
+ */
 async function ourServer(dbThread: boolean, startBalanceUsdc: number) {
   const server = await paidServer({
     dbThread,
     startBalanceUsdc,
+    onDisk: process.env.BENCH_PAYMENTS_ON_DISK === '1',
+    ...(process.env.BENCH_PAYMENTS_FSYNC && {
+      env: { EMBEDDED_DB_FSYNC: process.env.BENCH_PAYMENTS_FSYNC },
+    }),
     ddl: 'create table bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))',
   });
   return server;

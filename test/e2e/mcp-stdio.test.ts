@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort, startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { ensureBuilt, MCP_ENTRY, ROOT as root } from '../helpers/build.js';
+import { altered } from '../helpers/forge.js';
 import { seedListing } from '../helpers/catalog.js';
 
 /**
@@ -150,7 +151,7 @@ it('--http beyond loopback refuses to start without MCP_HTTP_TOKEN, and then req
     await expect(
       wrong.connect(
         new StreamableHTTPClientTransport(url, {
-          requestInit: { headers: { authorization: `Bearer ${token.slice(1)}x` } },
+          requestInit: { headers: { authorization: `Bearer ${altered(token, -1)}` } },
         }),
       ),
     ).rejects.toThrow(/401|Unauthorized/);

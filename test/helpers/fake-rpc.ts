@@ -59,7 +59,12 @@ export interface FakeRpc {
   receipts: Map<string, 'success' | 'reverted'>;
   /** Records a settlement as the chain would: the authorization used, its event and receipt. */
   mine(payer: string, nonce: string, transaction: string): void;
+  /** `eth_call`s answered. */
   calls: number;
+  /** Every JSON-RPC request received, answered or not. */
+  received: number;
+  /** While true, requests are received (and counted) but never answered: a black-holed node. */
+  blackhole: boolean;
   close(): Promise<void>;
 }
 
@@ -76,6 +81,8 @@ export async function startFakeRpc(): Promise<FakeRpc> {
       events.push({ payer: payer as Hex, nonce: nonce as Hex, transaction });
     },
     calls: 0,
+    received: 0,
+    blackhole: false,
     close: async () => {},
   };
   const events: Array<{ payer: Hex; nonce: Hex; transaction: string }> = [];
@@ -89,12 +96,19 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           method: string;
           params: unknown[];
         };
+        state.received++;
+        if (state.blackhole) return;
         const reply = (body: Record<string, unknown>) => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...body }));
         };
         if (msg.method === 'eth_chainId') return reply({ result: '0x2105' });
         if (msg.method === 'eth_blockNumber') return reply({ result: '0x1' });
+        if (msg.method === 'eth_getCode') {
+          // the smart accounts are deployed contracts; every other address is an EOA
+          const address = String(msg.params[0]).toLowerCase();
+          return reply({ result: state.accounts.has(address) ? '0x6080604052' : '0x' });
+        }
         if (msg.method === 'eth_getLogs') {
           // The token's AuthorizationUsed events, filtered by the topics viem sends.
           const filter = msg.params[0] as { address: string; topics?: Array<string | null> };
@@ -172,6 +186,10 @@ export async function startFakeRpc(): Promise<FakeRpc> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () => new Promise((resolve) => server.close(() => resolve()));
+  state.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return state;
 }

@@ -31,6 +31,8 @@ export async function createSaleItem(
     bytes?: Buffer;
     compression?: 'zip' | 'tar.gz';
     title?: string;
+    /** The archive's file name as stored (default project.zip / project.tar.gz). */
+    fileName?: string;
     /** How the seller's payout addresses are assigned (default: the dev ledger's). */
     payouts?: PayoutAddressing;
   } = {},
@@ -63,7 +65,7 @@ export async function createSaleItem(
       archiveKey: key,
       archiveSize: bytes.length,
       compression,
-      fileName: compression === 'zip' ? 'project.zip' : 'project.tar.gz',
+      fileName: opts.fileName ?? (compression === 'zip' ? 'project.zip' : 'project.tar.gz'),
     })}
     returning id`;
   return { itemId: row!.id, seller, bytes, sha256, priceMicro };

@@ -66,7 +66,12 @@ export function uploadRequest(input: UploadInput): {
   const metadata = input.metadata === undefined ? METADATA : input.metadata;
   if (input.encoding === 'json') {
     return {
-      payload: JSON.stringify({ compression, file: input.bytes.toString('base64'), metadata }),
+      payload: JSON.stringify({
+        compression,
+        file: input.bytes.toString('base64'),
+        metadata,
+        ...(input.fileName !== undefined && { file_name: input.fileName }),
+      }),
       headers: { 'content-type': 'application/json' },
     };
   }

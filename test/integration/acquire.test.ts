@@ -334,11 +334,12 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     await expectRejected(await complete(b.item.itemId, forA.header), /requirements_not_issued/);
   });
 
-  it('rejects a replay of a used nonce on another purchase', async () => {
+  it('refuses a replay of a used nonce on another purchase: 409 authorization_already_used', async () => {
     const { item, required, requirement } = await setup();
     const buyer = newWallet();
     const signed = await signPayment(buyer, required, requirement);
     expect((await complete(item.itemId, signed.header)).statusCode).toBe(200);
+    const paidOnce = await local.balanceOf('eip155:8453', buyer.address);
     // same seller and price, other item: the same nonce signed for the twin's own prompt is spent
     const twin = await createSaleItem(deps(), {
       sellerAddress: item.seller.address,
@@ -350,7 +351,16 @@ describe('acquire verification (402 payment_verification_failed, nothing settled
     const again = await signPayment(buyer, twinPrompt, twinPrompt.accepts[0]!, {
       authorization: { nonce: signed.nonce },
     });
-    await expectRejected(await complete(twin.itemId, again.header), /nonce_already_used/);
+    const replay = await complete(twin.itemId, again.header);
+    expect(replay.statusCode).toBe(409);
+    expect(replay.json()).toEqual({
+      error: 'authorization_already_used',
+      message: expect.stringMatching(/already used for another request/),
+    });
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(paidOnce);
+    const [orders] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${twin.itemId}`;
+    expect(orders!.n).toBe(0);
   });
 
   it("refuses a signature made from another listing's prompt (same seller, same price)", async () => {

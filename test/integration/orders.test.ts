@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MarketplaceError } from '../../src/client/index.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
+import { altered } from '../helpers/forge.js';
 import { createSaleItem } from '../helpers/items.js';
 import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
@@ -150,7 +151,9 @@ describe('downloads', () => {
     const url = new URL(order.download_url);
     const sig = url.searchParams.get('sig')!;
     const exp = url.searchParams.get('exp')!;
-    const tampered = await t.app.inject(`${url.pathname}?exp=${exp}&sig=${sig.slice(0, -2)}AA`);
+    const forgedSig = altered(sig, -1);
+    expect(forgedSig).not.toBe(sig);
+    const tampered = await t.app.inject(`${url.pathname}?exp=${exp}&sig=${forgedSig}`);
     expect(tampered.statusCode).toBe(403);
     expect(tampered.json().error).toBe('invalid_link');
     const longer = await t.app.inject(`${url.pathname}?exp=${Number(exp) + 3600}&sig=${sig}`);

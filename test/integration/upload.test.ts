@@ -5,6 +5,7 @@ import { purgeDeleted } from '../../src/domain/listings/purge.js';
 import { reconcileNow } from '../../src/runtime.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { promptOf } from '../helpers/wallets.js';
+import { altered } from '../helpers/forge.js';
 import { newWallet } from '../helpers/wallets.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import {
@@ -266,10 +267,10 @@ describe('POST /api/v1/items: paid', () => {
       headers: { accept: 'text/markdown' },
     });
     expect(md.body).toContain('Listing fee');
-    const forged = await t.app.inject({
-      method: 'GET',
-      url: url.pathname + url.search.replace(/sig=./, 'sig=A'),
-    });
+    const sig = url.searchParams.get('sig')!;
+    url.searchParams.set('sig', altered(sig));
+    expect(url.searchParams.get('sig')).not.toBe(sig);
+    const forged = await t.app.inject({ method: 'GET', url: url.pathname + url.search });
     expect(forged.statusCode).toBe(403);
   });
 

@@ -148,29 +148,31 @@ export async function verifyChallenge(
   }
   const signature = hex(signed.signature);
   const base = { nonce: row.nonce, address: row.address, chain: row.chain };
+  const smart = deps.networks[row.chain].signatures;
   if ((await recovers(signed.message, signature)) === row.address) {
+    smart?.rememberEoa(row.address);
     return { ...base, smartAccount: false };
   }
-  const rpc = deps.networks[row.chain].rpc;
   let valid = false;
-  if (rpc) {
-    try {
-      valid = await rpc.verifySiweMessage({
-        message: signed.message,
-        signature,
-        address: getAddress(row.address),
-        domain,
-        nonce: row.nonce,
-        scheme,
-        time: now,
-      });
-    } catch {
-      valid = false;
-    }
+  if (smart) {
+    // asked only of an address that can be a contract, bounded (src/x402/smart-accounts.ts)
+    valid = await smart
+      .accepts(row.address, signature, (rpc) =>
+        rpc.verifySiweMessage({
+          message: signed.message,
+          signature,
+          address: getAddress(row.address),
+          domain,
+          nonce: row.nonce,
+          scheme,
+          time: now,
+        }),
+      )
+      .catch(() => false);
   }
   if (!valid) {
     throw new AppError('invalid_signature', {
-      message: rpc
+      message: smart
         ? 'the signature is not valid for this message and address'
         : 'the signature does not recover to this address (smart accounts need an RPC URL configured for the chain)',
     });

@@ -87,7 +87,11 @@ rotate_key_url }\`: your paying wallet now has an account, and rotate-key gives 
 Payment outcomes: 402 \`payment_verification_failed\` (+\`reason\`; nothing charged), 503
 \`settlement_capacity\` (+\`retry_after\`; nothing charged), 409 \`payment_settlement_pending\`
 (+\`transaction\`, \`network\`; do **not** pay again), 402 \`payment_settlement_failed\` (terminal for
-this authorization). Repeating the identical signed request is safe. Other refusals: 400
+this authorization), 409 \`authorization_already_used\` (the signature already paid for another
+request: another item, chain or account; nothing charged, sign a fresh one). Repeating the
+identical signed request within its validity window is safe and answers the same order; after the
+window it answers 402 \`payment_verification_failed\` with the \`order_id\` (links come from the
+order's keyed routes). Other refusals: 400
 \`chain_required\`, 409 \`seller_wallet_missing\` (the seller has no wallet linked on that chain),
 403 \`self_purchase_forbidden\`, 403 \`region_unavailable\`, 400 \`policy_acceptance_required\` /
 \`license_acceptance_required\`, 404 \`item_not_found\`.

@@ -95,16 +95,24 @@ Payment outcomes and what to do:
 | 503 | \`settlement_capacity\` (+\`retry_after\`) | nothing was charged; wait, sign a fresh authorization, retry |
 | 409 | \`payment_settlement_pending\` (+\`transaction\`, \`network\`) | do **not** pay again; the order appears when the transaction confirms |
 | 402 | \`payment_settlement_failed\` (+\`reason\`) | terminal for this authorization; read \`reason\` before signing anything new |
+| 409 | \`authorization_already_used\` | this signature already paid for another request (another item, chain, route, archive or metadata); nothing was stored or charged: sign a fresh authorization for this request |
 
-Sending the identical signed request again is always safe: after a success it returns the same
-order (no second charge); after a pending or failed outcome it returns the same verdict. The 409
+Sending the identical signed request again (same route, body and content) within the
+authorization's validity window is always safe: after a success it returns the same order (no
+second charge); after a pending or failed outcome it returns the same verdict. After the window a
+used payment mints nothing: it answers 402 \`payment_verification_failed\` (reason
+\`invalid_exact_evm_nonce_already_used\`) with the \`order_id\`; fetch fresh links with
+\`GET ${base}/api/v1/orders/{order_id}\` and an identity proof. A smart-account signature the chain
+could not check in time answers 402 with reason \`smart_account_check_unavailable\`: sign again
+and retry. The 409
 pending answer also carries the reserved \`order_id\`: poll \`GET ${base}/api/v1/orders/{order_id}\`
 until it completes. Other refusals: 403 \`self_purchase_forbidden\` (your own listing), 403
 \`region_unavailable\` (final for your region), 400 \`policy_acceptance_required\` /
 \`license_acceptance_required\`, 400 \`unsupported_currency\`, 404 \`item_not_found\`, 409
 \`seller_wallet_missing\` (the seller cannot be paid on any chain right now).
 
-Download: \`GET download_url\` streams the archive with \`Content-Disposition\` and its SHA-256 in
+Download: \`GET download_url\` streams the archive with \`Content-Disposition\` (RFC 6266: the
+exact file name in \`filename*\`, UTF-8; an ASCII fallback in \`filename\`) and its SHA-256 in
 \`X-Content-SHA256\` (\`HEAD\` gives the headers only). An expired link answers 403
 \`link_expired\`: fetch a fresh one from your order. \`invoice_url\` answers JSON, HTML or Markdown
 by \`Accept\`.
@@ -128,7 +136,8 @@ below, and exits 1 when the scan would refuse the archive (the near-duplicate ru
 The upload is validated first (a bad upload never costs a fee); then it answers \`402\` for the
 flat listing fee of ${opts.listingFeeUsdc} USDC (\`amount: "${feeAmount}"\`). Sign and repeat the same request
 with \`PAYMENT-SIGNATURE\`: \`202 { item_id, status: "pending_scan", invoice_url }\` (the fee's
-invoice). Your first listing creates your seller account and payout addresses on every chain.
+invoice). One fee signature lists one archive: sent with another archive or other metadata it
+answers 409 \`authorization_already_used\` and stores nothing. Your first listing creates your seller account and payout addresses on every chain.
 
 Validation errors (400 unless noted): \`invalid_metadata\` (\`message\` names the field),
 \`unknown_metadata_key\`, \`invalid_price\`, \`invalid_file_name\`, \`missing_file\`,

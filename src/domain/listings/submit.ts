@@ -52,20 +52,24 @@ export async function submitListing(
     ...listingFeeOffer(deps),
     beforePrompt: () => checkDuplicates(deps.sql, upload.sha256),
   });
-  // A retry of an authorization already claimed answers its stored outcome; only new ones are checked.
-  if (!(await deps.payments.store.isClaimed(payment.payer, payment.nonce))) {
-    await checkDuplicates(deps.sql, upload.sha256, payment.payer);
-    await checkListingCap(deps.sql, payment.payer, deps.config.MAX_ACTIVE_LISTINGS);
-  }
   const itemId = randomUUID();
   const archiveKey = archiveKeyOf(upload.sha256, upload.compression);
-  await deps.storage.put(archiveKey, upload.bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
-  const done = await deps.payments.run<ListingContext, ListingResult>({
+  const run = {
     operation: LISTING_FEE_OPERATION,
     payment,
     context: listingContext(itemId, archiveKey, upload),
-    pendingDetails: (c) => ({ item_id: c.item_id }),
-  });
+    pendingDetails: (c: ListingContext) => ({ item_id: c.item_id }),
+    // the same fee signature lists this archive with this metadata, and nothing else
+    request: listingRequest(upload),
+  };
+  // A retry of an authorization already claimed answers its stored outcome; only new ones are
+  // checked. One claimed for another archive or metadata is refused here, before any byte is stored.
+  if (!(await deps.payments.knownClaim(run))) {
+    await checkDuplicates(deps.sql, upload.sha256, payment.payer);
+    await checkListingCap(deps.sql, payment.payer, deps.config.MAX_ACTIVE_LISTINGS);
+  }
+  await deps.storage.put(archiveKey, upload.bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
+  const done = await deps.payments.run<ListingContext, ListingResult>(run);
   if (!done.replayed) deps.work.wake();
   return {
     body: {
@@ -79,6 +83,20 @@ export async function submitListing(
       ),
     },
     paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
+/** What makes two listing uploads the same request: the archive and everything said about it. */
+function listingRequest(u: ValidUpload) {
+  return {
+    archive_sha256: u.sha256,
+    compression: u.compression,
+    file_name: u.fileName,
+    title: u.metadata.title,
+    description: u.metadata.description,
+    prompt_summary: u.metadata.promptSummary,
+    tech_stack: u.metadata.techStack,
+    price_micro: u.metadata.priceMicro,
   };
 }
 

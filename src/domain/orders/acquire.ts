@@ -352,6 +352,8 @@ async function acquireOnce(
     payment,
     context,
     pendingDetails: (c) => ({ order_id: c.orderId }),
+    // the same signature buys this item, on the chain asked for, for this buyer, and nothing else
+    request: { item_id: item.id, chain: body.chain ?? null, buyer_id: mode.buyerId ?? null },
     claimCondition: saleStillValid(
       deps.sql,
       item,

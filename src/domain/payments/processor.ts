@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
@@ -9,7 +10,7 @@ import {
   type Facilitator,
   type SettleOutcome,
 } from '../../x402/facilitator.js';
-import type { VerifiedPayment } from '../../x402/guard.js';
+import { authorizationAlreadyUsed, type VerifiedPayment } from '../../x402/guard.js';
 import type { Fulfilment, JsonObject, SqlFragment } from './fulfilment.js';
 import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js';
 
@@ -54,6 +55,50 @@ export interface RunInput<C extends JsonObject> {
    * `ClaimConditionFailed`, so the caller can answer from fresh data.
    */
   claimCondition?: SqlFragment;
+  /**
+   * What makes two requests the same one, beyond the operation, route and requirement (which
+   * always count): a listing's archive digest and metadata, a purchase's item, chain and buyer.
+   * Never anything a request draws at random (the reserved order or item id). Default: nothing
+   * beyond those.
+   */
+  request?: JsonObject;
+}
+
+/**
+ * The digest a payment row keeps of what its authorization was used for: a replay is answered
+ * from the stored result only when it is the same operation on the same content.
+ */
+export function requestDigest(input: {
+  operation: string;
+  payment: VerifiedPayment;
+  request?: JsonObject;
+}): string {
+  const p = input.payment;
+  return createHash('sha256')
+    .update(
+      canonicalJson({
+        operation: input.operation,
+        resource: p.resource,
+        network: p.requirement.network,
+        asset: p.requirement.asset.toLowerCase(),
+        pay_to: p.requirement.payTo.toLowerCase(),
+        amount_micro: p.amountMicro,
+        request: input.request ?? {},
+      }),
+    )
+    .digest('hex');
+}
+
+/** JSON with object keys sorted at every level, so equal content always hashes alike. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
 }
 
 export interface ProcessorOptions {
@@ -92,19 +137,21 @@ export class PaymentProcessor {
   async run<C extends JsonObject, R extends JsonObject = JsonObject>(
     input: RunInput<C>,
   ): Promise<PaidResult<R>> {
-    const fused = await this.runInOneStatement<C, R>(input);
+    const digest = requestDigest(input);
+    const fused = await this.runInOneStatement<C, R>(input, digest);
     if (fused) return fused;
     const { payment } = input;
     const claimed = await this.store.claim({
       operation: input.operation,
       payment,
       context: input.context,
+      requestDigest: digest,
       ...(input.claimCondition && { condition: input.claimCondition }),
     });
     if (!claimed) {
       // A repeat of a known authorization (retry, duplicate, crash recovery) or a replay.
       const known = await this.store.find(payment.payer, payment.nonce);
-      if (known) return this.resume<R, C>(known, input);
+      if (known) return this.resume<R, C>(known, input, digest);
       throw new AppError('payment_verification_failed', {
         reason: 'invalid_exact_evm_nonce_already_used',
       });
@@ -155,6 +202,7 @@ export class PaymentProcessor {
    */
   private async runInOneStatement<C extends JsonObject, R extends JsonObject>(
     input: RunInput<C>,
+    digest: string,
   ): Promise<PaidResult<R> | undefined> {
     const fulfil = this.fulfilment(input.operation);
     const { payment } = input;
@@ -168,6 +216,7 @@ export class PaymentProcessor {
           operation: input.operation,
           payment,
           context: input.context,
+          requestDigest: digest,
           ...(input.claimCondition && { condition: input.claimCondition }),
         },
         inline,
@@ -212,28 +261,34 @@ export class PaymentProcessor {
     }
   }
 
+  /**
+   * True when this authorization already has a claim (a retry, not a new payment); throws 409
+   * `authorization_already_used` when that claim was for another request. A caller with work to
+   * do before `run` (storing an upload's bytes) asks first, so a refused replay stores nothing.
+   */
+  async knownClaim<C extends JsonObject>(input: RunInput<C>): Promise<boolean> {
+    const row = await this.store.find(input.payment.payer, input.payment.nonce);
+    if (!row || row.status === 'released') return false;
+    if (!sameRequest(row, input, requestDigest(input))) throw authorizationAlreadyUsed();
+    return true;
+  }
+
   /** A claim that already exists for this payer and nonce: the same request again, or a replay. */
   private async resume<R extends JsonObject, C extends JsonObject>(
     row: PaymentRow,
     input: RunInput<C>,
+    digest: string,
   ): Promise<PaidResult<R>> {
-    const p = input.payment;
-    const same =
-      row.operation === input.operation &&
-      row.resource === p.resource &&
-      row.amountMicro === p.amountMicro &&
-      row.payTo.toLowerCase() === p.requirement.payTo.toLowerCase() &&
-      row.network === p.requirement.network;
-    if (!same) {
-      throw new AppError('payment_verification_failed', {
-        reason: 'invalid_exact_evm_nonce_already_used',
-      });
+    // A released claim moved nothing: the authorization is free for whatever request comes.
+    if (row.status !== 'released' && !sameRequest(row, input, digest)) {
+      throw authorizationAlreadyUsed();
     }
     const pending = input.pendingDetails as ((c: JsonObject) => JsonObject) | undefined;
     const deadline = Date.now() + (this.opts.duplicateWaitMs ?? 15_000);
     for (;;) {
       switch (row.status) {
         case 'completed':
+          if (Date.now() >= row.validBefore.getTime()) throw this.spent(row, pending);
           return this.readCompleted<R>(row.id, true);
         case 'settled':
           return this.completeSettled<R>(row, JSON.parse(row.settlementJson!) as SettleResponse);
@@ -333,6 +388,22 @@ export class PaymentProcessor {
     };
   }
 
+  /**
+   * A completed authorization replayed after its validity window: the request no longer proves
+   * anything fresh, so it mints nothing (no download link); the answer names the order or item,
+   * whose links come from the owner's own routes (`GET /api/v1/orders/{uuid}` with an identity
+   * proof). Within the window the replay is an idempotent retry and gets the stored result.
+   */
+  private spent(row: PaymentRow, details?: (c: JsonObject) => JsonObject): AppError {
+    const extra = details?.(JSON.parse(row.contextJson) as JsonObject);
+    return new AppError('payment_verification_failed', {
+      reason: 'invalid_exact_evm_nonce_already_used',
+      message:
+        'this authorization was already used and its validity window has closed; the operation it paid for is done (see order_id or item_id). Fetch fresh links with GET /api/v1/orders/{order_id} and an identity proof.',
+      ...(extra && { details: extra }),
+    });
+  }
+
   private capacity(reason: string): AppError {
     const s = this.opts.retryAfterSeconds;
     return new AppError('settlement_capacity', {
@@ -354,4 +425,22 @@ export class PaymentProcessor {
       ...(extra && { details: extra }),
     });
   }
+}
+
+/** Whether a stored claim was made by the same request as `input` (see `requestDigest`). */
+function sameRequest(
+  row: PaymentRow,
+  input: { operation: string; payment: VerifiedPayment },
+  digest: string,
+): boolean {
+  if (row.requestDigest !== null) return row.requestDigest === digest;
+  // a claim from before migration 210: its operation, route and requirement must match
+  const p = input.payment;
+  return (
+    row.operation === input.operation &&
+    row.resource === p.resource &&
+    row.amountMicro === p.amountMicro &&
+    row.payTo.toLowerCase() === p.requirement.payTo.toLowerCase() &&
+    row.network === p.requirement.network
+  );
 }

@@ -38,6 +38,8 @@ export interface PaymentRow {
   resultJson: string | null;
   errorCode: string | null;
   errorReason: string | null;
+  /** SHA-256 of what the authorization was used for (`PaymentProcessor.requestDigest`); null before migration 210. */
+  requestDigest: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -58,6 +60,8 @@ export interface ClaimInput {
   context: JsonObject;
   /** A boolean SQL expression re-checked inside the claim statement. */
   condition?: SqlFragment;
+  /** What the authorization is used for (hex SHA-256): a replay must match it. */
+  requestDigest: string;
 }
 
 const json = (sql: Sql, v: unknown) => sql.json(v as postgres.JSONValue);
@@ -81,7 +85,7 @@ export class PaymentStore {
     return this.sql`
       id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro, valid_before, status,
       transaction, context::text as context_json, settlement::text as settlement_json,
-      result::text as result_json, error_code, error_reason, created_at, updated_at`;
+      result::text as result_json, error_code, error_reason, request_digest, created_at, updated_at`;
   }
 
   async find(payer: string, nonce: string): Promise<PaymentRow | undefined> {
@@ -122,17 +126,17 @@ export class PaymentStore {
         on conflict do nothing returning 1
       ), ins as (
         insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
-                                   valid_before, payload, context, status)
+                                   valid_before, payload, context, status, request_digest)
         select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
-               ${json(sql, input.context)}::jsonb, 'settling'
+               ${json(sql, input.context)}::jsonb, 'settling', ${input.requestDigest}
         where exists (select 1 from claimed)
         on conflict (payer, nonce) do update
           set operation = excluded.operation, resource = excluded.resource, network = excluded.network,
               asset = excluded.asset, pay_to = excluded.pay_to, amount_micro = excluded.amount_micro,
               valid_before = excluded.valid_before, payload = excluded.payload, requirements = null,
-              context = excluded.context, status = 'settling',
+              context = excluded.context, status = 'settling', request_digest = excluded.request_digest,
               transaction = null, settlement = null, result = null, error_code = null,
               error_reason = null, updated_at = now()
           where x402_payments.status = 'released'
@@ -188,12 +192,13 @@ export class PaymentStore {
         select ${id}::uuid as id, 'settling'::text as status from ledger_transfer
       ), ${writes}, done as (
         insert into x402_payments (id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
-                                   valid_before, payload, context, status, transaction, settlement, result)
+                                   valid_before, payload, context, status, transaction, settlement, result,
+                                   request_digest)
         select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'completed', ${tx},
-               ${json(sql, settlement.response)}::jsonb, ${result}
+               ${json(sql, settlement.response)}::jsonb, ${result}, ${input.requestDigest}
         from paid
         returning result::text as result_json
       )
@@ -291,6 +296,16 @@ export class PaymentStore {
       where status in ('settling', 'pending', 'settled')
         and created_at <= now() - make_interval(secs => ${olderThanSeconds})
       order by created_at`;
+  }
+
+  /** The single-use record of an authorization (paid or identity), if this server holds one. */
+  async claimOf(
+    payer: string,
+    nonce: string,
+  ): Promise<{ kind: string; resource: string } | undefined> {
+    const [row] = await this.sql<{ kind: string; resource: string }[]>`
+      select kind, resource from x402_nonces where payer = ${payer} and nonce = ${nonce}`;
+    return row;
   }
 
   /** Single use of a zero-value identity proof; false when the nonce was seen before. */

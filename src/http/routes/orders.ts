@@ -10,6 +10,7 @@ import {
   OrderParamsSchema,
   SignedLinkQuerySchema,
 } from '../../wire/orders.js';
+import { attachmentDisposition } from '../../domain/orders/disposition.js';
 import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/orders/orders.js';
 import { verifyLink } from '../../domain/links/signed-links.js';
 import { AppError } from '../../errors.js';
@@ -70,10 +71,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
       const digest = Buffer.from(order.archiveSha256, 'hex').toString('base64');
       reply
         .type(order.compression === 'zip' ? 'application/zip' : 'application/gzip')
-        .header(
-          'Content-Disposition',
-          `attachment; filename="${order.fileName.replace(/["\\\r\n]/g, '_')}"`,
-        )
+        .header('Content-Disposition', attachmentDisposition(order.fileName))
         .header('Content-Length', String(stat.size))
         .header('X-Content-SHA256', order.archiveSha256)
         .header('Repr-Digest', `sha-256=:${digest}:`)

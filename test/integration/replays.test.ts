@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { createSaleItem } from '../helpers/items.js';
+import {
+  METADATA,
+  startSellingApp,
+  uploadRequest,
+  type SellingContext,
+} from '../helpers/selling.js';
+import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+
+/**
+ * One signed authorization pays for one request. A replay of it is answered from the stored
+ * result only when it is the same operation on the same content, within the authorization's
+ * validity window; any other request carrying it gets 409 `authorization_already_used` and
+ * nothing is stored; after the window a replay mints nothing (402, with the order id).
+ */
+let t: SellingContext;
+let local: LocalFacilitator;
+beforeAll(async () => {
+  t = await startSellingApp({
+    MAX_ACTIVE_LISTINGS: '1000',
+    LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
+  });
+  local = t.runtime.deps.facilitator as LocalFacilitator;
+});
+afterAll(() => t?.close());
+
+const deps = () => t.runtime.deps;
+const used = {
+  error: 'authorization_already_used',
+  message: expect.stringMatching(/already used for another request/),
+};
+
+async function itemsOf(address: string): Promise<number> {
+  const [row] = await deps().sql<{ n: number }[]>`
+    select count(*)::int as n from items i join agents a on a.id = i.seller_id
+    where a.address = ${address.toLowerCase()}`;
+  return row!.n;
+}
+
+describe('one listing-fee signature, many archives', () => {
+  const post = (payload: Buffer | string, headers: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/items', payload, headers });
+
+  it('lists the first archive; 100 other archives with the same signature get 409 and store nothing', async () => {
+    const seller = newWallet();
+    const first = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const prompt = promptOf(await post(first.payload, first.headers));
+    const { header } = await signPayment(seller, prompt, prompt.accepts[0]!);
+    const paid = await post(first.payload, { ...first.headers, 'payment-signature': header });
+    expect(paid.statusCode).toBe(202);
+    const itemId = (paid.json() as { item_id: string }).item_id;
+    const blobs = await t.blobFiles();
+    const balance = await local.balanceOf('eip155:8453', seller.address);
+
+    // 100 different archives under the one fee signature, 10 at a time
+    const answers: Array<{ statusCode: number; body: unknown }> = [];
+    for (let batch = 0; batch < 10; batch++) {
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 10 }, async () => {
+            const other = uploadRequest({ bytes: zipOf(uniqueProject()) });
+            const res = await post(other.payload, {
+              ...other.headers,
+              'payment-signature': header,
+            });
+            return { statusCode: res.statusCode, body: res.json() };
+          }),
+        )),
+      );
+    }
+    expect(answers).toHaveLength(100);
+    for (const a of answers) {
+      expect(a.statusCode).toBe(409);
+      expect(a.body).toEqual(used);
+    }
+    expect(await itemsOf(seller.address)).toBe(1);
+    expect(await t.blobFiles()).toEqual(blobs);
+    expect(await local.balanceOf('eip155:8453', seller.address)).toBe(balance);
+
+    // the very same request again is a retry: the same item, nothing new stored
+    const retry = await post(first.payload, { ...first.headers, 'payment-signature': header });
+    expect(retry.statusCode).toBe(202);
+    expect((retry.json() as { item_id: string }).item_id).toBe(itemId);
+    expect(await t.blobFiles()).toEqual(blobs);
+  });
+
+  it('the same archive with other metadata or another file name is another request: 409', async () => {
+    const seller = newWallet();
+    const bytes = zipOf(uniqueProject());
+    const first = uploadRequest({ bytes });
+    const prompt = promptOf(await post(first.payload, first.headers));
+    const { header } = await signPayment(seller, prompt, prompt.accepts[0]!);
+    const paid = await post(first.payload, { ...first.headers, 'payment-signature': header });
+    expect(paid.statusCode).toBe(202);
+    const variants = [
+      uploadRequest({ bytes, metadata: { ...METADATA, title: 'Another title' } }),
+      uploadRequest({ bytes, metadata: { ...METADATA, prices: { USDC: 6 } } }),
+      uploadRequest({ bytes, fileName: 'renamed.zip' }),
+    ];
+    for (const v of variants) {
+      const res = await post(v.payload, { ...v.headers, 'payment-signature': header });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toEqual(used);
+    }
+    const [row] = await deps().sql<{ title: string; price_micro: number; file_name: string }[]>`
+      select title, price_micro, file_name from items where id = ${(paid.json() as { item_id: string }).item_id}`;
+    expect(row).toEqual({ title: METADATA.title, priceMicro: 5_000_000, fileName: 'project.zip' });
+  });
+});
+
+describe('purchases and identity proofs', () => {
+  const completion = { policy_accepted: true, license_accepted: true };
+  const acquireUrl = (id: string) => `/api/v1/items/${id}/acquire`;
+  const complete = (itemId: string, header: string, body: object = completion) =>
+    t.app.inject({
+      method: 'POST',
+      url: acquireUrl(itemId),
+      headers: { 'payment-signature': header },
+      payload: body,
+    });
+
+  it('a purchase replayed for another chain gets 409; the same request again the same order', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const prompt = promptOf(
+      await t.app.inject({
+        method: 'POST',
+        url: acquireUrl(item.itemId),
+        payload: { chain: 'base' },
+      }),
+    );
+    const base = prompt.accepts.find((a) => a.network === 'eip155:8453')!;
+    const { header } = await signPayment(buyer, prompt, base);
+    const body = { ...completion, chain: 'base' };
+    const paid = await complete(item.itemId, header, body);
+    expect(paid.statusCode).toBe(200);
+    const orderId = (paid.json() as { order_id: string }).order_id;
+    const balance = await local.balanceOf('eip155:8453', buyer.address);
+
+    const otherChain = await complete(item.itemId, header, { ...completion, chain: 'polygon' });
+    expect(otherChain.statusCode).toBe(409);
+    expect(otherChain.json()).toEqual(used);
+
+    const again = await complete(item.itemId, header, body);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ order_id: orderId, download_url: expect.any(String) });
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(balance);
+    const [orders] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${item.itemId}`;
+    expect(orders!.n).toBe(1);
+  });
+
+  it('an identity proof replayed on another route gets 409; on its own route 402 as before', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
+    const { header: pay } = await signPayment(buyer, prompt, prompt.accepts[0]!);
+    const bought = await complete(item.itemId, pay);
+    expect(bought.statusCode).toBe(200);
+    const orderId = (bought.json() as { order_id: string }).order_id;
+
+    const orderUrl = `/api/v1/orders/${orderId}`;
+    const idPrompt = promptOf(await t.app.inject(orderUrl));
+    const { header } = await signPayment(buyer, idPrompt, idPrompt.accepts[0]!);
+    const links = await t.app.inject({ url: orderUrl, headers: { 'payment-signature': header } });
+    expect(links.statusCode).toBe(200);
+
+    for (const url of ['/api/v1/agent/username', '/api/v1/seller/items', '/api/v1/inbox']) {
+      const res = await t.app.inject({ url, headers: { 'payment-signature': header } });
+      expect(res.statusCode, url).toBe(409);
+      expect(res.json()).toEqual(used);
+    }
+    // the payment header on an identity route, and the identity proof as a payment
+    const asIdentity = await t.app.inject({ url: orderUrl, headers: { 'payment-signature': pay } });
+    expect(asIdentity.statusCode).toBe(409);
+    const asPayment = await complete(item.itemId, header);
+    expect(asPayment.statusCode).toBe(409);
+
+    const same = await t.app.inject({ url: orderUrl, headers: { 'payment-signature': header } });
+    expect(same.statusCode).toBe(402);
+    expect(same.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_nonce_already_used',
+    });
+  });
+
+  it('past its validity window a used payment mints no link: 402 with the order id; links come from the order', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
+    const paid = await complete(item.itemId, signed.header);
+    expect(paid.statusCode).toBe(200);
+    const orderId = (paid.json() as { order_id: string }).order_id;
+    const validBefore = Number(
+      (signed.payload.payload as { authorization: { validBefore: string } }).authorization
+        .validBefore,
+    );
+    try {
+      // a day after the window closed (only the clock moves; the database keeps its own)
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime((validBefore + 86_400) * 1000);
+      const late = await complete(item.itemId, signed.header);
+      expect(late.statusCode).toBe(402);
+      expect(late.json()).toEqual({
+        error: 'payment_verification_failed',
+        message: expect.stringMatching(/GET \/api\/v1\/orders/),
+        reason: 'invalid_exact_evm_nonce_already_used',
+        order_id: orderId,
+      });
+      expect(late.body).not.toMatch(/download|sig=/);
+      // the owner's identity proof still gets fresh links
+      const orderUrl = `/api/v1/orders/${orderId}`;
+      const idPrompt = promptOf(await t.app.inject(orderUrl));
+      const { header } = await signPayment(buyer, idPrompt, idPrompt.accepts[0]!);
+      const links = await t.app.inject({ url: orderUrl, headers: { 'payment-signature': header } });
+      expect(links.statusCode).toBe(200);
+      expect(links.json()).toMatchObject({ download_url: expect.stringContaining(orderId) });
+    } finally {
+      vi.useRealTimers();
+    }
+    const [orders] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${item.itemId}`;
+    expect(orders!.n).toBe(1);
+  });
+
+  it('within its window a replay is an idempotent retry: the same order and fresh links', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
+    const paid = await complete(item.itemId, signed.header);
+    const retry = await complete(item.itemId, signed.header);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toMatchObject({
+      order_id: (paid.json() as { order_id: string }).order_id,
+      download_url: expect.any(String),
+    });
+  });
+});
