@@ -16,7 +16,7 @@ import {
 import { ItemParamsSchema } from '../../wire/items.js';
 import { accountAuth, agentOf, walletOf } from '../identity.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 
 /**
  * Item feedback (both revisions, with this deployment's credential), and Revision B's seller inbox

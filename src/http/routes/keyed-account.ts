@@ -14,7 +14,7 @@ import { sellerPayoutsRevisionA } from '../../domain/payouts/payouts-a.js';
 import { SellerPayoutsASchema } from '../../wire/payouts.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 
 const ONE_DAY_SECONDS = 86_400;
 

@@ -28,7 +28,7 @@ import { agentOf } from '../identity.js';
 import { payFor } from '../payment.js';
 import { sendRepresentation } from '../representation.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 import { readUpload, uploadBodyLimit } from './selling.js';
 
 /**
