@@ -103,10 +103,6 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
     keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler,
     frameworkErrors,
-    // A `__proto__` or `constructor` key is data like any other: JSON.parse makes it an own
-    // property (no prototype is touched) and the route's schema refuses or drops unknown keys.
-    onProtoPoisoning: 'ignore',
-    onConstructorPoisoning: 'ignore',
     trustProxy: true,
     genReqId: () => crypto.randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -206,7 +202,9 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
 
   // `Content-Type: application/json` with nothing after it is no body, not a 400: clients send
   // that header on bodiless identity probes (DELETE) and on the unpaid acquire call.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // A `__proto__` or `constructor` key is data like any other: JSON.parse makes it an own
+  // property (no prototype is touched) and each route's schema refuses or drops unknown keys.
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
