@@ -33,6 +33,23 @@ describe('defaults', () => {
   });
   afterAll(() => t.close());
 
+  it('the manifest and the agent guide state the limits', async () => {
+    const manifest = (await t.app.inject('/api/v1/skills')).json() as {
+      limits: { rate_limits: Record<string, unknown> };
+    };
+    expect(manifest.limits.rate_limits).toMatchObject({
+      window_seconds: t.config.RATE_LIMIT_WINDOW_SECONDS,
+      unsigned_per_address: t.config.RATE_LIMIT_PUBLIC_MAX,
+      per_wallet: t.config.RATE_LIMIT_ACCOUNT_MAX,
+      failed_credentials_per_address: t.config.RATE_LIMIT_FAILURE_MAX,
+    });
+    const guide = (await t.app.inject('/agent-usage')).body;
+    expect(guide).toContain('429 `rate_limited`');
+    expect(guide).toContain('`Retry-After`');
+    expect(guide).toContain(`${t.config.RATE_LIMIT_FAILURE_MAX} per client address`);
+    expect(guide).toContain('503 `storage_unavailable`');
+  });
+
   it('1,000 requests a minute from one address pass with the default limits', async () => {
     for (let i = 0; i < 1000; i++) {
       const res = await t.app.inject({ url: '/', remoteAddress: from(1) });
