@@ -82,6 +82,15 @@ describe('slow and malformed HTTP', () => {
     expect(bodyOf(res.text)).toMatchObject({ error: 'invalid_request' });
   });
 
+  it('headers over the limit get 431 headers_too_large in the catalog shape', async () => {
+    const res = await rawExchange(
+      t.base,
+      `GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\n\r\n`,
+    );
+    expect(res.text).toMatch(/^HTTP\/1\.1 431 /);
+    expect(bodyOf(res.text)).toMatchObject({ error: 'headers_too_large' });
+  });
+
   it('a path that is not valid percent-encoding gets the catalog shape', async () => {
     const res = await t.app.inject({ url: '/api/v1/items/%E0%A4%A' });
     expect(res.statusCode).toBe(400);
