@@ -61,7 +61,7 @@ function limited(ttlSeconds: number, message: string): AppError {
  */
 export const rateLimitPlugin = fp(
   async (app: FastifyInstance, { config }: { config: Config }) => {
-    await app.register(rateLimit, { global: false, cache: 10_000 });
+    await app.register(rateLimit, { global: false });
     const window = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
     const perAddress = (max: number) => app.createRateLimit({ max, timeWindow: window });
     const unsigned = perAddress(config.RATE_LIMIT_PUBLIC_MAX);
