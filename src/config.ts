@@ -33,6 +33,35 @@ export const ConfigSchema = z
       .default('info'),
     /** Which contract revision this deployment follows: B (wallet identity, default) or A (API keys). */
     CONTRACT_REVISION: z.enum(['A', 'B']).default('B'),
+    /**
+     * Slow or stalled clients (src/http/app.ts): the request line and headers must arrive within
+     * HTTP_HEADERS_TIMEOUT_MS and the whole request, body included, within HTTP_REQUEST_TIMEOUT_MS
+     * (then 408 and the connection is closed); a connection with no traffic at all is closed after
+     * HTTP_IDLE_TIMEOUT_MS (above the longest paid request: verify + settle); an idle keep-alive
+     * connection after HTTP_KEEP_ALIVE_TIMEOUT_MS (above a load balancer's idle timeout).
+     */
+    HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+    HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
+
+    // --- rate limits (src/http/plugins/rate-limit.ts; per replica, in process) ----------------
+    /** Length of every rate-limit window. */
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    /**
+     * Requests per client address and window without a credential: public routes, 402 prompts and
+     * anything unsigned. A ceiling against floods: our own load bench (600/s from one address) passes.
+     */
+    RATE_LIMIT_PUBLIC_MAX: z.coerce.number().int().min(1).default(60_000),
+    /** Revision A SIWE challenges per client address and window. */
+    RATE_LIMIT_CHALLENGE_MAX: z.coerce.number().int().min(1).default(120),
+    /** Requests per wallet (Revision B identity) or API key's account (Revision A) and window. */
+    RATE_LIMIT_ACCOUNT_MAX: z.coerce.number().int().min(1).default(3_000),
+    /**
+     * Failed credentials per client address and window (bad API keys, rejected payment or identity
+     * signatures, bad SIWE proofs); past it, every signed or keyed request of that address is 429.
+     */
+    RATE_LIMIT_FAILURE_MAX: z.coerce.number().int().min(1).default(30),
 
     // --- storage of state -------------------------------------------------------------------
     DATA_DIR: z.string().min(1).default('./data'),

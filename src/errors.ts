@@ -20,6 +20,13 @@ export const ERROR_CATALOG = catalog({
   unsupported_media_type: [415, 'This Content-Type is not accepted here.'],
   payload_too_large: [413, 'The body is larger than this route accepts.'],
   payment_header_too_large: [431, 'The PAYMENT-SIGNATURE header is too large.'],
+  headers_too_large: [431, 'The request headers are too large.'],
+  request_timeout: [408, 'The request did not arrive in time; the connection is closed.'],
+  rate_limited: [429, 'Too many requests; retry after the time given.'],
+  storage_unavailable: [
+    503,
+    'Archive storage is full or unavailable; nothing was stored or charged. Retry after the time given.',
+  ],
   internal_error: [500, 'Something went wrong on our side; nothing was charged twice. Try again.'],
   // --- discovery and search -----------------------------------------------------------------
   missing_query: [400, 'Send a search query in q.'],
@@ -128,7 +135,6 @@ export const ERROR_CATALOG = catalog({
     'The feedback window of the most recent order on this item has closed.',
   ],
   feedback_not_found: [404, 'No feedback with this id belongs to the caller.'],
-  rate_limited: [429, 'Too many requests; retry after the time given.'],
   // --- Revision A (spec 4.2, 5.1) -----------------------------------------------------------
   unauthorized: [401, 'Send a valid API key in X-API-KEY.'],
   invalid_address: [400, 'address must be a 0x-prefixed 20-byte hex address.'],

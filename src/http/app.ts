@@ -21,8 +21,10 @@ import {
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import { installErrorHandling } from './error-handler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installIdentity } from './identity.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { accountRoutes } from './routes/account.js';
 import { acquireRoutes } from './routes/acquire.js';
 import { authRoutes } from './routes/auth.js';
@@ -89,7 +91,18 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
     bodyLimit: 64 * 1024,
     // Node's default 16 KB for all headers is too tight for clients that echo the whole payment
     // prompt back in PAYMENT-SIGNATURE; the payment header itself is capped below.
-    http: { maxHeaderSize: 64 * 1024 },
+    // Slow or stalled clients are cut off (config.ts HTTP_*_TIMEOUT_MS): Node checks the header
+    // and request deadlines every connectionsCheckingInterval, answers 408 and closes.
+    http: {
+      maxHeaderSize: 64 * 1024,
+      headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1_000, config.HTTP_HEADERS_TIMEOUT_MS),
+    },
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler,
+    frameworkErrors,
     trustProxy: true,
     genReqId: () => crypto.randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -99,6 +112,9 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installIdentity(app, deps);
+  await app.register(securityHeadersPlugin);
+  // After the identity hook: the per-account bucket reads the verified wallet or key's account.
+  await app.register(rateLimitPlugin, { config });
 
   // Every registered route, for the manifest/OpenAPI agreement test and operators' debugging.
   const routeTable: Array<{ method: string; url: string; hidden: boolean }> = [];
@@ -186,7 +202,9 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
 
   // `Content-Type: application/json` with nothing after it is no body, not a 400: clients send
   // that header on bodiless identity probes (DELETE) and on the unpaid acquire call.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // A `__proto__` or `constructor` key is data like any other: JSON.parse makes it an own
+  // property (no prototype is touched) and each route's schema refuses or drops unknown keys.
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);

@@ -1,4 +1,12 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+} from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, isErrorCode, type ErrorCode } from '../errors.js';
 
@@ -58,4 +66,46 @@ export function installErrorHandling(app: FastifyInstance): void {
     const e = new AppError('not_found');
     return reply.status(e.status).send(e.toBody());
   });
+}
+
+/**
+ * Malformed HTTP that never reaches a route (a bad request line or header, headers too large, a
+ * request that did not arrive within the timeouts): answered on the raw socket in the catalog's
+ * shape, then the connection is closed. Replaces Fastify's `{ error: "Bad Request", ... }`.
+ */
+export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> =
+  function (this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const e =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('request_timeout')
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? new AppError('headers_too_large')
+          : new AppError('invalid_request', {
+              message: 'The request is not well-formed HTTP/1.1 (request line or headers).',
+            });
+    this.log.debug({ code: err.code }, 'client error');
+    if (socket.writable) {
+      const body = JSON.stringify(e.toBody());
+      socket.write(
+        `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+
+/** Router errors (a path that is not valid percent-encoding, a path parameter past its length). */
+export function frameworkErrors(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const e = new AppError('invalid_request', {
+    message:
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'A path segment is longer than any id this API uses.'
+        : 'The URL path is not valid percent-encoding.',
+  });
+  void reply.status(e.status).send(e.toBody());
 }

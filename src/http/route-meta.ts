@@ -22,6 +22,12 @@ declare module 'fastify' {
      * per content type. Fastify does not validate it; the domain does, with stable codes.
      */
     docBody?: Record<string, import('zod').ZodType>;
+    /**
+     * Rate-limit role beyond `auth` (src/http/plugins/rate-limit.ts): `challenge` counts in the
+     * per-address challenge bucket; `signed` verifies a signature carried in its body (Revision A
+     * registration, key rotation, linking), so it is refused once its address failed too often.
+     */
+    throttle?: 'challenge' | 'signed';
   }
 }
 

@@ -57,6 +57,24 @@ export function payloadTooLarge(maxBytes: number): AppError {
   return new AppError('payload_too_large', { message: `archive exceeds ${maxBytes} bytes` });
 }
 
+/** The disk is full or over quota: the outside world, not the request. */
+const STORAGE_FULL = new Set(['ENOSPC', 'EDQUOT']);
+/** Seconds a client waits before retrying an upload refused for a full disk. */
+export const STORAGE_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * A store failure as the caller's answer: a full disk is 503 `storage_unavailable` with
+ * `retry_after` (nothing was stored, nothing was charged); anything else is left as it is.
+ */
+export function storageFailure(e: unknown): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !STORAGE_FULL.has(code)) return e;
+  return new AppError('storage_unavailable', {
+    retry_after: STORAGE_RETRY_AFTER_SECONDS,
+    headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+  });
+}
+
 /** Reads a whole blob into memory, refusing more than `maxBytes` (archives are small and bounded). */
 export async function readBlob(store: BlobStore, key: string, maxBytes: number): Promise<Buffer> {
   const stream = await store.createReadStream(key);

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import {
   assertValidKey,
   payloadTooLarge,
+  storageFailure,
   toReadable,
   type BlobStore,
   type PutResult,
@@ -15,7 +16,8 @@ import {
 /**
  * Blobs as files under one root directory. A put streams into a temporary file beside the target
  * (hashing and counting on the way) and renames it into place, so a reader sees the whole object or
- * nothing, and a failed or oversized put leaves no bytes behind.
+ * nothing, and a failed or oversized put leaves no bytes behind. A full disk (ENOSPC, EDQUOT) is
+ * 503 `storage_unavailable`.
  */
 export class FsBlobStore implements BlobStore {
   readonly kind = 'fs' as const;
@@ -38,7 +40,9 @@ export class FsBlobStore implements BlobStore {
     opts: { maxBytes?: number } = {},
   ): Promise<PutResult> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
+    await mkdir(path.dirname(target), { recursive: true }).catch((e: unknown) => {
+      throw storageFailure(e);
+    });
     const tmp = `${target}.${randomUUID()}.partial`;
     const hash = createHash('sha256');
     let size = 0;
@@ -63,7 +67,7 @@ export class FsBlobStore implements BlobStore {
       // opened: removing it before the open completes left it behind. Wait until it has closed.
       if (!out.closed) await new Promise<void>((closed) => out.once('close', () => closed()));
       await rm(tmp, { force: true });
-      throw e;
+      throw storageFailure(e);
     }
     return { size, sha256: hash.digest('hex') };
   }

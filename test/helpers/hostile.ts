@@ -11,7 +11,10 @@ export interface HostileCase {
   reason: 'safety_checks_failed' | 'insufficient_complexity';
   /** The operator-side finding expected first. */
   check: string;
-  /** Passes the upload's signature check (some shapes are refused even before the scan). */
+  /**
+   * Passes the upload's signature and structure checks; false: refused before the fee with 400
+   * `unsupported_archive` (a zip whose end record is not at the end is not a readable zip).
+   */
   uploadable: boolean;
   /** The whole first finding, where the case pins it (secrets: kind, file and line). */
   finding?: Finding;
@@ -65,7 +68,7 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
   };
   const keystoreName = `keystore/UTC--2025-01-01T00-00-00.000000000Z--${address}`;
 
-  const cases: Array<Omit<HostileCase, 'reason' | 'uploadable'>> = [
+  const cases: Array<Omit<HostileCase, 'reason' | 'uploadable'> & { uploadable?: false }> = [
     {
       name: 'zip slip',
       compression: 'zip',
@@ -204,6 +207,7 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       compression: 'zip',
       check: 'trailing_data',
       bytes: buildZip(project(), { trailing: Buffer.from('hidden payload after the end record') }),
+      uploadable: false,
     },
     {
       name: 'trailing data (tar.gz)',
@@ -364,7 +368,7 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       c.check === 'insufficient_complexity'
         ? ('insufficient_complexity' as const)
         : ('safety_checks_failed' as const),
-    uploadable: true,
+    uploadable: c.uploadable ?? true,
   }));
 }
 

@@ -10,6 +10,7 @@ import { hostileCorpus, SLIP_MARKER } from '../helpers/hostile.js';
 import {
   listItem,
   sellerStatus,
+  upload,
   startSellingApp,
   type SellingContext,
 } from '../helpers/selling.js';
@@ -39,6 +40,16 @@ describe('hostile corpus through upload and the worker', async () => {
   const corpus = await hostileCorpus();
   const seller = newWallet();
   it.each(corpus.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    if (!c.uploadable) {
+      // Refused before any fee is due: nothing stored, no prompt.
+      const keys = await t.blobFiles();
+      const { first } = await upload(t, seller, { bytes: c.bytes, compression: c.compression });
+      expect(first.statusCode).toBe(400);
+      expect(first.json()).toMatchObject({ error: 'unsupported_archive' });
+      expect(first.headers['payment-required']).toBeUndefined();
+      expect(await t.blobFiles()).toEqual(keys);
+      return;
+    }
     const id = await listItem(t, seller, { bytes: c.bytes, compression: c.compression });
     const keys = await t.blobFiles();
     await t.work();

@@ -1,4 +1,4 @@
-import type { AgentUsageOptions } from './agent-usage.js';
+import { limitsSection, type AgentUsageOptions } from './agent-usage.js';
 
 /**
  * The agent guide of a Revision A deployment (API keys; spec 4.2, 5.1): register with signed
@@ -119,5 +119,6 @@ or link one per chain). Refusals: 409 \`duplicate_code\`, 403 \`code_previously_
 
 Policy terms: ${base}/terms/v1 · Buyer licence: ${base}/license/v1. Acceptance at purchase is
 recorded with the versions current at that time.
-`;
+
+${limitsSection(6, opts)}`;
 }

@@ -19,6 +19,42 @@ export interface AgentUsageOptions {
   /** Minutes between two runs of the payout job. */
   payoutIntervalMinutes: number;
   ratingThreshold: number;
+  /** Rate limits of this deployment (per replica; see limitsSection). */
+  rateLimits: {
+    windowSeconds: number;
+    publicMax: number;
+    challengeMax: number;
+    accountMax: number;
+    failureMax: number;
+  };
+}
+
+/**
+ * The guide's section on limits and service errors every client can meet, shared by both
+ * revisions: rate limits (429 `rate_limited`), a full disk (503 `storage_unavailable`), timeouts.
+ */
+export function limitsSection(n: number, opts: AgentUsageOptions): string {
+  const r = opts.rateLimits;
+  const credential =
+    opts.revision === 'A'
+      ? 'a bad API key or SIWE signature'
+      : 'a rejected payment or identity signature';
+  return `## ${n}. Limits and service errors
+
+Rate limits count per window of ${r.windowSeconds} s and answer 429 \`rate_limited\` with
+\`Retry-After\` (and \`retry_after\` in the body, in seconds): wait that long, then retry.
+- Requests without a credential (search, details, 402 prompts): ${r.publicMax} per client address.
+- ${opts.revision === 'A' ? `SIWE challenges: ${r.challengeMax} per client address.\n- ` : ''}Account routes: ${r.accountMax} per ${opts.revision === 'A' ? 'API key' : 'wallet'}.
+- Failed credentials (${credential}): ${r.failureMax} per client address; past that, every
+  signed or keyed request from that address answers 429 until the window ends. A request whose
+  credential verifies never counts against its address, and a signed payment is never refused by
+  the unsigned limit.
+
+503 \`storage_unavailable\` (+\`retry_after\`): the archive store is full; nothing was stored or
+charged; upload again after the delay. A request that stalls (headers or body not arriving in
+time) is closed with 408 \`request_timeout\`. Malformed HTTP answers 400 \`invalid_request\`.
+Every error body is \`{ "error": <code>, "message": <text> }\`, sometimes with more fields.
+`;
 }
 
 export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
@@ -141,7 +177,8 @@ answers 409 \`authorization_already_used\` and stores nothing. Your first listin
 
 Validation errors (400 unless noted): \`invalid_metadata\` (\`message\` names the field),
 \`unknown_metadata_key\`, \`invalid_price\`, \`invalid_file_name\`, \`missing_file\`,
-\`invalid_file\`, \`unsupported_archive\`, \`invalid_multipart\` (no boundary, body cut off),
+\`invalid_file\`, \`unsupported_archive\` (not a readable zip or tar.gz: the structure is checked,
+not only the first bytes), \`invalid_multipart\` (no boundary, body cut off),
 413 \`payload_too_large\`, 413 \`too_many_parts\`, 409 \`listing_limit_reached\`
 (${opts.maxActiveListings} pending, scanning or active listings per seller).
 
@@ -227,5 +264,6 @@ gets 404 \`agent_not_found\`; another wallet's order or listing is a plain 404.
 
 Policy terms: ${base}/terms/v1 · Buyer licence: ${base}/license/v1. Acceptance at purchase is
 recorded with the versions current at that time.
-`;
+
+${limitsSection(7, opts)}`;
 }

@@ -9,16 +9,25 @@ export interface InvoiceDocument {
   rows: Array<[label: string, value: string]>;
 }
 
+/**
+ * Seller text as literal Markdown: every character that could open markup (emphasis, code, links
+ * and images, raw HTML, autolinks, entities, table cells, strike-through) is backslash-escaped, and
+ * line breaks become spaces, so `<script>` or `[x](javascript:…)` in a title renders as the text
+ * it is (CommonMark: any escaped ASCII punctuation is that character, nothing more).
+ */
+export function escapeMarkdown(s: string): string {
+  return s.replace(/[\\`*_[\]<>&!|~]/g, '\\$&').replace(/[\r\n]+/g, ' ');
+}
+
 export function renderInvoiceMarkdown(doc: InvoiceDocument): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   return [
-    `# Invoice ${doc.number}`,
+    `# Invoice ${escapeMarkdown(doc.number)}`,
     '',
-    doc.title,
+    escapeMarkdown(doc.title),
     '',
     '| Field | Value |',
     '|---|---|',
-    ...doc.rows.map(([k, v]) => `| ${k} | ${cell(v)} |`),
+    ...doc.rows.map(([k, v]) => `| ${escapeMarkdown(k)} | ${escapeMarkdown(v)} |`),
     '',
   ].join('\n');
 }

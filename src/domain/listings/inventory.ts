@@ -65,7 +65,7 @@ export async function sellerItemStatus(
 ): Promise<SellerItemStatus> {
   const [r] = await sql<{ status: ItemStatus; statusReason: string }[]>`
     select status, status_reason from items where id = ${itemId} and seller_id = ${sellerId} and purged_at is null`;
-  if (!r) throw notFound();
+  if (!r) throw notFound('item_not_found', 'No item with this id belongs to the caller.');
   if (r.status !== 'rejected') return { status: r.status, reason: r.statusReason };
   // The owner learns what to fix: the findings of the attempt that rejected the listing.
   const [scan] = await sql<{ findings: Finding[] }[]>`
@@ -92,7 +92,7 @@ export async function deleteListing(
   const { sql } = deps;
   const [r] = await sql<{ status: ItemStatus }[]>`
     select status from items where id = ${itemId} and seller_id = ${sellerId} and purged_at is null`;
-  if (!r) throw notFound();
+  if (!r) throw notFound('item_not_found', 'No item with this id belongs to the caller.');
   if (!LISTED.includes(r.status)) return;
   await sql`
     update items set status = 'deleted', status_reason = 'removed', deleted_at = now(), updated_at = now()

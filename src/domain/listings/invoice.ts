@@ -60,7 +60,7 @@ export async function listingInvoice(sql: Db, itemId: string): Promise<ListingIn
            f.pay_to, f.amount_micro, f.transaction, f.paid_at
     from listing_fees f join items i on i.id = f.item_id join agents a on a.id = i.seller_id
     where f.item_id = ${itemId}`;
-  if (!r) throw notFound();
+  if (!r) throw notFound('item_not_found', 'No listing invoice for this item.');
   return {
     invoice_number: `LST-${r.itemId.slice(0, 8).toUpperCase()}`,
     kind: 'listing_fee',

@@ -5,10 +5,11 @@ import { AppError, badRequest } from '../../errors.js';
 import { hasAtMostUsdcDecimals, toMicro } from '../../wire/money.js';
 import { hasControlCharacters } from '../../wire/input.js';
 import type { Compression } from '../scan/scan-archive.js';
+import { checkArchiveStructure } from './archive-structure.js';
 
 /**
  * Everything an upload must satisfy before any fee is asked (spec 2.2, 4.3, 8): metadata, file
- * name, archive signature and size. Codes where the spec is silent: `invalid_metadata`,
+ * name, archive signature and structure (archive-structure.ts) and size. Codes where the spec is silent: `invalid_metadata`,
  * `unknown_metadata_key`, `invalid_price`, `invalid_file_name`, `missing_file`,
  * `unsupported_archive`, `payload_too_large` (413).
  */
@@ -172,7 +173,7 @@ export function tooLarge(max: number): AppError {
   return new AppError('payload_too_large', { message: `the archive exceeds ${max} bytes` });
 }
 
-export function finishUpload(
+export async function finishUpload(
   input: {
     metadata: unknown;
     compression: Compression;
@@ -180,11 +181,12 @@ export function finishUpload(
     bytes: Buffer;
   },
   config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC' | 'MAX_ARCHIVE_BYTES'>,
-): ValidUpload {
+): Promise<ValidUpload> {
   const metadata = parseMetadata(input.metadata, config);
   const fileName = checkFileName(input.fileName, input.compression);
   if (input.bytes.length > config.MAX_ARCHIVE_BYTES) throw tooLarge(config.MAX_ARCHIVE_BYTES);
   checkSignature(input.bytes, input.compression);
+  await checkArchiveStructure(input.bytes, input.compression);
   return {
     metadata,
     compression: input.compression,
@@ -197,10 +199,10 @@ export function finishUpload(
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The JSON encoding: `{ compression, file: <base64>, metadata }`. */
-export function parseJsonUpload(
+export async function parseJsonUpload(
   body: unknown,
   config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC' | 'MAX_ARCHIVE_BYTES'>,
-): ValidUpload {
+): Promise<ValidUpload> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw badRequest('invalid_request', 'body must be a JSON object');
   const b = body as Record<string, unknown>;

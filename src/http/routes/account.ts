@@ -84,12 +84,16 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
 
   // Attaching another address (spec 4.3 rule 6, 7.2): the routes exist and always answer 404
   // feature_disabled, without a handshake (there is nothing to prove for a disabled feature).
+  // The body is documented, not validated: whatever is sent, the answer is feature_disabled.
   const disabled = {
-    config: { auth: 'public' as const },
+    config: {
+      auth: 'public' as const,
+      docBody: { 'application/json': AttachWalletBodySchema.optional() },
+    },
     schema: describe(
       'account',
       'Attach another address to your account: disabled in Revision B (404 feature_disabled)',
-      { body: AttachWalletBodySchema.optional(), response: { 404: ErrorSchema } },
+      { response: { 404: ErrorSchema } },
     ),
   };
   app.post('/api/v1/agent/wallets', disabled, async () => attachWalletDisabled());

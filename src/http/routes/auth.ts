@@ -20,7 +20,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/auth/challenge',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', throttle: 'challenge' },
       schema: describe(
         'account',
         'A SIWE (EIP-4361) message to sign with personal_sign: single use, 5 minutes, one action',
@@ -36,7 +36,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/register',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', throttle: 'signed' },
       schema: describe(
         'account',
         'Create an account from signed register challenges; the API key is shown once',
@@ -52,7 +52,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/auth/rotate-key',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', throttle: 'signed' },
       schema: describe(
         'account',
         'A new API key for the account of the signing wallet; the old key stops working',
@@ -68,7 +68,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/auth/link-wallet',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', throttle: 'signed' },
       schema: describe(
         'account',
         "Link another wallet (on the challenge's chain) to your account",

@@ -11,6 +11,14 @@ import { notFound } from '../../errors.js';
 import { describe } from '../route-meta.js';
 
 export const SPEC_VERSION = '3.2.5';
+
+const rateLimitsOf = (config: Deps['config']) => ({
+  windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+  publicMax: config.RATE_LIMIT_PUBLIC_MAX,
+  challengeMax: config.RATE_LIMIT_CHALLENGE_MAX,
+  accountMax: config.RATE_LIMIT_ACCOUNT_MAX,
+  failureMax: config.RATE_LIMIT_FAILURE_MAX,
+});
 export const MANIFEST_VERSION = '2.4.0';
 
 export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
@@ -109,6 +117,17 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           price_usdc: { min: config.MIN_PRICE_USDC, max: config.MAX_PRICE_USDC },
           active_listings_per_seller: config.MAX_ACTIVE_LISTINGS,
           rating_visibility_threshold: config.RATING_VISIBILITY_THRESHOLD,
+          rate_limits: {
+            window_seconds: config.RATE_LIMIT_WINDOW_SECONDS,
+            unsigned_per_address: config.RATE_LIMIT_PUBLIC_MAX,
+            ...(config.CONTRACT_REVISION === 'A' && {
+              challenges_per_address: config.RATE_LIMIT_CHALLENGE_MAX,
+            }),
+            [config.CONTRACT_REVISION === 'A' ? 'per_api_key' : 'per_wallet']:
+              config.RATE_LIMIT_ACCOUNT_MAX,
+            failed_credentials_per_address: config.RATE_LIMIT_FAILURE_MAX,
+            exceeded: '429 rate_limited with Retry-After (seconds; also retry_after in the body)',
+          },
         },
         endpoints: endpointsFromOpenApi(openApiDocument()) as unknown as Record<string, unknown>[],
       }),
@@ -130,6 +149,7 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           platformFeedbackPerDay: config.PLATFORM_FEEDBACK_DAILY_LIMIT,
           payoutIntervalMinutes: Math.round(config.PAYOUT_INTERVAL_SECONDS / 6) / 10,
           ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
+          rateLimits: rateLimitsOf(config),
         }),
       ),
   );

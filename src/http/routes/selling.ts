@@ -67,9 +67,15 @@ async function readParts(request: FastifyRequest, config: Config): Promise<Multi
   const form: MultipartForm = {};
   for await (const part of request.parts()) {
     if (part.type === 'file') {
-      if (part.fieldname !== 'file' || form.bytes) {
+      if (part.fieldname !== 'file') {
         part.file.resume();
-        throw badRequest('invalid_request', 'send exactly one file part, named "file"');
+        throw badRequest('missing_file', 'the archive goes in a file part named "file"');
+      }
+      if (form.bytes) {
+        part.file.resume();
+        throw new AppError('too_many_parts', {
+          message: 'send exactly one file part, named "file"',
+        });
       }
       form.fileName = part.filename;
       const chunks: Buffer[] = [];
