@@ -1,4 +1,4 @@
-import { limitsSection, type AgentUsageOptions } from './agent-usage.js';
+import { limitsSection, type AgentUsageOptions } from './guide.js';
 
 /**
  * The agent guide of a Revision A deployment (API keys; spec 4.2, 5.1): register with signed
