@@ -1,0 +1,112 @@
+/**
+ * Code that evaluates what it decodes, or runs what it downloads: the dropper shapes of malicious
+ * packages (GuardDog's `exec-base64`, `npm-exec-base64`, `obfuscation`, `download-executable`).
+ * Asked only of lines that can hold one (see content.ts: a long token run, a backslash escape, a
+ * pipe or `&&`, a long line), and of every line of a file once it has assigned an encoded literal.
+ * Findings name the rule and the evaluator, never the payload.
+ */
+export interface CodeHit {
+  rule: string;
+  kind: string;
+}
+
+/** Calls that evaluate code or run a command; the capture names the callee. */
+const EVALUATOR =
+  /(?<![\w$.])(eval|exec|execfile|compile|Function|__import__|system|popen|Popen|execSync|spawnSync|execFileSync)\s*\(|\.(runInThisContext|runInNewContext|runInContext|system|popen|exec|execSync|spawn|spawnSync|execFile|execFileSync|check_output|check_call|getoutput|run|call|Popen)\s*\(|\bnew\s+(?:vm\.)?(Script)\s*\(|\b(Invoke-Expression|iex)\b/g;
+/** Of those, the ones that run a shell command (a download-and-run needs one). */
+const RUNS_COMMAND =
+  /^(?:system|popen|Popen|execSync|spawnSync|execFileSync|exec|spawn|execFile|check_output|check_call|getoutput|run|call|Invoke-Expression|iex)$/;
+/** A decoding call or encoding name inside an evaluator's argument. */
+const DECODE =
+  /\b(?:atob|b64decode|b32decode|b16decode|a85decode|b85decode|decodebytes|decodestring|fromhex|unhexlify|fromCharCode|unescape|decompress|inflateSync|inflateRawSync|gunzipSync|brotliDecompressSync|FromBase64String)\s*\(|\bmarshal\.loads\b|\bcodecs\.decode\b|['"](?:base64|base64url|hex|rot13|rot_13|hex_codec|zlib)['"]|\bchr\s*\(/;
+const ESCAPE = /\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3}/g;
+const LONG_ENCODED = /[A-Za-z0-9+/=]{200,}/;
+/** A download tool or a raw TCP redirect in a command line. */
+export const DOWNLOAD =
+  /\b(?:curl|wget|Invoke-WebRequest|iwr|Invoke-RestMethod|irm|DownloadString|DownloadFile|certutil|bitsadmin|Start-BitsTransfer)\b|\/dev\/tcp\//i;
+/** Code that fetches over the network (what an evaluator must not be fed). */
+const NETWORK_READ =
+  /\b(?:urlopen|urlretrieve|requests\.(?:get|post)|https?\.get|fetch|http\.client|httpx\.(?:get|post))\s*\(|\burllib\.request\.urlopen\b/;
+/** `name = <something with a decoding call>` */
+const DECODE_ASSIGN = /([A-Za-z_$][\w$]*)\s*(?::[^=]{1,30})?=\s*(?!=|>)(.*)$/;
+/** `name = "<200+ base64/hex chars>"`: an encoded literal that may be decoded further down. */
+const ENCODED_LITERAL_ASSIGN =
+  /([A-Za-z_$][\w$]*)\s*(?::[^=]{1,30})?=\s*b?["'`][A-Za-z0-9+/=]{120,}/;
+
+/** The argument text of the call whose `(` is at `open` (to its matching `)`, at most 8 KiB). */
+function argumentOf(line: string, open: number): string {
+  let depth = 0;
+  const end = Math.min(line.length, open + 8192);
+  for (let i = open; i < end; i++) {
+    const c = line[i];
+    if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return line.slice(open + 1, i);
+  }
+  return line.slice(open + 1, end);
+}
+
+/** The rules of one file, in line order (names assigned from decoding calls carry over). */
+export class FileCode {
+  /** Set once the file assigns an encoded literal: from then on every line is asked. */
+  everyLine = false;
+  private readonly decoded = new Set<string>();
+
+  line(text: string): CodeHit | undefined {
+    if (this.decoded.size < 64) this.remember(text);
+    EVALUATOR.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = EVALUATOR.exec(text))) {
+      const callee = m[1] ?? m[2] ?? m[3] ?? m[4]!;
+      const open = text.indexOf('(', m.index + m[0].length - 1);
+      const arg =
+        callee === 'Invoke-Expression' || callee === 'iex' ? text : argumentOf(text, open);
+      if (DECODE.test(arg) || this.usesDecoded(arg))
+        return { rule: 'code:exec_decoded', kind: callee };
+      if (countEscapes(arg) >= 16 || LONG_ENCODED.test(arg))
+        return { rule: 'code:exec_encoded', kind: callee };
+      if (RUNS_COMMAND.test(callee) && DOWNLOAD.test(arg) && runsWhatItFetches(arg))
+        return { rule: 'code:exec_download', kind: callee };
+      if (!RUNS_COMMAND.test(callee) && NETWORK_READ.test(arg))
+        return { rule: 'code:exec_remote', kind: callee };
+    }
+    return undefined;
+  }
+
+  private remember(text: string): void {
+    const lit = ENCODED_LITERAL_ASSIGN.exec(text);
+    if (lit) {
+      this.decoded.add(lit[1]!);
+      this.everyLine = true;
+      return;
+    }
+    const m = DECODE_ASSIGN.exec(text);
+    if (m && DECODE.test(m[2]!)) {
+      this.decoded.add(m[1]!);
+      this.everyLine = true;
+    }
+  }
+
+  private usesDecoded(arg: string): boolean {
+    if (!this.decoded.size) return false;
+    for (const w of arg.matchAll(/[A-Za-z_$][\w$]*/g)) if (this.decoded.has(w[0])) return true;
+    return false;
+  }
+}
+
+function countEscapes(s: string): number {
+  if (!s.includes('\\')) return 0;
+  let n = 0;
+  ESCAPE.lastIndex = 0;
+  while (ESCAPE.exec(s) && ++n < 16);
+  return n;
+}
+
+/**
+ * A command that runs what it downloads: piped into a shell or interpreter, saved then executed
+ * (`&& sh`, `chmod +x`), evaluated (`eval "$(curl …)"`, `iex`), or a raw `/dev/tcp` socket.
+ */
+export function runsWhatItFetches(cmd: string): boolean {
+  return RUN_FETCHED.test(cmd);
+}
+const RUN_FETCHED =
+  /\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|node|python[0-9.]*|perl|ruby|php|iex|Invoke-Expression|powershell|pwsh)\b|(?:&&|;|\|\|)\s*(?:sudo\s+)?(?:(?:ba|z|da)?sh|node|python[0-9.]*|chmod|\.\/|\/tmp\/|source)\b|\$\(\s*(?:curl|wget)|`\s*(?:curl|wget)|<\(\s*(?:curl|wget)|\/dev\/tcp\/|\b(?:iex|Invoke-Expression)\b|-O-?\s*\|/i;
