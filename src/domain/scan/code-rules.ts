@@ -10,9 +10,13 @@ export interface CodeHit {
   kind: string;
 }
 
-/** Calls that evaluate code or run a command; the capture names the callee. */
+/**
+ * Calls that evaluate code or run a command; a capture names the callee. Methods only on the
+ * modules that own them (`child_process.exec`, `os.system`, `subprocess.run`, `vm.runIn…`), so
+ * that a regular expression's `.exec(` or a function's `.call(` is not one.
+ */
 const EVALUATOR =
-  /(?<![\w$.])(eval|exec|execfile|compile|Function|__import__|system|popen|Popen|execSync|spawnSync|execFileSync)\s*\(|\.(runInThisContext|runInNewContext|runInContext|system|popen|exec|execSync|spawn|spawnSync|execFile|execFileSync|check_output|check_call|getoutput|run|call|Popen)\s*\(|\bnew\s+(?:vm\.)?(Script)\s*\(|\b(Invoke-Expression|iex)\b/g;
+  /(?<![\w$.])(eval|exec|execfile|compile|Function|__import__|execSync|spawnSync|execFileSync|Popen)\s*\(|(?:child_process|childProcess|\bcp|require\(\s*["'](?:node:)?child_process["']\s*\))\.(exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(|(?:\bos|\))\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\bsubprocess\.(\w+)\s*\(|\bvm\.(runIn\w+)\s*\(|\.(runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+(?:vm\.)?(Script)\s*\(|\b(Invoke-Expression|iex)\b/g;
 /** Of those, the ones that run a shell command (a download-and-run needs one). */
 const RUNS_COMMAND =
   /^(?:system|popen|Popen|execSync|spawnSync|execFileSync|exec|spawn|execFile|check_output|check_call|getoutput|run|call|Invoke-Expression|iex)$/;
@@ -56,7 +60,7 @@ export class FileCode {
     EVALUATOR.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = EVALUATOR.exec(text))) {
-      const callee = m[1] ?? m[2] ?? m[3] ?? m[4]!;
+      const callee = m.slice(1).find(Boolean)!;
       const open = text.indexOf('(', m.index + m[0].length - 1);
       const arg =
         callee === 'Invoke-Expression' || callee === 'iex' ? text : argumentOf(text, open);
@@ -74,13 +78,13 @@ export class FileCode {
 
   private remember(text: string): void {
     const lit = ENCODED_LITERAL_ASSIGN.exec(text);
-    if (lit) {
+    if (lit && lit[1]!.length >= 3) {
       this.decoded.add(lit[1]!);
       this.everyLine = true;
       return;
     }
     const m = DECODE_ASSIGN.exec(text);
-    if (m && DECODE.test(m[2]!)) {
+    if (m && m[1]!.length >= 3 && decodesFirst(m[2]!.split(';')[0]!)) {
       this.decoded.add(m[1]!);
       this.everyLine = true;
     }
@@ -92,6 +96,23 @@ export class FileCode {
     return false;
   }
 }
+
+/** Inline data (`data:…;base64,…`: images, source maps) is not a payload. */
+const DATA_URI = /data:[\w/+.-]*(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]*/g;
+
+/**
+ * The argument is a decoding call (`atob(…)`, `base64.b64decode(…)`, `bytes.fromhex(…)`,
+ * `zlib.decompress(…)`, `String.fromCharCode(…)`, `''.join(chr(c) …)`) or a buffer decoded from
+ * base64 or hex: the decoding comes first, reached through a call chain only.
+ */
+function decodesFirst(arg: string): boolean {
+  const a = arg.trimStart();
+  if (/^(?:new\s+)?Buffer(?:\.from)?\s*\(/.test(a))
+    return /['"](?:base64|base64url|hex)['"]/.test(a);
+  const m = DECODE.exec(a);
+  return !!m && m.index <= 60 && CALL_CHAIN.test(a.slice(0, m.index));
+}
+const CALL_CHAIN = /^[\w$.\s()'"[\]]*$/;
 
 function countEscapes(s: string): number {
   if (!s.includes('\\')) return 0;

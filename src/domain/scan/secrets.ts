@@ -16,7 +16,7 @@ interface Rule {
   kind: string;
   re: RegExp;
   /** Optional extra test on the first capture group (placeholders, entropy). */
-  accept?: (value: string) => boolean;
+  accept?: (value: string, match: string) => boolean;
 }
 
 const PLACEHOLDER =
@@ -107,10 +107,16 @@ const RULES: Rule[] = [
 const UNQUOTED_NAMED =
   /^\s*(?:export\s+|ENV\s+|-\s+)?["']?[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*[:=\s]\s*["'`]?([A-Za-z0-9+/_\-=.]{20,})["'`]?\s*(?:[#;].*)?$/i;
 
+/** A PEM header inside a string that ends right after it: code looking for one, not a key. */
+function closedQuote(line: string, at: number, len: number): boolean {
+  const q = line[at + len];
+  return (q === '"' || q === "'" || q === '`') && line[at - 1] === q;
+}
+
 /** The kind and rule of the token on this line, if any. */
 export function findSecret(line: string): { rule: string; kind: string } | undefined {
   const pem = line.includes('-----') || line.includes('PuTTY') ? PEM_HEADER.exec(line) : null;
-  if (pem) {
+  if (pem && !closedQuote(line, pem.index, pem[0].length)) {
     const words = pem[1] ?? '';
     const kind = pem[2]
       ? 'putty_private_key'
@@ -125,7 +131,7 @@ export function findSecret(line: string): { rule: string; kind: string } | undef
     const m = rule.re.exec(line);
     if (!m) continue;
     const value = m[1] ?? m[0];
-    if (!rule.accept || rule.accept(value)) return { rule: rule.rule, kind: rule.kind };
+    if (!rule.accept || rule.accept(value, m[0])) return { rule: rule.rule, kind: rule.kind };
   }
   return undefined;
 }
@@ -156,8 +162,10 @@ export function looksRandom(v: string): boolean {
 }
 
 /** A value under a secret name that is a secret: random-looking, not a public development key. */
-function namedValue(v: string): boolean {
-  if (!looksRandom(v)) return false;
+function namedValue(v: string, match: string): boolean {
+  if (!looksRandom(v) || /^0x[0-9a-fA-F]{40}$/.test(v)) return false;
+  const name = /^\s*(?:export\s+|ENV\s+|-\s+)?["']?([\w.-]+)/.exec(match)?.[1] ?? '';
+  if (isExcludedName(name)) return false;
   const hex = v.startsWith('0x') ? v.slice(2) : v;
   return !(hex.length === 64 && /^[0-9a-fA-F]+$/.test(hex) && isPublicDevKey(hex));
 }
@@ -182,6 +190,8 @@ export class FileSecrets {
   /** Config-like (env, YAML, TOML, INI, shell, Dockerfile): unquoted values count. */
   private readonly config: boolean;
   private readonly base: string;
+  /** Documentation (Markdown, reStructuredText, AsciiDoc, plain text). */
+  private readonly docs: boolean;
   private ciphertextLine = 0;
   private macLine = 0;
 
@@ -190,6 +200,7 @@ export class FileSecrets {
     this.envFile = ENV_FILE.test(this.base);
     this.realEnv = this.envFile && !ENV_TEMPLATE.test(this.base);
     this.config = this.envFile || CONFIG_FILE.test(this.base);
+    this.docs = /\.(?:md|markdown|mdx|rst|adoc|txt)$/i.test(this.base);
   }
 
   /** A line holding a long token-like run or a PEM dash run. */
@@ -202,7 +213,8 @@ export class FileSecrets {
     if (found) return { ...found, line: lineNo };
     if (this.config) {
       const m = UNQUOTED_NAMED.exec(line);
-      if (m && namedValue(m[1]!)) return { rule: NAMED, kind: 'high_entropy_token', line: lineNo };
+      if (m && namedValue(m[1]!, m[0]))
+        return { rule: NAMED, kind: 'high_entropy_token', line: lineNo };
     }
     return undefined;
   }
@@ -250,10 +262,13 @@ export class FileSecrets {
       const hex = m[2]!;
       if (!isKeyLike(hex)) continue;
       const prefixed = m[1] !== undefined;
+      // a bare hex value in prose (docs, comments) is an example or a test vector
+      if (!prefixed && !this.config && (this.docs || COMMENT.test(line))) continue;
       const name = assignedName(line, m.index);
       const secret =
         name !== undefined
-          ? isSecretName(name) || (this.envFile && !isExcludedName(name))
+          ? (prefixed || this.config ? isSecretName(name) : isWalletName(name)) ||
+            (this.envFile && !isExcludedName(name))
           : (prefixed && this.envFile) || (BARE_VALUE.test(line.trim()) && isSecretName(this.base));
       if (secret && !isPublicDevKey(hex)) return true;
     }
@@ -280,6 +295,7 @@ const ENV_TEMPLATE = /example|sample|template|tpl|dist|default|schema|skel/i;
 const CONFIG_FILE =
   /\.(?:ya?ml|toml|ini|cfg|conf|properties|sh|bash|zsh|envrc)$|^(?:Dockerfile.*|\.npmrc|\.pypirc|\.yarnrc(?:\.yml)?)$/i;
 const HEX64 = /(?<![\w$])(0x)?([0-9a-fA-F]{64})(?![\w$])/g;
+const COMMENT = /^\s*(?:\*|\/\/|#|--|;|<!--)/;
 const HEX64_ANY = /[0-9a-fA-F]{64}/;
 /** A value alone on its line (a key file, one entry of a JSON list). */
 const BARE_VALUE = /^["'`]?(?:0x)?[0-9a-fA-F]{64}["'`]?,?$/;
@@ -332,10 +348,16 @@ function urlPassword(line: string): string | undefined {
   for (const m of line.matchAll(URL_CREDENTIALS)) {
     const [, scheme, user, pass, host] = m as unknown as [string, string, string, string, string];
     if (pass === user || !isRealUrlPassword(pass)) continue;
+    // in web and file URLs (docs, tests) only a random-looking password counts
+    if (
+      /^(?:https?|ftps?|wss?)$/i.test(scheme) &&
+      !(pass.length >= 12 && /\d/.test(pass) && /[A-Za-z]/.test(pass))
+    )
+      continue;
     if (PLACEHOLDER.test(host) || /^(?:host|hostname|server)$/i.test(host)) continue;
     const s = scheme
       .toLowerCase()
-      .replace(/\+srv$/, '')
+      .replace(/\+.*$/, '')
       .replace(/^postgresql$/, 'postgres');
     return `${/^[a-z0-9]+$/.test(s) ? s : 'url'}_url_password`;
   }
@@ -407,6 +429,16 @@ const EXCLUDED_WORD =
 export function isSecretName(name: string): boolean {
   const words = nameWords(name);
   return words.some((w) => SECRET_WORD.test(w)) && !words.some((w) => EXCLUDED_WORD.test(w));
+}
+
+/** Names that hold a wallet key (a bare hex value in source code needs one of these words). */
+function isWalletName(name: string): boolean {
+  const words = nameWords(name);
+  return (
+    words.some((w) =>
+      /^(?:private|priv|pk|signer|wallet|mnemonic|seed|secret|deployer)$/.test(w),
+    ) && !words.some((w) => EXCLUDED_WORD.test(w))
+  );
 }
 
 function isExcludedName(name: string): boolean {

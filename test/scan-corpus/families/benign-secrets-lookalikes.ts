@@ -3,7 +3,7 @@ import { zipOf, type Files } from '../../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../../helpers/corpus.js';
 import { HARDHAT_ACCOUNT_KEYS } from '../../../src/domain/scan/secrets.js';
 import type { CorpusCase } from '../types.js';
-import { pack, prefixed } from './shared.js';
+import { pack, prefixed } from '../content-variants.js';
 
 /**
  * Ordinary projects whose files look like what the content rules refuse, and must pass (issue

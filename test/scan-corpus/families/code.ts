@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { zipOf } from '../../helpers/archives.js';
 import type { CorpusCase } from '../types.js';
-import { b64, hostileCases, type Variant } from './shared.js';
+import { b64, hostileCases, type Variant } from '../content-variants.js';
 
 /**
  * Code that runs on install or import and reaches out (issue 23): npm lifecycle scripts that

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { zipOf } from '../../helpers/archives.js';
 import { freshKey, freshMnemonic, keystoreJson } from '../../helpers/wallet-secrets.js';
 import type { CorpusCase } from '../types.js';
-import { b64, hex, hostileCases, password, token, type Variant } from './shared.js';
+import { b64, hex, hostileCases, password, token, type Variant } from '../content-variants.js';
 
 /**
  * Secrets in every common spelling (issue 23): wallet keys with and without `0x` in `.env`, shell

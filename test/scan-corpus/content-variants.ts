@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import { tarGzOf, uniqueProject, zipOf, type Files } from '../../helpers/archives.js';
-import type { CorpusCase, CorpusCompression } from '../types.js';
+import { tarGzOf, uniqueProject, zipOf, type Files } from '../helpers/archives.js';
+import type { CorpusCase, CorpusCompression } from './types.js';
 
 /**
  * Helpers of the content families (secrets, code, benign look-alikes): a variant is one hostile
