@@ -20,6 +20,8 @@ const EVALUATOR =
 /** Of those, the ones that run a shell command (a download-and-run needs one). */
 const RUNS_COMMAND =
   /^(?:system|popen|Popen|execSync|spawnSync|execFileSync|exec|spawn|execFile|check_output|check_call|getoutput|run|call|Invoke-Expression|iex)$/;
+/** Of those, the ones that evaluate code (a fetched script must not reach one). */
+const EVALUATES = /^(?:eval|exec|execfile|compile|Function|runIn\w+|Script|Invoke-Expression|iex)$/;
 /** A decoding call or encoding name inside an evaluator's argument. */
 const DECODE =
   /\b(?:atob|b64decode|b32decode|b16decode|a85decode|b85decode|decodebytes|decodestring|fromhex|unhexlify|fromCharCode|unescape|decompress|inflateSync|inflateRawSync|gunzipSync|brotliDecompressSync|FromBase64String)\s*\(|\bmarshal\.loads\b|\bcodecs\.decode\b|['"](?:base64|base64url|hex|rot13|rot_13|hex_codec|zlib)['"]|\bchr\s*\(/;
@@ -62,15 +64,16 @@ export class FileCode {
     while ((m = EVALUATOR.exec(text))) {
       const callee = m.slice(1).find(Boolean)!;
       const open = text.indexOf('(', m.index + m[0].length - 1);
-      const arg =
-        callee === 'Invoke-Expression' || callee === 'iex' ? text : argumentOf(text, open);
-      if (DECODE.test(arg) || this.usesDecoded(arg))
+      const arg = (
+        callee === 'Invoke-Expression' || callee === 'iex' ? text : argumentOf(text, open)
+      ).replace(DATA_URI, '');
+      if (decodesFirst(arg) || this.usesDecoded(arg))
         return { rule: 'code:exec_decoded', kind: callee };
       if (countEscapes(arg) >= 16 || LONG_ENCODED.test(arg))
         return { rule: 'code:exec_encoded', kind: callee };
       if (RUNS_COMMAND.test(callee) && DOWNLOAD.test(arg) && runsWhatItFetches(arg))
         return { rule: 'code:exec_download', kind: callee };
-      if (!RUNS_COMMAND.test(callee) && NETWORK_READ.test(arg))
+      if (EVALUATES.test(callee) && NETWORK_READ.test(arg))
         return { rule: 'code:exec_remote', kind: callee };
     }
     return undefined;

@@ -122,6 +122,8 @@ export class EntryInspector {
   /** Files whose every line is asked: real `.env` files, install-time files, `.git/config`. */
   private readonly install: FileInstall | undefined;
   private readonly gitConfig: boolean;
+  /** Already reported as bytecode from its name (its magic bytes need not say it again). */
+  private readonly bytecodeByPath: boolean;
   private everyLine: boolean;
   /** UTF-16: a byte of a code unit split across chunks, and a byte-order mark to drop. */
   private odd: Buffer | undefined;
@@ -141,6 +143,7 @@ export class EntryInspector {
       ctx.addFinding({ check: 'executable', file: path, detail: 'extension' });
     const byPath = pathFinding(path);
     if (byPath) ctx.addFinding(byPath);
+    this.bytecodeByPath = byPath?.check === 'bytecode';
     const install = installFileKind(path);
     this.install = install && new FileInstall(install);
     this.gitConfig = isGitConfig(path);
@@ -198,7 +201,8 @@ export class EntryInspector {
       return this.executable('mach-o-fat');
     const bytecode = bytecodeMagic(b, this.path);
     if (bytecode) {
-      this.ctx.addFinding({ check: 'bytecode', file: this.path, detail: bytecode });
+      if (!this.bytecodeByPath)
+        this.ctx.addFinding({ check: 'bytecode', file: this.path, detail: bytecode });
       return 'binary';
     }
     // Archives we scan in turn: zip (local header or empty-archive record), gzip, plain tar.

@@ -210,7 +210,8 @@ export class FileSecrets {
     const keystore = this.keystore(line, lineNo);
     if (keystore) return keystore;
     const found = findSecret(line);
-    if (found) return { ...found, line: lineNo };
+    // a bare 64-hex value under a key name in prose (docs, comments): an example, as above
+    if (found && !(found.rule === NAMED && this.proseHex(line))) return { ...found, line: lineNo };
     if (this.config) {
       const m = UNQUOTED_NAMED.exec(line);
       if (m && namedValue(m[1]!, m[0]))
@@ -273,6 +274,14 @@ export class FileSecrets {
       if (secret && !isPublicDevKey(hex)) return true;
     }
     return false;
+  }
+
+  private proseHex(line: string): boolean {
+    return (
+      !this.config &&
+      (this.docs || COMMENT.test(line)) &&
+      /(?<![\w$])[0-9a-fA-F]{64}(?![\w$])/.test(line)
+    );
   }
 
   /** Web3 Secret Storage (keystore v3): a hex `ciphertext` and a hex `mac`, on one line or two. */
