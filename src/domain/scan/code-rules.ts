@@ -33,11 +33,30 @@ export const DOWNLOAD =
 /** Code that fetches over the network (what an evaluator must not be fed). */
 const NETWORK_READ =
   /\b(?:urlopen|urlretrieve|requests\.(?:get|post)|https?\.get|fetch|http\.client|httpx\.(?:get|post))\s*\(|\burllib\.request\.urlopen\b/;
-/** `name = <something with a decoding call>` */
-const DECODE_ASSIGN = /([A-Za-z_$][\w$]*)\s*(?::[^=]{1,30})?=\s*(?!=|>)(.*)$/;
-/** `name = "<200+ base64/hex chars>"`: an encoded literal that may be decoded further down. */
-const ENCODED_LITERAL_ASSIGN =
-  /([A-Za-z_$][\w$]*)\s*(?::[^=]{1,30})?=\s*b?["'`][A-Za-z0-9+/=]{120,}/;
+/** `name =` (`const name: Type =`, `name = new`, `name = base64.`) ending just before a value. */
+const ASSIGNED_BEFORE =
+  /([A-Za-z_$][\w$]*)\s*(?::[^=()]{1,30})?(?<![=!<>])=\s*(?:new\s+)?[\w$.\s()'"[\]]*$/;
+/** A 120+ character base64 literal: an encoded payload that may be decoded further down. */
+const ENCODED_LITERAL = /b?["'`][A-Za-z0-9+/=]{120,}/;
+const BUFFER_FROM = /\b(?:new\s+)?Buffer(?:\.from)?\s*\(/;
+const ENCODING_NAME = /['"](?:base64|base64url|hex)['"]/;
+/** Words one of which every evaluator has: a cheap look before the evaluator expression. */
+const EVAL_HINTS = [
+  'eval',
+  'exec',
+  'Function',
+  'compile',
+  'import',
+  'system',
+  'popen',
+  'Popen',
+  'spawn',
+  'subprocess',
+  'runIn',
+  'Script',
+  'iex',
+  'Invoke',
+];
 
 /** The argument text of the call whose `(` is at `open` (to its matching `)`, at most 8 KiB). */
 function argumentOf(line: string, open: number): string {
@@ -59,6 +78,7 @@ export class FileCode {
 
   line(text: string): CodeHit | undefined {
     if (this.decoded.size < 64) this.remember(text);
+    if (!EVAL_HINTS.some((h) => text.includes(h))) return undefined;
     EVALUATOR.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = EVALUATOR.exec(text))) {
@@ -79,18 +99,26 @@ export class FileCode {
     return undefined;
   }
 
+  /**
+   * Names given an encoded literal (`BLOB = "<120+ base64>"`) or a decoding call
+   * (`code = base64.b64decode(BLOB)`), found by looking just before the literal or the call.
+   */
   private remember(text: string): void {
-    const lit = ENCODED_LITERAL_ASSIGN.exec(text);
-    if (lit && lit[1]!.length >= 3) {
-      this.decoded.add(lit[1]!);
-      this.everyLine = true;
-      return;
-    }
-    const m = DECODE_ASSIGN.exec(text);
-    if (m && m[1]!.length >= 3 && decodesFirst(m[2]!.split(';')[0]!)) {
-      this.decoded.add(m[1]!);
-      this.everyLine = true;
-    }
+    const lit = ENCODED_LITERAL.exec(text);
+    if (lit && this.assigned(text, lit.index)) return;
+    const buffer = BUFFER_FROM.exec(text);
+    if (buffer && ENCODING_NAME.test(text) && this.assigned(text, buffer.index)) return;
+    const decode = DECODE.exec(text);
+    if (decode) this.assigned(text, decode.index);
+  }
+
+  /** Whether `name =` (through a call chain) comes right before `at`; remembers the name. */
+  private assigned(text: string, at: number): boolean {
+    const m = ASSIGNED_BEFORE.exec(text.slice(Math.max(0, at - 100), at));
+    if (!m || m[1]!.length < 3) return false;
+    this.decoded.add(m[1]!);
+    this.everyLine = true;
+    return true;
   }
 
   private usesDecoded(arg: string): boolean {

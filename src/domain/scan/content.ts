@@ -455,7 +455,7 @@ export class EntryInspector {
       if (key) return this.report('git_config_exec', lineNo, key);
     }
     const askCode =
-      tokens ||
+      (tokens && hasRun(buf, first, last + 1, TOKEN_CHAR, PAYLOAD_RUN)) ||
       long ||
       every ||
       ((cls & BACKSLASH) !== 0 && ESCAPED.test(text)) ||
@@ -495,6 +495,8 @@ const TEXT_BYTE = Uint8Array.from(
  * one; a mnemonic needs 12+ consecutive words of 3 to 8 lowercase letters (phraseWords).
  */
 const TOKEN_RUN = 20;
+/** A token run this long can be an encoded payload (the code rules look at it). */
+const PAYLOAD_RUN = 40;
 const DASH_RUN = Buffer.from('-----');
 const PHRASE_WORDS = 12;
 /** Twelve words of 3+ letters and the 11 gaps between them. */

@@ -205,7 +205,7 @@ export class FileSecrets {
 
   /** A line holding a long token-like run or a PEM dash run. */
   tokenLine(line: string, lineNo: number): SecretHit | undefined {
-    if (HEX64_ANY.test(line) && this.walletKey(line))
+    if (line.length >= 64 && hasHex64(line) && this.walletKey(line))
       return { rule: 'secret:wallet_key', kind: 'evm_private_key', line: lineNo };
     const keystore = this.keystore(line, lineNo);
     if (keystore) return keystore;
@@ -305,7 +305,25 @@ const CONFIG_FILE =
   /\.(?:ya?ml|toml|ini|cfg|conf|properties|sh|bash|zsh|envrc)$|^(?:Dockerfile.*|\.npmrc|\.pypirc|\.yarnrc(?:\.yml)?)$/i;
 const HEX64 = /(?<![\w$])(0x)?([0-9a-fA-F]{64})(?![\w$])/g;
 const COMMENT = /^\s*(?:\*|\/\/|#|--|;|<!--)/;
-const HEX64_ANY = /[0-9a-fA-F]{64}/;
+/**
+ * A run of 64 hex digits somewhere on the line: looks at the last character of each window of 64
+ * and walks back only while hex (a non-hex character rules out every window holding it).
+ */
+function hasHex64(line: string): boolean {
+  let p = 0;
+  while (p + 64 <= line.length) {
+    let j = p + 63;
+    while (j >= p && isHexCode(line.charCodeAt(j))) j--;
+    if (j < p) return true;
+    p = j + 1;
+  }
+  return false;
+}
+
+function isHexCode(c: number): boolean {
+  const l = c | 32;
+  return (c >= 48 && c <= 57) || (l >= 97 && l <= 102);
+}
 /** A value alone on its line (a key file, one entry of a JSON list). */
 const BARE_VALUE = /^["'`]?(?:0x)?[0-9a-fA-F]{64}["'`]?,?$/;
 const KEYSTORE_CIPHERTEXT = /\bciphertext["']?\s*:\s*["'][0-9a-fA-F]{32,}["']/;
