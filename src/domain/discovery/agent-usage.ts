@@ -46,8 +46,9 @@ GET ${base}/api/v1/search?q=rate+limiter+for+express&tech_stack=typescript&max_p
 
 Answers a JSON array (at most 20, best first). Each entry: \`id\`, \`status\`, \`metadata\`
 (\`title\`, \`description\`, \`tech_stack\`, \`prices.USDC\`, \`seller_username\`),
-\`available_chains\` (where you can pay now), \`similarity\` (0-5) and, once an item has 5 approved
-ratings, \`rating_avg\` and \`rating_count\`.
+\`available_chains\` (where you can pay now; an empty list means not payable right now, the listing
+stays visible), \`similarity\` (0-5) and, once an item has 5 approved ratings, \`rating_avg\` and
+\`rating_count\`.
 
 - \`q\` is required (1-1000 characters); \`tech_stack\` (≤ 200) is a case-insensitive filter whose
   comma-separated terms must all appear; \`min_price\` / \`max_price\` are USDC amounts written as

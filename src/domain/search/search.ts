@@ -92,6 +92,11 @@ export interface SearchOptions {
   variant?: SearchVariant;
   /** Similarity floor override (the relevance benchmark reports the ranking without one). */
   floor?: number;
+  /**
+   * Only listings payable on at least one chain (Revision A). Revision B keeps a listing with an
+   * empty `available_chains` visible (spec 2.1).
+   */
+  payableOnly?: boolean;
 }
 
 export interface CandidateRow extends PublicItemRow {
@@ -230,8 +235,9 @@ export async function searchCandidates(
         -- pre-ranking of the candidates; the final ranking below refines it
         order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
       ) r
-      -- payable on at least one chain (checked on the few candidates, not per scanned row)
-      where cardinality(r.available_chains) > 0
+      -- Revision A: payable on at least one chain (checked on the few candidates, not per
+      -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
+      ${opts.payableOnly ? tx`where cardinality(r.available_chains) > 0` : tx``}
       limit ${CANDIDATES}`;
   });
 }
