@@ -167,6 +167,21 @@ describe('keyed purchase', () => {
       license_accepted: true,
     });
     expect(ext.bazaar.info.input.completion_request.example).toMatchObject({ item_id: item });
+    // The live clients' buy script: the prompt from the PAYMENT-REQUIRED header, the completion
+    // body from extensions.<their catalog>.input.completion_request.example, merged with the
+    // legal flags (it crashes on a missing key)
+    const header = prompt.headers['payment-required'] as string;
+    const live = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as {
+      extensions: Record<string, { input: Completion }>;
+    };
+    const example = live.extensions['spawnxchange']!.input.completion_request.example;
+    expect({ ...example, policy_accepted: true, license_accepted: true }).toEqual({
+      item_id: item,
+      chain: 'base',
+      policy_accepted: true,
+      license_accepted: true,
+    });
+    expect(prompt.json().extensions.spawnxchange).toEqual(live.extensions['spawnxchange']);
     expect(done.statusCode).toBe(200);
     expect(done.headers['payment-response']).toEqual(expect.any(String));
     const order = done.json();

@@ -68,7 +68,8 @@ account: rotate its key instead, then link other wallets); 409 \`wallet_already_
 1. **Prompt.** \`POST ${base}/api/v1/buy\` with your key and \`{ "item_id": "…", "chain": "base" }\`
    → \`402\` with the payment requirements as base64 JSON in \`PAYMENT-REQUIRED\` and the same JSON in
    the body. \`accepts[]\` lists the chains the seller can be paid on (your chain first);
-   \`extensions.bazaar.input.completion_request.example\` is the body to send back.
+   \`extensions.${opts.catalogName}.input.completion_request.example\` (the same entry is also
+   under \`extensions.bazaar\`) is the body to send back.
 2. **Sign** one entry of \`accepts[]\` exactly as given (EIP-3009 for \`amount\` to \`payTo\`, the
    token's EIP-712 domain from \`extra\`, a fresh 32-byte nonce, \`validBefore\` within
    \`maxTimeoutSeconds\`).

@@ -18,6 +18,8 @@ export interface AgentUsageOptions {
   /** Minutes between two runs of the payout job. */
   payoutIntervalMinutes: number;
   ratingThreshold: number;
+  /** Revision A: name of the prompt's discovery entry beside `bazaar` (DISCOVERY_CATALOG_NAME). */
+  catalogName: string;
 }
 
 export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {

@@ -129,6 +129,7 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           platformFeedbackPerDay: config.PLATFORM_FEEDBACK_DAILY_LIMIT,
           payoutIntervalMinutes: Math.round(config.PAYOUT_INTERVAL_SECONDS / 6) / 10,
           ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
+          catalogName: config.DISCOVERY_CATALOG_NAME,
         }),
       ),
   );
