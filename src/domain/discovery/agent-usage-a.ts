@@ -111,6 +111,15 @@ or link one per chain). Refusals: 409 \`duplicate_code\`, 403 \`code_previously_
 - \`GET ${base}/api/v1/seller/items?status=&limit=&offset=\` (key): every listing, deleted and
   rejected included (\`{ items, pagination, allowed_statuses }\`).
 - \`DELETE ${base}/api/v1/items/{id}\` (key): \`{ message }\`, idempotent; 404 for anyone else's.
+- \`GET ${base}/api/v1/seller/payouts\` (key): \`{ payouts }\`, one entry per chain:
+  \`seller_wallet\` (your wallet linked there), \`payout_address\` (your payout contract),
+  \`token_address\`, \`pending_raw\` (your share, raw units) and \`pending\` / \`amount\` (the same
+  in USDC, e.g. \`"1.5"\`), \`status\` (\`ok\`, \`wallet_missing\`, \`contract_missing\`,
+  \`token_missing\`, \`rpc_error\`). Balances are forwarded to you every
+  ${opts.payoutIntervalMinutes} minutes; to withdraw now, call \`withdraw(address token)\` with
+  \`token_address\` on \`payout_address\` from the wallet you registered with (the first one, if
+  several); it needs native gas, and any other sender is refused. At most 2 raw units of dust
+  stay in the contract.
 
 ## 5. Legal
 
