@@ -31,7 +31,8 @@ A JSON array (at most 20, best first) of active listings you can pay for on at l
 \`id\`, \`status\`, \`metadata\` (\`title\`, \`description\`, \`tech_stack\`, \`prices.USDC\`,
 \`seller_username\`), \`available_chains\`, \`similarity\` (0-5), and \`rating_avg\` /
 \`rating_count\` once an item has 5 approved ratings. \`q\` is required (≤ 1000 characters);
-\`tech_stack\` (≤ 200) filters case-insensitively; \`min_price\` / \`max_price\` are plain decimals.
+\`tech_stack\` (≤ 200) filters case-insensitively by whole stack names (comma-separated terms
+all required; \`java\` is not JavaScript, \`c\` is not C++ or C#); \`min_price\` / \`max_price\` are plain decimals.
 Details: \`GET ${base}/api/v1/items/{id}\`. Status (scan states included, 404 once deleted):
 \`GET ${base}/api/v1/items/{id}/status\`.
 

@@ -14,7 +14,14 @@ import {
   softMatchWords,
   type PreparedQuery,
 } from './soft-match.js';
-import { namedStacks, stackMatch, taskText } from './stacks.js';
+import {
+  impliesRawText,
+  namedStacks,
+  stackFilterNames,
+  stackMatch,
+  stackWords,
+  taskText,
+} from './stacks.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
 export const SEARCH_LIMIT = SEARCH_LIMITS.results;
@@ -362,17 +369,32 @@ export function rankCandidates<R extends CandidateRow>(
 }
 
 /*
- * Candidate retrieval under a stack filter. A term with an HNSW index of its own (vectors.ts,
- * STACK_INDEX) is written as that index's predicate, a literal, so that the planner can prove the
- * index applies and walk the graph of that stack's listings only. The literal means what the
- * parameter means (ILIKE folds ASCII case), so a stale list of indexed terms costs speed only.
+ * One term of the tech_stack filter: whole stack names, as ranking reads them (stacks.ts). Each
+ * word of the term must be in the listing's `stack_words` (migration 230), or another name that
+ * satisfies it ("node" is met by "Node.js" and "Express"); "java" does not match "JavaScript",
+ * nor "c" "C++" or "C#". A term without any Latin letter or digit is matched as text.
+ *
+ * A word met by itself alone is also written as a substring filter on the raw text, which the
+ * trigram index and the per-term HNSW indexes (vectors.ts, STACK_INDEX) can read: such a term
+ * with an index of its own is written as that index's predicate, a literal, so that the planner
+ * can prove the index applies and walk the graph of that stack's listings only. The literal means
+ * what the parameter means (ILIKE folds ASCII case), so a stale list of indexed terms costs speed
+ * only.
  */
 function stackTermFilter(sql: Sql, term: string, indexed: Set<string> | undefined) {
-  const lower = term.toLowerCase();
-  // ASCII only, and a term STACK_TERM admits: no quote, backslash, % or _ reaches the SQL text
-  if (indexed?.has(lower) && /^[A-Za-z0-9+#.-]+$/.test(term) && STACK_TERM.test(lower))
-    return sql.unsafe(`i.tech_stack ilike '%${lower}%'`);
-  return sql`i.tech_stack ilike ${'%' + escapeLike(term) + '%'}`;
+  const ws = stackWords(term);
+  if (ws.length === 0) return sql`i.tech_stack ilike ${'%' + escapeLike(term) + '%'}`;
+  let filter = sql`true`;
+  for (const w of ws) {
+    const names = stackFilterNames(w);
+    filter = sql`${filter} and i.stack_words && ${names}::text[]`;
+    if (names.length > 1 || !impliesRawText(w)) continue;
+    // a word (letters and digits) STACK_TERM admits: no quote, backslash, % or _ reaches the SQL
+    if (indexed?.has(w) && STACK_TERM.test(w))
+      filter = sql`${filter} and ${sql.unsafe(`i.tech_stack ilike '%${w}%'`)}`;
+    else filter = sql`${filter} and i.tech_stack ilike ${'%' + w + '%'}`;
+  }
+  return filter;
 }
 
 function escapeLike(s: string): string {

@@ -1,4 +1,4 @@
-import { isStopword, words } from '../../embeddings/builtin.js';
+import { isStopword, REWRITTEN_WORDS, words } from '../../embeddings/builtin.js';
 
 /**
  * Stack awareness: the languages, frameworks and platforms a query names ("in python", "for
@@ -152,4 +152,44 @@ export function stackMatch(named: number[], techStack: string): number {
 export function taskText(text: string): string {
   const kept = words(text).filter((w) => !STACK_OF.has(w.toLowerCase()) && !isStopword(w));
   return kept.length > 0 ? kept.join(' ') : text;
+}
+
+/**
+ * A stack text's words as the tech_stack filter reads them, and as migration 230 stores them in
+ * `items.stack_words`: names with punctuation rewritten ("C++" → "cpp"), split at anything but
+ * letters and digits, lowercased. "JavaScript" is one word, so it is not "java".
+ */
+export function stackWords(text: string): string[] {
+  return words(text).map((w) => w.toLowerCase());
+}
+
+/**
+ * The listing words that satisfy one word of a tech_stack filter: the word itself, and when it
+ * names a stack, every name of that stack and of the stacks that imply it, as ranking reads them
+ * (stacks.ts): "node" is met by "Node.js" and by "Express", "python" by "Flask", "java" only by
+ * "Java" ("JavaScript" is another stack), "c" only by "C" (C++ is "cpp", C# "csharp").
+ */
+export function stackFilterNames(word: string): string[] {
+  const s = STACK_OF.get(word);
+  if (s === undefined) return [word];
+  const stacks = new Set([s]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [framework, implied] of IMPLIED) {
+      if (!stacks.has(framework) && implied.some((i) => stacks.has(i))) {
+        stacks.add(framework);
+        grew = true;
+      }
+    }
+  }
+  return [...new Set([...stacks].flatMap((i) => STACKS[i]!))].sort();
+}
+
+/**
+ * Whether every listing that has `word` in its stack words also has it in its raw tech_stack text
+ * (so a substring filter on the text may narrow candidates first, through its indexes): not for
+ * words only a rewrite produces ("cpp" from "C++").
+ */
+export function impliesRawText(word: string): boolean {
+  return !REWRITTEN_WORDS.has(word);
 }
