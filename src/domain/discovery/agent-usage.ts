@@ -54,8 +54,7 @@ stays visible), \`similarity\` (0-5) and, once an item has 5 approved ratings, \
 
 - \`q\` is required (1-1000 characters); \`tech_stack\` (≤ 200) is a case-insensitive filter whose
   comma-separated terms must all appear as whole stack names (\`java\` is not JavaScript, \`c\` is
-  not C++ or C#; aliases and implying frameworks count: \`node\` matches Node.js and Express,
-  \`python\` matches Flask); \`min_price\` / \`max_price\` are USDC amounts written as
+  not C++ or C#; \`node\` matches Node.js); \`min_price\` / \`max_price\` are USDC amounts written as
   plain decimals (\`2.5\`; no sign, spaces, exponent or hex).
 - Errors: 400 \`missing_query\`, \`query_too_long\`, \`invalid_query\` (control characters such
   as NUL, or q sent twice), \`tech_stack_too_long\`, \`invalid_tech_stack\`, \`invalid_price\`,

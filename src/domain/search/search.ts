@@ -370,16 +370,16 @@ export function rankCandidates<R extends CandidateRow>(
 
 /*
  * One term of the tech_stack filter: whole stack names, as ranking reads them (stacks.ts). Each
- * word of the term must be in the listing's `stack_words` (migration 230), or another name that
- * satisfies it ("node" is met by "Node.js" and "Express"); "java" does not match "JavaScript",
- * nor "c" "C++" or "C#". A term without any Latin letter or digit is matched as text.
+ * word of the term must be in the listing's `stack_words` (migration 230), or another name of its
+ * stack that contains it ("node" is met by "Node.js"); "java" does not match "JavaScript", nor
+ * "c" "C++" or "C#". A term without any Latin letter or digit is matched as text.
  *
- * A word met by itself alone is also written as a substring filter on the raw text, which the
- * trigram index and the per-term HNSW indexes (vectors.ts, STACK_INDEX) can read: such a term
- * with an index of its own is written as that index's predicate, a literal, so that the planner
- * can prove the index applies and walk the graph of that stack's listings only. The literal means
- * what the parameter means (ILIKE folds ASCII case), so a stale list of indexed terms costs speed
- * only.
+ * Every such name contains the word, so the word is also written as a substring filter on the raw
+ * text (except a word only a rewrite produces: "cpp" from "C++"), which the trigram index and the
+ * per-term HNSW indexes (vectors.ts, STACK_INDEX) can read: a term with an index of its own is
+ * written as that index's predicate, a literal, so that the planner can prove the index applies
+ * and walk the graph of that stack's listings only. The literal means what the parameter means
+ * (ILIKE folds ASCII case), so a stale list of indexed terms costs speed only.
  */
 function stackTermFilter(sql: Sql, term: string, indexed: Set<string> | undefined) {
   const ws = stackWords(term);
@@ -388,7 +388,7 @@ function stackTermFilter(sql: Sql, term: string, indexed: Set<string> | undefine
   for (const w of ws) {
     const names = stackFilterNames(w);
     filter = sql`${filter} and i.stack_words && ${names}::text[]`;
-    if (names.length > 1 || !impliesRawText(w)) continue;
+    if (!impliesRawText(w)) continue;
     // a word (letters and digits) STACK_TERM admits: no quote, backslash, % or _ reaches the SQL
     if (indexed?.has(w) && STACK_TERM.test(w))
       filter = sql`${filter} and ${sql.unsafe(`i.tech_stack ilike '%${w}%'`)}`;

@@ -164,25 +164,18 @@ export function stackWords(text: string): string[] {
 }
 
 /**
- * The listing words that satisfy one word of a tech_stack filter: the word itself, and when it
- * names a stack, every name of that stack and of the stacks that imply it, as ranking reads them
- * (stacks.ts): "node" is met by "Node.js" and by "Express", "python" by "Flask", "java" only by
- * "Java" ("JavaScript" is another stack), "c" only by "C" (C++ is "cpp", C# "csharp").
+ * The listing words that satisfy one word of a tech_stack filter: the word itself and, when it
+ * names a stack, that stack's other names that contain it ("node" is met by "Node.js",
+ * "postgres" by "PostgreSQL", "go" by "golang"), so that the raw text always holds the word and
+ * its substring filter (and index) stays a sound first cut. "java" is met only by "Java"
+ * ("JavaScript" is another stack), "c" only by "C" (C++ is "cpp", C# "csharp"). A framework does
+ * not stand for its language here ("python" does not match "Flask" alone): the filter asks for
+ * the names a listing states; ranking still reads what they imply.
  */
 export function stackFilterNames(word: string): string[] {
   const s = STACK_OF.get(word);
   if (s === undefined) return [word];
-  const stacks = new Set([s]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [framework, implied] of IMPLIED) {
-      if (!stacks.has(framework) && implied.some((i) => stacks.has(i))) {
-        stacks.add(framework);
-        grew = true;
-      }
-    }
-  }
-  return [...new Set([...stacks].flatMap((i) => STACKS[i]!))].sort();
+  return STACKS[s]!.filter((name) => name.includes(word)).sort();
 }
 
 /**
