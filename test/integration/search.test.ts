@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
+import { searchItems } from '../../src/domain/search/search.js';
 import { seedListing, seedRatings, seedSeller } from '../helpers/catalog.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 
@@ -165,7 +166,7 @@ describe('GET /api/v1/search filters', () => {
     expect(titles(body)).not.toContain('Recursive descent JSON parser'); // price 1.2
   });
 
-  it('shows only active listings payable on at least one chain', async () => {
+  it('shows only active listings; one payable nowhere stays visible with empty available_chains (spec 2.1), except in Revision A', async () => {
     const { sql, embedder } = t.runtime.deps;
     const text = { description: 'quantum flux capacitor calibration toolkit', techStack: 'Zig' };
     await seedListing(sql, embedder, { ...text, title: 'Flux pending', status: 'pending_scan' });
@@ -176,8 +177,23 @@ describe('GET /api/v1/search filters', () => {
     await seedListing(sql, embedder, { ...text, title: 'Flux unpayable', seller: optedOut });
     await seedListing(sql, embedder, { ...text, title: 'Flux active' });
     const { body } = await search({ q: 'quantum flux capacitor calibration' });
-    const flux = titles(body).filter((x) => x.startsWith('Flux'));
-    expect(flux).toEqual(['Flux active']);
+    const flux = (body as Array<{ metadata: { title: string }; available_chains: string[] }>)
+      .filter((x) => x.metadata.title.startsWith('Flux'))
+      .map((x) => [x.metadata.title, x.available_chains]);
+    expect(flux.sort()).toEqual([
+      ['Flux active', ['base', 'polygon']],
+      ['Flux unpayable', []],
+    ]);
+    // Revision A limits search to listings payable on at least one chain
+    const payable = await searchItems(
+      sql,
+      embedder,
+      { q: 'quantum flux capacitor calibration' },
+      { efSearch: 40, ratingThreshold: 5, payableOnly: true },
+    );
+    expect(payable.map((r) => r.metadata.title).filter((x) => x?.startsWith('Flux'))).toEqual([
+      'Flux active',
+    ]);
   });
 });
 

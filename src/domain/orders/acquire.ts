@@ -289,15 +289,20 @@ async function acquireOnce(
     // A signature made from another listing's prompt (same seller, same price) cannot buy this one.
     bind: { item_id: item.id },
     // built only for a prompt (or a refusal that carries one), not for a signed completion
-    extensions: () => ({
-      bazaar: acquireDiscovery(
+    extensions: () => {
+      const discovery = acquireDiscovery(
         deps.config,
         item,
         options.map((o) => o.chain),
         legal,
         mode,
-      ),
-    }),
+      );
+      // Revision A's live clients read the completion example under their catalog's name
+      // (DISCOVERY_CATALOG_NAME); `bazaar` stays beside it for x402 discovery clients.
+      return mode.revision === 'A'
+        ? { [deps.config.DISCOVERY_CATALOG_NAME]: discovery, bazaar: discovery }
+        : { bazaar: discovery };
+    },
     // Revision A: a signature for another chain than the one the completion names is refused.
     ...(mode.revision === 'A' && body.chain !== undefined && { completionChain: body.chain }),
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
