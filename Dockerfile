@@ -7,7 +7,7 @@
 # Same Node major as package.json engines, the README and CI. `npm run image:check` reproduces these
 # stages without Docker (test/image/check.ts reads this file) and runs every entry from the result.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -22,7 +22,7 @@ COPY assets ./assets
 COPY scripts/prune-runtime.sh ./scripts/
 RUN npm run build && sh scripts/prune-runtime.sh
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # Memory settings, the same as package.json's start script (README, "Memory"): glibc's malloc with
 # one arena (what V8's compiler threads freed stays resident in an arena per thread otherwise) and
 # one WebAssembly compilation task (V8 otherwise optimises the embedded database's code on every
