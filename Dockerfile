@@ -16,8 +16,9 @@ COPY src ./src
 COPY mcp ./mcp
 # the built-in embedder's word vectors and the demo projects: npm run build copies them to dist/assets
 COPY assets ./assets
-# npm run build also writes dist/db-template/ (PGlite's initdb run once here, by the same PGlite
-# version the image runs): a first start on an empty /data copies it instead of running initdb
+# npm run build also writes dist/db-template/ (PGlite's initdb and the migrations run once here, by
+# the same PGlite version the image runs): a first start on an empty /data copies it instead
+COPY migrations ./migrations
 # the prune list is scripts/prune-runtime.sh, shared with `npm run image:check`
 COPY scripts/prune-runtime.sh ./scripts/
 RUN npm run build && sh scripts/prune-runtime.sh

@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
-import { buildTemplate as buildBareTemplate, findTemplate } from '../../src/db/template.js';
+import { buildTemplate as buildShippedTemplate, findTemplate } from '../../src/db/template.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 import {
@@ -34,10 +34,10 @@ export default async function setup(project: TestProject): Promise<void> {
   if (ON_POSTGRES) await migratePostgresTemplate();
   // TEST_DB_TEMPLATE=off: every file runs initdb and the migrations itself (to measure the gain).
   if (process.env.TEST_DB_TEMPLATE === 'off') return;
-  // The bare initialised data directory `npm run build` ships (src/db/template.ts), made here when
+  // The migrated data directory `npm run build` ships (src/db/template.ts), made here when
   // a clean clone runs the tests unbuilt: every first start on disk (the service processes tests
   // spawn too) copies it instead of running initdb.
-  if (!(await findTemplate()).ok) await buildBareTemplate();
+  if (!(await findTemplate()).ok) await buildShippedTemplate();
   const file = path.join(CACHE_DIR, `db-${await templateKey()}.tar`);
   const cached = await readFile(file).then(
     () => true,

@@ -25,7 +25,10 @@ const SERVER_URL =
 describe.skipIf(ON_POSTGRES)('concurrent migrators (embedded)', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
+    // from initdb: the shipped template already holds every migration
+    db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }), {
+      templateDir: path.join(tmpdir(), 'no-template-here'),
+    });
   });
   afterAll(() => db?.close());
 

@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 // The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
-// has none, these run in \`npm test\`.
+// has none, these run in `npm test`.
 describe.skipIf(ON_POSTGRES)('embedded database on disk', () => {
   it('keeps every row across a restart on the same DATA_DIR', async () => {
     const config = loadConfig({
@@ -71,7 +71,7 @@ describe.skipIf(ON_POSTGRES)('embedded database on disk', () => {
 });
 
 // The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
-// has none, these run in \`npm test\`.
+// has none, these run in `npm test`.
 describe.skipIf(ON_POSTGRES)('first start from the shipped template', () => {
   it('a fresh data directory is made from the template (no initdb) and serves at once', async () => {
     expect((await findTemplate()).ok).toBe(true);
@@ -84,6 +84,8 @@ describe.skipIf(ON_POSTGRES)('first start from the shipped template', () => {
       const said = logs.lines.map((l) => l.msg);
       expect(said).toContain('first start: creating the embedded database from its template');
       expect(said.join('\n')).not.toMatch(/initdb/);
+      // the template holds every migration already: a first start runs none of them
+      expect(said).not.toContain('migrations applied');
       expect((await app.inject('/api/v1/health')).statusCode).toBe(200);
       const id = await seedListing(runtime.deps.sql, runtime.deps.embedder, {
         title: 'Template-made listing',
@@ -114,6 +116,17 @@ describe.skipIf(ON_POSTGRES)('first start from the shipped template', () => {
       JSON.stringify({ ...manifest, pglite: '0.0.1' }),
     );
     expect(await findTemplate(stale)).toMatchObject({ ok: false, reason: 'other_version' });
+    // nor one made from other migrations (it holds their tables, not these)
+    const otherMigrations = await tempDir();
+    await cp(TEMPLATE_DIR, otherMigrations, { recursive: true });
+    await writeFile(
+      path.join(otherMigrations, 'manifest.json'),
+      JSON.stringify({ ...manifest, migrations: 'f'.repeat(64) }),
+    );
+    expect(await findTemplate(otherMigrations)).toMatchObject({
+      ok: false,
+      reason: 'other_migrations',
+    });
 
     const dataDir = await tempDir();
     const logs = captureLogs();
@@ -187,7 +200,7 @@ function listeningSockets(): string[] {
 }
 
 // The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
-// has none, these run in \`npm test\`.
+// has none, these run in `npm test`.
 describe.skipIf(ON_POSTGRES)('embedded database access', () => {
   it.runIf(process.platform === 'linux')(
     'no other process can reach it: the service listens on its HTTP port and nothing else',
@@ -219,7 +232,7 @@ describe.skipIf(ON_POSTGRES)('embedded database access', () => {
 });
 
 // The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
-// has none, these run in \`npm test\`.
+// has none, these run in `npm test`.
 describe.skipIf(ON_POSTGRES)('embedded database lock', () => {
   it('a second process on the same DATA_DIR is refused; a dead owner’s lock is taken over', async () => {
     const dataDir = await tempDir();
@@ -251,8 +264,10 @@ describe('migrator', () => {
       'create table b (x int); insert into nope values (1);',
     );
     // an empty database: in memory, or on the Postgres tier one of the cluster
+    // (the embedded one from initdb, not from the shipped template, which holds the migrations)
     const db = await openDatabase(
       loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', ...(await databaseEnv({ empty: true })) }),
+      { templateDir: path.join(dir, 'no-template') },
     );
     try {
       await expect(migrate(db.sql, path.join(dir, 'm'))).rejects.toThrow(/nope/);
