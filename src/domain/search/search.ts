@@ -180,7 +180,11 @@ export async function searchCandidates(
                     -- unfiltered: one cached plan per statement shape (planning costs more than running
                     -- it); filtered: planned with the values, so a selective stack or price filter is
                     -- read through its index and ranked exactly instead of post-filtering the graph
-                    set_config('plan_cache_mode', ${filtered ? 'force_custom_plan' : 'force_generic_plan'}, true)`;
+                    set_config('plan_cache_mode', ${filtered ? 'force_custom_plan' : 'force_generic_plan'}, true),
+                    -- a disabled seqscan adds 1e10 to every estimate, far past jit_above_cost: a real
+                    -- Postgres built with LLVM then compiled the plan on every search (1.5-3.5 s
+                    -- for a query that runs in milliseconds). PGlite has no JIT.
+                    set_config('jit', 'off', true)`;
     return tx<CandidateRow[]>`
       ${opts.exact ? tx`/* exact scan: its own cached plan */` : tx``}
       with qv as materialized (select ${qlit}::${vt} as v),
