@@ -7,7 +7,7 @@
 # Same Node major as package.json engines, the README and CI. `npm run image:check` reproduces these
 # stages without Docker (test/image/check.ts reads this file) and runs every entry from the result.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -16,13 +16,14 @@ COPY src ./src
 COPY mcp ./mcp
 # the built-in embedder's word vectors and the demo projects: npm run build copies them to dist/assets
 COPY assets ./assets
-# npm run build also writes dist/db-template/ (PGlite's initdb run once here, by the same PGlite
-# version the image runs): a first start on an empty /data copies it instead of running initdb
+# npm run build also writes dist/db-template/ (PGlite's initdb and the migrations run once here, by
+# the same PGlite version the image runs): a first start on an empty /data copies it instead
+COPY migrations ./migrations
 # the prune list is scripts/prune-runtime.sh, shared with `npm run image:check`
 COPY scripts/prune-runtime.sh ./scripts/
 RUN npm run build && sh scripts/prune-runtime.sh
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # Memory settings, the same as package.json's start script (docs/operating.md, "Memory"): glibc's malloc with
 # one arena (what V8's compiler threads freed stays resident in an arena per thread otherwise) and
 # one WebAssembly compilation task (V8 otherwise optimises the embedded database's code on every

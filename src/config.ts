@@ -194,6 +194,14 @@ export const ConfigSchema = z
     USDC_ADDRESS_POLYGON: evmAddress.default('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'),
     USDC_EIP712_NAME: z.string().min(1).default('USD Coin'),
     USDC_EIP712_VERSION: z.string().min(1).default('2'),
+    /**
+     * Revision A: the name of the prompt's discovery entry that the live clients read
+     * (`extensions.<name>.input.completion_request.example`), carried beside `bazaar`.
+     */
+    DISCOVERY_CATALOG_NAME: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -, at most 64')
+      .default('spawnxchange'),
     /** JSON-RPC endpoints: smart-account signatures (EIP-1271 / ERC-6492) and receipt reconciliation. */
     RPC_URL_BASE: z.url().optional(),
     RPC_URL_POLYGON: z.url().optional(),

@@ -14,7 +14,7 @@ import { toMicro } from './wire/money.js';
 import { LISTING_FEE_OPERATION, listingFulfilment } from './domain/listings/listings.js';
 import { purgeDeleted } from './domain/listings/purge.js';
 import { purgeChallenges } from './domain/auth/siwe.js';
-import { ACQUIRE_OPERATION, SaleItemCache } from './domain/orders/acquire.js';
+import { ACQUIRE_OPERATION, SaleItemCache, type SaleItemChange } from './domain/orders/acquire.js';
 import { purchaseFulfilment } from './domain/orders/orders.js';
 import { PaymentProcessor } from './domain/payments/processor.js';
 import { reconcilePayments } from './domain/payments/reconciler.js';
@@ -78,11 +78,13 @@ export async function createRuntime(
       work: new WorkSignal(),
       ...createPayments(config, db, logger, secrets),
     };
+    const unlisten = db.kind === 'server' ? await shareSaleItemChanges(deps) : undefined;
     return {
       deps,
       db,
       runDueJobs: (max?: number) => runDueJobs(deps, jobHandlers(deps), max),
       async close() {
+        await unlisten?.().catch(() => {});
         await db.close();
       },
     };
@@ -90,6 +92,37 @@ export async function createRuntime(
     await db.close().catch(() => {});
     throw e;
   }
+}
+
+/** The Postgres channel on which the processes of one deployment share sale item cache changes. */
+export const SALE_ITEM_CHANNEL = 'marketplace_sale_items';
+
+/**
+ * Several replicas on one Postgres: each keeps its own acquire prompt cache (SaleItemCache), so a
+ * seller's change of terms or a deletion made through one must reach the others at once, not after
+ * the cache's TTL. Each invalidation is sent with NOTIFY (after the change committed) and every
+ * process LISTENs (postgres.js keeps one dedicated connection for it and listens again after a
+ * reconnect). The payment itself never trusts the cache (the claim re-checks the terms), so a lost
+ * notice costs at most a stale prompt for the TTL. Returns what stops listening.
+ */
+async function shareSaleItemChanges(deps: Deps): Promise<() => Promise<void>> {
+  const { sql, saleItems, logger } = deps;
+  const listening = await sql.listen(SALE_ITEM_CHANNEL, (payload) => {
+    try {
+      saleItems.apply(JSON.parse(payload) as SaleItemChange);
+    } catch (err) {
+      logger.warn({ err }, 'ignored a malformed sale item change notice');
+    }
+  });
+  saleItems.broadcast = (change) => {
+    sql.notify(SALE_ITEM_CHANNEL, JSON.stringify(change)).catch((err: unknown) => {
+      logger.warn({ err }, 'could not tell the other replicas of a sale item change');
+    });
+  };
+  return async () => {
+    delete saleItems.broadcast;
+    await listening.unlisten();
+  };
 }
 
 /**

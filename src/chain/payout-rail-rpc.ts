@@ -7,7 +7,7 @@
 import { getAddress, parseEventLogs, type Address, type Hex } from 'viem';
 import type { Db } from '../db/index.js';
 import type { Chain } from '../wire/chains.js';
-import { pendingGross, type PayoutRail } from '../domain/payouts/rail.js';
+import { PayoutTokenMissing, pendingGross, type PayoutRail } from '../domain/payouts/rail.js';
 import type { PaymentNetworks } from '../x402/networks.js';
 import { PayoutFactory, PayoutSplitter, TestUSDC } from './artifacts.js';
 import type { Relayer } from './clients.js';
@@ -27,17 +27,37 @@ export class RpcPayoutRail implements PayoutRail {
     const out = new Map<string, bigint>();
     if (addresses.length === 0) return out;
     const token = this.networks[chain].asset;
-    const results = await this.relayer.clients(chain).public.multicall({
-      allowFailure: false,
-      contracts: addresses.map((a) => ({
-        address: token,
-        abi: ERC20_BALANCE_ABI,
-        functionName: 'balanceOf' as const,
-        args: [getAddress(a)] as const,
-      })),
-    });
+    const pub = this.relayer.clients(chain).public;
+    let results: unknown[];
+    try {
+      results = await pub.multicall({
+        allowFailure: false,
+        contracts: addresses.map((a) => ({
+          address: token,
+          abi: ERC20_BALANCE_ABI,
+          functionName: 'balanceOf' as const,
+          args: [getAddress(a)] as const,
+        })),
+      });
+    } catch (err) {
+      // A failed read is the spec's token_missing when the configured token has no contract on
+      // this chain (a wrong USDC_ADDRESS_*, or the wrong chain behind the RPC URL); anything
+      // else (the RPC down, Multicall3 missing) stays an RPC failure.
+      if (await this.tokenMissing(chain, token)) throw new PayoutTokenMissing(chain);
+      throw err;
+    }
     addresses.forEach((a, i) => out.set(a.toLowerCase(), results[i] as bigint));
     return out;
+  }
+
+  /** True when the chain answers and holds no code at the token address (eth_getCode). */
+  private async tokenMissing(chain: Chain, token: Address): Promise<boolean> {
+    try {
+      const code = await this.relayer.clients(chain).public.getCode({ address: token });
+      return !code || code === '0x';
+    } catch {
+      return false; // the chain itself is unreachable: rpc_error
+    }
   }
 
   async distribute(

@@ -29,7 +29,7 @@ export interface OpenOptions {
   template?: Blob;
   /** Told when a new embedded database is being created (the slow part of a first start). */
   logger?: Logger;
-  /** Where the bare initialised template is looked for (./template.ts); tests point elsewhere. */
+  /** Where the shipped (migrated) template is looked for (./template.ts); tests point elsewhere. */
   templateDir?: string;
 }
 
@@ -155,8 +155,8 @@ async function inProcessPGlite(
 
 /**
  * A first start on `dataDir` (which holds no database): from the caller's template (tests), else
- * from the bare template the build ships (files copied, no initdb), else PGlite's initdb runs.
- * Returns the tarball PGlite is to load itself, if any.
+ * from the migrated template the build ships (files copied: no initdb, no migrations), else
+ * PGlite's initdb runs. Returns the tarball PGlite is to load itself, if any.
  */
 async function createDataDir(dataDir: string, opts: OpenOptions): Promise<Blob | undefined> {
   const log = opts.logger;

@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { createGunzip, gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
 
 /**
- * A bare initialised data directory (PGlite's initdb output, nothing else) shipped with the build,
- * so that a first start copies files instead of running initdb: initdb takes seconds and peaks near
- * 900 MB resident (PGlite runs it in a second Postgres instance beside a third WASM module).
- * `npm run build` writes it (./build-template.ts); without it a first start runs initdb as before.
+ * An initialised data directory with every migration applied, shipped with the build, so that a
+ * first start copies files instead of running initdb and the migrations: initdb takes seconds and
+ * peaks near 900 MB resident (PGlite runs it in a second Postgres instance beside a third WASM
+ * module), and the migrations took another ~5 s of a first start. `npm run build` writes it
+ * (./build-template.ts); it is used only by the PGlite version and the exact migrations that made it
+ * (the manifest's digest), otherwise a first start runs initdb and the migrations as before.
  *
  * It lives in `dist/db-template/` at the package root (two levels up from `src/db/` when run from
  * source, three from the compiled `dist/src/db/`), so `npm run dev` finds the one the build made.
@@ -30,9 +32,13 @@ export const TEMPLATE_DIR = path.join(
 const TARBALL = 'pgdata.tar.gz';
 const MANIFEST = 'manifest.json';
 
-/** What the tarball was made by: a template is only used by the exact PGlite version that made it. */
+/**
+ * What the tarball was made by: a template is only used by the exact PGlite version that made it,
+ * and holds exactly the migrations whose digest it names.
+ */
 interface Manifest {
   pglite: string;
+  migrations: string;
   sha256: string;
   bytes: number;
 }
@@ -48,9 +54,25 @@ export async function pgliteVersion(): Promise<string> {
 
 export type TemplateLookup =
   | { ok: true; tarball: string }
-  | { ok: false; reason: 'missing' | 'other_version' | 'damaged'; detail?: string };
+  | {
+      ok: false;
+      reason: 'missing' | 'other_version' | 'other_migrations' | 'damaged';
+      detail?: string;
+    };
 
-/** The template in `dir` if it was made by the installed PGlite and is whole. */
+/** The digest of `migrations/` (names and contents, in name order): what a template holds. */
+export async function migrationsDigest(): Promise<string> {
+  const { MIGRATIONS_DIR } = await import('./migrate.js');
+  const hash = createHash('sha256');
+  for (const name of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort())
+    hash
+      .update(name)
+      .update('\0')
+      .update(await readFile(path.join(MIGRATIONS_DIR, name)));
+  return hash.digest('hex');
+}
+
+/** The template in `dir` if it was made by the installed PGlite from these migrations and is whole. */
 export async function findTemplate(dir: string = TEMPLATE_DIR): Promise<TemplateLookup> {
   const manifest = await readFile(path.join(dir, MANIFEST), 'utf8')
     .then((s) => JSON.parse(s) as Manifest)
@@ -63,6 +85,9 @@ export async function findTemplate(dir: string = TEMPLATE_DIR): Promise<Template
       reason: 'other_version',
       detail: `made by PGlite ${manifest.pglite}, installed ${installed}`,
     };
+  }
+  if (manifest.migrations !== (await migrationsDigest())) {
+    return { ok: false, reason: 'other_migrations', detail: 'made before the migrations changed' };
   }
   const tarball = path.join(dir, TARBALL);
   const bytes = await readFile(tarball).catch(() => undefined);
@@ -132,21 +157,29 @@ export async function unpackTemplate(tarball: string, target: string): Promise<v
 }
 
 /**
- * Runs initdb once in memory with the installed PGlite and writes the tarball and its manifest to
- * `dir`, each appearing whole or not at all. Returns the tarball's path.
+ * Runs initdb and every migration once in memory with the installed PGlite and writes the tarball
+ * and its manifest to `dir`, each appearing whole or not at all. Returns the tarball's path.
  */
 export async function buildTemplate(dir: string = TEMPLATE_DIR): Promise<string> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create();
+  const [{ openDatabase }, { migrate }, { loadConfig }] = await Promise.all([
+    import('./index.js'),
+    import('./migrate.js'),
+    import('../config.js'),
+  ]);
+  const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', EMBEDDED_DB_THREAD: 'false' });
+  // no template to start from (this makes it): initdb in memory
+  const db = await openDatabase(config, { templateDir: path.join(dir, 'none') });
   let bytes: Buffer;
   try {
-    bytes = Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer());
+    await migrate(db.sql);
+    bytes = gzipSync(Buffer.from(await (await db.dump!()).arrayBuffer()));
   } finally {
     await db.close();
   }
   await mkdir(dir, { recursive: true });
   const manifest: Manifest = {
     pglite: await pgliteVersion(),
+    migrations: await migrationsDigest(),
     sha256: sha256(bytes),
     bytes: bytes.length,
   };

@@ -35,7 +35,8 @@ const STOPWORDS = new Set(
     .split(' '),
 );
 
-// Names whose punctuation matters, mapped before tokenisation.
+// Names whose punctuation matters, mapped before tokenisation. Migration 230 repeats these
+// rewrites in SQL for `items.stack_words` (the tech_stack filter): change both together.
 const SPECIAL: Array<[RegExp, string]> = [
   [/c\+\+/gi, ' cpp '],
   [/c#/gi, ' csharp '],
@@ -354,6 +355,9 @@ export function stem(word: string): string {
   if (word.endsWith('s') && !word.endsWith('ss') && word.length > 3) return word.slice(0, -1);
   return word;
 }
+
+/** The words the rewrites of names with punctuation produce ("cpp", "csharp", "nodejs", ...). */
+export const REWRITTEN_WORDS: ReadonlySet<string> = new Set(SPECIAL.map(([, w]) => w.trim()));
 
 /** The words of a text, case kept, after names whose punctuation matters are mapped ("C++" → "cpp"). */
 export function words(text: string): string[] {

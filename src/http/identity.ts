@@ -31,9 +31,16 @@ export function installIdentity(app: FastifyInstance, deps: Pick<Deps, 'x402' | 
       return;
     }
     if (auth !== 'id402') return;
-    const wallet = await deps.x402.identity(request);
-    request.wallet = wallet;
-    if (!anyWallet) request.agent = await requireAgent(deps.sql, wallet);
+    try {
+      const wallet = await deps.x402.identity(request);
+      request.wallet = wallet;
+      if (!anyWallet) request.agent = await requireAgent(deps.sql, wallet);
+    } catch (e) {
+      // A route that judges its body after identity (`attachValidation`: the answer to bad input
+      // depends on the account) still answers bad input with 400 before any prompt.
+      if (request.validationError) throw request.validationError;
+      throw e;
+    }
   });
 }
 

@@ -67,7 +67,7 @@ export const SearchQuerySchema = z
       .refine((s) => !hasControlCharacters(s), code('invalid_tech_stack'))
       .optional()
       .describe(
-        'Case-insensitive filter; comma-separated terms must all appear in the listing stack',
+        'Case-insensitive filter; comma-separated terms must all appear in the listing stack as whole stack names (java is not JavaScript, c is not C++; node matches Node.js)',
       ),
     min_price: decimalParam('invalid_price')
       .pipe(z.number().max(SEARCH_LIMITS.maxPrice, code('invalid_price')))

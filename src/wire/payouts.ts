@@ -140,6 +140,11 @@ export const PayoutEntryASchema = z.object({
   pending_gross_raw: z.string(),
   pending_raw: z.string().describe('Your share, raw units'),
   pending: z.string().describe('Your share, USDC'),
+  amount: z
+    .string()
+    .describe(
+      'Your pending share in USDC, human-readable (e.g. "1.5"): the same figure as pending',
+    ),
   status: z.enum(PAYOUT_STATUSES_A),
 });
 export type PayoutEntryA = z.infer<typeof PayoutEntryASchema>;

@@ -10,6 +10,7 @@ import { buildApp } from '../../src/http/app.js';
 import { createRuntime, startBackground } from '../../src/runtime.js';
 import { freePort } from '../helpers/app.js';
 import { freshDataDir } from '../helpers/data-dir.js';
+import { databaseEnv } from '../helpers/postgres.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { startFakeFacilitator } from '../helpers/fake-facilitator.js';
 import { startFakeRpc } from '../helpers/fake-rpc.js';
@@ -234,9 +235,11 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
   it('local facilitator: a settled purchase and listing fee, a half-stored upload and a scan under way all end exactly once', async () => {
     const dataDir = await freshDataDir('crash-local-');
     dirs.push(dataDir);
+    // the Postgres tier: both processes on one fresh database of the cluster (archives still here)
+    const db = await databaseEnv();
     const archives = path.join(dataDir, 'archives');
     // the scan's lease is the crashed worker's: short, so that the restart need not wait 30 s
-    const svc = await startService(dataDir, { SCAN_LEASE_SECONDS: '5' });
+    const svc = await startService(dataDir, { ...db, SCAN_LEASE_SECONDS: '5' });
 
     // A listing whose scan is under way when the process dies.
     await svc.arm('mid-scan');
@@ -292,7 +295,7 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
     for (const f of (await files(archives)).filter((f) => f.endsWith('.partial')))
       await utimes(path.join(archives, f), hourAgo, hourAgo);
 
-    const svc2 = await restart(dataDir, svc.base);
+    const svc2 = await restart(dataDir, svc.base, db);
     try {
       const { sql } = svc2;
       // Without any retry: the reconciler completes the two settled payments and releases the
@@ -368,6 +371,7 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
       broadcast.set(s.nonce, s.transaction);
     };
     const env = {
+      ...(await databaseEnv()),
       FACILITATOR_URL: facilitator.url,
       FACILITATOR_TIMEOUT_MS: '20000',
       RPC_URL_BASE: rpc.url,

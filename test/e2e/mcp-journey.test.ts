@@ -122,7 +122,7 @@ it('sells, buys, rates and reads the money over stdio, within the limits', async
     price_usdc: 1,
   });
   expect(refused.isError).toBe(true);
-  expect(textOf(refused)).toMatch(/secret \(evm_private_key\) in src\/keys\.ts line 1/);
+  expect(textOf(refused)).toMatch(/secret:wallet_key \(evm_private_key\) in src\/keys\.ts line 1/);
   expect(await paymentsBy(sellerKey)).toBe(sellerPayments);
 
   // an over-limit purchase and a repeat purchase sign nothing

@@ -9,6 +9,8 @@ import { Relayer, viemChain } from '../../src/chain/clients.js';
 import { DEV_RELAYER_KEY } from '../../src/chain/devchain.js';
 import { RpcPayoutRail } from '../../src/chain/payout-rail-rpc.js';
 import { payoutTermsOf } from '../../src/domain/accounts/accounts.js';
+import { sellerPayouts } from '../../src/domain/payouts/payouts.js';
+import { PayoutTokenMissing } from '../../src/domain/payouts/rail.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { freePort } from '../helpers/app.js';
 import { signedAcquire, startChainTestApp, type ChainTestContext } from '../helpers/chain.js';
@@ -79,6 +81,33 @@ it('the RPC down: purchases answer 503 settlement_capacity, payout reads throw, 
     payoutTermsOf(t.config),
   );
   await expect(rail.balances('base', [item.seller.address])).rejects.toThrow();
+});
+
+it('a token address with no contract on the chain reads token_missing (eth_getCode), not rpc_error', async () => {
+  const item = await t.sellerWithItem({ priceUsdc: 0.5 });
+  const { sql, networks } = t.runtime.deps;
+  // polygon's USDC configured at an address that holds no contract
+  const wrong = {
+    ...networks,
+    polygon: { ...networks.polygon, asset: getAddress(newWallet().address) },
+  };
+  const rail = new RpcPayoutRail(
+    new Relayer(privateKeyToAccount(DEV_RELAYER_KEY), t.chain.rpcUrls),
+    wrong,
+    payoutTermsOf(t.config),
+  );
+  const [payout] = await sql<{ address: string }[]>`
+    select address from payout_addresses where agent_id = ${item.seller.id} and chain = 'polygon'`;
+  await expect(rail.balances('polygon', [payout!.address])).rejects.toBeInstanceOf(
+    PayoutTokenMissing,
+  );
+  const read = await sellerPayouts({ sql, payoutRail: rail, networks: wrong }, item.seller);
+  expect(read.payouts.find((p) => p.chain === 'polygon')).toMatchObject({
+    status: 'token_missing',
+    pending_raw: '0',
+    pending_gross_raw: '0',
+  });
+  expect(read.payouts.find((p) => p.chain === 'base')).toMatchObject({ status: 'ok' });
 });
 
 it('an authorization already used on chain is refused: payment_verification_failed, nonce used', async () => {

@@ -8,6 +8,7 @@ import { inject } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { freePort } from './ports.js';
+import { databaseEnv } from './postgres.js';
 
 export { freePort };
 
@@ -38,8 +39,9 @@ export function dbTemplate(): Blob | undefined {
 }
 
 /**
- * A real app over a real (in-memory) embedded Postgres with every migration applied. Each test
- * file builds its own, so files never share rows.
+ * A real app over a real (in-memory) embedded Postgres with every migration applied, or on the
+ * Postgres tier a fresh database of its own on the tier's cluster (./postgres.ts). Each test file
+ * builds its own, so files never share rows.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
@@ -54,6 +56,7 @@ export async function startTestApp(
     // of start (the whole suite 125 s instead of 81 s): payments safety, persistence and the
     // close test run it explicitly, and TEST_DB_THREAD=true runs every test app with it.
     EMBEDDED_DB_THREAD: process.env.TEST_DB_THREAD ?? 'false',
+    ...(env.DATABASE_URL ? {} : await databaseEnv()),
     ...env,
   });
   const runtime = await createRuntime(config, {

@@ -1,12 +1,20 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
-import { buildTemplate as buildBareTemplate, findTemplate } from '../../src/db/template.js';
+import { buildTemplate as buildShippedTemplate, findTemplate } from '../../src/db/template.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
+import {
+  adminUrl,
+  databaseUrl,
+  ON_POSTGRES,
+  PG_TEMPLATE_DB,
+  PG_TEST_SIGNING_SECRET,
+} from './postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,12 +31,13 @@ const CACHE_DIR = path.resolve('node_modules/.cache/marketplace-test');
  * keyed by the migrations and the PGlite version, so a single file run again starts at once.
  */
 export default async function setup(project: TestProject): Promise<void> {
+  if (ON_POSTGRES) await migratePostgresTemplate();
   // TEST_DB_TEMPLATE=off: every file runs initdb and the migrations itself (to measure the gain).
   if (process.env.TEST_DB_TEMPLATE === 'off') return;
-  // The bare initialised data directory `npm run build` ships (src/db/template.ts), made here when
+  // The migrated data directory `npm run build` ships (src/db/template.ts), made here when
   // a clean clone runs the tests unbuilt: every first start on disk (the service processes tests
   // spawn too) copies it instead of running initdb.
-  if (!(await findTemplate()).ok) await buildBareTemplate();
+  if (!(await findTemplate()).ok) await buildShippedTemplate();
   const file = path.join(CACHE_DIR, `db-${await templateKey()}.tar`);
   const cached = await readFile(file).then(
     () => true,
@@ -63,4 +72,25 @@ async function buildTemplate(file: string): Promise<void> {
   } finally {
     await runtime.close();
   }
+}
+
+/**
+ * The Postgres tier (./postgres.ts): a template database with the extensions and every migration,
+ * made anew each run (the cluster is thrown away after it), which each test database copies.
+ */
+async function migratePostgresTemplate(): Promise<void> {
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists ${PG_TEMPLATE_DB} with (force)`);
+    await admin.unsafe(`create database ${PG_TEMPLATE_DB}`);
+  } finally {
+    await admin.end();
+  }
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl(PG_TEMPLATE_DB),
+    URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
+    LOG_LEVEL: 'silent',
+  });
+  // the runtime's start: every migration and the default embedder's vector index
+  await (await createRuntime(config, { logger: createLogger(config, 2) })).close();
 }

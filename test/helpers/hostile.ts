@@ -242,13 +242,13 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
     {
       name: 'embedded private key',
       compression: 'zip',
-      check: 'secret',
+      check: 'secret:private_key_block',
       bytes: zipOf(withProject({ 'config/deploy_key.pem': `# deploy key\n${PRIVATE_KEY}\n` })),
     },
     {
       name: 'cloud credential',
       compression: 'tar.gz',
-      check: 'secret',
+      check: 'secret:token',
       bytes: await buildTarGz([
         ...project(),
         { name: 'src/aws.ts', data: `export const accessKeyId = 'AKIA${'Q7Z3M5N2P8R4T6V1'}';\n` },
@@ -257,7 +257,7 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
     {
       name: 'high-entropy token',
       compression: 'zip',
-      check: 'secret',
+      check: 'secret:named_value',
       bytes: zipOf(
         withProject({
           'src/client.ts': `const apiKey = "q8Zt3Lm0Xv7Rk2Nw9Bp4Hs6Jd1Fy5Gc";\nexport default apiKey;\n`,
@@ -267,19 +267,24 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
     {
       name: 'wallet key assigned to a signer name (zip)',
       compression: 'zip',
-      check: 'secret',
+      check: 'secret:wallet_key',
       bytes: zipOf(
         withProject({
           'src/settings.py': `import os\n\nSIGNER_PRIVATE_KEY = "${walletKey}"\nRPC_URL = os.environ["RPC_URL"]\n`,
         }),
       ),
-      finding: { check: 'secret', file: 'src/settings.py', line: 3, detail: 'evm_private_key' },
+      finding: {
+        check: 'secret:wallet_key',
+        file: 'src/settings.py',
+        line: 3,
+        detail: 'evm_private_key',
+      },
       secret: walletKey.slice(2),
     },
     {
       name: 'wallet key in a .env file (tar.gz)',
       compression: 'tar.gz',
-      check: 'secret',
+      check: 'secret:wallet_key',
       bytes: await buildTarGz([
         ...project(),
         {
@@ -288,7 +293,7 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
         },
       ]),
       finding: {
-        check: 'secret',
+        check: 'secret:wallet_key',
         file: 'deploy/.env.production',
         line: 3,
         detail: 'evm_private_key',
@@ -298,7 +303,7 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
     {
       name: 'mnemonic phrase',
       compression: 'tar.gz',
-      check: 'secret',
+      check: 'secret:mnemonic',
       bytes: await buildTarGz([
         ...project(),
         {
@@ -306,15 +311,20 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
           data: `module.exports = {\n  networks: {\n    base: {\n      url: 'https://mainnet.base.org',\n      accounts: { mnemonic: "${mnemonic}" },\n    },\n  },\n};\n`,
         },
       ]),
-      finding: { check: 'secret', file: 'hardhat.config.js', line: 5, detail: 'bip39_mnemonic' },
+      finding: {
+        check: 'secret:mnemonic',
+        file: 'hardhat.config.js',
+        line: 5,
+        detail: 'bip39_mnemonic',
+      },
       secret: mnemonic.split(' ').slice(0, 3).join(' '),
     },
     {
       name: 'encrypted keystore',
       compression: 'zip',
-      check: 'secret',
+      check: 'secret:keystore',
       bytes: zipOf(withProject({ [keystoreName]: keystore })),
-      finding: { check: 'secret', file: keystoreName, line: 1, detail: 'wallet_keystore' },
+      finding: { check: 'secret:keystore', file: keystoreName, line: 1, detail: 'wallet_keystore' },
       secret: crypto.ciphertext,
     },
     {

@@ -197,6 +197,25 @@ let healthcheck: string[] = [];
 const sizes: Record<string, unknown> = {};
 
 try {
+  await step(
+    'Node: the base images, package.json engines and this Node are one major',
+    async () => {
+      const bases = [
+        ...readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').matchAll(/^FROM\s+node:(\d+)\S*/gim),
+      ].map((m) => Number(m[1]));
+      const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+        engines: { node: string };
+      };
+      const engines = Number(/^>=\s*(\d+)/.exec(pkg.engines.node)?.[1]);
+      const running = Number(process.versions.node.split('.')[0]);
+      // what CI tests (.ci/run installs this major when the machine's Node is older) is what the image runs
+      if (!bases.length || bases.some((b) => b !== engines) || running !== engines)
+        throw new Error(
+          `base images node:${bases.join(', node:')}, engines ${pkg.engines.node}, running ${process.version}`,
+        );
+      return `node:${engines}, running ${process.version}`;
+    },
+  );
   await step('build context: tracked files less .dockerignore', async () => {
     const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
       .split('\n')
@@ -340,13 +359,19 @@ try {
       }
     },
   );
-  await step('npm start: healthy, the service stops on SIGTERM', async () => {
+  await step('npm start: healthy, no warning from Node or npm, stops on SIGTERM', async () => {
     const e = entry(['npm', 'start']);
     try {
       await e.healthy(base);
     } finally {
       await e.stop(path.join(dataDir, 'embedded-db.pid'));
     }
+    // an engine mismatch (npm warn EBADENGINE), a deprecated API (DEP0xxx), an experimental one
+    const warned = /npm warn|DeprecationWarning|ExperimentalWarning|\(node:\d+\) \w*Warning/i.exec(
+      e.out,
+    );
+    if (warned)
+      throw new Error(`warned at start: ${e.out.slice(warned.index, warned.index + 300)}`);
   });
   await step(
     'demo: node dist/src/main.js demo, a search finds listings, the MCP server over stdio',

@@ -35,6 +35,27 @@ describe('identity', () => {
   });
 });
 
+/** PUT username with `body` and a valid identity proof (callAs stops at the 400 before a prompt). */
+async function putUsernameWithProof(wallet: ReturnType<typeof newWallet>, body: unknown) {
+  const url = '/api/v1/agent/username';
+  const headers = { 'content-type': 'application/json' };
+  const first = await t.app.inject({
+    method: 'PUT',
+    url,
+    headers,
+    payload: JSON.stringify({ username: 'valid_name_1' }),
+  });
+  expect(first.statusCode).toBe(402);
+  const prompt = promptOf(first);
+  const { header } = await signPayment(wallet, prompt, prompt.accepts[0]!);
+  return t.app.inject({
+    method: 'PUT',
+    url,
+    headers: { ...headers, 'payment-signature': header },
+    payload: JSON.stringify(body),
+  });
+}
+
 describe('username', () => {
   it('is automatic until changed once; then user_set for good, and listings show it at once', async () => {
     const seller = newWallet();
@@ -70,6 +91,26 @@ describe('username', () => {
     });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ error: 'username_already_changed' });
+    // spec 3.4: once user_set, ANY attempt is 409, a name breaking the rules included
+    for (const body of [{ username: 'ab' }, { username: '-dash-first' }, {}]) {
+      const bad = await putUsernameWithProof(seller, body);
+      expect(bad.statusCode, JSON.stringify(body)).toBe(409);
+      expect(bad.json()).toMatchObject({ error: 'username_already_changed' });
+    }
+    expect((await callAs(t, seller, 'GET', '/api/v1/agent/username')).json().username).toBe(
+      'Otter_Works-7',
+    );
+  });
+
+  it('an automatic account with a proof still gets 400 invalid_username for a bad name', async () => {
+    const seller = newWallet();
+    await activeListing(t, seller);
+    const bad = await putUsernameWithProof(seller, { username: 'ab' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'invalid_username' });
+    expect((await callAs(t, seller, 'GET', '/api/v1/agent/username')).json().username_type).toBe(
+      'automatic',
+    );
   });
 
   it('is unique without regard to case: 409 username_taken, and the loser stays automatic', async () => {

@@ -137,7 +137,7 @@ describe('list_item', () => {
     const r = await seller.call('list_item', { source_path: file, ...METADATA });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(
-      /refused before any fee.*safety_checks_failed.*secret \(evm_private_key\) in src\/config\.ts line 2.*Nothing was signed or paid/,
+      /refused before any fee.*safety_checks_failed.*secret:wallet_key \(evm_private_key\) in src\/config\.ts line 2.*Nothing was signed or paid/,
     );
     expect(JSON.stringify(r)).not.toContain(secret.slice(2));
     expect(await paymentsOf(seller.account.address)).toBe(0);

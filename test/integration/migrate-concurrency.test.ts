@@ -8,20 +8,27 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { migrate, migrationError } from '../../src/db/migrate.js';
 import { ensureVectorIndex, indexName } from '../../src/domain/search/vectors.js';
+import { databaseEnv, freshDatabase, ON_POSTGRES } from '../helpers/postgres.js';
 
 /**
  * Several processes start together (replicas, workers, `npm run migrate`): each migration file must
  * be applied once and nobody may fail. The embedded database has one session, so it only checks
  * the bookkeeping; the catalog races (two `create … if not exists` on an empty schema) only exist
  * on a real server: set TEST_DATABASE_URL (a database whose owner may create schemas, with the
- * vector and pg_trgm extensions installed) to run that part too. CI has no server and skips it.
+ * vector and pg_trgm extensions installed) to run that part too; the Postgres tier
+ * (`npm run test:postgres`) runs it on a fresh database of its cluster.
  */
-const SERVER_URL = process.env.TEST_DATABASE_URL;
+const SERVER_URL =
+  process.env.TEST_DATABASE_URL ?? (ON_POSTGRES ? await freshDatabase() : undefined);
 
-describe('concurrent migrators (embedded)', () => {
+// the embedded database's single session; the Postgres tier runs the server race below instead
+describe.skipIf(ON_POSTGRES)('concurrent migrators (embedded)', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
+    // from initdb: the shipped template already holds every migration
+    db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }), {
+      templateDir: path.join(tmpdir(), 'no-template-here'),
+    });
   });
   afterAll(() => db?.close());
 
@@ -41,7 +48,9 @@ describe('concurrent migrators (embedded)', () => {
 
 describe('a failing migration', () => {
   it('names its file, rolls back, and tells the operator how to install the extensions', async () => {
-    const db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
+    const db = await openDatabase(
+      loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', ...(await databaseEnv({ empty: true })) }),
+    );
     const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
     try {
       await writeFile(

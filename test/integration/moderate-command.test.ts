@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { activeListing, buy, callAs } from '../helpers/accounts.js';
+import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
 import { startSellingApp } from '../helpers/selling.js';
 import { newWallet } from '../helpers/wallets.js';
 
@@ -18,7 +19,10 @@ describe('npm run moderate (the operator command)', () => {
   it('lists pending feedback with item and text, approves by id; the seller then reads it', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'moderate-'));
     dirs.push(dataDir);
-    const env = { EMBEDDED_DB_IN_MEMORY: 'false', DATA_DIR: dataDir };
+    // the embedded database on disk, or on the Postgres tier a database of the cluster
+    const env = ON_POSTGRES
+      ? await databaseEnv()
+      : { EMBEDDED_DB_IN_MEMORY: 'false', DATA_DIR: dataDir };
     const seller = newWallet();
     const buyer = newWallet();
     let t = await startSellingApp(env);
@@ -33,7 +37,7 @@ describe('npm run moderate (the operator command)', () => {
     await t.close(); // the embedded database belongs to one process at a time
 
     // the command from source in one process (node with tsx's loader; the tsx binary adds a second)
-    const cliEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+    const cliEnv = { ...process.env, DATA_DIR: dataDir, ...env, LOG_LEVEL: 'silent' };
     const moderate = (...args: string[]) =>
       run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'moderate', ...args], {
         env: cliEnv,

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { captureLogs, type CapturedLogs } from '../helpers/logs.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -56,7 +57,8 @@ describe('operator mistakes', () => {
   });
 });
 
-describe('closing the embedded database', () => {
+// the embedded database's own thread; the Postgres tier has no embedded database
+describe.skipIf(ON_POSTGRES)('closing the embedded database', () => {
   it('a command goes on after closing it (the database thread once let Node exit mid-close)', async () => {
     const script = [
       "import { loadConfig } from './src/config.ts';",

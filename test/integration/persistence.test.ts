@@ -14,6 +14,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { findTemplate, TEMPLATE_DIR } from '../../src/db/template.js';
 import { seedListing } from '../helpers/catalog.js';
 import { captureLogs } from '../helpers/logs.js';
+import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -26,7 +27,9 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-describe('embedded database on disk', () => {
+// The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
+// has none, these run in `npm test`.
+describe.skipIf(ON_POSTGRES)('embedded database on disk', () => {
   it('keeps every row across a restart on the same DATA_DIR', async () => {
     const config = loadConfig({
       DATA_DIR: await tempDir(),
@@ -67,7 +70,9 @@ describe('embedded database on disk', () => {
   });
 });
 
-describe('first start from the shipped template', () => {
+// The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
+// has none, these run in `npm test`.
+describe.skipIf(ON_POSTGRES)('first start from the shipped template', () => {
   it('a fresh data directory is made from the template (no initdb) and serves at once', async () => {
     expect((await findTemplate()).ok).toBe(true);
     const dataDir = await tempDir();
@@ -79,6 +84,8 @@ describe('first start from the shipped template', () => {
       const said = logs.lines.map((l) => l.msg);
       expect(said).toContain('first start: creating the embedded database from its template');
       expect(said.join('\n')).not.toMatch(/initdb/);
+      // the template holds every migration already: a first start runs none of them
+      expect(said).not.toContain('migrations applied');
       expect((await app.inject('/api/v1/health')).statusCode).toBe(200);
       const id = await seedListing(runtime.deps.sql, runtime.deps.embedder, {
         title: 'Template-made listing',
@@ -109,6 +116,17 @@ describe('first start from the shipped template', () => {
       JSON.stringify({ ...manifest, pglite: '0.0.1' }),
     );
     expect(await findTemplate(stale)).toMatchObject({ ok: false, reason: 'other_version' });
+    // nor one made from other migrations (it holds their tables, not these)
+    const otherMigrations = await tempDir();
+    await cp(TEMPLATE_DIR, otherMigrations, { recursive: true });
+    await writeFile(
+      path.join(otherMigrations, 'manifest.json'),
+      JSON.stringify({ ...manifest, migrations: 'f'.repeat(64) }),
+    );
+    expect(await findTemplate(otherMigrations)).toMatchObject({
+      ok: false,
+      reason: 'other_migrations',
+    });
 
     const dataDir = await tempDir();
     const logs = captureLogs();
@@ -181,7 +199,9 @@ function listeningSockets(): string[] {
   return found;
 }
 
-describe('embedded database access', () => {
+// The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
+// has none, these run in `npm test`.
+describe.skipIf(ON_POSTGRES)('embedded database access', () => {
   it.runIf(process.platform === 'linux')(
     'no other process can reach it: the service listens on its HTTP port and nothing else',
     async () => {
@@ -211,7 +231,9 @@ describe('embedded database access', () => {
   );
 });
 
-describe('embedded database lock', () => {
+// The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
+// has none, these run in `npm test`.
+describe.skipIf(ON_POSTGRES)('embedded database lock', () => {
   it('a second process on the same DATA_DIR is refused; a dead owner’s lock is taken over', async () => {
     const dataDir = await tempDir();
     const config = loadConfig({ DATA_DIR: dataDir });
@@ -241,7 +263,12 @@ describe('migrator', () => {
       path.join(dir, 'm', '002_b.sql'),
       'create table b (x int); insert into nope values (1);',
     );
-    const db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
+    // an empty database: in memory, or on the Postgres tier one of the cluster
+    // (the embedded one from initdb, not from the shipped template, which holds the migrations)
+    const db = await openDatabase(
+      loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', ...(await databaseEnv({ empty: true })) }),
+      { templateDir: path.join(dir, 'no-template') },
+    );
     try {
       await expect(migrate(db.sql, path.join(dir, 'm'))).rejects.toThrow(/nope/);
       const names = (
@@ -259,7 +286,13 @@ describe('migrator', () => {
   });
 
   it('`npm run migrate` exits 0 on success and non-zero, listing every problem, on bad config', async () => {
-    const env = { ...process.env, DATA_DIR: await tempDir(), LOG_LEVEL: 'silent' };
+    const env = {
+      ...process.env,
+      DATA_DIR: await tempDir(),
+      LOG_LEVEL: 'silent',
+      // on the Postgres tier: an empty database, which the command gives its extensions and tables
+      ...(await databaseEnv({ empty: true })),
+    };
     // from source in one process (node with tsx's loader; the tsx binary adds a second)
     const fromSource = ['--import', 'tsx', 'src/main.ts', 'migrate'];
     await run(process.execPath, fromSource, { env });

@@ -1,3 +1,4 @@
+import { formatUnits } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSaleItem } from '../helpers/items.js';
 import { keyedBuy, registerAgent, type Registered } from '../helpers/revision-a.js';
@@ -48,6 +49,10 @@ describe('seller stats and payouts with the key', () => {
       currency: 'USDC',
     });
     expect(BigInt(base.pending_raw)).toBeGreaterThan(0n);
+    // the live payouts script reads `amount`: the seller's pending share, human-readable
+    expect(base.amount).toBe(formatUnits(BigInt(base.pending_raw), 6));
+    expect(Number(base.amount)).toBeGreaterThan(3.7); // 95 % of a 4 USDC sale
+    expect(polygon.amount).toBe('0');
     expect(BigInt(base.pending_gross_raw)).toBeGreaterThanOrEqual(BigInt(base.pending_raw));
     expect(polygon).toMatchObject({ status: 'wallet_missing', seller_wallet: null });
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import type { LocalAccount } from 'viem';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
@@ -167,6 +168,21 @@ describe('keyed purchase', () => {
       license_accepted: true,
     });
     expect(ext.bazaar.info.input.completion_request.example).toMatchObject({ item_id: item });
+    // The live clients' buy script: the prompt from the PAYMENT-REQUIRED header, the completion
+    // body from extensions.<their catalog>.input.completion_request.example, merged with the
+    // legal flags (it crashes on a missing key)
+    const header = prompt.headers['payment-required'] as string;
+    const live = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as {
+      extensions: Record<string, { input: Completion }>;
+    };
+    const example = live.extensions['spawnxchange']!.input.completion_request.example;
+    expect({ ...example, policy_accepted: true, license_accepted: true }).toEqual({
+      item_id: item,
+      chain: 'base',
+      policy_accepted: true,
+      license_accepted: true,
+    });
+    expect(prompt.json().extensions.spawnxchange).toEqual(live.extensions['spawnxchange']);
     expect(done.statusCode).toBe(200);
     expect(done.headers['payment-response']).toEqual(expect.any(String));
     const order = done.json();
@@ -211,6 +227,40 @@ describe('keyed purchase', () => {
     const [row] = await t.runtime.deps.sql<{ buyerId: string }[]>`
       select buyer_id from orders where id = ${order.order_id}`;
     expect(row!.buyerId).toBe(buyer.agentId);
+  });
+
+  it('the live buy script: completion from extensions.spawnxchange, the whole prompt echoed in PAYMENT-SIGNATURE', async () => {
+    const seller = await registerAgent(t.app);
+    const buyer = await registerAgent(t.app);
+    const item = await listingOf(seller, 1.5);
+    const body = { item_id: item, chain: 'base', currency: 'USDC' };
+    const prompt = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/buy',
+      headers: key(buyer),
+      payload: body,
+    });
+    expect(prompt.statusCode).toBe(402);
+    const required = promptOf(prompt) as PaymentRequired & {
+      extensions: Record<string, { input: { completion_request: { example: object } } }>;
+    };
+    const completion = {
+      ...required.extensions['spawnxchange']!.input.completion_request.example,
+      policy_accepted: true,
+      license_accepted: true,
+    };
+    const { payload } = await signPayment(buyer.wallet, required, required.accepts[0]!);
+    // the SDK echoes the resource and both discovery entries back (several KB)
+    const echoed = encodePaymentSignatureHeader({ ...payload, extensions: required.extensions });
+    expect(echoed.length).toBeGreaterThan(6_000);
+    const done = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/buy',
+      headers: { ...key(buyer), 'payment-signature': echoed },
+      payload: completion,
+    });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({ order_id: expect.any(String) });
   });
 
   it('the completion must name its chain, the chain it signed for, where the seller has a wallet', async () => {

@@ -1,4 +1,5 @@
 import { cases as benign } from './families/benign.js';
+import { cases as benignLookalikes } from './families/benign-secrets-lookalikes.js';
 import { cases as bombs } from './families/bombs.js';
 import { cases as code } from './families/code.js';
 import { cases as links } from './families/links.js';
@@ -22,6 +23,7 @@ export const CORPUS: CorpusCase[] = [
   ...secrets,
   ...code,
   ...benign,
+  ...benignLookalikes,
 ];
 
 const dup = CORPUS.map((c) => c.name).find((n, i, all) => all.indexOf(n) !== i);

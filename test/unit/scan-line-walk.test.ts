@@ -80,15 +80,25 @@ describe('secrets in large files (streamed in chunks)', () => {
   const aws = () =>
     'AKIA' +
     Array.from(randomBytes(16), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[b % 32]).join('');
-  const cases: Array<[string, () => string, string]> = [
-    ['an AWS key id', () => `aws_key_id = "${aws()}"`, 'aws_access_key_id'],
-    ['a PEM private key header', () => '-----BEGIN RSA PRIVATE KEY-----', 'private_key'],
-    ['a mnemonic phrase', () => `MNEMONIC="${freshMnemonic()}"`, 'bip39_mnemonic'],
+  const cases: Array<[string, () => string, string, string]> = [
+    ['an AWS key id', () => `aws_key_id = "${aws()}"`, 'aws_access_key_id', 'secret:token'],
+    [
+      'a PEM private key header',
+      () => '-----BEGIN RSA PRIVATE KEY-----',
+      'private_key',
+      'secret:private_key_block',
+    ],
+    [
+      'a mnemonic phrase',
+      () => `MNEMONIC="${freshMnemonic()}"`,
+      'bip39_mnemonic',
+      'secret:mnemonic',
+    ],
   ];
   for (const crlf of [false, true])
     it.each(cases)(
       `%s across a chunk boundary (${crlf ? 'CRLF' : 'LF'})`,
-      async (_, make, kind) => {
+      async (_, make, kind, check) => {
         const { text, line } = bigFile(make(), crlf);
         const files = { ...uniqueProject(), 'src/big.ts': text };
         for (const out of [
@@ -97,9 +107,7 @@ describe('secrets in large files (streamed in chunks)', () => {
         ]) {
           expect(out).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed' });
           if (out.verdict !== 'reject') return;
-          expect(out.findings).toEqual([
-            { check: 'secret', file: 'src/big.ts', line, detail: kind },
-          ]);
+          expect(out.findings).toEqual([{ check, file: 'src/big.ts', line, detail: kind }]);
         }
       },
     );
@@ -113,7 +121,9 @@ describe('secrets in large files (streamed in chunks)', () => {
     const out = await scanArchive(zipOf(files), 'zip', limits);
     expect(out).toMatchObject({
       verdict: 'reject',
-      findings: [{ check: 'secret', file: 'config/keys.py', line: 6, detail: 'aws_access_key_id' }],
+      findings: [
+        { check: 'secret:token', file: 'config/keys.py', line: 6, detail: 'aws_access_key_id' },
+      ],
     });
   });
 });

@@ -52,7 +52,9 @@ describe('wallet keys', () => {
     const out = await scan({ [file]: `# wallet\n\n${text.replace('<key>', key)}\n` });
     expect(out).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed' });
     if (out.verdict !== 'reject') return;
-    expect(out.findings).toEqual([{ check: 'secret', file, line: 3, detail: 'evm_private_key' }]);
+    expect(out.findings).toEqual([
+      { check: 'secret:wallet_key', file, line: 3, detail: 'evm_private_key' },
+    ]);
     expect(JSON.stringify(out)).not.toContain(key.slice(2, 18));
   });
 
@@ -84,7 +86,9 @@ describe('mnemonic phrases', () => {
       const out = await scan({ [file]: `// seed\n${render(phrase)}\n` });
       expect(out).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed' });
       if (out.verdict !== 'reject') return;
-      expect(out.findings).toEqual([{ check: 'secret', file, line: 2, detail: 'bip39_mnemonic' }]);
+      expect(out.findings).toEqual([
+        { check: 'secret:mnemonic', file, line: 2, detail: 'bip39_mnemonic' },
+      ]);
       expect(JSON.stringify(out)).not.toContain(phrase.split(' ').slice(0, 2).join(' '));
     }
   });
@@ -93,7 +97,7 @@ describe('mnemonic phrases', () => {
     const out = await scan({ '.secret': `${freshMnemonic()}\n` });
     expect(out).toMatchObject({
       verdict: 'reject',
-      findings: [{ check: 'secret', file: '.secret', line: 1, detail: 'bip39_mnemonic' }],
+      findings: [{ check: 'secret:mnemonic', file: '.secret', line: 1, detail: 'bip39_mnemonic' }],
     });
   });
 });
@@ -105,7 +109,7 @@ describe('encrypted keystores', () => {
       verdict: 'reject',
       findings: [
         {
-          check: 'secret',
+          check: 'secret:keystore',
           file: 'keystore/UTC--2025-01-01--a',
           line: 1,
           detail: 'wallet_keystore',
@@ -118,7 +122,7 @@ describe('encrypted keystores', () => {
     expect(pretty).toMatchObject({
       verdict: 'reject',
       findings: [
-        { check: 'secret', file: 'wallet/deployer.json', line, detail: 'wallet_keystore' },
+        { check: 'secret:keystore', file: 'wallet/deployer.json', line, detail: 'wallet_keystore' },
       ],
     });
   });

@@ -105,7 +105,7 @@ describe('secret findings', () => {
     expect(out).toMatchObject({ verdict: 'reject', reason: 'safety_checks_failed' });
     if (out.verdict !== 'reject') return;
     expect(out.findings).toEqual([
-      { check: 'secret', file: 'src/ci.ts', line: 3, detail: 'github_token' },
+      { check: 'secret:token', file: 'src/ci.ts', line: 3, detail: 'github_token' },
     ]);
     expect(JSON.stringify(out.findings)).not.toContain(key.slice(4));
   });

@@ -16,6 +16,11 @@ interface IERC20Balance {
  * are fixed, so the caller pays gas, gains nothing and cannot redirect funds; `minGrossRaw` makes
  * the call revert unless at least that much is forwarded; `sender` (the caller's own address) is
  * recorded in the event only.
+ *
+ * `withdraw(token)` is the same forwarding sent by the seller wallet itself (Revision A, spec 2.7:
+ * "withdrawal is an on-chain withdraw(address token) call by the seller wallet"): the seller gets
+ * its floor share and the platform its own, exactly as `distribute` pays them. `pending(token)`
+ * tells what a call now would forward.
  */
 contract PayoutSplitter {
     uint256 public constant TOTAL_BPS = 10_000;
@@ -48,11 +53,29 @@ contract PayoutSplitter {
         uint256 minGrossRaw,
         address sender
     ) external returns (uint256 gross, uint256 sellerAmount, uint256 platformAmount) {
+        return _distribute(token, minGrossRaw, sender);
+    }
+
+    function withdraw(address token) external returns (uint256 gross, uint256 sellerAmount, uint256 platformAmount) {
+        require(msg.sender == seller, "Payout: only the seller withdraws");
+        return _distribute(token, 0, msg.sender);
+    }
+
+    /// What a payout now would forward: gross (the balance less the dust) and the two floor shares.
+    function pending(address token) public view returns (uint256 gross, uint256 sellerAmount, uint256 platformAmount) {
         uint256 balance = IERC20Balance(token).balanceOf(address(this));
         gross = balance > DUST ? balance - DUST : 0;
-        require(gross >= minGrossRaw, "Payout: less than minGrossRaw pending");
         sellerAmount = (gross * sellerBps) / TOTAL_BPS;
         platformAmount = (gross * platformBps) / TOTAL_BPS;
+    }
+
+    function _distribute(
+        address token,
+        uint256 minGrossRaw,
+        address sender
+    ) private returns (uint256 gross, uint256 sellerAmount, uint256 platformAmount) {
+        (gross, sellerAmount, platformAmount) = pending(token);
+        require(gross >= minGrossRaw, "Payout: less than minGrossRaw pending");
         if (sellerAmount > 0) _send(token, seller, sellerAmount);
         if (platformAmount > 0) _send(token, platform, platformAmount);
         emit Distributed(token, sender, gross, sellerAmount, platformAmount);

@@ -23,6 +23,16 @@ export function usernameOf(agent: Agent): UsernameResponse {
   return { username: agent.username, username_type: agent.usernameType };
 }
 
+/** Spec 3.4: a `user_set` name is permanent: any attempt to change it answers 409. */
+export function assertUsernameChangeable(agent: Agent): void {
+  if (agent.usernameType === 'user_set') throw usernameAlreadyChanged();
+}
+
+const usernameAlreadyChanged = () =>
+  new AppError('username_already_changed', {
+    message: 'the username was changed once already; it is permanent',
+  });
+
 /**
  * One change of username, ever (spec 3.4): the update only matches an `automatic` row, and the
  * case-insensitive unique index decides `username_taken` atomically (no read-then-write race).
@@ -47,9 +57,7 @@ export async function changeUsername(
     throw e;
   }
   if (rows.length === 0) {
-    throw new AppError('username_already_changed', {
-      message: 'the username was changed once already; it is permanent',
-    });
+    throw usernameAlreadyChanged();
   }
   deps.saleItems?.invalidateSeller(agent.id);
   return { username: rows[0]!.username, username_type: 'user_set' };

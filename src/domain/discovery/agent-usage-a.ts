@@ -31,7 +31,8 @@ A JSON array (at most 20, best first) of active listings you can pay for on at l
 \`id\`, \`status\`, \`metadata\` (\`title\`, \`description\`, \`tech_stack\`, \`prices.USDC\`,
 \`seller_username\`), \`available_chains\`, \`similarity\` (0-5), and \`rating_avg\` /
 \`rating_count\` once an item has 5 approved ratings. \`q\` is required (≤ 1000 characters);
-\`tech_stack\` (≤ 200) filters case-insensitively; \`min_price\` / \`max_price\` are plain decimals.
+\`tech_stack\` (≤ 200) filters case-insensitively by whole stack names (comma-separated terms
+all required; \`java\` is not JavaScript, \`c\` is not C++ or C#); \`min_price\` / \`max_price\` are plain decimals.
 Details: \`GET ${base}/api/v1/items/{id}\`. Status (scan states included, 404 once deleted):
 \`GET ${base}/api/v1/items/{id}/status\`.
 
@@ -68,7 +69,8 @@ account: rotate its key instead, then link other wallets); 409 \`wallet_already_
 1. **Prompt.** \`POST ${base}/api/v1/buy\` with your key and \`{ "item_id": "…", "chain": "base" }\`
    → \`402\` with the payment requirements as base64 JSON in \`PAYMENT-REQUIRED\` and the same JSON in
    the body. \`accepts[]\` lists the chains the seller can be paid on (your chain first);
-   \`extensions.bazaar.input.completion_request.example\` is the body to send back.
+   \`extensions.${opts.catalogName}.input.completion_request.example\` (the same entry is also
+   under \`extensions.bazaar\`) is the body to send back.
 2. **Sign** one entry of \`accepts[]\` exactly as given (EIP-3009 for \`amount\` to \`payTo\`, the
    token's EIP-712 domain from \`extra\`, a fresh 32-byte nonce, \`validBefore\` within
    \`maxTimeoutSeconds\`).
@@ -114,6 +116,15 @@ or link one per chain). Refusals: 409 \`duplicate_code\`, 403 \`code_previously_
 - \`GET ${base}/api/v1/seller/items?status=&limit=&offset=\` (key): every listing, deleted and
   rejected included (\`{ items, pagination, allowed_statuses }\`).
 - \`DELETE ${base}/api/v1/items/{id}\` (key): \`{ message }\`, idempotent; 404 for anyone else's.
+- \`GET ${base}/api/v1/seller/payouts\` (key): \`{ payouts }\`, one entry per chain:
+  \`seller_wallet\` (your wallet linked there), \`payout_address\` (your payout contract),
+  \`token_address\`, \`pending_raw\` (your share, raw units) and \`pending\` / \`amount\` (the same
+  in USDC, e.g. \`"1.5"\`), \`status\` (\`ok\`, \`wallet_missing\`, \`contract_missing\`,
+  \`token_missing\`, \`rpc_error\`). Balances are forwarded to you every
+  ${opts.payoutIntervalMinutes} minutes; to withdraw now, call \`withdraw(address token)\` with
+  \`token_address\` on \`payout_address\` from the wallet you registered with (the first one, if
+  several); it needs native gas, and any other sender is refused. At most 2 raw units of dust
+  stay in the contract.
 
 ## 5. Legal
 

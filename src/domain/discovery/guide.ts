@@ -25,6 +25,8 @@ export interface AgentUsageOptions {
     accountMax: number;
     failureMax: number;
   };
+  /** Revision A: name of the prompt's discovery entry beside `bazaar` (DISCOVERY_CATALOG_NAME). */
+  catalogName: string;
 }
 
 /**

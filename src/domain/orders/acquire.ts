@@ -70,13 +70,15 @@ async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
  * Active items as the acquire prompt needs them (price, seller, payable chains), kept for a short
  * TTL so a completion costs no lookup of its own. Never trusted for money: the nonce claim
  * re-checks status, price, seller and the chosen payout address in the same statement, and a
- * failed re-check drops the entry and answers from a fresh lookup. Deletes in this process drop
- * the entry at once, and a seller's change of terms drops all of that seller's entries; other
- * replicas rely on the re-check (a completion on a chain the seller left is refused before it
- * settles) and see the new terms in their prompts within the TTL. Only found items are cached.
+ * failed re-check drops the entry and answers from a fresh lookup. A delete drops the entry at
+ * once, and a seller's change of terms drops all of that seller's entries: in this process, and
+ * through `broadcast` (Postgres LISTEN/NOTIFY, ../../runtime.ts) in every other replica, which
+ * applies it with `apply`. Only found items are cached.
  */
 export class SaleItemCache {
   private readonly entries = new Map<string, { item: SaleItem; expires: number }>();
+  /** Tells the other processes of the deployment of an invalidation (none: this one only). */
+  broadcast?: (change: SaleItemChange) => void;
 
   constructor(
     private readonly ttlMs = 30_000,
@@ -96,7 +98,8 @@ export class SaleItemCache {
   }
 
   invalidate(itemId: string): void {
-    this.entries.delete(itemId);
+    this.apply({ item: itemId });
+    this.broadcast?.({ item: itemId });
   }
 
   /**
@@ -104,10 +107,23 @@ export class SaleItemCache {
    * addresses, username) must reach every prompt at once, not after the TTL.
    */
   invalidateSeller(sellerId: string): void {
+    this.apply({ seller: sellerId });
+    this.broadcast?.({ seller: sellerId });
+  }
+
+  /** An invalidation, made here or received from another process. */
+  apply(change: SaleItemChange): void {
+    if ('item' in change) {
+      this.entries.delete(change.item);
+      return;
+    }
     for (const [id, entry] of this.entries)
-      if (entry.item.sellerId === sellerId) this.entries.delete(id);
+      if (entry.item.sellerId === change.seller) this.entries.delete(id);
   }
 }
+
+/** What changed: one item (deleted, re-priced) or all of a seller's (terms, payout addresses). */
+export type SaleItemChange = { item: string } | { seller: string };
 
 /** True (in the claim statement) while the item is still sold on these terms to this payTo. */
 function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, amountMicro: number) {
@@ -290,15 +306,20 @@ async function acquireOnce(
     // A signature made from another listing's prompt (same seller, same price) cannot buy this one.
     bind: { item_id: item.id },
     // built only for a prompt (or a refusal that carries one), not for a signed completion
-    extensions: () => ({
-      bazaar: acquireDiscovery(
+    extensions: () => {
+      const discovery = acquireDiscovery(
         deps.config,
         item,
         options.map((o) => o.chain),
         legal,
         mode,
-      ),
-    }),
+      );
+      // Revision A's live clients read the completion example under their catalog's name
+      // (DISCOVERY_CATALOG_NAME); `bazaar` stays beside it for x402 discovery clients.
+      return mode.revision === 'A'
+        ? { [deps.config.DISCOVERY_CATALOG_NAME]: discovery, bazaar: discovery }
+        : { bazaar: discovery };
+    },
     // Revision A: a signature for another chain than the one the completion names is refused.
     ...(mode.revision === 'A' && body.chain !== undefined && { completionChain: body.chain }),
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.

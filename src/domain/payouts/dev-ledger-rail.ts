@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/index.js';
 import { NETWORK_OF, type Chain } from '../../wire/chains.js';
-import { pendingGross, type PayoutRail } from './rail.js';
+import { forwardable, type PayoutRail } from './rail.js';
 
 /**
  * The payout rail of the embedded default: payout addresses are accounts of the built-in
@@ -44,10 +44,8 @@ export class DevLedgerRail implements PayoutRail {
         for update of b`;
       const none = { txHash: '', grossRaw: 0n, sellerRaw: 0n, platformRaw: 0n };
       if (!src) return none;
-      const gross = pendingGross(BigInt(src.balance));
-      const sellerRaw = (gross * BigInt(src.sellerBps)) / 10_000n;
-      const platformRaw = (gross * BigInt(src.platformBps)) / 10_000n;
-      if (sellerRaw + platformRaw === 0n) return none;
+      const { grossRaw: gross, sellerRaw, platformRaw } = forwardable(BigInt(src.balance), src);
+      if (gross === 0n) return none;
       await tx`
         update dev_ledger_balances set balance_micro = balance_micro - ${(sellerRaw + platformRaw).toString()}::bigint
         where network = ${network} and address = ${address}`;

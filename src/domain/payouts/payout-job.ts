@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
-import { shareOf } from './allocation.js';
-import { pendingGross, type PayoutRail } from './rail.js';
+import { forwardable, type PayoutRail } from './rail.js';
 
 /** Payout addresses read per balance call. */
 const BATCH = 500;
@@ -48,8 +47,8 @@ export async function runPayouts(
       }
       for (const { address, sellerBps, platformBps } of slice) {
         // Only what the contract would forward: the dust and a lone remainder unit stay.
-        const gross = pendingGross(balances.get(address) ?? 0n);
-        if (shareOf(gross, sellerBps) + shareOf(gross, platformBps) === 0n) continue;
+        const { grossRaw } = forwardable(balances.get(address) ?? 0n, { sellerBps, platformBps });
+        if (grossRaw === 0n) continue;
         const outcome = await payOne(deps, chain, address, holder);
         if (outcome !== 'nothing') report[outcome]++;
       }

@@ -42,6 +42,8 @@ export async function sellerPayoutsRevisionA(
         pending_gross_raw: p.pending_gross_raw,
         pending_raw: p.pending_raw,
         pending: p.pending,
+        // what the live clients' payouts script reads: the seller's pending share, human-readable
+        amount: p.pending,
         status,
       };
     }),

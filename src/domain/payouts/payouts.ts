@@ -4,8 +4,8 @@ import type { PaymentNetworks } from '../../x402/networks.js';
 import type { Agent } from '../accounts/accounts.js';
 import { CHAINS, NETWORK_OF, type Chain } from '../../wire/chains.js';
 import { USDC_DECIMALS } from '../../wire/money.js';
-import { shareOf, TOTAL_BPS } from './allocation.js';
-import { PAYOUT_METHOD, PayoutTokenMissing, pendingGross, type PayoutRail } from './rail.js';
+import { TOTAL_BPS } from './allocation.js';
+import { forwardable, PAYOUT_METHOD, PayoutTokenMissing, type PayoutRail } from './rail.js';
 import type { PayoutEntry, PayoutNow, SellerPayouts } from '../../wire/payouts.js';
 
 /** Entries of `payout_history` shown (spec 2.7: the last 50). */
@@ -69,13 +69,13 @@ export async function sellerPayouts(
           status: e instanceof PayoutTokenMissing ? 'token_missing' : 'rpc_error',
         };
       }
-      const gross = pendingGross(balance);
-      const mine = shareOf(gross, row.sellerBps);
+      // what the contract would pay out now: its dust and a lone rounding unit are not pending
+      const { grossRaw, sellerRaw } = forwardable(balance, row);
       return {
         ...base,
-        pending_gross_raw: gross.toString(),
-        pending_raw: mine.toString(),
-        pending: formatUnits(mine, USDC_DECIMALS),
+        pending_gross_raw: grossRaw.toString(),
+        pending_raw: sellerRaw.toString(),
+        pending: formatUnits(sellerRaw, USDC_DECIMALS),
         status: 'ok',
       };
     }),

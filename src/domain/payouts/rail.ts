@@ -1,3 +1,4 @@
+import { shareOf } from './allocation.js';
 import type { Chain } from '../../wire/chains.js';
 
 /**
@@ -36,9 +37,27 @@ export class PayoutTokenMissing extends Error {
 /** Raw units a payout address always keeps (the rounding remainder comes on top: at most 2). */
 export const PAYOUT_DUST_RAW = 1n;
 
-/** What the next payout forwards from a balance (spec 2.7 `pending_gross_raw`). */
+/** The contract's gross: the balance above the dust (what `distribute` splits). */
 export function pendingGross(balanceRaw: bigint): bigint {
   return balanceRaw > PAYOUT_DUST_RAW ? balanceRaw - PAYOUT_DUST_RAW : 0n;
+}
+
+/**
+ * What a payout now would pay out of a balance, computed as the payout contract does (its
+ * `pending(token)` view): gross = the balance less the dust, the seller's and the platform's
+ * floor shares of it. When both shares are 0 nothing can move: the contract keeps the whole
+ * balance (the dust and a lone rounding unit, at most 2 raw units), so nothing is pending (spec
+ * 2.7 `pending_gross_raw`: never an amount the seller cannot be paid).
+ */
+export function forwardable(
+  balanceRaw: bigint,
+  allocation: { sellerBps: number; platformBps: number },
+): { grossRaw: bigint; sellerRaw: bigint; platformRaw: bigint } {
+  const gross = pendingGross(balanceRaw);
+  const sellerRaw = shareOf(gross, allocation.sellerBps);
+  const platformRaw = shareOf(gross, allocation.platformBps);
+  if (sellerRaw + platformRaw === 0n) return { grossRaw: 0n, sellerRaw: 0n, platformRaw: 0n };
+  return { grossRaw: gross, sellerRaw, platformRaw };
 }
 
 /**

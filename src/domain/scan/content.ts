@@ -1,5 +1,8 @@
+import { bytecodeMagic, gitConfigExec, isGitConfig, pathFinding } from './binaries.js';
+import { FileCode } from './code-rules.js';
 import { Sketch } from './fingerprint.js';
-import { FileSecrets } from './secrets.js';
+import { FileInstall, installFileKind } from './install-hooks.js';
+import { FileSecrets, type SecretHit } from './secrets.js';
 import {
   ScanRejection,
   unsafe,
@@ -95,7 +98,7 @@ export class ScanContext {
 const SNIFF_BYTES = 512;
 const MAX_LINE = 64 * 1024;
 
-type Kind = 'pending' | 'text' | 'binary' | 'nested' | 'skip';
+type Kind = 'pending' | 'text' | 'utf16le' | 'utf16be' | 'binary' | 'nested' | 'skip';
 
 /**
  * Looks at one file's bytes as they stream past: sniffs the type from the first bytes (native
@@ -112,8 +115,19 @@ export class EntryInspector {
   private readonly source: boolean;
   private nested: Buffer[] = [];
   private nestedLen = 0;
-  private secretsFound = 0;
+  /** Content findings in this file (at most 5 are reported per file). */
+  private found = 0;
   private secrets: FileSecrets | undefined;
+  private code: FileCode | undefined;
+  /** Files whose every line is asked: real `.env` files, install-time files, `.git/config`. */
+  private readonly install: FileInstall | undefined;
+  private readonly gitConfig: boolean;
+  /** Already reported as bytecode from its name (its magic bytes need not say it again). */
+  private readonly bytecodeByPath: boolean;
+  private everyLine: boolean;
+  /** UTF-16: a byte of a code unit split across chunks, and a byte-order mark to drop. */
+  private odd: Buffer | undefined;
+  private skip = 0;
   private readonly out: { write(chunk: Buffer): void; end(): void } | undefined;
 
   constructor(
@@ -127,6 +141,17 @@ export class EntryInspector {
     if (this.source) ctx.stats.sourceFiles++;
     if (EXECUTABLE_EXT.test(path))
       ctx.addFinding({ check: 'executable', file: path, detail: 'extension' });
+    const byPath = pathFinding(path);
+    if (byPath) ctx.addFinding(byPath);
+    this.bytecodeByPath = byPath?.check === 'bytecode';
+    const install = installFileKind(path);
+    this.install = install && new FileInstall(install);
+    this.gitConfig = isGitConfig(path);
+    this.everyLine = !!this.install || this.gitConfig;
+    if (path.includes('.env') && ENV_LIKE.test(path)) {
+      this.secrets = new FileSecrets(path);
+      this.everyLine ||= this.secrets.realEnv;
+    }
   }
 
   write(chunk: Buffer): void {
@@ -144,7 +169,8 @@ export class EntryInspector {
   async end(): Promise<void> {
     this.out?.end();
     if (this.kind === 'pending') this.decide();
-    if (this.kind === 'text' && this.carry) this.lines(this.carry, this.carry.length, true);
+    if (this.kind !== 'binary' && this.kind !== 'nested' && this.carry)
+      this.lines(this.carry, this.carry.length, true);
     this.carry = undefined;
     if (this.kind === 'nested') {
       const bytes = Buffer.concat(this.nested, this.nestedLen);
@@ -173,6 +199,12 @@ export class EntryInspector {
       return this.executable('mach-o');
     if (u32be === 0xcafebabe && b.length >= 8 && b.readUInt32BE(4) < 30)
       return this.executable('mach-o-fat');
+    const bytecode = bytecodeMagic(b, this.path);
+    if (bytecode) {
+      if (!this.bytecodeByPath)
+        this.ctx.addFinding({ check: 'bytecode', file: this.path, detail: bytecode });
+      return 'binary';
+    }
     // Archives we scan in turn: zip (local header or empty-archive record), gzip, plain tar.
     const zipMagic = u32be === 0x504b0304 || u32be === 0x504b0506;
     const gzipMagic = b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
@@ -191,7 +223,45 @@ export class EntryInspector {
     if (b.length >= 10 && /^BZh[1-9]1AY&SY$/.test(b.toString('latin1', 0, 10)))
       throw unsafe('unscannable_archive', this.path, 'bzip2');
     if (u32be === 0x28b52ffd) throw unsafe('unscannable_archive', this.path, 'zstd');
-    return b.includes(0) ? 'binary' : 'text';
+    return this.textKind(b);
+  }
+
+  /**
+   * Text, UTF-16 text (with a byte-order mark, or without one: zeros in every other byte beside
+   * printable ASCII), text with a stray NUL (a few NULs among printable ASCII), or binary.
+   */
+  private textKind(b: Buffer): Kind {
+    if (b.length >= 2 && ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff))) {
+      this.skip = 2;
+      return b[0] === 0xff ? 'utf16le' : 'utf16be';
+    }
+    if (!b.includes(0)) return 'text';
+    const n = b.length & ~1;
+    let zeros = [0, 0];
+    let printable = [0, 0];
+    for (let i = 0; i < n; i++) {
+      const c = b[i]!;
+      if (c === 0) zeros[i & 1]!++;
+      else if (TEXT_BYTE[c]) printable[i & 1]!++;
+    }
+    const pairs = n / 2;
+    for (const [order, z] of [
+      ['utf16le', 1],
+      ['utf16be', 0],
+    ] as const) {
+      if (
+        zeros[z]! >= pairs * 0.7 &&
+        printable[1 - z]! >= pairs * 0.7 &&
+        zeros[1 - z]! <= pairs * 0.05
+      )
+        return order;
+    }
+    zeros = [zeros[0]! + zeros[1]!, 0];
+    printable = [printable[0]! + printable[1]!, 0];
+    const nul = zeros[0]!;
+    if (nul <= Math.max(2, b.length / 100) && printable[0]! >= (b.length - nul) * 0.95)
+      return 'text';
+    return 'binary';
   }
 
   private isPe(b: Buffer): boolean {
@@ -211,6 +281,10 @@ export class EntryInspector {
       case 'text':
         this.text(chunk);
         return;
+      case 'utf16le':
+      case 'utf16be':
+        this.utf16(chunk);
+        return;
       case 'nested':
         this.nestedLen += chunk.length;
         if (this.nestedLen > this.ctx.limits.maxNestedBytes)
@@ -220,6 +294,27 @@ export class EntryInspector {
       default:
         return;
     }
+  }
+
+  /** UTF-16 transcoded to UTF-8 chunk by chunk (a code unit split across chunks waits). */
+  private utf16(chunk: Buffer): void {
+    let b = chunk;
+    if (this.odd) {
+      b = Buffer.concat([this.odd, chunk]);
+      this.odd = undefined;
+    }
+    if (this.skip) {
+      const n = Math.min(this.skip, b.length);
+      b = b.subarray(n);
+      this.skip -= n;
+    }
+    if (b.length & 1) {
+      this.odd = Buffer.from(b.subarray(b.length - 1));
+      b = b.subarray(0, b.length - 1);
+    }
+    if (!b.length) return;
+    if (this.kind === 'utf16be') b = Buffer.from(b).swap16();
+    this.text(Buffer.from(b.toString('utf16le'), 'utf8'));
   }
 
   /** Walks the complete lines of a chunk; a partial last line is carried to the next chunk. */
@@ -253,6 +348,11 @@ export class EntryInspector {
    */
   private lines(buf: Buffer, end: number, final: boolean): void {
     let nextDashes = buf.indexOf(DASH_RUN);
+    // Single bytes some rules need (memchr-fast): where the next one is, as for the dash run.
+    let nextAt = buf.indexOf(64); // @
+    let nextBackslash = buf.indexOf(92);
+    let nextPipe = buf.indexOf(124); // |
+    let nextAmp = buf.indexOf(38); // &
     let i = 0;
     while (i < end) {
       let c = buf[i]!;
@@ -277,7 +377,24 @@ export class EntryInspector {
       if (last - first >= 3) {
         if (nextDashes !== -1 && nextDashes < first) nextDashes = buf.indexOf(DASH_RUN, first);
         const dashes = nextDashes !== -1 && nextDashes + DASH_RUN.length <= last + 1;
-        this.endLine(buf, first, last, h, dashes);
+        let cls = 0;
+        if (nextAt !== -1 && nextAt <= last) {
+          if (nextAt < first) nextAt = buf.indexOf(64, first);
+          if (nextAt !== -1 && nextAt <= last) cls |= AT;
+        }
+        if (nextBackslash !== -1 && nextBackslash <= last) {
+          if (nextBackslash < first) nextBackslash = buf.indexOf(92, first);
+          if (nextBackslash !== -1 && nextBackslash <= last) cls |= BACKSLASH;
+        }
+        if (nextPipe !== -1 && nextPipe <= last) {
+          if (nextPipe < first) nextPipe = buf.indexOf(124, first);
+          if (nextPipe !== -1 && nextPipe <= last) cls |= PIPE;
+        }
+        if (nextAmp !== -1 && nextAmp <= last) {
+          if (nextAmp < first) nextAmp = buf.indexOf(38, first);
+          if (nextAmp !== -1 && nextAmp <= last) cls |= PIPE;
+        }
+        this.endLine(buf, first, last, h, dashes, cls);
       }
       this.lineNo++;
       i++;
@@ -289,9 +406,18 @@ export class EntryInspector {
   /**
    * A finished line (trimmed bytes [first, last], 4 or more); `lineNo` still counts the lines
    * before it. Meaningful (a letter or digit) → hashed into the fingerprint; then handed to the
-   * secret rules when it can hold a secret; `dashes`: it holds a PEM dash run.
+   * content rules when it can hold what they look for: a token run or a PEM dash run (secrets,
+   * encoded payloads), a phrase (mnemonics), an `@` (credentials in a URL), a backslash escape, a
+   * pipe or `&` (droppers), a long line; every line of the files that ask for it.
    */
-  private endLine(buf: Buffer, first: number, last: number, hash: number, dashes: boolean): void {
+  private endLine(
+    buf: Buffer,
+    first: number,
+    last: number,
+    hash: number,
+    dashes: boolean,
+    cls: number,
+  ): void {
     const ctx = this.ctx;
     let a = first;
     while (a <= last && !ALNUM[buf[a]!]) a++;
@@ -302,25 +428,66 @@ export class EntryInspector {
       if (this.source && ctx.sourceLineHashes.size < ctx.limits.minSourceLines)
         ctx.sourceLineHashes.add(h);
     }
-    if (this.secretsFound >= 5) return;
+    if (this.found >= 5) return;
     const tokens = dashes || hasRun(buf, first, last + 1, TOKEN_CHAR, TOKEN_RUN);
     const words =
       hasRun(buf, first, last + 1, PHRASE_CHAR, PHRASE_SPAN) &&
       phraseWords(buf, first, last) >= PHRASE_WORDS;
-    if (!tokens && !words) return;
-    const secrets = (this.secrets ??= new FileSecrets(this.path));
+    const long = last - first >= LONG_LINE;
+    const every = this.everyLine || (this.code?.everyLine ?? false);
+    if (!tokens && !words && !cls && !long && !every) return;
     const text = buf.toString('latin1', first, last + 1);
     const lineNo = this.lineNo + 1;
-    const hit =
+    const secrets = (this.secrets ??= new FileSecrets(this.path));
+    const secret: SecretHit | undefined =
       (tokens && secrets.tokenLine(text, lineNo)) ||
       (words && secrets.wordLine(text, lineNo)) ||
+      ((cls & AT) !== 0 && text.includes('://') && secrets.urlLine(text, lineNo)) ||
+      (secrets.realEnv && secrets.envLine(text, lineNo)) ||
       undefined;
-    if (hit) {
-      this.secretsFound++;
-      ctx.addFinding({ check: 'secret', file: this.path, line: hit.line, detail: hit.kind });
+    if (secret) return this.report(secret.rule, secret.line, secret.kind);
+    if (this.install) {
+      const hit = this.install.line(text, first > 0 && buf[first - 1] !== 10);
+      if (hit) return this.report(hit.rule, lineNo, hit.kind);
     }
+    if (this.gitConfig) {
+      const key = gitConfigExec(text);
+      if (key) return this.report('git_config_exec', lineNo, key);
+    }
+    const askCode =
+      (tokens && hasRun(buf, first, last + 1, TOKEN_CHAR, PAYLOAD_RUN)) ||
+      long ||
+      every ||
+      ((cls & BACKSLASH) !== 0 && ESCAPED.test(text)) ||
+      ((cls & PIPE) !== 0 && DOWNLOADS.test(text));
+    if (!askCode) return;
+    const code = (this.code ??= new FileCode());
+    const hit = code.line(text);
+    if (hit) this.report(hit.rule, lineNo, hit.kind);
+  }
+
+  private report(check: string, line: number, detail: string): void {
+    this.found++;
+    this.ctx.addFinding({ check, file: this.path, line, detail });
   }
 }
+
+/** Paths of `.env`-style files (decided before any line: every line of a real one is asked). */
+const ENV_LIKE = /(?:^|\/)(?:\.env(?:\.[^/]+)?|[^/]+\.env|\.envrc)$/i;
+/** Lines longer than this are asked for droppers (one-line obfuscated payloads). */
+const LONG_LINE = 160;
+const ESCAPED = /\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3})/;
+const DOWNLOADS =
+  /\b(?:curl|wget|iwr|Invoke-WebRequest|DownloadString|certutil|bitsadmin)\b|\/dev\/tcp/i;
+/** Bytes on a line that some rules need (`@`, a backslash, `|` or `&`). */
+const AT = 1;
+const BACKSLASH = 2;
+const PIPE = 4;
+/** Printable ASCII and the usual blanks: what text is made of. */
+const TEXT_BYTE = Uint8Array.from(
+  { length: 256 },
+  (_, c) => +((c >= 32 && c < 127) || c === 9 || c === 10 || c === 13),
+);
 
 /*
  * Which lines reach the secret rules: those that can hold a secret. Every token rule needs a run
@@ -328,6 +495,8 @@ export class EntryInspector {
  * one; a mnemonic needs 12+ consecutive words of 3 to 8 lowercase letters (phraseWords).
  */
 const TOKEN_RUN = 20;
+/** A token run this long can be an encoded payload (the code rules look at it). */
+const PAYLOAD_RUN = 40;
 const DASH_RUN = Buffer.from('-----');
 const PHRASE_WORDS = 12;
 /** Twelve words of 3+ letters and the 11 gaps between them. */

@@ -11,62 +11,127 @@ import { english, HDKey } from 'viem/accounts';
  */
 
 interface Rule {
+  /** The finding's stable rule id (`check`). */
+  rule: string;
   kind: string;
   re: RegExp;
   /** Optional extra test on the first capture group (placeholders, entropy). */
-  accept?: (value: string) => boolean;
+  accept?: (value: string, match: string) => boolean;
 }
 
 const PLACEHOLDER =
-  /example|sample|dummy|placeholder|your|changeme|xxxx|\*\*\*|<|\$\{|\{\{|redacted|fake|test/i;
+  /example|sample|dummy|placeholder|your|changeme|change_me|xxxx|\*\*\*|<|\$\{|\$\(|\{\{|%\(|redacted|fake|test|insert|replace/i;
+
+const TOKEN = 'secret:token';
+const NAMED = 'secret:named_value';
+
+/** A private key block's kind from its header's words. */
+const PEM_HEADER =
+  /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP |SSH2 ENCRYPTED )?PRIVATE KEY(?: BLOCK)?)-----|(PuTTY-User-Key-File-\d): /;
 
 const RULES: Rule[] = [
   {
-    kind: 'private_key',
-    re: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/,
-  },
-  {
+    rule: TOKEN,
     kind: 'aws_access_key_id',
-    re: /\b((?:AKIA|ASIA)[0-9A-Z]{16})\b/,
+    re: /\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b/,
     accept: (v) => !/EXAMPLE$/.test(v),
   },
   {
+    rule: NAMED,
     kind: 'aws_secret_access_key',
     re: /aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b/i,
     accept: (v) => !PLACEHOLDER.test(v) && entropy(v) >= 3.5,
   },
   {
+    rule: TOKEN,
     kind: 'github_token',
     re: /\b((?:gh[pousr]_[A-Za-z0-9]{36,})|(?:github_pat_[A-Za-z0-9_]{50,}))\b/,
   },
-  { kind: 'gitlab_token', re: /\b(glpat-[A-Za-z0-9_-]{20,})\b/ },
-  { kind: 'slack_token', re: /\b(xox[abprs]-[A-Za-z0-9-]{20,})\b/ },
-  { kind: 'stripe_live_key', re: /\b((?:sk|rk)_live_[0-9A-Za-z]{20,})\b/ },
+  { rule: TOKEN, kind: 'gitlab_token', re: /\b(glpat-[A-Za-z0-9_-]{20,})\b/ },
+  { rule: TOKEN, kind: 'slack_token', re: /\b(xox[abprse]-[A-Za-z0-9-]{20,})\b/ },
   {
+    rule: TOKEN,
+    kind: 'slack_webhook',
+    re: /hooks\.slack\.com\/(?:services|workflows)\/(T[A-Z0-9]{6,}\/[A-Z0-9]{6,}\/[A-Za-z0-9]{16,})/,
+  },
+  { rule: TOKEN, kind: 'stripe_live_key', re: /\b((?:sk|rk)_live_[0-9A-Za-z]{20,})\b/ },
+  {
+    rule: TOKEN,
     kind: 'openai_style_key',
-    re: /\b(sk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{32,})\b/,
+    re: /\b(sk-(?:proj-|ant-[a-z0-9]+-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})\b/,
     accept: (v) => !PLACEHOLDER.test(v) && entropy(v) >= 3.5,
   },
-  { kind: 'google_api_key', re: /\b(AIza[0-9A-Za-z_-]{35})\b/ },
+  { rule: TOKEN, kind: 'google_api_key', re: /\b(AIza[0-9A-Za-z_-]{35})(?![\w-])/ },
   {
+    rule: TOKEN,
+    kind: 'npm_token',
+    re: /\b(npm_[A-Za-z0-9]{36})\b/,
+    accept: (v) => entropy(v) >= 3.5,
+  },
+  {
+    rule: TOKEN,
+    kind: 'huggingface_token',
+    re: /\b(hf_[A-Za-z]{34})\b/,
+    accept: (v) => entropy(v) >= 3.5,
+  },
+  {
+    rule: TOKEN,
+    kind: 'sendgrid_api_key',
+    re: /\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})\b/,
+  },
+  {
+    rule: TOKEN,
     kind: 'azure_storage_key',
     re: /AccountKey=([A-Za-z0-9+/=]{60,})/,
     accept: (v) => !PLACEHOLDER.test(v),
   },
   {
+    rule: 'secret:npmrc_auth',
+    kind: 'npm_auth_token',
+    re: /(?:^|[\s:])_(?:authToken|auth|password)\s*=\s*["']?([^\s"']{16,})/,
+    accept: (v) => !PLACEHOLDER.test(v) && !v.startsWith('$'),
+  },
+  {
+    rule: NAMED,
     kind: 'high_entropy_token',
-    re: /(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret)[A-Za-z0-9_]*["']?\s*[:=]\s*["'`]([A-Za-z0-9+/_\-=.]{20,})["'`]/i,
-    accept: looksRandom,
+    re: /(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credentials?)[A-Za-z0-9_]*["']?\s*[:=]\s*["'`]([A-Za-z0-9+/_\-=.]{20,})["'`]/i,
+    accept: namedValue,
   },
 ];
 
-/** The kind of secret on this line, if any. */
-export function findSecret(line: string): string | undefined {
+/**
+ * The same names as an unquoted value at the start of a line (`.env`, YAML, TOML, INI,
+ * properties, `export NAME=value` in a shell script, Dockerfile `ENV`): only asked of config-like
+ * files, where an unquoted word is a value rather than an identifier.
+ */
+const UNQUOTED_NAMED =
+  /^\s*(?:export\s+|ENV\s+|-\s+)?["']?[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*[:=\s]\s*["'`]?([A-Za-z0-9+/_\-=.]{20,})["'`]?\s*(?:[#;].*)?$/i;
+
+/** A PEM header inside a string that ends right after it: code looking for one, not a key. */
+function closedQuote(line: string, at: number, len: number): boolean {
+  const q = line[at + len];
+  return (q === '"' || q === "'" || q === '`') && line[at - 1] === q;
+}
+
+/** The kind and rule of the token on this line, if any. */
+export function findSecret(line: string): { rule: string; kind: string } | undefined {
+  const pem = line.includes('-----') || line.includes('PuTTY') ? PEM_HEADER.exec(line) : null;
+  if (pem && !closedQuote(line, pem.index, pem[0].length)) {
+    const words = pem[1] ?? '';
+    const kind = pem[2]
+      ? 'putty_private_key'
+      : words.startsWith('OPENSSH') || words.startsWith('SSH2')
+        ? 'ssh_private_key'
+        : words.startsWith('PGP')
+          ? 'pgp_private_key'
+          : 'private_key';
+    return { rule: 'secret:private_key_block', kind };
+  }
   for (const rule of RULES) {
     const m = rule.re.exec(line);
     if (!m) continue;
     const value = m[1] ?? m[0];
-    if (!rule.accept || rule.accept(value)) return rule.kind;
+    if (!rule.accept || rule.accept(value, m[0])) return { rule: rule.rule, kind: rule.kind };
   }
   return undefined;
 }
@@ -96,8 +161,18 @@ export function looksRandom(v: string): boolean {
   return entropy(v) >= 3.7;
 }
 
-/** A secret found in a file: its kind and the 1-based line it is on. */
+/** A value under a secret name that is a secret: random-looking, not a public development key. */
+function namedValue(v: string, match: string): boolean {
+  if (!looksRandom(v) || /^0x[0-9a-fA-F]{40}$/.test(v)) return false;
+  const name = /^\s*(?:export\s+|ENV\s+|-\s+)?["']?([\w.-]+)/.exec(match)?.[1] ?? '';
+  if (isExcludedName(name)) return false;
+  const hex = v.startsWith('0x') ? v.slice(2) : v;
+  return !(hex.length === 64 && /^[0-9a-fA-F]+$/.test(hex) && isPublicDevKey(hex));
+}
+
+/** A secret found in a file: the rule that found it, its kind and the 1-based line it is on. */
 export interface SecretHit {
+  rule: string;
   kind: string;
   line: number;
 }
@@ -110,49 +185,103 @@ export interface SecretHit {
  */
 export class FileSecrets {
   private readonly envFile: boolean;
+  /** A `.env`-style file that is not an example or template: every line is asked (`envLine`). */
+  readonly realEnv: boolean;
+  /** Config-like (env, YAML, TOML, INI, shell, Dockerfile): unquoted values count. */
+  private readonly config: boolean;
   private readonly base: string;
+  /** Documentation (Markdown, reStructuredText, AsciiDoc, plain text). */
+  private readonly docs: boolean;
   private ciphertextLine = 0;
   private macLine = 0;
 
   constructor(path: string) {
     this.base = path.slice(path.lastIndexOf('/') + 1);
     this.envFile = ENV_FILE.test(this.base);
+    this.realEnv = this.envFile && !ENV_TEMPLATE.test(this.base);
+    this.config = this.envFile || CONFIG_FILE.test(this.base);
+    this.docs = /\.(?:md|markdown|mdx|rst|adoc|txt)$/i.test(this.base);
   }
 
   /** A line holding a long token-like run or a PEM dash run. */
   tokenLine(line: string, lineNo: number): SecretHit | undefined {
-    if (line.includes('0x') && this.walletKey(line))
-      return { kind: 'evm_private_key', line: lineNo };
+    if (line.length >= 64 && hasHex64(line) && this.walletKey(line))
+      return { rule: 'secret:wallet_key', kind: 'evm_private_key', line: lineNo };
     const keystore = this.keystore(line, lineNo);
     if (keystore) return keystore;
-    const kind = findSecret(line);
-    return kind ? { kind, line: lineNo } : undefined;
+    const found = findSecret(line);
+    // a bare 64-hex value under a key name in prose (docs, comments): an example, as above
+    if (found && !(found.rule === NAMED && this.proseHex(line))) return { ...found, line: lineNo };
+    if (this.config) {
+      const m = UNQUOTED_NAMED.exec(line);
+      if (m && namedValue(m[1]!, m[0]))
+        return { rule: NAMED, kind: 'high_entropy_token', line: lineNo };
+    }
+    return undefined;
   }
 
   /** A line holding twelve or more consecutive words of 3 to 8 lowercase letters. */
   wordLine(line: string, lineNo: number): SecretHit | undefined {
-    return findMnemonic(line) ? { kind: 'bip39_mnemonic', line: lineNo } : undefined;
+    return findMnemonic(line)
+      ? { rule: 'secret:mnemonic', kind: 'bip39_mnemonic', line: lineNo }
+      : undefined;
+  }
+
+  /** A line holding `://`: a password inside a connection URL (`postgres://user:pass@host`). */
+  urlLine(line: string, lineNo: number): SecretHit | undefined {
+    const kind = urlPassword(line);
+    return kind ? { rule: 'secret:url_credentials', kind, line: lineNo } : undefined;
   }
 
   /**
-   * A 0x-prefixed 64-hex value that could be a secp256k1 key, given to a secret-ish name
-   * (`PRIVATE_KEY = "0x…"`, `signerKey: '0x…'`, `privateKeyToAccount('0x…')`, `--private-key 0x…`),
-   * or anywhere in a `.env`-style file unless its name says it is a hash, address, slot…
+   * Any line of a real `.env` file (not `.env.example`): a value given to a password, secret,
+   * token or API-key name that is neither a placeholder nor a well-known default, however short.
+   */
+  envLine(line: string, lineNo: number): SecretHit | undefined {
+    const m = ENV_ASSIGNMENT.exec(line);
+    if (!m) return undefined;
+    const kind = envSecretKind(m[1]!);
+    if (!kind) return undefined;
+    let value = m[2]!.trim();
+    const q = value[0];
+    if (q === '"' || q === "'")
+      value = value.slice(1, value.indexOf(q, 1) > 0 ? value.indexOf(q, 1) : undefined);
+    else value = value.replace(/\s+#.*$/, '');
+    return isRealPassword(value) ? { rule: NAMED, kind, line: lineNo } : undefined;
+  }
+
+  /**
+   * A 64-hex value that could be a secp256k1 key, given to a secret-ish name
+   * (`PRIVATE_KEY = "0x…"`, `signerKey: '0x…'`, `privateKeyToAccount('0x…')`, `--private-key 0x…`,
+   * `PRIVATE_KEY=<hex>`, `private_key: <hex>`), or, 0x-prefixed or named, anywhere in a
+   * `.env`-style file unless its name says it is a hash, address, slot…
    */
   private walletKey(line: string): boolean {
     let seen = 0;
     for (const m of line.matchAll(HEX64)) {
       if (++seen > 8) return false;
-      const hex = m[1]!;
+      const hex = m[2]!;
       if (!isKeyLike(hex)) continue;
+      const prefixed = m[1] !== undefined;
+      // a bare hex value in prose (docs, comments) is an example or a test vector
+      if (!prefixed && !this.config && (this.docs || COMMENT.test(line))) continue;
       const name = assignedName(line, m.index);
       const secret =
         name !== undefined
-          ? isSecretName(name) || (this.envFile && !isExcludedName(name))
-          : this.envFile || (BARE_VALUE.test(line.trim()) && isSecretName(this.base));
+          ? (prefixed || this.config ? isSecretName(name) : isWalletName(name)) ||
+            (this.envFile && !isExcludedName(name))
+          : (prefixed && this.envFile) || (BARE_VALUE.test(line.trim()) && isSecretName(this.base));
       if (secret && !isPublicDevKey(hex)) return true;
     }
     return false;
+  }
+
+  private proseHex(line: string): boolean {
+    return (
+      !this.config &&
+      (this.docs || COMMENT.test(line)) &&
+      /(?<![\w$])[0-9a-fA-F]{64}(?![\w$])/.test(line)
+    );
   }
 
   /** Web3 Secret Storage (keystore v3): a hex `ciphertext` and a hex `mac`, on one line or two. */
@@ -164,17 +293,116 @@ export class FileSecrets {
     if (!this.ciphertextLine || !this.macLine) return undefined;
     const at = this.ciphertextLine;
     this.ciphertextLine = -1;
-    return { kind: 'wallet_keystore', line: at };
+    return { rule: 'secret:keystore', kind: 'wallet_keystore', line: at };
   }
 }
 
-/** `.env`, `.env.local`, `.env.production`, `prod.env`, … */
-const ENV_FILE = /^\.env(?:\..+)?$|.\.env$/i;
-const HEX64 = /(?<![\w$])0x([0-9a-fA-F]{64})(?![\w$])/g;
+/** `.env`, `.env.local`, `.env.production`, `prod.env`, `.envrc`, … */
+const ENV_FILE = /^\.env(?:\..+)?$|.\.env$|^\.envrc$/i;
+/** …of which these are examples and templates, where placeholders are expected. */
+const ENV_TEMPLATE = /example|sample|template|tpl|dist|default|schema|skel/i;
+const CONFIG_FILE =
+  /\.(?:ya?ml|toml|ini|cfg|conf|properties|sh|bash|zsh|envrc)$|^(?:Dockerfile.*|\.npmrc|\.pypirc|\.yarnrc(?:\.yml)?)$/i;
+const HEX64 = /(?<![\w$])(0x)?([0-9a-fA-F]{64})(?![\w$])/g;
+const COMMENT = /^\s*(?:\*|\/\/|#|--|;|<!--)/;
+/**
+ * A run of 64 hex digits somewhere on the line: looks at the last character of each window of 64
+ * and walks back only while hex (a non-hex character rules out every window holding it).
+ */
+function hasHex64(line: string): boolean {
+  let p = 0;
+  while (p + 64 <= line.length) {
+    let j = p + 63;
+    while (j >= p && isHexCode(line.charCodeAt(j))) j--;
+    if (j < p) return true;
+    p = j + 1;
+  }
+  return false;
+}
+
+function isHexCode(c: number): boolean {
+  const l = c | 32;
+  return (c >= 48 && c <= 57) || (l >= 97 && l <= 102);
+}
 /** A value alone on its line (a key file, one entry of a JSON list). */
-const BARE_VALUE = /^["'`]?0x[0-9a-fA-F]{64}["'`]?,?$/;
+const BARE_VALUE = /^["'`]?(?:0x)?[0-9a-fA-F]{64}["'`]?,?$/;
 const KEYSTORE_CIPHERTEXT = /\bciphertext["']?\s*:\s*["'][0-9a-fA-F]{32,}["']/;
 const KEYSTORE_MAC = /\bmac["']?\s*:\s*["'][0-9a-fA-F]{64}["']/;
+
+const ENV_ASSIGNMENT = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/;
+const ENV_SECRET_WORD =
+  /^(?:password|passwd|pwd|pass|passphrase|secret|secrets|token|tokens|apikey|credentials?)$/;
+/** Names that hold a setting about a secret rather than the secret (`PASSWORD_MIN_LENGTH`). */
+const ENV_SETTING_WORD =
+  /^(?:hash|hashes|algo|algorithm|length|len|min|max|ttl|expiry|expires|expiration|lifetime|file|path|dir|header|name|type|policy|rounds|cost|url|uri|endpoint|host|port|enabled|enable|disable|disabled|required|mode|version|prefix|id|user|username|issuer|audience|env|var|field|param|key(?:name|id))$/;
+
+function envSecretKind(name: string): string | undefined {
+  const words = nameWords(name);
+  if (words.some((w) => ENV_SETTING_WORD.test(w) || EXCLUDED_WORD.test(w))) return undefined;
+  if (words.some((w) => /^(?:password|passwd|pwd|pass|passphrase)$/.test(w))) return 'password';
+  const apiKey = words.some((w, i) => w === 'apikey' || (w === 'api' && words[i + 1] === 'key'));
+  if (apiKey) return 'api_key';
+  if (words.some((w) => ENV_SECRET_WORD.test(w)))
+    return words.includes('token') ? 'token' : 'secret';
+  return undefined;
+}
+
+/** Defaults of local services and docs: not secrets (`postgres:postgres`, `guest:guest`). */
+const DEFAULT_PASSWORDS = new Set(
+  (
+    'password pass passwd postgres postgresql root admin secret guest mysql mariadb redis user ' +
+    'mongo mongodb rabbitmq sa dev development local docker pwd passw0rd password1 password123 ' +
+    'default demo none null nil empty toor letmein qwerty 1234 12345 123456 12345678 test testing ' +
+    'app keycloak minio minioadmin airflow grafana elastic changeit'
+  ).split(' '),
+);
+
+/** A value that is a real password or secret: not empty, a placeholder, a default or a number. */
+function isRealPassword(v: string): boolean {
+  if (v.length < 6 || PLACEHOLDER.test(v) || /^[$%@]/.test(v)) return false;
+  if (DEFAULT_PASSWORDS.has(v.toLowerCase())) return false;
+  if (/^(?:\d+|true|false|yes|no|on|off)$/i.test(v)) return false;
+  if (/^[a-z]+(?:[-_ ][a-z]+)*$/.test(v)) return false; // lowercase words: a setting or a default
+  return v.length >= 8 || /\d/.test(v);
+}
+
+const URL_CREDENTIALS =
+  /\b([a-z][a-z0-9+.-]{1,20}):\/\/([^\s:@/'"`<>]{0,64}):([^\s@/'"`<>]{1,128})@([^\s/:'"`<>?#,;)]+)/gi;
+
+/** `<scheme>_url_password` for a real password inside a connection URL, or undefined. */
+function urlPassword(line: string): string | undefined {
+  if (!line.includes('@')) return undefined;
+  for (const m of line.matchAll(URL_CREDENTIALS)) {
+    const [, scheme, user, pass, host] = m as unknown as [string, string, string, string, string];
+    if (pass === user || !isRealUrlPassword(pass)) continue;
+    // in web and file URLs (docs, tests) only a random-looking password counts
+    if (
+      /^(?:https?|ftps?|wss?)$/i.test(scheme) &&
+      !(pass.length >= 12 && /\d/.test(pass) && /[A-Za-z]/.test(pass))
+    )
+      continue;
+    if (PLACEHOLDER.test(host) || /^(?:host|hostname|server)$/i.test(host)) continue;
+    const s = scheme
+      .toLowerCase()
+      .replace(/\+.*$/, '')
+      .replace(/^postgresql$/, 'postgres');
+    return `${/^[a-z0-9]+$/.test(s) ? s : 'url'}_url_password`;
+  }
+  return undefined;
+}
+
+function isRealUrlPassword(v: string): boolean {
+  if (v.length < 3 || PLACEHOLDER.test(v) || /^[$%{:[*]/.test(v)) return false;
+  return !DEFAULT_PASSWORDS.has(decodeURIComponentSafe(v).toLowerCase());
+}
+
+function decodeURIComponentSafe(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+}
 
 /** Order of the secp256k1 group: a private key is in [1, n). */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -230,6 +458,16 @@ export function isSecretName(name: string): boolean {
   return words.some((w) => SECRET_WORD.test(w)) && !words.some((w) => EXCLUDED_WORD.test(w));
 }
 
+/** Names that hold a wallet key (a bare hex value in source code needs one of these words). */
+function isWalletName(name: string): boolean {
+  const words = nameWords(name);
+  return (
+    words.some((w) =>
+      /^(?:private|priv|pk|signer|wallet|mnemonic|seed|secret|deployer)$/.test(w),
+    ) && !words.some((w) => EXCLUDED_WORD.test(w))
+  );
+}
+
 function isExcludedName(name: string): boolean {
   return nameWords(name).some((w) => EXCLUDED_WORD.test(w));
 }
@@ -244,13 +482,38 @@ const PUBLIC_MNEMONICS = new Set([
   'myth like bonus scare over problem client lizard pioneer submit female collect',
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
 ]);
+/** Hardhat's and Anvil's 20 default accounts (`test … junk`, m/44'/60'/0'/0/0..19), as data. */
+export const HARDHAT_ACCOUNT_KEYS: readonly string[] = [
+  'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+  '47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
+  '8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
+  '92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e',
+  '4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356',
+  'dbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97',
+  '2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6',
+  'f214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897',
+  '701b615bbdfb9de65240bc28bd21bbc0d996645a3dd57e7b12bc2bdf6f192c82',
+  'a267530f49f8280200edf313ee7af6b827f2a8bce2897751d06a843f644967b1',
+  '47c99abed3324a2707c28affff1267e45918ec8c3f20b8aa892e8b065d2942dd',
+  'c526ee95bf44d8fc405a158bb884d9d1238d99f0612e9f33d006bb0789009aaa',
+  '8166f546bab6da521a8369cab06c5d2b9e46670292d85c875ee9ec20e84ffb61',
+  'ea6c44ac03bff858b476bba40716402b03e41b8e97e276d1baec7c37d42484a0',
+  '689af8efa8c651a91ad287602527f3af2fe9f6501a7ac4b061667b5a93e037fd',
+  'de9be858da4a475276426320d5e9262ecfc3ba460bfac56360bfa6c4c28b4ee0',
+  'df57089febbacf7ba0bc227dafbffa9fc08a93fdc68e1e42411a14efcf23656e',
+];
 const PUBLIC_ACCOUNTS = 20;
 let publicKeys: Set<string> | undefined;
 
-/** One of the public development keys (derived once, on first need). */
+/** One of the public development keys (the others derived once, on first need). */
 function isPublicDevKey(hex: string): boolean {
+  const lower = hex.toLowerCase();
+  if (HARDHAT_ACCOUNT_KEYS.includes(lower)) return true;
   publicKeys ??= new Set(
-    [...PUBLIC_MNEMONICS].flatMap((m) => {
+    [...PUBLIC_MNEMONICS].slice(1).flatMap((m) => {
       const seed = pbkdf2Sync(m, 'mnemonic', 2048, 64, 'sha512');
       const parent = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0");
       return Array.from({ length: PUBLIC_ACCOUNTS }, (_, i) =>
@@ -258,13 +521,14 @@ function isPublicDevKey(hex: string): boolean {
       );
     }),
   );
-  return publicKeys.has(hex.toLowerCase());
+  return publicKeys.has(lower);
 }
 
 const WORD_INDEX = new Map(english.map((w, i) => [w, i]));
 const MNEMONIC_LENGTHS = new Set([12, 15, 18, 21, 24]);
 /** Between the words of a phrase: spaces, or the quotes and commas of a list. */
 const PHRASE_GAP = /^[\s"',]+$/;
+const QUOTE_OR_COMMA = /["',]/;
 /** A phrase is a whole value: it starts after one of these (or at the line start)… */
 const PHRASE_OPEN = new Set(['=', ':', '(', '[', '{', '"', "'", '`', ',', '>', '#', '/']);
 /** …and ends before one of these (or at the line end). */
@@ -279,19 +543,28 @@ function findMnemonic(line: string): boolean {
   let words: string[] = [];
   let start = 0;
   let end = 0;
+  const phrase = (): boolean =>
+    MNEMONIC_LENGTHS.has(words.length) &&
+    opens(line, start) &&
+    closes(line, end) &&
+    !PUBLIC_MNEMONICS.has(words.join(' ')) &&
+    validChecksum(words);
   const close = (): boolean => {
-    const found =
-      MNEMONIC_LENGTHS.has(words.length) &&
-      opens(line, start) &&
-      closes(line, end) &&
-      !PUBLIC_MNEMONICS.has(words.join(' ')) &&
-      validChecksum(words);
+    const found = phrase();
     words = [];
     return found;
   };
   for (const m of line.matchAll(/[A-Za-z0-9]+/g)) {
     const word = m[0];
-    if (words.length && !PHRASE_GAP.test(line.slice(end, m.index)) && close()) return true;
+    if (words.length) {
+      const gap = line.slice(end, m.index);
+      if (!PHRASE_GAP.test(gap)) {
+        if (close()) return true;
+      } else if (QUOTE_OR_COMMA.test(gap) && phrase()) {
+        // a whole value ends here (`'…', network_id: 1`) though a list word follows
+        return true;
+      }
+    }
     if (WORD_INDEX.has(word)) {
       if (!words.length) start = m.index;
       words.push(word);

@@ -14,7 +14,14 @@ import {
   softMatchWords,
   type PreparedQuery,
 } from './soft-match.js';
-import { namedStacks, stackMatch, taskText } from './stacks.js';
+import {
+  impliesRawText,
+  namedStacks,
+  stackFilterNames,
+  stackMatch,
+  stackWords,
+  taskText,
+} from './stacks.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
 export const SEARCH_LIMIT = SEARCH_LIMITS.results;
@@ -92,6 +99,11 @@ export interface SearchOptions {
   variant?: SearchVariant;
   /** Similarity floor override (the relevance benchmark reports the ranking without one). */
   floor?: number;
+  /**
+   * Only listings payable on at least one chain (Revision A). Revision B keeps a listing with an
+   * empty `available_chains` visible (spec 2.1).
+   */
+  payableOnly?: boolean;
 }
 
 export interface CandidateRow extends PublicItemRow {
@@ -168,7 +180,11 @@ export async function searchCandidates(
                     -- unfiltered: one cached plan per statement shape (planning costs more than running
                     -- it); filtered: planned with the values, so a selective stack or price filter is
                     -- read through its index and ranked exactly instead of post-filtering the graph
-                    set_config('plan_cache_mode', ${filtered ? 'force_custom_plan' : 'force_generic_plan'}, true)`;
+                    set_config('plan_cache_mode', ${filtered ? 'force_custom_plan' : 'force_generic_plan'}, true),
+                    -- a disabled seqscan adds 1e10 to every estimate, far past jit_above_cost: a real
+                    -- Postgres built with LLVM then compiled the plan on every search (1.5-3.5 s
+                    -- for a query that runs in milliseconds). PGlite has no JIT.
+                    set_config('jit', 'off', true)`;
     return tx<CandidateRow[]>`
       ${opts.exact ? tx`/* exact scan: its own cached plan */` : tx``}
       with qv as materialized (select ${qlit}::${vt} as v),
@@ -230,8 +246,9 @@ export async function searchCandidates(
         -- pre-ranking of the candidates; the final ranking below refines it
         order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
       ) r
-      -- payable on at least one chain (checked on the few candidates, not per scanned row)
-      where cardinality(r.available_chains) > 0
+      -- Revision A: payable on at least one chain (checked on the few candidates, not per
+      -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
+      ${opts.payableOnly ? tx`where cardinality(r.available_chains) > 0` : tx``}
       limit ${CANDIDATES}`;
   });
 }
@@ -356,17 +373,32 @@ export function rankCandidates<R extends CandidateRow>(
 }
 
 /*
- * Candidate retrieval under a stack filter. A term with an HNSW index of its own (vectors.ts,
- * STACK_INDEX) is written as that index's predicate, a literal, so that the planner can prove the
- * index applies and walk the graph of that stack's listings only. The literal means what the
- * parameter means (ILIKE folds ASCII case), so a stale list of indexed terms costs speed only.
+ * One term of the tech_stack filter: whole stack names, as ranking reads them (stacks.ts). Each
+ * word of the term must be in the listing's `stack_words` (migration 230), or another name of its
+ * stack that contains it ("node" is met by "Node.js"); "java" does not match "JavaScript", nor
+ * "c" "C++" or "C#". A term without any Latin letter or digit is matched as text.
+ *
+ * Every such name contains the word, so the word is also written as a substring filter on the raw
+ * text (except a word only a rewrite produces: "cpp" from "C++"), which the trigram index and the
+ * per-term HNSW indexes (vectors.ts, STACK_INDEX) can read: a term with an index of its own is
+ * written as that index's predicate, a literal, so that the planner can prove the index applies
+ * and walk the graph of that stack's listings only. The literal means what the parameter means
+ * (ILIKE folds ASCII case), so a stale list of indexed terms costs speed only.
  */
 function stackTermFilter(sql: Sql, term: string, indexed: Set<string> | undefined) {
-  const lower = term.toLowerCase();
-  // ASCII only, and a term STACK_TERM admits: no quote, backslash, % or _ reaches the SQL text
-  if (indexed?.has(lower) && /^[A-Za-z0-9+#.-]+$/.test(term) && STACK_TERM.test(lower))
-    return sql.unsafe(`i.tech_stack ilike '%${lower}%'`);
-  return sql`i.tech_stack ilike ${'%' + escapeLike(term) + '%'}`;
+  const ws = stackWords(term);
+  if (ws.length === 0) return sql`i.tech_stack ilike ${'%' + escapeLike(term) + '%'}`;
+  let filter = sql`true`;
+  for (const w of ws) {
+    const names = stackFilterNames(w);
+    filter = sql`${filter} and i.stack_words && ${names}::text[]`;
+    if (!impliesRawText(w)) continue;
+    // a word (letters and digits) STACK_TERM admits: no quote, backslash, % or _ reaches the SQL
+    if (indexed?.has(w) && STACK_TERM.test(w))
+      filter = sql`${filter} and ${sql.unsafe(`i.tech_stack ilike '%${w}%'`)}`;
+    else filter = sql`${filter} and i.tech_stack ilike ${'%' + w + '%'}`;
+  }
+  return filter;
 }
 
 function escapeLike(s: string): string {

@@ -1,4 +1,4 @@
-import { isStopword, words } from '../../embeddings/builtin.js';
+import { isStopword, REWRITTEN_WORDS, words } from '../../embeddings/builtin.js';
 
 /**
  * Stack awareness: the languages, frameworks and platforms a query names ("in python", "for
@@ -152,4 +152,37 @@ export function stackMatch(named: number[], techStack: string): number {
 export function taskText(text: string): string {
   const kept = words(text).filter((w) => !STACK_OF.has(w.toLowerCase()) && !isStopword(w));
   return kept.length > 0 ? kept.join(' ') : text;
+}
+
+/**
+ * A stack text's words as the tech_stack filter reads them, and as migration 230 stores them in
+ * `items.stack_words`: names with punctuation rewritten ("C++" → "cpp"), split at anything but
+ * letters and digits, lowercased. "JavaScript" is one word, so it is not "java".
+ */
+export function stackWords(text: string): string[] {
+  return words(text).map((w) => w.toLowerCase());
+}
+
+/**
+ * The listing words that satisfy one word of a tech_stack filter: the word itself and, when it
+ * names a stack, that stack's other names that contain it ("node" is met by "Node.js",
+ * "postgres" by "PostgreSQL", "go" by "golang"), so that the raw text always holds the word and
+ * its substring filter (and index) stays a sound first cut. "java" is met only by "Java"
+ * ("JavaScript" is another stack), "c" only by "C" (C++ is "cpp", C# "csharp"). A framework does
+ * not stand for its language here ("python" does not match "Flask" alone): the filter asks for
+ * the names a listing states; ranking still reads what they imply.
+ */
+export function stackFilterNames(word: string): string[] {
+  const s = STACK_OF.get(word);
+  if (s === undefined) return [word];
+  return STACKS[s]!.filter((name) => name.includes(word)).sort();
+}
+
+/**
+ * Whether every listing that has `word` in its stack words also has it in its raw tech_stack text
+ * (so a substring filter on the text may narrow candidates first, through its indexes): not for
+ * words only a rewrite produces ("cpp" from "C++").
+ */
+export function impliesRawText(word: string): boolean {
+  return !REWRITTEN_WORDS.has(word);
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import {
+  assertUsernameChangeable,
   attachWalletDisabled,
   changeUsername,
   salesChainsOf,
@@ -38,13 +39,21 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     '/api/v1/agent/username',
     {
       config: { auth: 'id402' },
+      // spec 3.4: once user_set, ANY attempt answers 409, a name breaking the rules included, so
+      // the body is judged after the account is known (without a proof, bad input is still 400)
+      attachValidation: true,
       schema: describe(
         'account',
         'Choose your username, once (409 username_taken / username_already_changed)',
         { body: UsernameBodySchema, response: { 200: UsernameResponseSchema, 409: ErrorSchema } },
       ),
     },
-    async (request) => changeUsername(deps, agentOf(request), request.body.username),
+    async (request) => {
+      const agent = agentOf(request);
+      assertUsernameChangeable(agent);
+      if (request.validationError) throw request.validationError;
+      return changeUsername(deps, agent, request.body.username);
+    },
   );
 
   app.get(

@@ -150,6 +150,7 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           payoutIntervalMinutes: Math.round(config.PAYOUT_INTERVAL_SECONDS / 6) / 10,
           ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
           rateLimits: rateLimitsOf(config),
+          catalogName: config.DISCOVERY_CATALOG_NAME,
         }),
       ),
   );

@@ -32,6 +32,7 @@ export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
       searchItems(sql, embedder, request.query, {
         efSearch: config.SEARCH_EF_SEARCH,
         ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
+        payableOnly: config.CONTRACT_REVISION === 'A',
       }),
   );
 

@@ -1,0 +1,95 @@
+import { DOWNLOAD, runsWhatItFetches } from './code-rules.js';
+
+/**
+ * Code that runs when a project is installed or imported and reaches out: npm lifecycle scripts
+ * that download, decode or run inline network code; Python build files (`setup.py`,
+ * `hatch_build.py`) and module-level package code (`__init__.py`) that fetch over the network or
+ * run a downloaded command. Every line of these files is asked (they are few and small).
+ */
+export interface InstallHit {
+  rule: string;
+  kind: string;
+}
+
+export type InstallFile = 'npm_manifest' | 'python_build' | 'python_init';
+
+export function installFileKind(path: string): InstallFile | undefined {
+  if (!path.endsWith('.py') && !path.endsWith('package.json')) return undefined;
+  const inner = path.slice(path.lastIndexOf('!/') + 1);
+  const base = inner.slice(inner.lastIndexOf('/') + 1);
+  if (base === 'package.json') return 'npm_manifest';
+  if (base === 'setup.py' || base === 'hatch_build.py' || base === 'build_backend.py')
+    return 'python_build';
+  if (base === '__init__.py') return 'python_init';
+  return undefined;
+}
+
+/** npm's lifecycle scripts that run on `npm install` of the package or of a git checkout. */
+const NPM_HOOK =
+  /"(preinstall|install|postinstall|prepare|prepublish|prepublishOnly|prepack|postpack|preuninstall|uninstall|postuninstall|dependencies)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+
+/** What a lifecycle script does that a reviewer refuses, or undefined for ordinary build steps. */
+export function hookKind(cmd: string): string | undefined {
+  if (/\/dev\/tcp\/|\bnc\s+(?:-\w+\s+)*-e\b|\bncat\b.*-e\b/.test(cmd)) return 'reverse_shell';
+  if (
+    /\b(?:powershell|pwsh)(?:\.exe)?\b/i.test(cmd) &&
+    /\s-e(?:nc(?:odedcommand)?)?\b|\biex\b|invoke-expression|downloadstring|\biwr\b|invoke-webrequest|frombase64string/i.test(
+      cmd,
+    )
+  )
+    return 'powershell';
+  if (DOWNLOAD.test(cmd)) return runsWhatItFetches(cmd) ? 'download_and_execute' : 'download';
+  if (
+    /\bbase64\s+(?:-d|--decode|-D)\b|\bxxd\s+-r\b|frombase64string|\batob\s*\(|['"]base64['"]|b64decode/i.test(
+      cmd,
+    )
+  )
+    return 'encoded_payload';
+  if (
+    /\b(?:node|bun|deno)\s+(?:[^|;&]*\s)?(?:-e|--eval|-p|--print)\b/.test(cmd) &&
+    INLINE_NETWORK.test(cmd)
+  )
+    return 'inline_network_code';
+  if (/\bpython[0-9.]*\s+(?:-\w+\s+)*-c\b/.test(cmd) && INLINE_NETWORK.test(cmd))
+    return 'inline_network_code';
+  if (/\beval\s+["'$`]/.test(cmd)) return 'eval';
+  return undefined;
+}
+const INLINE_NETWORK =
+  /https?:|\bfetch\b|require\(\\?["'](?:node:)?(?:https?|net|dns|tls|child_process)\\?["']\)|\bimport\(\\?["'](?:node:)?(?:https?|net|child_process)|urllib|requests|socket|subprocess|os\.system/;
+
+/** Python build or import-time code that reaches out. */
+const PY_NETWORK =
+  /\b(?:urlopen|urlretrieve|requests\.(?:get|post|put|request|Session)|httpx\.(?:get|post|Client)|http\.client\.HTTPS?Connection|socket\.(?:socket|create_connection)|pycurl\.Curl|aiohttp\.ClientSession|ftplib\.FTP|smtplib\.SMTP)\s*\(/;
+const PY_RUNS = /\b(?:os\.system|os\.popen|subprocess\.\w+|Popen|os\.exec\w*|os\.spawn\w*)\s*\(/;
+
+export class FileInstall {
+  constructor(private readonly kind: InstallFile) {}
+
+  line(text: string, indented = false): InstallHit | undefined {
+    if (this.kind === 'npm_manifest') {
+      if (!text.includes('"')) return undefined;
+      NPM_HOOK.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = NPM_HOOK.exec(text))) {
+        let cmd = m[2]!;
+        try {
+          cmd = JSON.parse(`"${cmd}"`) as string;
+        } catch {
+          // keep the raw text
+        }
+        const kind = hookKind(cmd);
+        if (kind) return { rule: 'install:npm_hook', kind: `${m[1]}_${kind}` };
+      }
+      return undefined;
+    }
+    // Python: comments never count; __init__.py only at module level (unindented).
+    const t = text.trimStart();
+    if (t.startsWith('#')) return undefined;
+    if (this.kind === 'python_init' && (indented || t.length !== text.length)) return undefined;
+    const rule = this.kind === 'python_init' ? 'install:import_hook' : 'install:python_build';
+    if (PY_NETWORK.test(text)) return { rule, kind: 'network' };
+    if (PY_RUNS.test(text) && DOWNLOAD.test(text)) return { rule, kind: 'download_command' };
+    return undefined;
+  }
+}

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+
+/**
+ * The Postgres tier (`npm run test:postgres`): scripts/postgres.sh starts a throwaway PostgreSQL 15
+ * + pgvector cluster on loopback and exports PG_ADMIN_URL (a superuser); TEST_TIER=postgres makes
+ * every test app, service process and operator command run on a database of its own there instead
+ * of the embedded one. ./global-setup.ts migrates a template database once per run; each new
+ * database is a copy of it (CREATE DATABASE … TEMPLATE: a file copy, no migrations run again).
+ */
+export const ON_POSTGRES = process.env.TEST_TIER === 'postgres';
+
+/** The database every test database is copied from (migrated once per run by global setup). */
+export const PG_TEMPLATE_DB = 'marketplace_template';
+
+/** A fixed signing secret: DATABASE_URL deployments must set one (src/config.ts). */
+export const PG_TEST_SIGNING_SECRET = 'test-url-signing-secret-for-the-postgres-tier';
+
+export function adminUrl(): string {
+  const url = process.env.PG_ADMIN_URL;
+  if (!url) {
+    throw new Error(
+      'TEST_TIER=postgres needs PG_ADMIN_URL: run `npm run test:postgres` (scripts/postgres.sh starts a cluster)',
+    );
+  }
+  return url;
+}
+
+/** The URL of database `name` on the tier's cluster. */
+export function databaseUrl(name: string): string {
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+let admin: postgres.Sql | undefined;
+function adminSql(): postgres.Sql {
+  admin ??= postgres(adminUrl(), { max: 2, onnotice: () => {}, idle_timeout: 5 });
+  return admin;
+}
+
+/**
+ * A new database holding every migration (a copy of the run's template), or with `empty` nothing
+ * at all (no extensions, no migrations: what an operator's first `npm run migrate` meets); its URL.
+ */
+export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<string> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await adminSql().unsafe(
+    `create database ${name} template ${opts.empty ? 'template0' : PG_TEMPLATE_DB}`,
+  );
+  return databaseUrl(name);
+}
+
+/**
+ * What a test's app or service process adds to its environment to run on the tier's cluster: a
+ * fresh migrated database and the signing secret production settings require. Empty on the
+ * embedded tier, so that `{ ...env, ...(await databaseEnv()) }` reads the same on both.
+ */
+export async function databaseEnv(opts: { empty?: boolean } = {}): Promise<Record<string, string>> {
+  if (!ON_POSTGRES) return {};
+  return { DATABASE_URL: await freshDatabase(opts), URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET };
+}
