@@ -10,8 +10,6 @@ const KNOWN = {
   mcp: ['mcp/archive.ts'],
   // §4: payoutAddressing becomes a port, built in src/runtime.ts from src/chain/payout-address.ts.
   domain: ['src/domain/accounts/accounts.ts'],
-  // §4: the developer tools (cli, devchain, compile, facilitator server) move to tools/chain/.
-  chain: ['src/chain/cli.ts'],
 };
 const layer = (files, regex, message, ignores = []) => ({
   files,
@@ -43,8 +41,8 @@ export default tseslint.config(
     files: [
       'src/config.ts',
       'src/main.ts',
-      'src/chain/cli.ts',
-      'src/chain/compile.ts',
+      'tools/chain/cli.ts',
+      'tools/chain/compile.ts',
       'mcp/main.ts',
       'mcp/config.ts',
       'test/**',
@@ -117,6 +115,5 @@ export default tseslint.config(
     ['src/chain/**'],
     ours(['http', 'mcp', 'runtime', 'main', 'tools']),
     'src/chain/ holds the runtime adapters; the developer tools depend on the app, never the reverse.',
-    KNOWN.chain,
   ),
 );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PaymentRequired } from '@x402/core/types';
 import { getAddress } from 'viem';
-import { startDevChain } from '../../src/chain/devchain.js';
+import { startDevChain } from '../../tools/chain/devchain.js';
 import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';

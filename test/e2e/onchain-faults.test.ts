@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TestUSDC } from '../../src/chain/artifacts.js';
 import { Relayer, viemChain } from '../../src/chain/clients.js';
-import { DEV_RELAYER_KEY } from '../../src/chain/devchain.js';
+import { DEV_RELAYER_KEY } from '../../tools/chain/devchain.js';
 import { RpcPayoutRail } from '../../src/chain/payout-rail-rpc.js';
 import { payoutTermsOf } from '../../src/domain/accounts/accounts.js';
 import { sellerPayouts } from '../../src/domain/payouts/payouts.js';

@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { SmartAccountFactory, TestUSDC } from '../../src/chain/artifacts.js';
 import { viemChain } from '../../src/chain/clients.js';
-import { startDevChain, type DevChain } from '../../src/chain/devchain.js';
+import { startDevChain, type DevChain } from '../../tools/chain/devchain.js';
 import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
 import { NETWORK_OF, type Chain } from '../../src/wire/chains.js';
 import { startListeningTestApp, type ListeningTestContext } from './app.js';
