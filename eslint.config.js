@@ -8,8 +8,6 @@ const ours = (names) => `^\\.{1,2}/(?:.*/)?(?:${names.join('|')})(?:/|\\.js$)`;
 const KNOWN = {
   // §1b: the scan library leaves the domain for src/scan/ (after h23-content lands).
   mcp: ['mcp/archive.ts'],
-  // §4: payoutAddressing becomes a port, built in src/runtime.ts from src/chain/payout-address.ts.
-  domain: ['src/domain/accounts/accounts.ts'],
 };
 const layer = (files, regex, message, ignores = []) => ({
   files,
@@ -59,7 +57,6 @@ export default tseslint.config(
     ['src/domain/**'],
     `${ours(['http', 'mcp', 'client', 'chain', 'deps', 'runtime', 'main'])}|^\\.{1,2}/(?:.*/)?jobs/(?:runner|scheduler)\\.js$`,
     'The domain imports no transport, process wiring, job runtime or chain adapter: take a port (src/domain/ports.ts).',
-    KNOWN.domain,
   ),
   layer(
     ['src/x402/**'],

@@ -3,6 +3,7 @@ import type { Address } from 'viem';
 import type { RpcPayoutRail } from './chain/payout-rail-rpc.js';
 import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
+import type { PayoutAddressing } from './domain/accounts/accounts.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
 import type { PaymentProcessor } from './domain/payments/processor.js';
 import type { DemoPorts, ListingPorts } from './domain/ports.js';
@@ -30,6 +31,8 @@ export interface PaymentDeps {
    * ledger by default; the on-chain mode puts an RPC implementation here.
    */
   payoutRail: PayoutRail;
+  /** Payout addresses per seller and chain (src/chain/payout-address.ts): a port of the domain. */
+  payoutAddressing: PayoutAddressing;
   /** PAYMENT_RAIL=chain: payout contracts over RPC (deployments, balances, distribute). */
   chainPayouts?: RpcPayoutRail;
 }

@@ -4,8 +4,8 @@ import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ChainFacilitator } from './chain/chain-facilitator.js';
 import { Relayer } from './chain/clients.js';
+import { payoutAddressing, payoutTermsOf } from './chain/payout-address.js';
 import { RpcPayoutRail } from './chain/payout-rail-rpc.js';
-import { payoutTermsOf } from './domain/accounts/accounts.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database, type OpenOptions } from './db/index.js';
 import { migrate } from './db/migrate.js';
@@ -178,8 +178,9 @@ function createPayments(
     staleSeconds: config.RECONCILE_STALE_SECONDS,
     logger,
   });
-  payments.define(ACQUIRE_OPERATION, purchaseFulfilment(config));
-  payments.define(LISTING_FEE_OPERATION, listingFulfilment(config));
+  const addressing = payoutAddressing(config);
+  payments.define(ACQUIRE_OPERATION, purchaseFulfilment(addressing));
+  payments.define(LISTING_FEE_OPERATION, listingFulfilment(config, addressing));
   const platformPayTo = config.PLATFORM_PAY_TO
     ? getAddress(config.PLATFORM_PAY_TO)
     : getAddress(
@@ -200,6 +201,7 @@ function createPayments(
     payments,
     platformPayTo,
     saleItems: new SaleItemCache(),
+    payoutAddressing: addressing,
     ...(chainPayouts && { chainPayouts }),
     payoutRail,
   };

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Sql } from '../db/index.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import type { PayoutAddressing } from './accounts/accounts.js';
 import type { PaymentProcessor } from './payments/processor.js';
 
 /**
@@ -33,4 +34,5 @@ export interface DemoPorts {
   sql: Sql;
   storage: BlobStore;
   embedder: Embedder;
+  payoutAddressing: PayoutAddressing;
 }

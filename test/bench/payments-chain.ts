@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { PaymentRequired } from '@x402/core/types';
 import { getAddress } from 'viem';
 import { startDevChain } from '../../tools/chain/devchain.js';
-import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
+import { payoutAddressing } from '../../src/chain/payout-address.js';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';

@@ -8,7 +8,7 @@ import { TestUSDC } from '../../src/chain/artifacts.js';
 import { Relayer, viemChain } from '../../src/chain/clients.js';
 import { DEV_RELAYER_KEY } from '../../tools/chain/devchain.js';
 import { RpcPayoutRail } from '../../src/chain/payout-rail-rpc.js';
-import { payoutTermsOf } from '../../src/domain/accounts/accounts.js';
+import { payoutTermsOf } from '../../src/chain/payout-address.js';
 import { sellerPayouts } from '../../src/domain/payouts/payouts.js';
 import { PayoutTokenMissing } from '../../src/domain/payouts/rail.js';
 import { reconcileNow } from '../../src/runtime.js';

@@ -29,7 +29,7 @@ const payoutAddressOf = async (sellerId: string, chain: Chain) =>
 
 it('a chain is payable only once the seller’s payout contract exists there', async () => {
   const { createSaleItem } = await import('../helpers/items.js');
-  const { payoutAddressing } = await import('../../src/domain/accounts/accounts.js');
+  const { payoutAddressing } = await import('../../src/chain/payout-address.js');
   const item = await createSaleItem(t.runtime.deps, { payouts: payoutAddressing(t.config) });
   const before = await fetch(`${t.base}/api/v1/items/${item.itemId}`);
   expect(((await before.json()) as { available_chains: string[] }).available_chains).toEqual([]);

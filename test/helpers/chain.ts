@@ -13,7 +13,7 @@ import { expect } from 'vitest';
 import { SmartAccountFactory, TestUSDC } from '../../src/chain/artifacts.js';
 import { viemChain } from '../../src/chain/clients.js';
 import { startDevChain, type DevChain } from '../../tools/chain/devchain.js';
-import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
+import { payoutAddressing } from '../../src/chain/payout-address.js';
 import { NETWORK_OF, type Chain } from '../../src/wire/chains.js';
 import { startListeningTestApp, type ListeningTestContext } from './app.js';
 import { startRpcProxy, type RpcProxy } from './rpc-proxy.js';

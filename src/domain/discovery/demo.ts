@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 import type { DemoPorts } from '../ports.js';
-import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
+import { provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { toMicro } from '../../wire/money.js';
 import { bands } from '../scan/fingerprint.js';
@@ -71,12 +71,11 @@ export async function demoArchive(l: DemoListing): Promise<Buffer> {
  * archive is already present are skipped.
  */
 export async function loadDemoData(deps: DemoPorts): Promise<{ added: number; skipped: number }> {
-  const { sql, storage, embedder, config } = deps;
+  const { sql, storage, embedder, config, payoutAddressing } = deps;
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {
     sellers.push(
-      (await provisionAgent(sql, demoSellerAddress(n), { payouts: payoutAddressing(config) }))
-        .agent,
+      (await provisionAgent(sql, demoSellerAddress(n), { payouts: payoutAddressing })).agent,
     );
   }
   let added = 0;
