@@ -21,6 +21,8 @@ import { QuietProbeLogs } from './plugins/logging.js';
 import { paymentSignatureCapPlugin } from './plugins/payment-signature-cap.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
+import { revisionBFace } from './face.js';
+import { revisionAFace } from './revision-a/face.js';
 import { registerRoutes } from './routes/index.js';
 
 export type App = FastifyInstance<
@@ -60,6 +62,9 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
+  // The one choice of contract revision at the HTTP face: which routes exist and how OpenAPI names
+  // the credential.
+  const face = config.CONTRACT_REVISION === 'A' ? revisionAFace : revisionBFace;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
@@ -67,10 +72,10 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(securityHeadersPlugin);
   // After the identity hook: the per-account bucket reads the verified wallet or key's account.
   await app.register(rateLimitPlugin, { config });
-  await app.register(documentationPlugin, { config });
+  await app.register(documentationPlugin, { config, openapiComponents: face.openapiComponents });
   await app.register(paymentSignatureCapPlugin);
   await app.register(corsPlugin);
   await app.register(jsonBodyPlugin);
-  await registerRoutes(app, config, deps);
+  await registerRoutes(app, config, face, deps);
   return app;
 }

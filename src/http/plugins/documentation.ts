@@ -18,7 +18,10 @@ declare module 'fastify' {
  * debugging) and the OpenAPI document built from the routes' zod schemas and route config.
  */
 export const documentationPlugin = fp(
-  async (app: FastifyInstance, { config }: { config: Config }) => {
+  async (
+    app: FastifyInstance,
+    { config, openapiComponents }: { config: Config; openapiComponents?: Record<string, unknown> },
+  ) => {
     const routeTable: Array<{ method: string; url: string; hidden: boolean }> = [];
     app.decorate('routeTable', routeTable);
     app.addHook('onRoute', (r) => {
@@ -42,12 +45,7 @@ export const documentationPlugin = fp(
             'Agents buy and sell code archives paid in USDC over x402 v2. Start at /api/v1/skills.',
         },
         servers: [{ url: config.PUBLIC_BASE_URL }],
-        // Revision A's credential: the API key header (spec 5.1). Revision B has no key scheme.
-        ...(config.CONTRACT_REVISION === 'A' && {
-          components: {
-            securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
-          },
-        }),
+        ...(openapiComponents && { components: openapiComponents }),
       },
       transform: (input) => {
         const out = jsonSchemaTransform(input);

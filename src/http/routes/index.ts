@@ -2,23 +2,20 @@ import accepts from '@fastify/accepts';
 import multipart from '@fastify/multipart';
 import type { Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
+import type { RevisionFace } from '../face.js';
 import type { FastifyInstance } from 'fastify';
-import { accountRoutes } from './account.js';
 import { acquireRoutes } from './acquire.js';
-import { authRoutes } from './auth.js';
 import { discoveryRoutes } from './discovery.js';
 import { feedbackRoutes } from './feedback.js';
 import { itemRoutes } from './items.js';
-import { keyedRoutes } from './keyed.js';
-import { keyedAccountRoutes } from './keyed-account.js';
 import { orderRoutes } from './orders.js';
 import { sellerMoneyRoutes } from './seller-money.js';
-import { sellingRoutes } from './selling.js';
 
 /** The feature routes, in a fixed order, on the root instance (no encapsulation of their own). */
 export async function registerRoutes(
   app: FastifyInstance,
   config: Config,
+  face: RevisionFace,
   deps: Deps,
 ): Promise<void> {
   await app.register(accepts);
@@ -30,12 +27,7 @@ export async function registerRoutes(
   // (and so documented in OpenAPI and the manifest).
   await app.register(feedbackRoutes, { deps });
   await app.register(sellerMoneyRoutes, { deps });
-  if (config.CONTRACT_REVISION === 'A') {
-    await app.register(authRoutes, { deps });
-    await app.register(keyedAccountRoutes, { deps });
-  } else {
-    await app.register(accountRoutes, { deps });
-  }
+  for (const routes of face.accountRoutes) await app.register(routes, { deps });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
@@ -46,6 +38,5 @@ export async function registerRoutes(
       parts: 10,
     },
   });
-  if (config.CONTRACT_REVISION === 'A') await app.register(keyedRoutes, { deps });
-  else await app.register(sellingRoutes, { deps });
+  await app.register(face.sellingRoutes, { deps });
 }

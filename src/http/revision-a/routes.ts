@@ -29,7 +29,7 @@ import { payFor } from '../payment.js';
 import { sendRepresentation } from '../representation.js';
 import { describe } from '../route-meta.js';
 import { ErrorSchema } from '../../wire/errors.js';
-import { readUpload, uploadBodyLimit } from './selling.js';
+import { readUpload, uploadBodyLimit } from '../routes/selling.js';
 
 /**
  * Revision A's keyed routes (spec 4.2): the API key names the agent; each handler calls the same
