@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { halfOf } from './relevance-half.js';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { searchItems, type SearchVariant } from '../../src/domain/search/search.js';
@@ -32,15 +32,7 @@ import {
 
 const VARIANTS: SearchVariant[] = ['lexical', 'vector', 'fused'];
 
-export type Half = 'tuning' | 'held-out';
-/**
- * The deterministic split of the queries: by the first bit of the SHA-256 of the query text. The
- * ranking's constants are chosen on the tuning half only (`npm run bench -- relevance_tune`); the
- * held-out half says whether they generalise.
- */
-export function halfOf(q: RelevanceQuery): Half {
-  return createHash('sha256').update(q.q).digest()[0]! & 1 ? 'held-out' : 'tuning';
-}
+export { halfOf, type Half } from './relevance-half.js';
 
 export interface Judgment {
   ndcg10: number;
