@@ -60,8 +60,6 @@ describe('the paraphrase relevance set (issue 30)', () => {
       expect(qs.length - held, kind).toBeGreaterThan(0);
     }
     // the split is the hash's, not the order of the file: fixed for a given query text
-    expect(
-      halfOf({ kind: 'paraphrase', q: 'stop clients from hammering my node api', best: [] }),
-    ).toBe(halfOf({ kind: 'keyword', q: 'stop clients from hammering my node api', best: ['x'] }));
+    expect(halfOf({ q: 'stop clients from hammering my node api' })).toBe('held-out');
   });
 });
