@@ -6,6 +6,8 @@ import { usdcToMicro } from '../chains.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
 import {
+  conceptCoverage,
+  LEXICON_MATCH,
   SOFT_MATCH_FLOOR,
   SOFT_MATCH_FULL,
   listingWords,
@@ -64,14 +66,17 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
-  lexical: 0.2,
+  lexical: 0.1,
   vector: 0.1,
-  meaning: 0.4,
-  phrase: 0.3,
+  meaning: 0.6,
+  phrase: 0.2,
+  concept: 0,
   cosineFloor: 0.3,
   cosineFull: 0.6,
   softFloor: SOFT_MATCH_FLOOR,
   softFull: SOFT_MATCH_FULL,
+  /** Credit of a query word whose task concept the listing names in other words (task-lexicon.ts). */
+  lexiconMatch: LEXICON_MATCH,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.6,
   /** Score kept when the listing has none of the stacks the query names. */
@@ -246,6 +251,8 @@ export function cosineScore(cosine: number, c: Calibration = CALIBRATION): numbe
 
 /** What the final ranking knows of one query, computed once for all its candidates. */
 export interface QuerySignals {
+  /** the query as typed, stop words kept, for the task lexicon's phrases ("log in", "try again") */
+  task: string;
   tokens: string[];
   stacks: number[];
   /**
@@ -256,7 +263,7 @@ export interface QuerySignals {
 }
 
 export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
-  return { tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
+  return { task: q, tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
 }
 
 /** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
@@ -276,10 +283,23 @@ export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignal
 
 const prepared = new WeakMap<QuerySignals, PreparedQuery>();
 /** The query's words prepared for word matching, once per query and word-pair credit scale. */
-function preparedQuery(query: QuerySignals, floor: number, full: number): PreparedQuery {
+function preparedQuery(
+  query: QuerySignals,
+  floor: number,
+  full: number,
+  lexiconMatch: number,
+): PreparedQuery {
   let p = prepared.get(query);
-  if (!p || p.floor !== floor || p.full !== full) {
-    p = prepareQuery(sharedWordVectors(), query.tokens, floor, query.idf, full);
+  if (!p || p.floor !== floor || p.full !== full || p.lexiconMatch !== lexiconMatch) {
+    p = prepareQuery(
+      sharedWordVectors(),
+      query.tokens,
+      floor,
+      query.idf,
+      full,
+      lexiconMatch,
+      query.task,
+    );
     prepared.set(query, p);
   }
   return p;
@@ -291,6 +311,8 @@ export interface CandidateSignals {
   vector: number;
   meaning: number;
   phrase: number;
+  /** share of the query's task concepts (task-lexicon.ts) the listing names; meaning when none */
+  concept: number;
   stack: number;
 }
 
@@ -301,11 +323,14 @@ export function candidateSignals(
 ): CandidateSignals {
   const wv = sharedWordVectors();
   const words = listingWords(wv, row);
+  const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch);
+  const meaning = softMatchWords(wv, prepared, words);
   return {
     lexical: row.lexical,
     vector: cosineScore(row.cosine, c),
-    meaning: softMatchWords(wv, preparedQuery(query, c.softFloor, c.softFull), words),
+    meaning,
     phrase: phraseMatchWords(query.tokens, words),
+    concept: conceptCoverage(prepared, words) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack),
   };
 }
@@ -316,7 +341,11 @@ const TIE_SHARE = 1e-4;
 /** The fused score, 0-1 (before the similarity's × 5). */
 export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
   const task =
-    c.lexical * s.lexical + c.vector * s.vector + c.meaning * s.meaning + c.phrase * s.phrase;
+    c.lexical * s.lexical +
+    c.vector * s.vector +
+    c.meaning * s.meaning +
+    c.phrase * s.phrase +
+    c.concept * s.concept;
   const factor = c.stackMiss + (1 - c.stackMiss) * s.stack;
   // The task match saturates first (at similarity 5), then the stack factor applies: a clear
   // match in another stack reads 4 where one in the named stack reads 5, instead of both 5. The
@@ -352,7 +381,13 @@ export function rankCandidates<R extends CandidateRow>(
     const score = scoreCandidate(query, row, variant, c);
     return { row, score, similarity: similarityOf(score, c) };
   });
-  return out.sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1));
+  // equal scores: by title, then id, so that the order does not depend on when listings were added
+  return out.sort(
+    (x, y) =>
+      y.score - x.score ||
+      (x.row.title < y.row.title ? -1 : x.row.title > y.row.title ? 1 : 0) ||
+      (x.row.id < y.row.id ? -1 : 1),
+  );
 }
 
 /*
