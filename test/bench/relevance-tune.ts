@@ -136,7 +136,14 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
                 }
           for (const [lexical, vector, meaning, phrase, concept] of weights)
             for (const stackMiss of [0.5, 0.6, 0.7, 0.8])
-              for (const scoreFull of [0.6, 0.5, 0.4])
+              for (const [scoreFull, scoreZero] of [
+                [0.6, 0],
+                [0.6, 0.1],
+                [0.6, 0.15],
+                [0.5, 0],
+                [0.5, 0.1],
+                [0.4, 0],
+              ] as const)
                 for (const floor of [1, 1.5, 2]) {
                   if (!lexical || !meaning) continue;
                   const c: Calibration = {
@@ -148,6 +155,7 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
                     concept,
                     stackMiss,
                     scoreFull,
+                    scoreZero,
                     floor,
                   };
                   const bySet: Result['sets'] = {};

@@ -120,9 +120,9 @@ describe('stack awareness', () => {
     };
     const [other, named] = [fusedScore(otherStack), fusedScore(namedStack)];
     expect(named).toBeGreaterThan(other);
-    // both are clear matches of the task: 5 where the stack is the one named, 4 where it is not
+    // both are clear matches of the task: 5 where the stack is the one named, 5 × stackMiss (3.5) where it is not
     expect(similarityOf(named)).toBe(5);
-    expect(similarityOf(other)).toBe(4);
+    expect(similarityOf(other)).toBe(3.5);
     // below a clear match, the better task match still leads within the same stack
     const weaker = { ...namedStack, lexical: 0.2, meaning: 0.3, concept: 0.3 };
     expect(fusedScore(weaker)).toBeLessThan(named);

@@ -59,10 +59,12 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  *   files");
  * the task score (their sum) is capped at `scoreFull` (a clear match), then multiplied by the stack
  * factor when the query names a stack the listing lacks (nor implies: Flask is Python, stacks.ts),
- * and read as similarity = 5 × score ÷ `scoreFull`: a clear match in the named stack reads 5, a
- * clear match in another stack 5 × `stackMiss` (4), whatever their raw scores above the cap.
- * The values are chosen by `npm run bench -- relevance_tune` on the tuning half of the relevance set
- * only; `npm run bench -- relevance` reports the held-out half beside it.
+ * and read as similarity = 5 × (score − `scoreZero`) ÷ (`scoreFull` − `scoreZero`), the stack factor
+ * scaling the part above `scoreZero`: a clear match in the named stack reads 5, a
+ * clear match in another stack 5 × `stackMiss` (3.5), whatever their raw scores above the cap.
+ * The values are chosen by `npm run bench -- relevance_tune` on the tuning halves of the relevance
+ * sets only (issue 11's and issue 30's paraphrase set); `npm run bench -- relevance` reports the
+ * held-out halves beside them (docs/search-meaning.md).
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
@@ -79,8 +81,14 @@ export const CALIBRATION = {
   lexiconMatch: LEXICON_MATCH,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.6,
+  /**
+   * The fused score that reads as similarity 0: what a listing reaches by sharing a generic word or
+   * two and the word vectors' weak likenesses. Similarity is linear from here to `scoreFull`, so
+   * that such listings read below 2 (and below the floor, not returned) on every query.
+   */
+  scoreZero: 0.1,
   /** Score kept when the listing has none of the stacks the query names. */
-  stackMiss: 0.8,
+  stackMiss: 0.7,
   /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
   floor: 1.0,
 };
@@ -350,7 +358,10 @@ export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): n
   // The task match saturates first (at similarity 5), then the stack factor applies: a clear
   // match in another stack reads 4 where one in the named stack reads 5, instead of both 5. The
   // small share of the raw task score orders listings that saturate alike.
-  return Math.min(task, c.scoreFull) * factor + TIE_SHARE * task;
+  // The factor scales the part above `scoreZero` (what similarity reads), so that it means the
+  // same share of the similarity whatever the offset.
+  const above = Math.max(0, Math.min(task, c.scoreFull) - c.scoreZero);
+  return c.scoreZero + above * factor + TIE_SHARE * task;
 }
 
 /** One candidate's score, 0-1, for a ranking variant. */
@@ -367,7 +378,8 @@ export function scoreCandidate(
 
 /** The 0-5 similarity of a score, one decimal: 5 from `scoreFull` up. */
 export function similarityOf(score: number, c: Calibration = CALIBRATION): number {
-  return Math.round(Math.min(1, Math.max(0, score / c.scoreFull)) * 50) / 10;
+  const x = (score - c.scoreZero) / (c.scoreFull - c.scoreZero);
+  return Math.round(Math.min(1, Math.max(0, x)) * 50) / 10;
 }
 
 /** The final ranking of the database's candidates: 0-5 similarity, best first. */

@@ -1,7 +1,7 @@
 import { conceptsOf, stem, tokenize, words } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
-import { TASK_LEXICON } from './task-lexicon.js';
+import { ACTION_CONCEPTS, ACTION_WEIGHT, TASK_LEXICON } from './task-lexicon.js';
 
 /**
  * Word pairs count from this hubness-corrected similarity (CSLS, word-vectors.ts) up, their credit
@@ -17,7 +17,7 @@ export const CONCEPT_MATCH = 0.8;
  * Credit for a query word that names a task concept of the lexicon (task-lexicon.ts) that the
  * listing names in other words ("hammering" ~ "rate limiter", "cheaper" ~ "price drop").
  */
-export const LEXICON_MATCH = 1;
+export const LEXICON_MATCH = 0.8;
 
 /** The lexicon's entries by their first stem: [concept, the entry's stems]. */
 const LEXICON = new Map<string, Array<[string, string[]]>>();
@@ -29,6 +29,12 @@ for (const [concept, entries] of Object.entries(TASK_LEXICON))
     list.push([`t:${concept}`, stems]);
     LEXICON.set(stems[0]!, list);
   }
+
+const ACTIONS = new Set(ACTION_CONCEPTS.map((c) => `t:${c}`));
+/** Whether a word's lexicon concepts are all actions (task-lexicon.ts, ACTION_CONCEPTS). */
+function isAction(concepts: readonly string[] | undefined): boolean {
+  return !!concepts?.length && concepts.every((c) => ACTIONS.has(c));
+}
 
 /**
  * A text as the lexicon reads it: its words, lowercase and stemmed, stop words kept ("log in" is
@@ -182,7 +188,10 @@ export function prepareQuery(
     tasks: [...(named.get(w) ?? [])],
     id: isStackWord(w) ? undefined : wv.id(w),
     // SIF (unknown words are rare ones: full weight) × the word's IDF in this catalogue
-    weight: (wv.weight(w) ?? 1) * (idf ? (idf.get(w) ?? maxIdf) : 1),
+    weight:
+      (wv.weight(w) ?? 1) *
+      (idf ? (idf.get(w) ?? maxIdf) : 1) *
+      (isAction(named.get(w)) ? ACTION_WEIGHT : 1),
     credit: new Map<number, number>(),
   }));
   return {

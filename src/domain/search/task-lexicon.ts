@@ -465,3 +465,12 @@ export const TASK_LEXICON: Record<string, readonly string[]> = {
   vesting: ['vesting', 'cliff', 'release tokens'],
   inventory: ['inventory', 'stock level', 'stock levels', 'warehouse', 'runs low', 'quantities'],
 };
+
+/**
+ * Concepts that name what is done to something rather than what it is done to: "parse" and
+ * "validate" say little about the task until their object is known ("python csv parser" is about
+ * CSV, not about any parser). A query word naming only such concepts weighs `ACTION_WEIGHT` of a
+ * word naming an object.
+ */
+export const ACTION_CONCEPTS: readonly string[] = ['parse', 'validate'];
+export const ACTION_WEIGHT = 0.5;
