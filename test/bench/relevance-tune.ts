@@ -217,15 +217,6 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
   }
 }
 
-/** Every way to write `steps` tenths as `n` non-negative parts, as fractions. */
-function simplex(n: number, steps: number): number[][] {
-  if (n === 1) return [[steps / 10]];
-  const out: number[][] = [];
-  for (let k = 0; k <= steps; k++)
-    for (const rest of simplex(n - 1, steps - k)) out.push([k / 10, ...rest]);
-  return out;
-}
-
 function rank(rows: Array<{ key: string; s: CandidateSignals }>, c: Calibration) {
   return rows
     .map((r) => ({ key: r.key, score: fusedScore(r.s, c) }))
