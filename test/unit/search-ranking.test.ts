@@ -109,15 +109,22 @@ describe('stack awareness', () => {
 
   it('ranks a clear match in the named stack above a clear match in another stack', () => {
     // "mongodb url shortener": the Go shortener matches the words better, the Node one has MongoDB
-    const otherStack = { lexical: 1, vector: 1, meaning: 1, phrase: 1, stack: 0 };
-    const namedStack = { lexical: 0.8, vector: 0.6, meaning: 0.8, phrase: 0.5, stack: 1 };
+    const otherStack = { lexical: 1, vector: 1, meaning: 1, phrase: 1, concept: 1, stack: 0 };
+    const namedStack = {
+      lexical: 0.8,
+      vector: 0.6,
+      meaning: 0.8,
+      phrase: 0.5,
+      concept: 0.8,
+      stack: 1,
+    };
     const [other, named] = [fusedScore(otherStack), fusedScore(namedStack)];
     expect(named).toBeGreaterThan(other);
-    // both are clear matches of the task: 5 where the stack is the one named, 4 where it is not
+    // both are clear matches of the task: 5 where the stack is the one named, 5 × stackMiss (3.5) where it is not
     expect(similarityOf(named)).toBe(5);
-    expect(similarityOf(other)).toBe(4);
+    expect(similarityOf(other)).toBe(3.5);
     // below a clear match, the better task match still leads within the same stack
-    const weaker = { ...namedStack, lexical: 0.2, meaning: 0.3 };
+    const weaker = { ...namedStack, lexical: 0.2, meaning: 0.3, concept: 0.3 };
     expect(fusedScore(weaker)).toBeLessThan(named);
     expect(similarityOf(fusedScore(weaker))).toBeLessThan(5);
   });

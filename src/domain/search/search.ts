@@ -6,6 +6,8 @@ import { toMicro } from '../../wire/money.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
 import {
+  conceptCoverage,
+  LEXICON_MATCH,
   SOFT_MATCH_FLOOR,
   SOFT_MATCH_FULL,
   listingWords,
@@ -64,25 +66,36 @@ export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary
  *   files");
  * the task score (their sum) is capped at `scoreFull` (a clear match), then multiplied by the stack
  * factor when the query names a stack the listing lacks (nor implies: Flask is Python, stacks.ts),
- * and read as similarity = 5 × score ÷ `scoreFull`: a clear match in the named stack reads 5, a
- * clear match in another stack 5 × `stackMiss` (4), whatever their raw scores above the cap.
- * The values are chosen by `npm run bench -- relevance_tune` on the tuning half of the relevance set
- * only; `npm run bench -- relevance` reports the held-out half beside it.
+ * and read as similarity = 5 × (score − `scoreZero`) ÷ (`scoreFull` − `scoreZero`), the stack factor
+ * scaling the part above `scoreZero`: a clear match in the named stack reads 5, a
+ * clear match in another stack 5 × `stackMiss` (3.5), whatever their raw scores above the cap.
+ * The values are chosen by `npm run bench -- relevance_tune` on the tuning halves of the relevance
+ * sets only (issue 11's and issue 30's paraphrase set); `npm run bench -- relevance` reports the
+ * held-out halves beside them (docs/search-meaning.md).
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
-  lexical: 0.2,
+  lexical: 0.1,
   vector: 0.1,
-  meaning: 0.4,
-  phrase: 0.3,
+  meaning: 0.6,
+  phrase: 0.2,
+  concept: 0,
   cosineFloor: 0.3,
   cosineFull: 0.6,
   softFloor: SOFT_MATCH_FLOOR,
   softFull: SOFT_MATCH_FULL,
+  /** Credit of a query word whose task concept the listing names in other words (task-lexicon.ts). */
+  lexiconMatch: LEXICON_MATCH,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.6,
+  /**
+   * The fused score that reads as similarity 0: what a listing reaches by sharing a generic word or
+   * two and the word vectors' weak likenesses. Similarity is linear from here to `scoreFull`, so
+   * that such listings read below 2 (and below the floor, not returned) on every query.
+   */
+  scoreZero: 0.1,
   /** Score kept when the listing has none of the stacks the query names. */
-  stackMiss: 0.8,
+  stackMiss: 0.7,
   /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
   floor: 1.0,
 };
@@ -263,6 +276,8 @@ export function cosineScore(cosine: number, c: Calibration = CALIBRATION): numbe
 
 /** What the final ranking knows of one query, computed once for all its candidates. */
 export interface QuerySignals {
+  /** the query as typed, stop words kept, for the task lexicon's phrases ("log in", "try again") */
+  task: string;
   tokens: string[];
   stacks: number[];
   /**
@@ -273,7 +288,7 @@ export interface QuerySignals {
 }
 
 export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
-  return { tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
+  return { task: q, tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
 }
 
 /** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
@@ -293,10 +308,23 @@ export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignal
 
 const prepared = new WeakMap<QuerySignals, PreparedQuery>();
 /** The query's words prepared for word matching, once per query and word-pair credit scale. */
-function preparedQuery(query: QuerySignals, floor: number, full: number): PreparedQuery {
+function preparedQuery(
+  query: QuerySignals,
+  floor: number,
+  full: number,
+  lexiconMatch: number,
+): PreparedQuery {
   let p = prepared.get(query);
-  if (!p || p.floor !== floor || p.full !== full) {
-    p = prepareQuery(sharedWordVectors(), query.tokens, floor, query.idf, full);
+  if (!p || p.floor !== floor || p.full !== full || p.lexiconMatch !== lexiconMatch) {
+    p = prepareQuery(
+      sharedWordVectors(),
+      query.tokens,
+      floor,
+      query.idf,
+      full,
+      lexiconMatch,
+      query.task,
+    );
     prepared.set(query, p);
   }
   return p;
@@ -308,6 +336,8 @@ export interface CandidateSignals {
   vector: number;
   meaning: number;
   phrase: number;
+  /** share of the query's task concepts (task-lexicon.ts) the listing names; meaning when none */
+  concept: number;
   stack: number;
 }
 
@@ -318,11 +348,14 @@ export function candidateSignals(
 ): CandidateSignals {
   const wv = sharedWordVectors();
   const words = listingWords(wv, row);
+  const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch);
+  const meaning = softMatchWords(wv, prepared, words);
   return {
     lexical: row.lexical,
     vector: cosineScore(row.cosine, c),
-    meaning: softMatchWords(wv, preparedQuery(query, c.softFloor, c.softFull), words),
+    meaning,
     phrase: phraseMatchWords(query.tokens, words),
+    concept: conceptCoverage(prepared, words) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack),
   };
 }
@@ -333,12 +366,19 @@ const TIE_SHARE = 1e-4;
 /** The fused score, 0-1 (before the similarity's × 5). */
 export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
   const task =
-    c.lexical * s.lexical + c.vector * s.vector + c.meaning * s.meaning + c.phrase * s.phrase;
+    c.lexical * s.lexical +
+    c.vector * s.vector +
+    c.meaning * s.meaning +
+    c.phrase * s.phrase +
+    c.concept * s.concept;
   const factor = c.stackMiss + (1 - c.stackMiss) * s.stack;
   // The task match saturates first (at similarity 5), then the stack factor applies: a clear
   // match in another stack reads 4 where one in the named stack reads 5, instead of both 5. The
   // small share of the raw task score orders listings that saturate alike.
-  return Math.min(task, c.scoreFull) * factor + TIE_SHARE * task;
+  // The factor scales the part above `scoreZero` (what similarity reads), so that it means the
+  // same share of the similarity whatever the offset.
+  const above = Math.max(0, Math.min(task, c.scoreFull) - c.scoreZero);
+  return c.scoreZero + above * factor + TIE_SHARE * task;
 }
 
 /** One candidate's score, 0-1, for a ranking variant. */
@@ -355,7 +395,8 @@ export function scoreCandidate(
 
 /** The 0-5 similarity of a score, one decimal: 5 from `scoreFull` up. */
 export function similarityOf(score: number, c: Calibration = CALIBRATION): number {
-  return Math.round(Math.min(1, Math.max(0, score / c.scoreFull)) * 50) / 10;
+  const x = (score - c.scoreZero) / (c.scoreFull - c.scoreZero);
+  return Math.round(Math.min(1, Math.max(0, x)) * 50) / 10;
 }
 
 /** The final ranking of the database's candidates: 0-5 similarity, best first. */
@@ -369,7 +410,13 @@ export function rankCandidates<R extends CandidateRow>(
     const score = scoreCandidate(query, row, variant, c);
     return { row, score, similarity: similarityOf(score, c) };
   });
-  return out.sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1));
+  // equal scores: by title, then id, so that the order does not depend on when listings were added
+  return out.sort(
+    (x, y) =>
+      y.score - x.score ||
+      (x.row.title < y.row.title ? -1 : x.row.title > y.row.title ? 1 : 0) ||
+      (x.row.id < y.row.id ? -1 : 1),
+  );
 }
 
 /*

@@ -1,6 +1,7 @@
-import { conceptsOf, stem, tokenize } from '../../embeddings/builtin.js';
+import { conceptsOf, stem, tokenize, words } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
+import { ACTION_CONCEPTS, ACTION_WEIGHT, TASK_LEXICON } from './task-lexicon.js';
 
 /**
  * Word pairs count from this hubness-corrected similarity (CSLS, word-vectors.ts) up, their credit
@@ -12,6 +13,57 @@ export const SOFT_MATCH_FLOOR = -0.8;
 export const SOFT_MATCH_FULL = 1;
 /** Credit for a word that shares a concept group with a listing word (builtin.ts: "throttle" ~ "limiter"). */
 export const CONCEPT_MATCH = 0.8;
+/**
+ * Credit for a query word that names a task concept of the lexicon (task-lexicon.ts) that the
+ * listing names in other words ("hammering" ~ "rate limiter", "cheaper" ~ "price drop").
+ */
+export const LEXICON_MATCH = 0.8;
+
+/** The lexicon's entries by their first stem: [concept, the entry's stems]. */
+const LEXICON = new Map<string, Array<[string, string[]]>>();
+for (const [concept, entries] of Object.entries(TASK_LEXICON))
+  for (const entry of entries) {
+    const stems = lexiconStems(entry);
+    if (stems.length === 0) continue;
+    const list = LEXICON.get(stems[0]!) ?? [];
+    list.push([`t:${concept}`, stems]);
+    LEXICON.set(stems[0]!, list);
+  }
+
+const ACTIONS = new Set(ACTION_CONCEPTS.map((c) => `t:${c}`));
+/** Whether a word's lexicon concepts are all actions (task-lexicon.ts, ACTION_CONCEPTS). */
+function isAction(concepts: readonly string[] | undefined): boolean {
+  return !!concepts?.length && concepts.every((c) => ACTIONS.has(c));
+}
+
+/**
+ * A text as the lexicon reads it: its words, lowercase and stemmed, stop words kept ("log in" is
+ * not "log", "try again" not "try").
+ */
+export function lexiconStems(text: string): string[] {
+  return words(text).map((w) => stem(w.toLowerCase()));
+}
+
+/**
+ * The lexicon's task concepts a text names, by the words that name them: an entry matches where
+ * its words stand adjacent, and every word it covers names its concept.
+ */
+export function lexiconConcepts(text: string): Map<string, string[]> {
+  const ws = words(text).map((w) => w.toLowerCase());
+  const stems = ws.map(stem);
+  const out = new Map<string, string[]>();
+  stems.forEach((s, i) => {
+    for (const [concept, entry] of LEXICON.get(s) ?? []) {
+      if (entry.some((e, k) => stems[i + k] !== e)) continue;
+      for (let k = 0; k < entry.length; k++) {
+        const named = out.get(ws[i + k]!) ?? [];
+        if (!named.includes(concept)) named.push(concept);
+        out.set(ws[i + k]!, named);
+      }
+    }
+  });
+  return out;
+}
 
 /**
  * How well a listing's words cover a query's words, 0-1, with word meaning: each query word scores
@@ -44,7 +96,12 @@ export interface ListingWords {
   pairs: Set<string>;
 }
 
-function wordsOf(wv: WordVectors, texts: string[][], pairTexts = texts): ListingWords {
+function wordsOf(
+  wv: WordVectors,
+  texts: string[][],
+  pairTexts = texts,
+  raw = pairTexts.map((t) => t.join(' ')),
+): ListingWords {
   const all = texts.flat();
   const ids: number[] = [];
   for (const t of new Set(all)) {
@@ -58,7 +115,10 @@ function wordsOf(wv: WordVectors, texts: string[][], pairTexts = texts): Listing
   }
   return {
     stems: new Set(all.map(stem)),
-    concepts: new Set(all.flatMap((t) => conceptsOf(t))),
+    concepts: new Set([
+      ...all.flatMap((t) => conceptsOf(t)),
+      ...raw.flatMap((t) => [...lexiconConcepts(t).values()].flat()),
+    ]),
     ids,
     pairs,
   };
@@ -78,24 +138,29 @@ export function listingWords(
   l: { title: string; techStack: string; description: string; promptSummary?: string | null },
 ): ListingWords {
   const key = `${l.title}\u0000${l.techStack}\u0000${l.description}\u0000${l.promptSummary ?? ''}`;
-  let words = listingCache.get(key);
-  if (!words) {
-    const texts = [l.title, l.description, l.promptSummary ?? ''].map(tokenize);
-    words = wordsOf(wv, [...texts, tokenize(l.techStack)], texts);
+  let found = listingCache.get(key);
+  if (!found) {
+    const raw = [l.title, l.description, l.promptSummary ?? ''];
+    const texts = raw.map(tokenize);
+    found = wordsOf(wv, [...texts, tokenize(l.techStack)], texts, raw);
     if (listingCache.size >= LISTING_CACHE_SIZE)
       listingCache.delete(listingCache.keys().next().value!);
-    listingCache.set(key, words);
+    listingCache.set(key, found);
   }
-  return words;
+  return found;
 }
 
 /** A query's words prepared once for matching against many listings. */
 export interface PreparedQuery {
   floor: number;
   full: number;
+  /** credit of a task concept shared through the lexicon */
+  lexiconMatch: number;
   words: Array<{
     stem: string;
     concepts: readonly string[];
+    /** the lexicon's task concepts this word names (alone or in a phrase of the query) */
+    tasks: readonly string[];
     id: number | undefined;
     weight: number;
     /** credit per listing word row, filled as listings are matched */
@@ -110,18 +175,32 @@ export function prepareQuery(
   floor = SOFT_MATCH_FLOOR,
   idf?: ReadonlyMap<string, number>,
   full = SOFT_MATCH_FULL,
+  lexiconMatch = LEXICON_MATCH,
+  text = queryTokens.join(' '),
 ): PreparedQuery {
   // a word the catalogue lacks weighs as much as its rarest word
   const maxIdf = idf && idf.size > 0 ? Math.max(...idf.values()) : 1;
+  const named = lexiconConcepts(text);
   const words = [...new Set(queryTokens)].map((w) => ({
     stem: stem(w),
-    concepts: conceptsOf(w),
+    // a stack name is compared by identity only, not by its group ("react" is not "dashboard")
+    concepts: isStackWord(w) ? [] : conceptsOf(w),
+    tasks: [...(named.get(w) ?? [])],
     id: isStackWord(w) ? undefined : wv.id(w),
     // SIF (unknown words are rare ones: full weight) × the word's IDF in this catalogue
-    weight: (wv.weight(w) ?? 1) * (idf ? (idf.get(w) ?? maxIdf) : 1),
+    weight:
+      (wv.weight(w) ?? 1) *
+      (idf ? (idf.get(w) ?? maxIdf) : 1) *
+      (isAction(named.get(w)) ? ACTION_WEIGHT : 1),
     credit: new Map<number, number>(),
   }));
-  return { floor, full, words, total: words.reduce((s, w) => s + w.weight, 0) };
+  return {
+    floor,
+    full,
+    lexiconMatch,
+    words,
+    total: words.reduce((s, w) => s + w.weight, 0),
+  };
 }
 
 /** softMatch of a prepared query over a listing's analysed words. */
@@ -132,7 +211,16 @@ export function softMatchWords(wv: WordVectors, q: PreparedQuery, doc: ListingWo
       num += w.weight;
       continue;
     }
-    let best = w.concepts.some((c) => doc.concepts.has(c)) ? CONCEPT_MATCH : 0;
+    // a word that names a task concept of the lexicon is judged by it, not by the embedder's
+    // broader groups ("csv" is not "json", "resize" is not any "image")
+    let best =
+      w.tasks.length > 0
+        ? w.tasks.some((c) => doc.concepts.has(c))
+          ? q.lexiconMatch
+          : 0
+        : w.concepts.some((c) => doc.concepts.has(c))
+          ? CONCEPT_MATCH
+          : 0;
     if (w.id !== undefined)
       for (const d of doc.ids) {
         let credit = w.credit.get(d);
@@ -145,6 +233,24 @@ export function softMatchWords(wv: WordVectors, q: PreparedQuery, doc: ListingWo
     num += w.weight * best;
   }
   return q.total > 0 ? num / q.total : 0;
+}
+
+/**
+ * Share (0-1) of the task concepts the query names (task-lexicon.ts) that the listing names too,
+ * each concept weighing as its heaviest query word; undefined when the query names none.
+ */
+export function conceptCoverage(q: PreparedQuery, doc: ListingWords): number | undefined {
+  const weights = new Map<string, number>();
+  for (const w of q.words)
+    for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
+  if (weights.size === 0) return undefined;
+  let num = 0;
+  let total = 0;
+  for (const [c, weight] of weights) {
+    total += weight;
+    if (doc.concepts.has(c)) num += weight;
+  }
+  return total > 0 ? num / total : undefined;
 }
 
 /**

@@ -146,12 +146,18 @@ export function stackMatch(named: number[], techStack: string): number {
  * The query without the words that name stacks: what the buyer wants done. The stack factor judges
  * the stack; counting those words again as task words would let any listing in that stack that
  * shares a generic word ("parse", "files") outrank the listing that does the task. Words keep their
- * case (an identifier such as "parseCsv" is still split by the tokenizer later). A query that is
- * nothing but stack names is kept whole.
+ * case (an identifier such as "parseCsv" is still split by the tokenizer later). Generic words
+ * ("app", "library") go too; a query that is nothing but stack names and those is its stacks.
  */
 export function taskText(text: string): string {
-  const kept = words(text).filter((w) => !STACK_OF.has(w.toLowerCase()) && !isStopword(w));
-  return kept.length > 0 ? kept.join(' ') : text;
+  const all = words(text);
+  const kept = all.filter(
+    (w) => !STACK_OF.has(w.toLowerCase()) && !isStopword(w) && !GENERIC.has(w.toLowerCase()),
+  );
+  if (kept.length > 0) return kept.join(' ');
+  // nothing but stack names and generic words ("react app"): the stacks are the task
+  const stacks = all.filter((w) => STACK_OF.has(w.toLowerCase()));
+  return stacks.length > 0 ? stacks.join(' ') : text;
 }
 
 /**
@@ -186,3 +192,22 @@ export function stackFilterNames(word: string): string[] {
 export function impliesRawText(word: string): boolean {
   return !REWRITTEN_WORDS.has(word);
 }
+
+/**
+ * Words that every listing is, so that they name no task: "a react app", "a python library". Left
+ * out of the task like stop words (issue 30: "react app" tied unrelated listings on "app").
+ */
+const GENERIC = new Set([
+  'app',
+  'apps',
+  'application',
+  'applications',
+  'library',
+  'libraries',
+  'lib',
+  'package',
+  'module',
+  'tool',
+  'tools',
+  'code',
+]);

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
+import { seedListing } from '../helpers/catalog.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+
+/**
+ * Issue 30: search that understands a buyer's own words, on the demo catalogue. The issue's
+ * price tracker and HTTP retry library are not demo listings, so those two are added to it here.
+ */
+let t: TestContext;
+
+const EXTRA = [
+  {
+    title: 'Price drop watcher with e-mail alerts',
+    techStack: 'Python, SQLite',
+    description:
+      'Tracks product pages from online shops you add to a wish list, checks them daily and e-mails you when the price falls below your target.',
+  },
+  {
+    title: 'Resilient HTTP client with exponential backoff',
+    techStack: 'Python, httpx',
+    description:
+      'Wraps httpx so that failed requests are attempted again with jittered backoff on timeouts, connection errors and 5xx answers.',
+  },
+];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const { sql, embedder } = t.runtime.deps;
+  for (const l of [...DEMO_LISTINGS, ...EXTRA]) await seedListing(sql, embedder, l);
+});
+afterAll(() => t?.close());
+
+type Hit = { similarity: number; metadata: { title: string; tech_stack: string } };
+async function search(q: string): Promise<Hit[]> {
+  const res = await t.app.inject({ url: '/api/v1/search', query: { q } });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+}
+const first = async (q: string) => (await search(q))[0]?.metadata.title;
+
+describe('search by meaning (issue 30)', () => {
+  it('finds the listing a buyer describes in their own words', async () => {
+    expect(await first('stop clients from hammering my node api')).toBe(
+      'Redis token-bucket rate limiter middleware',
+    );
+    expect(await first('tell me when something I want to buy gets cheaper')).toBe(
+      'Price drop watcher with e-mail alerts',
+    );
+    expect(await first('notice weird spikes in what my servers print')).toBe(
+      'Log file anomaly detector',
+    );
+    expect(await first('a library to make http requests retry automatically')).toBe(
+      'Resilient HTTP client with exponential backoff',
+    );
+  });
+
+  it('ranks the listing that does the named task first, not one that shares the tool word', async () => {
+    // the demo catalogue has no Python CSV parser: the CSV converter does the task, in Rust; the
+    // C++ JSON parser only shares "parser"
+    const hits = await search('python csv parser');
+    expect(hits[0]!.metadata.title).toBe('CSV to JSON streaming converter CLI');
+    const json = hits.find((h) => h.metadata.title === 'Recursive descent JSON parser');
+    expect(json?.similarity ?? 0).toBeLessThanOrEqual(2);
+  });
+
+  it('reads the same across queries: 4+ does what was asked, a shared word alone reads low', async () => {
+    const hits = await search('resize images');
+    expect(hits[0]!.metadata.title).toBe('Image thumbnail resizing worker');
+    expect(hits[0]!.similarity).toBeGreaterThanOrEqual(4);
+    // it shares "images" (container images) and nothing of the task: it read 3.6 before issue 30
+    const ci = hits.find((h) => h.metadata.title === 'GitHub Actions CI pipeline for monorepos');
+    expect(ci?.similarity ?? 0).toBeLessThanOrEqual(2.5);
+    expect(hits[0]!.similarity - (ci?.similarity ?? 0)).toBeGreaterThanOrEqual(2.5);
+    // a paraphrase sharing no word of the listing's title still reads as a match
+    const limiter = await search('stop clients from hammering my node api');
+    expect(limiter[0]!.similarity).toBeGreaterThanOrEqual(3.5);
+    expect(limiter[0]!.similarity - limiter[1]!.similarity).toBeGreaterThanOrEqual(1);
+  });
+
+  it('breaks ties the same way every time, and says nothing rather than a page of 1.0s', async () => {
+    const a = await search('react app');
+    const b = await search('react app');
+    expect(a).toEqual(b);
+    expect(a[0]!.metadata.tech_stack).toMatch(/React/);
+    for (let i = 1; i < a.length; i++) {
+      const [x, y] = [a[i - 1]!, a[i]!];
+      expect(x.similarity).toBeGreaterThanOrEqual(y.similarity);
+      if (x.similarity === y.similarity) expect(x.metadata.title <= y.metadata.title).toBe(true);
+    }
+    expect(await search('quantum marmalade telescope')).toEqual([]);
+  });
+});

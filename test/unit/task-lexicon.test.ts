@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { tokenize } from '../../src/embeddings/builtin.js';
+import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
+import {
+  lexiconConcepts,
+  lexiconStems,
+  listingWords,
+  prepareQuery,
+  softMatchWords,
+} from '../../src/domain/search/soft-match.js';
+import { TASK_LEXICON } from '../../src/domain/search/task-lexicon.js';
+
+const concepts = (text: string) => new Set([...lexiconConcepts(text).values()].flat());
+
+describe('the task-concept lexicon (data)', () => {
+  it('has only entries that read as words, each once per concept, and no duplicated concept', () => {
+    const seen = new Map<string, string>();
+    for (const [concept, entries] of Object.entries(TASK_LEXICON)) {
+      expect(concept).toMatch(/^[a-z0-9_]+$/);
+      expect(entries.length, concept).toBeGreaterThanOrEqual(2);
+      const stems = entries.map((e) => lexiconStems(e).join(' '));
+      for (const s of stems) expect(s, `${concept}: empty entry`).not.toBe('');
+      const key = [...new Set(stems)].sort().join('|');
+      expect(seen.get(key), `${concept} repeats ${seen.get(key)}`).toBeUndefined();
+      seen.set(key, concept);
+    }
+  });
+
+  it('leaves out words so common that they would tie unrelated listings', () => {
+    // a one-word entry must carry meaning: not a stop word, and not a frequent generic English word
+    const wv = sharedWordVectors();
+    const generic: string[] = [];
+    for (const [concept, entries] of Object.entries(TASK_LEXICON))
+      for (const e of entries) {
+        const ws = e.split(/[^A-Za-z0-9]+/).filter(Boolean);
+        if (ws.length !== 1) continue;
+        if (tokenize(e).length === 0) generic.push(`${concept}: ${e} (stop word)`);
+        const w = wv.weight(e.toLowerCase());
+        if (w !== undefined && w < 0.15) generic.push(`${concept}: ${e} (weight ${w.toFixed(2)})`);
+      }
+    expect(generic).toEqual([]);
+  });
+
+  it('reads phrases with their small words: "log in" is signing in, "logs" is logging', () => {
+    expect(concepts('let people log in')).toContain('t:sign_in');
+    expect(concepts('ship the logs')).not.toContain('t:sign_in');
+    expect(concepts('try again on failure')).toContain('t:retry');
+    expect(concepts('try the new editor')).not.toContain('t:retry');
+    expect(concepts('tell me when it gets cheaper')).toEqual(new Set(['t:notify', 't:price_drop']));
+  });
+
+  it("bridges a buyer's words to a seller's where word vectors do not", () => {
+    const wv = sharedWordVectors();
+    const soft = (q: string, doc: string) =>
+      softMatchWords(
+        wv,
+        prepareQuery(wv, tokenize(q), undefined, undefined, undefined, undefined, q),
+        listingWords(wv, { title: doc, techStack: '', description: '' }),
+      );
+    const limiter = 'Token-bucket rate limiter middleware: caps requests per client';
+    const chat = 'WebSocket chat server with rooms and presence';
+    expect(soft('stop clients hammering my api', limiter)).toBeGreaterThan(
+      soft('stop clients hammering my api', chat) + 0.2,
+    );
+    const watcher = 'Price drop watcher with e-mail alerts';
+    expect(soft('tell me when it gets cheaper', watcher)).toBeGreaterThanOrEqual(0.8);
+  });
+});
