@@ -32,7 +32,7 @@ export function lazyWallet(
         maxPaymentUsdc: config.limits.perPurchase,
       });
       // Revision A marketplaces: register or rotate through SIWE for the API key (kept locally).
-      const { ensureApiKey } = await import('./revision-a.js');
+      const { ensureApiKey } = await import('./revision-a/key.js');
       await ensureApiKey(wallet, {
         baseUrl: config.marketplaceUrl,
         dataDir: config.dataDir,
