@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * What both agent guides (agent-usage.ts for Revision B, agent-usage-a.ts for Revision A) share:
  * the deployment's values they are rendered with, and the sections common to both. Neither guide
@@ -55,4 +57,34 @@ charged; upload again after the delay. A request that stalls (headers or body no
 time) is closed with 408 \`request_timeout\`. Malformed HTTP answers 400 \`invalid_request\`.
 Every error body is \`{ "error": <code>, "message": <text> }\`, sometimes with more fields.
 `;
+}
+
+const templates = new Map<string, string>();
+
+/**
+ * Renders a guide template (`assets/guides/<name>.md`, copied to `dist/assets/` by the build):
+ * every `{{name}}` is replaced by its value. Throws on a placeholder without a value and on a
+ * value no placeholder uses, so a template and its caller cannot drift apart silently.
+ */
+export function renderGuide(name: string, values: Record<string, string | number>): string {
+  let template = templates.get(name);
+  if (template === undefined) {
+    template = readFileSync(new URL(`../../../assets/guides/${name}.md`, import.meta.url), 'utf8');
+    templates.set(name, template);
+  }
+  const used = new Set<string>();
+  const out = template.replace(/\{\{([a-z_]+)\}\}/g, (_, key: string) => {
+    const value = values[key];
+    if (value === undefined) throw new Error(`guide ${name}: no value for {{${key}}}`);
+    used.add(key);
+    return String(value);
+  });
+  const unused = Object.keys(values).filter((k) => !used.has(k));
+  if (unused.length) throw new Error(`guide ${name}: no placeholder for ${unused.join(', ')}`);
+  return out;
+}
+
+/** The archive size limit in MB, one decimal. */
+export function archiveMb(opts: AgentUsageOptions): number {
+  return Math.round((opts.maxArchiveBytes / 1024 / 1024) * 10) / 10;
 }
