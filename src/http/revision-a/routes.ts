@@ -30,6 +30,7 @@ import { sendRepresentation } from '../representation.js';
 import { describe } from '../route-meta.js';
 import { ErrorSchema } from '../../wire/errors.js';
 import { readUpload, uploadBodyLimit } from '../routes/selling.js';
+import { revisionAAcquire } from '../../domain/revision-a/acquire-mode.js';
 
 /**
  * Revision A's keyed routes (spec 4.2): the API key names the agent; each handler calls the same
@@ -60,7 +61,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         body,
         countryOf(request, config),
         payFor(deps, request),
-        { revision: 'A', buyerId: agentOf(request).id },
+        revisionAAcquire(agentOf(request).id),
       );
       reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response as BuyResponse;
