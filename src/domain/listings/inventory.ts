@@ -2,8 +2,8 @@ import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { toUsdc } from '../../wire/money.js';
 import { LISTED } from './listings.js';
-import { ownerFindings } from '../scan/findings.js';
-import type { Finding } from '../scan/types.js';
+import { ownerFindings } from '../../scan/findings.js';
+import type { Finding } from '../../scan/types.js';
 import {
   ITEM_STATUSES,
   type ItemStatus,

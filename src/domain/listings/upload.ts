@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { AppError, badRequest } from '../../errors.js';
 import { hasAtMostUsdcDecimals, toMicro } from '../../wire/money.js';
 import { hasControlCharacters } from '../../wire/input.js';
-import type { Compression } from '../scan/scan-archive.js';
+import type { Compression } from '../../scan/scan-archive.js';
 import { checkArchiveStructure } from './archive-structure.js';
 
 /**

@@ -6,9 +6,9 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { readBlob } from '../../storage/blob-store.js';
 import { finishJob, type Job, type JobHandler } from '../../jobs/queue.js';
 import { indexItem } from '../search/index-item.js';
-import { bands, similarity } from './fingerprint.js';
-import { scanArchive, type Compression } from './scan-archive.js';
-import type { Finding, ScanLimits, ScanStats } from './types.js';
+import { bands, similarity } from '../../scan/fingerprint.js';
+import { scanArchive, type Compression } from '../../scan/scan-archive.js';
+import type { Finding, ScanLimits, ScanStats } from '../../scan/types.js';
 
 export interface ScanDeps {
   config: Config;
