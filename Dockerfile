@@ -14,7 +14,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY mcp ./mcp
-# the built-in embedder's word vectors and the demo projects: npm run build copies them to dist/assets
+# the built-in embedder's word vectors, the demo projects and the agent guides: npm run build copies them to dist/assets
 COPY assets ./assets
 # npm run build also writes dist/db-template/ (PGlite's initdb and the migrations run once here, by
 # the same PGlite version the image runs): a first start on an empty /data copies it instead

@@ -4,14 +4,14 @@ import { lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'no
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import yazl from 'yazl';
-import { scanArchive, type Compression } from '../src/domain/scan/scan-archive.js';
+import { scanArchive, type Compression } from '../src/scan/scan-archive.js';
 import {
   DEFAULT_SCAN_LIMITS,
   type EntrySink,
   type Finding,
   type ScanLimits,
   type ScanOutcome,
-} from '../src/domain/scan/types.js';
+} from '../src/scan/types.js';
 
 /**
  * Local archive work of the MCP server, on the marketplace's own scan library: packing a project

@@ -5,7 +5,8 @@ import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CatalogClient } from '../src/client/catalog.js';
 import { isLoopback, loadMcpConfig, type McpConfig } from './config.js';
-import { createMcpServer, type McpDeps } from './server.js';
+import type { McpDeps } from './deps.js';
+import { createMcpServer } from './server.js';
 import { LocalState } from './state.js';
 import { lazyWallet } from './wallet.js';
 

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { McpDeps } from './server.js';
+import type { McpDeps } from './deps.js';
 
 /**
  * The marketplace's own documents as MCP resources, read live from the marketplace (so they

@@ -1,8 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CatalogClient } from '../src/client/catalog.js';
-import type { MarketplaceClient } from '../src/client/index.js';
-import type { SpendingLimits } from './config.js';
-import type { LocalState } from './state.js';
+import type { McpDeps } from './deps.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerAckFeedback } from './tools/ack-feedback.js';
@@ -25,27 +22,6 @@ import { registerSendPlatformFeedback } from './tools/send-platform-feedback.js'
 import { registerSetSalesChains } from './tools/set-sales-chains.js';
 import { registerSetUsername } from './tools/set-username.js';
 import { registerSubmitFeedback } from './tools/submit-feedback.js';
-
-/** What the tools need: REST clients and local files, never the database or the domain's services. */
-export interface McpDeps {
-  /** The marketplace's public base URL (for links in descriptions and messages). */
-  baseUrl: string;
-  /** Public catalogue reads (and the unsigned purchase prompt); no wallet involved. */
-  catalog: Pick<CatalogClient, 'search' | 'getItem' | 'quote'>;
-  /**
-   * The client that signs with the configured wallet, built on first use (viem and x402 load
-   * then, so a client connects without waiting for them); absent when no key is configured.
-   * On a Revision A marketplace the first use also registers the wallet (or rotates its key):
-   * `username` is the name to register with when that first use is set_username's.
-   */
-  wallet: ((hint?: { username?: string }) => Promise<MarketplaceClient>) | undefined;
-  /** The operator's spending limits; a tool call can only lower them. */
-  limits: SpendingLimits;
-  /** Orders bought here and the 24-hour spending ledger. */
-  state: LocalState;
-  /** Where acquire_item saves archives. */
-  downloadDir: string;
-}
 
 export const SERVER_INFO = { name: 'artifact-marketplace', version: '0.2.0' } as const;
 

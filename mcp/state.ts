@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { toMicro, toUsdc } from '../src/wire/money.js';
 import type { SpendingLimits } from './config.js';
 
 /**
@@ -69,7 +70,7 @@ export class LimitExceeded extends Error {
 }
 
 /** Sums USDC without binary-fraction drift (6 decimals, like the token). */
-const micro = (usdc: number) => Math.round(usdc * 1e6);
+const micro = toMicro;
 
 export class LocalState {
   private queue: Promise<unknown> = Promise.resolve();
@@ -129,7 +130,7 @@ export class LocalState {
 
   /** Paid in the last 24 hours by `wallet` (reservations included), in USDC. */
   spentLast24h(wallet: string, now = Date.now()): Promise<number> {
-    return this.read((s) => daily(s, wallet, now).total / 1e6);
+    return this.read((s) => toUsdc(daily(s, wallet, now).total));
   }
 
   /**
@@ -164,7 +165,7 @@ export class LocalState {
           limit: 'daily',
           key: 'MCP_DAILY_LIMIT_USDC',
           limitUsdc: limits.daily,
-          spentUsdc: d.total / 1e6,
+          spentUsdc: toUsdc(d.total),
           ...(d.oldest !== undefined && { frees_at: new Date(d.oldest + DAY_MS).toISOString() }),
         });
       const id = randomUUID();

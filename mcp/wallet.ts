@@ -1,6 +1,6 @@
 import type { MarketplaceClient } from '../src/client/index.js';
 import type { McpConfig } from './config.js';
-import type { McpDeps } from './server.js';
+import type { McpDeps } from './deps.js';
 
 /**
  * The signing client of the configured wallet, built once on first use (viem and x402 load then,
@@ -32,7 +32,7 @@ export function lazyWallet(
         maxPaymentUsdc: config.limits.perPurchase,
       });
       // Revision A marketplaces: register or rotate through SIWE for the API key (kept locally).
-      const { ensureApiKey } = await import('./revision-a.js');
+      const { ensureApiKey } = await import('./revision-a/key.js');
       await ensureApiKey(wallet, {
         baseUrl: config.marketplaceUrl,
         dataDir: config.dataDir,

@@ -3,8 +3,10 @@ import type { Address } from 'viem';
 import type { RpcPayoutRail } from './chain/payout-rail-rpc.js';
 import type { Config } from './config.js';
 import type { Sql } from './db/index.js';
+import type { PayoutAddressing } from './domain/accounts/accounts.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
 import type { PaymentProcessor } from './domain/payments/processor.js';
+import type { DemoPorts, ListingPorts } from './domain/ports.js';
 import type { PayoutRail } from './domain/payouts/rail.js';
 import type { Embedder } from './embeddings/embedder.js';
 import type { WorkSignal } from './jobs/runner.js';
@@ -29,6 +31,8 @@ export interface PaymentDeps {
    * ledger by default; the on-chain mode puts an RPC implementation here.
    */
   payoutRail: PayoutRail;
+  /** Payout addresses per seller and chain (src/chain/payout-address.ts): a port of the domain. */
+  payoutAddressing: PayoutAddressing;
   /** PAYMENT_RAIL=chain: payout contracts over RPC (deployments, balances, distribute). */
   chainPayouts?: RpcPayoutRail;
 }
@@ -37,7 +41,7 @@ export interface PaymentDeps {
  * Everything the HTTP app, the MCP server and the workers need, wired once by `createRuntime`
  * (src/runtime.ts). Tests build it the same way over an in-memory embedded database.
  */
-export interface Deps extends PaymentDeps {
+export interface Deps extends PaymentDeps, ListingPorts, DemoPorts {
   config: Config;
   sql: Sql;
   logger: Logger;

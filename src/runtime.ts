@@ -4,13 +4,13 @@ import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ChainFacilitator } from './chain/chain-facilitator.js';
 import { Relayer } from './chain/clients.js';
+import { payoutAddressing, payoutTermsOf } from './chain/payout-address.js';
 import { RpcPayoutRail } from './chain/payout-rail-rpc.js';
-import { payoutTermsOf } from './domain/accounts/accounts.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database, type OpenOptions } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import type { Deps, PaymentDeps } from './deps.js';
-import { usdcToMicro } from './domain/chains.js';
+import { toMicro } from './wire/money.js';
 import { LISTING_FEE_OPERATION, listingFulfilment } from './domain/listings/listings.js';
 import { purgeDeleted } from './domain/listings/purge.js';
 import { purgeChallenges } from './domain/auth/siwe.js';
@@ -25,7 +25,8 @@ import { runPayouts } from './domain/payouts/payout-job.js';
 import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
-import { runDueJobs, startJobRunner, WorkSignal, type JobHandlers } from './jobs/runner.js';
+import type { JobHandlers } from './jobs/queue.js';
+import { runDueJobs, startJobRunner, WorkSignal } from './jobs/runner.js';
 import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { loadSecrets } from './secrets.js';
@@ -154,7 +155,7 @@ function createPayments(
           eip6492AllowedFactories: config.EIP6492_ALLOWED_FACTORIES,
         })
       : new LocalFacilitator(db.sql, networks, {
-          startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+          startBalanceMicro: toMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
           skewSeconds: config.X402_CLOCK_SKEW_SECONDS,
         });
   const chainPayouts = relayer
@@ -177,8 +178,9 @@ function createPayments(
     staleSeconds: config.RECONCILE_STALE_SECONDS,
     logger,
   });
-  payments.define(ACQUIRE_OPERATION, purchaseFulfilment(config));
-  payments.define(LISTING_FEE_OPERATION, listingFulfilment(config));
+  const addressing = payoutAddressing(config);
+  payments.define(ACQUIRE_OPERATION, purchaseFulfilment(addressing));
+  payments.define(LISTING_FEE_OPERATION, listingFulfilment(config, addressing));
   const platformPayTo = config.PLATFORM_PAY_TO
     ? getAddress(config.PLATFORM_PAY_TO)
     : getAddress(
@@ -190,7 +192,7 @@ function createPayments(
     chainPayouts ??
     new DevLedgerRail(db.sql, {
       platformPayTo,
-      startBalanceMicro: usdcToMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
+      startBalanceMicro: toMicro(config.LOCAL_FACILITATOR_START_BALANCE_USDC),
     });
   return {
     networks,
@@ -199,6 +201,7 @@ function createPayments(
     payments,
     platformPayTo,
     saleItems: new SaleItemCache(),
+    payoutAddressing: addressing,
     ...(chainPayouts && { chainPayouts }),
     payoutRail,
   };

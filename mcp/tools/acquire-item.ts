@@ -3,10 +3,10 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MarketplaceError } from '../../src/client/errors.js';
 import type { MarketplaceClient } from '../../src/client/index.js';
-import { ChainSchema } from '../../src/domain/chains.js';
-import { currentLegal } from '../../src/domain/legal/legal.js';
-import { AcquireResponseSchema, type AcquireResponse } from '../../src/domain/orders/schemas.js';
-import type { McpDeps } from '../server.js';
+import { ChainSchema } from '../../src/wire/chains.js';
+import { currentLegal } from '../../src/wire/legal.js';
+import { AcquireResponseSchema, type AcquireResponse } from '../../src/wire/orders.js';
+import type { McpDeps } from '../deps.js';
 import { authorizePayment, chainOf, PaymentRefused, promptPriceUsdc } from './paying.js';
 import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
 

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { PublicItemSchema } from '../../src/domain/items/schemas.js';
-import type { McpDeps } from '../server.js';
+import { PublicItemSchema } from '../../src/wire/items.js';
+import type { McpDeps } from '../deps.js';
 import { apiFailure, success } from './results.js';
 
 export function registerGetItem(server: McpServer, deps: McpDeps): void {

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { AcquireResponseSchema } from '../../src/domain/orders/schemas.js';
-import type { McpDeps } from '../server.js';
+import { AcquireResponseSchema } from '../../src/wire/orders.js';
+import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
 import { apiFailure, failure, success } from './results.js';
 

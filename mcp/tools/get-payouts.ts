@@ -6,8 +6,8 @@ import {
   PayoutHistoryEntrySchema,
   type SellerPayouts,
   type SellerPayoutsA,
-} from '../../src/domain/payouts/schemas.js';
-import type { McpDeps } from '../server.js';
+} from '../../src/wire/payouts.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 const usdc = (raw: bigint, decimals = 6) => {

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
-import type { McpDeps } from '../server.js';
+import { SalesChainsResponseSchema } from '../../src/wire/accounts.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 export function registerGetSalesChains(server: McpServer, deps: McpDeps): void {

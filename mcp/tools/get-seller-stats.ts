@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SellerStatsSchema } from '../../src/domain/payouts/schemas.js';
-import type { McpDeps } from '../server.js';
+import { SellerStatsSchema } from '../../src/wire/payouts.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 export function registerGetSellerStats(server: McpServer, deps: McpDeps): void {

@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { UsernameResponseSchema } from '../../src/domain/accounts/schemas.js';
+import { UsernameResponseSchema } from '../../src/wire/accounts.js';
 import type { AccountUsername } from '../../src/client/index.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 /** What get_username and set_username return, in both contract revisions. */

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 import { LocalOrderSchema } from '../state.js';
 import { NO_WALLET } from './acquire-item.js';
 import { apiFailure, failure, success } from './results.js';

@@ -1,7 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { chainOfNetwork } from '../../src/domain/chains.js';
+import { chainOfNetwork } from '../../src/wire/chains.js';
+import { toUsdc } from '../../src/wire/money.js';
 import { LimitExceeded, type LimitRefusal } from '../state.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 
 /**
  * The spending gate every paying tool goes through before anything is signed: the operator's
@@ -39,7 +40,7 @@ export function promptPriceUsdc(required: { accepts: Array<{ amount: string }> }
     (m, a) => (BigInt(a.amount) > m ? BigInt(a.amount) : m),
     0n,
   );
-  return Number(micro) / 1e6;
+  return toUsdc(micro);
 }
 
 export interface PaymentIntent {

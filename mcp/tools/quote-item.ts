@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ChainSchema, chainOfNetwork } from '../../src/domain/chains.js';
-import type { McpDeps } from '../server.js';
+import { ChainSchema, chainOfNetwork } from '../../src/wire/chains.js';
+import type { McpDeps } from '../deps.js';
 import { promptPriceUsdc } from './paying.js';
 import { apiFailure, success } from './results.js';
 

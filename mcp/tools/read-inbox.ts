@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { INBOX_LIMITS, InboxResponseSchema } from '../../src/domain/feedback/schemas.js';
-import type { McpDeps } from '../server.js';
+import { INBOX_LIMITS, InboxResponseSchema } from '../../src/wire/feedback.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 export function registerReadInbox(server: McpServer, deps: McpDeps): void {

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MarketplaceError, type ClientErrorCode } from '../../src/client/errors.js';
 import type { ErrorCode } from '../../src/errors.js';
+import type { ErrorDetails } from '../../src/wire/errors.js';
 
 /** A successful result: the structured content, mirrored as JSON text for clients without structured output. */
 export function success(structuredContent: Record<string, unknown>): CallToolResult {
@@ -23,18 +24,11 @@ export type Hints = Partial<
   Record<ErrorCode | ClientErrorCode, string | ((body: ErrorBody) => string)>
 >;
 
-export interface ErrorBody {
-  error?: string;
-  message?: string;
-  reason?: string;
-  retry_after?: number;
-  transaction?: string;
-  network?: string;
+/** An error body as the service sends it (src/wire/errors.ts), or the client's own refusal. */
+export type ErrorBody = ErrorDetails & {
   /** Client-side refusal `price_above_limit`: the asked price. */
   price_usdc?: number;
-  /** `payment_settlement_pending`: the order the payment is for. */
-  order_id?: string;
-}
+};
 
 /** The body of a failed call, or `{}`. */
 export function bodyOf(err: MarketplaceError): ErrorBody {

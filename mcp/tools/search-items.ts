@@ -1,16 +1,16 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SearchResultSchema } from '../../src/domain/items/schemas.js';
-import type { McpDeps } from '../server.js';
+import { SEARCH_LIMITS, SearchResultSchema } from '../../src/wire/items.js';
+import type { McpDeps } from '../deps.js';
 import { apiFailure, success } from './results.js';
 
 const price = (which: string) =>
   z
     .number()
     .min(0)
-    .max(1_000_000)
+    .max(SEARCH_LIMITS.maxPrice)
     .optional()
-    .describe(`${which} price in USDC, 0..1000000 (e.g. 2.5)`);
+    .describe(`${which} price in USDC, 0..${SEARCH_LIMITS.maxPrice} (e.g. 2.5)`);
 
 export function registerSearchItems(server: McpServer, deps: McpDeps): void {
   server.registerTool(

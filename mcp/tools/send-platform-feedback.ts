@@ -1,10 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import {
-  FEEDBACK_LIMITS,
-  PlatformFeedbackCreatedSchema,
-} from '../../src/domain/feedback/schemas.js';
-import type { McpDeps } from '../server.js';
+import { FEEDBACK_LIMITS, PlatformFeedbackCreatedSchema } from '../../src/wire/feedback.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 export function registerSendPlatformFeedback(server: McpServer, deps: McpDeps): void {

@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
-import { CHAINS, ChainSchema } from '../../src/domain/chains.js';
-import type { McpDeps } from '../server.js';
+import { SalesChainsResponseSchema } from '../../src/wire/accounts.js';
+import { CHAINS, ChainSchema } from '../../src/wire/chains.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 export function registerSetSalesChains(server: McpServer, deps: McpDeps): void {

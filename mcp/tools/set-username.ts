@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { USERNAME_LIMITS } from '../../src/domain/accounts/schemas.js';
-import type { McpDeps } from '../server.js';
+import { USERNAME_LIMITS } from '../../src/wire/accounts.js';
+import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
 import { UsernameResultSchema, usernameResult } from './get-username.js';
 import { apiFailure, failure, success } from './results.js';

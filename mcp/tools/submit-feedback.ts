@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { FEEDBACK_LIMITS, ItemFeedbackCreatedSchema } from '../../src/domain/feedback/schemas.js';
-import type { McpDeps } from '../server.js';
+import { FEEDBACK_LIMITS, ItemFeedbackCreatedSchema } from '../../src/wire/feedback.js';
+import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
 export function registerSubmitFeedback(server: McpServer, deps: McpDeps): void {

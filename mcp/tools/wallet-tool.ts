@@ -6,7 +6,7 @@ import type {
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { MarketplaceClient } from '../../src/client/index.js';
-import type { McpDeps } from '../server.js';
+import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
 import { apiFailure, failure, success, type Hints } from './results.js';
 

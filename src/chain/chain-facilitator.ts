@@ -3,7 +3,7 @@
  * with `@x402/evm`'s `ExactEvmScheme` per network, signing and paying gas with the relayer key over
  * the network's RPC. Settlements are serialised per relayer key and chain (their transaction
  * nonces are sequential; concurrent sends from one key collide). The same object backs the
- * standalone facilitator server (src/chain/facilitator-server.ts).
+ * standalone facilitator server (tools/chain/facilitator-server.ts).
  *
  * On top of the library's verdicts it tells apart what the spec's outcomes need (7.1): a relayer
  * without gas or an unreachable RPC before anything was sent is `settlement_capacity` (nothing
@@ -21,7 +21,7 @@ import type {
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Address } from 'viem';
-import type { Chain } from '../domain/chains.js';
+import type { Chain } from '../wire/chains.js';
 import {
   readAuthorizationState,
   type AuthorizationQuery,

@@ -10,7 +10,7 @@ import {
   type Transport,
   type WalletClient,
 } from 'viem';
-import { CHAIN_ID_OF, type Chain } from '../domain/chains.js';
+import { CHAIN_ID_OF, type Chain } from '../wire/chains.js';
 
 /** Multicall3's address on every public EVM chain (and on our devchains). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';

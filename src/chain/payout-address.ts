@@ -7,7 +7,10 @@ import {
   type Address,
   type Hex,
 } from 'viem';
-import { CHAIN_ID_OF, type Chain } from '../domain/chains.js';
+import { CHAIN_ID_OF, type Chain } from '../wire/chains.js';
+import type { Config } from '../config.js';
+import { derivePayoutAddress, type PayoutAddressing } from '../domain/accounts/accounts.js';
+import { allocationOf } from '../domain/payouts/allocation.js';
 import { PayoutSplitter } from './artifacts.js';
 
 /** The fixed terms of every payout contract a deployment creates (spec 2.7 `allocation`). */
@@ -73,4 +76,55 @@ export function payoutContractAddress(terms: PayoutTerms, seller: Address, chain
     salt: payoutSalt(terms, seller, chain),
     bytecodeHash: initCodeHash(terms, getAddress(seller)),
   });
+}
+
+export type PayoutConfig = Pick<
+  Config,
+  | 'PAYMENT_RAIL'
+  | 'PAYOUT_FACTORY_SALT'
+  | 'PAYOUT_FACTORY_ADDRESS'
+  | 'PAYOUT_SELLER_BPS'
+  | 'PAYOUT_PLATFORM_BPS'
+  | 'PLATFORM_PAY_TO'
+>;
+const addressings = new WeakMap<object, PayoutAddressing>();
+
+/**
+ * The deployment's payout addressing: on the chain rail, the seller's CREATE2 payout contract from
+ * PAYOUT_FACTORY_ADDRESS with the allocation of PAYOUT_PLATFORM_BPS; on the dev ledger, an
+ * address derived from the salt, payable at once.
+ */
+export function payoutAddressing(config: PayoutConfig): PayoutAddressing {
+  let a = addressings.get(config);
+  if (a) return a;
+  if (config.PAYMENT_RAIL === 'chain') {
+    const terms = payoutTermsOf(config);
+    a = {
+      addressOf: (seller, chain) => payoutContractAddress(terms, getAddress(seller), chain),
+      deployedAtOnce: false,
+      allocation: allocationOf(config),
+    };
+  } else {
+    a = {
+      addressOf: (seller, chain) => derivePayoutAddress(seller, chain, config.PAYOUT_FACTORY_SALT),
+      deployedAtOnce: true,
+      allocation: allocationOf(config),
+    };
+  }
+  addressings.set(config, a);
+  return a;
+}
+
+/** The fixed terms of every payout contract of a chain-rail deployment. */
+export function payoutTermsOf(config: PayoutConfig) {
+  if (!config.PAYOUT_FACTORY_ADDRESS || !config.PLATFORM_PAY_TO) {
+    throw new Error('PAYMENT_RAIL=chain needs PAYOUT_FACTORY_ADDRESS and PLATFORM_PAY_TO');
+  }
+  return {
+    factory: getAddress(config.PAYOUT_FACTORY_ADDRESS),
+    platform: getAddress(config.PLATFORM_PAY_TO),
+    sellerBps: config.PAYOUT_SELLER_BPS,
+    platformBps: config.PAYOUT_PLATFORM_BPS,
+    salt: config.PAYOUT_FACTORY_SALT,
+  };
 }

@@ -6,7 +6,7 @@
  */
 import { getAddress, parseEventLogs, type Address, type Hex } from 'viem';
 import type { Db } from '../db/index.js';
-import type { Chain } from '../domain/chains.js';
+import type { Chain } from '../wire/chains.js';
 import { PayoutTokenMissing, pendingGross, type PayoutRail } from '../domain/payouts/rail.js';
 import type { PaymentNetworks } from '../x402/networks.js';
 import { PayoutFactory, PayoutSplitter, TestUSDC } from './artifacts.js';

@@ -3,9 +3,9 @@ import {
   SearchResultsSchema,
   type PublicItem,
   type SearchResult,
-} from '../domain/items/schemas.js';
-import type { Chain } from '../domain/chains.js';
-import { AcquirePromptSchema, type AcquirePrompt } from '../domain/orders/schemas.js';
+} from '../wire/items.js';
+import type { Chain } from '../wire/chains.js';
+import { AcquirePromptSchema, type AcquirePrompt } from '../wire/orders.js';
 import { MarketplaceError, readJson } from './errors.js';
 
 /** Search parameters of `GET /api/v1/search` (spec 4.1). */

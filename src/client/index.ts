@@ -10,22 +10,16 @@ import type {
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { parse as parseDisposition } from 'content-disposition';
 import type { LocalAccount } from 'viem';
-import {
-  CHAINS,
-  chainOfNetwork,
-  microToUsdc,
-  NETWORK_OF,
-  usdcToMicro,
-  type Chain,
-} from '../domain/chains.js';
+import { CHAINS, chainOfNetwork, NETWORK_OF, type Chain } from '../wire/chains.js';
+import { toMicro, toUsdc } from '../wire/money.js';
 import {
   ChallengeResponseSchema,
   LinkWalletResponseSchema,
   RegisterResponseSchema,
   RotateKeyResponseSchema,
   type SiweAction,
-} from '../domain/auth/schemas.js';
-import { PublicItemSchema, PublicStatusSchema } from '../domain/items/schemas.js';
+} from '../wire/auth.js';
+import { PublicItemSchema, PublicStatusSchema } from '../wire/items.js';
 import type { z } from 'zod';
 import {
   DeleteMessageSchema,
@@ -39,7 +33,7 @@ import {
   type SellerItemStatus,
   type UploadMetadata,
   type UploadResponse,
-} from '../domain/listings/schemas.js';
+} from '../wire/listings.js';
 import {
   AcquireResponseSchema,
   BuyResponseSchema,
@@ -49,13 +43,13 @@ import {
   OrderLinksSchema,
   type AcquireResponse,
   type OrderLinks,
-} from '../domain/orders/schemas.js';
+} from '../wire/orders.js';
 import {
   SalesChainsResponseSchema,
   UsernameResponseSchema,
   type SalesChainsResponse,
   type UsernameResponse,
-} from '../domain/accounts/schemas.js';
+} from '../wire/accounts.js';
 import {
   InboxResponseSchema,
   ItemFeedbackCreatedSchema,
@@ -63,7 +57,7 @@ import {
   type InboxResponse,
   type ItemFeedbackCreated,
   type PlatformFeedbackCreated,
-} from '../domain/feedback/schemas.js';
+} from '../wire/feedback.js';
 import {
   SellerPayoutsASchema,
   SellerPayoutsSchema,
@@ -71,7 +65,7 @@ import {
   type SellerPayouts,
   type SellerPayoutsA,
   type SellerStats,
-} from '../domain/payouts/schemas.js';
+} from '../wire/payouts.js';
 import { MarketplaceError, readJson } from './errors.js';
 
 export { CatalogClient, type SearchParams } from './catalog.js';
@@ -703,9 +697,9 @@ function priceLimit(maxUsdc: number): (required: PaymentRequired) => void {
       (m, a) => (BigInt(a.amount) > m ? BigInt(a.amount) : m),
       0n,
     );
-    if (price > BigInt(usdcToMicro(maxUsdc))) {
+    if (price > BigInt(toMicro(maxUsdc))) {
       throw new MarketplaceError(402, 'price_above_limit', {
-        price_usdc: microToUsdc(Number(price)),
+        price_usdc: toUsdc(Number(price)),
         max_price_usdc: maxUsdc,
       });
     }

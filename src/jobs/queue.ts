@@ -18,6 +18,20 @@ export interface Job<P extends JobPayload = JobPayload> {
   maxAttempts: number;
 }
 
+/**
+ * What runs one kind of job. `run` may end the job itself inside its own transaction (with
+ * `finishJob(tx, …)`) so its writes and the job's end commit together; otherwise the job ends
+ * `done` when `run` returns. When `run` throws, the job is retried with exponential backoff until
+ * its attempts are used up; `onError` hears of every failure (`final` on the last) so the kind can
+ * record it for operators.
+ */
+export interface JobHandler {
+  run(job: Job): Promise<void>;
+  onError?(job: Job, err: unknown, final: boolean): Promise<void>;
+}
+
+export type JobHandlers = Record<string, JobHandler>;
+
 export interface NewJob {
   kind: string;
   payload: JobPayload;

@@ -33,7 +33,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import { BoundedCache } from '../bounded-cache.js';
 import type { Config } from '../config.js';
-import { CHAINS, type Chain } from '../domain/chains.js';
+import { CHAINS, type Chain } from '../wire/chains.js';
 import { AppError, ERROR_CATALOG } from '../errors.js';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from './codec.js';
 import {

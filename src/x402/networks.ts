@@ -1,6 +1,6 @@
 import { createPublicClient, getAddress, http, type Address, type PublicClient } from 'viem';
 import type { Config } from '../config.js';
-import { CHAIN_ID_OF, CHAINS, NETWORK_OF, type Chain } from '../domain/chains.js';
+import { CHAIN_ID_OF, CHAINS, NETWORK_OF, type Chain } from '../wire/chains.js';
 import { SmartAccountVerifier } from './smart-accounts.js';
 
 /** Everything the x402 layer needs to know about one supported chain: network id, USDC and RPC. */

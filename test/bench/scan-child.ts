@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { BENCH_LIMITS } from './scan.js';
 
 /**

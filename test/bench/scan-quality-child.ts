@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
-import type { Compression } from '../../src/domain/scan/scan-archive.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
+import type { Compression } from '../../src/scan/scan-archive.js';
 import { BENCH_LIMITS } from './scan.js';
 
 /**

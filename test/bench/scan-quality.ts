@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { CORPUS } from '../scan-corpus/index.js';
 import { BENCH_LIMITS } from './scan.js';
 

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDeflateRaw, crc32, deflateRawSync } from 'node:zlib';
 import { loadConfig } from '../../src/config.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { scanLimits } from '../../src/domain/scan/scan-job.js';
-import type { ScanLimits } from '../../src/domain/scan/types.js';
+import type { ScanLimits } from '../../src/scan/types.js';
 import { buildZip } from '../helpers/archives.js';
 
 /**

@@ -4,7 +4,7 @@ import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/http/app.js';
-import type { SearchQuery } from '../../src/domain/items/schemas.js';
+import type { SearchQuery } from '../../src/wire/items.js';
 import { searchItems } from '../../src/domain/search/search.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
 import { loadCatalogue, queries, rng } from './search.js';

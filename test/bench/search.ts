@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { provisionAgent } from '../../src/domain/accounts/accounts.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
-import type { SearchQuery } from '../../src/domain/items/schemas.js';
+import type { SearchQuery } from '../../src/wire/items.js';
 import { searchItems } from '../../src/domain/search/search.js';
 import {
   ensureVectorIndex,

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SmartAccountFactory } from '../../src/chain/artifacts.js';
 import { ChainFacilitator } from '../../src/chain/chain-facilitator.js';
 import { Relayer } from '../../src/chain/clients.js';
-import { buildFacilitatorServer } from '../../src/chain/facilitator-server.js';
+import { buildFacilitatorServer } from '../../tools/chain/facilitator-server.js';
 import { loadConfig } from '../../src/config.js';
 import { paymentNetworks } from '../../src/x402/networks.js';
 import { freePort } from '../helpers/app.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPublicClient, getAddress, http } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startDevChain, type DevChain } from '../../src/chain/devchain.js';
+import { startDevChain, type DevChain } from '../../tools/chain/devchain.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';

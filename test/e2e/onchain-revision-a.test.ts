@@ -14,7 +14,7 @@ import {
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PayoutSplitter, SmartAccountFactory } from '../../src/chain/artifacts.js';
 import { viemChain } from '../../src/chain/clients.js';
-import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
+import { payoutAddressing } from '../../src/chain/payout-address.js';
 import {
   deploySmartAccount,
   predictSmartAccount,

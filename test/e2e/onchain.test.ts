@@ -5,7 +5,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { createPublicClient, getAddress, http } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PayoutSplitter } from '../../src/chain/artifacts.js';
-import { CHAINS, NETWORK_OF, type Chain } from '../../src/domain/chains.js';
+import { CHAINS, NETWORK_OF, type Chain } from '../../src/wire/chains.js';
 import { runPayouts } from '../../src/domain/payouts/payout-job.js';
 import { startChainTestApp, type ChainTestContext } from '../helpers/chain.js';
 import { newWallet } from '../helpers/wallets.js';
@@ -29,7 +29,7 @@ const payoutAddressOf = async (sellerId: string, chain: Chain) =>
 
 it('a chain is payable only once the seller’s payout contract exists there', async () => {
   const { createSaleItem } = await import('../helpers/items.js');
-  const { payoutAddressing } = await import('../../src/domain/accounts/accounts.js');
+  const { payoutAddressing } = await import('../../src/chain/payout-address.js');
   const item = await createSaleItem(t.runtime.deps, { payouts: payoutAddressing(t.config) });
   const before = await fetch(`${t.base}/api/v1/items/${item.itemId}`);
   expect(((await before.json()) as { available_chains: string[] }).available_chains).toEqual([]);

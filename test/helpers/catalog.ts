@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/index.js';
 import { provisionAgent, type Agent } from '../../src/domain/accounts/accounts.js';
 import { insertItem } from '../../src/domain/listings/listings.js';
-import { usdcToMicro } from '../../src/domain/chains.js';
+import { toMicro } from '../../src/wire/money.js';
 import { indexItem } from '../../src/domain/search/index-item.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 
@@ -47,7 +47,7 @@ export async function seedListing(sql: Db, embedder: Embedder, seed: ListingSeed
       description: seed.description,
       promptSummary: seed.promptSummary ?? null,
       techStack: seed.techStack,
-      priceMicro: usdcToMicro(seed.price ?? 1),
+      priceMicro: toMicro(seed.price ?? 1),
       archiveSha256: sha,
       archiveKey: `test/${sha}`,
       archiveSize: 1234,

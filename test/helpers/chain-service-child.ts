@@ -5,7 +5,7 @@
  * chain and before the order is written. Prints one JSON line `{ ready, itemId? }` when listening.
  */
 import { loadConfig } from '../../src/config.js';
-import { payoutAddressing } from '../../src/domain/accounts/accounts.js';
+import { payoutAddressing } from '../../src/chain/payout-address.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, startBackground } from '../../src/runtime.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync, gzipSync } from 'node:zlib';
-import type { Finding } from '../../src/domain/scan/types.js';
+import type { Finding } from '../../src/scan/types.js';
 import { buildTarGz, buildZip, uniqueProject, zipOf, type Files } from './archives.js';
 import { freshKey, freshMnemonic, keystoreJson } from './wallet-secrets.js';
 

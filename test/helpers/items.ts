@@ -6,7 +6,8 @@ import {
   type PayoutAddressing,
 } from '../../src/domain/accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../../src/domain/listings/listings.js';
-import { usdcToMicro, type Chain } from '../../src/domain/chains.js';
+import { type Chain } from '../../src/wire/chains.js';
+import { toMicro } from '../../src/wire/money.js';
 import type { BlobStore } from '../../src/storage/blob-store.js';
 
 export interface SaleItem {
@@ -50,7 +51,7 @@ export async function createSaleItem(
   const compression = opts.compression ?? 'zip';
   const key = archiveKeyOf(sha256, compression);
   await deps.storage.put(key, bytes);
-  const priceMicro = usdcToMicro(opts.priceUsdc ?? 0.5);
+  const priceMicro = toMicro(opts.priceUsdc ?? 0.5);
   const [row] = await deps.sql<{ id: string }[]>`
     ${insertItem(deps.sql, seller.id, {
       status: 'active',

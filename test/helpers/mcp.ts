@@ -15,7 +15,8 @@ import {
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { SpendingLimits } from '../../mcp/config.js';
-import { createMcpServer, type McpDeps } from '../../mcp/server.js';
+import type { McpDeps } from '../../mcp/deps.js';
+import { createMcpServer } from '../../mcp/server.js';
 import { LocalState } from '../../mcp/state.js';
 import { CatalogClient } from '../../src/client/catalog.js';
 import { MarketplaceClient } from '../../src/client/index.js';

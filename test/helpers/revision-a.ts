@@ -1,7 +1,7 @@
 import type { LocalAccount } from 'viem';
 import type { App } from '../../src/http/app.js';
-import type { Chain } from '../../src/domain/chains.js';
-import { NETWORK_OF } from '../../src/domain/chains.js';
+import type { Chain } from '../../src/wire/chains.js';
+import { NETWORK_OF } from '../../src/wire/chains.js';
 import { newWallet, promptOf, signPayment } from './wallets.js';
 
 /** Revision A helpers: SIWE challenges signed by real viem accounts, registration, keyed calls. */

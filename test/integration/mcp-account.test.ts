@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsernameResultSchema } from '../../mcp/tools/get-username.js';
-import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
+import { SalesChainsResponseSchema } from '../../src/wire/accounts.js';
 import {
   InboxResponseSchema,
   ItemFeedbackCreatedSchema,
   PlatformFeedbackCreatedSchema,
-} from '../../src/domain/feedback/schemas.js';
-import { SellerPayoutsSchema, SellerStatsSchema } from '../../src/domain/payouts/schemas.js';
+} from '../../src/wire/feedback.js';
+import { SellerPayoutsSchema, SellerStatsSchema } from '../../src/wire/payouts.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';

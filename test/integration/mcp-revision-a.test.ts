@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { UsernameResultSchema } from '../../mcp/tools/get-username.js';
 import { lazyWallet } from '../../mcp/wallet.js';
-import { SalesChainsResponseSchema } from '../../src/domain/accounts/schemas.js';
+import { SalesChainsResponseSchema } from '../../src/wire/accounts.js';
 import {
   InboxResponseSchema,
   ItemFeedbackCreatedSchema,
   PlatformFeedbackCreatedSchema,
-} from '../../src/domain/feedback/schemas.js';
-import { SellerPayoutsASchema, SellerStatsSchema } from '../../src/domain/payouts/schemas.js';
+} from '../../src/wire/feedback.js';
+import { SellerPayoutsASchema, SellerStatsSchema } from '../../src/wire/payouts.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { projectDir, uniqueProject } from '../helpers/archives.js';
 import { altered } from '../helpers/forge.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListItemResultSchema } from '../../mcp/tools/list-item.js';
-import { SellerItemsSchema, SellerItemStatusSchema } from '../../src/domain/listings/schemas.js';
+import { SellerItemsSchema, SellerItemStatusSchema } from '../../src/wire/listings.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { projectDir, uniqueProject, zipOf } from '../helpers/archives.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PublicItemSchema, SearchResultSchema } from '../../src/domain/items/schemas.js';
-import { AcquireResponseSchema } from '../../src/domain/orders/schemas.js';
+import { PublicItemSchema, SearchResultSchema } from '../../src/wire/items.js';
+import { AcquireResponseSchema } from '../../src/wire/orders.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { seedListing } from '../helpers/catalog.js';
 import { createSaleItem } from '../helpers/items.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
-import { CHAINS } from '../../src/domain/chains.js';
+import { CHAINS } from '../../src/wire/chains.js';
 import { PaymentProcessor } from '../../src/domain/payments/processor.js';
 import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';

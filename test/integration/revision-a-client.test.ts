@@ -7,7 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalAccount } from 'viem';
-import { ensureApiKey } from '../../mcp/revision-a.js';
+import { ensureApiKey } from '../../mcp/revision-a/key.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { LocalState } from '../../mcp/state.js';
 import { CatalogClient } from '../../src/client/catalog.js';

@@ -1,7 +1,7 @@
 import type { LocalAccount } from 'viem';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NETWORK_OF, type Chain } from '../../src/domain/chains.js';
+import { NETWORK_OF, type Chain } from '../../src/wire/chains.js';
 import { runPayouts } from '../../src/domain/payouts/payout-job.js';
 import { PayoutTokenMissing, type PayoutRail } from '../../src/domain/payouts/rail.js';
 import { periodicTasks } from '../../src/runtime.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { demoArchive } from '../../src/domain/discovery/demo.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
-import { similarity } from '../../src/domain/scan/fingerprint.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { similarity } from '../../src/scan/fingerprint.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { scanLimits } from '../../src/domain/scan/scan-job.js';
 
 const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { scanLimits } from '../../src/domain/scan/scan-job.js';
 import { cases as benign } from '../scan-corpus/families/benign-secrets-lookalikes.js';
 import { cases as code } from '../scan-corpus/families/code.js';

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { bytecodeMagic, gitConfigExec, pathFinding } from '../../src/domain/scan/binaries.js';
-import { FileCode } from '../../src/domain/scan/code-rules.js';
-import { FileInstall, hookKind } from '../../src/domain/scan/install-hooks.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { bytecodeMagic, gitConfigExec, pathFinding } from '../../src/scan/binaries.js';
+import { FileCode } from '../../src/scan/code-rules.js';
+import { FileInstall, hookKind } from '../../src/scan/install-hooks.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { scanLimits } from '../../src/domain/scan/scan-job.js';
-import { FileSecrets, findSecret, HARDHAT_ACCOUNT_KEYS } from '../../src/domain/scan/secrets.js';
+import { FileSecrets, findSecret, HARDHAT_ACCOUNT_KEYS } from '../../src/scan/secrets.js';
 import { tarGzOf, uniqueProject, zipOf, type Files } from '../helpers/archives.js';
 import { devKey, freshKey } from '../helpers/wallet-secrets.js';
 import { token } from '../scan-corpus/content-variants.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
-import { DEFAULT_SCAN_LIMITS } from '../../src/domain/scan/types.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
+import { DEFAULT_SCAN_LIMITS } from '../../src/scan/types.js';
 import { CORPUS } from '../scan-corpus/index.js';
 
 /**

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { meaningfulLineHash } from '../../src/domain/scan/content.js';
-import { Sketch } from '../../src/domain/scan/fingerprint.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { meaningfulLineHash } from '../../src/scan/content.js';
+import { Sketch } from '../../src/scan/fingerprint.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { scanLimits } from '../../src/domain/scan/scan-job.js';
-import type { ScanLimits } from '../../src/domain/scan/types.js';
+import type { ScanLimits } from '../../src/scan/types.js';
 import { tarGzOf, uniqueProject, zipOf, type Files } from '../helpers/archives.js';
 import { freshMnemonic } from '../helpers/wallet-secrets.js';
 

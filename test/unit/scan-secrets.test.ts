@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { keccak256, toHex } from 'viem';
 import { loadConfig } from '../../src/config.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { scanLimits } from '../../src/domain/scan/scan-job.js';
-import type { ScanLimits } from '../../src/domain/scan/types.js';
+import type { ScanLimits } from '../../src/scan/types.js';
 import { tarGzOf, uniqueProject, zipOf, type Files } from '../helpers/archives.js';
 import {
   DEV_MNEMONIC,

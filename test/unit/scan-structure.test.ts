@@ -1,14 +1,14 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ownerFindings } from '../../src/domain/scan/findings.js';
+import { ownerFindings } from '../../src/scan/findings.js';
 import {
   checkEntryName,
   collisionKey,
   isVendoredFixturePath,
   NameRegistry,
-} from '../../src/domain/scan/names.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
-import { DEFAULT_SCAN_LIMITS, ScanRejection } from '../../src/domain/scan/types.js';
+} from '../../src/scan/names.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
+import { DEFAULT_SCAN_LIMITS, ScanRejection } from '../../src/scan/types.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { patchCentral, zipWith, zipWithMode } from '../scan-corpus/build.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { scanArchive } from '../../src/domain/scan/scan-archive.js';
+import { scanArchive } from '../../src/scan/scan-archive.js';
 import { scanLimits } from '../../src/domain/scan/scan-job.js';
-import type { ScanLimits } from '../../src/domain/scan/types.js';
+import type { ScanLimits } from '../../src/scan/types.js';
 import { buildTarGz, buildZip, tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../helpers/corpus.js';
 import { hostileCorpus } from '../helpers/hostile.js';

@@ -1,9 +1,13 @@
 import { getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { CHAINS, type Chain } from '../chains.js';
+import { CHAINS, type Chain } from '../../wire/chains.js';
 import type { Agent } from './accounts.js';
-import type { SalesChainsResponse, UsernameResponse, WalletsResponse } from './schemas.js';
+import type {
+  SalesChainsResponse,
+  UsernameResponse,
+  WalletsResponse,
+} from '../../wire/accounts.js';
 
 /**
  * The caller's own account (spec 2.4, 3.4, 4.3): username, wallets, sales chains. The agent comes

@@ -1,11 +1,9 @@
 import { keccak256, toHex, getAddress } from 'viem';
-import { payoutContractAddress } from '../../chain/payout-address.js';
-import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
-import { CHAINS, type Chain } from '../chains.js';
+import { CHAINS, type Chain } from '../../wire/chains.js';
 import { generateUsername } from './usernames.js';
 import type { SqlFragment } from '../payments/fulfilment.js';
-import { allocationOf, DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';
+import { DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';
 
 export interface Agent {
   id: string;
@@ -47,57 +45,6 @@ export interface PayoutAddressing {
   deployedAtOnce: boolean;
   /** The split every payout contract created now enforces (spec 2.7 `allocation`). */
   allocation: PayoutAllocation;
-}
-
-export type PayoutConfig = Pick<
-  Config,
-  | 'PAYMENT_RAIL'
-  | 'PAYOUT_FACTORY_SALT'
-  | 'PAYOUT_FACTORY_ADDRESS'
-  | 'PAYOUT_SELLER_BPS'
-  | 'PAYOUT_PLATFORM_BPS'
-  | 'PLATFORM_PAY_TO'
->;
-const addressings = new WeakMap<object, PayoutAddressing>();
-
-/**
- * The deployment's payout addressing: on the chain rail, the seller's CREATE2 payout contract from
- * PAYOUT_FACTORY_ADDRESS with the allocation of PAYOUT_PLATFORM_BPS; on the dev ledger, an
- * address derived from the salt, payable at once.
- */
-export function payoutAddressing(config: PayoutConfig): PayoutAddressing {
-  let a = addressings.get(config);
-  if (a) return a;
-  if (config.PAYMENT_RAIL === 'chain') {
-    const terms = payoutTermsOf(config);
-    a = {
-      addressOf: (seller, chain) => payoutContractAddress(terms, getAddress(seller), chain),
-      deployedAtOnce: false,
-      allocation: allocationOf(config),
-    };
-  } else {
-    a = {
-      addressOf: (seller, chain) => derivePayoutAddress(seller, chain, config.PAYOUT_FACTORY_SALT),
-      deployedAtOnce: true,
-      allocation: allocationOf(config),
-    };
-  }
-  addressings.set(config, a);
-  return a;
-}
-
-/** The fixed terms of every payout contract of a chain-rail deployment. */
-export function payoutTermsOf(config: PayoutConfig) {
-  if (!config.PAYOUT_FACTORY_ADDRESS || !config.PLATFORM_PAY_TO) {
-    throw new Error('PAYMENT_RAIL=chain needs PAYOUT_FACTORY_ADDRESS and PLATFORM_PAY_TO');
-  }
-  return {
-    factory: getAddress(config.PAYOUT_FACTORY_ADDRESS),
-    platform: getAddress(config.PLATFORM_PAY_TO),
-    sellerBps: config.PAYOUT_SELLER_BPS,
-    platformBps: config.PAYOUT_PLATFORM_BPS,
-    salt: config.PAYOUT_FACTORY_SALT,
-  };
 }
 
 /**

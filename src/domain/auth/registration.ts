@@ -3,10 +3,10 @@ import type { Config } from '../../config.js';
 import type { Sql } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
-import { payoutAddressing, type Agent, type PayoutConfig } from '../accounts/accounts.js';
-import { CHAINS } from '../chains.js';
+import type { Agent, PayoutAddressing } from '../accounts/accounts.js';
+import { CHAINS } from '../../wire/chains.js';
 import { issueApiKey } from './api-keys.js';
-import type { RegisterBody, SignedChallenge } from './schemas.js';
+import type { RegisterBody, SignedChallenge } from '../../wire/auth.js';
 import {
   consumeChallenge,
   verifyChallenge,
@@ -22,7 +22,9 @@ import {
  */
 export interface AuthDeps {
   sql: Sql;
-  config: Pick<Config, 'PUBLIC_BASE_URL'> & PayoutConfig;
+  config: Pick<Config, 'PUBLIC_BASE_URL'>;
+  /** The deployment's payout addresses (src/chain/payout-address.ts, built once by the runtime). */
+  payoutAddressing: PayoutAddressing;
   networks: PaymentNetworks;
   /** The acquire prompt cache: a new linked wallet changes the seller's payable chains at once. */
   saleItems?: { invalidateSeller(sellerId: string): void };
@@ -97,7 +99,7 @@ export async function register(
       }
       // The same payout terms as provisioning: address, fixed allocation, and "deployed" at once
       // on the dev ledger or queued for the deployer on a chain rail.
-      const addressing = payoutAddressing(deps.config);
+      const addressing = deps.payoutAddressing;
       const { sellerBps, platformBps } = addressing.allocation;
       for (const chain of CHAINS) {
         const payTo = addressing.addressOf(primary, chain);

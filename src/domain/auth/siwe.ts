@@ -15,8 +15,8 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
-import { CHAIN_ID_OF, type Chain } from '../chains.js';
-import type { ChallengeBody, SignedChallenge, SiweAction } from './schemas.js';
+import { CHAIN_ID_OF, type Chain } from '../../wire/chains.js';
+import type { ChallengeBody, SignedChallenge, SiweAction } from '../../wire/auth.js';
 
 /**
  * SIWE (EIP-4361) challenges of Revision A (spec 5.1): issued with this deployment's domain and

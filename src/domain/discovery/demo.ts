@@ -4,12 +4,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { pack } from 'tar-stream';
-import type { Deps } from '../../deps.js';
-import { payoutAddressing, provisionAgent } from '../accounts/accounts.js';
+import type { DemoPorts } from '../ports.js';
+import { provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
-import { usdcToMicro } from '../chains.js';
-import { bands } from '../scan/fingerprint.js';
-import { scanArchive } from '../scan/scan-archive.js';
+import { toMicro } from '../../wire/money.js';
+import { bands } from '../../scan/fingerprint.js';
+import { scanArchive } from '../../scan/scan-archive.js';
 import { scanLimits } from '../scan/scan-job.js';
 import { indexItem } from '../search/index-item.js';
 import { DEMO_LISTINGS, type DemoListing } from './demo-listings.js';
@@ -70,13 +70,12 @@ export async function demoArchive(l: DemoListing): Promise<Buffer> {
  * a real archive in the blob store so that buying and downloading work. Idempotent: listings whose
  * archive is already present are skipped.
  */
-export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped: number }> {
-  const { sql, storage, embedder, config } = deps;
+export async function loadDemoData(deps: DemoPorts): Promise<{ added: number; skipped: number }> {
+  const { sql, storage, embedder, config, payoutAddressing } = deps;
   const sellers = [];
   for (let n = 0; n < DEMO_SELLERS; n++) {
     sellers.push(
-      (await provisionAgent(sql, demoSellerAddress(n), { payouts: payoutAddressing(config) }))
-        .agent,
+      (await provisionAgent(sql, demoSellerAddress(n), { payouts: payoutAddressing })).agent,
     );
   }
   let added = 0;
@@ -104,7 +103,7 @@ export async function loadDemoData(deps: Deps): Promise<{ added: number; skipped
         description: l.description,
         promptSummary: l.promptSummary ?? null,
         techStack: l.techStack,
-        priceMicro: usdcToMicro(l.price),
+        priceMicro: toMicro(l.price),
         archiveSha256: sha,
         archiveKey: key,
         archiveSize: bytes.length,

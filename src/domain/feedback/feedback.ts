@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import type { ItemFeedbackBody, ItemFeedbackCreated } from './schemas.js';
+import type { ItemFeedbackBody, ItemFeedbackCreated } from '../../wire/feedback.js';
 
 /**
  * Item feedback (spec 2.5, 3.2, 4.2 notes, 7.2): only the caller's most recent completed order on

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import type { InboxQuery, InboxResponse } from './schemas.js';
+import type { InboxQuery, InboxResponse } from '../../wire/feedback.js';
 
 /**
  * The seller's inbox (spec 2.5, 3.3, 4.3 rule 7): approved feedback on the caller's items, oldest

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { normaliseAddress } from '../accounts/accounts.js';
-import type { PlatformFeedbackBody, PlatformFeedbackCreated } from './schemas.js';
+import type { PlatformFeedbackBody, PlatformFeedbackCreated } from '../../wire/feedback.js';
 
 const DAY_SECONDS = 86_400;
 

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { microToUsdc, type Chain } from '../chains.js';
-import type { PublicItem, PublicStatus } from './schemas.js';
+import { type Chain } from '../../wire/chains.js';
+import { toUsdc } from '../../wire/money.js';
+import type { PublicItem, PublicStatus } from '../../wire/items.js';
 
 /** Columns every public projection selects (alias `i` = items, `a` = seller agent). */
 export interface PublicItemRow {
@@ -43,7 +44,7 @@ export function toPublicItem(row: PublicItemRow, ratingThreshold: number): Publi
       description: row.description,
       ...(row.promptSummary ? { prompt_summary: row.promptSummary } : {}),
       tech_stack: row.techStack,
-      prices: { USDC: microToUsdc(row.priceMicro) },
+      prices: { USDC: toUsdc(row.priceMicro) },
       seller_username: row.sellerUsername,
     },
     available_chains: row.availableChains,

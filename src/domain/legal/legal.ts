@@ -102,19 +102,6 @@ export const LEGAL_DOCUMENTS: LegalDocument[] = [
   },
 ];
 
-export interface CurrentLegal {
-  policy: { version: string; url: string };
-  license: { version: string; url: string };
-}
-
-/** The versions and absolute URLs a purchase binds to right now. */
-export function currentLegal(baseUrl: string): CurrentLegal {
-  return {
-    policy: { version: 'v1', url: `${baseUrl}/terms/v1` },
-    license: { version: 'v1', url: `${baseUrl}/license/v1` },
-  };
-}
-
 export function findLegalDocument(kind: string, version: string): LegalDocument | undefined {
   return LEGAL_DOCUMENTS.find((d) => d.kind === kind && d.version === version);
 }

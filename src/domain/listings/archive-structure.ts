@@ -3,7 +3,7 @@ import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
 import { badRequest } from '../../errors.js';
-import type { Compression } from '../scan/scan-archive.js';
+import type { Compression } from '../../scan/scan-archive.js';
 
 const TAR_BLOCK = 512;
 

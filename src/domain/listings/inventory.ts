@@ -1,15 +1,15 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { microToUsdc } from '../chains.js';
+import { toUsdc } from '../../wire/money.js';
 import { LISTED } from './listings.js';
-import { ownerFindings } from '../scan/findings.js';
-import type { Finding } from '../scan/types.js';
+import { ownerFindings } from '../../scan/findings.js';
+import type { Finding } from '../../scan/types.js';
 import {
   ITEM_STATUSES,
   type ItemStatus,
   type SellerItems,
   type SellerItemStatus,
-} from './schemas.js';
+} from '../../wire/listings.js';
 
 /** The seller's side of listings (spec 4.3): inventory, status of one item, delete. */
 
@@ -44,7 +44,7 @@ export async function sellerItems(
       status_reason: r.statusReason,
       title: r.title,
       tech_stack: r.techStack,
-      prices: { USDC: microToUsdc(r.priceMicro) },
+      prices: { USDC: toUsdc(r.priceMicro) },
       created_at: r.createdAt.toISOString(),
       deleted_at: r.deletedAt ? r.deletedAt.toISOString() : null,
     })),

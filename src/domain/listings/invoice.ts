@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { microToUsdc } from '../chains.js';
+import { fixedUsdc } from '../../wire/money.js';
 import type { InvoiceDocument } from '../invoices/render.js';
 import { signLink } from '../links/signed-links.js';
 
@@ -70,7 +70,7 @@ export async function listingInvoice(sql: Db, itemId: string): Promise<ListingIn
     seller: { address: r.payer, username: r.username },
     amount: {
       currency: 'USDC',
-      total: microToUsdc(r.amountMicro).toFixed(6),
+      total: fixedUsdc(r.amountMicro),
       total_raw: String(r.amountMicro),
       decimals: 6,
     },

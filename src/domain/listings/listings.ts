@@ -1,9 +1,9 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning, payoutAddressing } from '../accounts/accounts.js';
+import { agentProvisioning, type PayoutAddressing } from '../accounts/accounts.js';
 import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
-import type { ItemStatus } from './schemas.js';
+import type { ItemStatus } from '../../wire/listings.js';
 import type { ValidUpload } from './upload.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { scanJob } from '../scan/scan-job.js';
@@ -147,11 +147,14 @@ export function listingContext(itemId: string, archiveKey: string, u: ValidUploa
  * someone else, the listing is created `rejected` with `duplicate_content` (the fee is kept, as
  * for any refused listing).
  */
-export function listingFulfilment(config: Config): Fulfilment<ListingContext> {
+export function listingFulfilment(
+  config: Config,
+  payoutAddressing: PayoutAddressing,
+): Fulfilment<ListingContext> {
   return (sql, ctx) => {
     const c = ctx.context;
     const writes = sql`
-      ${agentProvisioning(sql, ctx.payer, payoutAddressing(config))},
+      ${agentProvisioning(sql, ctx.payer, payoutAddressing)},
       ${listingWrites(sql, config, c)},
       fee as (
         insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps } from '../../deps.js';
+import type { ListingPorts } from '../ports.js';
 import type { PaidOffer } from '../../x402/guard.js';
-import { CHAINS, usdcToMicro } from '../chains.js';
+import { CHAINS } from '../../wire/chains.js';
+import { toMicro } from '../../wire/money.js';
 import type { Pay } from '../payments/fulfilment.js';
 import {
   archiveKeyOf,
@@ -16,16 +17,16 @@ import {
 } from './listings.js';
 import { listingInvoiceUrl } from './invoice.js';
 import type { ValidUpload } from './upload.js';
-import type { ItemStatus } from './schemas.js';
+import type { ItemStatus } from '../../wire/listings.js';
 
 export interface SubmitResult {
   body: { item_id: string; status: string; invoice_url: string };
   paymentResponseHeader: string;
 }
 
-export function listingFeeOffer(deps: Pick<Deps, 'config' | 'platformPayTo'>): PaidOffer {
+export function listingFeeOffer(deps: Pick<ListingPorts, 'config' | 'platformPayTo'>): PaidOffer {
   const payTo = deps.platformPayTo;
-  const amountMicro = usdcToMicro(deps.config.LISTING_FEE_USDC);
+  const amountMicro = toMicro(deps.config.LISTING_FEE_USDC);
   return {
     description: `Listing fee (${deps.config.LISTING_FEE_USDC} USDC) for one archive upload`,
     options: CHAINS.map((chain) => ({ chain, payTo, amountMicro })),
@@ -43,7 +44,7 @@ export function listingFeeOffer(deps: Pick<Deps, 'config' | 'platformPayTo'>): P
  *    swept by the purge task. A retry of the same signed request answers the stored result.
  */
 export async function submitListing(
-  deps: Deps,
+  deps: ListingPorts,
   upload: ValidUpload,
   pay: Pay,
 ): Promise<SubmitResult> {
@@ -112,7 +113,7 @@ export interface KeyedSubmitResult {
  * listing is payable only on chains where the seller linked one (the `payable_chains` view).
  */
 export async function submitKeyedListing(
-  deps: Pick<Deps, 'sql' | 'config' | 'storage' | 'work'>,
+  deps: Pick<ListingPorts, 'sql' | 'config' | 'storage' | 'work'>,
   seller: { id: string; address: string },
   upload: ValidUpload,
 ): Promise<KeyedSubmitResult> {

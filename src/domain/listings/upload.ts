@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError, badRequest } from '../../errors.js';
-import { usdcToMicro } from '../chains.js';
-import { hasControlCharacters } from '../input.js';
-import type { Compression } from '../scan/scan-archive.js';
+import { hasAtMostUsdcDecimals, toMicro } from '../../wire/money.js';
+import { hasControlCharacters } from '../../wire/input.js';
+import type { Compression } from '../../scan/scan-archive.js';
 import { checkArchiveStructure } from './archive-structure.js';
 
 /**
@@ -119,8 +119,8 @@ function parsePrice(
   const usdc = (prices as { USDC: unknown }).USDC;
   if (typeof usdc !== 'number' || !Number.isFinite(usdc))
     throw badRequest('invalid_price', 'prices.USDC must be a number');
-  const micro = usdcToMicro(usdc);
-  if (Math.abs(micro - usdc * 1e6) > 1e-6)
+  const micro = toMicro(usdc);
+  if (!hasAtMostUsdcDecimals(usdc))
     throw badRequest('invalid_price', 'prices.USDC has at most 6 decimals');
   if (usdc < config.MIN_PRICE_USDC || usdc > config.MAX_PRICE_USDC) {
     throw badRequest('invalid_price', `prices.USDC must be ${range}`);

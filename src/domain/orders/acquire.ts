@@ -3,8 +3,9 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaidOffer, PaidOption } from '../../x402/guard.js';
-import { CHAINS, microToUsdc, type Chain } from '../chains.js';
-import { currentLegal, type CurrentLegal } from '../legal/legal.js';
+import { CHAINS, type Chain } from '../../wire/chains.js';
+import { toUsdc } from '../../wire/money.js';
+import { currentLegal, type CurrentLegal } from '../../wire/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
 import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
@@ -14,7 +15,7 @@ import type {
   BuyResponse,
   OrderLinks,
   PublicAcquireAResponse,
-} from './schemas.js';
+} from '../../wire/orders.js';
 
 export type AnyAcquireResponse = AcquireResponse | PublicAcquireAResponse | BuyResponse;
 
@@ -144,16 +145,52 @@ function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
 }
 
 /**
- * How a purchase is asked for: Revision B's acquire (the default), or Revision A's public acquire
- * or keyed `POST /api/v1/buy` (with the key's agent as the buyer).
+ * How a purchase is asked for and answered, per contract revision: Revision B's acquire (the
+ * default, below), or Revision A's public acquire or keyed `POST /api/v1/buy`
+ * (src/domain/revision-a/acquire-mode.ts). Each revision is one object; the purchase never asks
+ * which revision it serves.
  */
 export interface AcquireMode {
-  revision: 'A' | 'B';
   /** Revision A keyed purchase: the buyer is this agent (the key's), whoever signs the payment. */
   buyerId?: string;
+  /** Fields of the order example after `download_url` (an invoice link in B). */
+  invoiceExample(base: string): Record<string, unknown>;
+  /** Fields of the order example after `expires_in` (A's public acquire: the buyer account). */
+  buyerAccountExample(base: string, keyed: boolean): Record<string, unknown>;
+  /** Completion fields required besides the item and the legal flags (A: the chain). */
+  completionRequired: string[];
+  /** The discovery extension as this revision's clients read it (A: `input` also at top level). */
+  discoveryShape<D extends { info: { input: unknown } }>(discovery: D): D;
+  /** The prompt's extensions, by catalog name. */
+  extensions(
+    discovery: unknown,
+    config: Pick<Config, 'DISCOVERY_CATALOG_NAME'>,
+  ): Record<string, unknown>;
+  /** The chain a signature must be for, when the completion names one (A). */
+  completionChain(body: AcquireBody): Chain | undefined;
+  /** Checks before the signature is verified, besides the legal flags (A: the chain). */
+  beforeVerify(body: AcquireBody, options: PaidOption[]): void;
+  /** The purchase answer. */
+  response(
+    config: Pick<Config, 'PUBLIC_BASE_URL'>,
+    result: AcquireResult,
+    links: OrderLinks,
+  ): AnyAcquireResponse;
 }
 
-const B_MODE: AcquireMode = { revision: 'B' };
+/** Revision B (the default): wallet identity, invoice link, `{ order_id, ...links }`. */
+export const revisionBAcquire: AcquireMode = {
+  invoiceExample: (base) => ({
+    invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+  }),
+  buyerAccountExample: () => ({}),
+  completionRequired: [],
+  discoveryShape: (discovery) => discovery,
+  extensions: (discovery) => ({ bazaar: discovery }),
+  completionChain: () => undefined,
+  beforeVerify: () => {},
+  response: (_config, result, links) => ({ order_id: result.orderId, ...links }),
+};
 
 /** `extensions.bazaar`: how to complete this purchase, legal terms, provider and item (spec 2.9). */
 export function acquireDiscovery(
@@ -161,7 +198,7 @@ export function acquireDiscovery(
   item: SaleItem,
   chains: Chain[],
   legal: CurrentLegal,
-  mode: AcquireMode = B_MODE,
+  mode: AcquireMode = revisionBAcquire,
 ) {
   const chain = chains[0]!;
   const base = config.PUBLIC_BASE_URL;
@@ -171,18 +208,9 @@ export function acquireDiscovery(
   const orderExample = {
     order_id: '00000000-0000-4000-8000-000000000000',
     download_url: `${base}/api/v1/downloads/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-    ...(mode.revision === 'B' && {
-      invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-    }),
+    ...mode.invoiceExample(base),
     expires_in: '15 minutes',
-    ...(mode.revision === 'A' &&
-      !keyed && {
-        buyer_account: {
-          created: true,
-          username: 'brave-otter-042',
-          rotate_key_url: `${base}/api/v1/auth/rotate-key`,
-        },
-      }),
+    ...mode.buyerAccountExample(base, keyed),
   };
   const input = {
     type: 'http',
@@ -199,7 +227,7 @@ export function acquireDiscovery(
       example: { ...target, policy_accepted: true, license_accepted: true },
       required_fields: [
         ...(keyed ? ['item_id'] : []),
-        ...(mode.revision === 'A' ? ['chain'] : []),
+        ...mode.completionRequired,
         'policy_accepted',
         'license_accepted',
       ],
@@ -207,9 +235,7 @@ export function acquireDiscovery(
       header: 'PAYMENT-SIGNATURE',
     },
   };
-  return {
-    // Revision A clients read the completion example without the `info` level.
-    ...(mode.revision === 'A' && { input }),
+  return mode.discoveryShape({
     info: {
       input,
       output: { type: 'json', example: orderExample },
@@ -221,7 +247,7 @@ export function acquireDiscovery(
       item: {
         id: item.id,
         title: item.title.slice(0, 120),
-        price_usdc: microToUsdc(item.priceMicro),
+        price_usdc: toUsdc(item.priceMicro),
         chains,
       },
     },
@@ -242,7 +268,7 @@ export function acquireDiscovery(
       },
       required: ['input'],
     },
-  };
+  });
 }
 
 /**
@@ -258,7 +284,7 @@ export async function acquire(
   body: AcquireBody,
   country: string | undefined,
   pay: Pay,
-  mode: AcquireMode = B_MODE,
+  mode: AcquireMode = revisionBAcquire,
 ): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string }> {
   // The claim re-checks the item; when it changed since it was read (a cached copy, or a race with
   // the seller) nothing was claimed, and the request is answered again from a fresh read, so the
@@ -313,29 +339,14 @@ async function acquireOnce(
         legal,
         mode,
       );
-      // Revision A's live clients read the completion example under their catalog's name
-      // (DISCOVERY_CATALOG_NAME); `bazaar` stays beside it for x402 discovery clients.
-      return mode.revision === 'A'
-        ? { [deps.config.DISCOVERY_CATALOG_NAME]: discovery, bazaar: discovery }
-        : { bazaar: discovery };
+      return mode.extensions(discovery, deps.config);
     },
-    // Revision A: a signature for another chain than the one the completion names is refused.
-    ...(mode.revision === 'A' && body.chain !== undefined && { completionChain: body.chain }),
+    ...(mode.completionChain(body) !== undefined && {
+      completionChain: mode.completionChain(body),
+    }),
     // Payment proof alone is not enough (spec 4.1 rule 6); checked before anything settles.
     beforeVerify: () => {
-      if (mode.revision === 'A') {
-        // Revision A: the completion names its chain, and the seller must have a wallet there.
-        if (body.chain === undefined) {
-          throw new AppError('chain_required', {
-            message: 'send chain (base or polygon) with the signed request',
-          });
-        }
-        if (!options.some((o) => o.chain === body.chain)) {
-          throw new AppError('seller_wallet_missing', {
-            message: `the seller has no wallet linked on ${body.chain}; choose one of: ${options.map((o) => o.chain).join(', ')}`,
-          });
-        }
-      }
+      mode.beforeVerify(body, options);
       if (body.policy_accepted !== true) {
         throw new AppError('policy_acceptance_required', {
           message: `send policy_accepted: true (terms ${legal.policy.url})`,
@@ -387,29 +398,7 @@ async function acquireOnce(
     archiveSha256: item.archiveSha256,
   });
   return {
-    response: acquireResponse(deps.config, done.result, links, mode),
+    response: mode.response(deps.config, done.result, links),
     paymentResponseHeader: done.paymentResponseHeader,
-  };
-}
-
-/** The purchase result as each revision and route writes it (spec 2.3, 4.1 step 4, 4.2). */
-function acquireResponse(
-  config: Pick<Config, 'PUBLIC_BASE_URL'>,
-  result: AcquireResult,
-  links: OrderLinks,
-  mode: AcquireMode,
-): AnyAcquireResponse {
-  if (mode.revision === 'B') return { order_id: result.orderId, ...links };
-  const { download_url, expires_in } = links;
-  if (mode.buyerId) return { order_id: result.orderId, download_url, expires_in };
-  return {
-    order_id: result.orderId,
-    download_url,
-    expires_in,
-    buyer_account: {
-      created: result.buyer?.created ?? false,
-      username: result.buyer?.username ?? '',
-      rotate_key_url: `${config.PUBLIC_BASE_URL}/api/v1/auth/rotate-key`,
-    },
   };
 }

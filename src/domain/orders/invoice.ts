@@ -1,7 +1,7 @@
-import { microToUsdc, USDC_DECIMALS } from '../chains.js';
+import { fixedUsdc, USDC_DECIMALS } from '../../wire/money.js';
 import type { InvoiceDocument } from '../invoices/render.js';
 import type { OrderRecord } from './orders.js';
-import type { Invoice } from './schemas.js';
+import type { Invoice } from '../../wire/orders.js';
 
 export function buildInvoice(o: OrderRecord): Invoice {
   return {
@@ -14,7 +14,7 @@ export function buildInvoice(o: OrderRecord): Invoice {
     buyer: { address: o.payer, username: o.buyerUsername },
     amount: {
       currency: 'USDC',
-      total: microToUsdc(o.amountMicro).toFixed(USDC_DECIMALS),
+      total: fixedUsdc(o.amountMicro),
       total_raw: String(o.amountMicro),
       decimals: USDC_DECIMALS,
     },

@@ -2,15 +2,11 @@ import { BoundedCache } from '../../bounded-cache.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import {
-  agentProvisioning,
-  payoutAddressing,
-  type PayoutAddressing,
-} from '../accounts/accounts.js';
-import type { Chain } from '../chains.js';
+import { agentProvisioning, type PayoutAddressing } from '../accounts/accounts.js';
+import type { Chain } from '../../wire/chains.js';
 import type { Fulfilment } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
-import type { OrderLinks } from './schemas.js';
+import type { OrderLinks } from '../../wire/orders.js';
 
 /** What an acquire claim stores so that the order can be written later, even by the reconciler. */
 export interface AcquireContext extends Record<string, unknown> {
@@ -47,7 +43,7 @@ export interface AcquireResult extends Record<string, unknown> {
  * processor then takes its stepwise path, whose fulfilment (the entry gone) provisions as usual.
  */
 export function purchaseFulfilment(
-  config: Parameters<typeof payoutAddressing>[0],
+  payoutAddressing: PayoutAddressing,
   maxKnownBuyers = 10_000,
 ): Fulfilment<AcquireContext> {
   let addressing: PayoutAddressing | undefined;
@@ -56,7 +52,7 @@ export function purchaseFulfilment(
     const c = ctx.context;
     const payer = ctx.payer.toLowerCase();
     const known = !c.buyerId && knownBuyers.delete(payer);
-    addressing ??= remembered(payoutAddressing(config));
+    addressing ??= remembered(payoutAddressing);
     const buyer = c.buyerId
       ? sql`agent as (
           select id, username, false as created from agents

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { PaidOffer, VerifiedPayment } from '../../x402/guard.js';
-import type { Chain } from '../chains.js';
+import type { Chain } from '../../wire/chains.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -4,7 +4,7 @@ import type postgres from 'postgres';
 import type { Sql } from '../../db/index.js';
 import type { InlineSettlement } from '../../x402/facilitator.js';
 import type { VerifiedPayment } from '../../x402/guard.js';
-import { chainOfNetwork } from '../chains.js';
+import { chainOfNetwork } from '../../wire/chains.js';
 import type { Fulfilment, JsonObject, PaidContext, SqlFragment } from './fulfilment.js';
 
 /**

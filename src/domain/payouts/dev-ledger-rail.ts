@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/index.js';
-import { NETWORK_OF, type Chain } from '../chains.js';
+import { NETWORK_OF, type Chain } from '../../wire/chains.js';
 import { forwardable, type PayoutRail } from './rail.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
-import { CHAINS, type Chain } from '../chains.js';
+import { CHAINS, type Chain } from '../../wire/chains.js';
 import { forwardable, type PayoutRail } from './rail.js';
 
 /** Payout addresses read per balance call. */

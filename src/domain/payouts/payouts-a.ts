@@ -2,10 +2,10 @@ import { getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
 import type { Agent } from '../accounts/accounts.js';
-import type { Chain } from '../chains.js';
+import type { Chain } from '../../wire/chains.js';
 import { sellerPayouts } from './payouts.js';
 import type { PayoutRail } from './rail.js';
-import type { PayoutEntryA, SellerPayoutsA } from './schemas.js';
+import type { PayoutEntryA, SellerPayoutsA } from '../../wire/payouts.js';
 
 /**
  * `GET /api/v1/seller/payouts` in Revision A (spec 2.7): the same contract reads as Revision B

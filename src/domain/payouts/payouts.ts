@@ -2,10 +2,11 @@ import { formatUnits, getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
 import type { Agent } from '../accounts/accounts.js';
-import { CHAINS, NETWORK_OF, USDC_DECIMALS, type Chain } from '../chains.js';
+import { CHAINS, NETWORK_OF, type Chain } from '../../wire/chains.js';
+import { USDC_DECIMALS } from '../../wire/money.js';
 import { TOTAL_BPS } from './allocation.js';
 import { forwardable, PAYOUT_METHOD, PayoutTokenMissing, type PayoutRail } from './rail.js';
-import type { PayoutEntry, PayoutNow, SellerPayouts } from './schemas.js';
+import type { PayoutEntry, PayoutNow, SellerPayouts } from '../../wire/payouts.js';
 
 /** Entries of `payout_history` shown (spec 2.7: the last 50). */
 export const PAYOUT_HISTORY_LIMIT = 50;

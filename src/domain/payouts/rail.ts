@@ -1,5 +1,5 @@
 import { shareOf } from './allocation.js';
-import type { Chain } from '../chains.js';
+import type { Chain } from '../../wire/chains.js';
 
 /**
  * Chain reads and writes of payouts, behind ONE interface (spec 1.9, 2.7): the embedded default

@@ -1,9 +1,10 @@
 import { formatUnits, getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import type { Agent } from '../accounts/accounts.js';
-import { USDC_DECIMALS, type Chain } from '../chains.js';
-import { ITEM_STATUSES, type ItemStatus } from '../listings/schemas.js';
-import type { SellerStats } from './schemas.js';
+import { type Chain } from '../../wire/chains.js';
+import { USDC_DECIMALS } from '../../wire/money.js';
+import { ITEM_STATUSES, type ItemStatus } from '../../wire/listings.js';
+import type { SellerStats } from '../../wire/payouts.js';
 
 /**
  * `GET /api/v1/seller/stats` (spec 2.8): listing counts by status, completed sales (count, gross,

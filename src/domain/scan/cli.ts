@@ -2,9 +2,9 @@
 import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ownerFindings } from './findings.js';
-import { scanArchive, type Compression } from './scan-archive.js';
-import { DEFAULT_SCAN_LIMITS } from './types.js';
+import { ownerFindings } from '../../scan/findings.js';
+import { scanArchive, type Compression } from '../../scan/scan-archive.js';
+import { DEFAULT_SCAN_LIMITS } from '../../scan/types.js';
 
 /**
  * `artifact-marketplace-scan <archive> [zip|tar.gz]` (`node dist/src/domain/scan/cli.js`): the

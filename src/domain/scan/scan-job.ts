@@ -4,12 +4,11 @@ import type { Db, Sql } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { readBlob } from '../../storage/blob-store.js';
-import { finishJob, type Job } from '../../jobs/queue.js';
-import type { JobHandler } from '../../jobs/runner.js';
+import { finishJob, type Job, type JobHandler } from '../../jobs/queue.js';
 import { indexItem } from '../search/index-item.js';
-import { bands, similarity } from './fingerprint.js';
-import { scanArchive, type Compression } from './scan-archive.js';
-import type { Finding, ScanLimits, ScanStats } from './types.js';
+import { bands, similarity } from '../../scan/fingerprint.js';
+import { scanArchive, type Compression } from '../../scan/scan-archive.js';
+import type { Finding, ScanLimits, ScanStats } from '../../scan/types.js';
 
 export interface ScanDeps {
   config: Config;

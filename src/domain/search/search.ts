@@ -2,9 +2,9 @@ import type { Sql } from '../../db/index.js';
 import { tokenize } from '../../embeddings/builtin.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { sharedWordVectors } from '../../embeddings/word-vectors.js';
-import { usdcToMicro } from '../chains.js';
+import { toMicro } from '../../wire/money.js';
 import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
-import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../items/schemas.js';
+import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
 import {
   conceptCoverage,
   LEXICON_MATCH,
@@ -170,9 +170,9 @@ export async function searchCandidates(
     .filter(Boolean);
   let filters = sql`i.status = 'active'`;
   if (query.min_price !== undefined)
-    filters = sql`${filters} and i.price_micro >= ${usdcToMicro(query.min_price)}`;
+    filters = sql`${filters} and i.price_micro >= ${toMicro(query.min_price)}`;
   if (query.max_price !== undefined)
-    filters = sql`${filters} and i.price_micro <= ${usdcToMicro(query.max_price)}`;
+    filters = sql`${filters} and i.price_micro <= ${toMicro(query.max_price)}`;
   const indexed = terms.length ? await indexedStackTerms(sql, dims) : undefined;
   for (const t of terms) filters = sql`${filters} and ${stackTermFilter(sql, t, indexed)}`;
 

@@ -17,10 +17,10 @@ import {
   UsernameBodySchema,
   UsernameResponseSchema,
   WalletsResponseSchema,
-} from '../../domain/accounts/schemas.js';
+} from '../../wire/accounts.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 
 /** Revision B account routes (spec 2.4, 3.4, 4.3): zero-value identity, never provisioning. */
 export const accountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {

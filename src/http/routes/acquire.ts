@@ -1,20 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
-import { acquire } from '../../domain/orders/acquire.js';
-import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { acquire, revisionBAcquire } from '../../domain/orders/acquire.js';
+import { revisionAAcquire } from '../../domain/revision-a/acquire-mode.js';
+import { ItemParamsSchema } from '../../wire/items.js';
 import {
   AcquireBodySchema,
   AcquireResponseSchema,
   PublicAcquireAResponseSchema,
   type AcquireResponse,
   type PublicAcquireAResponse,
-} from '../../domain/orders/schemas.js';
+} from '../../wire/orders.js';
 import { countryOf } from '../country.js';
 import { payFor } from '../payment.js';
 import { describe } from '../route-meta.js';
 
 export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const revision = deps.config.CONTRACT_REVISION;
+  const mode = revision === 'A' ? revisionAAcquire() : revisionBAcquire;
   app.post(
     '/api/v1/items/:uuid/acquire',
     {
@@ -41,7 +43,7 @@ export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
         request.body ?? {},
         country,
         payFor(deps, request),
-        { revision },
+        mode,
       );
       reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response as AcquireResponse | PublicAcquireAResponse;

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
-import { NETWORK_OF } from '../../domain/chains.js';
+import { NETWORK_OF } from '../../wire/chains.js';
 import { agentUsageMarkdown } from '../../domain/discovery/agent-usage.js';
 import { endpointsFromOpenApi } from '../../domain/discovery/manifest.js';
 import { CHALLENGE_TTL_SECONDS } from '../../domain/auth/siwe.js';
-import { currentLegal, findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
+import { findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
+import { currentLegal } from '../../wire/legal.js';
 import { notFound } from '../../errors.js';
 import { describe } from '../route-meta.js';
 

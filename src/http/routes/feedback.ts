@@ -12,11 +12,11 @@ import {
   ItemFeedbackCreatedSchema,
   PlatformFeedbackBodySchema,
   PlatformFeedbackCreatedSchema,
-} from '../../domain/feedback/schemas.js';
-import { ItemParamsSchema } from '../../domain/items/schemas.js';
+} from '../../wire/feedback.js';
+import { ItemParamsSchema } from '../../wire/items.js';
 import { accountAuth, agentOf, walletOf } from '../identity.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 
 /**
  * Item feedback (both revisions, with this deployment's credential), and Revision B's seller inbox

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { getPublicItem, getPublicStatus } from '../../domain/items/public-item.js';
 import {
@@ -8,13 +7,10 @@ import {
   PublicStatusSchema,
   SearchQuerySchema,
   SearchResultsSchema,
-} from '../../domain/items/schemas.js';
+} from '../../wire/items.js';
 import { searchItems } from '../../domain/search/search.js';
 import { describe } from '../route-meta.js';
-
-export const ErrorSchema = z
-  .object({ error: z.string(), message: z.string().optional() })
-  .describe('Error body: { error: <code>, message? }');
+import { ErrorSchema } from '../../wire/errors.js';
 
 export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   const { sql, embedder, config } = deps;

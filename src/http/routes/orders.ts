@@ -9,7 +9,7 @@ import {
   OrderLinksSchema,
   OrderParamsSchema,
   SignedLinkQuerySchema,
-} from '../../domain/orders/schemas.js';
+} from '../../wire/orders.js';
 import { attachmentDisposition } from '../../domain/orders/disposition.js';
 import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/orders/orders.js';
 import { verifyLink } from '../../domain/links/signed-links.js';

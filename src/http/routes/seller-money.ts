@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
 import { sellerPayouts } from '../../domain/payouts/payouts.js';
-import { SellerPayoutsSchema, SellerStatsSchema } from '../../domain/payouts/schemas.js';
+import { SellerPayoutsSchema, SellerStatsSchema } from '../../wire/payouts.js';
 import { sellerStats } from '../../domain/payouts/stats.js';
 import { accountAuth, agentOf } from '../identity.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 import { describe } from '../route-meta.js';
 
 /**

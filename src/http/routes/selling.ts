@@ -14,9 +14,9 @@ import {
   UploadJsonBodySchema,
   UploadMultipartBodySchema,
   UploadResponseSchema,
-} from '../../domain/listings/schemas.js';
-import { ItemParamsSchema } from '../../domain/items/schemas.js';
-import { SignedLinkQuerySchema } from '../../domain/orders/schemas.js';
+} from '../../wire/listings.js';
+import { ItemParamsSchema } from '../../wire/items.js';
+import { SignedLinkQuerySchema } from '../../wire/orders.js';
 import { submitListing } from '../../domain/listings/submit.js';
 import {
   compressionOfName,

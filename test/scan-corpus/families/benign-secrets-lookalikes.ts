@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { zipOf, type Files } from '../../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../../helpers/corpus.js';
-import { HARDHAT_ACCOUNT_KEYS } from '../../../src/domain/scan/secrets.js';
+import { HARDHAT_ACCOUNT_KEYS } from '../../../src/scan/secrets.js';
 import type { CorpusCase } from '../types.js';
 import { pack, prefixed } from '../content-variants.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { code } from '../../errors.js';
-import { ChainSchema } from '../chains.js';
+import { code } from '../errors.js';
+import { ChainSchema } from './chains.js';
 
 /**
  * Wire schemas of purchases (spec 2.3, 4.1): zod only, shared by the routes, the OpenAPI document

@@ -10,7 +10,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { ChainFacilitator } from './chain-facilitator.js';
+import type { ChainFacilitator } from '../../src/chain/chain-facilitator.js';
 
 const BodySchema = z.object({
   x402Version: z.number().int().optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { code } from '../../errors.js';
-import { ChainSchema } from '../chains.js';
-import { decimalParam, hasControlCharacters } from '../input.js';
+import { code } from '../errors.js';
+import { ChainSchema } from './chains.js';
+import { decimalParam, hasControlCharacters } from './input.js';
 
 /**
  * Wire schemas of discovery (spec 2.1, 4.1, 8): zod only, shared by the routes (validation and

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ChainSchema } from '../chains.js';
-import { ITEM_STATUSES } from '../listings/schemas.js';
+import { ChainSchema } from './chains.js';
+import { ITEM_STATUSES } from './listings.js';
 
 /**
  * Wire schemas of the seller's money (spec 2.7, 2.8): payouts with their history, and seller

@@ -26,9 +26,14 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { CHAIN_ID_OF, CHAINS, type Chain } from '../domain/chains.js';
-import { MULTICALL3_ADDRESS, viemChain } from './clients.js';
-import { Multicall3, PayoutFactory, SmartAccountFactory, TestUSDC } from './artifacts.js';
+import { CHAIN_ID_OF, CHAINS, type Chain } from '../../src/wire/chains.js';
+import { MULTICALL3_ADDRESS, viemChain } from '../../src/chain/clients.js';
+import {
+  Multicall3,
+  PayoutFactory,
+  SmartAccountFactory,
+  TestUSDC,
+} from '../../src/chain/artifacts.js';
 
 /** Hardhat's published development accounts #0 and #1 (public test keys, never real money). */
 export const DEV_DEPLOYER_KEY: Hex =

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { code } from '../../errors.js';
-import { integerParam } from '../input.js';
+import { code } from '../errors.js';
+import { integerParam } from './input.js';
 
 /**
  * Wire schemas of selling (spec 2.2, 3.1, 4.3, 8): zod only, shared by the routes, the OpenAPI

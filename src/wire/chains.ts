@@ -14,12 +14,3 @@ export const CHAIN_ID_OF: Record<Chain, number> = { base: 8453, polygon: 137 };
 export function chainOfNetwork(network: string): Chain | undefined {
   return (Object.keys(NETWORK_OF) as Chain[]).find((c) => NETWORK_OF[c] === network);
 }
-
-/** USDC has 6 decimals on every supported chain: prices are kept as integer base units. */
-export const USDC_DECIMALS = 6;
-export function usdcToMicro(usdc: number): number {
-  return Math.round(usdc * 10 ** USDC_DECIMALS);
-}
-export function microToUsdc(micro: number): number {
-  return micro / 10 ** USDC_DECIMALS;
-}

@@ -9,11 +9,11 @@ import {
   RegisterResponseSchema,
   RotateKeyResponseSchema,
   SignedChallengeSchema,
-} from '../../domain/auth/schemas.js';
+} from '../../wire/auth.js';
 import { createChallenge } from '../../domain/auth/siwe.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 
 /** Revision A identity (spec 4.2, 5.1): SIWE challenges, registration, key rotation, linking. */
 export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { code } from '../../errors.js';
-import { USERNAME_RE } from '../accounts/usernames.js';
-import { CHAINS } from '../chains.js';
+import { code } from '../errors.js';
+import { USERNAME_RE } from './usernames.js';
+import { CHAINS } from './chains.js';
 import { ISO_COUNTRIES } from './countries.js';
 
 /**

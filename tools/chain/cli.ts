@@ -8,14 +8,15 @@
  */
 import { parseEther, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ConfigError, loadConfig } from '../config.js';
-import { CHAINS, ChainSchema, type Chain } from '../domain/chains.js';
-import { buildApp } from '../http/app.js';
-import { createLogger } from '../logger.js';
-import { paymentNetworks } from '../x402/networks.js';
-import { ChainFacilitator } from './chain-facilitator.js';
-import { chainClients, Relayer } from './clients.js';
-import { TestUSDC } from './artifacts.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { CHAINS, ChainSchema, type Chain } from '../../src/wire/chains.js';
+import { toUsdc } from '../../src/wire/money.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
+import { paymentNetworks } from '../../src/x402/networks.js';
+import { ChainFacilitator } from '../../src/chain/chain-facilitator.js';
+import { chainClients, Relayer } from '../../src/chain/clients.js';
+import { TestUSDC } from '../../src/chain/artifacts.js';
 import { CANONICAL_USDC, DEV_DEPLOYER_KEY, DEV_RELAYER_KEY, startDevChain } from './devchain.js';
 import { buildFacilitatorServer } from './facilitator-server.js';
 
@@ -70,8 +71,8 @@ async function devchain(args: string[]): Promise<void> {
 
 /** The whole service on the devchain: demo listings, their payout contracts deployed at once. */
 async function serveOnChain(chainEnv: Record<string, string>): Promise<() => Promise<void>> {
-  const { createRuntime, startBackground } = await import('../runtime.js');
-  const { loadDemoData } = await import('../domain/discovery/demo.js');
+  const { createRuntime, startBackground } = await import('../../src/runtime.js');
+  const { loadDemoData } = await import('../../src/domain/discovery/demo.js');
   // The chains live in memory; so does the database, so the two never disagree after a restart.
   const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', ...process.env, ...chainEnv });
   const logger = createLogger(config);
@@ -122,7 +123,7 @@ async function faucet(args: string[]): Promise<void> {
       args: [to as Address],
     });
     process.stdout.write(
-      `${chain}: minted ${amount} USDC to ${to} (tx ${hash}); balance ${Number(balance) / 1e6} USDC\n`,
+      `${chain}: minted ${amount} USDC to ${to} (tx ${hash}); balance ${toUsdc(balance)} USDC\n`,
     );
   }
 }
@@ -166,7 +167,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
 const run = command ? commands[command] : undefined;
 if (!run) {
   console.error(
-    'usage: tsx src/chain/cli.ts devchain [--serve] | faucet <address> [usdc] | facilitator',
+    'usage: tsx tools/chain/cli.ts devchain [--serve] | faucet <address> [usdc] | facilitator',
   );
   process.exit(1);
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../deps.js';
-import { ItemParamsSchema } from '../../domain/items/schemas.js';
+import { ItemParamsSchema } from '../../wire/items.js';
 import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
 import { deleteListing, sellerItems } from '../../domain/listings/inventory.js';
 import {
@@ -10,7 +10,7 @@ import {
   SellerItemsSchema,
   UploadJsonBodySchema,
   UploadMultipartBodySchema,
-} from '../../domain/listings/schemas.js';
+} from '../../wire/listings.js';
 import { submitKeyedListing } from '../../domain/listings/submit.js';
 import { acquire, assertRegionServed } from '../../domain/orders/acquire.js';
 import { buildInvoice, invoiceDocument } from '../../domain/orders/invoice.js';
@@ -22,14 +22,15 @@ import {
   InvoiceSchema,
   OrderParamsSchema,
   type BuyResponse,
-} from '../../domain/orders/schemas.js';
+} from '../../wire/orders.js';
 import { countryOf } from '../country.js';
 import { agentOf } from '../identity.js';
 import { payFor } from '../payment.js';
 import { sendRepresentation } from '../representation.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
-import { readUpload, uploadBodyLimit } from './selling.js';
+import { ErrorSchema } from '../../wire/errors.js';
+import { readUpload, uploadBodyLimit } from '../routes/selling.js';
+import { revisionAAcquire } from '../../domain/revision-a/acquire-mode.js';
 
 /**
  * Revision A's keyed routes (spec 4.2): the API key names the agent; each handler calls the same
@@ -60,7 +61,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         body,
         countryOf(request, config),
         payFor(deps, request),
-        { revision: 'A', buyerId: agentOf(request).id },
+        revisionAAcquire(agentOf(request).id),
       );
       reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response as BuyResponse;

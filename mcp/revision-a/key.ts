@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MarketplaceError, readJson, type MarketplaceClient } from '../src/client/index.js';
+import { MarketplaceError, readJson, type MarketplaceClient } from '../../src/client/index.js';
 
 /**
  * Revision A deployments (API keys): before the first signed call, the MCP server's wallet gets its

@@ -9,12 +9,12 @@ import {
   InboxResponseSchema,
   PlatformFeedbackBodySchema,
   PlatformFeedbackCreatedSchema,
-} from '../../domain/feedback/schemas.js';
+} from '../../wire/feedback.js';
 import { sellerPayoutsRevisionA } from '../../domain/payouts/payouts-a.js';
-import { SellerPayoutsASchema } from '../../domain/payouts/schemas.js';
+import { SellerPayoutsASchema } from '../../wire/payouts.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
-import { ErrorSchema } from './items.js';
+import { ErrorSchema } from '../../wire/errors.js';
 
 const ONE_DAY_SECONDS = 86_400;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { code } from '../../errors.js';
-import { CHAINS, ChainSchema } from '../chains.js';
+import { code } from '../errors.js';
+import { CHAINS, ChainSchema } from './chains.js';
 import { USERNAME_RE } from './usernames.js';
 
 /**

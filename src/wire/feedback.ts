@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { code, type ErrorCode } from '../../errors.js';
-import { hasControlCharacters, integerParam } from '../input.js';
+import { code, type ErrorCode } from '../errors.js';
+import { hasControlCharacters, integerParam } from './input.js';
 
 /**
  * Wire schemas of feedback (spec 2.5, 2.6, 3.2, 3.3, 8): item feedback, the seller inbox and

@@ -1,0 +1,62 @@
+import { AppError } from '../../errors.js';
+import type { AcquireMode } from '../orders/acquire.js';
+
+/**
+ * Revision A's purchase (spec 4.2): the public acquire (`buyerId` absent; the payer gets a buyer
+ * account it can later get a key for) or the keyed `POST /api/v1/buy` (`buyerId`: the key's agent).
+ */
+export function revisionAAcquire(buyerId?: string): AcquireMode {
+  return {
+    ...(buyerId !== undefined && { buyerId }),
+    invoiceExample: () => ({}),
+    buyerAccountExample: (base, keyed) =>
+      keyed
+        ? {}
+        : {
+            buyer_account: {
+              created: true,
+              username: 'brave-otter-042',
+              rotate_key_url: `${base}/api/v1/auth/rotate-key`,
+            },
+          },
+    // Revision A names the chain on completion.
+    completionRequired: ['chain'],
+    // Revision A clients read the completion example without the `info` level.
+    discoveryShape: (discovery) => ({ input: discovery.info.input, ...discovery }),
+    // Revision A's live clients read the completion example under their catalog's name
+    // (DISCOVERY_CATALOG_NAME); `bazaar` stays beside it for x402 discovery clients.
+    extensions: (discovery, config) => ({
+      [config.DISCOVERY_CATALOG_NAME]: discovery,
+      bazaar: discovery,
+    }),
+    // A signature for another chain than the one the completion names is refused.
+    completionChain: (body) => body.chain,
+    beforeVerify: (body, options) => {
+      // The completion names its chain, and the seller must have a wallet there.
+      if (body.chain === undefined) {
+        throw new AppError('chain_required', {
+          message: 'send chain (base or polygon) with the signed request',
+        });
+      }
+      if (!options.some((o) => o.chain === body.chain)) {
+        throw new AppError('seller_wallet_missing', {
+          message: `the seller has no wallet linked on ${body.chain}; choose one of: ${options.map((o) => o.chain).join(', ')}`,
+        });
+      }
+    },
+    response: (config, result, links) => {
+      const { download_url, expires_in } = links;
+      if (buyerId) return { order_id: result.orderId, download_url, expires_in };
+      return {
+        order_id: result.orderId,
+        download_url,
+        expires_in,
+        buyer_account: {
+          created: result.buyer?.created ?? false,
+          username: result.buyer?.username ?? '',
+          rotate_key_url: `${config.PUBLIC_BASE_URL}/api/v1/auth/rotate-key`,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
+const CORS_ALLOW_HEADERS = 'Content-Type, Accept, PAYMENT-SIGNATURE, X-API-KEY';
+
+/** CORS for browser agents, and `Cache-Control: no-store` on every API answer. */
+export const corsPlugin = fp(
+  async (app: FastifyInstance) => {
+    // CORS preflight for browser agents: a paid retry carries PAYMENT-SIGNATURE and a JSON body,
+    // neither of which a browser sends cross-origin without this answer.
+    app.options('/*', { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .status(204)
+        .header('Access-Control-Allow-Methods', CORS_ALLOW_METHODS)
+        .header('Access-Control-Allow-Headers', CORS_ALLOW_HEADERS)
+        .header('Access-Control-Max-Age', '600')
+        .send(),
+    );
+
+    app.addHook('onSend', async (request, reply) => {
+      reply.header('Access-Control-Allow-Origin', '*');
+      reply.header('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE');
+      if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
+    });
+  },
+  { name: 'cors' },
+);

@@ -1,0 +1,42 @@
+import accepts from '@fastify/accepts';
+import multipart from '@fastify/multipart';
+import type { Config } from '../../config.js';
+import type { Deps } from '../../deps.js';
+import type { RevisionFace } from '../face.js';
+import type { FastifyInstance } from 'fastify';
+import { acquireRoutes } from './acquire.js';
+import { discoveryRoutes } from './discovery.js';
+import { feedbackRoutes } from './feedback.js';
+import { itemRoutes } from './items.js';
+import { orderRoutes } from './orders.js';
+import { sellerMoneyRoutes } from './seller-money.js';
+
+/** The feature routes, in a fixed order, on the root instance (no encapsulation of their own). */
+export async function registerRoutes(
+  app: FastifyInstance,
+  config: Config,
+  face: RevisionFace,
+  deps: Deps,
+): Promise<void> {
+  await app.register(accepts);
+  await app.register(discoveryRoutes, { deps });
+  await app.register(itemRoutes, { deps });
+  await app.register(acquireRoutes, { deps });
+  await app.register(orderRoutes, { deps });
+  // Routes whose credential differs per contract revision: only this deployment's are served
+  // (and so documented in OpenAPI and the manifest).
+  await app.register(feedbackRoutes, { deps });
+  await app.register(sellerMoneyRoutes, { deps });
+  for (const routes of face.accountRoutes) await app.register(routes, { deps });
+  // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
+  await app.register(multipart, {
+    limits: {
+      fileSize: config.MAX_ARCHIVE_BYTES,
+      files: 1,
+      fields: 8,
+      fieldSize: 64 * 1024,
+      parts: 10,
+    },
+  });
+  await app.register(face.sellingRoutes, { deps });
+}

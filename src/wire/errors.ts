@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/**
+ * The error body every route answers (spec 7.1): `{ error: <catalog code>, message? }`, as
+ * OpenAPI publishes it for each route's 4xx responses (src/errors.ts `AppError.toBody`).
+ */
+export const ErrorSchema = z
+  .object({ error: z.string(), message: z.string().optional() })
+  .describe('Error body: { error: <code>, message? }');
+
+/**
+ * The fields a client may read from an error body beyond the code: what `AppError.toBody` adds
+ * for some codes (payment failures, rate limits, a pending settlement).
+ */
+export const ErrorDetailsSchema = ErrorSchema.partial().extend({
+  reason: z.string().optional(),
+  retry_after: z.number().optional(),
+  transaction: z.string().optional(),
+  network: z.string().optional(),
+  /** `payment_settlement_pending`: the order the payment is for. */
+  order_id: z.string().optional(),
+});
+export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
