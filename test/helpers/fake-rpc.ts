@@ -87,6 +87,8 @@ export async function startFakeRpc(): Promise<FakeRpc> {
   };
   const events: Array<{ payer: Hex; nonce: Hex; transaction: string }> = [];
   const server: Server = createServer((req, res) => {
+    // counted on arrival: a client that gives up before the body is read still reached the node
+    state.received++;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -96,7 +98,6 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           method: string;
           params: unknown[];
         };
-        state.received++;
         if (state.blackhole) return;
         const reply = (body: Record<string, unknown>) => {
           res.writeHead(200, { 'content-type': 'application/json' });

@@ -27,7 +27,8 @@ beforeAll(async () => {
     FACILITATOR_URL: fake.url,
     RPC_URL_BASE: rpc.url,
     RPC_URL_POLYGON: rpc.url,
-    RPC_SIGNATURE_TIMEOUT_MS: '400',
+    // short, but long enough that a loaded machine still delivers the request before it fires
+    RPC_SIGNATURE_TIMEOUT_MS: '1000',
     RPC_SIGNATURE_CONCURRENCY: String(CONCURRENCY),
   });
 });
@@ -109,7 +110,7 @@ describe('forged payments and identity proofs against a black-holed RPC', () => 
       error: 'payment_verification_failed',
       reason: 'smart_account_check_unavailable',
     });
-    expect(first.ms).toBeLessThan(2_000);
+    expect(first.ms).toBeLessThan(5_000);
     expect(rpc.received - before).toBe(1);
     // the unanswered lookup is remembered for a while: forgeries for it cost nothing more
     for (const send of [
