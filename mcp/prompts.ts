@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { LISTING_LIMITS } from '../src/wire/listings.js';
 
 /** Ready-made requests an agent's user can pick: buying a component for a task, selling a project. */
 export function registerPrompts(server: McpServer): void {
@@ -53,8 +54,8 @@ export function registerPrompts(server: McpServer): void {
             type: 'text',
             text:
               `List the project at ${path} for sale at ${price_usdc} USDC.\n\n` +
-              '1. Read its README and code to write a title (max 200 characters), a description of what it does and how to use it ' +
-              '(max 4000), a one-line prompt_summary of the task it solves, and its tech_stack.\n' +
+              `1. Read its README and code to write a title (max ${LISTING_LIMITS.title} characters), a description of what it does and how to use it ` +
+              `(max ${LISTING_LIMITS.description}), a one-line prompt_summary of the task it solves, and its tech_stack.\n` +
               '2. Call list_item with source_path and that metadata. If the local scan refuses it, show me the findings and stop.\n' +
               '3. Call get_listing_status with wait_seconds: 60 until the scan ends, and tell me the outcome.',
           },

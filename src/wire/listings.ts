@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
-import { integerParam } from './input.js';
+import { hasControlCharacters, integerParam } from './input.js';
 
 /**
  * Wire schemas of selling (spec 2.2, 3.1, 4.3, 8): zod only, shared by the routes, the OpenAPI
@@ -10,34 +10,50 @@ export const ITEM_STATUSES = ['pending_scan', 'scanning', 'active', 'rejected', 
 export const ItemStatusSchema = z.enum(ITEM_STATUSES);
 export type ItemStatus = z.infer<typeof ItemStatusSchema>;
 
-/** Spec 8 limits of upload metadata. */
+/** Spec 8 limits of upload metadata, in characters after trimming: the one definition. */
 export const LISTING_LIMITS = {
   title: 200,
   description: 4000,
   promptSummary: 1000,
   techStack: 200,
-  metadataChars: 5000,
 } as const;
 
-/** Upload metadata as a client sends it (the server checks each field with a stable code). */
+/**
+ * One metadata text field as the server checks it: a string, trimmed, at most `max` characters,
+ * non-empty when required, no NUL or other control character. Each check carries the message the
+ * upload answers with (code `invalid_metadata`), in this order.
+ */
+function metadataText(field: string, max: number, required: boolean) {
+  const base = z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .max(max, { error: `${field} must be at most ${max} characters` });
+  return (required ? base.min(1, { error: `${field} must not be empty` }) : base).refine(
+    (s) => !hasControlCharacters(s),
+    { error: `${field} must not contain NUL or other control characters` },
+  );
+}
+
+/**
+ * Upload metadata as a client sends it. The upload checks it with this very schema (domain
+ * listings/upload.ts); the price range is the deployment's, so the price is checked there.
+ */
 export const UploadMetadataSchema = z
   .object({
-    title: z.string().min(1).max(LISTING_LIMITS.title).describe('1..200 characters'),
-    description: z
-      .string()
-      .min(1)
-      .max(LISTING_LIMITS.description)
-      .describe('1..4000 characters: what the code does and how to use it'),
-    prompt_summary: z
-      .string()
-      .max(LISTING_LIMITS.promptSummary)
+    title: metadataText('title', LISTING_LIMITS.title, true).describe(
+      `1..${LISTING_LIMITS.title} characters`,
+    ),
+    description: metadataText('description', LISTING_LIMITS.description, true).describe(
+      `1..${LISTING_LIMITS.description} characters: what the code does and how to use it`,
+    ),
+    prompt_summary: metadataText('prompt_summary', LISTING_LIMITS.promptSummary, false)
       .optional()
-      .describe('Optional, up to 1000 characters: the task this solves, as an agent would ask'),
-    tech_stack: z
-      .string()
-      .min(1)
-      .max(LISTING_LIMITS.techStack)
-      .describe('Comma-separated technologies, 1..200 characters (e.g. "TypeScript, Fastify")'),
+      .describe(
+        `Optional, up to ${LISTING_LIMITS.promptSummary} characters: the task this solves, as an agent would ask`,
+      ),
+    tech_stack: metadataText('tech_stack', LISTING_LIMITS.techStack, true).describe(
+      `Comma-separated technologies, 1..${LISTING_LIMITS.techStack} characters (e.g. "TypeScript, Fastify")`,
+    ),
     prices: z
       .object({ USDC: z.number().describe('Price in USDC, at most 6 decimals (e.g. 5 or 2.5)') })
       .describe('{ "USDC": <price> }, within the deployment price range'),

@@ -53,6 +53,10 @@ describe('the agent guides rendered from assets/guides/*.md', () => {
         max_active_listings: 1,
         payout_interval_minutes: 1,
         limits_section: '',
+        title_max: 1,
+        description_max: 1,
+        prompt_summary_max: 1,
+        tech_stack_max: 1,
         unused_value: 1,
       }),
     ).toThrow(/no placeholder for unused_value/);

@@ -1,4 +1,10 @@
-import { archiveMb, limitsSection, renderGuide, type AgentUsageOptions } from './guide.js';
+import {
+  archiveMb,
+  limitsSection,
+  listingLimitValues,
+  renderGuide,
+  type AgentUsageOptions,
+} from './guide.js';
 
 /**
  * The agent guide of a Revision A deployment (API keys; spec 4.2, 5.1): register with signed
@@ -14,5 +20,6 @@ export function agentUsageRevisionA(base: string, opts: AgentUsageOptions): stri
     max_active_listings: opts.maxActiveListings,
     payout_interval_minutes: opts.payoutIntervalMinutes,
     limits_section: limitsSection(6, opts),
+    ...listingLimitValues(),
   });
 }

@@ -4,7 +4,13 @@
  */
 import { toMicro } from '../../wire/money.js';
 import { agentUsageRevisionA } from './agent-usage-a.js';
-import { archiveMb, limitsSection, renderGuide, type AgentUsageOptions } from './guide.js';
+import {
+  archiveMb,
+  limitsSection,
+  listingLimitValues,
+  renderGuide,
+  type AgentUsageOptions,
+} from './guide.js';
 
 export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
   if (opts.revision === 'A') return agentUsageRevisionA(base, opts);
@@ -22,5 +28,6 @@ export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): strin
     rating_threshold: opts.ratingThreshold,
     platform_feedback_per_day: opts.platformFeedbackPerDay,
     limits_section: limitsSection(7, opts),
+    ...listingLimitValues(),
   });
 }

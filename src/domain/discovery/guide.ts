@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { LISTING_LIMITS } from '../../wire/listings.js';
 
 /**
  * What both agent guides (agent-usage.ts for Revision B, agent-usage-a.ts for Revision A) share:
@@ -87,4 +88,14 @@ export function renderGuide(name: string, values: Record<string, string | number
 /** The archive size limit in MB, one decimal. */
 export function archiveMb(opts: AgentUsageOptions): number {
   return Math.round((opts.maxArchiveBytes / 1024 / 1024) * 10) / 10;
+}
+
+/** The upload metadata limits, as both guides' placeholders: the values the upload enforces. */
+export function listingLimitValues(): Record<string, number> {
+  return {
+    title_max: LISTING_LIMITS.title,
+    description_max: LISTING_LIMITS.description,
+    prompt_summary_max: LISTING_LIMITS.promptSummary,
+    tech_stack_max: LISTING_LIMITS.techStack,
+  };
 }

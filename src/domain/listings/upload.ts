@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError, badRequest } from '../../errors.js';
 import { hasAtMostUsdcDecimals, toMicro } from '../../wire/money.js';
-import { hasControlCharacters } from '../../wire/input.js';
+import { UploadMetadataSchema } from '../../wire/listings.js';
 import type { Compression } from '../../scan/scan-archive.js';
 import { checkArchiveStructure } from './archive-structure.js';
 
@@ -13,13 +13,9 @@ import { checkArchiveStructure } from './archive-structure.js';
  * `unknown_metadata_key`, `invalid_price`, `invalid_file_name`, `missing_file`,
  * `unsupported_archive`, `payload_too_large` (413).
  */
-export const METADATA_KEYS = [
-  'title',
-  'description',
-  'prompt_summary',
-  'tech_stack',
-  'prices',
-] as const;
+
+/** The metadata keys the published schema names; any other key is `unknown_metadata_key`. */
+export const METADATA_KEYS = UploadMetadataSchema.keyof().options;
 
 export interface ListingMetadata {
   title: string;
@@ -37,21 +33,13 @@ export interface ValidUpload {
   sha256: string;
 }
 
-const text = (field: string, max: number, required: boolean) =>
-  z
-    .string({ error: `${field} must be a string` })
-    .trim()
-    .max(max, { error: `${field} must be at most ${max} characters` })
-    .refine((s) => !required || s.length > 0, { error: `${field} must not be empty` })
-    .refine((s) => !hasControlCharacters(s), {
-      error: `${field} must not contain NUL or other control characters`,
-    });
-
-const MetadataSchema = z.object({
-  title: text('title', 200, true),
-  description: text('description', 4000, true),
-  prompt_summary: text('prompt_summary', 1000, false).nullish(),
-  tech_stack: text('tech_stack', 200, true),
+/**
+ * The published metadata schema (the one OpenAPI and MCP show), as the upload runs it: a null
+ * `prompt_summary` is accepted as absent, and the price is left to parsePrice, whose range is the
+ * deployment's and whose refusals carry `invalid_price`.
+ */
+const MetadataSchema = UploadMetadataSchema.extend({
+  prompt_summary: UploadMetadataSchema.shape.prompt_summary.unwrap().nullish(),
   prices: z.unknown(),
 });
 
