@@ -78,6 +78,64 @@ function signedProof(p: VerifiedPayment): unknown {
   return p.payload.payload;
 }
 
+/**
+ * Where the values of a nonce row come from: one authorization's (bound parameters; `validBefore`
+ * as a Date, or as unix seconds the way an identity proof carries it), or every row of an earlier
+ * CTE of the same statement, which has the columns payer, nonce, resource and valid_before.
+ */
+type NonceValues =
+  | { payer: string; nonce: string; resource: string; validBefore: Date | number }
+  | { rowsOf: 'done' | 'settled' };
+
+interface NonceInsertOptions {
+  /** A boolean SQL expression: when false, no row is inserted. */
+  when?: SqlFragment;
+  /**
+   * On a nonce already held: `'do nothing'` inserts nothing (no row returned), `'fail'` fails the
+   * whole statement (the one-statement purchase relies on that to write nothing).
+   */
+  onConflict: 'do nothing' | 'fail';
+  /** Return `1` per inserted row: for a CTE that later writes depend on, or for the caller. */
+  returning?: boolean;
+}
+
+/**
+ * THE insert into `x402_nonces` (the single-use record), as a fragment for a statement or a CTE
+ * body. Every claim of a nonce, paid or identity, goes through here.
+ */
+function nonceInsert(
+  sql: Sql,
+  kind: 'paid' | 'identity',
+  values: NonceValues,
+  { when, onConflict, returning = false }: NonceInsertOptions,
+): SqlFragment {
+  const kindValue = kind === 'paid' ? sql`'paid'` : sql`'identity'`;
+  const row =
+    'rowsOf' in values
+      ? sql`payer, nonce, ${kindValue}, resource, valid_before from ${sql(values.rowsOf)}`
+      : sql`${values.payer}, ${values.nonce}, ${kindValue}, ${values.resource}, ${
+          values.validBefore instanceof Date
+            ? sql`${values.validBefore}::timestamptz`
+            : sql`to_timestamp(${values.validBefore})`
+        }`;
+  // each clause on its own line, none when absent: the purchase statement's text stays as it was
+  const where = when
+    ? sql`
+        where ${when}`
+    : sql``;
+  const conflict =
+    onConflict === 'do nothing'
+      ? sql`
+        on conflict do nothing`
+      : sql``;
+  const inserted = returning
+    ? sql`
+        returning 1`
+    : sql``;
+  return sql`insert into x402_nonces (payer, nonce, kind, resource, valid_before)
+        select ${row}${where}${conflict}${inserted}`;
+}
+
 export class PaymentStore {
   constructor(private readonly sql: Sql) {}
 
@@ -120,10 +178,7 @@ export class PaymentStore {
       with pre as (
         select (${input.condition ?? sql`true`}) as ok
       ), claimed as (
-        insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-        select ${p.payer}, ${p.nonce}, 'paid', ${p.resource}, ${p.validBefore}::timestamptz
-        where (select ok from pre)
-        on conflict do nothing returning 1
+        ${nonceInsert(sql, 'paid', p, { when: sql`(select ok from pre)`, onConflict: 'do nothing', returning: true })}
       ), ins as (
         insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
                                    valid_before, payload, context, status, request_digest)
@@ -184,10 +239,7 @@ export class PaymentStore {
       with pre as (
         select (${input.condition ?? sql`true`}) as ok
       ), ledger_gate as (
-        insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-        select ${p.payer}, ${p.nonce}, 'paid', ${p.resource}, ${p.validBefore}::timestamptz
-        where (select ok from pre)
-        returning 1
+        ${nonceInsert(sql, 'paid', p, { when: sql`(select ok from pre)`, onConflict: 'fail', returning: true })}
       ), ${settlement.writes}, paid as (
         select ${id}::uuid as id, 'settling'::text as status from ledger_transfer
       ), ${writes}, done as (
@@ -233,9 +285,7 @@ export class PaymentStore {
         returning p.payer, p.nonce, p.resource, p.valid_before, p.result::text as result_json,
                   paid.status as was
       ), spent as (
-        insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-        select payer, nonce, 'paid', resource, valid_before from done where was = 'released'
-        on conflict do nothing
+        ${nonceInsert(sql, 'paid', { rowsOf: 'done' }, { when: sql`was = 'released'`, onConflict: 'do nothing' })}
       )
       select result_json from done`;
     if (done) committed?.();
@@ -251,9 +301,7 @@ export class PaymentStore {
         where id = ${id} and status in ('settling', 'pending', 'released')
         returning payer, nonce, resource, valid_before
       )
-      insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-      select payer, nonce, 'paid', resource, valid_before from settled
-      on conflict do nothing`;
+      ${nonceInsert(this.sql, 'paid', { rowsOf: 'settled' }, { onConflict: 'do nothing' })}`;
   }
 
   async markPending(id: string, transaction: string, reason: string): Promise<void> {
@@ -316,9 +364,7 @@ export class PaymentStore {
     validBefore: number;
   }): Promise<boolean> {
     const [claimed] = await this.sql`
-      insert into x402_nonces (payer, nonce, kind, resource, valid_before)
-      values (${q.payer}, ${q.nonce}, 'identity', ${q.resource}, to_timestamp(${q.validBefore}))
-      on conflict do nothing returning 1 as ok`;
+      ${nonceInsert(this.sql, 'identity', q, { onConflict: 'do nothing', returning: true })}`;
     return Boolean(claimed);
   }
 
