@@ -74,7 +74,8 @@ export const rateLimitPlugin = fp(
     });
 
     app.addHook('onRequest', async (request) => {
-      if (request.method === 'OPTIONS' || UNCOUNTED_PATHS.has(request.url.split('?')[0] ?? ''))
+      // the route's pattern, not the raw URL: no split per request, and `/health/` is the same route
+      if (request.method === 'OPTIONS' || UNCOUNTED_PATHS.has(request.routeOptions.url ?? ''))
         return;
       if (presentsCredential(request)) {
         // A peek: the bucket is full once `max` failures are counted (only failures count).

@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
  * licence) carry no script, style sheet, frame or form: the policy allows nothing but inline
  * style attributes and same-origin images, no framing (`frame-ancestors 'none'`, X-Frame-Options
  * DENY), `nosniff` and `no-referrer`. JSON answers stay readable cross-origin: CORS headers are set
- * in app.ts, and Cross-Origin-Resource-Policy is `cross-origin` so browser agents can read them.
+ * in plugins/cors.ts, and Cross-Origin-Resource-Policy is `cross-origin` so browser agents can read them.
  */
 export const securityHeadersPlugin = fp(
   async (app: FastifyInstance) => {
