@@ -94,18 +94,21 @@ const RULES: Rule[] = [
   {
     rule: NAMED,
     kind: 'high_entropy_token',
-    re: /(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credentials?)[A-Za-z0-9_]*["']?\s*[:=]\s*["'`]([A-Za-z0-9+/_\-=.]{20,})["'`]/i,
+    re: /(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credentials?)[A-Za-z0-9_]{0,64}["']?\s*[:=]\s*["'`]([A-Za-z0-9+/_\-=.]{20,})["'`]/i,
     accept: namedValue,
   },
 ];
 
 /**
+ * Name parts are bounded ({0,64}) and the separator has one shape per branch, so a hostile line
+ * of keywords and spaces cannot make the engine try every split (it took minutes on 64 KiB).
+ *
  * The same names as an unquoted value at the start of a line (`.env`, YAML, TOML, INI,
  * properties, `export NAME=value` in a shell script, Dockerfile `ENV`): only asked of config-like
  * files, where an unquoted word is a value rather than an identifier.
  */
 const UNQUOTED_NAMED =
-  /^\s*(?:export\s+|ENV\s+|-\s+)?["']?[A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*[:=\s]\s*["'`]?([A-Za-z0-9+/_\-=.]{20,})["'`]?\s*(?:[#;].*)?$/i;
+  /^\s*(?:export\s+|ENV\s+|-\s+)?["']?[A-Za-z0-9_.-]{0,64}(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]{0,64}["']?(?:\s*[:=]\s*|\s+)["'`]?([A-Za-z0-9+/_\-=.]{20,})["'`]?\s*(?:[#;].*)?$/i;
 
 /** A PEM header inside a string that ends right after it: code looking for one, not a key. */
 function closedQuote(line: string, at: number, len: number): boolean {

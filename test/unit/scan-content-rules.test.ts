@@ -79,6 +79,16 @@ describe('secret:wallet_key — 64-hex keys without 0x', () => {
 });
 
 describe('secret:named_value — values under secret names', () => {
+  // The old name patterns tried every split of a line of keywords and spaces (a 12 KB line took
+  // 19 s, a 64 KiB one minutes): with them this test dies on vitest's timeout instead of passing.
+  it.each([
+    ['config/app.yml', 'token'.repeat(6_000) + ' '.repeat(6_000) + '!'],
+    ['src/keys.ts', 'token'.repeat(13_000) + '!'],
+  ])('a hostile line of secret names in %s is judged without backtracking', (path, line) => {
+    expect(line.length).toBeGreaterThan(12_000);
+    expect(secretOf(path, line)).toBeUndefined();
+  });
+
   it.each([
     ['.env', 'DB_PASSWORD=Harbor42!maple', 'password'],
     ['.env.production', 'export SMTP_PASS="tr0ub4dor&3"', 'password'],
