@@ -93,28 +93,3 @@ export class NameRegistry {
     }
   }
 }
-
-/**
- * Folders where projects keep vendored test fixtures (any depth: `src/test/resources/x.jar`,
- * `libs/junit.jar`). A `.jar` there is a fixture the tests load, not a payload: the binaries rule
- * allows a jar (and the bytecode inside it) under these folders when it is a well-formed zip whose
- * entries pass the scan, which the nested-archive scan establishes (docs/scan.md).
- */
-export const FIXTURE_DIRS: ReadonlySet<string> = new Set([
-  'test',
-  'tests',
-  'testdata',
-  'fixtures',
-  '__fixtures__',
-  'vendor',
-  'libs',
-]);
-
-/** Whether a file (`a/b/x.jar`, or `outer.zip!/a/x.class` inside a nested archive) is under one. */
-export function isVendoredFixturePath(path: string): boolean {
-  const outer = path.split('!/');
-  return outer.some((p, i) => {
-    const dirs = p.split('/').slice(0, i === outer.length - 1 ? -1 : undefined);
-    return dirs.some((d) => FIXTURE_DIRS.has(d.toLowerCase()));
-  });
-}

@@ -1,12 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { pathFinding } from '../../src/scan/binaries.js';
 import { ownerFindings } from '../../src/scan/findings.js';
-import {
-  checkEntryName,
-  collisionKey,
-  isVendoredFixturePath,
-  NameRegistry,
-} from '../../src/scan/names.js';
+import { checkEntryName, collisionKey, NameRegistry } from '../../src/scan/names.js';
 import { scanArchive } from '../../src/scan/scan-archive.js';
 import { DEFAULT_SCAN_LIMITS, ScanRejection } from '../../src/scan/types.js';
 import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
@@ -178,8 +174,11 @@ describe('vendored fixture folders (the jar rule)', () => {
     ['app.jar', false],
     ['tests.jar', false],
     ['dist/plugin.jar!/com/example/Main.class', false],
-  ])('%s → %s', (p, expected) => {
-    expect(isVendoredFixturePath(p)).toBe(expected);
+  ])('%s → allowed: %s', (p, allowed) => {
+    // the rule the scan runs (binaries.ts): an allowed jar, or a class inside one, raises nothing
+    const finding = pathFinding(p);
+    if (allowed) expect(finding).toBeUndefined();
+    else expect(finding).toMatchObject({ check: 'bytecode', file: p });
   });
 });
 
