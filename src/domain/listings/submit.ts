@@ -86,18 +86,19 @@ export async function submitListing(
   };
 }
 
-/** What makes two listing uploads the same request: the archive and everything said about it. */
+/**
+ * What makes two listing uploads the same request: the archive and everything said about it, i.e.
+ * the listing's context less what the service chose (its id, storage key) or derived (size).
+ * Taken from listingContext so that a metadata field added there is bound here too.
+ */
 function listingRequest(u: ValidUpload) {
-  return {
-    archive_sha256: u.sha256,
-    compression: u.compression,
-    file_name: u.fileName,
-    title: u.metadata.title,
-    description: u.metadata.description,
-    prompt_summary: u.metadata.promptSummary,
-    tech_stack: u.metadata.techStack,
-    price_micro: u.metadata.priceMicro,
-  };
+  const {
+    item_id: _id,
+    archive_key: _key,
+    archive_size: _size,
+    ...request
+  } = listingContext('', '', u);
+  return request;
 }
 
 export interface KeyedSubmitResult {
