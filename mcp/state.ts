@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { toMicro, toUsdc } from '../src/wire/money.js';
+import { toMicro, toUsdc, type Micro } from '../src/wire/money.js';
 import type { SpendingLimits } from './config.js';
 
 /**
@@ -68,9 +68,6 @@ export class LimitExceeded extends Error {
     this.name = 'LimitExceeded';
   }
 }
-
-/** Sums USDC without binary-fraction drift (6 decimals, like the token). */
-const micro = toMicro;
 
 export class LocalState {
   private queue: Promise<unknown> = Promise.resolve();
@@ -146,13 +143,13 @@ export class LocalState {
     limits: SpendingLimits,
   ): Promise<string> {
     return this.change((s) => {
-      if (kind === 'purchase' && micro(usdc) > micro(limits.perPurchase))
+      if (kind === 'purchase' && toMicro(usdc) > toMicro(limits.perPurchase))
         throw new LimitExceeded({
           limit: 'per_purchase',
           key: 'MCP_MAX_PAYMENT_USDC',
           limitUsdc: limits.perPurchase,
         });
-      if (kind === 'listing_fee' && micro(usdc) > micro(limits.listingFee))
+      if (kind === 'listing_fee' && toMicro(usdc) > toMicro(limits.listingFee))
         throw new LimitExceeded({
           limit: 'listing_fee',
           key: 'MCP_MAX_LISTING_FEE_USDC',
@@ -160,7 +157,7 @@ export class LocalState {
         });
       const now = Date.now();
       const d = daily(s, wallet, now);
-      if (d.total + micro(usdc) > micro(limits.daily))
+      if (d.total + toMicro(usdc) > toMicro(limits.daily))
         throw new LimitExceeded({
           limit: 'daily',
           key: 'MCP_DAILY_LIMIT_USDC',
@@ -220,13 +217,14 @@ export class LocalState {
   }
 }
 
-function daily(s: State, wallet: string, now: number): { total: number; oldest?: number } {
-  let total = 0;
+/** The wallet's ledger of the last 24 hours, summed in base units (no binary-fraction drift). */
+function daily(s: State, wallet: string, now: number): { total: Micro; oldest?: number } {
+  let total: Micro = 0;
   let oldest: number | undefined;
   for (const x of s.spends) {
     const at = Date.parse(x.at);
     if (x.wallet.toLowerCase() !== wallet.toLowerCase() || at <= now - DAY_MS) continue;
-    total += micro(x.usdc);
+    total += toMicro(x.usdc);
     if (oldest === undefined || at < oldest) oldest = at;
   }
   return { total, ...(oldest !== undefined && { oldest }) };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
 import { hasControlCharacters, integerParam } from './input.js';
+import { UsdcPriceSchema } from './money.js';
 
 /**
  * Wire schemas of selling (spec 2.2, 3.1, 4.3, 8): zod only, shared by the routes, the OpenAPI
@@ -36,7 +37,9 @@ function metadataText(field: string, max: number, required: boolean) {
 
 /**
  * Upload metadata as a client sends it. The upload checks it with this very schema (domain
- * listings/upload.ts); the price range is the deployment's, so the price is checked there.
+ * listings/upload.ts), which yields the price in base units (`Micro`, the one conversion); the
+ * price range is the deployment's, so the upload judges it on that result. Issues under `prices`
+ * are answered `invalid_price`, the others `invalid_metadata`.
  */
 export const UploadMetadataSchema = z
   .object({
@@ -55,11 +58,22 @@ export const UploadMetadataSchema = z
       `Comma-separated technologies, 1..${LISTING_LIMITS.techStack} characters (e.g. "TypeScript, Fastify")`,
     ),
     prices: z
-      .object({ USDC: z.number().describe('Price in USDC, at most 6 decimals (e.g. 5 or 2.5)') })
+      .strictObject(
+        { USDC: UsdcPriceSchema.describe('Price in USDC, at most 6 decimals (e.g. 5 or 2.5)') },
+        {
+          error: (issue) =>
+            issue.code === 'unrecognized_keys'
+              ? 'only USDC is accepted: { "USDC": <number> }'
+              : issue.input === undefined
+                ? 'prices is required, e.g. { "USDC": 5 }'
+                : 'prices must be an object like { "USDC": 5 }',
+        },
+      )
       .describe('{ "USDC": <price> }, within the deployment price range'),
   })
   .strict();
-export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
+/** What a client sends (the price in USDC; the server's parse yields it in base units). */
+export type UploadMetadata = z.input<typeof UploadMetadataSchema>;
 
 export const CompressionSchema = z.enum(['zip', 'tar.gz', 'tgz']);
 

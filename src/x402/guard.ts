@@ -9,15 +9,10 @@
  *   the verified payment (not settled, nonce not claimed: `payments.run` does both).
  *
  * Behaviour (spec 1.5, 2.9, 5.2, 7.1):
- * - The 402 body IS the x402 PaymentRequired (`{ error: "payment_required", message,
- *   x402Version: 2, resource, accepts, extensions? }`) and the `PAYMENT-REQUIRED` header carries
- *   the same JSON in base64 (@x402/core's codec, ./codec.ts), with `Cache-Control: no-store`. Identity prompts
- *   advertise amount "0" on every network.
+ * - The prompt is ./requirements.ts's; identity prompts advertise amount "0" on every network.
  * - A signature is decoded (./codec.ts, as @x402/core does), validated as its v2 schema does
- *   (./payload-schema.ts), then accepted only when
- *   its `accepted` requirement is one this server issues for THIS route and resource: scheme,
- *   network, asset, payTo, amount and every `extra` field the offer binds (the item id), and its
- *   echoed `resource.url` (when sent) is this route's. The signed `to`, `value`, validity window
+ *   (./payload-schema.ts), then accepted only when its `accepted` requirement is one this server
+ *   issued for THIS route and resource (./requirements.ts). The signed `to`, `value`, validity window
  *   and signer are then checked (viem EOA recovery; EIP-1271 / ERC-6492 through RPC when
  *   configured). Identity payTo is derived per route and resource from the server secret, so a
  *   signature made for one route never verifies on another. Failures: 402
@@ -28,14 +23,13 @@
  * Requests are any object with `method`, `url` and `headers` (a Fastify request fits), so the
  * guard carries no framework import.
  */
-import { createHmac } from 'node:crypto';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
-import { BoundedCache } from '../bounded-cache.js';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { Hex } from 'viem';
 import type { Config } from '../config.js';
 import { CHAINS, type Chain } from '../wire/chains.js';
-import { AppError, ERROR_CATALOG } from '../errors.js';
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from './codec.js';
+import { microOfAtomic, type Micro } from '../wire/money.js';
+import { AppError } from '../errors.js';
+import { decodePaymentSignatureHeader } from './codec.js';
 import {
   checkAuthorization,
   parseExactEvmPayload,
@@ -46,50 +40,23 @@ import {
 } from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 import { parsePaymentPayloadV2 } from './payload-schema.js';
+import {
+  identityPayTo,
+  issuedRequirementFor,
+  pathOf,
+  Prompt,
+  RequirementIssuer,
+  X402_VERSION,
+  type PaidOffer,
+} from './requirements.js';
 import { SignatureCheckUnavailable } from './smart-accounts.js';
 
-export const X402_VERSION = 2;
-/** Prompts larger than this lose their `extensions` in the header (Node clients fail near 16 KB). */
-export const MAX_PAYMENT_REQUIRED_HEADER = 8 * 1024;
+export type { PaidOffer, PaidOption } from './requirements.js';
 
 export interface GuardRequest {
   method: string;
   url: string;
   headers: Record<string, string | string[] | undefined>;
-}
-
-export interface PaidOption {
-  chain: Chain;
-  payTo: string;
-  /** USDC base units (6 decimals). */
-  amountMicro: number;
-}
-
-export interface PaidOffer {
-  /** One entry per payable chain, in prompt order (put a hinted chain first). */
-  options: PaidOption[];
-  description: string;
-  /**
-   * Extra x402 extensions for the prompt (e.g. `bazaar` discovery metadata). A function is called
-   * only when a prompt is written, so a signed completion does not build them.
-   */
-  extensions?: Record<string, unknown> | (() => Record<string, unknown>);
-  /** Overrides the resource key (default: `METHOD /path`, query excluded). */
-  resource?: string;
-  /**
-   * Fields carried in every requirement's `extra` that a signature must echo exactly (e.g. the
-   * item id): a signature made from another resource's prompt cannot complete this one.
-   */
-  bind?: Record<string, string>;
-  /** Runs before the 402 prompt is issued (checks that make a prompt pointless). */
-  beforePrompt?: () => Promise<void>;
-  /** Runs on a signed completion before the signature is verified (e.g. required legal flags). */
-  beforeVerify?: () => void | Promise<void>;
-  /**
-   * The chain the completion names (Revision A's required `chain`): a signature for another of
-   * the offered chains is refused as `chain_mismatch` before anything settles.
-   */
-  completionChain?: Chain;
 }
 
 /** A paid authorization that passed every off-chain check, ready for `payments.run`. */
@@ -106,7 +73,8 @@ export interface VerifiedPayment {
   validBefore: Date;
   /** Route key the payment is bound to. */
   resource: string;
-  amountMicro: number;
+  /** The amount signed for (named `amountMicro` until src/domain/payments/ takes `amount`). */
+  amountMicro: Micro;
 }
 
 export interface GuardOptions {
@@ -135,11 +103,6 @@ export function paymentSignatureOf(req: GuardRequest): string | undefined {
   return v && v.trim() !== '' ? v.trim() : undefined;
 }
 
-export function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
-
 /** 402 payment_verification_failed; the fresh prompt rides along in `PAYMENT-REQUIRED` for re-signing. */
 const fail = (reason: string, promptHeader?: () => string) =>
   new AppError('payment_verification_failed', {
@@ -158,13 +121,10 @@ export const authorizationAlreadyUsed = () =>
   });
 
 export class X402Guard {
-  /** Checksummed recipients (each costs a Keccak hash): the few payout addresses in use. */
-  private readonly checksummed = new BoundedCache<string, string>(4096);
+  private readonly issuer: RequirementIssuer;
 
-  constructor(private readonly opts: GuardOptions) {}
-
-  private checksum(address: string): string {
-    return this.checksummed.get(address, getAddress);
+  constructor(private readonly opts: GuardOptions) {
+    this.issuer = new RequirementIssuer(opts.networks, opts.config.X402_MAX_TIMEOUT_SECONDS);
   }
 
   private nowSeconds(): number {
@@ -180,81 +140,13 @@ export class X402Guard {
     return `${req.method.toUpperCase()} ${pathOf(req.url)}`;
   }
 
-  /** The zero-value recipient for one route and resource: an address only this server derives. */
-  identityPayTo(resource: string): Address {
-    const h = createHmac('sha256', this.opts.secret)
-      .update(`x402-identity:v1:${resource}`)
-      .digest('hex');
-    return getAddress(`0x${h.slice(0, 40)}`);
-  }
-
-  private requirement(
-    chain: Chain,
-    payTo: string,
-    amountMicro: number,
-    bind: Record<string, string> = {},
-  ): PaymentRequirements {
-    const net = this.opts.networks[chain];
-    return {
-      scheme: 'exact',
-      network: net.network,
-      asset: net.asset,
-      amount: String(amountMicro),
-      payTo: this.checksum(payTo),
-      maxTimeoutSeconds: this.opts.config.X402_MAX_TIMEOUT_SECONDS,
-      extra: { name: net.eip712.name, version: net.eip712.version, ...bind },
-    };
-  }
-
-  private paymentRequired(
-    req: GuardRequest,
-    accepts: PaymentRequirements[],
-    description: string,
-    extensions?: Record<string, unknown>,
-  ): { body: PaymentRequired & { error: string }; header: string } {
-    const body = {
-      error: 'payment_required',
-      message: ERROR_CATALOG.payment_required[1],
-      x402Version: X402_VERSION,
-      resource: {
-        url: this.resourceUrl(req),
-        description,
-        mimeType: 'application/json',
-      },
-      accepts,
-      ...(extensions && { extensions }),
-    };
-    let header = encodePaymentRequiredHeader(body);
-    if (header.length > MAX_PAYMENT_REQUIRED_HEADER) {
-      const { extensions: _dropped, ...lean } = body;
-      header = encodePaymentRequiredHeader(lean);
-    }
-    return { body, header };
-  }
-
-  private prompt(
-    req: GuardRequest,
-    accepts: PaymentRequirements[],
-    description: string,
-    extensions?: Record<string, unknown>,
-  ): AppError {
-    const { body, header } = this.paymentRequired(req, accepts, description, extensions);
-    const { error: _code, ...details } = body;
-    return new AppError('payment_required', {
-      details,
-      headers: { 'PAYMENT-REQUIRED': header, 'Cache-Control': 'no-store' },
-    });
-  }
-
   /**
    * Decodes and checks a signature against the issued requirements. Returns the matching
    * requirement, the payload and the authorization; throws 402 payment_verification_failed.
    */
   private async check(
     signature: string,
-    issued: PaymentRequirements[],
-    resourceUrl: string,
-    promptHeader: () => string,
+    prompt: Prompt,
     settleMarginSeconds: number,
   ): Promise<{
     requirement: PaymentRequirements;
@@ -262,6 +154,7 @@ export class X402Guard {
     auth: Eip3009Authorization;
     chain: Chain;
   }> {
+    const promptHeader = prompt.header;
     let decoded: unknown;
     try {
       decoded = decodePaymentSignatureHeader(signature);
@@ -278,24 +171,9 @@ export class X402Guard {
       if (await this.usedElsewhere(payload)) throw authorizationAlreadyUsed();
       throw fail(reason, promptHeader);
     };
-    const requirement = issued.find((r) => r.network === accepted.network);
-    if (!requirement) return mismatch('invalid_exact_evm_network_mismatch');
-    const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-    if (
-      !same(accepted.asset, requirement.asset) ||
-      !same(accepted.payTo, requirement.payTo) ||
-      accepted.amount !== requirement.amount
-    ) {
-      return mismatch('requirements_not_issued');
-    }
-    // Bound to this resource: every field the offer put in `extra` must come back unchanged, and
-    // an echoed resource must be this route's (a prompt of another listing cannot pay for this one).
-    for (const [key, value] of Object.entries(requirement.extra ?? {})) {
-      if (accepted.extra?.[key] !== value) return mismatch(`resource_mismatch_${key}`);
-    }
-    if (payload.resource?.url !== undefined && payload.resource.url !== resourceUrl) {
-      return mismatch('resource_mismatch_url');
-    }
+    const issuedOne = issuedRequirementFor(prompt.issued, payload, prompt.resourceUrl);
+    if ('mismatch' in issuedOne) return mismatch(issuedOne.mismatch);
+    const requirement = issuedOne.requirement;
     const exact = parseExactEvmPayload(payload.payload);
     if (!exact) throw fail('invalid_exact_evm_payload', promptHeader);
     const reason = checkAuthorization(exact.authorization, requirement, {
@@ -362,14 +240,15 @@ export class X402Guard {
     opts: { description?: string; resource?: string } = {},
   ): Promise<string> {
     const resource = opts.resource ?? this.resourceKey(req);
-    const payTo = this.identityPayTo(resource);
-    const issued = CHAINS.map((c) => this.requirement(c, payTo, 0));
-    const description =
-      opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`;
+    const payTo = identityPayTo(this.opts.secret, resource);
+    const prompt = new Prompt(
+      this.resourceUrl(req),
+      CHAINS.map((c) => this.issuer.requirement(c, payTo, 0)),
+      opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`,
+    );
     const signature = paymentSignatureOf(req);
-    if (!signature) throw this.prompt(req, issued, description);
-    const header = () => this.paymentRequired(req, issued, description).header;
-    const { auth } = await this.check(signature, issued, this.resourceUrl(req), header, 0);
+    if (!signature) throw prompt.error();
+    const { auth } = await this.check(signature, prompt, 0);
     const payer = auth.from.toLowerCase();
     const claimed = await this.opts.nonces.claimIdentityNonce({
       payer,
@@ -377,7 +256,7 @@ export class X402Guard {
       resource,
       validBefore: Number(auth.validBefore),
     });
-    if (!claimed) throw fail('invalid_exact_evm_nonce_already_used', header);
+    if (!claimed) throw fail('invalid_exact_evm_nonce_already_used', prompt.header);
     return payer;
   }
 
@@ -387,29 +266,23 @@ export class X402Guard {
    */
   async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
     if (offer.options.length === 0) throw new Error('paid offer without options');
-    const issued = offer.options.map((o) =>
-      this.requirement(o.chain, o.payTo, o.amountMicro, offer.bind),
+    const prompt = new Prompt(
+      this.resourceUrl(req),
+      offer.options.map((o) => this.issuer.requirement(o.chain, o.payTo, o.amount, offer.bind)),
+      offer.description,
+      offer.extensions,
     );
-    const extensions = () =>
-      typeof offer.extensions === 'function' ? offer.extensions() : offer.extensions;
     const signature = paymentSignatureOf(req);
     if (!signature) {
       await offer.beforePrompt?.();
-      throw this.prompt(req, issued, offer.description, extensions());
+      throw prompt.error();
     }
     await offer.beforeVerify?.();
-    const header = () => this.paymentRequired(req, issued, offer.description, extensions()).header;
-    const { requirement, payload, auth, chain } = await this.check(
-      signature,
-      issued,
-      this.resourceUrl(req),
-      header,
-      5,
-    );
+    const { requirement, payload, auth, chain } = await this.check(signature, prompt, 5);
     if (offer.completionChain !== undefined && chain !== offer.completionChain) {
       const payer = auth.from.toLowerCase();
       if (await this.opts.nonces.claimOf(payer, auth.nonce)) throw authorizationAlreadyUsed();
-      throw fail('chain_mismatch', header);
+      throw fail('chain_mismatch', prompt.header);
     }
     return {
       payer: auth.from.toLowerCase(),
@@ -420,11 +293,7 @@ export class X402Guard {
       nonce: auth.nonce,
       validBefore: new Date(Number(auth.validBefore) * 1000),
       resource: offer.resource ?? this.resourceKey(req),
-      amountMicro: Number(requirement.amount),
+      amountMicro: microOfAtomic(requirement.amount),
     };
   }
-}
-
-export function isSameAddress(a: string, b: string): boolean {
-  return isAddressEqual(getAddress(a), getAddress(b));
 }

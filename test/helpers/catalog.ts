@@ -47,7 +47,7 @@ export async function seedListing(sql: Db, embedder: Embedder, seed: ListingSeed
       description: seed.description,
       promptSummary: seed.promptSummary ?? null,
       techStack: seed.techStack,
-      priceMicro: toMicro(seed.price ?? 1),
+      price: toMicro(seed.price ?? 1),
       archiveSha256: sha,
       archiveKey: `test/${sha}`,
       archiveSize: 1234,

@@ -60,7 +60,7 @@ export async function createSaleItem(
       description: 'A test artifact',
       promptSummary: null,
       techStack: 'typescript',
-      priceMicro,
+      price: priceMicro,
       archiveSha256: sha256,
       archiveKey: key,
       archiveSize: bytes.length,

@@ -409,7 +409,7 @@ describe('completion in one statement after settlement', () => {
     const payTo = newWallet().address;
     const offer = {
       description: 'probe',
-      options: [{ chain: 'base' as const, payTo, amountMicro: 10_000 }],
+      options: [{ chain: 'base' as const, payTo, amount: 10_000 }],
     };
     const req = { method: 'POST', url: '/probe', headers: {} as Record<string, string> };
     const prompt = await deps()

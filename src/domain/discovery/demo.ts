@@ -103,7 +103,7 @@ export async function loadDemoData(deps: DemoPorts): Promise<{ added: number; sk
         description: l.description,
         promptSummary: l.promptSummary ?? null,
         techStack: l.techStack,
-        priceMicro: toMicro(l.price),
+        price: toMicro(l.price),
         archiveSha256: sha,
         archiveKey: key,
         archiveSize: bytes.length,

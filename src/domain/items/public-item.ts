@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { type Chain } from '../../wire/chains.js';
-import { toUsdc } from '../../wire/money.js';
+import { toUsdc, type Micro } from '../../wire/money.js';
 import type { PublicItem, PublicStatus } from '../../wire/items.js';
 
 /** Columns every public projection selects (alias `i` = items, `a` = seller agent). */
@@ -12,7 +12,7 @@ export interface PublicItemRow {
   description: string;
   promptSummary: string | null;
   techStack: string;
-  priceMicro: number;
+  price: Micro;
   sellerUsername: string;
   availableChains: Chain[];
   ratingCount: number;
@@ -25,7 +25,7 @@ export interface PublicItemRow {
  */
 export function publicColumns(sql: Db) {
   return sql`
-    i.id, i.status, i.title, i.description, i.prompt_summary, i.tech_stack, i.price_micro,
+    i.id, i.status, i.title, i.description, i.prompt_summary, i.tech_stack, i.price_micro as price,
     a.username as seller_username,
     array(select pc.chain from payable_chains pc where pc.agent_id = i.seller_id order by pc.chain
     ) as available_chains,
@@ -44,7 +44,7 @@ export function toPublicItem(row: PublicItemRow, ratingThreshold: number): Publi
       description: row.description,
       ...(row.promptSummary ? { prompt_summary: row.promptSummary } : {}),
       tech_stack: row.techStack,
-      prices: { USDC: toUsdc(row.priceMicro) },
+      prices: { USDC: toUsdc(row.price) },
       seller_username: row.sellerUsername,
     },
     available_chains: row.availableChains,

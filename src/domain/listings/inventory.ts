@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { toUsdc } from '../../wire/money.js';
+import { toUsdc, type Micro } from '../../wire/money.js';
 import { LISTED } from './listings.js';
 import { ownerFindings } from '../../scan/findings.js';
 import type { Finding } from '../../scan/types.js';
@@ -29,12 +29,12 @@ export async function sellerItems(
       statusReason: string;
       title: string;
       techStack: string;
-      priceMicro: number;
+      price: Micro;
       createdAt: Date;
       deletedAt: Date | null;
     }[]
   >`
-    select id, status, status_reason, title, tech_stack, price_micro, created_at, deleted_at
+    select id, status, status_reason, title, tech_stack, price_micro as price, created_at, deleted_at
     from items where seller_id = ${sellerId} and purged_at is null ${filter}
     order by created_at desc, id limit ${q.limit} offset ${q.offset}`;
   return {
@@ -44,7 +44,7 @@ export async function sellerItems(
       status_reason: r.statusReason,
       title: r.title,
       tech_stack: r.techStack,
-      prices: { USDC: toUsdc(r.priceMicro) },
+      prices: { USDC: toUsdc(r.price) },
       created_at: r.createdAt.toISOString(),
       deleted_at: r.deletedAt ? r.deletedAt.toISOString() : null,
     })),

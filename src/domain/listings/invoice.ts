@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
-import { fixedUsdc } from '../../wire/money.js';
+import { fixedUsdc, USDC_DECIMALS, type Micro } from '../../wire/money.js';
 import type { InvoiceDocument } from '../invoices/render.js';
 import { signLink } from '../links/signed-links.js';
 
@@ -51,13 +51,13 @@ export async function listingInvoice(sql: Db, itemId: string): Promise<ListingIn
       network: string;
       asset: string;
       payTo: string;
-      amountMicro: number;
+      amount: Micro;
       transaction: string;
       paidAt: Date;
     }[]
   >`
     select f.item_id, i.title, i.file_name, i.archive_sha256, a.username, f.payer, f.chain, f.network, f.asset,
-           f.pay_to, f.amount_micro, f.transaction, f.paid_at
+           f.pay_to, f.amount_micro as amount, f.transaction, f.paid_at
     from listing_fees f join items i on i.id = f.item_id join agents a on a.id = i.seller_id
     where f.item_id = ${itemId}`;
   if (!r) throw notFound('item_not_found', 'No listing invoice for this item.');
@@ -70,9 +70,9 @@ export async function listingInvoice(sql: Db, itemId: string): Promise<ListingIn
     seller: { address: r.payer, username: r.username },
     amount: {
       currency: 'USDC',
-      total: fixedUsdc(r.amountMicro),
-      total_raw: String(r.amountMicro),
-      decimals: 6,
+      total: fixedUsdc(r.amount),
+      total_raw: String(r.amount),
+      decimals: USDC_DECIMALS,
     },
     payment: {
       chain: r.chain,

@@ -5,6 +5,7 @@ import { agentProvisioning, type PayoutAddressing } from '../accounts/accounts.j
 import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
 import type { ItemStatus } from '../../wire/listings.js';
 import type { ValidUpload } from './upload.js';
+import type { Micro } from '../../wire/money.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { scanJob } from '../scan/scan-job.js';
 
@@ -65,7 +66,7 @@ export interface NewItem {
   description: string;
   promptSummary: string | null;
   techStack: string;
-  priceMicro: number;
+  price: Micro;
   archiveSha256: string;
   archiveKey: string;
   archiveSize: number;
@@ -91,7 +92,7 @@ export function insertItem(
                        file_name, activated_at, deleted_at)
     select coalesce(${item.id ?? null}::uuid, gen_random_uuid()), ${sellerId}, ${item.status},
            ${item.statusReason}, ${item.title}, ${item.description}, ${item.promptSummary},
-           ${item.techStack}, ${item.priceMicro}::bigint, ${item.archiveSha256}, ${item.archiveKey},
+           ${item.techStack}, ${item.price}::bigint, ${item.archiveSha256}, ${item.archiveKey},
            ${item.archiveSize}::bigint, ${item.compression}, ${item.fileName},
            case when ${item.status} = 'active' then now() end,
            case when ${item.status} = 'deleted' then now() end
@@ -118,7 +119,8 @@ export type ListingContext = {
   description: string;
   prompt_summary: string | null;
   tech_stack: string;
-  price_micro: number;
+  /** Kept as stored in payment contexts and bound into the fee's request digest. */
+  price_micro: Micro;
 } & Record<string, unknown>;
 
 export type ListingResult = { item_id: string; status: ItemStatus } & Record<string, unknown>;
@@ -135,7 +137,7 @@ export function listingContext(itemId: string, archiveKey: string, u: ValidUploa
     description: u.metadata.description,
     prompt_summary: u.metadata.promptSummary,
     tech_stack: u.metadata.techStack,
-    price_micro: u.metadata.priceMicro,
+    price_micro: u.metadata.price,
   };
 }
 
@@ -188,7 +190,7 @@ export function listingWrites(sql: Db, config: Config, c: ListingContext): SqlFr
     description: c.description,
     promptSummary: c.prompt_summary,
     techStack: c.tech_stack,
-    priceMicro: c.price_micro,
+    price: c.price_micro,
     archiveSha256: c.archive_sha256,
     archiveKey: c.archive_key,
     archiveSize: c.archive_size,

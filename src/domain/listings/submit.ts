@@ -26,10 +26,10 @@ export interface SubmitResult {
 
 export function listingFeeOffer(deps: Pick<ListingPorts, 'config' | 'platformPayTo'>): PaidOffer {
   const payTo = deps.platformPayTo;
-  const amountMicro = toMicro(deps.config.LISTING_FEE_USDC);
+  const amount = toMicro(deps.config.LISTING_FEE_USDC);
   return {
     description: `Listing fee (${deps.config.LISTING_FEE_USDC} USDC) for one archive upload`,
-    options: CHAINS.map((chain) => ({ chain, payTo, amountMicro })),
+    options: CHAINS.map((chain) => ({ chain, payTo, amount })),
     bind: { purpose: 'listing_fee' },
   };
 }

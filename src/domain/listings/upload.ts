@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError, badRequest } from '../../errors.js';
-import { hasAtMostUsdcDecimals, toMicro } from '../../wire/money.js';
+import { toMicro, type Micro } from '../../wire/money.js';
 import { UploadMetadataSchema } from '../../wire/listings.js';
 import type { Compression } from '../../scan/scan-archive.js';
 import { checkArchiveStructure } from './archive-structure.js';
@@ -22,7 +21,8 @@ export interface ListingMetadata {
   description: string;
   promptSummary: string | null;
   techStack: string;
-  priceMicro: number;
+  /** `prices.USDC` in base units, as the upload schema converted it. */
+  price: Micro;
 }
 
 export interface ValidUpload {
@@ -35,12 +35,10 @@ export interface ValidUpload {
 
 /**
  * The published metadata schema (the one OpenAPI and MCP show), as the upload runs it: a null
- * `prompt_summary` is accepted as absent, and the price is left to parsePrice, whose range is the
- * deployment's and whose refusals carry `invalid_price`.
+ * `prompt_summary` is accepted as absent. Its price comes out in base units.
  */
 const MetadataSchema = UploadMetadataSchema.extend({
   prompt_summary: UploadMetadataSchema.shape.prompt_summary.unwrap().nullish(),
-  prices: z.unknown(),
 });
 
 export function parseMetadata(
@@ -74,6 +72,8 @@ export function parseMetadata(
   const parsed = MetadataSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    // the price's refusals say themselves what a price must be (wire/listings.ts, wire/money.ts)
+    if (issue.path[0] === 'prices') throw badRequest('invalid_price', issue.message);
     const field = issue.path.join('.') || 'metadata';
     const msg =
       issue.code === 'invalid_type' && issue.input === undefined
@@ -82,38 +82,18 @@ export function parseMetadata(
     throw badRequest('invalid_metadata', msg);
   }
   const m = parsed.data;
+  const price = m.prices.USDC;
+  if (price < toMicro(config.MIN_PRICE_USDC) || price > toMicro(config.MAX_PRICE_USDC)) {
+    const range = `between ${config.MIN_PRICE_USDC} and ${config.MAX_PRICE_USDC}`;
+    throw badRequest('invalid_price', `prices.USDC must be ${range}`);
+  }
   return {
     title: m.title,
     description: m.description,
     promptSummary: m.prompt_summary ? m.prompt_summary : null,
     techStack: m.tech_stack,
-    priceMicro: parsePrice(m.prices, config),
+    price,
   };
-}
-
-function parsePrice(
-  prices: unknown,
-  config: Pick<Config, 'MIN_PRICE_USDC' | 'MAX_PRICE_USDC'>,
-): number {
-  const range = `between ${config.MIN_PRICE_USDC} and ${config.MAX_PRICE_USDC}`;
-  if (prices === undefined)
-    throw badRequest('invalid_price', 'prices is required, e.g. { "USDC": 5 }');
-  if (typeof prices !== 'object' || prices === null || Array.isArray(prices)) {
-    throw badRequest('invalid_price', 'prices must be an object like { "USDC": 5 }');
-  }
-  const keys = Object.keys(prices);
-  if (keys.length !== 1 || keys[0] !== 'USDC')
-    throw badRequest('invalid_price', 'only USDC is accepted: { "USDC": <number> }');
-  const usdc = (prices as { USDC: unknown }).USDC;
-  if (typeof usdc !== 'number' || !Number.isFinite(usdc))
-    throw badRequest('invalid_price', 'prices.USDC must be a number');
-  const micro = toMicro(usdc);
-  if (!hasAtMostUsdcDecimals(usdc))
-    throw badRequest('invalid_price', 'prices.USDC has at most 6 decimals');
-  if (usdc < config.MIN_PRICE_USDC || usdc > config.MAX_PRICE_USDC) {
-    throw badRequest('invalid_price', `prices.USDC must be ${range}`);
-  }
-  return micro;
 }
 
 /** Compression named by a file name's extension, or undefined. */

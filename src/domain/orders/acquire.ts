@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaidOffer, PaidOption } from '../../x402/guard.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
-import { toUsdc } from '../../wire/money.js';
+import { toUsdc, type Micro } from '../../wire/money.js';
 import { currentLegal, type CurrentLegal } from '../../wire/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
@@ -35,7 +35,7 @@ interface SaleItem {
   sellerId: string;
   sellerAddress: string;
   title: string;
-  priceMicro: number;
+  price: Micro;
   archiveSha256: string;
   /** Payout addresses on the chains the seller accepts sales on right now. */
   payouts: Array<{ chain: Chain; address: string }>;
@@ -57,7 +57,7 @@ export function assertRegionServed(
 
 async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
   const [item] = await sql<SaleItem[]>`
-    select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro, i.archive_sha256,
+    select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro as price, i.archive_sha256,
            coalesce((select json_agg(json_build_object('chain', pc.chain, 'address', pc.pay_to))
                      from payable_chains pc where pc.agent_id = i.seller_id), '[]') as payouts
     from items i join agents a on a.id = i.seller_id
@@ -126,19 +126,19 @@ export class SaleItemCache {
 export type SaleItemChange = { item: string } | { seller: string };
 
 /** True (in the claim statement) while the item is still sold on these terms to this payTo. */
-function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, amountMicro: number) {
+function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, amount: Micro) {
   return sql`exists (
     select 1 from items i
     join payable_chains pc on pc.agent_id = i.seller_id and pc.chain = ${chain}
     where i.id = ${item.id}::uuid and i.status = 'active' and i.seller_id = ${item.sellerId}::uuid
-      and i.price_micro = ${amountMicro}::bigint and lower(pc.pay_to) = ${payTo.toLowerCase()})`;
+      and i.price_micro = ${amount}::bigint and lower(pc.pay_to) = ${payTo.toLowerCase()})`;
 }
 
 /** Chains the seller accepts and has a payout address on (spec 2.1), hint first. */
 function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
   const options = CHAINS.flatMap((chain) => {
     const row = item.payouts.find((r) => r.chain === chain);
-    return row ? [{ chain, payTo: row.address, amountMicro: item.priceMicro }] : [];
+    return row ? [{ chain, payTo: row.address, amount: item.price }] : [];
   });
   // A hint the seller can fulfil goes first (clients sign the first entry); otherwise fall back.
   return options.sort((a, b) => Number(b.chain === hint) - Number(a.chain === hint));
@@ -247,7 +247,7 @@ export function acquireDiscovery(
       item: {
         id: item.id,
         title: item.title.slice(0, 120),
-        price_usdc: toUsdc(item.priceMicro),
+        price_usdc: toUsdc(item.price),
         chains,
       },
     },

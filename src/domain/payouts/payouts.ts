@@ -1,9 +1,9 @@
-import { formatUnits, getAddress } from 'viem';
+import { getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
 import type { Agent } from '../accounts/accounts.js';
 import { CHAINS, NETWORK_OF, type Chain } from '../../wire/chains.js';
-import { USDC_DECIMALS } from '../../wire/money.js';
+import { formatUsdc, USDC_DECIMALS } from '../../wire/money.js';
 import { TOTAL_BPS } from './allocation.js';
 import { forwardable, PAYOUT_METHOD, PayoutTokenMissing, type PayoutRail } from './rail.js';
 import type { PayoutEntry, PayoutNow, SellerPayouts } from '../../wire/payouts.js';
@@ -75,7 +75,7 @@ export async function sellerPayouts(
         ...base,
         pending_gross_raw: grossRaw.toString(),
         pending_raw: sellerRaw.toString(),
-        pending: formatUnits(sellerRaw, USDC_DECIMALS),
+        pending: formatUsdc(sellerRaw),
         status: 'ok',
       };
     }),
@@ -94,7 +94,7 @@ export async function sellerPayouts(
       decimals: USDC_DECIMALS,
       paid_gross_raw: h.grossRaw,
       paid_raw: h.sellerRaw,
-      paid: formatUnits(BigInt(h.sellerRaw), USDC_DECIMALS),
+      paid: formatUsdc(BigInt(h.sellerRaw)),
       paid_at: h.paidAt.toISOString(),
     })),
   };

@@ -1,8 +1,8 @@
-import { formatUnits, getAddress } from 'viem';
+import { getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import type { Agent } from '../accounts/accounts.js';
 import { type Chain } from '../../wire/chains.js';
-import { USDC_DECIMALS } from '../../wire/money.js';
+import { formatUsdc, USDC_DECIMALS, type Micro } from '../../wire/money.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../wire/listings.js';
 import type { SellerStats } from '../../wire/payouts.js';
 
@@ -39,17 +39,16 @@ export async function sellerStats(sql: Db, agent: Agent): Promise<SellerStats> {
       id: string;
       itemId: string;
       title: string;
-      amountMicro: number;
+      amount: Micro;
       chain: Chain;
       completedAt: Date;
     }[]
   >`
-    select o.id, o.item_id, i.title, o.amount_micro, o.chain, o.completed_at
+    select o.id, o.item_id, i.title, o.amount_micro as amount, o.chain, o.completed_at
     from orders o join items i on i.id = o.item_id
     where o.seller_id = ${agent.id} and o.status = 'completed'
     order by o.completed_at desc, o.id desc limit 10`;
 
-  const usdc = (v: bigint) => formatUnits(v, USDC_DECIMALS);
   return {
     wallet_address: getAddress(agent.address),
     items: { ...items, total },
@@ -64,9 +63,9 @@ export async function sellerStats(sql: Db, agent: Agent): Promise<SellerStats> {
                 decimals: USDC_DECIMALS,
                 sales_count: count,
                 gross_raw: gross.toString(),
-                gross: usdc(gross),
+                gross: formatUsdc(gross),
                 seller_share_raw: share.toString(),
-                seller_share: usdc(share),
+                seller_share: formatUsdc(share),
               },
             ],
     },
@@ -75,8 +74,8 @@ export async function sellerStats(sql: Db, agent: Agent): Promise<SellerStats> {
       item_id: r.itemId,
       title: r.title,
       currency: 'USDC',
-      amount_raw: String(r.amountMicro),
-      amount: usdc(BigInt(r.amountMicro)),
+      amount_raw: String(r.amount),
+      amount: formatUsdc(r.amount),
       chain: r.chain,
       completed_at: r.completedAt.toISOString(),
     })),
