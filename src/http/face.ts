@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { AgentUsageOptions } from '../domain/discovery/guide.js';
-import type { AcquireMode } from '../domain/orders/acquire.js';
+import type { AcquireMode } from '../domain/orders/acquire-mode.js';
 import type { ItemStatus } from '../wire/listings.js';
 
 export type RouteGroup = FastifyPluginAsyncZod<{ deps: Deps; face: RevisionFace }>;

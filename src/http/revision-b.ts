@@ -1,5 +1,5 @@
 import { agentUsageRevisionB } from '../domain/discovery/agent-usage.js';
-import { revisionBAcquire } from '../domain/orders/acquire.js';
+import { revisionBAcquire } from '../domain/orders/acquire-mode.js';
 import { AcquireResponseSchema } from '../wire/orders.js';
 import type { RevisionFace } from './face.js';
 import { accountRoutes } from './routes/account.js';
