@@ -43,21 +43,24 @@ async function writeKeys(dataDir: string, keys: KeyFile): Promise<void> {
   await rename(tmp, fileOf(dataDir));
 }
 
-/** The revision the marketplace's manifest declares (`contract_revision`), B when unstated. */
-export async function contractRevision(
+/**
+ * The one choice of contract revision in the MCP server: whether the marketplace's manifest
+ * declares Revision A (`contract_revision`; B when unstated). Read on the wallet's first use.
+ */
+export async function speaksRevisionA(
   baseUrl: string,
   fetchFn: typeof globalThis.fetch = globalThis.fetch,
-): Promise<'A' | 'B'> {
+): Promise<boolean> {
   const manifest = await readJson<{ contract_revision?: string }>(
     await fetchFn(`${baseUrl}/api/v1/skills`),
   );
-  return manifest.contract_revision === 'A' ? 'A' : 'B';
+  return manifest.contract_revision === 'A';
 }
 
 /** Sets the client's API key on a Revision A marketplace (registering or rotating as needed). */
 export async function ensureApiKey(client: MarketplaceClient, setup: KeySetup): Promise<void> {
   const fetchFn = setup.fetch ?? globalThis.fetch;
-  if ((await contractRevision(setup.baseUrl, fetchFn)) !== 'A') return;
+  if (!(await speaksRevisionA(setup.baseUrl, fetchFn))) return;
   const slot = `${setup.baseUrl}|${client.address.toLowerCase()}`;
   const keys = await readKeys(setup.dataDir);
   const stored = entryOf(keys[slot]);

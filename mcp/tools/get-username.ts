@@ -2,6 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { UsernameResponseSchema } from '../../src/wire/accounts.js';
 import type { AccountUsername } from '../../src/client/index.js';
+import { accountFaceOf } from '../account.js';
+import type { AccountFace } from '../account-face.js';
 import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
@@ -18,9 +20,9 @@ export const UsernameResultSchema = UsernameResponseSchema.extend({
 });
 
 /** The username with whether set_username can still change it (never in Revision A). */
-export const usernameResult = (u: AccountUsername, keyed: boolean) => ({
+export const usernameResult = (u: AccountUsername, face: AccountFace) => ({
   ...u,
-  changeable: !keyed && u.username_type === 'automatic',
+  changeable: face.changeable(u),
 });
 
 export function registerGetUsername(server: McpServer, deps: McpDeps): void {
@@ -45,7 +47,7 @@ export function registerGetUsername(server: McpServer, deps: McpDeps): void {
         openWorldHint: false,
       },
     },
-    async (wallet) => usernameResult(await wallet.getUsername(), wallet.keyed),
+    async (wallet) => usernameResult(await wallet.getUsername(), accountFaceOf(wallet)),
     {
       username_unknown:
         'This marketplace (Revision A) has no route that reads a username back. It shows as seller_username on your active ' +

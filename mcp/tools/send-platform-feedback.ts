@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { FEEDBACK_LIMITS, PlatformFeedbackCreatedSchema } from '../../src/wire/feedback.js';
+import { accountFaceOf } from '../account.js';
 import type { McpDeps } from '../deps.js';
 import { registerWalletTool } from './wallet-tool.js';
 
@@ -43,10 +44,7 @@ export function registerSendPlatformFeedback(server: McpServer, deps: McpDeps): 
     },
     async (wallet, body) => ({
       ...(await wallet.platformFeedback(body)),
-      ...(wallet.keyed &&
-        body.contact !== undefined && {
-          note: 'This marketplace (contract Revision A) takes no contact field, so the contact was not sent; put it in the text if the operators should see it.',
-        }),
+      ...accountFaceOf(wallet).platformFeedbackNote(body),
     }),
     {
       rate_limited:

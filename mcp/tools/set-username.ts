@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { USERNAME_LIMITS } from '../../src/wire/accounts.js';
+import { accountFaceOf } from '../account.js';
 import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
 import { UsernameResultSchema, usernameResult } from './get-username.js';
@@ -48,20 +49,10 @@ export function registerSetUsername(server: McpServer, deps: McpDeps): void {
       try {
         // Revision A: a first signed call registers the wallet, under this name
         const wallet = await deps.wallet({ username });
-        if (!wallet.keyed)
-          return success(usernameResult(await wallet.setUsername(username), false));
-        const current =
-          wallet.knownUsername ??
-          (await wallet.getUsername().then(
-            (u) => u.username,
-            () => undefined,
-          ));
-        if (current === username) return success(usernameResult({ username: current }, true));
-        return failure(
-          'set_username failed: this marketplace runs contract Revision A, where the username is fixed when the wallet ' +
-            `registers and no route changes it; ${current ? `this account is registered as "${current}"` : 'this account registered earlier under another name (get_username reads it once a listing is active)'}. ` +
-            'Nothing was changed. Only a wallet that has not registered yet can pick its name: set_username as its first call, or MCP_USERNAME set by the operator.',
-        );
+        const face = accountFaceOf(wallet);
+        const set = await face.setUsername(wallet, username);
+        if ('refused' in set) return failure(set.refused);
+        return success(usernameResult(set, face));
       } catch (err) {
         return apiFailure(err, 'set_username', deps.baseUrl, HINTS);
       }

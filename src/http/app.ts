@@ -21,7 +21,7 @@ import { QuietProbeLogs } from './plugins/logging.js';
 import { paymentSignatureCapPlugin } from './plugins/payment-signature-cap.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
-import { revisionBFace } from './face.js';
+import { revisionBFace } from './revision-b.js';
 import { revisionAFace } from './revision-a/face.js';
 import { registerRoutes } from './routes/index.js';
 
@@ -62,8 +62,8 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
-  // The one choice of contract revision at the HTTP face: which routes exist and how OpenAPI names
-  // the credential.
+  // The one choice of contract revision at the HTTP face: which routes exist, their credential,
+  // how OpenAPI and the manifest name it, and which guide is served.
   const face = config.CONTRACT_REVISION === 'A' ? revisionAFace : revisionBFace;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -77,12 +77,3 @@ export function walletOf(request: FastifyRequest): string {
     throw new Error(`route ${request.routeOptions.url} has no wallet: declare auth 'id402'`);
   return request.wallet;
 }
-
-/**
- * The credential of an account-scoped route whose path and answer are the same in both contract
- * revisions (item feedback, seller stats): the API key in Revision A, the zero-value identity
- * handshake in Revision B. One route definition serves both; only the credential differs.
- */
-export function accountAuth(config: { CONTRACT_REVISION: 'A' | 'B' }): 'key' | 'id402' {
-  return config.CONTRACT_REVISION === 'A' ? 'key' : 'id402';
-}

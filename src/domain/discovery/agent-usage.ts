@@ -3,7 +3,7 @@
  * (search, buy, sell, account), with every URL absolute for this deployment.
  */
 import { toMicro } from '../../wire/money.js';
-import { agentUsageRevisionA } from './agent-usage-a.js';
+import { agentUsageRevisionA } from '../revision-a/agent-usage.js';
 import {
   archiveMb,
   limitsSection,
@@ -12,8 +12,8 @@ import {
   type AgentUsageOptions,
 } from './guide.js';
 
-export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
-  if (opts.revision === 'A') return agentUsageRevisionA(base, opts);
+/** Revision B's guide: wallet identity, the paid upload. */
+export function agentUsageRevisionB(base: string, opts: AgentUsageOptions): string {
   return renderGuide('agent-usage', {
     base,
     revision: opts.revision,
@@ -27,7 +27,18 @@ export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): strin
     feedback_window_days: opts.feedbackWindowDays,
     rating_threshold: opts.ratingThreshold,
     platform_feedback_per_day: opts.platformFeedbackPerDay,
-    limits_section: limitsSection(7, opts),
+    limits_section: limitsSection(7, opts, {
+      failed: 'a rejected payment or identity signature',
+      extraLimits: '',
+      account: 'wallet',
+    }),
     ...listingLimitValues(),
   });
+}
+
+const GUIDES = { A: agentUsageRevisionA, B: agentUsageRevisionB } as const;
+
+/** The guide of `opts.revision` (the HTTP face serves its own directly). */
+export function agentUsageMarkdown(base: string, opts: AgentUsageOptions): string {
+  return GUIDES[opts.revision](base, opts);
 }

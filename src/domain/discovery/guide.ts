@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { LISTING_LIMITS } from '../../wire/listings.js';
 
 /**
- * What both agent guides (agent-usage.ts for Revision B, agent-usage-a.ts for Revision A) share:
+ * What both agent guides (discovery/agent-usage.ts for Revision B, revision-a/agent-usage.ts for Revision A) share:
  * the deployment's values they are rendered with, and the sections common to both. Neither guide
  * imports the other's file for them.
  */
@@ -32,23 +32,33 @@ export interface AgentUsageOptions {
   catalogName: string;
 }
 
+/** How a guide names its revision's credential in the limits section. */
+export interface CredentialWording {
+  /** What a failed credential is. */
+  failed: string;
+  /** Rate-limit lines before the account line (A: SIWE challenges), each ending in a newline. */
+  extraLimits: string;
+  /** What the account limit counts per. */
+  account: string;
+}
+
 /**
  * The guide's section on limits and service errors every client can meet, shared by both
  * revisions: rate limits (429 `rate_limited`), a full disk (503 `storage_unavailable`), timeouts.
  */
-export function limitsSection(n: number, opts: AgentUsageOptions): string {
+export function limitsSection(
+  n: number,
+  opts: AgentUsageOptions,
+  credential: CredentialWording,
+): string {
   const r = opts.rateLimits;
-  const credential =
-    opts.revision === 'A'
-      ? 'a bad API key or SIWE signature'
-      : 'a rejected payment or identity signature';
   return `## ${n}. Limits and service errors
 
 Rate limits count per window of ${r.windowSeconds} s and answer 429 \`rate_limited\` with
 \`Retry-After\` (and \`retry_after\` in the body, in seconds): wait that long, then retry.
 - Requests without a credential (search, details, 402 prompts): ${r.publicMax} per client address.
-- ${opts.revision === 'A' ? `SIWE challenges: ${r.challengeMax} per client address.\n- ` : ''}Account routes: ${r.accountMax} per ${opts.revision === 'A' ? 'API key' : 'wallet'}.
-- Failed credentials (${credential}): ${r.failureMax} per client address; past that, every
+- ${credential.extraLimits}Account routes: ${r.accountMax} per ${credential.account}.
+- Failed credentials (${credential.failed}): ${r.failureMax} per client address; past that, every
   signed or keyed request from that address answers 429 until the window ends. A request whose
   credential verifies never counts against its address, and a signed payment is never refused by
   the unsigned limit.

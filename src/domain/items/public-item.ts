@@ -3,6 +3,7 @@ import { notFound } from '../../errors.js';
 import { type Chain } from '../../wire/chains.js';
 import { toUsdc, type Micro } from '../../wire/money.js';
 import type { PublicItem, PublicStatus } from '../../wire/items.js';
+import type { ItemStatus } from '../../wire/listings.js';
 
 /** Columns every public projection selects (alias `i` = items, `a` = seller agent). */
 export interface PublicItemRow {
@@ -72,17 +73,15 @@ export async function getPublicItem(
 }
 
 /**
- * `GET /api/v1/items/{uuid}/status`, Revision B rule 3.1.3: 404 until the item is active and for
- * rejected and deleted items. Revision A (API-key mode) also shows the scan states; deleted is
- * always 404 publicly.
+ * `GET /api/v1/items/{uuid}/status`: 404 unless the item's status is one of `visible` (the HTTP
+ * face's `publicStatuses`: Revision B rule 3.1.3 shows only active items; Revision A, the API-key
+ * mode, also shows the scan states). Deleted is always 404 publicly.
  */
 export async function getPublicStatus(
   sql: Db,
   id: string,
-  revision: 'A' | 'B',
+  visible: readonly ItemStatus[],
 ): Promise<PublicStatus> {
-  const visible =
-    revision === 'B' ? ['active'] : ['pending_scan', 'scanning', 'active', 'rejected'];
   const [row] = await sql<{ id: string; status: string; statusReason: string; createdAt: Date }[]>`
     select id, status, status_reason, created_at from items
     where id = ${id} and status = any(${visible})`;

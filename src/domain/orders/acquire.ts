@@ -4,20 +4,16 @@ import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaidOffer, PaidOption } from '../../x402/guard.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
-import { toUsdc, type Micro } from '../../wire/money.js';
-import { currentLegal, type CurrentLegal } from '../../wire/legal.js';
+import type { Micro } from '../../wire/money.js';
+import { currentLegal } from '../../wire/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
 import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
-import type {
-  AcquireBody,
-  AcquireResponse,
-  BuyResponse,
-  OrderLinks,
-  PublicAcquireAResponse,
-} from '../../wire/orders.js';
+import type { AcquireBody, OrderLinks } from '../../wire/orders.js';
+import { revisionBAcquire, type AcquireMode, type AnyAcquireResponse } from './acquire-mode.js';
+import { acquireDiscovery } from './discovery-extension.js';
 
-export type AnyAcquireResponse = AcquireResponse | PublicAcquireAResponse | BuyResponse;
+export { revisionBAcquire, type AcquireMode, type AnyAcquireResponse };
 
 export const ACQUIRE_OPERATION = 'acquire';
 
@@ -142,133 +138,6 @@ function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
   });
   // A hint the seller can fulfil goes first (clients sign the first entry); otherwise fall back.
   return options.sort((a, b) => Number(b.chain === hint) - Number(a.chain === hint));
-}
-
-/**
- * How a purchase is asked for and answered, per contract revision: Revision B's acquire (the
- * default, below), or Revision A's public acquire or keyed `POST /api/v1/buy`
- * (src/domain/revision-a/acquire-mode.ts). Each revision is one object; the purchase never asks
- * which revision it serves.
- */
-export interface AcquireMode {
-  /** Revision A keyed purchase: the buyer is this agent (the key's), whoever signs the payment. */
-  buyerId?: string;
-  /** Fields of the order example after `download_url` (an invoice link in B). */
-  invoiceExample(base: string): Record<string, unknown>;
-  /** Fields of the order example after `expires_in` (A's public acquire: the buyer account). */
-  buyerAccountExample(base: string, keyed: boolean): Record<string, unknown>;
-  /** Completion fields required besides the item and the legal flags (A: the chain). */
-  completionRequired: string[];
-  /** The discovery extension as this revision's clients read it (A: `input` also at top level). */
-  discoveryShape<D extends { info: { input: unknown } }>(discovery: D): D;
-  /** The prompt's extensions, by catalog name. */
-  extensions(
-    discovery: unknown,
-    config: Pick<Config, 'DISCOVERY_CATALOG_NAME'>,
-  ): Record<string, unknown>;
-  /** The chain a signature must be for, when the completion names one (A). */
-  completionChain(body: AcquireBody): Chain | undefined;
-  /** Checks before the signature is verified, besides the legal flags (A: the chain). */
-  beforeVerify(body: AcquireBody, options: PaidOption[]): void;
-  /** The purchase answer. */
-  response(
-    config: Pick<Config, 'PUBLIC_BASE_URL'>,
-    result: AcquireResult,
-    links: OrderLinks,
-  ): AnyAcquireResponse;
-}
-
-/** Revision B (the default): wallet identity, invoice link, `{ order_id, ...links }`. */
-export const revisionBAcquire: AcquireMode = {
-  invoiceExample: (base) => ({
-    invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-  }),
-  buyerAccountExample: () => ({}),
-  completionRequired: [],
-  discoveryShape: (discovery) => discovery,
-  extensions: (discovery) => ({ bazaar: discovery }),
-  completionChain: () => undefined,
-  beforeVerify: () => {},
-  response: (_config, result, links) => ({ order_id: result.orderId, ...links }),
-};
-
-/** `extensions.bazaar`: how to complete this purchase, legal terms, provider and item (spec 2.9). */
-export function acquireDiscovery(
-  config: Config,
-  item: SaleItem,
-  chains: Chain[],
-  legal: CurrentLegal,
-  mode: AcquireMode = revisionBAcquire,
-) {
-  const chain = chains[0]!;
-  const base = config.PUBLIC_BASE_URL;
-  const keyed = mode.buyerId !== undefined;
-  // Revision A names the chain on completion; its keyed route names the item in the body.
-  const target = keyed ? { item_id: item.id, chain } : { chain };
-  const orderExample = {
-    order_id: '00000000-0000-4000-8000-000000000000',
-    download_url: `${base}/api/v1/downloads/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
-    ...mode.invoiceExample(base),
-    expires_in: '15 minutes',
-    ...mode.buyerAccountExample(base, keyed),
-  };
-  const input = {
-    type: 'http',
-    method: 'POST',
-    bodyType: 'json',
-    ...(!keyed && { pathParams: { uuid: item.id } }),
-    body: target,
-    prompt_request: {
-      example: target,
-      optional_fields: ['chain'],
-      ...(keyed && { required_fields: ['item_id'] }),
-    },
-    completion_request: {
-      example: { ...target, policy_accepted: true, license_accepted: true },
-      required_fields: [
-        ...(keyed ? ['item_id'] : []),
-        ...mode.completionRequired,
-        'policy_accepted',
-        'license_accepted',
-      ],
-      defaults: { currency: 'USDC', chain },
-      header: 'PAYMENT-SIGNATURE',
-    },
-  };
-  return mode.discoveryShape({
-    info: {
-      input,
-      output: { type: 'json', example: orderExample },
-      legal: {
-        policy: { version: legal.policy.version, url: legal.policy.url },
-        license: { version: legal.license.version, url: legal.license.url },
-      },
-      provider: { name: 'Code artifact marketplace', url: base, manifest: `${base}/api/v1/skills` },
-      item: {
-        id: item.id,
-        title: item.title.slice(0, 120),
-        price_usdc: toUsdc(item.price),
-        chains,
-      },
-    },
-    schema: {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      properties: {
-        input: {
-          type: 'object',
-          properties: {
-            type: { const: 'http' },
-            method: { const: 'POST' },
-            completion_request: { type: 'object', required: ['example'] },
-          },
-          required: ['type', 'method'],
-        },
-        output: { type: 'object' },
-      },
-      required: ['input'],
-    },
-  });
 }
 
 /**

@@ -1,15 +1,17 @@
 import { AppError } from '../../errors.js';
-import type { AcquireMode } from '../orders/acquire.js';
+import type { AcquireMode } from '../orders/acquire-mode.js';
 
 /**
  * Revision A's purchase (spec 4.2): the public acquire (`buyerId` absent; the payer gets a buyer
  * account it can later get a key for) or the keyed `POST /api/v1/buy` (`buyerId`: the key's agent).
  */
 export function revisionAAcquire(buyerId?: string): AcquireMode {
+  // The keyed `POST /api/v1/buy` names the item in the body; the public acquire in the path.
+  const keyed = buyerId !== undefined;
   return {
     ...(buyerId !== undefined && { buyerId }),
     invoiceExample: () => ({}),
-    buyerAccountExample: (base, keyed) =>
+    buyerAccountExample: (base) =>
       keyed
         ? {}
         : {
@@ -19,8 +21,11 @@ export function revisionAAcquire(buyerId?: string): AcquireMode {
               rotate_key_url: `${base}/api/v1/auth/rotate-key`,
             },
           },
-    // Revision A names the chain on completion.
-    completionRequired: ['chain'],
+    completionTarget: (itemId, chain) => (keyed ? { item_id: itemId, chain } : { chain }),
+    pathParams: (itemId) => (keyed ? {} : { pathParams: { uuid: itemId } }),
+    promptRequired: keyed ? { required_fields: ['item_id'] } : {},
+    // Revision A names the chain on completion (the keyed route the item first).
+    completionRequired: keyed ? ['item_id', 'chain'] : ['chain'],
     // Revision A clients read the completion example without the `info` level.
     discoveryShape: (discovery) => ({ input: discovery.info.input, ...discovery }),
     // Revision A's live clients read the completion example under their catalog's name

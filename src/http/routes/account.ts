@@ -106,10 +106,8 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
     ),
   };
   app.post('/api/v1/agent/wallets', disabled, async () => attachWalletDisabled());
-  // Revision A's link-wallet route (src/http/routes/auth.ts) is live in that mode.
-  if (deps.config.CONTRACT_REVISION === 'B') {
-    app.post('/api/v1/auth/link-wallet', disabled, async () => attachWalletDisabled());
-  }
+  // Revision A's link-wallet route (src/http/revision-a/auth.ts) is live in that mode.
+  app.post('/api/v1/auth/link-wallet', disabled, async () => attachWalletDisabled());
   app.delete(
     '/api/v1/agent/wallets/:address',
     {

@@ -1,13 +1,11 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { NETWORK_OF } from '../../wire/chains.js';
-import { agentUsageMarkdown } from '../../domain/discovery/agent-usage.js';
 import { endpointsFromOpenApi } from '../../domain/discovery/manifest.js';
-import { CHALLENGE_TTL_SECONDS } from '../../domain/auth/siwe.js';
 import { findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
 import { currentLegal } from '../../wire/legal.js';
 import { notFound } from '../../errors.js';
+import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
 
 export const SPEC_VERSION = '3.2.5';
@@ -21,7 +19,7 @@ const rateLimitsOf = (config: Deps['config']) => ({
 });
 export const MANIFEST_VERSION = '2.4.0';
 
-export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
   const { config } = deps;
   const base = config.PUBLIC_BASE_URL;
 
@@ -78,35 +76,14 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
         base_url: base,
         agent_usage_url: `${base}/agent-usage`,
         openapi_url: `${base}/openapi.json`,
-        authentication:
-          config.CONTRACT_REVISION === 'B'
-            ? {
-                public: 'no credential',
-                id402: 'zero-value x402 signature in PAYMENT-SIGNATURE (identity, never settled)',
-                paid402: 'paid x402 signature in PAYMENT-SIGNATURE',
-              }
-            : {
-                public: 'no credential',
-                key: 'header x-api-key: the API key from registration or key rotation (shown once)',
-                paid402: 'paid x402 signature in PAYMENT-SIGNATURE (purchases)',
-                registration: {
-                  challenge_url: `${base}/api/v1/auth/challenge`,
-                  register_url: `${base}/api/v1/register`,
-                  rotate_key_url: `${base}/api/v1/auth/rotate-key`,
-                  link_wallet_url: `${base}/api/v1/auth/link-wallet`,
-                  message: 'SIWE (EIP-4361), signed unchanged with EIP-191 personal_sign',
-                  challenge_valid_seconds: CHALLENGE_TTL_SECONDS,
-                  actions: ['register', 'link-wallet', 'rotate-key'],
-                  signers: ['EOA (EIP-191)', 'smart account (EIP-1271, ERC-6492)'],
-                },
-              },
+        authentication: face.manifest.authentication(base),
         payment: {
           protocol: 'x402',
           x402_version: 2,
           scheme: 'exact',
           currency: 'USDC',
           chains: NETWORK_OF,
-          ...(config.CONTRACT_REVISION === 'B' && { listing_fee_usdc: config.LISTING_FEE_USDC }),
+          ...face.manifest.payment(config),
         },
         legal: currentLegal(base),
         limits: {
@@ -120,11 +97,7 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           rate_limits: {
             window_seconds: config.RATE_LIMIT_WINDOW_SECONDS,
             unsigned_per_address: config.RATE_LIMIT_PUBLIC_MAX,
-            ...(config.CONTRACT_REVISION === 'A' && {
-              challenges_per_address: config.RATE_LIMIT_CHALLENGE_MAX,
-            }),
-            [config.CONTRACT_REVISION === 'A' ? 'per_api_key' : 'per_wallet']:
-              config.RATE_LIMIT_ACCOUNT_MAX,
+            ...face.manifest.rateLimits(config),
             failed_credentials_per_address: config.RATE_LIMIT_FAILURE_MAX,
             exceeded: '429 rate_limited with Retry-After (seconds; also retry_after in the body)',
           },
@@ -138,7 +111,7 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
     { config: { auth: 'public' }, schema: { hide: true } },
     async (_req, reply) =>
       reply.type('text/markdown; charset=utf-8').send(
-        agentUsageMarkdown(base, {
+        face.guide(base, {
           revision: config.CONTRACT_REVISION,
           listingFeeUsdc: config.LISTING_FEE_USDC,
           maxArchiveBytes: config.MAX_ARCHIVE_BYTES,

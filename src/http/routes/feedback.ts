@@ -14,17 +14,15 @@ import {
   PlatformFeedbackCreatedSchema,
 } from '../../wire/feedback.js';
 import { ItemParamsSchema } from '../../wire/items.js';
-import { accountAuth, agentOf, walletOf } from '../identity.js';
+import type { RouteGroup } from '../face.js';
+import { agentOf, walletOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 import { ErrorSchema } from '../../wire/errors.js';
 
-/**
- * Item feedback (both revisions, with this deployment's credential), and Revision B's seller inbox
- * and platform feedback (spec 2.5, 2.6, 3.2, 3.3, 4.3); Revision A's are in keyed-account.ts.
- */
-export const feedbackRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+/** Item feedback (both revisions, with this deployment's credential; spec 2.5, 4.3). */
+export const itemFeedbackRoutes: RouteGroup = async (app, { deps, face }) => {
   const { config } = deps;
-  const auth = accountAuth(config);
+  const auth = face.accountAuth;
 
   app.post(
     '/api/v1/items/:uuid/feedback',
@@ -56,9 +54,14 @@ export const feedbackRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
       return reply.status(201).send(res);
     },
   );
+};
 
-  if (config.CONTRACT_REVISION === 'A') return;
-
+/**
+ * Revision B's seller inbox and platform feedback (spec 2.6, 3.2, 3.3); Revision A's are in
+ * revision-a/account.ts.
+ */
+export const inboxRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  const { config } = deps;
   app.get(
     '/api/v1/inbox',
     {

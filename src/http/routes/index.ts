@@ -6,10 +6,7 @@ import type { RevisionFace } from '../face.js';
 import type { FastifyInstance } from 'fastify';
 import { acquireRoutes } from './acquire.js';
 import { discoveryRoutes } from './discovery.js';
-import { feedbackRoutes } from './feedback.js';
 import { itemRoutes } from './items.js';
-import { orderRoutes } from './orders.js';
-import { sellerMoneyRoutes } from './seller-money.js';
 
 /** The feature routes, in a fixed order, on the root instance (no encapsulation of their own). */
 export async function registerRoutes(
@@ -19,15 +16,12 @@ export async function registerRoutes(
   deps: Deps,
 ): Promise<void> {
   await app.register(accepts);
-  await app.register(discoveryRoutes, { deps });
-  await app.register(itemRoutes, { deps });
-  await app.register(acquireRoutes, { deps });
-  await app.register(orderRoutes, { deps });
-  // Routes whose credential differs per contract revision: only this deployment's are served
-  // (and so documented in OpenAPI and the manifest).
-  await app.register(feedbackRoutes, { deps });
-  await app.register(sellerMoneyRoutes, { deps });
-  for (const routes of face.accountRoutes) await app.register(routes, { deps });
+  await app.register(discoveryRoutes, { deps, face });
+  await app.register(itemRoutes, { deps, face });
+  await app.register(acquireRoutes, { deps, face });
+  // The revision's own routes: only this deployment's are served (and so documented in OpenAPI
+  // and the manifest).
+  for (const routes of face.routes) await app.register(routes, { deps, face });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
   await app.register(multipart, {
     limits: {
@@ -38,5 +32,5 @@ export async function registerRoutes(
       parts: 10,
     },
   });
-  await app.register(face.sellingRoutes, { deps });
+  await app.register(face.sellingRoutes, { deps, face });
 }

@@ -1,5 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Deps } from '../../deps.js';
+import type { RouteGroup } from '../face.js';
 import { getPublicItem, getPublicStatus } from '../../domain/items/public-item.js';
 import {
   ItemParamsSchema,
@@ -12,7 +11,7 @@ import { searchItems } from '../../domain/search/search.js';
 import { describe } from '../route-meta.js';
 import { ErrorSchema } from '../../wire/errors.js';
 
-export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+export const itemRoutes: RouteGroup = async (app, { deps, face }) => {
   const { sql, embedder, config } = deps;
 
   app.get(
@@ -32,7 +31,7 @@ export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
       searchItems(sql, embedder, request.query, {
         efSearch: config.SEARCH_EF_SEARCH,
         ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
-        payableOnly: config.CONTRACT_REVISION === 'A',
+        payableOnly: face.payableOnly,
       }),
   );
 
@@ -57,6 +56,6 @@ export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
         response: { 200: PublicStatusSchema, 400: ErrorSchema, 404: ErrorSchema },
       }),
     },
-    async (request) => getPublicStatus(sql, request.params.uuid, config.CONTRACT_REVISION),
+    async (request) => getPublicStatus(sql, request.params.uuid, face.publicStatuses),
   );
 };

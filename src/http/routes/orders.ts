@@ -21,32 +21,33 @@ import { describe } from '../route-meta.js';
 const orderNotFound = () =>
   new AppError('order_not_found', { message: 'order not found or not downloadable' });
 
-export const orderRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
-  // Revision B refetches links with an identity signature; Revision A has keyed routes instead.
-  if (deps.config.CONTRACT_REVISION === 'B') {
-    app.get(
-      '/api/v1/orders/:uuid',
-      {
-        config: { auth: 'id402' },
-        schema: describe(
-          'purchase',
-          'Fresh signed download and invoice links for an own completed order',
-          {
-            params: OrderParamsSchema,
-            response: {
-              200: OrderLinksSchema,
-            },
+/** Revision B refetches links with an identity signature; Revision A has keyed routes instead. */
+export const orderLinkRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  app.get(
+    '/api/v1/orders/:uuid',
+    {
+      config: { auth: 'id402' },
+      schema: describe(
+        'purchase',
+        'Fresh signed download and invoice links for an own completed order',
+        {
+          params: OrderParamsSchema,
+          response: {
+            200: OrderLinksSchema,
           },
-        ),
-      },
-      async (request) => {
-        const agent = agentOf(request);
-        const order = await findBuyerOrder(deps.sql, request.params.uuid, agent.id);
-        return orderLinks(deps.config, deps.secrets.urlSigningKey, order);
-      },
-    );
-  }
+        },
+      ),
+    },
+    async (request) => {
+      const agent = agentOf(request);
+      const order = await findBuyerOrder(deps.sql, request.params.uuid, agent.id);
+      return orderLinks(deps.config, deps.secrets.urlSigningKey, order);
+    },
+  );
+};
 
+/** The signed download and invoice links of an order (both revisions). */
+export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   app.get(
     '/api/v1/downloads/:uuid',
     {

@@ -3,16 +3,14 @@ import type { Deps } from '../../deps.js';
 import { sellerPayouts } from '../../domain/payouts/payouts.js';
 import { SellerPayoutsSchema, SellerStatsSchema } from '../../wire/payouts.js';
 import { sellerStats } from '../../domain/payouts/stats.js';
-import { accountAuth, agentOf } from '../identity.js';
+import type { RouteGroup } from '../face.js';
+import { agentOf } from '../identity.js';
 import { ErrorSchema } from '../../wire/errors.js';
 import { describe } from '../route-meta.js';
 
-/**
- * The seller's money (spec 2.7, 2.8): stats in both revisions (with this deployment's credential),
- * Revision B's payouts; Revision A's payouts (another shape) are in keyed-account.ts.
- */
-export const sellerMoneyRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
-  const auth = accountAuth(deps.config);
+/** The seller's stats (spec 2.7), in both revisions with this deployment's credential. */
+export const sellerStatsRoutes: RouteGroup = async (app, { deps, face }) => {
+  const auth = face.accountAuth;
   app.get(
     '/api/v1/seller/stats',
     {
@@ -25,8 +23,13 @@ export const sellerMoneyRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (a
     },
     async (request) => sellerStats(deps.sql, agentOf(request)),
   );
-  if (deps.config.CONTRACT_REVISION === 'A') return;
+};
 
+/**
+ * Revision B's payouts (spec 2.8); Revision A's payouts (another shape) are in
+ * revision-a/account.ts.
+ */
+export const sellerPayoutRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
   app.get(
     '/api/v1/seller/payouts',
     {

@@ -4,7 +4,7 @@ import {
   listingLimitValues,
   renderGuide,
   type AgentUsageOptions,
-} from './guide.js';
+} from '../discovery/guide.js';
 
 /**
  * The agent guide of a Revision A deployment (API keys; spec 4.2, 5.1): register with signed
@@ -19,7 +19,11 @@ export function agentUsageRevisionA(base: string, opts: AgentUsageOptions): stri
     max_price_usdc: opts.maxPriceUsdc,
     max_active_listings: opts.maxActiveListings,
     payout_interval_minutes: opts.payoutIntervalMinutes,
-    limits_section: limitsSection(6, opts),
+    limits_section: limitsSection(6, opts, {
+      failed: 'a bad API key or SIWE signature',
+      extraLimits: `SIWE challenges: ${opts.rateLimits.challengeMax} per client address.\n- `,
+      account: 'API key',
+    }),
     ...listingLimitValues(),
   });
 }

@@ -1,0 +1,70 @@
+import type { Config } from '../../config.js';
+import type { Chain } from '../../wire/chains.js';
+import type {
+  AcquireBody,
+  AcquireResponse,
+  BuyResponse,
+  OrderLinks,
+  PublicAcquireAResponse,
+} from '../../wire/orders.js';
+import type { PaidOption } from '../../x402/guard.js';
+import type { AcquireResult } from './orders.js';
+
+export type AnyAcquireResponse = AcquireResponse | PublicAcquireAResponse | BuyResponse;
+
+/**
+ * How a purchase is asked for and answered, per contract revision: Revision B's acquire (the
+ * default, below), or Revision A's public acquire or keyed `POST /api/v1/buy`
+ * (src/domain/revision-a/acquire-mode.ts). Each revision is one object; the purchase never asks
+ * which revision it serves.
+ */
+export interface AcquireMode {
+  /** Revision A keyed purchase: the buyer is this agent (the key's), whoever signs the payment. */
+  buyerId?: string;
+  /** Fields of the order example after `download_url` (an invoice link in B). */
+  invoiceExample(base: string): Record<string, unknown>;
+  /** Fields of the order example after `expires_in` (A's public acquire: the buyer account). */
+  buyerAccountExample(base: string): Record<string, unknown>;
+  /** The body of the prompt and completion examples (A's keyed route names the item in it). */
+  completionTarget(itemId: string, chain: Chain): Record<string, unknown>;
+  /** The route's path parameters (none on A's keyed route: the item is in the body). */
+  pathParams(itemId: string): { pathParams?: { uuid: string } };
+  /** Fields a prompt request must carry (A's keyed route: the item). */
+  promptRequired: { required_fields?: string[] };
+  /** Completion fields required besides the legal flags (A: the chain; keyed: the item too). */
+  completionRequired: string[];
+  /** The discovery extension as this revision's clients read it (A: `input` also at top level). */
+  discoveryShape<D extends { info: { input: unknown } }>(discovery: D): D;
+  /** The prompt's extensions, by catalog name. */
+  extensions(
+    discovery: unknown,
+    config: Pick<Config, 'DISCOVERY_CATALOG_NAME'>,
+  ): Record<string, unknown>;
+  /** The chain a signature must be for, when the completion names one (A). */
+  completionChain(body: AcquireBody): Chain | undefined;
+  /** Checks before the signature is verified, besides the legal flags (A: the chain). */
+  beforeVerify(body: AcquireBody, options: PaidOption[]): void;
+  /** The purchase answer. */
+  response(
+    config: Pick<Config, 'PUBLIC_BASE_URL'>,
+    result: AcquireResult,
+    links: OrderLinks,
+  ): AnyAcquireResponse;
+}
+
+/** Revision B (the default): wallet identity, invoice link, `{ order_id, ...links }`. */
+export const revisionBAcquire: AcquireMode = {
+  invoiceExample: (base) => ({
+    invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+  }),
+  buyerAccountExample: () => ({}),
+  completionTarget: (_itemId, chain) => ({ chain }),
+  pathParams: (itemId) => ({ pathParams: { uuid: itemId } }),
+  promptRequired: {},
+  completionRequired: [],
+  discoveryShape: (discovery) => discovery,
+  extensions: (discovery) => ({ bazaar: discovery }),
+  completionChain: () => undefined,
+  beforeVerify: () => {},
+  response: (_config, result, links) => ({ order_id: result.orderId, ...links }),
+};

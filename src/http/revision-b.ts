@@ -1,0 +1,41 @@
+import { agentUsageRevisionB } from '../domain/discovery/agent-usage.js';
+import { revisionBAcquire } from '../domain/orders/acquire-mode.js';
+import { AcquireResponseSchema } from '../wire/orders.js';
+import type { RevisionFace } from './face.js';
+import { accountRoutes } from './routes/account.js';
+import { inboxRoutes, itemFeedbackRoutes } from './routes/feedback.js';
+import { downloadRoutes, orderLinkRoutes } from './routes/orders.js';
+import { sellerPayoutRoutes, sellerStatsRoutes } from './routes/seller-money.js';
+import { sellingRoutes } from './routes/selling.js';
+
+/** Revision B (the default): wallet identity on every account route, the paid upload. */
+export const revisionBFace: RevisionFace = {
+  accountAuth: 'id402',
+  routes: [
+    orderLinkRoutes,
+    downloadRoutes,
+    itemFeedbackRoutes,
+    inboxRoutes,
+    sellerStatsRoutes,
+    sellerPayoutRoutes,
+    accountRoutes,
+  ],
+  sellingRoutes,
+  acquire: {
+    mode: revisionBAcquire,
+    description: 'Buy an item: 402 x402 prompt, then 200 with order and signed links',
+    response: AcquireResponseSchema,
+  },
+  payableOnly: false,
+  publicStatuses: ['active'],
+  manifest: {
+    authentication: () => ({
+      public: 'no credential',
+      id402: 'zero-value x402 signature in PAYMENT-SIGNATURE (identity, never settled)',
+      paid402: 'paid x402 signature in PAYMENT-SIGNATURE',
+    }),
+    payment: (config) => ({ listing_fee_usdc: config.LISTING_FEE_USDC }),
+    rateLimits: (config) => ({ per_wallet: config.RATE_LIMIT_ACCOUNT_MAX }),
+  },
+  guide: agentUsageRevisionB,
+};
