@@ -196,7 +196,7 @@ export class PaymentProcessor {
   /**
    * With a facilitator whose ledger is in our database (the local one), the common case costs one
    * statement: claim, transfer, fulfilment and the completed payment commit together or not at
-   * all (`PaymentStore.claimAndComplete`), so a crash leaves either everything or nothing. Any
+   * all (`PaymentStore.completion`, inline), so a crash leaves either everything or nothing. Any
    * conflict (a retry of a known nonce, a used nonce, an overdraft) aborts it with nothing
    * written, and the stepwise path below answers it exactly as before. Undefined: take that path.
    */
@@ -211,15 +211,17 @@ export class PaymentProcessor {
     if (!inline) return undefined;
     let done;
     try {
-      done = await this.store.claimAndComplete(
+      done = await this.store.completion(
         {
-          operation: input.operation,
-          payment,
-          context: input.context,
-          requestDigest: digest,
-          ...(input.claimCondition && { condition: input.claimCondition }),
+          claim: {
+            operation: input.operation,
+            payment,
+            context: input.context,
+            requestDigest: digest,
+            ...(input.claimCondition && { condition: input.claimCondition }),
+          },
+          settlement: inline,
         },
-        inline,
         fulfil,
       );
     } catch (err) {
@@ -231,7 +233,8 @@ export class PaymentProcessor {
     }
     if (!done.claimAllowed) throw new ClaimConditionFailed();
     // every write of the statement either happened or aborted it: a result is always there
-    if (done.resultJson === null) throw new Error(`payment ${done.id} completed without a result`);
+    if (done.resultJson === undefined)
+      throw new Error(`payment ${done.id} completed without a result`);
     return this.answer<R>(done.id, done.resultJson, inline.response, false);
   }
 
@@ -247,8 +250,8 @@ export class PaymentProcessor {
     const fulfil = this.fulfilment(row.operation);
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.store.complete(row, settlement, fulfil);
-        if (result !== undefined) return this.answer<R>(row.id, result, settlement, false);
+        const { resultJson } = await this.store.completion({ row, settlement }, fulfil);
+        if (resultJson !== undefined) return this.answer<R>(row.id, resultJson, settlement, false);
         return this.readCompleted<R>(row.id, false);
       } catch (err) {
         this.opts.logger.warn(
