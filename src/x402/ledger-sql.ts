@@ -1,5 +1,7 @@
-import type { Sql } from '../db/index.js';
+import type { Db, Sql } from '../db/index.js';
 import { piece, Pieces, type Piece } from '../db/pieces.js';
+import type { ExactEvmPayload } from './eip3009.js';
+import type { PaymentNetwork } from './networks.js';
 
 /**
  * The dev ledger's SQL (the local facilitator's "chain"): one transfer and its two balance moves,
@@ -86,4 +88,90 @@ export function ledgerWrites(
       returning 1
     )`;
   return piece('ledger_transfer', ['ledger_gate'], writes);
+}
+
+/** The payer would go below zero: nothing was recorded. */
+export class InsufficientFunds extends Error {}
+
+/**
+ * A transfer to oneself (payer = pay_to), which the one-statement form cannot express (both
+ * balance upserts would hit one row): the transfer and the balance move in one transaction.
+ * False when the nonce was already used. Throws InsufficientFunds on an overdraft.
+ */
+export async function ledgerTransferToSelf(
+  sql: Sql,
+  startBalanceMicro: number,
+  t: LedgerTransfer,
+): Promise<boolean> {
+  const { network, asset, payer, value, nonce, transaction, status } = t;
+  return sql.begin(async (tx) => {
+    const [row] = await tx`
+        insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
+        values (${transaction}, ${network}, ${asset}, ${payer}, ${payer}, ${value}, ${nonce}, ${status})
+        on conflict (network, asset, payer, nonce) do update
+          set transaction = excluded.transaction, status = excluded.status, created_at = now()
+          where dev_ledger_transfers.status = 'failed'
+        returning 1 as ok`;
+    if (!row) return false;
+    if (status === 'confirmed') await move(tx, startBalanceMicro, network, payer, payer, value);
+    return true;
+  });
+}
+
+/** Resolves a transfer left pending (a fault): the "chain" confirms it, moving the money, or drops it. */
+export async function resolveLedgerPending(
+  sql: Sql,
+  startBalanceMicro: number,
+  transaction: string,
+  outcome: 'confirmed' | 'failed',
+): Promise<void> {
+  await sql.begin(async (tx) => {
+    const [t] = await tx<{ network: string; payer: string; payTo: string; amountMicro: number }[]>`
+        update dev_ledger_transfers set status = ${outcome}
+        where transaction = ${transaction} and status = 'pending'
+        returning network, payer, pay_to, amount_micro`;
+    if (t && outcome === 'confirmed')
+      await move(tx, startBalanceMicro, t.network, t.payer, t.payTo, t.amountMicro);
+  });
+}
+
+async function move(
+  tx: Db,
+  start: number,
+  network: string,
+  from: string,
+  to: string,
+  value: number,
+): Promise<void> {
+  await tx`
+      insert into dev_ledger_balances (network, address, balance_micro)
+      values (${network}, ${from}, ${start}), (${network}, ${to}, ${start})
+      on conflict do nothing`;
+  const [debited] = await tx`
+      update dev_ledger_balances set balance_micro = balance_micro - ${value}
+      where network = ${network} and address = ${from} and balance_micro >= ${value}
+      returning 1 as ok`;
+  if (!debited) throw new InsufficientFunds();
+  await tx`
+      update dev_ledger_balances set balance_micro = balance_micro + ${value}
+      where network = ${network} and address = ${to}`;
+}
+
+/** The ledger transfer an exact-EVM authorization asks for (checked by `check`). */
+export function transferOf(
+  c: { net: PaymentNetwork; exact: ExactEvmPayload; payer: string },
+  transaction: string,
+  status: LedgerTransfer['status'],
+): LedgerTransfer {
+  const auth = c.exact.authorization;
+  return {
+    network: c.net.network,
+    asset: c.net.asset,
+    payer: c.payer,
+    payTo: auth.to.toLowerCase(),
+    value: Number(auth.value),
+    nonce: auth.nonce,
+    transaction,
+    status,
+  };
 }
