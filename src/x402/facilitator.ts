@@ -11,7 +11,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { SettleError, VerifyError } from '@x402/core/types';
-import type postgres from 'postgres';
+import type { Piece } from '../db/pieces.js';
 import { parseAbi, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 
@@ -45,20 +45,17 @@ export interface Facilitator extends FacilitatorClient {
 }
 
 /**
- * A transfer to splice into a larger statement: `writes` are CTEs (`a as (...), b as (...)`) that
- * move the money once per row of the relation `ledger_gate`, which the statement defines before
- * them (one row, or none), and expose a relation `ledger_transfer` with one row when it moved. The surrounding statement must
- * not swallow conflicts: a nonce the ledger has seen, or an overdraft, aborts it whole (a unique
- * or check violation), so nothing moves unless everything commits.
+ * A transfer to splice into a larger statement: `transfer` is the piece that moves the money once
+ * per row of the relation `ledger_gate`, which the statement names before it (one row, or none),
+ * and names the relation `ledger_transfer`, with one row when it moved. The surrounding statement
+ * must not swallow conflicts: a nonce the ledger has seen, or an overdraft, aborts it whole (a
+ * unique or check violation), so nothing moves unless everything commits.
  */
 export interface InlineSettlement {
-  writes: PendingFragment;
+  transfer: Piece<'ledger_transfer', 'ledger_gate'>;
   /** What the facilitator answers once the statement committed. */
   response: SettleResponse;
 }
-
-/** A postgres.js SQL fragment. */
-export type PendingFragment = postgres.PendingQuery<postgres.Row[]>;
 
 export interface CheckedSettlement {
   response: SettleResponse;

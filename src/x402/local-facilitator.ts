@@ -7,7 +7,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { getAddress, isAddressEqual, type Hex } from 'viem';
-import type { Db, Sql } from '../db/index.js';
+import type { Sql } from '../db/index.js';
 import {
   checkAuthorization,
   parseExactEvmPayload,
@@ -22,8 +22,15 @@ import type {
   CheckedSettlement,
   Facilitator,
   InlineSettlement,
-  PendingFragment,
 } from './facilitator.js';
+import {
+  InsufficientFunds,
+  ledgerTransfer,
+  ledgerTransferToSelf,
+  ledgerWrites,
+  resolveLedgerPending,
+  transferOf,
+} from './ledger-sql.js';
 import { networkByCaip2, type PaymentNetwork, type PaymentNetworks } from './networks.js';
 
 /**
@@ -45,8 +52,6 @@ export interface LocalFacilitatorOptions {
   skewSeconds: number;
   now?: () => number;
 }
-
-class InsufficientFunds extends Error {}
 
 export class LocalFacilitator implements Facilitator {
   readonly kind = 'local' as const;
@@ -185,7 +190,7 @@ export class LocalFacilitator implements Facilitator {
     const t = transferOf(c, `0x${randomBytes(32).toString('hex')}`, 'confirmed');
     if (t.value <= 0 || t.payer === t.payTo) return undefined;
     return {
-      writes: ledgerWrites(this.sql, this.opts.startBalanceMicro, t, false),
+      transfer: ledgerWrites(this.sql, this.opts.startBalanceMicro, t, false),
       response: {
         success: true,
         transaction: t.transaction,
@@ -222,7 +227,7 @@ export class LocalFacilitator implements Facilitator {
 
     const c = await this.check(payload, req);
     if ('reason' in c) return rejected(c.reason, c.payer);
-    const { net, exact, payer } = c;
+    const { exact, payer } = c;
     const value = Number(exact.authorization.value);
     // Zero-value authorizations prove identity; settling one would burn the nonce for nothing.
     if (value <= 0) return rejected('invalid_exact_evm_authorization_value', payer);
@@ -230,22 +235,12 @@ export class LocalFacilitator implements Facilitator {
     const status = fault?.outcome === 'pending' ? 'pending' : 'confirmed';
     const payTo = exact.authorization.to.toLowerCase();
     try {
+      const t = transferOf(c, transaction, status);
+      const start = this.opts.startBalanceMicro;
       const ok =
         payer === payTo
-          ? await this.settleToSelf(
-              net.network,
-              net.asset,
-              payer,
-              value,
-              exact.authorization.nonce,
-              transaction,
-              status,
-            )
-          : await ledgerTransfer(
-              this.sql,
-              this.opts.startBalanceMicro,
-              transferOf(c, transaction, status),
-            );
+          ? await ledgerTransferToSelf(this.sql, start, t)
+          : await ledgerTransfer(this.sql, start, t);
       // nothing recorded, nothing moved
       if (!ok) return rejected('invalid_exact_evm_nonce_already_used', payer);
     } catch (e) {
@@ -257,51 +252,6 @@ export class LocalFacilitator implements Facilitator {
     }
     if (status === 'pending') return settled(failure('settlement_pending', payer, transaction));
     return settled({ success: true, transaction, network, payer, amount: String(value) });
-  }
-
-  private async settleToSelf(
-    network: string,
-    asset: string,
-    payer: string,
-    value: number,
-    nonce: string,
-    transaction: string,
-    status: 'pending' | 'confirmed',
-  ): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
-      const [row] = await tx`
-        insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
-        values (${transaction}, ${network}, ${asset}, ${payer}, ${payer}, ${value}, ${nonce}, ${status})
-        on conflict (network, asset, payer, nonce) do update
-          set transaction = excluded.transaction, status = excluded.status, created_at = now()
-          where dev_ledger_transfers.status = 'failed'
-        returning 1 as ok`;
-      if (!row) return false;
-      if (status === 'confirmed') await this.move(tx, network, payer, payer, value);
-      return true;
-    });
-  }
-
-  private async move(
-    tx: Db,
-    network: string,
-    from: string,
-    to: string,
-    value: number,
-  ): Promise<void> {
-    const start = this.opts.startBalanceMicro;
-    await tx`
-      insert into dev_ledger_balances (network, address, balance_micro)
-      values (${network}, ${from}, ${start}), (${network}, ${to}, ${start})
-      on conflict do nothing`;
-    const [debited] = await tx`
-      update dev_ledger_balances set balance_micro = balance_micro - ${value}
-      where network = ${network} and address = ${from} and balance_micro >= ${value}
-      returning 1 as ok`;
-    if (!debited) throw new InsufficientFunds();
-    await tx`
-      update dev_ledger_balances set balance_micro = balance_micro + ${value}
-      where network = ${network} and address = ${to}`;
   }
 
   /** Ledger balance in USDC base units (a never-seen address has the start balance). */
@@ -320,16 +270,7 @@ export class LocalFacilitator implements Facilitator {
 
   /** Resolves a settlement left pending by a fault: the "chain" confirms it or drops it. */
   async resolvePending(transaction: string, outcome: 'confirmed' | 'failed'): Promise<void> {
-    await this.sql.begin(async (tx) => {
-      const [t] = await tx<
-        { network: string; payer: string; payTo: string; amountMicro: number }[]
-      >`
-        update dev_ledger_transfers set status = ${outcome}
-        where transaction = ${transaction} and status = 'pending'
-        returning network, payer, pay_to, amount_micro`;
-      if (t && outcome === 'confirmed')
-        await this.move(tx, t.network, t.payer, t.payTo, t.amountMicro);
-    });
+    await resolveLedgerPending(this.sql, this.opts.startBalanceMicro, transaction, outcome);
   }
 
   async authorizationState(q: AuthorizationQuery): Promise<AuthorizationState> {
@@ -340,99 +281,4 @@ export class LocalFacilitator implements Facilitator {
     if (row.status === 'pending') return { state: 'pending', transaction: row.transaction };
     return { state: 'settled', transaction: row.transaction };
   }
-}
-
-/** One transfer on the dev ledger (addresses lower-case, value in USDC base units). */
-export interface LedgerTransfer {
-  network: string;
-  asset: string;
-  payer: string;
-  payTo: string;
-  value: number;
-  nonce: string;
-  transaction: string;
-  status: 'pending' | 'confirmed';
-}
-
-/**
- * THE ledger statement: records the transfer (its unique nonce is the token's authorization
- * state) and, when confirmed, moves both balances, all in ONE statement, so it is atomic without a
- * transaction. Balances are created on first use (start balance) by upsert; the proposed new row
- * carries the balance as read, so a new payer's overdraft violates the CHECK like an existing
- * one's, and an overdraft aborts everything, transfer included. Returns false when the nonce was
- * already used. Every settle path uses it, and so does the benchmark's independent reference
- * route (the one piece of payment code the two sides share).
- */
-export async function ledgerTransfer(
-  sql: Sql,
-  startBalanceMicro: number,
-  t: LedgerTransfer,
-): Promise<boolean> {
-  const [row] = await sql<{ transfers: number }[]>`
-    with ledger_gate as (select 1), ${ledgerWrites(sql, startBalanceMicro, t, true)}
-    select (select count(*) from ledger_transfer)::int as transfers`;
-  return row!.transfers === 1;
-}
-
-/**
- * The ledger writes as CTEs over the relation `ledger_gate` (see `InlineSettlement`). With
- * `reuseFailed`, a nonce whose earlier transfer failed may be used again and any other used nonce
- * leaves `ledger_transfer` empty; without it, a used nonce is a unique violation.
- */
-function ledgerWrites(
-  sql: Sql,
-  startBalanceMicro: number,
-  t: LedgerTransfer,
-  reuseFailed: boolean,
-): PendingFragment {
-  const start = startBalanceMicro;
-  const { network, asset, payer, payTo, value, nonce, transaction, status } = t;
-  const onConflict = reuseFailed
-    ? sql`on conflict (network, asset, payer, nonce) do update
-          set transaction = excluded.transaction, status = excluded.status, created_at = now()
-          where dev_ledger_transfers.status = 'failed'`
-    : sql``;
-  return sql`
-    ledger_transfer as (
-      insert into dev_ledger_transfers (transaction, network, asset, payer, pay_to, amount_micro, nonce, status)
-      select ${transaction}, ${network}, ${asset}, ${payer}, ${payTo}, ${value}::bigint, ${nonce}, ${status}
-      from ledger_gate
-      ${onConflict}
-      returning status
-    ), ledger_debit as (
-      insert into dev_ledger_balances (network, address, balance_micro)
-      select ${network}, ${payer},
-             coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
-                      ${start}::bigint) - ${value}::bigint
-      from ledger_transfer where status = 'confirmed'
-      on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
-      returning 1
-    ), ledger_credit as (
-      insert into dev_ledger_balances (network, address, balance_micro)
-      select ${network}, ${payTo},
-             coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
-                      ${start}::bigint) + ${value}::bigint
-      from ledger_transfer where status = 'confirmed'
-      on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
-      returning 1
-    )`;
-}
-
-/** The ledger transfer an exact-EVM authorization asks for (checked by `check`). */
-function transferOf(
-  c: { net: PaymentNetwork; exact: ExactEvmPayload; payer: string },
-  transaction: string,
-  status: LedgerTransfer['status'],
-): LedgerTransfer {
-  const auth = c.exact.authorization;
-  return {
-    network: c.net.network,
-    asset: c.net.asset,
-    payer: c.payer,
-    payTo: auth.to.toLowerCase(),
-    value: Number(auth.value),
-    nonce: auth.nonce,
-    transaction,
-    status,
-  };
 }

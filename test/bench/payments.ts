@@ -15,7 +15,7 @@ import {
 } from 'viem';
 import type { Sql } from '../../src/db/index.js';
 import { decodePaymentSignatureHeader as decodeFast } from '../../src/x402/codec.js';
-import { ledgerTransfer } from '../../src/x402/local-facilitator.js';
+import { ledgerTransfer } from '../../src/x402/ledger-sql.js';
 import { newWallet, signerOfProof, signHeaders } from '../helpers/wallets.js';
 import { cpuMs, Driver, median, type Round } from './load.js';
 import { paidServer } from './paid-server.js';

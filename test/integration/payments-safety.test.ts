@@ -4,6 +4,7 @@ import path from 'node:path';
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
+import { piece, Pieces } from '../../src/db/pieces.js';
 import { CHAINS } from '../../src/wire/chains.js';
 import { PaymentProcessor } from '../../src/domain/payments/processor.js';
 import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
@@ -401,9 +402,19 @@ describe('completion in one statement after settlement', () => {
     // An operation whose fulfilment writes one row per completion: the count shows how often it ran.
     await sql`create table if not exists probe_runs (payment_id uuid primary key)`;
     processor.define('probe', (q, ctx) => ({
-      writes: broken
-        ? q`broken as (insert into x402_nonces (payer) select null from paid)`
-        : q`ran as (insert into probe_runs (payment_id) select ${ctx.paymentId}::uuid from paid)`,
+      pieces: Pieces.given('paid').then(
+        broken
+          ? piece(
+              'broken',
+              ['paid'],
+              q`broken as (insert into x402_nonces (payer) select null from paid)`,
+            )
+          : piece(
+              'ran',
+              ['paid'],
+              q`ran as (insert into probe_runs (payment_id) select ${ctx.paymentId}::uuid from paid)`,
+            ),
+      ),
       result: q`jsonb_build_object('payment', ${ctx.paymentId}::text)`,
     }));
     const payTo = newWallet().address;

@@ -2,7 +2,7 @@ import { keccak256, toHex, getAddress } from 'viem';
 import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
 import { generateUsername } from './usernames.js';
-import type { SqlFragment } from '../payments/fulfilment.js';
+import { piece, Pieces, type Piece } from '../../db/pieces.js';
 import { DEFAULT_ALLOCATION, type PayoutAllocation } from '../payouts/allocation.js';
 
 export interface Agent {
@@ -62,11 +62,11 @@ export function agentProvisioning(
   sql: Db,
   address: string,
   addressing: PayoutAddressing,
-): SqlFragment {
+): Piece<'agent', 'paid'> {
   const addr = normaliseAddress(address);
   const chains = [...CHAINS];
   const payouts = chains.map((chain) => addressing.addressOf(addr, chain));
-  return sql`
+  const writes = sql`
     agent_known as (
       select a.id, a.address, a.username, a.username_type, a.sales_chains, a.created_at, false as created
       from wallet_bindings b join agents a on a.id = b.agent_id where b.address = ${addr}
@@ -85,6 +85,33 @@ export function agentProvisioning(
     ), agent as (
       select * from agent_known where exists (select 1 from paid) union all select * from agent_created
     )`;
+  return piece('agent', ['paid'], writes);
+}
+
+/**
+ * A buyer whose purchase committed before (see `purchaseFulfilment`): its agent read through the
+ * wallet binding, no writes; no row when the wallet no longer names an agent.
+ */
+export function knownAgent(sql: Db, address: string): Piece<'agent', 'paid'> {
+  return piece(
+    'agent',
+    ['paid'],
+    sql`agent as (
+            select a.id, a.username, false as created
+            from wallet_bindings b join agents a on a.id = b.agent_id
+            where b.address = ${normaliseAddress(address)} and exists (select 1 from paid))`,
+  );
+}
+
+/** The agent a Revision A key names (its keyed purchase), whoever signed the payment. */
+export function agentById(sql: Db, id: string): Piece<'agent', 'paid'> {
+  return piece(
+    'agent',
+    ['paid'],
+    sql`agent as (
+          select id, username, false as created from agents
+          where id = ${id}::uuid and exists (select 1 from paid))`,
+  );
 }
 
 /**
@@ -107,8 +134,11 @@ export async function provisionAgent(
         };
   for (let attempt = 1; ; attempt++) {
     try {
+      const statement = Pieces.given()
+        .then(piece('paid', [], sql`paid as (select 1)`))
+        .then(agentProvisioning(sql, address, addressing));
       const [row] = await sql<Array<Agent & { created: boolean }>>`
-        with paid as (select 1), ${agentProvisioning(sql, address, addressing)}
+        ${statement.with(sql)}
         select * from agent`;
       const { created, ...agent } = row!;
       return { agent, created };

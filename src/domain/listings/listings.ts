@@ -1,8 +1,8 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning, type PayoutAddressing } from '../accounts/accounts.js';
-import type { Fulfilment, SqlFragment } from '../payments/fulfilment.js';
+import { piece, Pieces } from '../../db/pieces.js';
+import type { SqlFragment } from '../payments/fulfilment.js';
 import type { ItemStatus } from '../../wire/listings.js';
 import type { ValidUpload } from './upload.js';
 import type { Micro } from '../../wire/money.js';
@@ -142,46 +142,12 @@ export function listingContext(itemId: string, archiveKey: string, u: ValidUploa
 }
 
 /**
- * The fulfilment of the listing fee, in the statement that completes the payment
- * (src/domain/payments/fulfilment.ts): provisions the seller (payout address on every chain, all
- * chains accepted), creates the item in `pending_scan`, queues its scan and records the fee. The
- * archive bytes are already in the blob store. If identical bytes were listed concurrently by
- * someone else, the listing is created `rejected` with `duplicate_content` (the fee is kept, as
- * for any refused listing).
+ * The writes that create a listing, as pieces over the relations `paid` (one row: act) and `agent`
+ * (the seller): `listed`, the item in `pending_scan`, with its scan job (`queued`), or `refused`,
+ * the item `rejected`/`duplicate_content` when identical bytes were listed concurrently. Shared
+ * by the paid listing (Revision B) and the keyed one (Revision A, no fee): listing-statement.ts.
  */
-export function listingFulfilment(
-  config: Config,
-  payoutAddressing: PayoutAddressing,
-): Fulfilment<ListingContext> {
-  return (sql, ctx) => {
-    const c = ctx.context;
-    const writes = sql`
-      ${agentProvisioning(sql, ctx.payer, payoutAddressing)},
-      ${listingWrites(sql, config, c)},
-      fee as (
-        insert into listing_fees (item_id, payment_id, payer, chain, network, asset, pay_to, amount_micro, transaction)
-        select id, ${ctx.paymentId}::uuid, ${ctx.payer}, ${ctx.chain}, ${ctx.network}, ${ctx.asset}, ${ctx.payTo},
-               ${ctx.amountMicro}::bigint, ${ctx.transaction}
-        from (select id from listed union all select id from refused) as created
-      )`;
-    return { writes, result: listingResult(sql, c) };
-  };
-}
-
-/** The listing's answer as jsonb (reads the `listed` CTE of `listingWrites`). */
-export function listingResult(sql: Db, c: ListingContext): SqlFragment {
-  return sql`jsonb_build_object(
-      'item_id', ${c.item_id}::text,
-      'status', case when exists (select 1 from listed) then 'pending_scan' else 'rejected' end)`;
-}
-
-/**
- * The writes that create a listing, as CTEs over the relations `paid` (one row: act) and `agent`
- * (the seller): the item in `pending_scan` with its scan job, or `rejected`/`duplicate_content`
- * when identical bytes were listed concurrently. Ends in the CTEs `listed` and `refused`. Shared
- * by the paid listing (Revision B) and the keyed one (Revision A, no fee).
- */
-export function listingWrites(sql: Db, config: Config, c: ListingContext): SqlFragment {
+export function listingWrites(sql: Db, config: Config, c: ListingContext) {
   const row = (status: ItemStatus, statusReason: string): NewItem => ({
     id: c.item_id,
     status,
@@ -198,16 +164,21 @@ export function listingWrites(sql: Db, config: Config, c: ListingContext): SqlFr
     fileName: c.file_name,
   });
   const fromPaid = sql`from paid cross join agent where true`;
-  return sql`
-      listed as (
+  const listed = sql`listed as (
         ${insertItem(sql, sql`agent.id`, row('pending_scan', 'pending_review'), fromPaid)}
         on conflict (archive_sha256) where status in ('pending_scan', 'scanning', 'active') do nothing
         returning id
-      ), refused as (
+      )`;
+  const refused = sql`refused as (
         ${insertItem(sql, sql`agent.id`, row('rejected', 'duplicate_content'), fromPaid)}
         and not exists (select 1 from listed)
         returning id
-      ), queued as (
+      )`;
+  const queued = sql`queued as (
         ${enqueueJob(sql, scanJob(c.item_id, config.SCAN_MAX_ATTEMPTS), sql`exists (select 1 from listed)`)}
       )`;
+  return Pieces.given('paid', 'agent')
+    .then(piece('listed', ['paid', 'agent'], listed))
+    .then(piece('refused', ['paid', 'agent', 'listed'], refused))
+    .then(piece('queued', ['listed'], queued));
 }

@@ -10,12 +10,11 @@ import {
   checkListingCap,
   LISTING_FEE_OPERATION,
   listingContext,
-  listingResult,
-  listingWrites,
   type ListingContext,
   type ListingResult,
 } from './listings.js';
 import { listingInvoiceUrl } from './invoice.js';
+import { keyedListingStatement } from './listing-statement.js';
 import type { ValidUpload } from './upload.js';
 import type { ItemStatus } from '../../wire/listings.js';
 
@@ -124,10 +123,9 @@ export async function submitKeyedListing(
   await deps.storage.put(archiveKey, upload.bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
   const context = listingContext(randomUUID(), archiveKey, upload);
   const { sql } = deps;
-  const [row] = await sql<{ result: string }[]>`
-    with paid as (select 1), agent as (select id from agents where id = ${seller.id}::uuid),
-    ${listingWrites(sql, deps.config, context)}
-    select ${listingResult(sql, context)}::text as result`;
+  const [row] = await sql<
+    { result: string }[]
+  >`${keyedListingStatement(sql, deps.config, seller.id, context)}`;
   deps.work.wake();
   const { item_id, status } = JSON.parse(row!.result) as { item_id: string; status: ItemStatus };
   return {

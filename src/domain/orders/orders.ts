@@ -1,10 +1,9 @@
-import { BoundedCache } from '../../bounded-cache.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { agentProvisioning, type PayoutAddressing } from '../accounts/accounts.js';
+import { piece, type Piece } from '../../db/pieces.js';
 import type { Chain } from '../../wire/chains.js';
-import type { Fulfilment } from '../payments/fulfilment.js';
+import type { PaidContext } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
 import type { OrderLinks } from '../../wire/orders.js';
 
@@ -29,46 +28,20 @@ export interface AcquireResult extends Record<string, unknown> {
   buyer?: { created: boolean; username: string };
 }
 
-/**
- * The fulfilment of a purchase (spec 3.5, 4.1): provisions the buyer (a first purchase creates the
- * account; a keyed purchase names its agent), writes the completed order and the legal acceptance
- * audit row, in the statement that completes the payment (src/domain/payments/fulfilment.ts).
- * Exactly once per payment.
- *
- * A buyer whose purchase committed before is remembered, and its next purchase reads its agent
- * instead of carrying the provisioning writes (which cost a statement their set-up even when they
- * write nothing). The memory only picks the statement's shape, never its outcome: an entry is
- * taken when used and put back when that purchase commits, and a remembered buyer whose wallet no
- * longer names an agent makes the order's buyer null, which aborts the statement whole; the
- * processor then takes its stepwise path, whose fulfilment (the entry gone) provisions as usual.
- */
-export function purchaseFulfilment(
-  payoutAddressing: PayoutAddressing,
-  maxKnownBuyers = 10_000,
-): Fulfilment<AcquireContext> {
-  let addressing: PayoutAddressing | undefined;
-  const knownBuyers = new Set<string>();
-  return (sql, ctx) => {
-    const c = ctx.context;
-    const payer = ctx.payer.toLowerCase();
-    const known = !c.buyerId && knownBuyers.delete(payer);
-    addressing ??= remembered(payoutAddressing);
-    const buyer = c.buyerId
-      ? sql`agent as (
-          select id, username, false as created from agents
-          where id = ${c.buyerId}::uuid and exists (select 1 from paid))`
-      : known
-        ? sql`agent as (
-            select a.id, a.username, false as created
-            from wallet_bindings b join agents a on a.id = b.agent_id
-            where b.address = ${payer} and exists (select 1 from paid))`
-        : agentProvisioning(sql, ctx.payer, addressing);
-    // a remembered buyer must be found: no agent makes buyer_id null and aborts the statement
-    const buyerId = known ? sql`(select id from agent)` : sql`agent.id`;
-    const from = known ? sql`paid` : sql`paid cross join agent`;
-    const writes = sql`
-      ${buyer},
-      placed as (
+/** The order of a purchase (spec 3.5): written once, for the row of `paid`, to the buyer `agent`. */
+export function orderPlacement(
+  sql: Db,
+  ctx: PaidContext<AcquireContext>,
+  /** A remembered buyer must be found: no `agent` row makes buyer_id null, which aborts it all. */
+  buyerMustExist: boolean,
+): Piece<'placed', 'paid' | 'agent'> {
+  const c = ctx.context;
+  const buyerId = buyerMustExist ? sql`(select id from agent)` : sql`agent.id`;
+  const from = buyerMustExist ? sql`paid` : sql`paid cross join agent`;
+  return piece(
+    'placed',
+    ['paid', 'agent'],
+    sql`placed as (
         insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to, payer,
                             amount_micro, transaction)
         select ${c.orderId}::uuid, ${ctx.paymentId}::uuid, ${c.itemId}::uuid, ${buyerId}, ${c.sellerId}::uuid,
@@ -76,35 +49,23 @@ export function purchaseFulfilment(
                ${ctx.transaction}
         from ${from}
         returning id
-      ), audited as (
+      )`,
+  );
+}
+
+/** The legal acceptance audit row of the order `placed` (spec 4.1): the versions the buyer accepted. */
+export function legalAudit(sql: Db, ctx: PaidContext<AcquireContext>): Piece<'audited', 'placed'> {
+  const c = ctx.context;
+  return piece(
+    'audited',
+    ['placed'],
+    sql`audited as (
         insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
         select id, ${ctx.payer}, ${c.legal.policyVersion}, ${c.legal.policyUrl}, ${c.legal.licenseVersion},
                ${c.legal.licenseUrl}, ${c.acceptedAt}::timestamptz
         from placed
-      )`;
-    const result = sql`jsonb_build_object('orderId', ${c.orderId}::text, 'buyer',
-      (select jsonb_build_object('created', created, 'username', username) from agent limit 1))`;
-    const committed = () => {
-      if (c.buyerId) return;
-      if (knownBuyers.size >= maxKnownBuyers) knownBuyers.clear();
-      knownBuyers.add(payer);
-    };
-    return { writes, result, committed };
-  };
-}
-
-/**
- * The buyer's payout addresses ride along with every purchase (they are written only when the
- * purchase creates the account), and deriving them costs two Keccak hashes per chain: a repeat
- * buyer's are remembered (they depend on nothing but the address and the chain).
- */
-function remembered(addressing: PayoutAddressing): PayoutAddressing {
-  const known = new BoundedCache<string, string>(4096);
-  return {
-    ...addressing,
-    addressOf: (seller, chain) =>
-      known.get(`${chain}:${seller}`, () => addressing.addressOf(seller, chain)),
-  };
+      )`,
+  );
 }
 
 export interface OrderRecord {

@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import type { Pieces } from '../../db/pieces.js';
 import type { PaidOffer, VerifiedPayment } from '../../x402/guard.js';
 import type { Chain } from '../../wire/chains.js';
 
@@ -29,11 +30,12 @@ export interface PaidContext<C extends JsonObject = JsonObject> {
  * so the outcome and the operation commit together or not at all, on the request path and in the
  * reconciler alike.
  *
- * - `writes`: CTEs written as `a as (...), b as (...)` (no leading or trailing comma). The
- *   statement provides the relation `paid`: one row while this statement completes the payment
- *   (its row is locked), none when it was completed already. Every write must select from `paid`
- *   (or from a CTE that does), so nothing is ever written twice.
- * - `result`: a jsonb SQL expression (it may read the writes' CTEs) stored with the payment and
+ * - `pieces`: the operation's writes, named pieces (src/db/pieces.ts) given the relation `paid`
+ *   that the completing statement names (src/domain/payments/completion.ts): one row while this
+ *   statement completes the payment (its row is locked), none when it was completed already.
+ *   Every write must select from `paid` (or from a piece that does), so nothing is ever written
+ *   twice.
+ * - `result`: a jsonb SQL expression (it may read the pieces) stored with the payment and
  *   returned to every retry of the same authorization.
  *
  * - `committed`: called once the statement that ran these writes committed and completed the
@@ -45,7 +47,7 @@ export interface PaidContext<C extends JsonObject = JsonObject> {
 export type Fulfilment<C extends JsonObject = JsonObject> = (
   sql: postgres.Sql,
   ctx: PaidContext<C>,
-) => { writes: SqlFragment; result: SqlFragment; committed?: () => void };
+) => { pieces: Pieces<string, 'paid'>; result: SqlFragment; committed?: () => void };
 
 /**
  * The port through which a domain operation gets paid: given its offer, the transport answers

@@ -1,20 +1,32 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SettleResponse } from '@x402/core/types';
-import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
-import { encodePaymentResponseHeader } from '../../x402/codec.js';
 import {
   classifySettle,
   classifySettleError,
   type Facilitator,
   type SettleOutcome,
 } from '../../x402/facilitator.js';
-import { authorizationAlreadyUsed, type VerifiedPayment } from '../../x402/guard.js';
-import type { Fulfilment, JsonObject, SqlFragment } from './fulfilment.js';
+import { authorizationAlreadyUsed } from '../../x402/guard.js';
+import type { Fulfilment, JsonObject } from './fulfilment.js';
+import {
+  answer,
+  readCompleted,
+  settlementCapacity,
+  settlementPending,
+  spentAuthorization,
+  type PaidResult,
+} from './answers.js';
+import {
+  requestDigest,
+  sameRequest,
+  type ProcessorOptions,
+  type RunInput,
+} from './paid-request.js';
 import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js';
 
-export { ClaimConditionFailed };
+export { ClaimConditionFailed, requestDigest };
+export type { PaidResult, ProcessorOptions, RunInput };
 
 /**
  * Runs a paid operation at most once per EIP-3009 authorization (money safety, spec 7.1):
@@ -33,83 +45,6 @@ export { ClaimConditionFailed };
  *   nonce released), 409 payment_settlement_pending (+transaction, network; reconciled later),
  *   402 payment_settlement_failed (+reason; terminal for this authorization).
  */
-export interface PaidResult<R extends JsonObject = JsonObject> {
-  paymentId: string;
-  result: R;
-  settlement: SettleResponse;
-  /** Value for the `PAYMENT-RESPONSE` header (base64 SettleResponse, @x402/core codec). */
-  paymentResponseHeader: string;
-  /** True when this answer repeats an earlier completion of the same authorization. */
-  replayed: boolean;
-}
-
-export interface RunInput<C extends JsonObject> {
-  operation: string;
-  payment: VerifiedPayment;
-  context: C;
-  /** Extra fields for the 409 payment_settlement_pending body (e.g. the reserved order id). */
-  pendingDetails?: (context: C) => JsonObject;
-  /**
-   * A boolean SQL expression re-checked inside the claim statement (e.g. the item is still sold
-   * on these terms): when false nothing is claimed, settled or written and `run` throws
-   * `ClaimConditionFailed`, so the caller can answer from fresh data.
-   */
-  claimCondition?: SqlFragment;
-  /**
-   * What makes two requests the same one, beyond the operation, route and requirement (which
-   * always count): a listing's archive digest and metadata, a purchase's item, chain and buyer.
-   * Never anything a request draws at random (the reserved order or item id). Default: nothing
-   * beyond those.
-   */
-  request?: JsonObject;
-}
-
-/**
- * The digest a payment row keeps of what its authorization was used for: a replay is answered
- * from the stored result only when it is the same operation on the same content.
- */
-export function requestDigest(input: {
-  operation: string;
-  payment: VerifiedPayment;
-  request?: JsonObject;
-}): string {
-  const p = input.payment;
-  return createHash('sha256')
-    .update(
-      canonicalJson({
-        operation: input.operation,
-        resource: p.resource,
-        network: p.requirement.network,
-        asset: p.requirement.asset.toLowerCase(),
-        pay_to: p.requirement.payTo.toLowerCase(),
-        amount_micro: p.amountMicro,
-        request: input.request ?? {},
-      }),
-    )
-    .digest('hex');
-}
-
-/** JSON with object keys sorted at every level, so equal content always hashes alike. */
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
-}
-
-export interface ProcessorOptions {
-  retryAfterSeconds: number;
-  /** Age after which a `settling` claim counts as abandoned by a dead request. */
-  staleSeconds: number;
-  logger: Logger;
-  /** How long a duplicate request waits for the first one's outcome. */
-  duplicateWaitMs?: number;
-}
-
 export class PaymentProcessor {
   private readonly fulfilments = new Map<string, Fulfilment>();
   /** Test seam: runs right after the facilitator settled, before anything is written. */
@@ -183,10 +118,10 @@ export class PaymentProcessor {
         });
       case 'capacity':
         await this.store.release(claimed.id);
-        throw this.capacity(outcome.reason);
+        throw settlementCapacity(outcome.reason, this.opts.retryAfterSeconds);
       case 'pending':
         await this.store.markPending(claimed.id, outcome.transaction, outcome.reason);
-        throw this.pending(claimed, outcome.transaction, pending);
+        throw settlementPending(claimed, outcome.transaction, pending);
       case 'failed':
         await this.store.markFailed(claimed.id, outcome.reason);
         throw new AppError('payment_settlement_failed', { reason: outcome.reason });
@@ -196,7 +131,7 @@ export class PaymentProcessor {
   /**
    * With a facilitator whose ledger is in our database (the local one), the common case costs one
    * statement: claim, transfer, fulfilment and the completed payment commit together or not at
-   * all (`PaymentStore.claimAndComplete`), so a crash leaves either everything or nothing. Any
+   * all (`PaymentStore.completion`, inline), so a crash leaves either everything or nothing. Any
    * conflict (a retry of a known nonce, a used nonce, an overdraft) aborts it with nothing
    * written, and the stepwise path below answers it exactly as before. Undefined: take that path.
    */
@@ -211,15 +146,17 @@ export class PaymentProcessor {
     if (!inline) return undefined;
     let done;
     try {
-      done = await this.store.claimAndComplete(
+      done = await this.store.completion(
         {
-          operation: input.operation,
-          payment,
-          context: input.context,
-          requestDigest: digest,
-          ...(input.claimCondition && { condition: input.claimCondition }),
+          claim: {
+            operation: input.operation,
+            payment,
+            context: input.context,
+            requestDigest: digest,
+            ...(input.claimCondition && { condition: input.claimCondition }),
+          },
+          settlement: inline,
         },
-        inline,
         fulfil,
       );
     } catch (err) {
@@ -231,8 +168,9 @@ export class PaymentProcessor {
     }
     if (!done.claimAllowed) throw new ClaimConditionFailed();
     // every write of the statement either happened or aborted it: a result is always there
-    if (done.resultJson === null) throw new Error(`payment ${done.id} completed without a result`);
-    return this.answer<R>(done.id, done.resultJson, inline.response, false);
+    if (done.resultJson === undefined)
+      throw new Error(`payment ${done.id} completed without a result`);
+    return answer<R>(done.id, done.resultJson, inline.response, false);
   }
 
   /**
@@ -247,9 +185,9 @@ export class PaymentProcessor {
     const fulfil = this.fulfilment(row.operation);
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.store.complete(row, settlement, fulfil);
-        if (result !== undefined) return this.answer<R>(row.id, result, settlement, false);
-        return this.readCompleted<R>(row.id, false);
+        const { resultJson } = await this.store.completion({ row, settlement }, fulfil);
+        if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
+        return readCompleted<R>(this.store, row.id, false);
       } catch (err) {
         this.opts.logger.warn(
           { err, paymentId: row.id, attempt },
@@ -288,12 +226,12 @@ export class PaymentProcessor {
     for (;;) {
       switch (row.status) {
         case 'completed':
-          if (Date.now() >= row.validBefore.getTime()) throw this.spent(row, pending);
-          return this.readCompleted<R>(row.id, true);
+          if (Date.now() >= row.validBefore.getTime()) throw spentAuthorization(row, pending);
+          return readCompleted<R>(this.store, row.id, true);
         case 'settled':
           return this.completeSettled<R>(row, JSON.parse(row.settlementJson!) as SettleResponse);
         case 'pending':
-          throw this.pending(row, row.transaction ?? '', pending);
+          throw settlementPending(row, row.transaction ?? '', pending);
         case 'failed':
           throw new AppError(
             row.errorCode === 'payment_settlement_failed'
@@ -309,10 +247,11 @@ export class PaymentProcessor {
             // The request that claimed it is gone (crash): learn the outcome now.
             await this.settleAbandoned(row);
             row = (await this.store.byId(row.id))!;
-            if (row.status === 'settling') throw this.pending(row, row.transaction ?? '', pending);
+            if (row.status === 'settling')
+              throw settlementPending(row, row.transaction ?? '', pending);
             continue;
           }
-          if (Date.now() > deadline) throw this.pending(row, row.transaction ?? '', pending);
+          if (Date.now() > deadline) throw settlementPending(row, row.transaction ?? '', pending);
           await sleep(25);
           row = (await this.store.byId(row.id))!;
       }
@@ -357,90 +296,4 @@ export class PaymentProcessor {
     }
     return 'unresolved';
   }
-
-  private async readCompleted<R extends JsonObject>(
-    id: string,
-    replayed: boolean,
-  ): Promise<PaidResult<R>> {
-    const row = await this.store.byId(id);
-    if (row?.status !== 'completed')
-      throw new Error(`payment ${id} is ${row?.status}, not completed`);
-    return this.answer<R>(
-      id,
-      row.resultJson!,
-      JSON.parse(row.settlementJson!) as SettleResponse,
-      replayed,
-    );
-  }
-
-  private answer<R extends JsonObject>(
-    paymentId: string,
-    resultJson: string,
-    settlement: SettleResponse,
-    replayed: boolean,
-  ): PaidResult<R> {
-    return {
-      paymentId,
-      result: JSON.parse(resultJson) as R,
-      settlement,
-      paymentResponseHeader: encodePaymentResponseHeader(settlement),
-      replayed,
-    };
-  }
-
-  /**
-   * A completed authorization replayed after its validity window: the request no longer proves
-   * anything fresh, so it mints nothing (no download link); the answer names the order or item,
-   * whose links come from the owner's own routes (`GET /api/v1/orders/{uuid}` with an identity
-   * proof). Within the window the replay is an idempotent retry and gets the stored result.
-   */
-  private spent(row: PaymentRow, details?: (c: JsonObject) => JsonObject): AppError {
-    const extra = details?.(JSON.parse(row.contextJson) as JsonObject);
-    return new AppError('payment_verification_failed', {
-      reason: 'invalid_exact_evm_nonce_already_used',
-      message:
-        'this authorization was already used and its validity window has closed; the operation it paid for is done (see order_id or item_id). Fetch fresh links with GET /api/v1/orders/{order_id} and an identity proof.',
-      ...(extra && { details: extra }),
-    });
-  }
-
-  private capacity(reason: string): AppError {
-    const s = this.opts.retryAfterSeconds;
-    return new AppError('settlement_capacity', {
-      reason,
-      retry_after: s,
-      headers: { 'Retry-After': String(s) },
-    });
-  }
-
-  private pending(
-    row: PaymentRow,
-    transaction: string,
-    details?: (c: JsonObject) => JsonObject,
-  ): AppError {
-    const extra = details?.(JSON.parse(row.contextJson) as JsonObject);
-    return new AppError('payment_settlement_pending', {
-      transaction,
-      network: row.network,
-      ...(extra && { details: extra }),
-    });
-  }
-}
-
-/** Whether a stored claim was made by the same request as `input` (see `requestDigest`). */
-function sameRequest(
-  row: PaymentRow,
-  input: { operation: string; payment: VerifiedPayment },
-  digest: string,
-): boolean {
-  if (row.requestDigest !== null) return row.requestDigest === digest;
-  // a claim from before migration 210: its operation, route and requirement must match
-  const p = input.payment;
-  return (
-    row.operation === input.operation &&
-    row.resource === p.resource &&
-    row.amountMicro === p.amountMicro &&
-    row.payTo.toLowerCase() === p.requirement.payTo.toLowerCase() &&
-    row.network === p.requirement.network
-  );
 }

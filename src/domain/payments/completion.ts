@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { SettleResponse } from '@x402/core/types';
+import type { Sql } from '../../db/index.js';
+import { piece, Pieces, type Piece } from '../../db/pieces.js';
+import type { InlineSettlement } from '../../x402/facilitator.js';
+import type { VerifiedPayment } from '../../x402/guard.js';
+import type { Fulfilment, SqlFragment } from './fulfilment.js';
+import { nonceInsert } from './nonces.js';
+import { json, OPEN, paidContext, signedProof, type ClaimInput, type PaymentRow } from './rows.js';
+
+/**
+ * THE completing statement of a paid operation, in its two cases, from the same pieces:
+ *
+ *   inline (a facilitator whose ledger is in this database):
+ *     pre → ledger_gate (the nonce claim) → ledger_transfer (the facilitator's) → paid
+ *       → the operation's pieces → done (the payment inserted `completed`)
+ *   stepwise (after `PaymentStore.claim` and a settle: HTTP facilitator, reconciler, retries):
+ *     paid (the open claim, locked) → the operation's pieces → done (updated `completed`) → spent
+ *
+ * The operation's pieces (given `paid`) are the same objects in both: a purchase's are in
+ * src/domain/orders/purchase-statement.ts, the listing fee's in
+ * src/domain/listings/listing-statement.ts.
+ */
+export type Completing =
+  | { claim: ClaimInput; settlement: InlineSettlement }
+  | { row: PaymentRow; settlement: SettleResponse };
+
+export interface Completion {
+  statement: SqlFragment;
+  /** The payment's id (drawn here in the inline case, where the statement inserts it). */
+  id: string;
+  committed?: () => void;
+}
+
+// The whitespace after the comma before the operation's first piece (statements keep their text).
+const OPERATION_LEAD = ' \n      ';
+
+export function completion(sql: Sql, how: Completing, fulfil: Fulfilment): Completion {
+  if ('claim' in how) {
+    const { claim, settlement } = how;
+    const p = claim.payment;
+    const id = randomUUID();
+    const { pieces, result, committed } = fulfil(sql, {
+      paymentId: id,
+      operation: claim.operation,
+      resource: p.resource,
+      payer: p.payer,
+      chain: p.chain,
+      network: p.requirement.network,
+      asset: p.requirement.asset,
+      payTo: p.requirement.payTo,
+      amountMicro: p.amountMicro,
+      transaction: settlement.response.transaction,
+      context: claim.context,
+    });
+    const statement = Pieces.given()
+      .then(precondition(sql, claim.condition))
+      .then(nonceClaim(sql, p))
+      .then(settlement.transfer)
+      .then(paidInline(sql, id))
+      .join(pieces.leadingWith(OPERATION_LEAD))
+      .then(recordInserted(sql, claim, settlement, result));
+    return {
+      id,
+      committed,
+      statement: sql`
+      ${statement.with(sql)}
+      select coalesce((select ok from pre), false) as claim_allowed,
+             (select result_json from done) as result_json`,
+    };
+  }
+  const { row, settlement } = how;
+  const { pieces, result, committed } = fulfil(sql, paidContext(row, settlement.transaction));
+  const statement = Pieces.given()
+    .then(paidOpen(sql, row.id))
+    .join(pieces.leadingWith(OPERATION_LEAD))
+    .then(recordUpdated(sql, settlement, result))
+    .then(respent(sql));
+  return {
+    id: row.id,
+    committed,
+    statement: sql`
+      ${statement.with(sql)}
+      select result_json from done`,
+  };
+}
+
+/** The caller's condition (e.g. the item is still sold on these terms), re-checked in the statement. */
+function precondition(sql: Sql, condition: SqlFragment | undefined): Piece<'pre'> {
+  return piece(
+    'pre',
+    [],
+    sql`pre as (
+        select (${condition ?? sql`true`}) as ok
+      )`,
+  );
+}
+
+/** The nonce's single-use row, only when `pre` holds; a nonce held before fails the statement. */
+function nonceClaim(sql: Sql, p: VerifiedPayment): Piece<'ledger_gate', 'pre'> {
+  return piece(
+    'ledger_gate',
+    ['pre'],
+    sql`ledger_gate as (
+        ${nonceInsert(sql, 'paid', p, { when: sql`(select ok from pre)`, onConflict: 'fail', returning: true })}
+      )`,
+  );
+}
+
+/** Inline: the payment to complete is the one this statement inserts, if the money moved. */
+function paidInline(sql: Sql, id: string): Piece<'paid', 'ledger_transfer'> {
+  return piece(
+    'paid',
+    ['ledger_transfer'],
+    sql`paid as (
+        select ${id}::uuid as id, 'settling'::text as status from ledger_transfer
+      )`,
+  );
+}
+
+/** Stepwise: the claimed payment, locked, while it is still open (else no row: nothing written). */
+function paidOpen(sql: Sql, id: string): Piece<'paid'> {
+  return piece(
+    'paid',
+    [],
+    sql`paid as (
+        select id, status from x402_payments where id = ${id} and status = any(${OPEN}) for update
+      )`,
+  );
+}
+
+/** Inline: the payment recorded `completed` with its settlement and result. */
+function recordInserted(
+  sql: Sql,
+  input: ClaimInput,
+  settlement: InlineSettlement,
+  result: SqlFragment,
+): Piece<'done', 'paid'> {
+  const p = input.payment;
+  const tx = settlement.response.transaction;
+  return piece(
+    'done',
+    ['paid'],
+    sql`done as (
+        insert into x402_payments (id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
+                                   valid_before, payload, context, status, transaction, settlement, result,
+                                   request_digest)
+        select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
+               ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
+               ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
+               ${json(sql, input.context)}::jsonb, 'completed', ${tx},
+               ${json(sql, settlement.response)}::jsonb, ${result}, ${input.requestDigest}
+        from paid
+        returning result::text as result_json
+      )`,
+  );
+}
+
+/** Stepwise: the claimed payment updated `completed` with its settlement and result. */
+function recordUpdated(
+  sql: Sql,
+  settlement: SettleResponse,
+  result: SqlFragment,
+): Piece<'done', 'paid'> {
+  return piece(
+    'done',
+    ['paid'],
+    sql`done as (
+        update x402_payments p set status = 'completed', transaction = ${settlement.transaction},
+          settlement = ${json(sql, settlement)}, result = ${result}, error_code = null,
+          error_reason = null, updated_at = now()
+        from paid where p.id = paid.id
+        returning p.payer, p.nonce, p.resource, p.valid_before, p.result::text as result_json,
+                  paid.status as was
+      )`,
+  );
+}
+
+/** Re-spends the nonce if a reconciler had released it meanwhile (money moved: it is used). */
+function respent(sql: Sql): Piece<'spent', 'done'> {
+  return piece(
+    'spent',
+    ['done'],
+    sql`spent as (
+        ${nonceInsert(sql, 'paid', { rowsOf: 'done' }, { when: sql`was = 'released'`, onConflict: 'do nothing' })}
+      )`,
+  );
+}

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { VerifiedPayment } from '../../x402/guard.js';
+import type { JsonObject, SqlFragment } from './fulfilment.js';
+import type { PaymentRow } from './rows.js';
+
+/** How the runtime sets the processor up. */
+export interface ProcessorOptions {
+  retryAfterSeconds: number;
+  /** Age after which a `settling` claim counts as abandoned by a dead request. */
+  staleSeconds: number;
+  logger: Logger;
+  /** How long a duplicate request waits for the first one's outcome. */
+  duplicateWaitMs?: number;
+}
+
+/** A paid operation as its caller asks for it (`PaymentProcessor.run`). */
+export interface RunInput<C extends JsonObject> {
+  operation: string;
+  payment: VerifiedPayment;
+  context: C;
+  /** Extra fields for the 409 payment_settlement_pending body (e.g. the reserved order id). */
+  pendingDetails?: (context: C) => JsonObject;
+  /**
+   * A boolean SQL expression re-checked inside the claim statement (e.g. the item is still sold
+   * on these terms): when false nothing is claimed, settled or written and `run` throws
+   * `ClaimConditionFailed`, so the caller can answer from fresh data.
+   */
+  claimCondition?: SqlFragment;
+  /**
+   * What makes two requests the same one, beyond the operation, route and requirement (which
+   * always count): a listing's archive digest and metadata, a purchase's item, chain and buyer.
+   * Never anything a request draws at random (the reserved order or item id). Default: nothing
+   * beyond those.
+   */
+  request?: JsonObject;
+}
+
+/**
+ * The digest a payment row keeps of what its authorization was used for: a replay is answered
+ * from the stored result only when it is the same operation on the same content.
+ */
+export function requestDigest(input: {
+  operation: string;
+  payment: VerifiedPayment;
+  request?: JsonObject;
+}): string {
+  const p = input.payment;
+  return createHash('sha256')
+    .update(
+      canonicalJson({
+        operation: input.operation,
+        resource: p.resource,
+        network: p.requirement.network,
+        asset: p.requirement.asset.toLowerCase(),
+        pay_to: p.requirement.payTo.toLowerCase(),
+        amount_micro: p.amountMicro,
+        request: input.request ?? {},
+      }),
+    )
+    .digest('hex');
+}
+
+/** JSON with object keys sorted at every level, so equal content always hashes alike. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+/** Whether a stored claim was made by the same request as `input` (see `requestDigest`). */
+export function sameRequest(
+  row: PaymentRow,
+  input: { operation: string; payment: VerifiedPayment },
+  digest: string,
+): boolean {
+  if (row.requestDigest !== null) return row.requestDigest === digest;
+  // a claim from before migration 210: its operation, route and requirement must match
+  const p = input.payment;
+  return (
+    row.operation === input.operation &&
+    row.resource === p.resource &&
+    row.amountMicro === p.amountMicro &&
+    row.payTo.toLowerCase() === p.requirement.payTo.toLowerCase() &&
+    row.network === p.requirement.network
+  );
+}

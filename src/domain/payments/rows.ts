@@ -1,0 +1,89 @@
+import type postgres from 'postgres';
+import type { Sql } from '../../db/index.js';
+import type { VerifiedPayment } from '../../x402/guard.js';
+import { chainOfNetwork } from '../../wire/chains.js';
+import type { JsonObject, PaidContext, SqlFragment } from './fulfilment.js';
+
+/**
+ * A payment row (`x402_payments`) as every payment statement reads and writes it.
+ *
+ * Payment states: `settling` (claimed, settle in flight) → `completed` (settled and fulfilled), or
+ * `settled` (money moved, fulfilment still to run), `pending` (broadcast, outcome unknown),
+ * `failed` (terminal), `released` (nothing moved; the nonce is free again).
+ */
+export type PaymentStatus =
+  'settling' | 'pending' | 'settled' | 'completed' | 'failed' | 'released';
+
+export interface PaymentRow {
+  id: string;
+  operation: string;
+  resource: string;
+  payer: string;
+  nonce: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  amountMicro: number;
+  validBefore: Date;
+  status: PaymentStatus;
+  transaction: string | null;
+  contextJson: string;
+  settlementJson: string | null;
+  resultJson: string | null;
+  errorCode: string | null;
+  errorReason: string | null;
+  /** SHA-256 of what the authorization was used for (`PaymentProcessor.requestDigest`); null before migration 210. */
+  requestDigest: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** States from which a settled payment may still be completed. */
+export const OPEN: PaymentStatus[] = ['settling', 'pending', 'released', 'settled'];
+
+/** `claim` found the caller's precondition false: nothing was claimed or written. */
+export class ClaimConditionFailed extends Error {
+  constructor() {
+    super('claim condition no longer holds');
+  }
+}
+
+export interface ClaimInput {
+  operation: string;
+  payment: VerifiedPayment;
+  context: JsonObject;
+  /** A boolean SQL expression re-checked inside the claim statement. */
+  condition?: SqlFragment;
+  /** What the authorization is used for (hex SHA-256): a replay must match it. */
+  requestDigest: string;
+}
+
+export const json = (sql: Sql, v: unknown) => sql.json(v as postgres.JSONValue);
+
+/**
+ * What a payment row keeps of the signed payload (`payload`): the proof, i.e. the EIP-3009
+ * authorization exactly as the payer sent it and its signature. The rest of the x402 payload is
+ * already the row's own columns: `accepted` is pinned to the requirement this server issued
+ * (network, asset, pay_to, amount_micro; the item bound in `extra` is in `context`) and `resource`
+ * is `resource`. Keeping it once also keeps the row under Postgres's TOAST threshold (about 2 KB),
+ * so a purchase no longer pays for a compression attempt on every insert.
+ */
+export function signedProof(p: VerifiedPayment): unknown {
+  return p.payload.payload;
+}
+
+export function paidContext(r: PaymentRow, transaction = r.transaction ?? ''): PaidContext {
+  return {
+    paymentId: r.id,
+    operation: r.operation,
+    resource: r.resource,
+    payer: r.payer,
+    chain: chainOfNetwork(r.network)!,
+    network: r.network,
+    asset: r.asset,
+    payTo: r.payTo,
+    amountMicro: r.amountMicro,
+    transaction,
+    context: JSON.parse(r.contextJson) as JsonObject,
+  };
+}
