@@ -73,8 +73,8 @@ export interface VerifiedPayment {
   validBefore: Date;
   /** Route key the payment is bound to. */
   resource: string;
-  /** The amount signed for (named `amountMicro` until src/domain/payments/ takes `amount`). */
-  amountMicro: Micro;
+  /** The amount signed for. */
+  amount: Micro;
 }
 
 export interface GuardOptions {
@@ -293,7 +293,7 @@ export class X402Guard {
       nonce: auth.nonce,
       validBefore: new Date(Number(auth.validBefore) * 1000),
       resource: offer.resource ?? this.resourceKey(req),
-      amountMicro: microOfAtomic(requirement.amount),
+      amount: microOfAtomic(requirement.amount),
     };
   }
 }

@@ -259,7 +259,7 @@ async function acquireOnce(
       item,
       payment.chain,
       payment.requirement.payTo,
-      payment.amountMicro,
+      payment.amount,
     ),
   });
   const links: OrderLinks = orderLinks(deps.config, deps.secrets.urlSigningKey, {

@@ -49,7 +49,7 @@ export function completion(sql: Sql, how: Completing, fulfil: Fulfilment): Compl
       network: p.requirement.network,
       asset: p.requirement.asset,
       payTo: p.requirement.payTo,
-      amountMicro: p.amountMicro,
+      amountMicro: p.amount,
       transaction: settlement.response.transaction,
       context: claim.context,
     });
@@ -146,7 +146,7 @@ function recordInserted(
                                    valid_before, payload, context, status, transaction, settlement, result,
                                    request_digest)
         select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
-               ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
+               ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amount}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'completed', ${tx},
                ${json(sql, settlement.response)}::jsonb, ${result}, ${input.requestDigest}

@@ -54,7 +54,7 @@ export function requestDigest(input: {
         network: p.requirement.network,
         asset: p.requirement.asset.toLowerCase(),
         pay_to: p.requirement.payTo.toLowerCase(),
-        amount_micro: p.amountMicro,
+        amount_micro: p.amount,
         request: input.request ?? {},
       }),
     )
@@ -85,7 +85,7 @@ export function sameRequest(
   return (
     row.operation === input.operation &&
     row.resource === p.resource &&
-    row.amountMicro === p.amountMicro &&
+    row.amountMicro === p.amount &&
     row.payTo.toLowerCase() === p.requirement.payTo.toLowerCase() &&
     row.network === p.requirement.network
   );

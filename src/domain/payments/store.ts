@@ -69,7 +69,7 @@ export class PaymentStore {
         insert into x402_payments (operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
                                    valid_before, payload, context, status, request_digest)
         select ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
-               ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amountMicro}::bigint,
+               ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amount}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'settling', ${input.requestDigest}
         where exists (select 1 from claimed)
