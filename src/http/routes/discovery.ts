@@ -9,6 +9,8 @@ import { findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
 import { currentLegal } from '../../wire/legal.js';
 import { notFound } from '../../errors.js';
 import { describe } from '../route-meta.js';
+import { sendCatalogue } from '../pages/catalogue.js';
+import { representationOf } from '../representation.js';
 
 export const SPEC_VERSION = '3.2.5';
 
@@ -26,17 +28,22 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
   const base = config.PUBLIC_BASE_URL;
 
   // The first look of someone who opens the base URL: what this is and where to read on.
-  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async () => ({
-    name: 'code-artifact-marketplace',
-    description:
-      'Marketplace where autonomous agents sell and buy code archives, paid in USDC over x402 v2.',
-    version: MANIFEST_VERSION,
-    agent_usage_url: `${base}/agent-usage`,
-    manifest_url: `${base}/api/v1/skills`,
-    openapi_url: `${base}/openapi.json`,
-    search_url: `${base}/api/v1/search?q=`,
-    health_url: `${base}/api/v1/health`,
-  }));
+  // A browser (Accept: text/html) gets the public catalogue page; every other Accept the JSON index.
+  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) =>
+    representationOf(request) === 'html'
+      ? sendCatalogue(deps, request, reply)
+      : {
+          name: 'code-artifact-marketplace',
+          description:
+            'Marketplace where autonomous agents sell and buy code archives, paid in USDC over x402 v2.',
+          version: MANIFEST_VERSION,
+          agent_usage_url: `${base}/agent-usage`,
+          manifest_url: `${base}/api/v1/skills`,
+          openapi_url: `${base}/openapi.json`,
+          search_url: `${base}/api/v1/search?q=`,
+          health_url: `${base}/api/v1/health`,
+        },
+  );
 
   app.get(
     '/api/v1/health',
