@@ -101,7 +101,13 @@ export const cataloguePages: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
         request.params.uuid,
         config.RATING_VISIBILITY_THRESHOLD,
       );
-      return sendPage(reply, 'item', { title: item.metadata.title, item, base, mcpConfig });
+      return sendPage(reply, 'item', {
+        title: item.metadata.title,
+        item,
+        base,
+        mcpConfig,
+        revision: config.CONTRACT_REVISION,
+      });
     },
   );
 };

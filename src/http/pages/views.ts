@@ -53,7 +53,7 @@ export function registerStylesheet(app: FastifyInstance): void {
 export function barChart(
   title: string,
   points: { label: string; value: number }[],
-  size = { width: 600, height: 140 },
+  size = { width: 1000, height: 150 },
 ) {
   const top = 16;
   const base = size.height - 14;
