@@ -265,6 +265,40 @@ describe('console actions', () => {
     expect(listed.body).toContain('Listing to remove');
   });
 
+  it('a rejected listing shows its scan findings (rule, kind, file, line), never a raw detail', async () => {
+    const item = await createSaleItem(t.runtime.deps, { title: 'Leaky config loader' });
+    const { sql } = t.runtime.deps;
+    await sql`update items set status = 'rejected', status_reason = 'safety_checks_failed'
+              where id = ${item.itemId}`;
+    await sql`
+      insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
+      values (${item.itemId}, 1, 'rejected', 'safety_checks_failed',
+              ${sql.json([
+                { check: 'secret', detail: 'aws_access_key', file: 'src/config.js', line: 12 },
+                // a detail that is not a short identifier (a message, a path) is never shown
+                { check: 'processing_error', detail: 'read /srv/AKIAIOSFODNN7EXAMPLE failed' },
+              ])},
+              41)`;
+    const { jar } = await signIn(t.app);
+    const list = await t.app.inject({
+      url: '/admin/listings?status=rejected',
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(list.body).toContain('Leaky config loader');
+    const page = await t.app.inject({
+      url: `/admin/listings/${item.itemId}`,
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('safety_checks_failed');
+    expect(page.body).toContain('<td>secret</td><td>aws_access_key</td>');
+    expect(page.body).toContain('src/config.js');
+    expect(page.body).toMatch(/<td class="num">12<\/td>/);
+    expect(page.body).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    // a rejected listing is terminal: nothing to take down
+    expect(page.body).not.toContain('Take down');
+  });
+
   it('the operator API moderates with the token as Bearer and audits it', async () => {
     const { feedbackId } = await pendingReview('api review');
     const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
