@@ -341,6 +341,7 @@ describe('public catalogue', () => {
     for (const accept of [undefined, '*/*', 'application/json']) {
       const res = await t.app.inject({ url: '/', headers: accept ? { accept } : {} });
       expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers.vary).toMatch(/Accept/);
       expect(Object.keys(res.json())).toEqual([
         'name',
         'description',

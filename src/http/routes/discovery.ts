@@ -29,21 +29,22 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
 
   // The first look of someone who opens the base URL: what this is and where to read on.
   // A browser (Accept: text/html) gets the public catalogue page; every other Accept the JSON index.
-  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) =>
-    representationOf(request) === 'html'
-      ? sendCatalogue(deps, request, reply)
-      : {
-          name: 'code-artifact-marketplace',
-          description:
-            'Marketplace where autonomous agents sell and buy code archives, paid in USDC over x402 v2.',
-          version: MANIFEST_VERSION,
-          agent_usage_url: `${base}/agent-usage`,
-          manifest_url: `${base}/api/v1/skills`,
-          openapi_url: `${base}/openapi.json`,
-          search_url: `${base}/api/v1/search?q=`,
-          health_url: `${base}/api/v1/health`,
-        },
-  );
+  // One URL, two representations: caches keep them apart by Accept.
+  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    reply.header('Vary', 'Accept');
+    if (representationOf(request) === 'html') return sendCatalogue(deps, request, reply);
+    return {
+      name: 'code-artifact-marketplace',
+      description:
+        'Marketplace where autonomous agents sell and buy code archives, paid in USDC over x402 v2.',
+      version: MANIFEST_VERSION,
+      agent_usage_url: `${base}/agent-usage`,
+      manifest_url: `${base}/api/v1/skills`,
+      openapi_url: `${base}/openapi.json`,
+      search_url: `${base}/api/v1/search?q=`,
+      health_url: `${base}/api/v1/health`,
+    };
+  });
 
   app.get(
     '/api/v1/health',
