@@ -244,6 +244,16 @@ export const ConfigSchema = z
     /** Seconds a client should wait after 503 settlement_capacity. */
     SETTLEMENT_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
 
+    // --- operator console (src/http/admin/, docs/console.md) --------------------------------
+    /**
+     * The operator's credential for /admin and the operator API (at least 32 characters). Required
+     * with DATABASE_URL; embedded, one is generated under DATA_DIR/secrets on first start and
+     * printed once in the log.
+     */
+    ADMIN_TOKEN: z.string().min(32).optional(),
+    /** A console sign-in lasts this long (then sign in again). */
+    ADMIN_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(28_800),
+
     // --- background work --------------------------------------------------------------------
     /** Run the scan worker and periodic jobs inside the HTTP process (embedded default). */
     IN_PROCESS_WORKER: bool.default(true),
@@ -254,6 +264,13 @@ export const ConfigSchema = z
         code: 'custom',
         path: ['URL_SIGNING_SECRET'],
         message: 'required when DATABASE_URL is set (production secrets have no defaults)',
+      });
+    }
+    if (c.DATABASE_URL && !c.ADMIN_TOKEN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ADMIN_TOKEN'],
+        message: 'required when DATABASE_URL is set (the operator console credential)',
       });
     }
     if (c.EMBEDDINGS_URL && (!c.EMBEDDINGS_MODEL || !c.EMBEDDINGS_DIMENSIONS)) {

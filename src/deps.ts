@@ -50,6 +50,8 @@ export interface Deps extends PaymentDeps, ListingPorts, DemoPorts {
   storage: BlobStore;
   /** Secrets generated or loaded at start-up (see src/secrets.ts). */
   secrets: { urlSigningKey: Buffer };
+  /** The operator credential of /admin and the operator API (src/secrets.ts loadAdminToken). */
+  adminToken: string;
   /** Wakes this process's job runner when work was queued (src/jobs/runner.ts). */
   work: WorkSignal;
 }

@@ -137,6 +137,10 @@ export const ERROR_CATALOG = catalog({
   feedback_not_found: [404, 'No feedback with this id belongs to the caller.'],
   // --- Revision A (spec 4.2, 5.1) -----------------------------------------------------------
   unauthorized: [401, 'Send a valid API key in X-API-KEY.'],
+  csrf_invalid: [
+    403,
+    'The form is stale or did not come from this console; reload the page and send it again.',
+  ],
   invalid_address: [400, 'address must be a 0x-prefixed 20-byte hex address.'],
   invalid_action: [400, 'action must be register, link-wallet or rotate-key.'],
   chain_required: [400, 'Send the chain you signed for (base or polygon) with the signed request.'],

@@ -10,6 +10,12 @@ import { createLogger } from './logger.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
 import { moderateCommand } from './domain/feedback/moderation.js';
 import { createRuntime, startBackground } from './runtime.js';
+import {
+  moderateOverApi,
+  operatorApiOf,
+  publishOperatorApi,
+  unresolvedOverApi,
+} from './operator-api.js';
 
 const COMMANDS = [
   'serve',
@@ -81,10 +87,21 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     case 'unresolved-payments': {
       // Operators: settlements still open after RECONCILE_ALERT_AFTER_SECONDS (or --all), one JSON
-      // line each, for a look at the chain (money may have moved without an order).
+      // line each, for a look at the chain (money may have moved without an order). While a
+      // service holds the embedded database, through its operator API.
+      const age = args.includes('--all') ? 0 : config.RECONCILE_ALERT_AFTER_SECONDS;
+      const api = await operatorApiOf(config);
+      if (api) {
+        const rows = await unresolvedOverApi(api, age);
+        for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
+        logger.info(
+          { count: rows.length, olderThanSeconds: age, via: api.url },
+          'unresolved settlements listed by the running service',
+        );
+        return;
+      }
       const runtime = await createRuntime(config, { logger });
       try {
-        const age = args.includes('--all') ? 0 : config.RECONCILE_ALERT_AFTER_SECONDS;
         const rows = await unresolvedPayments(runtime.deps.payments.store, age);
         for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
         logger.info({ count: rows.length, olderThanSeconds: age }, 'unresolved settlements listed');
@@ -95,14 +112,22 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     case 'moderate': {
       // Operators: pending item feedback with its item and text (one JSON line each), and the
-      // verdicts: `moderate approve <id>...`, `moderate reject <id>...`.
-      const runtime = await createRuntime(config, { logger });
+      // verdicts: `moderate approve <id>...`, `moderate reject <id>...`. While a service holds
+      // the embedded database, through its operator API (the same lines).
+      const api = await operatorApiOf(config);
+      const runtime = api ? undefined : await createRuntime(config, { logger });
       try {
-        const { lines, ok } = await moderateCommand(runtime.deps.sql, args);
+        const { lines, ok } = api
+          ? await moderateOverApi(api, args)
+          : await moderateCommand(runtime!.deps.sql, args);
         for (const line of lines) process.stdout.write(`${line}\n`);
+        // stdout stays one JSON object per line; the empty queue is said on stderr
+        if (ok && lines.length === 0 && (args[0] ?? 'list') === 'list') {
+          process.stderr.write('moderation queue is empty: no feedback is waiting\n');
+        }
         if (!ok) process.exitCode = 1;
       } finally {
-        await runtime.close();
+        await runtime?.close();
       }
       return;
     }
@@ -133,6 +158,13 @@ async function main(command: string, args: string[]): Promise<void> {
       await app.listen({ port: config.PORT, host: config.HOST }).catch((e: unknown) => {
         throw listenError(config, e);
       });
+      // the operator commands reach this process while it holds the embedded database
+      const listening = app.server.address();
+      if (listening && typeof listening === 'object') {
+        stoppers.push(
+          await publishOperatorApi(config, { port: listening.port, host: config.HOST }),
+        );
+      }
       warnUnreachableBaseUrl(config, logger);
       logger.info(
         {

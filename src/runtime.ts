@@ -30,7 +30,7 @@ import type { JobHandlers } from './jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from './jobs/runner.js';
 import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
-import { loadSecrets } from './secrets.js';
+import { loadAdminToken, loadSecrets } from './secrets.js';
 import { createBlobStore } from './storage/index.js';
 import { HttpFacilitator, type Facilitator } from './x402/facilitator.js';
 import { X402Guard } from './x402/guard.js';
@@ -69,6 +69,15 @@ export async function createRuntime(
     const embedder = createEmbedder(config);
     if (opts.migrate !== false) await ensureVectorIndex(db.sql, embedder.dimensions);
     const secrets = await loadSecrets(config);
+    const admin = await loadAdminToken(config);
+    if (admin.created) {
+      // The one time the generated operator token is shown: it stays in the file for later.
+      logger.warn(
+        { file: admin.file },
+        `operator console: open ${config.PUBLIC_BASE_URL}/admin and sign in with this token ` +
+          `(shown once; kept in ${admin.file}): ${admin.token}`,
+      );
+    }
     const deps: Deps = {
       config,
       sql: db.sql,
@@ -76,6 +85,7 @@ export async function createRuntime(
       embedder,
       storage: createBlobStore(config),
       secrets,
+      adminToken: admin.token,
       work: new WorkSignal(),
       ...createPayments(config, db, logger, secrets),
     };

@@ -230,3 +230,16 @@ function isAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * The live process (not this one) holding the embedded database under DATA_DIR, if any: the
+ * operator commands then talk to its operator API instead of opening the database (src/operator-api.ts).
+ */
+export async function embeddedDbHolder(
+  config: Pick<Config, 'DATA_DIR' | 'DATABASE_URL' | 'EMBEDDED_DB_IN_MEMORY'>,
+): Promise<number | undefined> {
+  if (config.DATABASE_URL || config.EMBEDDED_DB_IN_MEMORY) return undefined;
+  const file = path.join(path.resolve(config.DATA_DIR, 'pg'), '..', 'embedded-db.pid');
+  const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  return pid && pid !== process.pid && isAlive(pid) ? pid : undefined;
+}

@@ -24,6 +24,10 @@ import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { revisionBFace } from './revision-b.js';
 import { revisionAFace } from './revision-a/face.js';
 import { registerRoutes } from './routes/index.js';
+import { adminPlugin } from './admin/index.js';
+import { OperatorCounters, operatorCountersPlugin } from './admin/counters.js';
+import { cataloguePages } from './pages/catalogue.js';
+import { registerStylesheet } from './pages/views.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -65,6 +69,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   // The one choice of contract revision at the HTTP face: which routes exist, their credential,
   // how OpenAPI and the manifest name it, and which guide is served.
   const face = config.CONTRACT_REVISION === 'A' ? revisionAFace : revisionBFace;
+  const counters = new OperatorCounters();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
@@ -76,6 +81,11 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(paymentSignatureCapPlugin);
   await app.register(corsPlugin);
   await app.register(jsonBodyPlugin);
+  await app.register(operatorCountersPlugin, { counters });
   await registerRoutes(app, config, face, deps);
+  // People's pages: the catalogue's item pages, their style sheet, and the operator console.
+  registerStylesheet(app);
+  await app.register(cataloguePages, { deps });
+  await app.register(adminPlugin, { deps, counters });
   return app;
 }

@@ -2,10 +2,11 @@ import type { FastifySchema } from 'fastify';
 
 /**
  * Credential a route needs, as the spec's endpoint tables name it: `public`, `id402` (zero-value
- * x402 identity), `paid402` (paid x402) or `key` (Revision A API key). Every route states it in
+ * x402 identity), `paid402` (paid x402), `key` (Revision A API key) or `operator` (the console
+ * and operator API, src/http/admin/, never in OpenAPI). Every route states it in
  * `config.auth`; the OpenAPI document and the skills manifest read it from there.
  */
-export type RouteAuth = 'public' | 'id402' | 'paid402' | 'key';
+export type RouteAuth = 'public' | 'id402' | 'paid402' | 'key' | 'operator';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

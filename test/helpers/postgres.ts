@@ -15,6 +15,8 @@ export const PG_TEMPLATE_DB = 'marketplace_template';
 
 /** A fixed signing secret: DATABASE_URL deployments must set one (src/config.ts). */
 export const PG_TEST_SIGNING_SECRET = 'test-url-signing-secret-for-the-postgres-tier';
+/** A fixed operator token: DATABASE_URL deployments must set one too. */
+export const PG_TEST_ADMIN_TOKEN = 'test-admin-token-for-the-postgres-tier-0123456789';
 
 export function adminUrl(): string {
   const url = process.env.PG_ADMIN_URL;
@@ -58,5 +60,9 @@ export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<str
  */
 export async function databaseEnv(opts: { empty?: boolean } = {}): Promise<Record<string, string>> {
   if (!ON_POSTGRES) return {};
-  return { DATABASE_URL: await freshDatabase(opts), URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET };
+  return {
+    DATABASE_URL: await freshDatabase(opts),
+    URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
+    ADMIN_TOKEN: PG_TEST_ADMIN_TOKEN,
+  };
 }

@@ -52,8 +52,19 @@ describe('loadConfig', () => {
       /URL_SIGNING_SECRET/,
     );
     expect(() =>
-      loadConfig({ DATABASE_URL: 'postgres://db/market', URL_SIGNING_SECRET: 'x'.repeat(32) }),
+      loadConfig({
+        DATABASE_URL: 'postgres://db/market',
+        URL_SIGNING_SECRET: 'x'.repeat(32),
+        ADMIN_TOKEN: 'a'.repeat(32),
+      }),
     ).not.toThrow();
+  });
+
+  it('the operator console has no default credential on Postgres: DATABASE_URL needs ADMIN_TOKEN', () => {
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgres://db/market', URL_SIGNING_SECRET: 'x'.repeat(32) }),
+    ).toThrow(/ADMIN_TOKEN/);
+    expect(() => loadConfig({ ADMIN_TOKEN: 'too-short' })).toThrow(/ADMIN_TOKEN/);
   });
 
   it('a remote embeddings endpoint needs its model and dimension', () => {

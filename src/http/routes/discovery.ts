@@ -7,6 +7,8 @@ import { currentLegal } from '../../wire/legal.js';
 import { notFound } from '../../errors.js';
 import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
+import { sendCatalogue } from '../pages/catalogue.js';
+import { representationOf } from '../representation.js';
 
 export const SPEC_VERSION = '3.2.5';
 
@@ -24,17 +26,23 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
   const base = config.PUBLIC_BASE_URL;
 
   // The first look of someone who opens the base URL: what this is and where to read on.
-  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async () => ({
-    name: 'code-artifact-marketplace',
-    description:
-      'Marketplace where autonomous agents sell and buy code archives, paid in USDC over x402 v2.',
-    version: MANIFEST_VERSION,
-    agent_usage_url: `${base}/agent-usage`,
-    manifest_url: `${base}/api/v1/skills`,
-    openapi_url: `${base}/openapi.json`,
-    search_url: `${base}/api/v1/search?q=`,
-    health_url: `${base}/api/v1/health`,
-  }));
+  // A browser (Accept: text/html) gets the public catalogue page; every other Accept the JSON index.
+  // One URL, two representations: caches keep them apart by Accept.
+  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    reply.header('Vary', 'Accept');
+    if (representationOf(request) === 'html') return sendCatalogue(deps, request, reply);
+    return {
+      name: 'code-artifact-marketplace',
+      description:
+        'Marketplace where autonomous agents sell and buy code archives, paid in USDC over x402 v2.',
+      version: MANIFEST_VERSION,
+      agent_usage_url: `${base}/agent-usage`,
+      manifest_url: `${base}/api/v1/skills`,
+      openapi_url: `${base}/openapi.json`,
+      search_url: `${base}/api/v1/search?q=`,
+      health_url: `${base}/api/v1/health`,
+    };
+  });
 
   app.get(
     '/api/v1/health',

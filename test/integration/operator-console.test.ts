@@ -1,0 +1,363 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { buy, callAs } from '../helpers/accounts.js';
+import {
+  cookieHeader,
+  cookiesOf,
+  csrfOf,
+  form,
+  post,
+  signIn,
+  TEST_ADMIN_TOKEN,
+} from '../helpers/console.js';
+import { createSaleItem } from '../helpers/items.js';
+import { newWallet } from '../helpers/wallets.js';
+
+/** The operator console and API: credential, CSRF, audit, and what each action does (issue 26). */
+let t: TestContext;
+const FAILURE_MAX = 3;
+beforeAll(async () => {
+  t = await startTestApp({
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    RATE_LIMIT_FAILURE_MAX: String(FAILURE_MAX),
+  });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** A sale with a pending text review on it: the seller's wallet, the item, the feedback id. */
+async function pendingReview(text = 'solid code, clear README') {
+  const seller = newWallet();
+  const buyer = newWallet();
+  const item = await createSaleItem(t.runtime.deps, {
+    sellerAddress: seller.address.toLowerCase(),
+    title: 'Reviewed widget',
+  });
+  await buy(t, buyer, item.itemId);
+  const given = await callAs(t, buyer, 'POST', `/api/v1/items/${item.itemId}/feedback`, {
+    rating: 8,
+    text,
+  });
+  expect(given.json()).toMatchObject({ moderation_status: 'pending' });
+  return { seller, buyer, itemId: item.itemId, feedbackId: given.json().feedback_id as string };
+}
+
+const auditRows = () =>
+  t.runtime.deps.sql<
+    { actor: string; action: string; target: string | null; reason: string | null }[]
+  >`
+    select actor, action, target, reason from operator_audit order by id`;
+
+describe('operator credential', () => {
+  it('every console page and operator API route refuses a caller without the credential', async () => {
+    const routes = t.app.routeTable.filter(
+      (r) => r.url.startsWith('/admin') && r.url !== '/admin/login',
+    );
+    // the console's pages, its actions and the API: nothing under /admin is left out
+    expect(routes.length).toBeGreaterThanOrEqual(12);
+    const id = '00000000-0000-4000-8000-000000000000';
+    // each refusal from its own address, so that the failure budget never answers for the gate
+    let n = 0;
+    for (const r of routes) {
+      const url = r.url.replace(':uuid', id);
+      for (const headers of [
+        {},
+        { cookie: 'admin_session=forged' },
+        { authorization: 'Bearer not-the-token-at-all-not-the-token-at-all' },
+      ]) {
+        const res = await t.app.inject({
+          method: r.method as 'GET' | 'POST',
+          url,
+          headers,
+          remoteAddress: `10.1.${Math.floor(n / 250)}.${(n++ % 250) + 1}`,
+          ...(r.method === 'POST' && { payload: {} }),
+        });
+        expect(res.statusCode, `${r.method} ${url} ${JSON.stringify(headers)}`).toBe(401);
+        expect(res.body).not.toContain('Moderation queue');
+      }
+    }
+  });
+
+  it('signs in with the token: an HttpOnly SameSite=Strict session cookie, Secure behind TLS', async () => {
+    const { res, jar } = await signIn(t.app);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/admin');
+    const cookie = [res.headers['set-cookie']].flat().find((c) => c!.startsWith('admin_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toMatch(/Path=\/admin/);
+    expect(cookie).not.toMatch(/Secure/);
+    const page = await t.app.inject({ url: '/admin', headers: { cookie: cookieHeader(jar) } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Overview');
+    // pages allow no script and post only to this origin; no cross-origin reads
+    expect(page.headers['content-security-policy']).toContain("form-action 'self'");
+    expect(page.headers['content-security-policy']).not.toContain('script-src');
+    expect(page.headers['access-control-allow-origin']).toBeUndefined();
+
+    const login = await t.app.inject({
+      url: '/admin/login',
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    const tls = await t.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: {
+        'x-forwarded-proto': 'https',
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: cookieHeader(cookiesOf(login)),
+      },
+      payload: form({ token: TEST_ADMIN_TOKEN, _csrf: csrfOf(login.body) }),
+    });
+    expect(tls.statusCode).toBe(303);
+    expect([tls.headers['set-cookie']].flat().join('\n')).toMatch(/admin_session=[^\n]*Secure/);
+  });
+
+  it('a wrong token is 401 and, past the failure budget, 429 for that address', async () => {
+    const remoteAddress = '10.0.0.2';
+    const attempt = async () => {
+      const login = await t.app.inject({ url: '/admin/login', remoteAddress });
+      return t.app.inject({
+        method: 'POST',
+        url: '/admin/login',
+        remoteAddress,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: cookieHeader(cookiesOf(login)),
+        },
+        payload: form({ token: 'guess', _csrf: csrfOf(login.body) }),
+      });
+    };
+    for (let i = 0; i < FAILURE_MAX; i++) {
+      const res = await attempt();
+      expect(res.statusCode).toBe(401);
+      expect(res.body).toContain('That is not the operator token.');
+      expect(String(res.headers['set-cookie'] ?? '')).not.toMatch(/admin_session/);
+    }
+    const limited = await attempt();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    // even the right token waits now: guessing stops
+    expect((await signIn(t.app, TEST_ADMIN_TOKEN, remoteAddress)).res.statusCode).toBe(429);
+    // the operator API counts in the same budget
+    const api = await t.app.inject({
+      url: '/admin/api/moderation',
+      remoteAddress: '10.0.0.3',
+      headers: { authorization: 'Bearer wrong' },
+    });
+    expect(api.statusCode).toBe(401);
+    expect(api.json()).toMatchObject({ error: 'unauthorized' });
+  });
+
+  it('signing out ends the session on the server', async () => {
+    const { jar, csrf } = await signIn(t.app);
+    const out = await post(t.app, '/admin/logout', jar, { _csrf: csrf });
+    expect(out.statusCode).toBe(303);
+    const after = await t.app.inject({ url: '/admin', headers: { cookie: cookieHeader(jar) } });
+    expect(after.statusCode).toBe(401);
+  });
+});
+
+describe('CSRF', () => {
+  it('a form without its CSRF token, or with another one, is refused and changes nothing', async () => {
+    const { feedbackId } = await pendingReview();
+    const { jar, csrf } = await signIn(t.app);
+    const missing = await post(t.app, '/admin/moderation', jar, {
+      verdict: 'approve',
+      ids: feedbackId,
+    });
+    expect(missing.statusCode).toBe(403);
+    expect(missing.body).toContain('csrf_invalid');
+    const forged = await post(t.app, '/admin/moderation', jar, {
+      verdict: 'approve',
+      ids: feedbackId,
+      _csrf: `${csrf.slice(0, -2)}xx`,
+    });
+    expect(forged.statusCode).toBe(403);
+    // a token from another browser (its own CSRF cookie) does not fit this one
+    const other = await signIn(t.app);
+    const crossed = await post(t.app, '/admin/moderation', jar, {
+      verdict: 'approve',
+      ids: feedbackId,
+      _csrf: other.csrf,
+    });
+    expect(crossed.statusCode).toBe(403);
+    const [row] = await t.runtime.deps.sql<{ moderationStatus: string }[]>`
+      select moderation_status from item_feedback where id = ${feedbackId}`;
+    expect(row!.moderationStatus).toBe('pending');
+    // the sign-in form is protected too (login CSRF)
+    const noToken = await t.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ token: TEST_ADMIN_TOKEN }),
+    });
+    expect(noToken.statusCode).toBe(403);
+  });
+});
+
+describe('console actions', () => {
+  it('approving reviews puts them in the seller inbox at once, with an audit row each', async () => {
+    const a = await pendingReview('first review text');
+    const b = await pendingReview('second review text');
+    const { jar, csrf } = await signIn(t.app);
+    const queue = await t.app.inject({
+      url: '/admin/moderation',
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(queue.body).toContain('first review text');
+    expect(queue.body).toContain('Reviewed widget');
+    const res = await post(t.app, '/admin/moderation', jar, {
+      verdict: 'approve',
+      ids: [a.feedbackId, b.feedbackId],
+      _csrf: csrf,
+    });
+    expect(res.statusCode).toBe(303);
+    const inbox = (await callAs(t, a.seller, 'GET', '/api/v1/inbox')).json();
+    expect(inbox.items).toEqual([
+      expect.objectContaining({ feedback_id: a.feedbackId, text: 'first review text' }),
+    ]);
+    const audit = await auditRows();
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        { actor: 'operator', action: 'feedback.approve', target: a.feedbackId, reason: null },
+        { actor: 'operator', action: 'feedback.approve', target: b.feedbackId, reason: null },
+      ]),
+    );
+    const after = await t.app.inject({
+      url: res.headers.location as string,
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(after.body).toContain('2 approved');
+    expect(after.body).not.toContain('first review text');
+  });
+
+  it('a take-down is the owner delete: gone from search and detail, reason in the audit trail', async () => {
+    const item = await createSaleItem(t.runtime.deps, { title: 'Listing to remove' });
+    const { jar, csrf } = await signIn(t.app);
+    const detail = await t.app.inject({
+      url: `/admin/listings/${item.itemId}`,
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(detail.statusCode).toBe(200);
+    expect(detail.body).toContain('Take down');
+    const res = await post(t.app, `/admin/listings/${item.itemId}/take-down`, jar, {
+      reason: 'copyright complaint #42',
+      _csrf: csrf,
+    });
+    expect(res.statusCode).toBe(303);
+    const [row] = await t.runtime.deps.sql<{ status: string; statusReason: string }[]>`
+      select status, status_reason from items where id = ${item.itemId}`;
+    expect(row).toEqual({ status: 'deleted', statusReason: 'removed' });
+    expect((await t.app.inject({ url: `/api/v1/items/${item.itemId}` })).statusCode).toBe(404);
+    expect(await auditRows()).toContainEqual({
+      actor: 'operator',
+      action: 'listing.take_down',
+      target: item.itemId,
+      reason: 'copyright complaint #42',
+    });
+    // listed by status on the listings page
+    const listed = await t.app.inject({
+      url: '/admin/listings?status=deleted&q=remove',
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(listed.body).toContain('Listing to remove');
+  });
+
+  it('a rejected listing shows its scan findings (rule, kind, file, line), never a raw detail', async () => {
+    const item = await createSaleItem(t.runtime.deps, { title: 'Leaky config loader' });
+    const { sql } = t.runtime.deps;
+    await sql`update items set status = 'rejected', status_reason = 'safety_checks_failed'
+              where id = ${item.itemId}`;
+    await sql`
+      insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
+      values (${item.itemId}, 1, 'rejected', 'safety_checks_failed',
+              ${sql.json([
+                { check: 'secret', detail: 'aws_access_key', file: 'src/config.js', line: 12 },
+                // a detail that is not a short identifier (a message, a path) is never shown
+                { check: 'processing_error', detail: 'read /srv/AKIAIOSFODNN7EXAMPLE failed' },
+              ])},
+              41)`;
+    const { jar } = await signIn(t.app);
+    const list = await t.app.inject({
+      url: '/admin/listings?status=rejected',
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(list.body).toContain('Leaky config loader');
+    const page = await t.app.inject({
+      url: `/admin/listings/${item.itemId}`,
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('safety_checks_failed');
+    expect(page.body).toContain('<td>secret</td><td>aws_access_key</td>');
+    expect(page.body).toContain('src/config.js');
+    expect(page.body).toMatch(/<td class="num">12<\/td>/);
+    expect(page.body).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    // a rejected listing is terminal: nothing to take down
+    expect(page.body).not.toContain('Take down');
+  });
+
+  it('the operator API moderates with the token as Bearer and audits it', async () => {
+    const { feedbackId } = await pendingReview('api review');
+    const auth = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+    const list = await t.app.inject({ url: '/admin/api/moderation', headers: auth });
+    expect(list.statusCode).toBe(200);
+    expect(list.json().items).toContainEqual(
+      expect.objectContaining({ feedback_id: feedbackId, text: 'api review' }),
+    );
+    const judged = await t.app.inject({
+      method: 'POST',
+      url: '/admin/api/moderation',
+      headers: auth,
+      payload: { verdict: 'reject', ids: [feedbackId] },
+    });
+    expect(judged.json()).toEqual({
+      results: [{ feedback_id: feedbackId, moderation_status: 'rejected' }],
+    });
+    expect(await auditRows()).toContainEqual({
+      actor: 'operator',
+      action: 'feedback.reject',
+      target: feedbackId,
+      reason: null,
+    });
+    const unresolved = await t.app.inject({
+      url: '/admin/api/payments/unresolved?older_than_seconds=0',
+      headers: auth,
+    });
+    expect(unresolved.json()).toEqual({ items: [] });
+  });
+});
+
+describe('public catalogue', () => {
+  it('GET / as HTML lists listings with escaped text; other Accept values keep the JSON index', async () => {
+    await createSaleItem(t.runtime.deps, { title: 'Widget <script>alert(1)</script>' });
+    const html = await t.app.inject({ url: '/', headers: { accept: 'text/html' } });
+    expect(html.statusCode).toBe(200);
+    expect(html.headers['content-type']).toMatch(/^text\/html/);
+    expect(html.body).toContain('Widget &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html.body).not.toContain('<script>');
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const res = await t.app.inject({ url: '/', headers: accept ? { accept } : {} });
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers.vary).toMatch(/Accept/);
+      expect(Object.keys(res.json())).toEqual([
+        'name',
+        'description',
+        'version',
+        'agent_usage_url',
+        'manifest_url',
+        'openapi_url',
+        'search_url',
+        'health_url',
+      ]);
+    }
+    const bad = await t.app.inject({
+      url: '/?q=widget&min_price=abc',
+      headers: { accept: 'text/html' },
+    });
+    expect(bad.statusCode).toBe(200);
+    expect(bad.body).toContain('plain decimal USDC');
+  });
+});
