@@ -31,6 +31,12 @@ export const ConfigSchema = z
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
+    /**
+     * Log lines: `json` (one JSON object per line) or `pretty` (readable, pino-pretty, a dev
+     * dependency). Unset: pretty when stdout is a terminal and NODE_ENV is not production.
+     */
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+    NODE_ENV: z.string().optional(),
     /** Which contract revision this deployment follows: B (wallet identity, default) or A (API keys). */
     CONTRACT_REVISION: z.enum(['A', 'B']).default('B'),
     /**
@@ -243,6 +249,30 @@ export const ConfigSchema = z
     RECONCILE_ALERT_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
     /** Seconds a client should wait after 503 settlement_capacity. */
     SETTLEMENT_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
+
+    // --- metrics and traces (docs/operating.md, "Metrics and traces") -----------------------
+    /**
+     * Bearer token of `GET /metrics` (Prometheus text) on the main port. Unset: the main port has
+     * no /metrics. With METRICS_PORT it is required on that listener too.
+     */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** A separate /metrics listener on METRICS_HOST:METRICS_PORT (serve and worker). Unset: none. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** Interface of the METRICS_PORT listener: loopback unless the scraper is elsewhere. */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    /**
+     * OpenTelemetry tracing (OTLP/HTTP, JSON), off unless an endpoint is given or
+     * OTEL_TRACES_EXPORTER=otlp (then http://localhost:4318). The standard variables' meaning.
+     */
+    OTEL_SDK_DISABLED: bool.default(false),
+    OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+    /** Base URL of the collector: traces go to <endpoint>/v1/traces. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    /** Full URL of the traces endpoint (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+    /** Headers sent to the collector: `key=value,key2=value2` (e.g. an authorization header). */
+    OTEL_EXPORTER_OTLP_HEADERS: z.string().min(1).optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).optional(),
 
     // --- background work --------------------------------------------------------------------
     /** Run the scan worker and periodic jobs inside the HTTP process (embedded default). */

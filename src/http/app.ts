@@ -17,6 +17,7 @@ import { installIdentity } from './identity.js';
 import { corsPlugin } from './plugins/cors.js';
 import { documentationPlugin } from './plugins/documentation.js';
 import { jsonBodyPlugin } from './plugins/json-body.js';
+import { installObservability, registerMetricsRoute } from './plugins/observability.js';
 import { QuietProbeLogs } from './plugins/logging.js';
 import { paymentSignatureCapPlugin } from './plugins/payment-signature-cap.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
@@ -65,6 +66,8 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   // The one choice of contract revision at the HTTP face: which routes exist and how OpenAPI names
   // the credential.
   const face = config.CONTRACT_REVISION === 'A' ? revisionAFace : revisionBFace;
+  // First of all hooks: the request's span is the parent of everything the request does.
+  installObservability(app, deps);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
@@ -77,5 +80,6 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(corsPlugin);
   await app.register(jsonBodyPlugin);
   await registerRoutes(app, config, face, deps);
+  registerMetricsRoute(app, config, deps.telemetry);
   return app;
 }

@@ -20,7 +20,7 @@ export const acquireRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
   app.post(
     '/api/v1/items/:uuid/acquire',
     {
-      config: { auth: 'paid402', price: 'item price' },
+      config: { auth: 'paid402', price: 'item price', payment: 'purchase' },
       schema: describe(
         'purchase',
         revision === 'A'

@@ -33,6 +33,7 @@ export const itemRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
         efSearch: config.SEARCH_EF_SEARCH,
         ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
         payableOnly: config.CONTRACT_REVISION === 'A',
+        telemetry: deps.telemetry,
       }),
   );
 
