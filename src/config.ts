@@ -21,6 +21,23 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/**
+ * OpenTelemetry tracing (OTLP/HTTP, JSON), off unless an endpoint is given or
+ * OTEL_TRACES_EXPORTER=otlp (then http://localhost:4318): the standard variables' meaning. Shared
+ * with the MCP server's entry (`loadTracingConfig`).
+ */
+const otelKeys = {
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  /** Base URL of the collector: traces go to <endpoint>/v1/traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** Full URL of the traces endpoint (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** Headers sent to the collector: `key=value,key2=value2` (e.g. an authorization header). */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().min(1).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+};
+
 export const ConfigSchema = z
   .object({
     // --- process and HTTP -------------------------------------------------------------------
@@ -260,19 +277,8 @@ export const ConfigSchema = z
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** Interface of the METRICS_PORT listener: loopback unless the scraper is elsewhere. */
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    /**
-     * OpenTelemetry tracing (OTLP/HTTP, JSON), off unless an endpoint is given or
-     * OTEL_TRACES_EXPORTER=otlp (then http://localhost:4318). The standard variables' meaning.
-     */
-    OTEL_SDK_DISABLED: bool.default(false),
-    OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
-    /** Base URL of the collector: traces go to <endpoint>/v1/traces. */
-    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-    /** Full URL of the traces endpoint (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
-    /** Headers sent to the collector: `key=value,key2=value2` (e.g. an authorization header). */
-    OTEL_EXPORTER_OTLP_HEADERS: z.string().min(1).optional(),
-    OTEL_SERVICE_NAME: z.string().min(1).optional(),
+    // OTEL_*: tracing, see otelKeys above
+    ...otelKeys,
 
     // --- background work --------------------------------------------------------------------
     /** Run the scan worker and periodic jobs inside the HTTP process (embedded default). */
@@ -372,6 +378,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
   );
   const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+    );
+  }
+  return parsed.data;
+}
+
+/** The OTEL_* keys alone, for a process without the service's configuration (the MCP server). */
+export function loadTracingConfig(env: Record<string, string | undefined>) {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const parsed = z.object(otelKeys).safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),

@@ -38,7 +38,10 @@ export function startOtel(c: TracingConfig, serviceName: string): Tracing {
   });
   // the global tracer provider, the AsyncLocalStorage context manager and W3C trace context
   provider.register();
-  registerInstrumentations({ instrumentations: [new UndiciInstrumentation()] });
+  const unregister = registerInstrumentations({
+    instrumentations: [new UndiciInstrumentation()],
+  });
+  let unpatchSql = () => {};
   const tracer = trace.getTracer('artifact-marketplace');
   const requestSpans = new WeakMap<object, Span>();
 
@@ -58,7 +61,7 @@ export function startOtel(c: TracingConfig, serviceName: string): Tracing {
     },
 
     instrumentSql(sql) {
-      instrumentPostgres(sql as PostgresSql, tracer);
+      unpatchSql = instrumentPostgres(sql as PostgresSql, tracer) ?? unpatchSql;
     },
 
     inject(headers) {
@@ -103,8 +106,14 @@ export function startOtel(c: TracingConfig, serviceName: string): Tracing {
       await provider.forceFlush();
     },
 
+    // Everything undone, so the process (a test worker running further files) is as before.
     async shutdown() {
       await provider.shutdown();
+      unregister();
+      unpatchSql();
+      trace.disable();
+      context.disable();
+      propagation.disable();
     },
   };
 }
@@ -140,9 +149,12 @@ const MAX_STATEMENT_CHARS = 2_000;
  * Fragments (a query interpolated into another) are never handled, so never spans. The
  * statement's text is recorded without its parameters, which stay out of traces.
  */
-function instrumentPostgres(sql: PostgresSql, tracer: ReturnType<typeof trace.getTracer>): void {
+function instrumentPostgres(
+  sql: PostgresSql,
+  tracer: ReturnType<typeof trace.getTracer>,
+): (() => void) | undefined {
   const proto = Object.getPrototypeOf(sql`select 1`) as PostgresQuery & { [PATCHED]?: true };
-  if (proto[PATCHED]) return;
+  if (proto[PATCHED]) return undefined;
   proto[PATCHED] = true;
   const handle = proto.handle;
   proto.handle = function (this: PostgresQuery) {
@@ -170,5 +182,9 @@ function instrumentPostgres(sql: PostgresSql, tracer: ReturnType<typeof trace.ge
       };
     }
     return handle.call(this);
+  };
+  return () => {
+    proto.handle = handle;
+    delete proto[PATCHED];
   };
 }

@@ -24,7 +24,7 @@ export interface Tracing {
   };
   /** Exports what is buffered now. */
   flush(): Promise<void>;
-  /** Exports what is buffered and stops. */
+  /** Exports what is buffered and stops; undoes every instrumentation. */
   shutdown(): Promise<void>;
 }
 
@@ -59,6 +59,15 @@ export async function startTracing(
   serviceName = 'artifact-marketplace',
 ): Promise<Tracing | undefined> {
   if (!tracingWanted(c)) return undefined;
-  started ??= import('./otel.js').then((m) => m.startOtel(c, serviceName));
+  started ??= import('./otel.js').then((m) => {
+    const tracing = m.startOtel(c, serviceName);
+    return {
+      ...tracing,
+      async shutdown() {
+        started = undefined;
+        await tracing.shutdown();
+      },
+    };
+  });
   return started;
 }
