@@ -18,7 +18,7 @@ import { corsPlugin } from './plugins/cors.js';
 import { documentationPlugin } from './plugins/documentation.js';
 import { jsonBodyPlugin } from './plugins/json-body.js';
 import { installObservability, registerMetricsRoute } from './plugins/observability.js';
-import { QuietProbeLogs } from './plugins/logging.js';
+import { RequestLogs } from './plugins/logging.js';
 import { paymentSignatureCapPlugin } from './plugins/payment-signature-cap.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
@@ -41,7 +41,7 @@ export type App = FastifyInstance<
 export async function buildApp(config: Config, deps: Deps): Promise<App> {
   const app: App = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    logController: new QuietProbeLogs(),
+    logController: new RequestLogs(),
     // Every body but an upload (which sets its own limit) is a few hundred bytes of JSON.
     bodyLimit: 64 * 1024,
     // Node's default 16 KB for all headers is too tight for clients that echo the whole payment
