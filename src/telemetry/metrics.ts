@@ -7,6 +7,7 @@ import {
   Registry,
   type CounterConfiguration,
 } from 'prom-client';
+import { RequestStats } from './request-stats.js';
 
 /**
  * Every metric instrument of the service, in one registry per runtime (docs/operating.md,
@@ -42,17 +43,13 @@ const SCAN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  private readonly httpDuration: Histogram<'method' | 'route'>;
+  private readonly http: RequestStats;
   private readonly payments: Counter<'kind' | 'result'>;
   private readonly settlement: Histogram<'network' | 'result'>;
   private readonly scans: Counter<'outcome'>;
   private readonly scanDuration: Histogram<'outcome'>;
   private readonly searchDuration: Histogram<'results'>;
   private readonly payouts: Counter<'chain' | 'result'>;
-  /** Label children per request shape: a request costs two map lookups, not a label hash. */
-  private readonly httpChildren = new Map<string, { inc(): void }>();
-  private readonly durationChildren = new Map<string, { observe(v: number): void }>();
   private backlog: { at: number; reading: Promise<Backlog | undefined> } | undefined;
   private processMetrics = false;
 
@@ -60,18 +57,14 @@ export class Metrics {
     const registers = [this.registry];
     const counter = <L extends string>(c: CounterConfiguration<L>) =>
       new Counter<L>({ ...c, name: PREFIX + c.name, registers });
-    this.httpRequests = counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, route pattern and status code',
-      labelNames: ['method', 'route', 'status'],
-    });
-    this.httpDuration = new Histogram({
-      name: `${PREFIX}http_request_duration_seconds`,
-      help: 'Time from request to response, by method and route pattern',
-      labelNames: ['method', 'route'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.http = new RequestStats(
+      this.registry,
+      {
+        requests: `${PREFIX}http_requests_total`,
+        duration: `${PREFIX}http_request_duration_seconds`,
+      },
+      LATENCY_BUCKETS,
+    );
     this.payments = counter({
       name: 'payments_total',
       help: 'Signed x402 requests by kind (purchase, fee, identity) and result (ok or the error code)',
@@ -150,20 +143,7 @@ export class Metrics {
 
   /** One answered HTTP request (`route` is the pattern, never the raw URL). */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let c = this.httpChildren.get(key);
-    if (!c) {
-      c = this.httpRequests.labels(method, route, String(status));
-      this.httpChildren.set(key, c);
-    }
-    c.inc();
-    const dkey = `${method} ${route}`;
-    let d = this.durationChildren.get(dkey);
-    if (!d) {
-      d = this.httpDuration.labels(method, route);
-      this.durationChildren.set(dkey, d);
-    }
-    d.observe(seconds);
+    this.http.record(method, route, status, seconds);
   }
 
   payment(kind: PaymentKind, result: string): void {
