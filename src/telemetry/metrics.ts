@@ -1,19 +1,14 @@
 import type { Logger } from 'pino';
-import {
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Histogram,
-  Registry,
-  type CounterConfiguration,
-} from 'prom-client';
-import { RequestStats } from './request-stats.js';
+import type { Registry } from 'prom-client';
+import { CounterTally, HistogramTally } from './tally.js';
 
 /**
- * Every metric instrument of the service, in one registry per runtime (docs/operating.md,
- * "Metrics and traces", lists them). The domain sees only the narrow `Telemetry` port
- * (src/domain/ports.ts); the HTTP face records requests and payment outcomes; the gauges read
- * from the database are collected on scrape, one cheap query cached a few seconds.
+ * Every metric of the service (docs/operating.md, "Metrics and traces", lists them). The domain
+ * sees only the narrow `Telemetry` port (src/domain/ports.ts); the HTTP face records requests and
+ * payment outcomes. Counting is plain arithmetic (./tally.ts); prom-client, its registry and the
+ * process metrics load on the first scrape or when metrics are exposed, so a process that never
+ * exposes them carries none of it. The gauges read from the database are collected on scrape,
+ * one cheap query cached a few seconds.
  */
 
 /** What the database says on scrape: unresolved settlements and open jobs. */
@@ -42,67 +37,125 @@ const SETTLEMENT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 20, 30, 60];
 const SCAN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 export class Metrics {
-  readonly registry = new Registry();
-  private readonly http: RequestStats;
-  private readonly payments: Counter<'kind' | 'result'>;
-  private readonly settlement: Histogram<'network' | 'result'>;
-  private readonly scans: Counter<'outcome'>;
-  private readonly scanDuration: Histogram<'outcome'>;
-  private readonly searchDuration: Histogram<'results'>;
-  private readonly payouts: Counter<'chain' | 'result'>;
+  private readonly httpRequests = new CounterTally(
+    `${PREFIX}http_requests_total`,
+    'HTTP requests answered, by method, route pattern and status code',
+    ['method', 'route', 'status'],
+  );
+  private readonly httpDuration = new HistogramTally(
+    `${PREFIX}http_request_duration_seconds`,
+    'Time from request to response, by method and route pattern',
+    ['method', 'route'],
+    LATENCY_BUCKETS,
+  );
+  private readonly payments = new CounterTally(
+    `${PREFIX}payments_total`,
+    'Signed x402 requests by kind (purchase, fee, identity) and result (ok or the error code)',
+    ['kind', 'result'],
+  );
+  private readonly settlement = new HistogramTally(
+    `${PREFIX}settlement_duration_seconds`,
+    'Verify + settle at the facilitator or chain, by network and result',
+    ['network', 'result'],
+    SETTLEMENT_BUCKETS,
+  );
+  private readonly scans = new CounterTally(
+    `${PREFIX}scans_total`,
+    'Finished scan attempts by outcome (approved, a rejection reason, error, processing_error)',
+    ['outcome'],
+  );
+  private readonly scanDuration = new HistogramTally(
+    `${PREFIX}scan_duration_seconds`,
+    'Duration of a decided scan, by outcome',
+    ['outcome'],
+    SCAN_BUCKETS,
+  );
+  private readonly searchDuration = new HistogramTally(
+    `${PREFIX}search_duration_seconds`,
+    'Duration of a search in the domain (candidates and ranking), by whether it found any',
+    ['results'],
+    LATENCY_BUCKETS,
+  );
+  private readonly payouts = new CounterTally(
+    `${PREFIX}payouts_total`,
+    'Payout job results per chain and payout address (paid, failed, busy)',
+    ['chain', 'result'],
+  );
   private backlog: { at: number; reading: Promise<Backlog | undefined> } | undefined;
+  private registryLoad: Promise<Registry> | undefined;
   private processMetrics = false;
+  private prom: typeof import('prom-client') | undefined;
 
-  constructor(private readonly opts: MetricsOptions = {}) {
-    const registers = [this.registry];
-    const counter = <L extends string>(c: CounterConfiguration<L>) =>
-      new Counter<L>({ ...c, name: PREFIX + c.name, registers });
-    this.http = new RequestStats(
-      this.registry,
-      {
-        requests: `${PREFIX}http_requests_total`,
-        duration: `${PREFIX}http_request_duration_seconds`,
-      },
-      LATENCY_BUCKETS,
-    );
-    this.payments = counter({
-      name: 'payments_total',
-      help: 'Signed x402 requests by kind (purchase, fee, identity) and result (ok or the error code)',
-      labelNames: ['kind', 'result'],
+  constructor(private readonly opts: MetricsOptions = {}) {}
+
+  /** One answered HTTP request (`route` is the pattern, never the raw URL). */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpRequests.inc([method, route, status]);
+    this.httpDuration.observe([method, route], seconds);
+  }
+
+  payment(kind: PaymentKind, result: string): void {
+    this.payments.inc([kind, result]);
+  }
+
+  settled(network: string, result: string, seconds: number): void {
+    this.settlement.observe([network, result], seconds);
+  }
+
+  scanned(outcome: string, seconds?: number): void {
+    this.scans.inc([outcome]);
+    if (seconds !== undefined) this.scanDuration.observe([outcome], seconds);
+  }
+
+  searched(results: number, seconds: number): void {
+    this.searchDuration.observe([results > 0 ? 'some' : 'none'], seconds);
+  }
+
+  payout(chain: string, result: string, count = 1): void {
+    this.payouts.inc([chain, result], count);
+  }
+
+  /**
+   * Process, heap, GC and event-loop metrics (prom-client's defaults) from now on: called by the
+   * process entry when metrics are exposed, so the event-loop monitor runs only then.
+   */
+  collectProcessMetrics(): void {
+    if (this.processMetrics) return;
+    this.processMetrics = true;
+    void this.registry().then((registry) => {
+      this.prom?.collectDefaultMetrics({ register: registry });
     });
-    this.settlement = new Histogram({
-      name: `${PREFIX}settlement_duration_seconds`,
-      help: 'Verify + settle at the facilitator or chain, by network and result',
-      labelNames: ['network', 'result'],
-      buckets: SETTLEMENT_BUCKETS,
-      registers,
-    });
-    this.scans = counter({
-      name: 'scans_total',
-      help: 'Finished scan attempts by outcome (approved, a rejection reason, or error)',
-      labelNames: ['outcome'],
-    });
-    this.scanDuration = new Histogram({
-      name: `${PREFIX}scan_duration_seconds`,
-      help: 'Duration of a scan attempt, by outcome',
-      labelNames: ['outcome'],
-      buckets: SCAN_BUCKETS,
-      registers,
-    });
-    this.searchDuration = new Histogram({
-      name: `${PREFIX}search_duration_seconds`,
-      help: 'Duration of a search in the domain (candidates and ranking), by whether it found any',
-      labelNames: ['results'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.payouts = counter({
-      name: 'payouts_total',
-      help: 'Payout job results per chain and payout address (paid, failed, busy)',
-      labelNames: ['chain', 'result'],
-    });
+  }
+
+  /** The Prometheus text exposition and its content type. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    const registry = await this.registry();
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+
+  private registry(): Promise<Registry> {
+    this.registryLoad ??= import('prom-client').then((prom) => this.buildRegistry(prom));
+    return this.registryLoad;
+  }
+
+  private buildRegistry(prom: typeof import('prom-client')): Registry {
+    this.prom = prom;
+    const registry = new prom.Registry();
+    for (const tally of [
+      this.httpRequests,
+      this.httpDuration,
+      this.payments,
+      this.settlement,
+      this.scans,
+      this.scanDuration,
+      this.searchDuration,
+      this.payouts,
+    ]) {
+      registry.registerMetric(tally.metric() as never);
+    }
+    const registers = [registry];
     const backlog = () => this.readBacklog();
-    new Gauge({
+    new prom.Gauge({
       name: `${PREFIX}settlements_unresolved`,
       help: 'Settlements claimed but not completed or released (settling, pending, settled)',
       registers,
@@ -111,7 +164,7 @@ export class Metrics {
         if (b) this.set(b.unresolved);
       },
     });
-    new Gauge({
+    new prom.Gauge({
       name: `${PREFIX}settlement_oldest_unresolved_age_seconds`,
       help: 'Age of the oldest unresolved settlement (0 when none)',
       registers,
@@ -120,7 +173,7 @@ export class Metrics {
         if (b) this.set(b.oldestUnresolvedSeconds);
       },
     });
-    new Gauge({
+    new prom.Gauge({
       name: `${PREFIX}jobs`,
       help: 'Open background jobs by kind and state (queued, running)',
       labelNames: ['kind', 'state'],
@@ -132,44 +185,7 @@ export class Metrics {
         for (const j of b.jobs) this.set({ kind: j.kind, state: j.state }, j.count);
       },
     });
-  }
-
-  /** Process, heap, GC and event-loop metrics (prom-client's defaults), once per registry. */
-  collectProcessMetrics(): void {
-    if (this.processMetrics) return;
-    this.processMetrics = true;
-    collectDefaultMetrics({ register: this.registry });
-  }
-
-  /** One answered HTTP request (`route` is the pattern, never the raw URL). */
-  httpRequest(method: string, route: string, status: number, seconds: number): void {
-    this.http.record(method, route, status, seconds);
-  }
-
-  payment(kind: PaymentKind, result: string): void {
-    this.payments.inc({ kind, result });
-  }
-
-  settled(network: string, result: string, seconds: number): void {
-    this.settlement.observe({ network, result }, seconds);
-  }
-
-  scanned(outcome: string, seconds?: number): void {
-    this.scans.inc({ outcome });
-    if (seconds !== undefined) this.scanDuration.observe({ outcome }, seconds);
-  }
-
-  searched(results: number, seconds: number): void {
-    this.searchDuration.observe({ results: results > 0 ? 'some' : 'none' }, seconds);
-  }
-
-  payout(chain: string, result: string, count = 1): void {
-    this.payouts.inc({ chain, result }, count);
-  }
-
-  /** The Prometheus text exposition and its content type. */
-  async exposition(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return registry;
   }
 
   private readBacklog(): Promise<Backlog | undefined> {

@@ -213,6 +213,25 @@ describe('GET /metrics', () => {
     expect(count('some') + count('none')).toBe(1);
   });
 
+  it('counts a request to no route as unmatched, never by its path', async () => {
+    const before = await scrape();
+    const res = await t.app.inject({ method: 'GET', url: '/no/such/place-1234' });
+    expect(res.statusCode).toBe(404);
+    const after = await scrape();
+    expect(
+      moved(
+        before,
+        after,
+        key('marketplace_http_requests_total', {
+          method: 'GET',
+          route: 'unmatched',
+          status: '404',
+        }),
+      ),
+    ).toBe(1);
+    expect([...after.keys()].some((k) => k.includes('place-1234'))).toBe(false);
+  });
+
   it('counts identity proofs by result', async () => {
     const before = await scrape();
     const wallet = newWallet();

@@ -29,11 +29,17 @@ export function installObservability(
 }
 
 function record(metrics: Metrics, request: FastifyRequest, reply: FastifyReply): void {
-  const route = request.routeOptions.url ?? 'unmatched';
-  metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-  const config = request.routeOptions.config;
+  // one read: Fastify builds the routeOptions object on each access
+  const { url, config } = request.routeOptions;
+  metrics.httpRequest(
+    request.method,
+    url ?? 'unmatched',
+    reply.statusCode,
+    reply.elapsedTime / 1000,
+  );
+  // the not-found handler has no route config
   const kind: PaymentKind | undefined =
-    config.payment ?? (config.auth === 'id402' ? 'identity' : undefined);
+    config?.payment ?? (config?.auth === 'id402' ? 'identity' : undefined);
   if (kind === undefined || request.headers['payment-signature'] === undefined) return;
   // An identity proof is judged by the identity hook: what the route did next is not its outcome.
   const result =
