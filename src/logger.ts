@@ -53,7 +53,8 @@ export function createLogger(config: LogConfig, destination = 1): Logger {
     },
     pretty ?? pino.destination({ fd: destination, sync: false }),
   );
-  if (format === 'pretty' && !pretty) {
+  // chosen by default in a terminal, pretty quietly stays JSON where pino-pretty is absent
+  if (config.LOG_FORMAT === 'pretty' && !pretty) {
     logger.warn(
       'LOG_FORMAT=pretty needs pino-pretty (a dev dependency), not installed: JSON lines',
     );
