@@ -107,6 +107,11 @@ export default tseslint.config(
     'Jobs are generic: the runtime registers their handlers.',
   ),
   layer(
+    ['src/telemetry/**'],
+    ours(['domain', 'http', 'mcp', 'client', 'jobs', 'chain', 'deps', 'runtime', 'main']),
+    'Telemetry holds the instruments and the tracer; the domain reaches them through a port.',
+  ),
+  layer(
     ['src/chain/**'],
     ours(['http', 'mcp', 'runtime', 'main', 'tools']),
     'src/chain/ holds the runtime adapters; the developer tools depend on the app, never the reverse.',

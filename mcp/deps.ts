@@ -1,5 +1,6 @@
 import type { CatalogClient } from '../src/client/catalog.js';
 import type { MarketplaceClient } from '../src/client/index.js';
+import type { Tracing } from '../src/telemetry/tracing.js';
 import type { SpendingLimits } from './config.js';
 import type { LocalState } from './state.js';
 
@@ -22,4 +23,9 @@ export interface McpDeps {
   state: LocalState;
   /** Where acquire_item saves archives. */
   downloadDir: string;
+  /**
+   * OpenTelemetry when the OTEL_* settings turn it on: each tool call is a span, and the REST
+   * calls it makes carry its trace context (`traceparent`) to the marketplace.
+   */
+  tracing?: Pick<Tracing, 'span'>;
 }

@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CatalogClient } from '../src/client/catalog.js';
+import { loadTracingConfig } from '../src/config.js';
+import { startTracing } from '../src/telemetry/tracing.js';
 import { isLoopback, loadMcpConfig, type McpConfig } from './config.js';
 import type { McpDeps } from './deps.js';
 import { createMcpServer } from './server.js';
@@ -122,7 +124,9 @@ async function serveHttp(
 
 async function main(): Promise<void> {
   const config = loadMcpConfig(process.env, process.argv.slice(2));
-  const deps = depsOf(config);
+  // off unless the OTEL_* settings ask for it (then the SDK loads; otherwise nothing does)
+  const tracing = await startTracing(loadTracingConfig(process.env), 'artifact-marketplace-mcp');
+  const deps = { ...depsOf(config), ...(tracing && { tracing }) };
   log('info', 'mcp server starting', {
     marketplace: config.marketplaceUrl,
     wallet: config.walletPrivateKey ? 'configured' : 'none',
@@ -138,6 +142,13 @@ async function main(): Promise<void> {
     close = () => server.close();
     // a client that goes away closes stdin: exit with it
     process.stdin.once('end', () => void close().finally(() => process.exit(0)));
+  }
+  if (tracing) {
+    const closeServer = close;
+    close = async () => {
+      await closeServer();
+      await tracing.shutdown().catch(() => {});
+    };
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpDeps } from './deps.js';
+import type { Tracing } from '../src/telemetry/tracing.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerAckFeedback } from './tools/ack-feedback.js';
@@ -36,6 +37,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
       'read_inbox, ack_feedback, send_platform_feedback. Account: get_username, set_username, get_sales_chains, ' +
       'set_sales_chains. Paying tools stay within the operator limits and never pay twice for one listing unless told to.',
   });
+  if (deps.tracing) traceToolCalls(server, deps.tracing);
   registerSearchItems(server, deps);
   registerGetItem(server, deps);
   registerQuoteItem(server, deps);
@@ -59,4 +61,16 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerResources(server, deps);
   registerPrompts(server);
   return server;
+}
+
+/**
+ * Every tool registered from here on runs in a span `tools/call <name>`: the REST requests of the
+ * call (global fetch, instrumented) are its children and carry its `traceparent` to the service.
+ */
+function traceToolCalls(server: McpServer, tracing: Pick<Tracing, 'span'>): void {
+  const register = server.registerTool.bind(server) as (...args: unknown[]) => unknown;
+  server.registerTool = ((name: string, config: unknown, cb: (...a: unknown[]) => unknown) =>
+    register(name, config, (...args: unknown[]) =>
+      tracing.span(`tools/call ${name}`, { 'mcp.tool.name': name }, async () => cb(...args)),
+    )) as unknown as McpServer['registerTool'];
 }

@@ -21,6 +21,23 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/**
+ * OpenTelemetry tracing (OTLP/HTTP, JSON), off unless an endpoint is given or
+ * OTEL_TRACES_EXPORTER=otlp (then http://localhost:4318): the standard variables' meaning. Shared
+ * with the MCP server's entry (`loadTracingConfig`).
+ */
+const otelKeys = {
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  /** Base URL of the collector: traces go to <endpoint>/v1/traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** Full URL of the traces endpoint (wins over OTEL_EXPORTER_OTLP_ENDPOINT). */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** Headers sent to the collector: `key=value,key2=value2` (e.g. an authorization header). */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().min(1).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+};
+
 export const ConfigSchema = z
   .object({
     // --- process and HTTP -------------------------------------------------------------------
@@ -31,6 +48,12 @@ export const ConfigSchema = z
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
+    /**
+     * Log lines: `json` (one JSON object per line) or `pretty` (readable, pino-pretty, a dev
+     * dependency). Unset: pretty when stdout is a terminal and NODE_ENV is not production.
+     */
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+    NODE_ENV: z.string().optional(),
     /** Which contract revision this deployment follows: B (wallet identity, default) or A (API keys). */
     CONTRACT_REVISION: z.enum(['A', 'B']).default('B'),
     /**
@@ -254,6 +277,19 @@ export const ConfigSchema = z
     /** A console sign-in lasts this long (then sign in again). */
     ADMIN_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(28_800),
 
+    // --- metrics and traces (docs/operating.md, "Metrics and traces") -----------------------
+    /**
+     * Bearer token of `GET /metrics` (Prometheus text) on the main port. Unset: the main port has
+     * no /metrics. With METRICS_PORT it is required on that listener too.
+     */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** A separate /metrics listener on METRICS_HOST:METRICS_PORT (serve and worker). Unset: none. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** Interface of the METRICS_PORT listener: loopback unless the scraper is elsewhere. */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    // OTEL_*: tracing, see otelKeys above
+    ...otelKeys,
+
     // --- background work --------------------------------------------------------------------
     /** Run the scan worker and periodic jobs inside the HTTP process (embedded default). */
     IN_PROCESS_WORKER: bool.default(true),
@@ -359,6 +395,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
   );
   const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+    );
+  }
+  return parsed.data;
+}
+
+/** The OTEL_* keys alone, for a process without the service's configuration (the MCP server). */
+export function loadTracingConfig(env: Record<string, string | undefined>) {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const parsed = z.object(otelKeys).safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),

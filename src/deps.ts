@@ -11,6 +11,8 @@ import type { PayoutRail } from './domain/payouts/rail.js';
 import type { Embedder } from './embeddings/embedder.js';
 import type { WorkSignal } from './jobs/runner.js';
 import type { BlobStore } from './storage/blob-store.js';
+import type { Metrics } from './telemetry/metrics.js';
+import type { Tracing } from './telemetry/tracing.js';
 import type { Facilitator } from './x402/facilitator.js';
 import type { X402Guard } from './x402/guard.js';
 import type { PaymentNetworks } from './x402/networks.js';
@@ -54,4 +56,8 @@ export interface Deps extends PaymentDeps, ListingPorts, DemoPorts {
   adminToken: string;
   /** Wakes this process's job runner when work was queued (src/jobs/runner.ts). */
   work: WorkSignal;
+  /** The metric instruments (src/telemetry/metrics.ts); the domain's `Telemetry` port. */
+  telemetry: Metrics;
+  /** OpenTelemetry tracing when the OTEL_* settings turn it on (src/telemetry/tracing.ts). */
+  tracing?: Tracing;
 }

@@ -1,12 +1,32 @@
-import pino, { type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import { isatty } from 'node:tty';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
+
+type LogConfig = Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT' | 'NODE_ENV'>>;
+
+/**
+ * `pretty` when asked for (LOG_FORMAT), or by default when the lines go to a terminal outside
+ * production; `json` everywhere else (a log collector reads one JSON object per line).
+ */
+export function logFormat(config: LogConfig, terminal: boolean): 'json' | 'pretty' {
+  if (config.LOG_FORMAT) return config.LOG_FORMAT;
+  return terminal && config.NODE_ENV !== 'production' ? 'pretty' : 'json';
+}
+
+/** A request's line in a terminal: `GET /api/v1/search 200 3.2ms`; other lines as they are. */
+const REQUEST_FIELDS = 'pid,hostname,reqId,method,route,url,status,ms';
 
 /**
  * Structured JSON logs. Payment headers, signatures, signed URL tokens and review text never reach
  * a log line: the redaction list below removes them wherever they appear in a logged object.
+ * In a terminal (./logFormat) the same lines are made readable by pino-pretty, a development
+ * dependency: where it is not installed (the production image) the lines stay JSON.
  */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination = 1): Logger {
-  return pino(
+export function createLogger(config: LogConfig, destination = 1): Logger {
+  const format = logFormat(config, isatty(destination));
+  const pretty = format === 'pretty' ? prettyStream(destination) : undefined;
+  const logger = pino(
     {
       level: config.LOG_LEVEL,
       redact: {
@@ -31,6 +51,33 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination = 1)
         }),
       },
     },
-    pino.destination({ fd: destination, sync: false }),
+    pretty ?? pino.destination({ fd: destination, sync: false }),
   );
+  // chosen by default in a terminal, pretty quietly stays JSON where pino-pretty is absent
+  if (config.LOG_FORMAT === 'pretty' && !pretty) {
+    logger.warn(
+      'LOG_FORMAT=pretty needs pino-pretty (a dev dependency), not installed: JSON lines',
+    );
+  }
+  return logger;
+}
+
+function prettyStream(fd: number): DestinationStream | undefined {
+  let build: typeof import('pino-pretty');
+  try {
+    build = createRequire(import.meta.url)('pino-pretty') as typeof build;
+  } catch {
+    return undefined;
+  }
+  return build({
+    destination: fd,
+    sync: false,
+    colorize: isatty(fd),
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: REQUEST_FIELDS,
+    messageFormat: (log: Record<string, unknown>, messageKey: string) =>
+      log.status !== undefined && log.method !== undefined
+        ? `${String(log[messageKey])}: ${String(log.method)} ${String(log.url)} ${String(log.status)} ${String(log.ms)}ms`
+        : String(log[messageKey]),
+  });
 }

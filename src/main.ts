@@ -6,10 +6,11 @@ import { loadDemoData } from './domain/discovery/demo.js';
 import { reindexAll } from './domain/search/index-item.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { createLogger } from './logger.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
 import { moderateCommand } from './domain/feedback/moderation.js';
-import { createRuntime, startBackground } from './runtime.js';
+import { createRuntime, startBackground, type Runtime } from './runtime.js';
 import {
   moderateOverApi,
   operatorApiOf,
@@ -155,6 +156,7 @@ async function main(command: string, args: string[]): Promise<void> {
       // Jobs (scans) and periodic tasks (reconciliation, purge) in this process unless workers run
       // separately.
       if (config.IN_PROCESS_WORKER) stoppers.push(startBackground(runtime.deps));
+      stoppers.push(await exposeMetrics(config, runtime));
       await app.listen({ port: config.PORT, host: config.HOST }).catch((e: unknown) => {
         throw listenError(config, e);
       });
@@ -181,12 +183,14 @@ async function main(command: string, args: string[]): Promise<void> {
       // A separate worker process: scan jobs and the retention cleanup, claimed with SKIP LOCKED.
       const runtime = await createRuntime(config, { logger });
       const stop = startBackground(runtime.deps);
+      const stopMetrics = await exposeMetrics(config, runtime);
       let stopping = false;
       const shutdown = async (signal: string) => {
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, 'worker stopping');
         await stop();
+        await stopMetrics();
         await runtime.close();
         await exitFlushed(logger, 0);
       };
@@ -196,6 +200,33 @@ async function main(command: string, args: string[]): Promise<void> {
       return;
     }
   }
+}
+
+/**
+ * Metrics for the operator's scraper: process and event-loop metrics join the registry when
+ * metrics are exposed at all, and METRICS_PORT opens the separate listener. The returned stopper
+ * also exports the spans still buffered when tracing is on.
+ */
+async function exposeMetrics(config: Config, runtime: Runtime): Promise<() => Promise<void>> {
+  const { telemetry, tracing, logger } = runtime.deps;
+  if (config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined) {
+    telemetry.collectProcessMetrics();
+  }
+  let closeListener = async () => {};
+  if (config.METRICS_PORT !== undefined) {
+    const where = `${config.METRICS_HOST}:${config.METRICS_PORT}`;
+    const listener = await startMetricsServer(config, telemetry).catch((e: unknown) => {
+      throw new StartupError(
+        `cannot listen for metrics on ${where} (${(e as NodeJS.ErrnoException).code ?? e}): set METRICS_PORT`,
+      );
+    });
+    closeListener = listener.close;
+    logger.info({ metrics: `http://${where}/metrics` }, 'metrics listener ready');
+  }
+  return async () => {
+    await closeListener();
+    await tracing?.shutdown().catch(() => {});
+  };
 }
 
 /** Log lines are written asynchronously: write out what is buffered, then exit. */

@@ -32,6 +32,10 @@ import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { loadAdminToken, loadSecrets } from './secrets.js';
 import { createBlobStore } from './storage/index.js';
+import { readBacklog } from './domain/ops/backlog.js';
+import { instrumentFacilitator } from './telemetry/facilitator.js';
+import { Metrics } from './telemetry/metrics.js';
+import { startTracing, type Tracing } from './telemetry/tracing.js';
 import { HttpFacilitator, type Facilitator } from './x402/facilitator.js';
 import { X402Guard } from './x402/guard.js';
 import { LocalFacilitator } from './x402/local-facilitator.js';
@@ -56,7 +60,9 @@ export async function createRuntime(
   opts: { logger?: Logger; migrate?: boolean } & OpenOptions = {},
 ): Promise<Runtime> {
   const logger = opts.logger ?? createLogger(config);
+  const tracing = await startTracing(config, config.OTEL_SERVICE_NAME);
   const db = await openDatabase(config, { template: opts.template, logger });
+  tracing?.instrumentSql(db.sql);
   try {
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);
@@ -78,6 +84,7 @@ export async function createRuntime(
           `(shown once; kept in ${admin.file}): ${admin.token}`,
       );
     }
+    const telemetry = new Metrics({ readBacklog: () => readBacklog(db.sql), logger });
     const deps: Deps = {
       config,
       sql: db.sql,
@@ -87,7 +94,9 @@ export async function createRuntime(
       secrets,
       adminToken: admin.token,
       work: new WorkSignal(),
-      ...createPayments(config, db, logger, secrets),
+      telemetry,
+      ...(tracing && { tracing }),
+      ...createPayments(config, db, logger, secrets, { telemetry, tracing }),
     };
     const unlisten = db.kind === 'server' ? await shareSaleItemChanges(deps) : undefined;
     return {
@@ -145,6 +154,7 @@ function createPayments(
   db: Database,
   logger: Logger,
   secrets: { urlSigningKey: Buffer },
+  observe: { telemetry: Metrics; tracing: Tracing | undefined },
 ): PaymentDeps {
   const networks = paymentNetworks(config);
   // The chain rail: one relayer key per deployment sends settlements (unless FACILITATOR_URL),
@@ -177,6 +187,7 @@ function createPayments(
         config.CHAIN_CONFIRMATION_TIMEOUT_MS,
       )
     : undefined;
+  instrumentFacilitator(facilitator, observe.telemetry, observe.tracing);
   if (facilitator.kind === 'local' && db.kind === 'server') {
     logger.warn(
       'payments use the built-in local facilitator (dev ledger): no real USDC moves; set FACILITATOR_URL in production',
@@ -218,9 +229,23 @@ function createPayments(
   };
 }
 
-/** Every job kind and its handler. */
+/** Every job kind and its handler (each run a span of its own when tracing is on). */
 export function jobHandlers(deps: Deps): JobHandlers {
-  return { [SCAN_JOB]: scanJobHandler(deps) };
+  const handlers: JobHandlers = { [SCAN_JOB]: scanJobHandler(deps) };
+  const { tracing } = deps;
+  if (!tracing) return handlers;
+  return Object.fromEntries(
+    Object.entries(handlers).map(([kind, h]) => [
+      kind,
+      {
+        ...h,
+        run: (job) =>
+          tracing.span(`job ${kind}`, { 'job.id': job.id, 'job.attempt': job.attempts }, () =>
+            h.run(job),
+          ),
+      },
+    ]),
+  );
 }
 
 /** One reconciliation pass with the deployment's settings (a periodic task; tests call it too). */

@@ -36,3 +36,5 @@ export interface DemoPorts {
   embedder: Embedder;
   payoutAddressing: PayoutAddressing;
 }
+
+export type { Telemetry } from './telemetry.js';

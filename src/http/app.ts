@@ -17,7 +17,8 @@ import { installIdentity } from './identity.js';
 import { corsPlugin } from './plugins/cors.js';
 import { documentationPlugin } from './plugins/documentation.js';
 import { jsonBodyPlugin } from './plugins/json-body.js';
-import { QuietProbeLogs } from './plugins/logging.js';
+import { installObservability, registerMetricsRoute } from './plugins/observability.js';
+import { RequestLogs } from './plugins/logging.js';
 import { paymentSignatureCapPlugin } from './plugins/payment-signature-cap.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
@@ -44,7 +45,7 @@ export type App = FastifyInstance<
 export async function buildApp(config: Config, deps: Deps): Promise<App> {
   const app: App = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    logController: new QuietProbeLogs(),
+    logController: new RequestLogs(),
     // Every body but an upload (which sets its own limit) is a few hundred bytes of JSON.
     bodyLimit: 64 * 1024,
     // Node's default 16 KB for all headers is too tight for clients that echo the whole payment
@@ -69,6 +70,8 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   // The one choice of contract revision at the HTTP face: which routes exist, their credential,
   // how OpenAPI and the manifest name it, and which guide is served.
   const face = config.CONTRACT_REVISION === 'A' ? revisionAFace : revisionBFace;
+  // First of all hooks: the request's span is the parent of everything the request does.
+  installObservability(app, deps);
   const counters = new OperatorCounters();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -83,6 +86,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(jsonBodyPlugin);
   await app.register(operatorCountersPlugin, { counters });
   await registerRoutes(app, config, face, deps);
+  registerMetricsRoute(app, config, deps.telemetry);
   // People's pages: the catalogue's item pages, their style sheet, and the operator console.
   registerStylesheet(app);
   await app.register(cataloguePages, { deps });

@@ -10,6 +10,13 @@ import type {
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, isErrorCode, type ErrorCode } from '../errors.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The catalog code this request was answered with, if it failed (read by the metrics). */
+    errorCode?: ErrorCode;
+  }
+}
+
 /** Fastify's own request errors, mapped onto catalog codes (everything else 4xx: invalid_request). */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
@@ -33,6 +40,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     if (err instanceof AppError) {
+      request.errorCode = err.code;
       if (err.status >= 500) request.log.warn({ code: err.code }, 'service error');
       for (const [k, v] of Object.entries(err.extras.headers ?? {})) reply.header(k, v);
       return reply.status(err.status).send(err.toBody());
@@ -46,6 +54,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       const e = new AppError(known ?? 'invalid_request', {
         message: known ? `${where}: ${new AppError(known).message}` : `${where}: ${text}`,
       });
+      request.errorCode = e.code;
       return reply.status(e.status).send(e.toBody());
     }
     const fe = err as FastifyError;
@@ -55,10 +64,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
     ) {
       const e = new AppError(mapped ?? 'invalid_request', { message: fe.message });
+      request.errorCode = e.code;
       return reply.status(e.status).send(e.toBody());
     }
     request.log.error({ err }, 'unhandled error');
     const e = new AppError('internal_error');
+    request.errorCode = e.code;
     return reply.status(e.status).send(e.toBody());
   });
 

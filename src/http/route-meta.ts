@@ -29,6 +29,8 @@ declare module 'fastify' {
      * registration, key rotation, linking), so it is refused once its address failed too often.
      */
     throttle?: 'challenge' | 'signed';
+    /** A paid route's payment kind in `marketplace_payments_total` (identity routes: `identity`). */
+    payment?: 'purchase' | 'fee';
   }
 }
 

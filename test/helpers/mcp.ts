@@ -23,6 +23,8 @@ import { MarketplaceClient } from '../../src/client/index.js';
 import { MCP_ENTRY, ROOT } from './build.js';
 
 export interface McpTestOptions {
+  /** Tool calls as spans (the MCP server's tracing when OTEL_* turn it on). */
+  tracing?: McpDeps['tracing'];
   /** false: no signing key. */
   wallet?: boolean;
   /** A given key (e.g. a seller that already listed); a fresh one otherwise. */
@@ -72,6 +74,7 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
     limits,
     state: LocalState.inDir(dataDir),
     downloadDir: path.join(dataDir, 'downloads'),
+    ...(opts.tracing && { tracing: opts.tracing }),
   };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = createMcpServer(deps);

@@ -35,12 +35,29 @@ describe('the first look', () => {
 });
 
 describe('logs', () => {
-  it('health probes log at debug, other requests at info', async () => {
+  it('health probes log at debug, other requests one line at info: route, status, latency', async () => {
     logs.lines.length = 0;
     await t.app.inject('/api/v1/health');
     expect(logs.lines).toEqual([]);
-    await t.app.inject('/api/v1/skills');
-    expect(logs.lines.map((l) => l.msg)).toEqual(['incoming request', 'request completed']);
+    await t.app.inject('/api/v1/skills?x=secret-token');
+    expect(logs.lines.map((l) => l.msg)).toEqual(['request completed']);
+    const [line] = logs.lines;
+    expect(line).toMatchObject({
+      level: 30,
+      method: 'GET',
+      route: '/api/v1/skills',
+      url: '/api/v1/skills',
+      status: 200,
+    });
+    expect(typeof line!.ms).toBe('number');
+    expect(JSON.stringify(line)).not.toContain('secret-token');
+    logs.lines.length = 0;
+    await t.app.inject(`/api/v1/items/${crypto.randomUUID()}`);
+    expect(logs.lines[0]).toMatchObject({
+      route: '/api/v1/items/:uuid',
+      status: 404,
+      code: 'item_not_found',
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
+import type { Telemetry } from '../telemetry.js';
 import { forwardable, type PayoutRail } from './rail.js';
 
 /** Payout addresses read per balance call. */
@@ -12,6 +13,7 @@ export interface PayoutJobDeps {
   payoutRail: PayoutRail;
   logger: Pick<Logger, 'warn' | 'error'>;
   config: { PAYOUT_LEASE_SECONDS: number };
+  telemetry?: Pick<Telemetry, 'payout'>;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function runPayouts(
       } catch (err) {
         deps.logger.warn({ err, chain }, 'payout balances unavailable; next pass retries');
         report.failed += batch.length;
+        deps.telemetry?.payout(chain, 'failed', batch.length);
         continue;
       }
       for (const { address, sellerBps, platformBps } of slice) {
@@ -51,6 +54,7 @@ export async function runPayouts(
         if (grossRaw === 0n) continue;
         const outcome = await payOne(deps, chain, address, holder);
         if (outcome !== 'nothing') report[outcome]++;
+        if (outcome !== 'nothing') deps.telemetry?.payout(chain, outcome);
       }
     }
   }

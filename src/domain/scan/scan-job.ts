@@ -9,6 +9,7 @@ import { indexItem } from '../search/index-item.js';
 import { bands, similarity } from '../../scan/fingerprint.js';
 import { scanArchive, type Compression } from '../../scan/scan-archive.js';
 import type { Finding, ScanLimits, ScanStats } from '../../scan/types.js';
+import type { Telemetry } from '../telemetry.js';
 
 export interface ScanDeps {
   config: Config;
@@ -16,6 +17,7 @@ export interface ScanDeps {
   storage: BlobStore;
   embedder: Embedder;
   logger: Logger;
+  telemetry?: Pick<Telemetry, 'scanned'>;
 }
 
 export function scanLimits(config: Config): ScanLimits {
@@ -121,6 +123,7 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
       await finishJob(tx, job.id, 'done');
       return undefined;
     });
+    deps.telemetry?.scanned(outcome?.reason ?? 'approved', duration / 1000);
     if (outcome)
       logger.info(
         { itemId: item.id, reason: outcome.reason, ms: duration },
@@ -130,6 +133,7 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
     return;
   }
   await sql.begin((tx) => writeRejection(tx, item, job, verdict, duration));
+  deps.telemetry?.scanned(verdict.reason, duration / 1000);
   logger.info(
     { itemId: item.id, reason: verdict.reason, ms: duration },
     'scan refused the listing',
@@ -144,6 +148,7 @@ async function recordScanError(
   final: boolean,
 ): Promise<void> {
   const { sql } = deps;
+  deps.telemetry?.scanned(final ? 'processing_error' : 'error');
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
   await sql`insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
             select id, ${job.attempts}, 'error', 'processing_error',

@@ -24,6 +24,7 @@ import {
   stackWords,
   taskText,
 } from './stacks.js';
+import type { Telemetry } from '../telemetry.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
 export const SEARCH_LIMIT = SEARCH_LIMITS.results;
@@ -117,6 +118,8 @@ export interface SearchOptions {
    * empty `available_chains` visible (spec 2.1).
    */
   payableOnly?: boolean;
+  /** Told each search's latency (src/telemetry/metrics.ts). */
+  telemetry?: Pick<Telemetry, 'searched'>;
 }
 
 export interface CandidateRow extends PublicItemRow {
@@ -137,15 +140,18 @@ export async function searchItems(
   query: SearchQuery,
   opts: SearchOptions,
 ): Promise<SearchResult[]> {
+  const started = performance.now();
   const variant = opts.variant ?? 'fused';
   const rows = await searchCandidates(sql, embedder, query, opts);
   const floor = opts.floor ?? SIMILARITY_FLOOR;
   const signals =
     variant === 'fused' ? await loadQuerySignals(sql, query.q) : querySignals(query.q);
-  return rankCandidates(signals, rows, variant)
+  const results = rankCandidates(signals, rows, variant)
     .filter((r) => r.similarity >= floor && r.similarity > 0)
     .slice(0, SEARCH_LIMIT)
     .map((r) => ({ ...toPublicItem(r.row, opts.ratingThreshold), similarity: r.similarity }));
+  opts.telemetry?.searched(results.length, (performance.now() - started) / 1000);
+  return results;
 }
 
 /** The database's part: candidates with their lexical (BM25, 0-1) and cosine scores. */

@@ -43,7 +43,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
   app.post(
     '/api/v1/buy',
     {
-      config: { auth: 'key', price: 'item price' },
+      config: { auth: 'key', price: 'item price', payment: 'purchase' },
       schema: describe(
         'purchase',
         'Buy an item with your key: 402 x402 prompt, then 200 with the order and a signed link',
@@ -74,6 +74,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
       bodyLimit: uploadBodyLimit(config),
       config: {
         auth: 'key',
+        payment: 'fee',
         docBody: {
           'multipart/form-data': UploadMultipartBodySchema,
           'application/json': UploadJsonBodySchema,

@@ -15,7 +15,7 @@ export const acquireRoutes: RouteGroup = async (app, { deps, face }) => {
   app.post(
     '/api/v1/items/:uuid/acquire',
     {
-      config: { auth: 'paid402', price: 'item price' },
+      config: { auth: 'paid402', price: 'item price', payment: 'purchase' },
       schema: describe('purchase', description, {
         params: ItemParamsSchema,
         body: AcquireBodySchema.nullish(),

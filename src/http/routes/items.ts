@@ -32,6 +32,7 @@ export const itemRoutes: RouteGroup = async (app, { deps, face }) => {
         efSearch: config.SEARCH_EF_SEARCH,
         ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
         payableOnly: face.payableOnly,
+        telemetry: deps.telemetry,
       }),
   );
 

@@ -139,6 +139,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
       bodyLimit: jsonBodyLimit,
       config: {
         auth: 'paid402',
+        payment: 'fee',
         price: String(config.LISTING_FEE_USDC),
         docBody: {
           'multipart/form-data': UploadMultipartBodySchema,
