@@ -6,6 +6,7 @@ import type { Sql } from './db/index.js';
 import type { PayoutAddressing } from './domain/accounts/accounts.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
 import type { PaymentProcessor } from './domain/payments/processor.js';
+import type { Attestor } from './domain/scan/attestation.js';
 import type { DemoPorts, ListingPorts } from './domain/ports.js';
 import type { PayoutRail } from './domain/payouts/rail.js';
 import type { Embedder } from './embeddings/embedder.js';
@@ -50,6 +51,8 @@ export interface Deps extends PaymentDeps, ListingPorts, DemoPorts {
   storage: BlobStore;
   /** Secrets generated or loaded at start-up (see src/secrets.ts). */
   secrets: { urlSigningKey: Buffer };
+  /** Signs each listing's scan report as it turns active (src/domain/scan/attestation.ts). */
+  attestor: Attestor;
   /** Wakes this process's job runner when work was queued (src/jobs/runner.ts). */
   work: WorkSignal;
 }

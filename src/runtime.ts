@@ -29,6 +29,7 @@ import type { JobHandlers } from './jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from './jobs/runner.js';
 import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
+import { Attestor } from './domain/scan/attestation.js';
 import { loadSecrets } from './secrets.js';
 import { createBlobStore } from './storage/index.js';
 import { HttpFacilitator, type Facilitator } from './x402/facilitator.js';
@@ -75,6 +76,7 @@ export async function createRuntime(
       embedder,
       storage: createBlobStore(config),
       secrets,
+      attestor: new Attestor(secrets.attestationKey),
       work: new WorkSignal(),
       ...createPayments(config, db, logger, secrets),
     };

@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { freePort } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import { freshDatabase, ON_POSTGRES, PG_TEST_SIGNING_SECRET } from '../helpers/postgres.js';
+import {
+  freshDatabase,
+  ON_POSTGRES,
+  PG_TEST_ATTESTATION_KEY,
+  PG_TEST_SIGNING_SECRET,
+} from '../helpers/postgres.js';
 import { startS3 } from '../helpers/s3.js';
 import { METADATA, uploadRequest } from '../helpers/selling.js';
 import { newWallet, signPayment } from '../helpers/wallets.js';
@@ -82,6 +87,7 @@ describe.runIf(ON_POSTGRES)('two replicas and two workers on one Postgres and S3
     common = {
       DATABASE_URL: databaseUrl,
       URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
+      ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
       ...s3.env,
       // the one address clients use (a load balancer's in a deployment)
       PUBLIC_BASE_URL: 'http://marketplace.test',

@@ -13,6 +13,7 @@ import {
   databaseUrl,
   ON_POSTGRES,
   PG_TEMPLATE_DB,
+  PG_TEST_ATTESTATION_KEY,
   PG_TEST_SIGNING_SECRET,
 } from './postgres.js';
 
@@ -89,6 +90,7 @@ async function migratePostgresTemplate(): Promise<void> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl(PG_TEMPLATE_DB),
     URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
+    ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
     LOG_LEVEL: 'silent',
   });
   // the runtime's start: every migration and the default embedder's vector index

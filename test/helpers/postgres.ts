@@ -15,6 +15,8 @@ export const PG_TEMPLATE_DB = 'marketplace_template';
 
 /** A fixed signing secret: DATABASE_URL deployments must set one (src/config.ts). */
 export const PG_TEST_SIGNING_SECRET = 'test-url-signing-secret-for-the-postgres-tier';
+/** The scan-report key of the Postgres tier (production keys have no default). */
+export const PG_TEST_ATTESTATION_KEY = `0x${'a7'.repeat(32)}`;
 
 export function adminUrl(): string {
   const url = process.env.PG_ADMIN_URL;
@@ -58,5 +60,9 @@ export async function freshDatabase(opts: { empty?: boolean } = {}): Promise<str
  */
 export async function databaseEnv(opts: { empty?: boolean } = {}): Promise<Record<string, string>> {
   if (!ON_POSTGRES) return {};
-  return { DATABASE_URL: await freshDatabase(opts), URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET };
+  return {
+    DATABASE_URL: await freshDatabase(opts),
+    URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
+    ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
+  };
 }

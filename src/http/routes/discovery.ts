@@ -7,6 +7,7 @@ import { endpointsFromOpenApi } from '../../domain/discovery/manifest.js';
 import { CHALLENGE_TTL_SECONDS } from '../../domain/auth/siwe.js';
 import { findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
 import { currentLegal } from '../../wire/legal.js';
+import { ATTESTATION_DOMAIN, ATTESTATION_PRIMARY_TYPE } from '../../wire/previews.js';
 import { notFound } from '../../errors.js';
 import { describe } from '../route-meta.js';
 
@@ -109,6 +110,15 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
           ...(config.CONTRACT_REVISION === 'B' && { listing_fee_usdc: config.LISTING_FEE_USDC }),
         },
         legal: currentLegal(base),
+        scan_attestation: {
+          signer: deps.attestor.address,
+          standard: 'EIP-712 typed data',
+          domain: ATTESTATION_DOMAIN,
+          primary_type: ATTESTATION_PRIMARY_TYPE,
+          url: `${base}/api/v1/items/{uuid}/attestation`,
+          verify:
+            "viem: verifyTypedData({ address: signer, ...a.typed_data, signature: a.signature }), then compare a.typed_data.message.archiveSha256 with the download's SHA-256",
+        },
         limits: {
           search_results: 20,
           query_max_chars: 1000,
