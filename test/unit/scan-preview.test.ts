@@ -3,6 +3,9 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { demoArchive } from '../../src/domain/discovery/demo.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
+import { readFileSync } from 'node:fs';
+import { buildLanguageMap } from '../../tools/scan/language-map.js';
+import { LANGUAGE_MAP_FILE, languageOf } from '../../src/scan/languages.js';
 import { identifyLicence } from '../../src/scan/licences.js';
 import { parseManifest } from '../../src/scan/manifests.js';
 import { PREVIEW_LIMITS, PreviewCollector, type Preview } from '../../src/scan/preview.js';
@@ -31,6 +34,24 @@ const spdx = (id: string) =>
       licenseText: string;
     }
   ).licenseText;
+
+describe('language map', () => {
+  it('is the one the installed linguist-languages gives (npx tsx tools/scan/language-map.ts)', () => {
+    expect(JSON.parse(readFileSync(LANGUAGE_MAP_FILE, 'utf8'))).toEqual(buildLanguageMap());
+  });
+
+  it('names the common language of ambiguous extensions, and exact file names', () => {
+    const name = (p: string) => languageOf(p)?.name;
+    expect(name('src/a.ts')).toBe('TypeScript');
+    expect(name('include/x.h')).toBe('C');
+    expect(name('README.md')).toBe('Markdown');
+    expect(name('lib/x.pl')).toBe('Perl');
+    expect(name('Dockerfile')).toBe('Dockerfile');
+    expect(name('Makefile')).toBe('Makefile');
+    expect(name('types/index.d.ts')).toBe('TypeScript');
+    expect(name('x.unknown-ext')).toBeUndefined();
+  });
+});
 
 describe('licence detection', () => {
   it.each([
