@@ -6,7 +6,7 @@ import type { Sql } from './db/index.js';
 import type { PayoutAddressing } from './domain/accounts/accounts.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
 import type { PaymentProcessor } from './domain/payments/processor.js';
-import type { Attestor } from './domain/scan/attestation.js';
+import type { Attestor } from './domain/scan/attestor.js';
 import type { DemoPorts, ListingPorts } from './domain/ports.js';
 import type { PayoutRail } from './domain/payouts/rail.js';
 import type { Embedder } from './embeddings/embedder.js';

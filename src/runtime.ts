@@ -29,7 +29,7 @@ import type { JobHandlers } from './jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from './jobs/runner.js';
 import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
-import { Attestor } from './domain/scan/attestation.js';
+import { Attestor } from './domain/scan/attestor.js';
 import { loadSecrets } from './secrets.js';
 import { createBlobStore } from './storage/index.js';
 import { HttpFacilitator, type Facilitator } from './x402/facilitator.js';

@@ -4,7 +4,7 @@ import type { Sql } from '../db/index.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { PayoutAddressing } from './accounts/accounts.js';
-import type { Attestor } from './scan/attestation.js';
+import type { Attestor } from './scan/attestor.js';
 import type { PaymentProcessor } from './payments/processor.js';
 
 /**

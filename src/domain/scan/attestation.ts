@@ -1,5 +1,3 @@
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { getAddress, type Hex } from 'viem';
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { scannerIdentity } from '../../scan/version.js';
@@ -10,41 +8,12 @@ import {
   type AttestationMessage,
   type ScanAttestation,
 } from '../../wire/previews.js';
+import type { Attestor } from './attestor.js';
 
-/**
- * The signed scan report (issue 29): when a listing becomes active the marketplace signs, as
- * EIP-712 typed data with its attestation key, the archive's SHA-256 and size, the item id, the
- * seller's address, the scanner's version and rule-set hash, the verdict and the time. Anyone
- * verifies it with viem's `verifyTypedData` against the address published in /api/v1/skills. The
- * statement is kept without a foreign key: it outlives a takedown, a deletion and the purge.
+/*
+ * The signed scan report (issue 29), stored and read here; the key and the signing are in
+ * ./attestor.ts (viem loads with the runtime, not with every importer of the scan job).
  */
-export class Attestor {
-  private readonly account: PrivateKeyAccount;
-
-  constructor(privateKey: Hex) {
-    this.account = privateKeyToAccount(privateKey);
-  }
-
-  get address(): `0x${string}` {
-    return this.account.address;
-  }
-
-  async sign(message: AttestationMessage): Promise<Hex> {
-    return this.account.signTypedData({
-      domain: ATTESTATION_DOMAIN,
-      types: ATTESTATION_TYPES,
-      primaryType: ATTESTATION_PRIMARY_TYPE,
-      message: {
-        ...message,
-        archiveSha256: message.archiveSha256 as Hex,
-        ruleSetHash: message.ruleSetHash as Hex,
-        seller: message.seller as Hex,
-        archiveSize: BigInt(message.archiveSize),
-        scannedAt: BigInt(message.scannedAt),
-      },
-    });
-  }
-}
 
 /**
  * Signs and stores the statement of an item turning active, inside the activation's transaction
@@ -61,7 +30,7 @@ export async function attestActivation(tx: Db, attestor: Attestor, itemId: strin
     itemId,
     archiveSha256: `0x${row.archiveSha256}`,
     archiveSize: row.archiveSize,
-    seller: getAddress(row.seller),
+    seller: attestor.checksum(row.seller),
     scannerVersion: scanner.version,
     ruleSetHash: scanner.ruleSetHash,
     verdict: 'accept',

@@ -10,7 +10,8 @@ import { bands, similarity } from '../../scan/fingerprint.js';
 import { PreviewCollector, type Preview } from '../../scan/preview.js';
 import { scanArchive, type Compression } from '../../scan/scan-archive.js';
 import { storePreview } from '../items/preview.js';
-import { attestActivation, type Attestor } from './attestation.js';
+import { attestActivation } from './attestation.js';
+import type { Attestor } from './attestor.js';
 import type { Finding, ScanLimits, ScanStats } from '../../scan/types.js';
 
 export interface ScanDeps {
