@@ -253,12 +253,16 @@ export class FilePreview {
   write(chunk: Buffer): void {
     this.size += chunk.length;
     if (!this.capture || this.truncated) return;
-    const room = this.limit - this.capturedBytes;
-    if (chunk.length > room) this.truncated = true;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length) {
-      this.chunks.push(Buffer.from(part));
-      this.capturedBytes += part.length;
+    try {
+      const room = this.limit - this.capturedBytes;
+      if (chunk.length > room) this.truncated = true;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      if (part.length) {
+        this.chunks.push(Buffer.from(part));
+        this.capturedBytes += part.length;
+      }
+    } catch (e) {
+      this.collector.fail(e);
     }
   }
 
