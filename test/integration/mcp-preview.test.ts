@@ -54,6 +54,13 @@ describe('preview_item and quote_item', () => {
       languages: [{ name: 'TypeScript', files: 1 }],
       readme: { path: 'README.md', excerpt: expect.stringContaining('# Project mcpprv1') },
     });
+    const found = await call('search_items', { q: 'Todo REST API', license: 'isc' });
+    const items = (found.structuredContent as { items: { id: string }[] }).items;
+    expect(items.map((i) => i.id)).toContain(id);
+    const other = await call('search_items', { q: 'Todo REST API', license: 'MIT' });
+    expect(
+      (other.structuredContent as { items: { id: string }[] }).items.map((i) => i.id),
+    ).not.toContain(id);
     const q = QuoteSchema.parse((await call('quote_item', { item_id: id })).structuredContent);
     expect(q.preview).toEqual({
       files: 4,
