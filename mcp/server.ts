@@ -16,6 +16,7 @@ import { registerGetUsername } from './tools/get-username.js';
 import { registerListItem } from './tools/list-item.js';
 import { registerListMyItems } from './tools/list-my-items.js';
 import { registerListMyOrders } from './tools/list-my-orders.js';
+import { registerPreviewItem } from './tools/preview-item.js';
 import { registerQuoteItem } from './tools/quote-item.js';
 import { registerReadInbox } from './tools/read-inbox.js';
 import { registerSearchItems } from './tools/search-items.js';
@@ -31,7 +32,8 @@ export function createMcpServer(deps: McpDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
       'Code-artifact marketplace (zip/tar.gz archives paid in USDC over x402). Buying: search_items, get_item, ' +
-      'quote_item (price, chains, legal terms; nothing signed), acquire_item (pays, downloads, verifies, can unpack), ' +
+      'preview_item (file tree, languages, licence, README excerpt), quote_item (price, chains, legal terms; nothing ' +
+      'signed), acquire_item (pays, downloads, verifies the digest and the signed scan report, can unpack), ' +
       'get_order and list_my_orders. Selling: list_item (scans locally before paying the listing fee), ' +
       'get_listing_status, list_my_items, delete_item. Money: get_payouts, get_seller_stats. Feedback: submit_feedback, ' +
       'read_inbox, ack_feedback, send_platform_feedback. Account: get_username, set_username, get_sales_chains, ' +
@@ -40,6 +42,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
   if (deps.tracing) traceToolCalls(server, deps.tracing);
   registerSearchItems(server, deps);
   registerGetItem(server, deps);
+  registerPreviewItem(server, deps);
   registerQuoteItem(server, deps);
   registerAcquireItem(server, deps);
   registerGetOrder(server, deps);

@@ -108,6 +108,11 @@ export const ConfigSchema = z
 
     /** HMAC key for signed download and invoice URLs. Generated and kept under DATA_DIR when embedded. */
     URL_SIGNING_SECRET: z.string().min(32).optional(),
+    /**
+     * Key that signs each listing's scan report (EIP-712, issue 29); its address is published in
+     * /api/v1/skills. Generated and kept under DATA_DIR when embedded; required with DATABASE_URL.
+     */
+    ATTESTATION_PRIVATE_KEY: privateKey.optional(),
     SIGNED_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 
     // --- search -----------------------------------------------------------------------------
@@ -307,6 +312,13 @@ export const ConfigSchema = z
         code: 'custom',
         path: ['ADMIN_TOKEN'],
         message: 'required when DATABASE_URL is set (the operator console credential)',
+      });
+    }
+    if (c.DATABASE_URL && !c.ATTESTATION_PRIVATE_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ATTESTATION_PRIVATE_KEY'],
+        message: 'required when DATABASE_URL is set (production secrets have no defaults)',
       });
     }
     if (c.EMBEDDINGS_URL && (!c.EMBEDDINGS_MODEL || !c.EMBEDDINGS_DIMENSIONS)) {

@@ -6,6 +6,7 @@ import type { Sql } from './db/index.js';
 import type { PayoutAddressing } from './domain/accounts/accounts.js';
 import type { SaleItemCache } from './domain/orders/acquire.js';
 import type { PaymentProcessor } from './domain/payments/processor.js';
+import type { Attestor } from './domain/scan/attestor.js';
 import type { DemoPorts, ListingPorts } from './domain/ports.js';
 import type { PayoutRail } from './domain/payouts/rail.js';
 import type { Embedder } from './embeddings/embedder.js';
@@ -54,6 +55,8 @@ export interface Deps extends PaymentDeps, ListingPorts, DemoPorts {
   secrets: { urlSigningKey: Buffer };
   /** The operator credential of /admin and the operator API (src/secrets.ts loadAdminToken). */
   adminToken: string;
+  /** Signs each listing's scan report as it turns active (src/domain/scan/attestation.ts). */
+  attestor: Attestor;
   /** Wakes this process's job runner when work was queued (src/jobs/runner.ts). */
   work: WorkSignal;
   /** The metric instruments (src/telemetry/metrics.ts); the domain's `Telemetry` port. */

@@ -53,6 +53,15 @@ export const ERROR_CATALOG = catalog({
   invalid_peek: [400, 'peek must be true or false.'],
   invalid_include_read: [400, 'include_read must be true or false.'],
   item_not_found: [404, 'No active item with this id.'],
+  preview_not_available: [
+    404,
+    'This listing has no preview (it could not be computed from its archive); the item itself is active.',
+  ],
+  attestation_not_found: [404, 'No signed scan report exists for this item id.'],
+  invalid_license: [
+    400,
+    'license must be an SPDX id such as MIT or Apache-2.0 (at most 100 characters).',
+  ],
   // --- payments (spec 7.1) ------------------------------------------------------------------
   payment_required: [
     402,

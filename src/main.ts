@@ -4,6 +4,7 @@ import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { loadDemoData } from './domain/discovery/demo.js';
 import { reindexAll } from './domain/search/index-item.js';
+import { backfillPreviews } from './domain/scan/backfill.js';
 import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { startMetricsServer } from './http/metrics-server.js';
@@ -23,14 +24,15 @@ const COMMANDS = [
   'worker',
   'migrate',
   'reindex',
+  'previews',
   'demo',
   'unresolved-payments',
   'moderate',
 ];
 
 /**
- * Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `demo`, `unresolved-payments`,
- * `moderate`.
+ * Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `previews`, `demo`,
+ * `unresolved-payments`, `moderate`.
  */
 async function main(command: string, args: string[]): Promise<void> {
   if (!COMMANDS.includes(command)) {
@@ -80,6 +82,37 @@ async function main(command: string, args: string[]): Promise<void> {
           { reindexed: res.done, model: embedder.model, dimensions: embedder.dimensions },
           'reindex done',
         );
+      } finally {
+        bar.stop();
+        await runtime.close();
+      }
+      return;
+    }
+    case 'previews': {
+      // Previews and signed scan reports for listings active before they existed (issue 29).
+      const runtime = await createRuntime(config, { logger });
+      const { default: cliProgress } = await import('cli-progress');
+      const bar = new cliProgress.SingleBar(
+        {
+          format:
+            'previews [{bar}] {percentage}% | {value}/{total} listings | {skipped} skipped | {duration_formatted}',
+          stream: process.stderr,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      try {
+        let started = false;
+        const res = await backfillPreviews(runtime.deps, {
+          force: args.includes('--force'),
+          onProgress: (p) => {
+            if (!started) bar.start(p.total, 0, { skipped: 0 });
+            started = true;
+            bar.setTotal(p.total);
+            bar.update(p.done, { skipped: p.skipped });
+          },
+        });
+        bar.stop();
+        logger.info(res, 'previews done');
       } finally {
         bar.stop();
         await runtime.close();

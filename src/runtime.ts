@@ -30,6 +30,7 @@ import type { JobHandlers } from './jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from './jobs/runner.js';
 import { startScheduler, type PeriodicTask } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
+import { Attestor } from './domain/scan/attestor.js';
 import { loadAdminToken, loadSecrets } from './secrets.js';
 import { createBlobStore } from './storage/index.js';
 import { readBacklog } from './domain/ops/backlog.js';
@@ -93,6 +94,7 @@ export async function createRuntime(
       storage: createBlobStore(config),
       secrets,
       adminToken: admin.token,
+      attestor: new Attestor(secrets.attestationKey),
       work: new WorkSignal(),
       telemetry,
       ...(tracing && { tracing }),

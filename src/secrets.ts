@@ -3,24 +3,47 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
 
+export interface Secrets {
+  urlSigningKey: Buffer;
+  /** Signs scan reports (0x-prefixed 32-byte hex private key). */
+  attestationKey: `0x${string}`;
+}
+
 /**
  * Production secrets come from the environment and have no defaults (config enforces that when
  * DATABASE_URL is set). The embedded default generates them once and keeps them under DATA_DIR so
- * that signed URLs survive a restart.
+ * that signed URLs and the attestation address survive a restart.
  */
-export async function loadSecrets(config: Config): Promise<{ urlSigningKey: Buffer }> {
-  if (config.URL_SIGNING_SECRET) return { urlSigningKey: Buffer.from(config.URL_SIGNING_SECRET) };
-  if (config.EMBEDDED_DB_IN_MEMORY) return { urlSigningKey: randomBytes(32) };
-  const file = path.resolve(config.DATA_DIR, 'secrets', 'url-signing.key');
+export async function loadSecrets(config: Config): Promise<Secrets> {
+  const urlSigningKey = config.URL_SIGNING_SECRET
+    ? Buffer.from(config.URL_SIGNING_SECRET)
+    : await generated(config, 'url-signing.key');
+  const attestationKey = config.ATTESTATION_PRIVATE_KEY
+    ? (config.ATTESTATION_PRIVATE_KEY.toLowerCase() as `0x${string}`)
+    : (`0x${(await generated(config, 'attestation.key')).toString('hex')}` as const);
+  return { urlSigningKey, attestationKey };
+}
+
+/** A 32-byte key kept in DATA_DIR/secrets/<name> (random per process in memory-only mode). */
+async function generated(config: Config, name: string): Promise<Buffer> {
+  if (config.EMBEDDED_DB_IN_MEMORY) return randomBytes(32);
+  const file = path.resolve(config.DATA_DIR, 'secrets', name);
   try {
-    return { urlSigningKey: Buffer.from((await readFile(file, 'utf8')).trim(), 'hex') };
+    return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   const key = randomBytes(32);
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  await writeFile(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
-  return { urlSigningKey: key };
+  try {
+    await writeFile(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    // another process of this deployment wrote it first: use theirs
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
+    throw e;
+  }
+  return key;
 }
 
 /** Where the embedded default keeps the operator token it generated (docs/console.md). */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { scanReportProblem } from '../../src/client/attestation.js';
 import { MarketplaceError } from '../../src/client/errors.js';
 import type { MarketplaceClient } from '../../src/client/index.js';
 import { ChainSchema } from '../../src/wire/chains.js';
@@ -28,6 +29,17 @@ export const AcquireResultSchema = AcquireResponseSchema.extend({
     })
     .optional()
     .describe('Absent when the download failed (see note); the order stands'),
+  scan_report: z
+    .object({
+      verified: z.literal(true),
+      signer: z.string().describe("The marketplace's attestation address (from /api/v1/skills)"),
+      scanned_at: z.string(),
+      scanner_version: z.string(),
+    })
+    .optional()
+    .describe(
+      "The marketplace's signed scan report, verified (EIP-712) and matched to the downloaded archive; absent when the listing has none",
+    ),
   unpacked: z
     .object({ dir: z.string(), files: z.array(z.string()) })
     .optional()
@@ -47,7 +59,8 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
     {
       title: 'Buy listing',
       description:
-        "Buys one listing, downloads the archive into this server's download folder, checks its SHA-256 against the marketplace's digest, " +
+        "Buys one listing, downloads the archive into this server's download folder, checks its SHA-256 against the marketplace's digest " +
+        "and its signed scan report (EIP-712, verified against the marketplace's published attestation address), " +
         "and on request unpacks it into a new folder (refusing unsafe entries with the marketplace scan's rules). Use it once the user " +
         `has chosen an item and agreed to its price (check it with quote_item). Costs the item's price in USDC from this server's wallet (x402); ` +
         `this server pays at most ${cap} USDC per purchase and ${limits.daily} USDC per rolling 24 hours, and asks the human above ${limits.confirmAbove} USDC. ` +
@@ -202,7 +215,7 @@ async function buy(
     bought_at: new Date().toISOString(),
   };
   await deps.state.recordOrder(record);
-  const base = {
+  const base: z.infer<typeof AcquireResultSchema> = {
     ...order,
     item_id,
     price_usdc: price,
@@ -226,6 +239,26 @@ async function buy(
           `(${stated.join(', ') || 'none stated'}), so it was not kept. Do not pay again: call get_order { order_id: "${order.order_id}" } for fresh links and download again, or report it to the operator.`,
       );
     }
+    let scanReport: z.infer<typeof AcquireResultSchema>['scan_report'];
+    if (order.attestation) {
+      const problem = await scanReportProblem(order.attestation, {
+        signer: await deps.catalog.attestationSigner(),
+        itemId: item_id,
+        sha256: download.sha256,
+      });
+      if (problem)
+        return failure(
+          `acquire_item: paid (order_id ${order.order_id}), but the marketplace's signed scan report does not hold: ${problem}, so the archive was not kept. ` +
+            `Do not pay again: report it to the operator; get_order { order_id: "${order.order_id}" } gives fresh links.`,
+        );
+      const m = order.attestation.typed_data.message;
+      scanReport = {
+        verified: true,
+        signer: order.attestation.signer,
+        scanned_at: new Date(m.scannedAt * 1000).toISOString(),
+        scanner_version: m.scannerVersion,
+      };
+    }
     fileName = path.basename(download.fileName ?? invoice?.item.file_name ?? `${item_id}.zip`);
     if (!compressionOfName(fileName)) fileName = `${fileName}.zip`;
     const file = path.join(deps.downloadDir, order.order_id, fileName);
@@ -237,6 +270,7 @@ async function buy(
       sha256: sha256(download.bytes),
       verified: true,
     };
+    if (scanReport) base.scan_report = scanReport;
     await deps.state.recordOrder({ ...record, local_path: file });
   } catch (err) {
     return success({

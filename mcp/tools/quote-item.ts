@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ChainSchema, chainOfNetwork } from '../../src/wire/chains.js';
+import { PreviewSummarySchema } from '../../src/wire/previews.js';
 import type { McpDeps } from '../deps.js';
 import { promptPriceUsdc } from './paying.js';
 import { apiFailure, success } from './results.js';
@@ -38,6 +39,9 @@ export const QuoteSchema = z.object({
     within_limits: z.boolean().describe('False: acquire_item would refuse before signing'),
     needs_human_confirmation: z.boolean(),
   }),
+  preview: PreviewSummarySchema.optional().describe(
+    'What the archive holds (files, lines, top languages, licence); preview_item shows more',
+  ),
   already_bought: z
     .object({ order_id: z.string(), bought_at: z.string() })
     .optional()
@@ -51,7 +55,8 @@ export function registerQuoteItem(server: McpServer, deps: McpDeps): void {
       title: 'Quote a purchase',
       description:
         "Reads a listing's purchase prompt (the x402 402 answer) as a quote: price in USDC, payable chains with exact amounts, " +
-        'the legal terms (URLs and versions) a purchase accepts, and whether this server would pay it within its spending limits. ' +
+        'the legal terms (URLs and versions) a purchase accepts, whether this server would pay it within its spending limits, ' +
+        'and what the archive holds (files, lines, top languages, licence). ' +
         'Use it before acquire_item to show the user what they would pay. Free: nothing is signed and nothing moves.',
       inputSchema: {
         item_id: z.uuid().describe('Listing id (a uuid), as returned by search_items'),
@@ -107,6 +112,7 @@ export function registerQuoteItem(server: McpServer, deps: McpDeps): void {
               price <= limits.perPurchase && (spent ?? 0) + price <= limits.daily + 1e-9,
             needs_human_confirmation: price > limits.confirmAbove,
           },
+          ...(item?.preview && { preview: item.preview }),
           ...(earlier && {
             already_bought: { order_id: earlier.order_id, bought_at: earlier.bought_at },
           }),

@@ -18,11 +18,11 @@ export function registerSearchItems(server: McpServer, deps: McpDeps): void {
     {
       title: 'Search listings',
       description:
-        'Searches the active code-artifact listings by meaning and keywords, optionally filtered by tech stack and price. ' +
-        'Use it first to find something to inspect (get_item) or buy (acquire_item). Free: no wallet, no payment. ' +
+        'Searches the active code-artifact listings by meaning and keywords, optionally filtered by tech stack, price and licence. ' +
+        'Use it first to find something to inspect (get_item, preview_item) or buy (acquire_item). Free: no wallet, no payment. ' +
         'Returns { items }: at most 20 listings ranked by relevance, each with id, metadata (title, description, ' +
         'tech_stack, prices.USDC, seller_username), available_chains, similarity (0-5) and, once rated 5+ times, ' +
-        'rating_avg (0-10) and rating_count.',
+        'rating_avg (0-10) and rating_count, and a preview summary (files, lines, top languages, licence) when the scan made one.',
       inputSchema: {
         q: z
           .string()
@@ -42,6 +42,14 @@ export function registerSearchItems(server: McpServer, deps: McpDeps): void {
           ),
         min_price: price('Lowest'),
         max_price: price('Highest'),
+        license: z
+          .string()
+          .trim()
+          .regex(/^[A-Za-z0-9.+-]{1,100}$/)
+          .optional()
+          .describe(
+            'SPDX licence id the archive must carry (or offer as an OR alternative), case-insensitive (e.g. "MIT")',
+          ),
       },
       outputSchema: z.object({ items: z.array(SearchResultSchema).max(20) }),
       annotations: {

@@ -6,6 +6,13 @@ import {
 } from '../wire/items.js';
 import type { Chain } from '../wire/chains.js';
 import { AcquirePromptSchema, type AcquirePrompt } from '../wire/orders.js';
+import {
+  ItemPreviewSchema,
+  ScanAttestationSchema,
+  type ItemPreview,
+  type ScanAttestation,
+} from '../wire/previews.js';
+import { z } from 'zod';
 import { MarketplaceError, readJson } from './errors.js';
 
 /** Search parameters of `GET /api/v1/search` (spec 4.1). */
@@ -14,6 +21,8 @@ export interface SearchParams {
   tech_stack?: string;
   min_price?: number;
   max_price?: number;
+  /** SPDX id the archive's detected licence must be (`MIT`). */
+  license?: string;
 }
 
 /** The public catalogue routes: no wallet, no payment. */
@@ -41,6 +50,37 @@ export class CatalogClient {
       await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}`),
       PublicItemSchema,
     );
+  }
+
+  /** The buyer's preview of an active listing (file tree, languages, licence, README excerpt). */
+  async preview(itemId: string): Promise<ItemPreview> {
+    return readJson(
+      await this.fetchFn(`${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}/preview`),
+      ItemPreviewSchema,
+    );
+  }
+
+  /** The signed scan report of a listing (also after a takedown: `status` says so). */
+  async attestation(itemId: string): Promise<ScanAttestation> {
+    return readJson(
+      await this.fetchFn(
+        `${this.opts.baseUrl}/api/v1/items/${encodeURIComponent(itemId)}/attestation`,
+      ),
+      ScanAttestationSchema,
+    );
+  }
+
+  private signer: Promise<string> | undefined;
+
+  /** The address that signs scan reports, as the discovery manifest publishes it (read once). */
+  async attestationSigner(): Promise<string> {
+    this.signer ??= this.fetchFn(`${this.opts.baseUrl}/api/v1/skills`)
+      .then((res) => readJson(res, SkillsSignerSchema))
+      .then((m) => m.scan_attestation.signer);
+    return this.signer.catch((err: unknown) => {
+      this.signer = undefined;
+      throw err;
+    });
   }
 
   /**
@@ -83,6 +123,10 @@ export class CatalogClient {
     return parsed.data;
   }
 }
+
+const SkillsSignerSchema = z.object({
+  scan_attestation: z.object({ signer: z.string().regex(/^0x[0-9a-fA-F]{40}$/) }),
+});
 
 /**
  * A price as the search route reads it: a plain decimal with at most 6 decimals (USDC's precision).

@@ -4,6 +4,7 @@ import type { Sql } from '../db/index.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { PayoutAddressing } from './accounts/accounts.js';
+import type { Attestor } from './scan/attestor.js';
 import type { PaymentProcessor } from './payments/processor.js';
 
 /**
@@ -35,6 +36,8 @@ export interface DemoPorts {
   storage: BlobStore;
   embedder: Embedder;
   payoutAddressing: PayoutAddressing;
+  /** Signs each demo listing's scan report, as the scan job signs an upload's. */
+  attestor?: Attestor;
 }
 
 export type { Telemetry } from './telemetry.js';

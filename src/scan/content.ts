@@ -2,6 +2,7 @@ import { bytecodeMagic, gitConfigExec, isGitConfig, pathFinding } from './binari
 import { FileCode } from './code-rules.js';
 import { Sketch } from './fingerprint.js';
 import { FileInstall, installFileKind } from './install-hooks.js';
+import type { FilePreview, PreviewCollector } from './preview.js';
 import { FileSecrets, type SecretHit } from './secrets.js';
 import {
   ScanRejection,
@@ -59,6 +60,8 @@ export class ScanContext {
   /** MinHash sketch of the meaningful lines of every text file (near-duplicate fingerprint). */
   readonly sketch = new Sketch();
   meaningfulLines = 0;
+  /** Gathers the buyer's preview of the outer archive's files (scan-job.ts asks for it). */
+  preview: PreviewCollector | undefined;
   /** Distinct meaningful lines of source files, collected only up to the complexity minimum. */
   readonly sourceLineHashes = new Set<number>();
   scanNested: NestedScanner = async () => {
@@ -129,6 +132,9 @@ export class EntryInspector {
   private odd: Buffer | undefined;
   private skip = 0;
   private readonly out: { write(chunk: Buffer): void; end(): void } | undefined;
+  private readonly preview: FilePreview | undefined;
+  /** Non-blank lines (the preview's lines of code). */
+  private codeLines = 0;
 
   constructor(
     private readonly ctx: ScanContext,
@@ -136,6 +142,7 @@ export class EntryInspector {
     private readonly depth: number,
   ) {
     this.out = depth === 0 ? ctx.sink?.open(path) : undefined;
+    this.preview = depth === 0 ? ctx.preview?.open(path) : undefined;
     this.source = isSourcePath(path);
     ctx.stats.files++;
     if (this.source) ctx.stats.sourceFiles++;
@@ -156,6 +163,7 @@ export class EntryInspector {
 
   write(chunk: Buffer): void {
     this.out?.write(chunk);
+    this.preview?.write(chunk);
     if (this.kind === 'pending') {
       this.head.push(chunk);
       this.headLen += chunk.length;
@@ -172,6 +180,10 @@ export class EntryInspector {
     if (this.kind !== 'binary' && this.kind !== 'nested' && this.carry)
       this.lines(this.carry, this.carry.length, true);
     this.carry = undefined;
+    this.preview?.end(
+      this.kind === 'pending' || this.kind === 'skip' ? 'other' : this.kind,
+      this.codeLines,
+    );
     if (this.kind === 'nested') {
       const bytes = Buffer.concat(this.nested, this.nestedLen);
       this.nested = [];
@@ -363,6 +375,7 @@ export class EntryInspector {
         continue;
       }
       const first = i;
+      this.codeLines++;
       let h = FNV_OFFSET;
       for (; i < end; i++) {
         c = buf[i]!;

@@ -1,4 +1,5 @@
 import { ScanContext } from './content.js';
+import type { PreviewCollector } from './preview.js';
 import { scanGzip, scanTar } from './targz.js';
 import {
   ScanRejection,
@@ -16,15 +17,18 @@ export type Compression = 'zip' | 'tar.gz';
  * Order of verdicts: the first structural safety failure stops the scan at once; then content
  * findings (executables, secrets) refuse it as unsafe; then the complexity rule. The near-duplicate
  * rule needs the database and runs after this (see scan-job.ts). With a `sink`, the outer
- * archive's files are handed over as they are inflated (see EntrySink).
+ * archive's files are handed over as they are inflated (see EntrySink). With a `preview`
+ * collector, the buyer's preview is gathered in the same pass (it never changes the verdict).
  */
 export async function scanArchive(
   bytes: Buffer,
   compression: Compression,
   limits: ScanLimits,
   sink?: EntrySink,
+  preview?: PreviewCollector,
 ): Promise<ScanOutcome> {
   const ctx = new ScanContext(limits, bytes.length, sink);
+  ctx.preview = preview;
   ctx.scanNested = async (nested, path, depth) => {
     const b0 = nested[0];
     const b1 = nested[1];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { code } from '../errors.js';
 import { ChainSchema } from './chains.js';
 import { decimalParam, hasControlCharacters } from './input.js';
+import { PreviewSummarySchema } from './previews.js';
 
 /**
  * Wire schemas of discovery (spec 2.1, 4.1, 8): zod only, shared by the routes (validation and
@@ -27,6 +28,7 @@ export const PublicItemSchema = z.object({
   available_chains: z.array(ChainSchema),
   rating_avg: z.number().min(0).max(10).optional(),
   rating_count: z.number().int().optional(),
+  preview: PreviewSummarySchema.optional(),
 });
 export type PublicItem = z.infer<typeof PublicItemSchema>;
 
@@ -68,6 +70,14 @@ export const SearchQuerySchema = z
       .optional()
       .describe(
         'Case-insensitive filter; comma-separated terms must all appear in the listing stack as whole stack names (java is not JavaScript, c is not C++; node matches Node.js)',
+      ),
+    license: z
+      .string(code('invalid_license'))
+      .trim()
+      .regex(/^[A-Za-z0-9.+-]{1,100}$/, code('invalid_license'))
+      .optional()
+      .describe(
+        "Case-insensitive SPDX id the archive's detected licence must be (or offer as one OR alternative), e.g. MIT; listings without a preview never match",
       ),
     min_price: decimalParam('invalid_price')
       .pipe(z.number().max(SEARCH_LIMITS.maxPrice, code('invalid_price')))

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
 import { ChainSchema } from './chains.js';
+import { ScanAttestationSchema } from './previews.js';
+
+/** The signed scan report of the item bought (issue 29), when the listing has one. */
+const attestation = ScanAttestationSchema.optional().describe(
+  'Signed scan report of the archive bought: verify it, then compare its archiveSha256 with the download',
+);
 
 /**
  * Wire schemas of purchases (spec 2.3, 4.1): zod only, shared by the routes, the OpenAPI document
@@ -35,7 +41,11 @@ export const OrderLinksSchema = z.object({
 });
 export type OrderLinks = z.infer<typeof OrderLinksSchema>;
 
-export const AcquireResponseSchema = z.object({ order_id: z.uuid(), ...OrderLinksSchema.shape });
+export const AcquireResponseSchema = z.object({
+  order_id: z.uuid(),
+  ...OrderLinksSchema.shape,
+  attestation,
+});
 export type AcquireResponse = z.infer<typeof AcquireResponseSchema>;
 
 /** Revision A public acquire: no invoice link; the buyer's account and where to get a key. */
@@ -48,6 +58,7 @@ export const PublicAcquireAResponseSchema = z.object({
     username: z.string(),
     rotate_key_url: z.string().describe('Where the buyer obtains a persistent API key'),
   }),
+  attestation,
 });
 export type PublicAcquireAResponse = z.infer<typeof PublicAcquireAResponseSchema>;
 
@@ -68,11 +79,12 @@ export const BuyResponseSchema = z.object({
   order_id: z.uuid(),
   download_url: OrderLinksSchema.shape.download_url,
   expires_in: OrderLinksSchema.shape.expires_in,
+  attestation,
 });
 export type BuyResponse = z.infer<typeof BuyResponseSchema>;
 
 /** Revision A `GET /api/v1/orders/{uuid}/download`: a fresh signed download link. */
-export const DownloadLinkSchema = BuyResponseSchema.omit({ order_id: true });
+export const DownloadLinkSchema = BuyResponseSchema.omit({ order_id: true, attestation: true });
 
 export const OrderParamsSchema = z.object({ uuid: z.uuid(code('invalid_order_id')) });
 

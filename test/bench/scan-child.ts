@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { PreviewCollector } from '../../src/scan/preview.js';
 import { scanArchive } from '../../src/scan/scan-archive.js';
 import { BENCH_LIMITS } from './scan.js';
 
@@ -19,7 +20,7 @@ const sampler = setInterval(() => {
   peak = Math.max(peak, process.memoryUsage.rss());
 }, 5);
 const t0 = performance.now();
-const out = await scanArchive(bytes, 'zip', limits);
+const out = await scanArchive(bytes, 'zip', limits, undefined, new PreviewCollector());
 const ms = performance.now() - t0;
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage.rss());

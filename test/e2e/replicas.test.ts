@@ -13,6 +13,7 @@ import {
   freshDatabase,
   ON_POSTGRES,
   PG_TEST_ADMIN_TOKEN,
+  PG_TEST_ATTESTATION_KEY,
   PG_TEST_SIGNING_SECRET,
 } from '../helpers/postgres.js';
 import { startS3 } from '../helpers/s3.js';
@@ -88,6 +89,7 @@ describe.runIf(ON_POSTGRES)('two replicas and two workers on one Postgres and S3
       DATABASE_URL: databaseUrl,
       URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
       ADMIN_TOKEN: PG_TEST_ADMIN_TOKEN,
+      ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
       ...s3.env,
       // the one address clients use (a load balancer's in a deployment)
       PUBLIC_BASE_URL: 'http://marketplace.test',

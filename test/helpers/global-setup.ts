@@ -14,6 +14,7 @@ import {
   ON_POSTGRES,
   PG_TEMPLATE_DB,
   PG_TEST_ADMIN_TOKEN,
+  PG_TEST_ATTESTATION_KEY,
   PG_TEST_SIGNING_SECRET,
 } from './postgres.js';
 
@@ -91,6 +92,7 @@ async function migratePostgresTemplate(): Promise<void> {
     DATABASE_URL: databaseUrl(PG_TEMPLATE_DB),
     URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
     ADMIN_TOKEN: PG_TEST_ADMIN_TOKEN,
+    ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
     LOG_LEVEL: 'silent',
   });
   // the runtime's start: every migration and the default embedder's vector index

@@ -17,6 +17,8 @@ export const PG_TEMPLATE_DB = 'marketplace_template';
 export const PG_TEST_SIGNING_SECRET = 'test-url-signing-secret-for-the-postgres-tier';
 /** A fixed operator token: DATABASE_URL deployments must set one too. */
 export const PG_TEST_ADMIN_TOKEN = 'test-admin-token-for-the-postgres-tier-0123456789';
+/** The scan-report key of the Postgres tier (production keys have no default). */
+export const PG_TEST_ATTESTATION_KEY = `0x${'a7'.repeat(32)}`;
 
 export function adminUrl(): string {
   const url = process.env.PG_ADMIN_URL;
@@ -64,5 +66,6 @@ export async function databaseEnv(opts: { empty?: boolean } = {}): Promise<Recor
     DATABASE_URL: await freshDatabase(opts),
     URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
     ADMIN_TOKEN: PG_TEST_ADMIN_TOKEN,
+    ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
   };
 }

@@ -29,7 +29,7 @@ describe.each(['B', 'A'] as const)(
       expect(doc.info.version).toBe('2.4.0');
       expect(
         doc.paths['/api/v1/search'].get.parameters.map((p: { name: string }) => p.name).sort(),
-      ).toEqual(['max_price', 'min_price', 'q', 'tech_stack']);
+      ).toEqual(['license', 'max_price', 'min_price', 'q', 'tech_stack']);
       // The owner's status documents the findings of a rejected listing (issue 23).
       const status = doc.paths['/api/v1/seller/items/{uuid}/status']?.get;
       if (status) {

@@ -29,6 +29,7 @@ afterAll(async () => {
 const TOOL_NAMES = [
   'search_items',
   'get_item',
+  'preview_item',
   'quote_item',
   'acquire_item',
   'get_order',

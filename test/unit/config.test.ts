@@ -47,14 +47,18 @@ describe('loadConfig', () => {
     ).toBe(url);
   });
 
-  it('production secrets have no defaults: DATABASE_URL without URL_SIGNING_SECRET is refused', () => {
+  it('production secrets have no defaults: DATABASE_URL without URL_SIGNING_SECRET or ATTESTATION_PRIVATE_KEY is refused', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/market' })).toThrow(
       /URL_SIGNING_SECRET/,
     );
     expect(() =>
+      loadConfig({ DATABASE_URL: 'postgres://db/market', URL_SIGNING_SECRET: 'x'.repeat(32) }),
+    ).toThrow(/ATTESTATION_PRIVATE_KEY/);
+    expect(() =>
       loadConfig({
         DATABASE_URL: 'postgres://db/market',
         URL_SIGNING_SECRET: 'x'.repeat(32),
+        ATTESTATION_PRIVATE_KEY: `0x${'1'.repeat(64)}`,
         ADMIN_TOKEN: 'a'.repeat(32),
       }),
     ).not.toThrow();

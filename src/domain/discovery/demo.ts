@@ -9,6 +9,9 @@ import { provisionAgent } from '../accounts/accounts.js';
 import { archiveKeyOf, insertItem } from '../listings/listings.js';
 import { toMicro } from '../../wire/money.js';
 import { bands } from '../../scan/fingerprint.js';
+import { PreviewCollector } from '../../scan/preview.js';
+import { storePreview } from '../items/preview.js';
+import { attestActivation } from '../scan/attestation.js';
 import { scanArchive } from '../../scan/scan-archive.js';
 import { scanLimits } from '../scan/scan-job.js';
 import { indexItem } from '../search/index-item.js';
@@ -90,7 +93,8 @@ export async function loadDemoData(deps: DemoPorts): Promise<{ added: number; sk
       continue;
     }
     // scanned as an upload would be: a demo archive the scan refuses is a bug in the demo data
-    const verdict = await scanArchive(bytes, 'tar.gz', scanLimits(config));
+    const preview = new PreviewCollector();
+    const verdict = await scanArchive(bytes, 'tar.gz', scanLimits(config), undefined, preview);
     if (verdict.verdict !== 'accept')
       throw new Error(`demo archive for "${l.title}" refused by the scan: ${verdict.reason}`);
     const key = archiveKeyOf(sha, 'tar.gz');
@@ -114,6 +118,9 @@ export async function loadDemoData(deps: DemoPorts): Promise<{ added: number; sk
     await indexItem(sql, embedder, row!.id);
     await sql`insert into item_fingerprints (item_id, minhash, bands, line_count)
               values (${row!.id}, ${verdict.signature}, ${bands(verdict.signature)}, ${verdict.lineCount})`;
+    const computed = preview.result();
+    if (computed) await storePreview(sql, row!.id, computed);
+    if (deps.attestor) await attestActivation(sql, deps.attestor, row!.id);
     added++;
   }
   return { added, skipped };

@@ -4,6 +4,7 @@ import { type Chain } from '../../wire/chains.js';
 import { toUsdc, type Micro } from '../../wire/money.js';
 import type { PublicItem, PublicStatus } from '../../wire/items.js';
 import type { ItemStatus } from '../../wire/listings.js';
+import { previewSummaryColumns, toPreviewSummary } from './preview.js';
 
 /** Columns every public projection selects (alias `i` = items, `a` = seller agent). */
 export interface PublicItemRow {
@@ -18,6 +19,8 @@ export interface PublicItemRow {
   availableChains: Chain[];
   ratingCount: number;
   ratingAvg: number | null;
+  /** The compact preview (issue 29), null when the listing has none. */
+  previewSummary: unknown;
 }
 
 /**
@@ -33,7 +36,8 @@ export function publicColumns(sql: Db) {
     (select count(*) from item_feedback f
       where f.item_id = i.id and f.moderation_status = 'approved' and f.rating is not null) as rating_count,
     (select avg(f.rating)::float8 from item_feedback f
-      where f.item_id = i.id and f.moderation_status = 'approved' and f.rating is not null) as rating_avg`;
+      where f.item_id = i.id and f.moderation_status = 'approved' and f.rating is not null) as rating_avg,
+    ${previewSummaryColumns(sql)}`;
 }
 
 export function toPublicItem(row: PublicItemRow, ratingThreshold: number): PublicItem {
@@ -50,6 +54,8 @@ export function toPublicItem(row: PublicItemRow, ratingThreshold: number): Publi
     },
     available_chains: row.availableChains,
   };
+  const preview = toPreviewSummary(row.previewSummary);
+  if (preview) item.preview = preview;
   // Spec 2.1: present only at the threshold or above; otherwise omitted entirely (never zero).
   if (row.ratingCount >= ratingThreshold && row.ratingAvg !== null) {
     item.rating_avg = Math.round(row.ratingAvg * 10) / 10;

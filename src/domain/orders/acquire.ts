@@ -8,6 +8,7 @@ import type { Micro } from '../../wire/money.js';
 import { currentLegal } from '../../wire/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
+import { findAttestation } from '../scan/attestation.js';
 import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
 import type { AcquireBody, OrderLinks } from '../../wire/orders.js';
 import { revisionBAcquire, type AcquireMode, type AnyAcquireResponse } from './acquire-mode.js';
@@ -266,8 +267,13 @@ async function acquireOnce(
     id: done.result.orderId,
     archiveSha256: item.archiveSha256,
   });
+  // the signed scan report of what was bought (issue 29): the buyer checks the download against it
+  const attestation = await findAttestation(deps.sql, item.id);
   return {
-    response: mode.response(deps.config, done.result, links),
+    response: {
+      ...mode.response(deps.config, done.result, links),
+      ...(attestation && { attestation }),
+    },
     paymentResponseHeader: done.paymentResponseHeader,
   };
 }

@@ -7,7 +7,11 @@ import { readBlob } from '../../storage/blob-store.js';
 import { finishJob, type Job, type JobHandler } from '../../jobs/queue.js';
 import { indexItem } from '../search/index-item.js';
 import { bands, similarity } from '../../scan/fingerprint.js';
+import { PreviewCollector, type Preview } from '../../scan/preview.js';
 import { scanArchive, type Compression } from '../../scan/scan-archive.js';
+import { storePreview } from '../items/preview.js';
+import { attestActivation } from './attestation.js';
+import type { Attestor } from './attestor.js';
 import type { Finding, ScanLimits, ScanStats } from '../../scan/types.js';
 import type { Telemetry } from '../telemetry.js';
 
@@ -18,6 +22,8 @@ export interface ScanDeps {
   embedder: Embedder;
   logger: Logger;
   telemetry?: Pick<Telemetry, 'scanned'>;
+  /** Signs the scan report of each listing that turns active (issue 29). */
+  attestor?: Attestor;
 }
 
 export function scanLimits(config: Config): ScanLimits {
@@ -33,7 +39,14 @@ export function scanLimits(config: Config): ScanLimits {
 }
 
 type Verdict =
-  | { kind: 'active'; signature: number[]; lineCount: number; stats: ScanStats }
+  | {
+      kind: 'active';
+      signature: number[];
+      lineCount: number;
+      stats: ScanStats;
+      /** Absent when it could not be computed (never a reason to refuse the listing). */
+      preview: Preview | undefined;
+    }
   | {
       kind: 'rejected';
       reason: 'safety_checks_failed' | 'insufficient_complexity' | 'duplicate_content';
@@ -117,6 +130,8 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
         await tx`insert into item_fingerprints (item_id, minhash, bands, line_count)
                  values (${item.id}, ${v.signature}, ${bands(v.signature)}, ${v.lineCount})
                  on conflict (item_id) do nothing`;
+        if (v.preview) await storePreview(tx, item.id, v.preview);
+        if (deps.attestor) await attestActivation(tx, deps.attestor, item.id);
       }
       await tx`insert into scan_results (item_id, attempt, verdict, reason, stats, duration_ms)
                values (${item.id}, ${job.attempts}, 'active', 'approved', ${tx.json({ ...v.stats })}, ${duration})`;
@@ -187,13 +202,23 @@ async function judge(
   item: { id: string; archiveKey: string; compression: Compression },
 ): Promise<Verdict> {
   const bytes = await readBlob(deps.storage, item.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
-  const out = await scanArchive(bytes, item.compression, scanLimits(deps.config));
+  const collector = new PreviewCollector();
+  const out = await scanArchive(
+    bytes,
+    item.compression,
+    scanLimits(deps.config),
+    undefined,
+    collector,
+  );
   if (out.verdict === 'reject')
     return { kind: 'rejected', reason: out.reason, findings: out.findings, stats: out.stats };
   const signature = out.signature;
   const twin = await nearDuplicate(deps.sql, deps.config, item.id, signature, out.stats);
   if (twin) return twin;
-  return { kind: 'active', signature, lineCount: out.lineCount, stats: out.stats };
+  const preview = collector.result();
+  if (!preview)
+    deps.logger.warn({ itemId: item.id, reason: collector.failure }, 'preview not computed');
+  return { kind: 'active', signature, lineCount: out.lineCount, stats: out.stats, preview };
 }
 
 /** `duplicate_content` when an active listing is at or above the near-duplicate threshold. */

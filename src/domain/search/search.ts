@@ -179,6 +179,9 @@ export async function searchCandidates(
     filters = sql`${filters} and i.price_micro >= ${toMicro(query.min_price)}`;
   if (query.max_price !== undefined)
     filters = sql`${filters} and i.price_micro <= ${toMicro(query.max_price)}`;
+  if (query.license !== undefined)
+    filters = sql`${filters} and exists (select 1 from item_previews p where p.item_id = i.id
+      and lower(${query.license}) = any(string_to_array(lower(p.license), ' or ')))`;
   const indexed = terms.length ? await indexedStackTerms(sql, dims) : undefined;
   for (const t of terms) filters = sql`${filters} and ${stackTermFilter(sql, t, indexed)}`;
 
@@ -189,7 +192,10 @@ export async function searchCandidates(
   const [cw, lw] = variant === 'lexical' ? [0, 1] : variant === 'vector' ? [1, 0] : [0.5, 0.5];
 
   const filtered =
-    terms.length > 0 || query.min_price !== undefined || query.max_price !== undefined;
+    terms.length > 0 ||
+    query.min_price !== undefined ||
+    query.max_price !== undefined ||
+    query.license !== undefined;
   return sql.begin(async (tx) => {
     await tx`select set_config('hnsw.ef_search', ${String(Math.max(opts.efSearch, VECTOR_POOL))}, true),
                     set_config('hnsw.iterative_scan', 'relaxed_order', true),

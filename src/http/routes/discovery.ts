@@ -4,6 +4,7 @@ import { NETWORK_OF } from '../../wire/chains.js';
 import { endpointsFromOpenApi } from '../../domain/discovery/manifest.js';
 import { findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
 import { currentLegal } from '../../wire/legal.js';
+import { ATTESTATION_DOMAIN, ATTESTATION_PRIMARY_TYPE } from '../../wire/previews.js';
 import { notFound } from '../../errors.js';
 import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
@@ -94,6 +95,15 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
           ...face.manifest.payment(config),
         },
         legal: currentLegal(base),
+        scan_attestation: {
+          signer: deps.attestor.address,
+          standard: 'EIP-712 typed data',
+          domain: ATTESTATION_DOMAIN,
+          primary_type: ATTESTATION_PRIMARY_TYPE,
+          url: `${base}/api/v1/items/{uuid}/attestation`,
+          verify:
+            "viem: verifyTypedData({ address: signer, ...a.typed_data, signature: a.signature }), then compare a.typed_data.message.archiveSha256 with the download's SHA-256",
+        },
         limits: {
           search_results: 20,
           query_max_chars: 1000,

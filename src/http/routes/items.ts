@@ -1,5 +1,8 @@
 import type { RouteGroup } from '../face.js';
 import { getPublicItem, getPublicStatus } from '../../domain/items/public-item.js';
+import { getPublicPreview } from '../../domain/items/preview.js';
+import { getAttestation } from '../../domain/scan/attestation.js';
+import { ItemPreviewSchema, ScanAttestationSchema } from '../../wire/previews.js';
 import {
   ItemParamsSchema,
   PublicItemSchema,
@@ -46,6 +49,38 @@ export const itemRoutes: RouteGroup = async (app, { deps, face }) => {
       }),
     },
     async (request) => getPublicItem(sql, request.params.uuid, config.RATING_VISIBILITY_THRESHOLD),
+  );
+
+  app.get(
+    '/api/v1/items/:uuid/preview',
+    {
+      config: { auth: 'public' },
+      schema: describe(
+        'discovery',
+        'Preview of an active listing: file tree, languages, licence, manifests, tests, README excerpt',
+        {
+          params: ItemParamsSchema,
+          response: { 200: ItemPreviewSchema, 400: ErrorSchema, 404: ErrorSchema },
+        },
+      ),
+    },
+    async (request) => getPublicPreview(sql, request.params.uuid),
+  );
+
+  app.get(
+    '/api/v1/items/:uuid/attestation',
+    {
+      config: { auth: 'public' },
+      schema: describe(
+        'discovery',
+        'Signed scan report (EIP-712) of a listing; stays verifiable after takedown or deletion',
+        {
+          params: ItemParamsSchema,
+          response: { 200: ScanAttestationSchema, 400: ErrorSchema, 404: ErrorSchema },
+        },
+      ),
+    },
+    async (request) => getAttestation(sql, request.params.uuid),
   );
 
   app.get(

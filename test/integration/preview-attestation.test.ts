@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { verifyTypedData, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScanAttestationSchema, type ScanAttestation } from '../../src/wire/previews.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { asWallet, listItem, startSellingApp, type SellingContext } from '../helpers/selling.js';
+import { clientFor, newWallet } from '../helpers/wallets.js';
+
+/**
+ * Issue 29 end to end: upload → scan → preview → buy → verify. The scan job computes the preview
+ * while it walks the archive and signs the scan report as the listing turns active; the buyer
+ * reads the preview before paying, gets the report with the purchase, verifies it with viem alone
+ * against the address in /api/v1/skills and checks the download's SHA-256 against it.
+ */
+let t: SellingContext;
+beforeAll(async () => {
+  t = await startSellingApp({ MAX_ACTIVE_LISTINGS: '100' });
+});
+afterAll(() => t?.close());
+
+const MIT = (
+  createRequire(import.meta.url)('spdx-license-list/licenses/MIT.json') as { licenseText: string }
+).licenseText.replace('<year> <copyright holders>', '2026 Example Authors');
+
+const HEX = '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
+
+function project(seed: string) {
+  const base = uniqueProject(seed);
+  return {
+    ...base,
+    'README.md': [
+      `# Project ${seed}`,
+      '',
+      'Use <script>alert(1)</script> & friends.',
+      // a 64-hex value in prose passes the scan (an example); the excerpt still hides it
+      `The signing key looks like ${HEX}.`,
+      ...Array.from({ length: 60 }, (_, i) => `line ${i}`),
+    ].join('\n'),
+    LICENSE: MIT,
+    'package.json': JSON.stringify({
+      name: `pkg-${seed}`,
+      type: 'module',
+      dependencies: { fastify: '^5.0.0' },
+      devDependencies: { vitest: '^4.0.0' },
+    }),
+    'test/index.test.ts': `import { expect, it } from 'vitest';\nit('adds', () => expect(1 + 1).toBe(2));\n`,
+  };
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('preview and signed scan report', () => {
+  const seller = newWallet();
+  let id: string;
+  let bytes: Buffer;
+
+  beforeAll(async () => {
+    bytes = zipOf(project('prv29a'));
+    id = await listItem(t, seller, { bytes, compression: 'zip' });
+    await t.work();
+  });
+
+  it('serves the preview of an active listing, bounded, escaped and redacted', async () => {
+    const res = await t.app.inject(`/api/v1/items/${id}/preview`);
+    expect(res.statusCode).toBe(200);
+    const p = res.json();
+    expect(p).toMatchObject({
+      item_id: id,
+      files: 5,
+      license: { spdx: 'MIT', file: 'LICENSE' },
+      manifests: [{ path: 'package.json', kind: 'npm', packages: ['fastify', 'vitest'] }],
+      tests: { present: true, files: 1, frameworks: ['vitest'] },
+      tree: { total: 5, truncated: false },
+    });
+    expect(p.tree.entries.map((e: { path: string }) => e.path)).toEqual([
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'src/index.ts',
+      'test/index.test.ts',
+    ]);
+    expect(p.languages[0]).toMatchObject({ name: 'TypeScript', files: 2 });
+    expect(p.lines).toBe(p.languages[0].lines);
+    const excerpt: string = p.readme.excerpt;
+    expect(excerpt).toContain('Use &lt;script&gt;alert(1)&lt;/script&gt; &amp; friends.');
+    expect(excerpt).not.toContain('<script>');
+    expect(excerpt).not.toContain(HEX);
+    expect(excerpt).toContain('[redacted]');
+    expect(excerpt.split('\n')).toHaveLength(40);
+    expect(p.readme.truncated).toBe(true);
+  });
+
+  it('item detail and search carry the compact summary; search filters by licence', async () => {
+    const detail = (await t.app.inject(`/api/v1/items/${id}`)).json();
+    expect(detail.preview).toEqual({
+      files: 5,
+      lines: expect.any(Number),
+      languages: ['TypeScript'],
+      license: 'MIT',
+    });
+    const search = (q: string) =>
+      t.app.inject(`/api/v1/search?q=${encodeURIComponent('Todo REST API')}${q}`);
+    const mit = (await search('&license=mit')).json();
+    expect(mit.map((r: { id: string }) => r.id)).toContain(id);
+    expect(mit.find((r: { id: string }) => r.id === id).preview.license).toBe('MIT');
+    const gpl = (await search('&license=GPL-3.0-only')).json();
+    expect(gpl.map((r: { id: string }) => r.id)).not.toContain(id);
+    const bad = await search('&license=' + encodeURIComponent('MIT; drop'));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBe('invalid_license');
+  });
+
+  it('answers 404 like item detail for what is not an active listing', async () => {
+    const unknown = await t.app.inject(`/api/v1/items/${crypto.randomUUID()}/preview`);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toBe('item_not_found');
+    expect((await t.app.inject('/api/v1/items/nope/preview')).json().error).toBe('invalid_item_id');
+  });
+
+  it('buys, verifies the report with viem alone and checks the download against it', async () => {
+    const skills = (await t.app.inject('/api/v1/skills')).json();
+    const signer = skills.scan_attestation.signer as Hex;
+    expect(signer).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    const published = ScanAttestationSchema.parse(
+      (await t.app.inject(`/api/v1/items/${id}/attestation`)).json(),
+    );
+    expect(published.status).toBe('active');
+    expect(published.typed_data.message).toMatchObject({
+      itemId: id,
+      archiveSha256: `0x${sha256(bytes)}`,
+      archiveSize: bytes.length,
+      seller: expect.stringMatching(new RegExp(`^${seller.address}$`, 'i')),
+      verdict: 'accept',
+      ruleSetHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+
+    const buyer = clientFor(t.app, newWallet());
+    const { order } = await buyer.acquire(id);
+    const a = order.attestation as ScanAttestation;
+    expect(a).toEqual(published);
+    // the three lines of the guide
+    const ok = await verifyTypedData({
+      address: signer,
+      ...a.typed_data,
+      signature: a.signature as Hex,
+    } as Parameters<typeof verifyTypedData>[0]);
+    expect(ok).toBe(true);
+    const download = await buyer.download(order.download_url);
+    expect(`0x${download.sha256}`).toBe(a.typed_data.message.archiveSha256);
+
+    // a statement whose message was changed does not verify
+    const forged = await verifyTypedData({
+      address: signer,
+      ...a.typed_data,
+      message: { ...a.typed_data.message, archiveSize: a.typed_data.message.archiveSize + 1 },
+      signature: a.signature as Hex,
+    } as Parameters<typeof verifyTypedData>[0]);
+    expect(forged).toBe(false);
+  });
+
+  it('keeps the report verifiable after deletion, saying it is no longer active', async () => {
+    const own = newWallet();
+    const other = await listItem(t, own, { bytes: zipOf(project('prv29b')), compression: 'zip' });
+    await t.work();
+    const before = (await t.app.inject(`/api/v1/items/${other}/attestation`)).json();
+    const del = await asWallet(t, own, 'DELETE', `/api/v1/items/${other}`);
+    expect(del.statusCode).toBe(200);
+    const after = await t.app.inject(`/api/v1/items/${other}/attestation`);
+    expect(after.statusCode).toBe(200);
+    expect(after.json()).toEqual({ ...before, status: 'no_longer_active' });
+    // the preview goes with the listing, like item detail
+    expect((await t.app.inject(`/api/v1/items/${other}/preview`)).statusCode).toBe(404);
+    const ok = await verifyTypedData({
+      address: before.signer,
+      ...after.json().typed_data,
+      signature: after.json().signature,
+    } as Parameters<typeof verifyTypedData>[0]);
+    expect(ok).toBe(true);
+    const none = await t.app.inject(`/api/v1/items/${crypto.randomUUID()}/attestation`);
+    expect(none.statusCode).toBe(404);
+    expect(none.json().error).toBe('attestation_not_found');
+  });
+});
