@@ -1,13 +1,12 @@
 import {
   CALIBRATION,
-  candidateSignals,
   fusedScore,
-  loadQuerySignals,
-  searchCandidates,
   similarityOf,
   type Calibration,
   type CandidateSignals,
-} from '../../src/domain/search/search.js';
+} from '../../src/domain/search/calibration.js';
+import { candidateSignals, loadQuerySignals } from '../../src/domain/search/rank.js';
+import { searchCandidates } from '../../src/domain/search/search.js';
 import {
   halfOf,
   judge,

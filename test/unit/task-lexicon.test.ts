@@ -8,11 +8,36 @@ import {
   prepareQuery,
   softMatchWords,
 } from '../../src/domain/search/soft-match.js';
-import { TASK_LEXICON } from '../../src/domain/search/task-lexicon.js';
+import { parseTaskLexicon, taskLexicon } from '../../src/domain/search/task-lexicon.js';
+
+const TASK_LEXICON = Object.fromEntries(taskLexicon().concepts);
 
 const concepts = (text: string) => new Set([...lexiconConcepts(text).values()].flat());
 
 describe('the task-concept lexicon (data)', () => {
+  it('is read from its data file: concepts with their entries, and the action concepts', () => {
+    const { concepts, actions } = taskLexicon();
+    expect(concepts.size).toBeGreaterThanOrEqual(80);
+    expect(concepts.get('rate_limit')).toEqual(expect.arrayContaining(['throttle', '429']));
+    expect(concepts.get('price_drop')).toContain('cheaper');
+    expect([...actions].sort()).toEqual(['parse', 'validate']);
+    for (const a of actions) expect(concepts.has(a)).toBe(true);
+  });
+
+  it('parses its format and says which line is wrong', () => {
+    const lex = parseTaskLexicon(
+      '# note\n[retry]\nretry, try again,\n back off\n\n[parse action]\nparse, parser\n',
+    );
+    expect(Object.fromEntries(lex.concepts)).toEqual({
+      retry: ['retry', 'try again', 'back off'],
+      parse: ['parse', 'parser'],
+    });
+    expect([...lex.actions]).toEqual(['parse']);
+    expect(() => parseTaskLexicon('throttle\n')).toThrow(/line 1/);
+    expect(() => parseTaskLexicon('[a]\nx, y\n[a]\nz')).toThrow(/line 3: a repeated/);
+    expect(() => parseTaskLexicon('[Bad Name]\nx')).toThrow(/line 1/);
+  });
+
   it('has only entries that read as words, each once per concept, and no duplicated concept', () => {
     const seen = new Map<string, string>();
     for (const [concept, entries] of Object.entries(TASK_LEXICON)) {

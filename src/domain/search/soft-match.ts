@@ -1,7 +1,7 @@
 import { conceptsOf, stem, tokenize, words } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
-import { ACTION_CONCEPTS, ACTION_WEIGHT, TASK_LEXICON } from './task-lexicon.js';
+import { ACTION_WEIGHT, taskLexicon } from './task-lexicon.js';
 
 /**
  * Word pairs count from this hubness-corrected similarity (CSLS, word-vectors.ts) up, their credit
@@ -14,26 +14,34 @@ export const SOFT_MATCH_FULL = 1;
 /** Credit for a word that shares a concept group with a listing word (builtin.ts: "throttle" ~ "limiter"). */
 export const CONCEPT_MATCH = 0.8;
 /**
- * Credit for a query word that names a task concept of the lexicon (task-lexicon.ts) that the
+ * Credit for a query word that names a task concept of the lexicon (assets/search/task-lexicon.txt) that the
  * listing names in other words ("hammering" ~ "rate limiter", "cheaper" ~ "price drop").
  */
 export const LEXICON_MATCH = 0.8;
 
-/** The lexicon's entries by their first stem: [concept, the entry's stems]. */
-const LEXICON = new Map<string, Array<[string, string[]]>>();
-for (const [concept, entries] of Object.entries(TASK_LEXICON))
-  for (const entry of entries) {
-    const stems = lexiconStems(entry);
-    if (stems.length === 0) continue;
-    const list = LEXICON.get(stems[0]!) ?? [];
-    list.push([`t:${concept}`, stems]);
-    LEXICON.set(stems[0]!, list);
-  }
+/** The lexicon's entries by their first stem: [concept, the entry's stems]; built on first use. */
+let lexiconIndex: Map<string, Array<[string, string[]]>> | undefined;
+let actionConcepts: Set<string> | undefined;
+function lexicon(): Map<string, Array<[string, string[]]>> {
+  if (lexiconIndex) return lexiconIndex;
+  const { concepts, actions } = taskLexicon();
+  const index = new Map<string, Array<[string, string[]]>>();
+  for (const [concept, entries] of concepts)
+    for (const entry of entries) {
+      const stems = lexiconStems(entry);
+      if (stems.length === 0) continue;
+      const list = index.get(stems[0]!) ?? [];
+      list.push([`t:${concept}`, stems]);
+      index.set(stems[0]!, list);
+    }
+  actionConcepts = new Set([...actions].map((c) => `t:${c}`));
+  return (lexiconIndex = index);
+}
 
-const ACTIONS = new Set(ACTION_CONCEPTS.map((c) => `t:${c}`));
-/** Whether a word's lexicon concepts are all actions (task-lexicon.ts, ACTION_CONCEPTS). */
+/** Whether a word's lexicon concepts are all actions (`[concept action]` in the lexicon file). */
 function isAction(concepts: readonly string[] | undefined): boolean {
-  return !!concepts?.length && concepts.every((c) => ACTIONS.has(c));
+  lexicon();
+  return !!concepts?.length && concepts.every((c) => actionConcepts!.has(c));
 }
 
 /**
@@ -53,7 +61,7 @@ export function lexiconConcepts(text: string): Map<string, string[]> {
   const stems = ws.map(stem);
   const out = new Map<string, string[]>();
   stems.forEach((s, i) => {
-    for (const [concept, entry] of LEXICON.get(s) ?? []) {
+    for (const [concept, entry] of lexicon().get(s) ?? []) {
       if (entry.some((e, k) => stems[i + k] !== e)) continue;
       for (let k = 0; k < entry.length; k++) {
         const named = out.get(ws[i + k]!) ?? [];
@@ -236,7 +244,7 @@ export function softMatchWords(wv: WordVectors, q: PreparedQuery, doc: ListingWo
 }
 
 /**
- * Share (0-1) of the task concepts the query names (task-lexicon.ts) that the listing names too,
+ * Share (0-1) of the task concepts the query names (assets/search/task-lexicon.txt) that the listing names too,
  * each concept weighing as its heaviest query word; undefined when the query names none.
  */
 export function conceptCoverage(q: PreparedQuery, doc: ListingWords): number | undefined {
