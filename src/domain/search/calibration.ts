@@ -29,6 +29,11 @@ export const CALIBRATION = {
   meaning: 0.6,
   phrase: 0.2,
   concept: 0,
+  /**
+   * 1: the lexical score counts the query's words the catalogue lacks as missing (QuerySignals.known),
+   * 0: BM25 over the known words only.
+   */
+  lexicalKnown: 0,
   cosineFloor: 0.3,
   cosineFull: 0.6,
   softFloor: SOFT_MATCH_FLOOR,

@@ -43,10 +43,17 @@ export interface QuerySignals {
    * "csv" is specific where "files" and "parse" are not. Words the catalogue lacks are absent.
    */
   idf: Map<string, number>;
+  /**
+   * Share (0-1) of the query's word weight (IDF) that the catalogue knows: the database's lexical
+   * score is BM25 over the known words only, so a listing sharing the one known word of a query
+   * whose other words no listing uses reads 1.0 ("boxes left on the shelves" sharing "product").
+   * Unknown words weigh as the rarest known one. 1 when not measured.
+   */
+  known: number;
 }
 
 export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
-  return { task: q, tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
+  return { task: q, tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf, known: 1 };
 }
 
 /** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
@@ -54,13 +61,25 @@ export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignal
   const signals = querySignals(q);
   const words = [...new Set(signals.tokens)];
   if (words.length === 0) return signals;
-  const rows = await sql<{ word: string; idf: number }[]>`
-    select t.word, ln(1 + (c.docs - s.df + 0.5) / (s.df + 0.5))::float8 as idf
+  const rows = await sql<{ word: string; idf: number | null; rarest: number }[]>`
+    select t.word, max(ln(1 + (c.docs - s.df + 0.5) / (s.df + 0.5)))::float8 as idf,
+           ln(1 + (c.docs - 0.5) / 1.5)::float8 as rarest
     from unnest(${words}::text[]) t(word)
     cross join (select greatest(docs, 1)::float8 as docs from search_corpus) c
-    join search_terms s on s.lexeme = any(tsvector_to_array(to_tsvector('english', t.word)))
-    where s.df > 0`;
-  for (const r of rows) signals.idf.set(r.word, Math.max(signals.idf.get(r.word) ?? 0, r.idf));
+    left join search_terms s
+      on s.lexeme = any(tsvector_to_array(to_tsvector('english', t.word))) and s.df > 0
+    group by t.word, c.docs`;
+  let known = 0;
+  let unknown = 0;
+  for (const r of rows) {
+    if (r.idf === null) {
+      unknown += r.rarest;
+      continue;
+    }
+    signals.idf.set(r.word, r.idf);
+    known += r.idf;
+  }
+  signals.known = known + unknown > 0 ? known / (known + unknown) : 1;
   return signals;
 }
 
@@ -98,7 +117,7 @@ export function candidateSignals(
   const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch);
   const meaning = softMatchWords(wv, prepared, words);
   return {
-    lexical: row.lexical,
+    lexical: c.lexicalKnown ? row.lexical * query.known : row.lexical,
     vector: cosineScore(row.cosine, c),
     meaning,
     phrase: phraseMatchWords(query.tokens, words),
