@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
 import {
+  conceptCoverage,
   lexiconConcepts,
   lexiconStems,
   listingWords,
@@ -89,5 +90,39 @@ describe('the task-concept lexicon (data)', () => {
     );
     const watcher = 'Price drop watcher with e-mail alerts';
     expect(soft('tell me when it gets cheaper', watcher)).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+describe('field weighting of word and concept matches (calibration knobs)', () => {
+  const wv = sharedWordVectors();
+  const prep = (q: string) =>
+    prepareQuery(wv, tokenize(q), undefined, undefined, undefined, undefined, q);
+  const newsletter = listingWords(wv, {
+    title: 'Email newsletter sender',
+    techStack: 'Node.js',
+    description: 'Sends templated newsletters over SMTP with subscriber lists.',
+  });
+  const uptime = listingWords(wv, {
+    title: 'Uptime monitor with status page',
+    techStack: 'Go',
+    description: 'Checks HTTP endpoints on a schedule and sends alerts by email and webhook.',
+  });
+
+  it('credits a word matched only in the description at `body` of a title match', () => {
+    const q = prep('email');
+    expect(softMatchWords(wv, q, newsletter)).toBe(1);
+    expect(softMatchWords(wv, q, uptime)).toBe(1);
+    expect(softMatchWords(wv, q, newsletter, 0.8)).toBe(1);
+    expect(softMatchWords(wv, q, uptime, 0.8)).toBeCloseTo(0.8, 5);
+  });
+
+  it('credits a task concept named only in the description at `bodyCredit`', () => {
+    const q = prep('email alerts');
+    // the newsletter's title names email, not alerting; the monitor names both, in its description
+    expect(conceptCoverage(q, uptime)).toBe(1);
+    expect(conceptCoverage(q, uptime, 0.5)).toBeCloseTo(0.5, 5);
+    const news = conceptCoverage(q, newsletter, 0.5)!;
+    expect(news).toBeGreaterThan(0);
+    expect(news).toBe(conceptCoverage(q, newsletter)!);
   });
 });

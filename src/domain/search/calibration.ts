@@ -18,9 +18,12 @@ import { SOFT_MATCH_FLOOR, SOFT_MATCH_FULL, LEXICON_MATCH } from './soft-match.j
  * and read as similarity = 5 × (score − `scoreZero`) ÷ (`scoreFull` − `scoreZero`), the stack factor
  * scaling the part above `scoreZero`: a clear match in the named stack reads 5, a
  * clear match in another stack 5 × `stackMiss` (3.5), whatever their raw scores above the cap.
- * The values are chosen by `npm run bench -- relevance_tune` on the tuning halves of the relevance
- * sets only (issue 11's and issue 30's paraphrase set); `npm run bench -- relevance` reports the
- * held-out halves beside them (docs/search-meaning.md).
+ * `npm run bench -- relevance_tune` proposes values from the tuning halves of the relevance sets
+ * only (issue 11's and issue 30's paraphrase set); `npm run bench -- relevance` reports the
+ * held-out halves beside them, and a proposal ships only if they hold (docs/search-meaning.md).
+ * `concept`, `conceptBody`, `meaningBody` and `lexicalKnown` are issue 30's second-stop
+ * experiments: at their neutral values here, because the tuner's proposals using them rose on the
+ * tuning halves but not on the held-out ones.
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
@@ -29,6 +32,16 @@ export const CALIBRATION = {
   meaning: 0.6,
   phrase: 0.2,
   concept: 0,
+  /**
+   * Credit, in the concept signal, of a task concept the listing names only in its description or
+   * summary (1 where its title names it): a listing is what its title says, and mentions features.
+   */
+  conceptBody: 1,
+  /**
+   * Credit, in the meaning signal, of a query word matched only in the listing's description or
+   * summary, relative to a match in its title or tech stack.
+   */
+  meaningBody: 1,
   /**
    * 1: the lexical score counts the query's words the catalogue lacks as missing (QuerySignals.known),
    * 0: BM25 over the known words only.

@@ -115,13 +115,13 @@ export function candidateSignals(
   const wv = sharedWordVectors();
   const words = listingWords(wv, row);
   const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch);
-  const meaning = softMatchWords(wv, prepared, words);
+  const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {
     lexical: c.lexicalKnown ? row.lexical * query.known : row.lexical,
     vector: cosineScore(row.cosine, c),
     meaning,
     phrase: phraseMatchWords(query.tokens, words),
-    concept: conceptCoverage(prepared, words) ?? meaning,
+    concept: conceptCoverage(prepared, words, c.conceptBody) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack),
   };
 }
