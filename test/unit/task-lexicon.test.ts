@@ -3,13 +3,16 @@ import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
 import {
   conceptCoverage,
-  lexiconConcepts,
-  lexiconStems,
   listingWords,
   prepareQuery,
   softMatchWords,
 } from '../../src/domain/search/soft-match.js';
-import { parseTaskLexicon, taskLexicon } from '../../src/domain/search/task-lexicon.js';
+import {
+  lexiconConcepts,
+  lexiconStems,
+  parseTaskLexicon,
+  taskLexicon,
+} from '../../src/domain/search/task-lexicon.js';
 
 const TASK_LEXICON = Object.fromEntries(taskLexicon().concepts);
 

@@ -1,7 +1,7 @@
-import { conceptsOf, stem, tokenize, words } from '../../embeddings/builtin.js';
+import { conceptsOf, stem, tokenize } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
-import { ACTION_WEIGHT, taskLexicon } from './task-lexicon.js';
+import { ACTION_WEIGHT, isAction, lexiconConcepts } from './task-lexicon.js';
 
 /**
  * Word pairs count from this hubness-corrected similarity (CSLS, word-vectors.ts) up, their credit
@@ -14,64 +14,10 @@ export const SOFT_MATCH_FULL = 1;
 /** Credit for a word that shares a concept group with a listing word (builtin.ts: "throttle" ~ "limiter"). */
 export const CONCEPT_MATCH = 0.8;
 /**
- * Credit for a query word that names a task concept of the lexicon (assets/search/task-lexicon.txt) that the
+ * Credit for a query word that names a task concept of the lexicon (task-lexicon.ts) that the
  * listing names in other words ("hammering" ~ "rate limiter", "cheaper" ~ "price drop").
  */
 export const LEXICON_MATCH = 0.8;
-
-/** The lexicon's entries by their first stem: [concept, the entry's stems]; built on first use. */
-let lexiconIndex: Map<string, Array<[string, string[]]>> | undefined;
-let actionConcepts: Set<string> | undefined;
-function lexicon(): Map<string, Array<[string, string[]]>> {
-  if (lexiconIndex) return lexiconIndex;
-  const { concepts, actions } = taskLexicon();
-  const index = new Map<string, Array<[string, string[]]>>();
-  for (const [concept, entries] of concepts)
-    for (const entry of entries) {
-      const stems = lexiconStems(entry);
-      if (stems.length === 0) continue;
-      const list = index.get(stems[0]!) ?? [];
-      list.push([`t:${concept}`, stems]);
-      index.set(stems[0]!, list);
-    }
-  actionConcepts = new Set([...actions].map((c) => `t:${c}`));
-  return (lexiconIndex = index);
-}
-
-/** Whether a word's lexicon concepts are all actions (`[concept action]` in the lexicon file). */
-function isAction(concepts: readonly string[] | undefined): boolean {
-  lexicon();
-  return !!concepts?.length && concepts.every((c) => actionConcepts!.has(c));
-}
-
-/**
- * A text as the lexicon reads it: its words, lowercase and stemmed, stop words kept ("log in" is
- * not "log", "try again" not "try").
- */
-export function lexiconStems(text: string): string[] {
-  return words(text).map((w) => stem(w.toLowerCase()));
-}
-
-/**
- * The lexicon's task concepts a text names, by the words that name them: an entry matches where
- * its words stand adjacent, and every word it covers names its concept.
- */
-export function lexiconConcepts(text: string): Map<string, string[]> {
-  const ws = words(text).map((w) => w.toLowerCase());
-  const stems = ws.map(stem);
-  const out = new Map<string, string[]>();
-  stems.forEach((s, i) => {
-    for (const [concept, entry] of lexicon().get(s) ?? []) {
-      if (entry.some((e, k) => stems[i + k] !== e)) continue;
-      for (let k = 0; k < entry.length; k++) {
-        const named = out.get(ws[i + k]!) ?? [];
-        if (!named.includes(concept)) named.push(concept);
-        out.set(ws[i + k]!, named);
-      }
-    }
-  });
-  return out;
-}
 
 /**
  * How well a listing's words cover a query's words, 0-1, with word meaning: each query word scores

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { stem, words } from '../../embeddings/builtin.js';
 
 /**
  * The task-concept lexicon (issue 30): what a buyer says and what a seller writes for the same
@@ -55,4 +56,58 @@ let shared: TaskLexicon | undefined;
 /** The shipped lexicon, read once per process on first use. */
 export function taskLexicon(): TaskLexicon {
   return (shared ??= parseTaskLexicon(readFileSync(TASK_LEXICON_FILE, 'utf8')));
+}
+
+/** The lexicon's entries by their first stem: [concept, the entry's stems]; built on first use. */
+let lexiconIndex: Map<string, Array<[string, string[]]>> | undefined;
+let actionConcepts: Set<string> | undefined;
+function lexicon(): Map<string, Array<[string, string[]]>> {
+  if (lexiconIndex) return lexiconIndex;
+  const { concepts, actions } = taskLexicon();
+  const index = new Map<string, Array<[string, string[]]>>();
+  for (const [concept, entries] of concepts)
+    for (const entry of entries) {
+      const stems = lexiconStems(entry);
+      if (stems.length === 0) continue;
+      const list = index.get(stems[0]!) ?? [];
+      list.push([`t:${concept}`, stems]);
+      index.set(stems[0]!, list);
+    }
+  actionConcepts = new Set([...actions].map((c) => `t:${c}`));
+  return (lexiconIndex = index);
+}
+
+/** Whether a word's lexicon concepts are all actions (`[concept action]` in the lexicon file). */
+export function isAction(concepts: readonly string[] | undefined): boolean {
+  lexicon();
+  return !!concepts?.length && concepts.every((c) => actionConcepts!.has(c));
+}
+
+/**
+ * A text as the lexicon reads it: its words, lowercase and stemmed, stop words kept ("log in" is
+ * not "log", "try again" not "try").
+ */
+export function lexiconStems(text: string): string[] {
+  return words(text).map((w) => stem(w.toLowerCase()));
+}
+
+/**
+ * The lexicon's task concepts a text names, by the words that name them: an entry matches where
+ * its words stand adjacent, and every word it covers names its concept.
+ */
+export function lexiconConcepts(text: string): Map<string, string[]> {
+  const ws = words(text).map((w) => w.toLowerCase());
+  const stems = ws.map(stem);
+  const out = new Map<string, string[]>();
+  stems.forEach((s, i) => {
+    for (const [concept, entry] of lexicon().get(s) ?? []) {
+      if (entry.some((e, k) => stems[i + k] !== e)) continue;
+      for (let k = 0; k < entry.length; k++) {
+        const named = out.get(ws[i + k]!) ?? [];
+        if (!named.includes(concept)) named.push(concept);
+        out.set(ws[i + k]!, named);
+      }
+    }
+  });
+  return out;
 }
