@@ -1,11 +1,6 @@
-import {
-  CALIBRATION,
-  candidateSignals,
-  fusedScore,
-  loadQuerySignals,
-  searchCandidates,
-  similarityOf,
-} from '../../src/domain/search/search.js';
+import { CALIBRATION, fusedScore, similarityOf } from '../../src/domain/search/calibration.js';
+import { candidateSignals, loadQuerySignals } from '../../src/domain/search/rank.js';
+import { searchCandidates } from '../../src/domain/search/search.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
 import { RELEVANCE_SETS, relevanceCatalogue } from './relevance.js';
 

@@ -1,7 +1,8 @@
 import { halfOf } from './relevance-half.js';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
-import { searchItems, type SearchVariant } from '../../src/domain/search/search.js';
+import { type SearchVariant } from '../../src/domain/search/rank.js';
+import { searchItems } from '../../src/domain/search/search.js';
 import type { Sql } from '../../src/db/index.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createLogger } from '../../src/logger.js';

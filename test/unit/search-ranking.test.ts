@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
-import { fusedScore, similarityOf } from '../../src/domain/search/search.js';
+import { fusedScore, similarityOf } from '../../src/domain/search/calibration.js';
 import { phraseMatch, softMatch } from '../../src/domain/search/soft-match.js';
 import { namedStacks, stackMatch, taskText } from '../../src/domain/search/stacks.js';
 

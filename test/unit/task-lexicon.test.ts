@@ -2,17 +2,46 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
 import {
-  lexiconConcepts,
-  lexiconStems,
+  conceptCoverage,
   listingWords,
   prepareQuery,
   softMatchWords,
 } from '../../src/domain/search/soft-match.js';
-import { TASK_LEXICON } from '../../src/domain/search/task-lexicon.js';
+import {
+  lexiconConcepts,
+  lexiconStems,
+  parseTaskLexicon,
+  taskLexicon,
+} from '../../src/domain/search/task-lexicon.js';
+
+const TASK_LEXICON = Object.fromEntries(taskLexicon().concepts);
 
 const concepts = (text: string) => new Set([...lexiconConcepts(text).values()].flat());
 
 describe('the task-concept lexicon (data)', () => {
+  it('is read from its data file: concepts with their entries, and the action concepts', () => {
+    const { concepts, actions } = taskLexicon();
+    expect(concepts.size).toBeGreaterThanOrEqual(80);
+    expect(concepts.get('rate_limit')).toEqual(expect.arrayContaining(['throttle', '429']));
+    expect(concepts.get('price_drop')).toContain('cheaper');
+    expect([...actions].sort()).toEqual(['parse', 'validate']);
+    for (const a of actions) expect(concepts.has(a)).toBe(true);
+  });
+
+  it('parses its format and says which line is wrong', () => {
+    const lex = parseTaskLexicon(
+      '# note\n[retry]\nretry, try again,\n back off\n\n[parse action]\nparse, parser\n',
+    );
+    expect(Object.fromEntries(lex.concepts)).toEqual({
+      retry: ['retry', 'try again', 'back off'],
+      parse: ['parse', 'parser'],
+    });
+    expect([...lex.actions]).toEqual(['parse']);
+    expect(() => parseTaskLexicon('throttle\n')).toThrow(/line 1/);
+    expect(() => parseTaskLexicon('[a]\nx, y\n[a]\nz')).toThrow(/line 3: a repeated/);
+    expect(() => parseTaskLexicon('[Bad Name]\nx')).toThrow(/line 1/);
+  });
+
   it('has only entries that read as words, each once per concept, and no duplicated concept', () => {
     const seen = new Map<string, string>();
     for (const [concept, entries] of Object.entries(TASK_LEXICON)) {
@@ -64,5 +93,39 @@ describe('the task-concept lexicon (data)', () => {
     );
     const watcher = 'Price drop watcher with e-mail alerts';
     expect(soft('tell me when it gets cheaper', watcher)).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+describe('field weighting of word and concept matches (calibration knobs)', () => {
+  const wv = sharedWordVectors();
+  const prep = (q: string) =>
+    prepareQuery(wv, tokenize(q), undefined, undefined, undefined, undefined, q);
+  const newsletter = listingWords(wv, {
+    title: 'Email newsletter sender',
+    techStack: 'Node.js',
+    description: 'Sends templated newsletters over SMTP with subscriber lists.',
+  });
+  const uptime = listingWords(wv, {
+    title: 'Uptime monitor with status page',
+    techStack: 'Go',
+    description: 'Checks HTTP endpoints on a schedule and sends alerts by email and webhook.',
+  });
+
+  it('credits a word matched only in the description at `body` of a title match', () => {
+    const q = prep('email');
+    expect(softMatchWords(wv, q, newsletter)).toBe(1);
+    expect(softMatchWords(wv, q, uptime)).toBe(1);
+    expect(softMatchWords(wv, q, newsletter, 0.8)).toBe(1);
+    expect(softMatchWords(wv, q, uptime, 0.8)).toBeCloseTo(0.8, 5);
+  });
+
+  it('credits a task concept named only in the description at `bodyCredit`', () => {
+    const q = prep('email alerts');
+    // the newsletter's title names email, not alerting; the monitor names both, in its description
+    expect(conceptCoverage(q, uptime)).toBe(1);
+    expect(conceptCoverage(q, uptime, 0.5)).toBeCloseTo(0.5, 5);
+    const news = conceptCoverage(q, newsletter, 0.5)!;
+    expect(news).toBeGreaterThan(0);
+    expect(news).toBe(conceptCoverage(q, newsletter)!);
   });
 });

@@ -1,29 +1,17 @@
 import type { Sql } from '../../db/index.js';
-import { tokenize } from '../../embeddings/builtin.js';
 import type { Embedder } from '../../embeddings/embedder.js';
-import { sharedWordVectors } from '../../embeddings/word-vectors.js';
 import { toMicro } from '../../wire/money.js';
-import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
+import { publicColumns, toPublicItem } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
+import { SIMILARITY_FLOOR } from './calibration.js';
 import {
-  conceptCoverage,
-  LEXICON_MATCH,
-  SOFT_MATCH_FLOOR,
-  SOFT_MATCH_FULL,
-  listingWords,
-  phraseMatchWords,
-  prepareQuery,
-  softMatchWords,
-  type PreparedQuery,
-} from './soft-match.js';
-import {
-  impliesRawText,
-  namedStacks,
-  stackFilterNames,
-  stackMatch,
-  stackWords,
-  taskText,
-} from './stacks.js';
+  loadQuerySignals,
+  querySignals,
+  rankCandidates,
+  type CandidateRow,
+  type SearchVariant,
+} from './rank.js';
+import { impliesRawText, stackFilterNames, stackWords, taskText } from './stacks.js';
 import type { Telemetry } from '../telemetry.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
@@ -52,58 +40,6 @@ export const BM25 = { k1: 1.2, b: 0.5 };
  */
 export const FIELD_WEIGHTS = { title: 3, stack: 2, description: 1, promptSummary: 0.5 };
 
-/**
- * Calibration of the final score (see docs/search.md). Every signal is first put on 0-1 and the
- * score is their weighted sum (weights summing to 1), so that it reads the same for every query:
- * - lexical: BM25 over the query's known terms divided by the BM25 of a listing that has every
- *   one of them once in its title (1.0 = all the query's words, where they matter most);
- * - vector: cosine mapped linearly from `cosineFloor` (what unrelated listings typically reach) to
- *   `cosineFull` (a close paraphrase);
- * - meaning: soft word coverage of the query by the listing (soft-match.ts), word pairs counting
- *   from `softFloor` up, in full from `softFull`;
- * - phrase: share of the query's adjacent task-word pairs that stand adjacent in the listing's
- *   title, description or summary ("csv files" in "converting large CSV files"): word order tells
- *   the object of a task from a word it merely shares ("parses application logs" for "parse csv
- *   files");
- * the task score (their sum) is capped at `scoreFull` (a clear match), then multiplied by the stack
- * factor when the query names a stack the listing lacks (nor implies: Flask is Python, stacks.ts),
- * and read as similarity = 5 × (score − `scoreZero`) ÷ (`scoreFull` − `scoreZero`), the stack factor
- * scaling the part above `scoreZero`: a clear match in the named stack reads 5, a
- * clear match in another stack 5 × `stackMiss` (3.5), whatever their raw scores above the cap.
- * The values are chosen by `npm run bench -- relevance_tune` on the tuning halves of the relevance
- * sets only (issue 11's and issue 30's paraphrase set); `npm run bench -- relevance` reports the
- * held-out halves beside them (docs/search-meaning.md).
- */
-export type Calibration = typeof CALIBRATION;
-export const CALIBRATION = {
-  lexical: 0.1,
-  vector: 0.1,
-  meaning: 0.6,
-  phrase: 0.2,
-  concept: 0,
-  cosineFloor: 0.3,
-  cosineFull: 0.6,
-  softFloor: SOFT_MATCH_FLOOR,
-  softFull: SOFT_MATCH_FULL,
-  /** Credit of a query word whose task concept the listing names in other words (task-lexicon.ts). */
-  lexiconMatch: LEXICON_MATCH,
-  /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
-  scoreFull: 0.6,
-  /**
-   * The fused score that reads as similarity 0: what a listing reaches by sharing a generic word or
-   * two and the word vectors' weak likenesses. Similarity is linear from here to `scoreFull`, so
-   * that such listings read below 2 (and below the floor, not returned) on every query.
-   */
-  scoreZero: 0.1,
-  /** Score kept when the listing has none of the stacks the query names. */
-  stackMiss: 0.7,
-  /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
-  floor: 1.0,
-};
-export const SIMILARITY_FLOOR = CALIBRATION.floor;
-
-export type SearchVariant = 'lexical' | 'vector' | 'fused';
-
 export interface SearchOptions {
   efSearch: number;
   ratingThreshold: number;
@@ -120,11 +56,6 @@ export interface SearchOptions {
   payableOnly?: boolean;
   /** Told each search's latency (src/telemetry/metrics.ts). */
   telemetry?: Pick<Telemetry, 'searched'>;
-}
-
-export interface CandidateRow extends PublicItemRow {
-  lexical: number;
-  cosine: number;
 }
 
 /**
@@ -276,159 +207,6 @@ export async function searchCandidates(
       ${opts.payableOnly ? tx`where cardinality(r.available_chains) > 0` : tx``}
       limit ${CANDIDATES}`;
   });
-}
-
-// ---- the final ranking (scoring only: the candidates above are the database's part) ----
-
-/** Calibrated cosine, 0-1. */
-export function cosineScore(cosine: number, c: Calibration = CALIBRATION): number {
-  const { cosineFloor, cosineFull } = c;
-  return Math.min(1, Math.max(0, (cosine - cosineFloor) / (cosineFull - cosineFloor)));
-}
-
-/** What the final ranking knows of one query, computed once for all its candidates. */
-export interface QuerySignals {
-  /** the query as typed, stop words kept, for the task lexicon's phrases ("log in", "try again") */
-  task: string;
-  tokens: string[];
-  stacks: number[];
-  /**
-   * Inverse document frequency of each task word in this catalogue (BM25's, from search_terms):
-   * "csv" is specific where "files" and "parse" are not. Words the catalogue lacks are absent.
-   */
-  idf: Map<string, number>;
-}
-
-export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
-  return { task: q, tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf };
-}
-
-/** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
-export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignals> {
-  const signals = querySignals(q);
-  const words = [...new Set(signals.tokens)];
-  if (words.length === 0) return signals;
-  const rows = await sql<{ word: string; idf: number }[]>`
-    select t.word, ln(1 + (c.docs - s.df + 0.5) / (s.df + 0.5))::float8 as idf
-    from unnest(${words}::text[]) t(word)
-    cross join (select greatest(docs, 1)::float8 as docs from search_corpus) c
-    join search_terms s on s.lexeme = any(tsvector_to_array(to_tsvector('english', t.word)))
-    where s.df > 0`;
-  for (const r of rows) signals.idf.set(r.word, Math.max(signals.idf.get(r.word) ?? 0, r.idf));
-  return signals;
-}
-
-const prepared = new WeakMap<QuerySignals, PreparedQuery>();
-/** The query's words prepared for word matching, once per query and word-pair credit scale. */
-function preparedQuery(
-  query: QuerySignals,
-  floor: number,
-  full: number,
-  lexiconMatch: number,
-): PreparedQuery {
-  let p = prepared.get(query);
-  if (!p || p.floor !== floor || p.full !== full || p.lexiconMatch !== lexiconMatch) {
-    p = prepareQuery(
-      sharedWordVectors(),
-      query.tokens,
-      floor,
-      query.idf,
-      full,
-      lexiconMatch,
-      query.task,
-    );
-    prepared.set(query, p);
-  }
-  return p;
-}
-
-/** One candidate's signals, each 0-1 (stack: share of the named stacks the listing has). */
-export interface CandidateSignals {
-  lexical: number;
-  vector: number;
-  meaning: number;
-  phrase: number;
-  /** share of the query's task concepts (task-lexicon.ts) the listing names; meaning when none */
-  concept: number;
-  stack: number;
-}
-
-export function candidateSignals(
-  query: QuerySignals,
-  row: CandidateRow,
-  c: Calibration = CALIBRATION,
-): CandidateSignals {
-  const wv = sharedWordVectors();
-  const words = listingWords(wv, row);
-  const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch);
-  const meaning = softMatchWords(wv, prepared, words);
-  return {
-    lexical: row.lexical,
-    vector: cosineScore(row.cosine, c),
-    meaning,
-    phrase: phraseMatchWords(query.tokens, words),
-    concept: conceptCoverage(prepared, words) ?? meaning,
-    stack: stackMatch(query.stacks, row.techStack),
-  };
-}
-
-/** Share of the unsaturated task score kept in the fused score: it only breaks ties. */
-const TIE_SHARE = 1e-4;
-
-/** The fused score, 0-1 (before the similarity's × 5). */
-export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
-  const task =
-    c.lexical * s.lexical +
-    c.vector * s.vector +
-    c.meaning * s.meaning +
-    c.phrase * s.phrase +
-    c.concept * s.concept;
-  const factor = c.stackMiss + (1 - c.stackMiss) * s.stack;
-  // The task match saturates first (at similarity 5), then the stack factor applies: a clear
-  // match in another stack reads 4 where one in the named stack reads 5, instead of both 5. The
-  // small share of the raw task score orders listings that saturate alike.
-  // The factor scales the part above `scoreZero` (what similarity reads), so that it means the
-  // same share of the similarity whatever the offset.
-  const above = Math.max(0, Math.min(task, c.scoreFull) - c.scoreZero);
-  return c.scoreZero + above * factor + TIE_SHARE * task;
-}
-
-/** One candidate's score, 0-1, for a ranking variant. */
-export function scoreCandidate(
-  query: QuerySignals,
-  row: CandidateRow,
-  variant: SearchVariant = 'fused',
-  c: Calibration = CALIBRATION,
-): number {
-  if (variant === 'lexical') return row.lexical;
-  if (variant === 'vector') return cosineScore(row.cosine, c);
-  return fusedScore(candidateSignals(query, row, c), c);
-}
-
-/** The 0-5 similarity of a score, one decimal: 5 from `scoreFull` up. */
-export function similarityOf(score: number, c: Calibration = CALIBRATION): number {
-  const x = (score - c.scoreZero) / (c.scoreFull - c.scoreZero);
-  return Math.round(Math.min(1, Math.max(0, x)) * 50) / 10;
-}
-
-/** The final ranking of the database's candidates: 0-5 similarity, best first. */
-export function rankCandidates<R extends CandidateRow>(
-  query: QuerySignals,
-  rows: R[],
-  variant: SearchVariant = 'fused',
-  c: Calibration = CALIBRATION,
-): Array<{ row: R; similarity: number; score: number }> {
-  const out = rows.map((row) => {
-    const score = scoreCandidate(query, row, variant, c);
-    return { row, score, similarity: similarityOf(score, c) };
-  });
-  // equal scores: by title, then id, so that the order does not depend on when listings were added
-  return out.sort(
-    (x, y) =>
-      y.score - x.score ||
-      (x.row.title < y.row.title ? -1 : x.row.title > y.row.title ? 1 : 0) ||
-      (x.row.id < y.row.id ? -1 : 1),
-  );
 }
 
 /*

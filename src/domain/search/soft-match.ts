@@ -1,7 +1,7 @@
-import { conceptsOf, stem, tokenize, words } from '../../embeddings/builtin.js';
+import { conceptsOf, stem, tokenize } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
-import { ACTION_CONCEPTS, ACTION_WEIGHT, TASK_LEXICON } from './task-lexicon.js';
+import { ACTION_WEIGHT, isAction, lexiconConcepts } from './task-lexicon.js';
 
 /**
  * Word pairs count from this hubness-corrected similarity (CSLS, word-vectors.ts) up, their credit
@@ -18,52 +18,6 @@ export const CONCEPT_MATCH = 0.8;
  * listing names in other words ("hammering" ~ "rate limiter", "cheaper" ~ "price drop").
  */
 export const LEXICON_MATCH = 0.8;
-
-/** The lexicon's entries by their first stem: [concept, the entry's stems]. */
-const LEXICON = new Map<string, Array<[string, string[]]>>();
-for (const [concept, entries] of Object.entries(TASK_LEXICON))
-  for (const entry of entries) {
-    const stems = lexiconStems(entry);
-    if (stems.length === 0) continue;
-    const list = LEXICON.get(stems[0]!) ?? [];
-    list.push([`t:${concept}`, stems]);
-    LEXICON.set(stems[0]!, list);
-  }
-
-const ACTIONS = new Set(ACTION_CONCEPTS.map((c) => `t:${c}`));
-/** Whether a word's lexicon concepts are all actions (task-lexicon.ts, ACTION_CONCEPTS). */
-function isAction(concepts: readonly string[] | undefined): boolean {
-  return !!concepts?.length && concepts.every((c) => ACTIONS.has(c));
-}
-
-/**
- * A text as the lexicon reads it: its words, lowercase and stemmed, stop words kept ("log in" is
- * not "log", "try again" not "try").
- */
-export function lexiconStems(text: string): string[] {
-  return words(text).map((w) => stem(w.toLowerCase()));
-}
-
-/**
- * The lexicon's task concepts a text names, by the words that name them: an entry matches where
- * its words stand adjacent, and every word it covers names its concept.
- */
-export function lexiconConcepts(text: string): Map<string, string[]> {
-  const ws = words(text).map((w) => w.toLowerCase());
-  const stems = ws.map(stem);
-  const out = new Map<string, string[]>();
-  stems.forEach((s, i) => {
-    for (const [concept, entry] of LEXICON.get(s) ?? []) {
-      if (entry.some((e, k) => stems[i + k] !== e)) continue;
-      for (let k = 0; k < entry.length; k++) {
-        const named = out.get(ws[i + k]!) ?? [];
-        if (!named.includes(concept)) named.push(concept);
-        out.set(ws[i + k]!, named);
-      }
-    }
-  });
-  return out;
-}
 
 /**
  * How well a listing's words cover a query's words, 0-1, with word meaning: each query word scores
@@ -90,6 +44,11 @@ export function softMatch(
 export interface ListingWords {
   stems: Set<string>;
   concepts: Set<string>;
+  /** the task-lexicon concepts its title names: what the listing is, not a feature it mentions */
+  titleConcepts: Set<string>;
+  /** stems and word-vector rows of its title and tech stack (the rest is its description) */
+  titleStems: Set<string>;
+  titleIds: Set<number>;
   /** word-vector rows of its distinct words, stack names left out (compared by identity only) */
   ids: number[];
   /** adjacent word pairs (by stem) within each of its texts */
@@ -101,6 +60,7 @@ function wordsOf(
   texts: string[][],
   pairTexts = texts,
   raw = pairTexts.map((t) => t.join(' ')),
+  head = texts[0] ?? [],
 ): ListingWords {
   const all = texts.flat();
   const ids: number[] = [];
@@ -119,6 +79,9 @@ function wordsOf(
       ...all.flatMap((t) => conceptsOf(t)),
       ...raw.flatMap((t) => [...lexiconConcepts(t).values()].flat()),
     ]),
+    titleConcepts: new Set(raw.length > 0 ? [...lexiconConcepts(raw[0]!).values()].flat() : []),
+    titleStems: new Set(head.map(stem)),
+    titleIds: new Set(head.flatMap((t) => (isStackWord(t) ? [] : (wv.id(t) ?? [])))),
     ids,
     pairs,
   };
@@ -142,7 +105,8 @@ export function listingWords(
   if (!found) {
     const raw = [l.title, l.description, l.promptSummary ?? ''];
     const texts = raw.map(tokenize);
-    found = wordsOf(wv, [...texts, tokenize(l.techStack)], texts, raw);
+    const stack = tokenize(l.techStack);
+    found = wordsOf(wv, [...texts, stack], texts, raw, [...texts[0]!, ...stack]);
     if (listingCache.size >= LISTING_CACHE_SIZE)
       listingCache.delete(listingCache.keys().next().value!);
     listingCache.set(key, found);
@@ -203,23 +167,40 @@ export function prepareQuery(
   };
 }
 
-/** softMatch of a prepared query over a listing's analysed words. */
-export function softMatchWords(wv: WordVectors, q: PreparedQuery, doc: ListingWords): number {
+/**
+ * softMatch of a prepared query over a listing's analysed words. `body` is the credit, relative to
+ * the same match in the title or tech stack, of a match found only in the description or summary
+ * (BM25F's field weighting, for meaning: the title says what the listing is).
+ */
+export function softMatchWords(
+  wv: WordVectors,
+  q: PreparedQuery,
+  doc: ListingWords,
+  body = 1,
+): number {
   let num = 0;
   for (const w of q.words) {
-    if (doc.stems.has(w.stem)) {
+    if (doc.titleStems.has(w.stem)) {
       num += w.weight;
+      continue;
+    }
+    if (doc.stems.has(w.stem)) {
+      num +=
+        w.weight *
+        Math.max(body, w.tasks.some((c) => doc.titleConcepts.has(c)) ? q.lexiconMatch : 0);
       continue;
     }
     // a word that names a task concept of the lexicon is judged by it, not by the embedder's
     // broader groups ("csv" is not "json", "resize" is not any "image")
     let best =
       w.tasks.length > 0
-        ? w.tasks.some((c) => doc.concepts.has(c))
+        ? w.tasks.some((c) => doc.titleConcepts.has(c))
           ? q.lexiconMatch
-          : 0
+          : w.tasks.some((c) => doc.concepts.has(c))
+            ? q.lexiconMatch * body
+            : 0
         : w.concepts.some((c) => doc.concepts.has(c))
-          ? CONCEPT_MATCH
+          ? CONCEPT_MATCH * body
           : 0;
     if (w.id !== undefined)
       for (const d of doc.ids) {
@@ -228,6 +209,7 @@ export function softMatchWords(wv: WordVectors, q: PreparedQuery, doc: ListingWo
           credit = Math.min(1, (wv.csls(w.id, d) - q.floor) / (q.full - q.floor));
           w.credit.set(d, credit);
         }
+        if (body < 1 && !doc.titleIds.has(d)) credit *= body;
         if (credit > best) best = credit;
       }
     num += w.weight * best;
@@ -236,10 +218,14 @@ export function softMatchWords(wv: WordVectors, q: PreparedQuery, doc: ListingWo
 }
 
 /**
- * Share (0-1) of the task concepts the query names (task-lexicon.ts) that the listing names too,
+ * Share (0-1) of the task concepts the query names (assets/search/task-lexicon.txt) that the listing names too,
  * each concept weighing as its heaviest query word; undefined when the query names none.
  */
-export function conceptCoverage(q: PreparedQuery, doc: ListingWords): number | undefined {
+export function conceptCoverage(
+  q: PreparedQuery,
+  doc: ListingWords,
+  bodyCredit = 1,
+): number | undefined {
   const weights = new Map<string, number>();
   for (const w of q.words)
     for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
@@ -248,7 +234,8 @@ export function conceptCoverage(q: PreparedQuery, doc: ListingWords): number | u
   let total = 0;
   for (const [c, weight] of weights) {
     total += weight;
-    if (doc.concepts.has(c)) num += weight;
+    if (doc.titleConcepts.has(c)) num += weight;
+    else if (doc.concepts.has(c)) num += weight * bodyCredit;
   }
   return total > 0 ? num / total : undefined;
 }

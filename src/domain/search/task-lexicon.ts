@@ -1,476 +1,113 @@
-/**
- * The task-concept lexicon (issue 30): what a buyer says and what a seller writes for the same
- * software task, as data. Each concept lists words and short phrases that name it; a query word
- * that belongs to a concept matches a listing that names the same concept in other words
- * ("hammering my api" ~ "rate limiter", "gets cheaper" ~ "price drop", "notify" ~ "push").
- *
- * Entries are read with the search tokenizer and light stemmer (soft-match.ts), so "limiters" and
- * "limiter" are one entry, and stop words inside a phrase fall away ("too many requests" is
- * "requests" alone, which is too generic: write "429" instead). A phrase matches where its words
- * stand adjacent after stop words are removed. test/unit/task-lexicon.test.ts checks the data:
- * every entry reads as at least one word, no entry is a bare generic word that would tie unrelated
- * listings, and no concept is a copy of another.
- *
- * Written from general software vocabulary, not from any query of the judgment sets; keep entries
- * specific to one task (a word that belongs to many tasks, such as "data" or "file", helps none).
- */
-export const TASK_LEXICON: Record<string, readonly string[]> = {
-  rate_limit: [
-    'rate limit',
-    'rate limiter',
-    'rate limiting',
-    'throttle',
-    'throttling',
-    'hammer',
-    'hammering',
-    'flood',
-    'flooding',
-    'quota',
-    '429',
-    'token bucket',
-    'leaky bucket',
-    'sliding window',
-    'burst',
-    'abuse',
-    'brute force',
-    'cap requests',
-    'requests per second',
-    'requests per minute',
-    'calls per minute',
-    'overwhelm',
-    'overwhelmed',
-  ],
-  pacing: ['pacer', 'pace', 'pacing', 'spread out', 'stay under', 'outbound'],
-  scrape: [
-    'scrape',
-    'scraper',
-    'scraping',
-    'crawl',
-    'crawler',
-    'spider',
-    'harvest',
-    'harvester',
-    'grab',
-    'headless browser',
-    'css selectors',
-  ],
-  crawl_site: ['link checker', 'sitemap', 'internal link', 'broken links', 'dead links'],
-  news: ['news', 'headline', 'headlines', 'newspaper', 'stories', 'articles', 'front page', 'rss'],
-  jobs_board: [
-    'job postings',
-    'vacancies',
-    'vacancy',
-    'job board',
-    'recruiting',
-    'hiring',
-    'salary',
-  ],
-  sign_in: [
-    'login',
-    'log in',
-    'logged in',
-    'sign in',
-    'signin',
-    'sign-in',
-    'authenticate',
-    'authentication',
-    'auth',
-    'session',
-    'sessions',
-    'credentials',
-  ],
-  social_login: [
-    'oauth',
-    'social login',
-    'google account',
-    'github account',
-    'third party identities',
-    'single sign on',
-    'sso',
-  ],
-  passwordless: ['passwordless', 'magic link', 'sign in link', 'one time link'],
-  two_factor: [
-    '2fa',
-    'two factor',
-    'totp',
-    'authenticator',
-    'authenticator app',
-    'one time code',
-    'backup codes',
-    'mfa',
-  ],
-  permissions: [
-    'permission',
-    'permissions',
-    'rbac',
-    'roles',
-    'role based',
-    'access control',
-    'authorization',
-    'allowed',
-    'denied',
-  ],
-  api_keys: ['api key', 'api keys', 'hashed keys', 'revoke', 'scoped keys'],
-  price_drop: [
-    'price drop',
-    'price falls',
-    'falls below',
-    'cheaper',
-    'discounted',
-    'price tracker',
-    'price watcher',
-    'price alert',
-    'wish list',
-    'wishlist',
-    'deal alerts',
-  ],
-  shopping: [
-    'shop',
-    'shops',
-    'store',
-    'stores',
-    'webshop',
-    'online store',
-    'ecommerce',
-    'e-commerce',
-    'buy',
-    'purchase',
-    'goods',
-    'product',
-    'products',
-    'item',
-    'items',
-    'merchant',
-    'shoppers',
-  ],
-  price: ['price', 'prices', 'cost', 'costs', 'pricing', 'how much'],
-  stock_market: ['stock ticker', 'share price', 'equity', 'quotes', 'market data', 'ticker'],
-  currency: ['currency', 'currencies', 'exchange rate', 'dollars', 'euros', 'forex', 'fx'],
-  checkout: ['checkout', 'shopping cart', 'cart', 'basket', 'promo code', 'voucher', 'coupon'],
-  subscription: [
-    'subscription',
-    'subscriptions',
-    'recurring payments',
-    'recurring billing',
-    'monthly plan',
-    'trials',
-    'proration',
-  ],
-  invoice: ['invoice', 'invoices', 'bill', 'bills', 'billing document'],
-  expenses: ['expense', 'expenses', 'spend', 'spending', 'spent', 'purchases log'],
-  budget: ['household budget', 'budget', 'budgeting', 'savings', 'envelopes', 'personal finance'],
-  logs: ['log', 'logs', 'logging', 'log lines', 'log files', 'stdout'],
-  anomaly: [
-    'anomaly',
-    'anomalies',
-    'outlier',
-    'outliers',
-    'unusual',
-    'weird',
-    'spike',
-    'spikes',
-    'sudden burst',
-    'abnormal',
-    'isolation forest',
-  ],
-  log_shipping: ['log forwarder', 'ship logs', 'tails log', 'elasticsearch', 'log shipper'],
-  uptime: ['uptime', 'downtime', 'outage', 'goes down', 'status page', 'incidents'],
-  error_tracking: [
-    'exceptions',
-    'exception',
-    'crash',
-    'crashes',
-    'uncaught errors',
-    'stack trace',
-    'error tracking',
-  ],
-  disk_space: [
-    'disk full',
-    'low disk',
-    'disk space',
-    'disk usage',
-    'filesystem usage',
-    'mount',
-    'full disk',
-  ],
-  notify: [
-    'notify',
-    'notification',
-    'notifications',
-    'alert',
-    'alerts',
-    'alerter',
-    'warn',
-    'warning',
-    'ping',
-    'pings',
-    'push',
-    'tell me',
-    'let me know',
-  ],
-  web_push: [
-    'desktop notifications',
-    'web push',
-    'browser push',
-    'vapid',
-    'browser notifications',
-    'service worker',
-  ],
-  mobile_push: [
-    'android',
-    'ios',
-    'fcm',
-    'firebase messaging',
-    'push messages',
-    'phones',
-    'mobile devices',
-  ],
-  sms: ['sms', 'text message', 'text messages', 'twilio', 'phone numbers'],
-  email: [
-    'email',
-    'e-mail',
-    'mail',
-    'mails',
-    'mailed',
-    'emailed',
-    'mailer',
-    'inbox',
-    'newsletter',
-    'smtp',
-  ],
-  digest: ['digest', 'roundup', 'daily summary'],
-  team_chat: [
-    'slack',
-    'team chat',
-    'chat room',
-    'chat webhook',
-    'channel',
-    'channels',
-    'mattermost',
-  ],
-  config: [
-    'config',
-    'configuration',
-    'settings',
-    'setting',
-    'options',
-    'env vars',
-    'environment variables',
-    'process env',
-    'dotenv',
-    'preferences',
-  ],
-  feature_flags: [
-    'feature flag',
-    'feature flags',
-    'feature toggle',
-    'toggle',
-    'gradual rollout',
-    'staged release',
-    'percentage users',
-    'percent users',
-    'kill switch',
-    'dark launch',
-  ],
-  secrets: ['secrets', 'secret', 'vault', 'encrypted tokens'],
-  dotfiles: ['shell config', 'dotfiles', 'editor settings', 'shell settings'],
-  retry: [
-    'retry',
-    'retries',
-    'retrying',
-    'try again',
-    'reattempt',
-    'attempted again',
-    'backoff',
-    'exponential backoff',
-    'redeliver',
-    'redelivery',
-    'resilient',
-  ],
-  circuit_breaker: ['circuit breaker', 'fail fast', 'failing dependency', 'half open', 'cool down'],
-  http_client: [
-    'http client',
-    'fetch',
-    'http requests',
-    'http calls',
-    'api calls',
-    'httpx',
-    'axios',
-  ],
-  webhooks: ['webhook', 'webhooks', 'callback url', 'outgoing events'],
-  csv: ['csv', 'comma separated', 'tsv', 'tabular', 'delimited'],
-  json: ['json', 'jsonl', 'json lines', 'ndjson'],
-  parse: ['parse', 'parser', 'parsing', 'decode', 'reader', 'deserialize', 'tokenizer'],
-  columnar: ['parquet', 'columnar', 'arrow'],
-  spreadsheet: ['spreadsheet', 'spreadsheets', 'excel', 'xlsx', 'workbook', 'sheets', 'formulas'],
-  yaml: ['yaml', 'yml'],
-  validate: ['validate', 'validation', 'validator', 'lint', 'linter', 'schema check', 'violations'],
-  xml: ['xml', 'soap', 'namespaces'],
-  thumbnails: [
-    'thumbnail',
-    'thumbnails',
-    'previews',
-    'preview images',
-    'resize images',
-    'resizing',
-  ],
-  image_compress: [
-    'image compression',
-    'optimize images',
-    'optimizer',
-    'lossless',
-    'shrink images',
-    'compress images',
-  ],
-  images: [
-    'image',
-    'images',
-    'photo',
-    'photos',
-    'picture',
-    'pictures',
-    'snapshots',
-    'png',
-    'jpeg',
-    'webp',
-  ],
-  video: [
-    'video',
-    'videos',
-    'movies',
-    'clips',
-    'transcode',
-    'transcoding',
-    'hls',
-    'adaptive streaming',
-    'ffmpeg',
-  ],
-  ocr: ['ocr', 'recognise text', 'recognize text', 'read text', 'tesseract'],
-  receipts: ['receipt', 'receipts', 'till slip'],
-  background_removal: [
-    'background remover',
-    'remove background',
-    'backdrop',
-    'cut out',
-    'cut-out',
-    'transparent',
-  ],
-  pdf_tools: ['merge pdf', 'pdf', 'pdfs', 'merge documents', 'split pages', 'page ranges'],
-  tables: ['tables', 'table extractor', 'dataframe'],
-  transcription: [
-    'transcription',
-    'transcribe',
-    'transcripts',
-    'speech to text',
-    'subtitles',
-    'captions',
-    'podcast',
-    'recordings',
-  ],
-  fuzzy_search: ['fuzzy search', 'typo tolerant', 'misspell', 'misspelling', 'misspelled', 'typos'],
-  dedupe: ['deduplication', 'deduplicate', 'dedupe', 'duplicates', 'duplicate', 'merge records'],
-  semantic_search: [
-    'embedding',
-    'embeddings',
-    'similarity search',
-    'nearest neighbour',
-    'vector search',
-    'semantic search',
-  ],
-  schedule: [
-    'cron',
-    'schedule',
-    'scheduler',
-    'scheduled',
-    'every night',
-    'nightly',
-    'periodic',
-    'timer',
-  ],
-  job_queue: [
-    'job queue',
-    'background jobs',
-    'task queue',
-    'workers',
-    'offload',
-    'bullmq',
-    'celery',
-  ],
-  moderation: ['moderation', 'moderate', 'kick', 'ban', 'mute', 'spam', 'junk', 'spam links'],
-  discord: ['discord', 'guild'],
-  support_bot: ['chatbot', 'faq', 'help articles', 'help centre', 'help center', 'support bot'],
-  chat: ['chat', 'chat rooms', 'messaging', 'rooms', 'realtime', 'live', 'websocket'],
-  backup: [
-    'backup',
-    'backups',
-    'dump',
-    'dumps',
-    'pg_dump',
-    'copies',
-    'offsite',
-    'retention',
-    'snapshot database',
-  ],
-  cloud_storage: ['s3', 'bucket', 'cloud storage', 'object storage'],
-  migrations: ['migration', 'migrations', 'schema changes', 'up down scripts'],
-  load_test: [
-    'concurrent users',
-    'load test',
-    'load testing',
-    'benchmark',
-    'concurrent requests',
-    'stress test',
-  ],
-  file_watch: [
-    'file watcher',
-    'watch files',
-    'live reload',
-    'hot reload',
-    'rebuild on save',
-    'file saved',
-  ],
-  dashboard: ['admin panel', 'admin dashboard', 'dashboard', 'back office'],
-  forms: ['form', 'forms', 'input fields', 'field errors'],
-  i18n: [
-    'i18n',
-    'internationalization',
-    'localization',
-    'translations',
-    'translated',
-    'locales',
-    'multilingual',
-    'plurals',
-  ],
-  charts: ['chart', 'charts', 'graphs', 'plot', 'visualize', 'visualization'],
-  landing_page: [
-    'landing page',
-    'marketing page',
-    'marketing site',
-    'hero section',
-    'testimonials',
-    'pricing table',
-  ],
-  url_shortener: ['url shortener', 'link shortener', 'short urls', 'short links', 'short codes'],
-  blog: ['blog', 'static site', 'posts'],
-  password_strength: ['password strength', 'guessable', 'weak passwords', 'strength meter'],
-  spam_filter: ['spam classifier', 'spam filter', 'junk comments'],
-  geoip: ['geolocation', 'geoip', 'ip address', 'ip lookup'],
-  qr: ['qr', 'qr code', 'barcode'],
-  weather: ['weather', 'forecast', 'rain', 'temperature', 'sunny'],
-  sql_format: ['sql formatter', 'pretty print', 'pretty prints', 'format sql', 'indentation'],
-  sentiment: ['sentiment', 'opinion', 'reviews', 'complaints', 'positive negative'],
-  calendar: ['calendar', 'calendars', 'appointments', 'events sync', 'meetings', 'outlook'],
-  sync: ['sync', 'synchronise', 'synchronize', 'synchronisation', 'two way'],
-  game: ['game', 'games', 'play', 'snake', 'puzzle', 'high scores'],
-  vesting: ['vesting', 'cliff', 'release tokens'],
-  inventory: ['inventory', 'stock level', 'stock levels', 'warehouse', 'runs low', 'quantities'],
-};
+import { readFileSync } from 'node:fs';
+import { stem, words } from '../../embeddings/builtin.js';
 
 /**
- * Concepts that name what is done to something rather than what it is done to: "parse" and
- * "validate" say little about the task until their object is known ("python csv parser" is about
- * CSV, not about any parser). A query word naming only such concepts weighs `ACTION_WEIGHT` of a
- * word naming an object.
+ * The task-concept lexicon (issue 30): what a buyer says and what a seller writes for the same
+ * software task ("hammering my api" ~ "rate limiter", "gets cheaper" ~ "price drop"). The words are
+ * data, in `assets/search/task-lexicon.txt` (its header describes the format), read once per process
+ * on first use like the word vectors; soft-match.ts matches them.
  */
-export const ACTION_CONCEPTS: readonly string[] = ['parse', 'validate'];
+export const TASK_LEXICON_FILE = new URL(
+  '../../../assets/search/task-lexicon.txt',
+  import.meta.url,
+);
+
+export interface TaskLexicon {
+  /** concept name → its entries (words and short phrases), in file order */
+  concepts: Map<string, string[]>;
+  /**
+   * Concepts that name what is done to something rather than what it is done to: "parse" and
+   * "validate" say little about the task until their object is known ("python csv parser" is about
+   * CSV, not about any parser). A query word naming only such concepts weighs `ACTION_WEIGHT`.
+   */
+  actions: Set<string>;
+}
+
 export const ACTION_WEIGHT = 0.5;
+
+const HEADER = /^\[([a-z0-9_]+)( action)?\]$/;
+
+/** Parses the lexicon's text format; a malformed line throws with its number. */
+export function parseTaskLexicon(text: string): TaskLexicon {
+  const concepts = new Map<string, string[]>();
+  const actions = new Set<string>();
+  let current: string[] | undefined;
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const header = HEADER.exec(line);
+    if (header) {
+      const name = header[1]!;
+      if (concepts.has(name)) throw new Error(`task lexicon line ${i + 1}: ${name} repeated`);
+      current = [];
+      concepts.set(name, current);
+      if (header[2]) actions.add(name);
+      return;
+    }
+    if (!current || line.startsWith('['))
+      throw new Error(`task lexicon line ${i + 1}: entries before a [concept], or a bad header`);
+    for (const entry of line.split(','))
+      if (entry.trim() !== '') current.push(entry.trim().toLowerCase());
+  });
+  return { concepts, actions };
+}
+
+let shared: TaskLexicon | undefined;
+/** The shipped lexicon, read once per process on first use. */
+export function taskLexicon(): TaskLexicon {
+  return (shared ??= parseTaskLexicon(readFileSync(TASK_LEXICON_FILE, 'utf8')));
+}
+
+/** The lexicon's entries by their first stem: [concept, the entry's stems]; built on first use. */
+let lexiconIndex: Map<string, Array<[string, string[]]>> | undefined;
+let actionConcepts: Set<string> | undefined;
+function lexicon(): Map<string, Array<[string, string[]]>> {
+  if (lexiconIndex) return lexiconIndex;
+  const { concepts, actions } = taskLexicon();
+  const index = new Map<string, Array<[string, string[]]>>();
+  for (const [concept, entries] of concepts)
+    for (const entry of entries) {
+      const stems = lexiconStems(entry);
+      if (stems.length === 0) continue;
+      const list = index.get(stems[0]!) ?? [];
+      list.push([`t:${concept}`, stems]);
+      index.set(stems[0]!, list);
+    }
+  actionConcepts = new Set([...actions].map((c) => `t:${c}`));
+  return (lexiconIndex = index);
+}
+
+/** Whether a word's lexicon concepts are all actions (`[concept action]` in the lexicon file). */
+export function isAction(concepts: readonly string[] | undefined): boolean {
+  lexicon();
+  return !!concepts?.length && concepts.every((c) => actionConcepts!.has(c));
+}
+
+/**
+ * A text as the lexicon reads it: its words, lowercase and stemmed, stop words kept ("log in" is
+ * not "log", "try again" not "try").
+ */
+export function lexiconStems(text: string): string[] {
+  return words(text).map((w) => stem(w.toLowerCase()));
+}
+
+/**
+ * The lexicon's task concepts a text names, by the words that name them: an entry matches where
+ * its words stand adjacent, and every word it covers names its concept.
+ */
+export function lexiconConcepts(text: string): Map<string, string[]> {
+  const ws = words(text).map((w) => w.toLowerCase());
+  const stems = ws.map(stem);
+  const out = new Map<string, string[]>();
+  stems.forEach((s, i) => {
+    for (const [concept, entry] of lexicon().get(s) ?? []) {
+      if (entry.some((e, k) => stems[i + k] !== e)) continue;
+      for (let k = 0; k < entry.length; k++) {
+        const named = out.get(ws[i + k]!) ?? [];
+        if (!named.includes(concept)) named.push(concept);
+        out.set(ws[i + k]!, named);
+      }
+    }
+  });
+  return out;
+}

@@ -1,0 +1,113 @@
+import { SOFT_MATCH_FLOOR, SOFT_MATCH_FULL, LEXICON_MATCH } from './soft-match.js';
+
+/**
+ * Calibration of the final score (see docs/search.md). Every signal is first put on 0-1 and the
+ * score is their weighted sum (weights summing to 1), so that it reads the same for every query:
+ * - lexical: BM25 over the query's known terms divided by the BM25 of a listing that has every
+ *   one of them once in its title (1.0 = all the query's words, where they matter most);
+ * - vector: cosine mapped linearly from `cosineFloor` (what unrelated listings typically reach) to
+ *   `cosineFull` (a close paraphrase);
+ * - meaning: soft word coverage of the query by the listing (soft-match.ts), word pairs counting
+ *   from `softFloor` up, in full from `softFull`;
+ * - phrase: share of the query's adjacent task-word pairs that stand adjacent in the listing's
+ *   title, description or summary ("csv files" in "converting large CSV files"): word order tells
+ *   the object of a task from a word it merely shares ("parses application logs" for "parse csv
+ *   files");
+ * the task score (their sum) is capped at `scoreFull` (a clear match), then multiplied by the stack
+ * factor when the query names a stack the listing lacks (nor implies: Flask is Python, stacks.ts),
+ * and read as similarity = 5 × (score − `scoreZero`) ÷ (`scoreFull` − `scoreZero`), the stack factor
+ * scaling the part above `scoreZero`: a clear match in the named stack reads 5, a
+ * clear match in another stack 5 × `stackMiss` (3.5), whatever their raw scores above the cap.
+ * `npm run bench -- relevance_tune` proposes values from the tuning halves of the relevance sets
+ * only (issue 11's and issue 30's paraphrase set); `npm run bench -- relevance` reports the
+ * held-out halves beside them, and a proposal ships only if they hold (docs/search-meaning.md).
+ * `concept`, `conceptBody`, `meaningBody` and `lexicalKnown` are issue 30's second-stop
+ * experiments: at their neutral values here, because the tuner's proposals using them rose on the
+ * tuning halves but not on the held-out ones.
+ */
+export type Calibration = typeof CALIBRATION;
+export const CALIBRATION = {
+  lexical: 0.1,
+  vector: 0.1,
+  meaning: 0.6,
+  phrase: 0.2,
+  concept: 0,
+  /**
+   * Credit, in the concept signal, of a task concept the listing names only in its description or
+   * summary (1 where its title names it): a listing is what its title says, and mentions features.
+   */
+  conceptBody: 1,
+  /**
+   * Credit, in the meaning signal, of a query word matched only in the listing's description or
+   * summary, relative to a match in its title or tech stack.
+   */
+  meaningBody: 1,
+  /**
+   * 1: the lexical score counts the query's words the catalogue lacks as missing (QuerySignals.known),
+   * 0: BM25 over the known words only.
+   */
+  lexicalKnown: 0,
+  cosineFloor: 0.3,
+  cosineFull: 0.6,
+  softFloor: SOFT_MATCH_FLOOR,
+  softFull: SOFT_MATCH_FULL,
+  /** Credit of a query word whose task concept the listing names in other words (assets/search/task-lexicon.txt). */
+  lexiconMatch: LEXICON_MATCH,
+  /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
+  scoreFull: 0.6,
+  /**
+   * The fused score that reads as similarity 0: what a listing reaches by sharing a generic word or
+   * two and the word vectors' weak likenesses. Similarity is linear from here to `scoreFull`, so
+   * that such listings read below 2 (and below the floor, not returned) on every query.
+   */
+  scoreZero: 0.1,
+  /** Score kept when the listing has none of the stacks the query names. */
+  stackMiss: 0.7,
+  /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
+  floor: 1.0,
+};
+export const SIMILARITY_FLOOR = CALIBRATION.floor;
+
+/** One candidate's signals, each 0-1 (stack: share of the named stacks the listing has). */
+export interface CandidateSignals {
+  lexical: number;
+  vector: number;
+  meaning: number;
+  phrase: number;
+  /** share of the query's task concepts (assets/search/task-lexicon.txt) the listing names; meaning when none */
+  concept: number;
+  stack: number;
+}
+
+/** Calibrated cosine, 0-1. */
+export function cosineScore(cosine: number, c: Calibration = CALIBRATION): number {
+  const { cosineFloor, cosineFull } = c;
+  return Math.min(1, Math.max(0, (cosine - cosineFloor) / (cosineFull - cosineFloor)));
+}
+
+/** Share of the unsaturated task score kept in the fused score: it only breaks ties. */
+const TIE_SHARE = 1e-4;
+
+/** The fused score, 0-1 (before the similarity's × 5). */
+export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
+  const task =
+    c.lexical * s.lexical +
+    c.vector * s.vector +
+    c.meaning * s.meaning +
+    c.phrase * s.phrase +
+    c.concept * s.concept;
+  const factor = c.stackMiss + (1 - c.stackMiss) * s.stack;
+  // The task match saturates first (at similarity 5), then the stack factor applies: a clear
+  // match in another stack reads 4 where one in the named stack reads 5, instead of both 5. The
+  // small share of the raw task score orders listings that saturate alike.
+  // The factor scales the part above `scoreZero` (what similarity reads), so that it means the
+  // same share of the similarity whatever the offset.
+  const above = Math.max(0, Math.min(task, c.scoreFull) - c.scoreZero);
+  return c.scoreZero + above * factor + TIE_SHARE * task;
+}
+
+/** The 0-5 similarity of a score, one decimal: 5 from `scoreFull` up. */
+export function similarityOf(score: number, c: Calibration = CALIBRATION): number {
+  const x = (score - c.scoreZero) / (c.scoreFull - c.scoreZero);
+  return Math.round(Math.min(1, Math.max(0, x)) * 50) / 10;
+}

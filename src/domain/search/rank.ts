@@ -1,0 +1,159 @@
+import type { Sql } from '../../db/index.js';
+import { tokenize } from '../../embeddings/builtin.js';
+import { sharedWordVectors } from '../../embeddings/word-vectors.js';
+import type { PublicItemRow } from '../items/public-item.js';
+import {
+  CALIBRATION,
+  cosineScore,
+  fusedScore,
+  similarityOf,
+  type Calibration,
+  type CandidateSignals,
+} from './calibration.js';
+import {
+  conceptCoverage,
+  listingWords,
+  phraseMatchWords,
+  prepareQuery,
+  softMatchWords,
+  type PreparedQuery,
+} from './soft-match.js';
+import { namedStacks, stackMatch, taskText } from './stacks.js';
+
+/*
+ * The final ranking: the few candidates the database gathered (search.ts) scored on word meaning,
+ * phrases and stacks, calibrated to one 0-5 similarity (calibration.ts).
+ */
+
+export type SearchVariant = 'lexical' | 'vector' | 'fused';
+
+export interface CandidateRow extends PublicItemRow {
+  lexical: number;
+  cosine: number;
+}
+
+/** What the final ranking knows of one query, computed once for all its candidates. */
+export interface QuerySignals {
+  /** the query as typed, stop words kept, for the task lexicon's phrases ("log in", "try again") */
+  task: string;
+  tokens: string[];
+  stacks: number[];
+  /**
+   * Inverse document frequency of each task word in this catalogue (BM25's, from search_terms):
+   * "csv" is specific where "files" and "parse" are not. Words the catalogue lacks are absent.
+   */
+  idf: Map<string, number>;
+  /**
+   * Share (0-1) of the query's word weight (IDF) that the catalogue knows: the database's lexical
+   * score is BM25 over the known words only, so a listing sharing the one known word of a query
+   * whose other words no listing uses reads 1.0 ("boxes left on the shelves" sharing "product").
+   * Unknown words weigh as the rarest known one. 1 when not measured.
+   */
+  known: number;
+}
+
+export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
+  return { task: q, tokens: tokenize(taskText(q)), stacks: namedStacks(q), idf, known: 1 };
+}
+
+/** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
+export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignals> {
+  const signals = querySignals(q);
+  const words = [...new Set(signals.tokens)];
+  if (words.length === 0) return signals;
+  const rows = await sql<{ word: string; idf: number | null; rarest: number }[]>`
+    select t.word, max(ln(1 + (c.docs - s.df + 0.5) / (s.df + 0.5)))::float8 as idf,
+           ln(1 + (c.docs - 0.5) / 1.5)::float8 as rarest
+    from unnest(${words}::text[]) t(word)
+    cross join (select greatest(docs, 1)::float8 as docs from search_corpus) c
+    left join search_terms s
+      on s.lexeme = any(tsvector_to_array(to_tsvector('english', t.word))) and s.df > 0
+    group by t.word, c.docs`;
+  let known = 0;
+  let unknown = 0;
+  for (const r of rows) {
+    if (r.idf === null) {
+      unknown += r.rarest;
+      continue;
+    }
+    signals.idf.set(r.word, r.idf);
+    known += r.idf;
+  }
+  signals.known = known + unknown > 0 ? known / (known + unknown) : 1;
+  return signals;
+}
+
+const prepared = new WeakMap<QuerySignals, PreparedQuery>();
+/** The query's words prepared for word matching, once per query and word-pair credit scale. */
+function preparedQuery(
+  query: QuerySignals,
+  floor: number,
+  full: number,
+  lexiconMatch: number,
+): PreparedQuery {
+  let p = prepared.get(query);
+  if (!p || p.floor !== floor || p.full !== full || p.lexiconMatch !== lexiconMatch) {
+    p = prepareQuery(
+      sharedWordVectors(),
+      query.tokens,
+      floor,
+      query.idf,
+      full,
+      lexiconMatch,
+      query.task,
+    );
+    prepared.set(query, p);
+  }
+  return p;
+}
+
+export function candidateSignals(
+  query: QuerySignals,
+  row: CandidateRow,
+  c: Calibration = CALIBRATION,
+): CandidateSignals {
+  const wv = sharedWordVectors();
+  const words = listingWords(wv, row);
+  const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch);
+  const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
+  return {
+    lexical: c.lexicalKnown ? row.lexical * query.known : row.lexical,
+    vector: cosineScore(row.cosine, c),
+    meaning,
+    phrase: phraseMatchWords(query.tokens, words),
+    concept: conceptCoverage(prepared, words, c.conceptBody) ?? meaning,
+    stack: stackMatch(query.stacks, row.techStack),
+  };
+}
+
+/** One candidate's score, 0-1, for a ranking variant. */
+export function scoreCandidate(
+  query: QuerySignals,
+  row: CandidateRow,
+  variant: SearchVariant = 'fused',
+  c: Calibration = CALIBRATION,
+): number {
+  if (variant === 'lexical') return row.lexical;
+  if (variant === 'vector') return cosineScore(row.cosine, c);
+  return fusedScore(candidateSignals(query, row, c), c);
+}
+
+/** The final ranking of the database's candidates: 0-5 similarity, best first. */
+export function rankCandidates<R extends CandidateRow>(
+  query: QuerySignals,
+  rows: R[],
+  variant: SearchVariant = 'fused',
+  c: Calibration = CALIBRATION,
+): Array<{ row: R; similarity: number; score: number }> {
+  const out = rows.map((row) => {
+    const score = scoreCandidate(query, row, variant, c);
+    return { row, score, similarity: similarityOf(score, c) };
+  });
+  // equal scores: by title, then id, so that the order does not depend on when listings were added
+  return out.sort(
+    (x, y) =>
+      y.score - x.score ||
+      (x.row.title < y.row.title ? -1 : x.row.title > y.row.title ? 1 : 0) ||
+      (x.row.id < y.row.id ? -1 : 1),
+  );
+}
