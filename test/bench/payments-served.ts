@@ -1,15 +1,14 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import secp256k1 from 'secp256k1';
 import type { LocalAccount } from 'viem';
-import { ROOT } from '../helpers/build.js';
+import { ensureNpmBuild, ROOT } from '../helpers/build.js';
 import { loopbackServiceEnv } from '../helpers/ports.js';
 import { servedNode } from '../helpers/served-node.js';
 import { newWallet } from '../helpers/wallets.js';
@@ -203,8 +202,7 @@ async function measuredRound(driver: Driver, side: Side, headers: string[]): Pro
 }
 
 export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
-  console.log('npm run build…');
-  await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT });
+  await ensureNpmBuild();
   const loadBefore = loadavg();
   const servedSides: Served[] = [];
   const driver = await Driver.start(CONCURRENCY);

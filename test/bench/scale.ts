@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { PaymentRequired } from '@x402/core/types';
 import postgres from 'postgres';
-import { ROOT } from '../helpers/build.js';
+import { ensureNpmBuild, ROOT } from '../helpers/build.js';
 import { freePort } from '../helpers/ports.js';
 import { servedNode } from '../helpers/served-node.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
@@ -267,8 +267,7 @@ async function cluster(): Promise<{ adminUrl: string; stop: () => Promise<void> 
 }
 
 export async function benchScale(): Promise<Record<string, unknown>> {
-  console.log('npm run build…');
-  await run('npm', ['run', 'build'], { cwd: ROOT });
+  await ensureNpmBuild();
   const loadBefore = loadavg()[0]!;
   const pg = await cluster();
   const driver = await Driver.start(CONNECTIONS);
