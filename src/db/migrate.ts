@@ -66,10 +66,15 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
   return result;
 }
 
-/** The names `schema_migrations` records (none before the first migration). */
+/**
+ * The names `schema_migrations` records (none before the first migration): the table in the schema
+ * the migrations create theirs in (the first of the search path), as the locked path reads it.
+ */
 async function recordedMigrations(sql: Sql): Promise<Set<string>> {
   const [table] = await sql<{ present: boolean }[]>`
-    select to_regclass('schema_migrations') is not null as present`;
+    select exists (
+      select 1 from pg_tables where schemaname = current_schema() and tablename = 'schema_migrations'
+    ) as present`;
   if (!table?.present) return new Set();
   const rows = await sql<{ name: string }[]>`select name from schema_migrations`;
   return new Set(rows.map((r) => r.name));
