@@ -24,7 +24,7 @@ import { DevLedgerRail } from './domain/payouts/dev-ledger-rail.js';
 import type { PayoutRail } from './domain/payouts/rail.js';
 import { runPayouts } from './domain/payouts/payout-job.js';
 import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
-import { ensureVectorIndex } from './domain/search/vectors.js';
+import { ensureStackIndexes, ensureVectorIndex, indexName } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
 import type { JobHandlers } from './jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from './jobs/runner.js';
@@ -68,13 +68,19 @@ export async function createRuntime(
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);
       if (res.applied.length) logger.info({ applied: res.applied }, 'migrations applied');
-      // Rules that differ per contract revision (payable chains) read it in SQL.
-      await db.sql`
-        insert into deployment_settings (name, value) values ('contract_revision', ${config.CONTRACT_REVISION})
-        on conflict (name) do update set value = excluded.value`;
+      // Rules that differ per contract revision (payable chains) read it in SQL. Written only when
+      // it changed: a start that writes nothing commits nothing (on disk, a commit waits for an
+      // fsync; an upsert locks the row it finds, a write even when it changes nothing).
+      const [setting] = await db.sql<{ value: string }[]>`
+        select value from deployment_settings where name = 'contract_revision'`;
+      if (setting?.value !== config.CONTRACT_REVISION) {
+        await db.sql`
+          insert into deployment_settings (name, value) values ('contract_revision', ${config.CONTRACT_REVISION})
+          on conflict (name) do update set value = excluded.value`;
+      }
     }
     const embedder = createEmbedder(config);
-    if (opts.migrate !== false) await ensureVectorIndex(db.sql, embedder.dimensions);
+    if (opts.migrate !== false) await vectorIndexes(db.sql, embedder.dimensions);
     const secrets = await loadSecrets(config);
     const admin = await loadAdminToken(config);
     if (admin.created) {
@@ -114,6 +120,18 @@ export async function createRuntime(
     await db.close().catch(() => {});
     throw e;
   }
+}
+
+/**
+ * The search indexes of this dimension: the whole catalogue's, created if missing (`create index
+ * if not exists` commits even when the index exists: a start on disk would wait for an fsync), and
+ * the per-stack ones that the catalogue now calls for.
+ */
+async function vectorIndexes(sql: Deps['sql'], dims: number): Promise<void> {
+  const [present] = await sql`
+    select 1 from pg_indexes where schemaname = current_schema() and indexname = ${indexName(dims)}`;
+  if (present) await ensureStackIndexes(sql, dims);
+  else await ensureVectorIndex(sql, dims);
 }
 
 /** The Postgres channel on which the processes of one deployment share sale item cache changes. */

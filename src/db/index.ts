@@ -110,11 +110,21 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   // No listener at all: postgres.js talks to PGlite inside this process (./pglite-wire.ts), so no
   // other process can reach the database. PGlite is a single session: exactly one connection, so
   // a transaction can never interleave with another query.
-  const inProcess: PostgresOptions & { socket: ReturnType<typeof pgliteSocket> } = {
+  const inProcess: PostgresOptions & {
+    socket: ReturnType<typeof pgliteSocket>;
+    max_pipeline: number;
+  } = {
     socket: pgliteSocket(db),
     database: 'postgres',
     username: 'postgres',
     max: 1,
+    // Every query of every request goes onto this one connection. postgres.js reserves it for a
+    // transaction in a hook that it skips when the BEGIN fills the pipeline (`max_pipeline`) or
+    // meets a full stream buffer (porsager/postgres#1189): the transaction's queries then ran
+    // beside other requests' or crashed the process (seen under 200 connections). Neither limit
+    // is reached here: the pipeline is unbounded and the stream's buffer too (./pglite-wire.ts);
+    // the queries wait in the stream instead of in postgres.js's queue, as many either way.
+    max_pipeline: Number.MAX_SAFE_INTEGER,
     // PGlite cannot cancel; keep the single connection alive for the life of the process.
     idle_timeout: 0,
     max_lifetime: null,

@@ -33,6 +33,11 @@ export interface MigrationResult {
  * once) apply each file exactly once. Forward only: a landed file is never edited.
  */
 export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+  // Every start of an up-to-date database: one read shows each file recorded (committed, so
+  // applied), and nothing is locked, read or written file by file.
+  const recorded = await recordedMigrations(sql);
+  if (files.every((f) => recorded.has(f))) return { applied: [], skipped: files };
   // Under the lock too: on a real server two `create table if not exists` racing on an empty
   // database both miss the table and one fails on the catalog's unique index (pg_type).
   await sql.begin(async (tx) => {
@@ -43,7 +48,6 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
         applied_at timestamptz not null default now()
       )`;
   });
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   const result: MigrationResult = { applied: [], skipped: [] };
   for (const name of files) {
     const body = await readFile(path.join(dir, name), 'utf8');
@@ -60,6 +64,20 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
     (applied ? result.applied : result.skipped).push(name);
   }
   return result;
+}
+
+/**
+ * The names `schema_migrations` records (none before the first migration): the table in the schema
+ * the migrations create theirs in (the first of the search path), as the locked path reads it.
+ */
+async function recordedMigrations(sql: Sql): Promise<Set<string>> {
+  const [table] = await sql<{ present: boolean }[]>`
+    select exists (
+      select 1 from pg_tables where schemaname = current_schema() and tablename = 'schema_migrations'
+    ) as present`;
+  if (!table?.present) return new Set();
+  const rows = await sql<{ name: string }[]>`select name from schema_migrations`;
+  return new Set(rows.map((r) => r.name));
 }
 
 /**

@@ -49,7 +49,9 @@ class PGliteConnection extends Duplex {
   #started = false;
 
   constructor(private readonly backend: WireBackend) {
-    super();
+    // never "full": postgres.js skips reserving a transaction's connection when a write says so
+    // (./index.ts, max_pipeline); what is written is bounded by the queries in flight
+    super({ writableHighWaterMark: Number.MAX_SAFE_INTEGER });
   }
 
   /** postgres.js sends its Terminate only to a socket that says it is open. */

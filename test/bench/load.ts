@@ -52,6 +52,32 @@ export class Driver {
     return this.run({ urls }, urls.length);
   }
 
+  /**
+   * A job as ./payments-driver.ts takes it (`targets`: POSTs in turn to each; `latencies`: every
+   * request's milliseconds back), answered as it is, at this driver's concurrency unless set.
+   */
+  async job(job: {
+    targets?: string[];
+    headers?: string[];
+    body?: string;
+    urls?: string[];
+    concurrency?: number;
+    latencies?: boolean;
+  }): Promise<{
+    seconds: number;
+    failures: number;
+    statuses: Record<number, number>;
+    latencies?: number[];
+  }> {
+    type Reply = Awaited<ReturnType<Driver['job']>> & { error?: string };
+    const reply = await new Promise<Reply>((resolve) => {
+      this.child.once('message', (m) => resolve(m as Reply));
+      this.child.send({ concurrency: this.concurrency, ...job });
+    });
+    if (reply.error) throw new Error(`load driver: ${reply.error}`);
+    return reply;
+  }
+
   private async run(job: object, n: number): Promise<Round> {
     const cpu = process.cpuUsage();
     const started = performance.now();

@@ -3,18 +3,22 @@ import { Agent, request } from 'node:http';
 /**
  * The benches' HTTP load generator, in a child process of its own so that the server process's
  * CPU time per request counts the server alone. Receives a job over IPC: `{ url, headers, body }`
- * posts one request per signed PAYMENT-SIGNATURE header, `{ urls }` gets each URL; keep-alive,
- * `concurrency` requests at a time. Answers `{ seconds, failures }` (failures: not a 200).
+ * posts one request per signed PAYMENT-SIGNATURE header (to `url`, or in turn to each of `targets`),
+ * `{ urls }` gets each URL; keep-alive, `concurrency` requests at a time. Answers
+ * `{ seconds, failures, statuses }` (failures: not a 200), and with `latencies: true` every
+ * request's milliseconds in the order they finished.
  */
 interface Job {
   url?: string;
+  targets?: string[];
   headers?: string[];
   body?: string;
   urls?: string[];
   concurrency: number;
+  latencies?: boolean;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+let agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 function send(url: URL | string, header?: string, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,28 +46,43 @@ function send(url: URL | string, header?: string, body?: string): Promise<number
   });
 }
 
-async function drive(
-  job: Job,
-): Promise<{ seconds: number; failures: number; statuses: Record<number, number> }> {
-  const url = job.url ? new URL(job.url) : undefined;
+async function drive(job: Job): Promise<{
+  seconds: number;
+  failures: number;
+  statuses: Record<number, number>;
+  latencies?: number[];
+}> {
+  if (job.concurrency > agent.maxSockets) {
+    agent.destroy();
+    agent = new Agent({ keepAlive: true, maxSockets: job.concurrency });
+  }
+  const targets = (job.targets ?? (job.url ? [job.url] : [])).map((u) => new URL(u));
   const total = job.urls?.length ?? job.headers?.length ?? 0;
   let next = 0;
   let failures = 0;
   const statuses: Record<number, number> = {};
+  const latencies: number[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: job.concurrency }, async () => {
       while (next < total) {
         const i = next++;
+        const sent = performance.now();
         const status = job.urls
           ? await send(job.urls[i]!)
-          : await send(url!, job.headers![i]!, job.body);
+          : await send(targets[i % targets.length]!, job.headers![i]!, job.body);
+        if (job.latencies) latencies.push(performance.now() - sent);
         if (status !== 200) failures++;
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }),
   );
-  return { seconds: (performance.now() - started) / 1000, failures, statuses };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    failures,
+    statuses,
+    ...(job.latencies && { latencies }),
+  };
 }
 
 process.on('message', (job: Job | 'exit') => {

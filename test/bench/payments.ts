@@ -219,7 +219,7 @@ async function floorRound(
   };
 }
 
-function digestsOf(headers: string[]) {
+export function digestsOf(headers: string[]) {
   return headers.map((h) => digestOf(decodePaymentSignatureHeader(h)));
 }
 

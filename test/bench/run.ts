@@ -14,7 +14,8 @@ const suites: Array<[string, Suite]> = [
   ['search', async () => (await import('./search.js')).benchSearch(process.env)],
   ['relevance', async () => (await import('./relevance.js')).benchRelevance(process.env)],
   ['relevance_tune', async () => (await import('./relevance-tune.js')).benchRelevanceTune()],
-  ['payments', async () => (await load('./payments.js', 'benchPayments'))()],
+  ['payments', async () => (await load('./payments-served.js', 'benchPaymentsServed'))()],
+  ['payments_in_process', async () => (await load('./payments.js', 'benchPayments'))()],
   ['scan', async () => (await load('./scan.js', 'benchScan'))()],
   ['scan_quality', async () => (await load('./scan-quality.js', 'benchScanQuality'))()],
   ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
@@ -22,12 +23,14 @@ const suites: Array<[string, Suite]> = [
   ['memory_flags', async () => (await import('./memory-flags.js')).benchMemoryFlags()],
   ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
   ['load', async () => (await load('./load.js', 'benchLoad'))()],
+  ['scale', async () => (await load('./scale.js', 'benchScale'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],
 ];
 
 for (const [name, run] of suites) {
   if (!all && !wanted.has(name)) continue;
-  if (all && name === 'relevance_tune') continue; // a tuning tool, run only when named
+  // a tuning tool, and a bench that needs a Postgres cluster (scripts/postgres.sh): only when named
+  if (all && (name === 'relevance_tune' || name === 'scale')) continue;
   console.log(`\n=== ${name} ===`);
   try {
     report[name] = await run();

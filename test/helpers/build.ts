@@ -31,3 +31,20 @@ export async function ensureBuilt(): Promise<void> {
     { cwd: ROOT },
   );
 }
+
+/**
+ * What a user runs: `npm run build` (the compiled entry, the assets and the migrated database
+ * template), skipped when all three are there and newer than the sources.
+ */
+export async function ensureNpmBuild(): Promise<void> {
+  const built = await Promise.all(
+    ['dist/src/main.js', 'dist/db-template/manifest.json', 'dist/assets'].map((f) =>
+      stat(path.join(ROOT, f)).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    ),
+  );
+  if (Math.min(...built) >= (await newestSource())) return;
+  await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT });
+}

@@ -70,3 +70,21 @@ describe('archive bytes', () => {
     expect(fs.readFileSync(path.join(dir, 'archives', 'a.zip')).toString()).toContain('bytes');
   });
 });
+
+describe('a restart', () => {
+  it('on an up-to-date data directory commits nothing, so it waits for no fsync', async () => {
+    const { createRuntime } = await import('../../src/runtime.js');
+    dir = mkdtempSync(path.join(tmpdir(), 'durable-restart-'));
+    const config = loadConfig({
+      DATA_DIR: dir,
+      EMBEDDED_DB_THREAD: 'false',
+      LOG_LEVEL: 'silent',
+      IN_PROCESS_WORKER: 'false',
+    });
+    await (await createRuntime(config)).close();
+    let runtime: Awaited<ReturnType<typeof createRuntime>> | undefined;
+    const files = await fsyncedDuring(async () => (runtime = await createRuntime(config)));
+    await runtime!.close();
+    expect(files).toEqual([]);
+  });
+});

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
-import { migrate, migrationError } from '../../src/db/migrate.js';
+import { migrate, migrationError, MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { ensureVectorIndex, indexName } from '../../src/domain/search/vectors.js';
 import { databaseEnv, freshDatabase, ON_POSTGRES } from '../helpers/postgres.js';
 
@@ -114,5 +114,23 @@ describe.skipIf(!SERVER_URL)('concurrent migrators (real Postgres at TEST_DATABA
     const idx =
       await admin`select 1 from pg_indexes where schemaname = ${schema} and indexname = ${indexName(32)}`;
     expect(idx).toHaveLength(1);
+  });
+});
+
+describe('an up-to-date database', () => {
+  it('each start checks the migrations with one read: no file is opened, none applied', async () => {
+    const db = await openDatabase(
+      loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', ...(await databaseEnv()) }),
+    );
+    const dir = await mkdtemp(path.join(tmpdir(), 'migrations-'));
+    try {
+      const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+      // the same names, as directories: opening one as a file would fail
+      for (const f of files) await mkdir(path.join(dir, f));
+      expect(await migrate(db.sql, dir)).toEqual({ applied: [], skipped: files });
+    } finally {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
+
+/**
+ * The embedded database's one connection under many requests at once (the scale bench's 200
+ * connections): postgres.js pipelines their queries onto it, and a transaction's BEGIN that fills
+ * the pipeline (postgres.js's `max_pipeline`, 100 by default) or meets a full stream buffer used to
+ * skip the hook that reserves the connection for the transaction (porsager/postgres#1189): the
+ * transaction's first query then crashed the process (a TypeError in postgres.js) or ran beside
+ * unrelated queries. The embedded tier only: a server pool spreads the same load over
+ * DATABASE_POOL_MAX connections.
+ */
+describe.skipIf(ON_POSTGRES)('the embedded connection under a deep pipeline', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase(loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' }));
+  });
+  afterAll(() => db?.close());
+
+  it('a transaction whose BEGIN fills the pipeline is still one transaction', async () => {
+    const { sql } = db;
+    await sql`create table pipeline_probe (n int)`;
+    for (const before of [99, 100, 150, 400]) {
+      // sent now (postgres.js sends a query when it is awaited, unless told to execute)
+      const reads = Array.from({ length: before }, () => sql`select 1 as one`.execute());
+      const tx = sql.begin(async (t) => {
+        await t`insert into pipeline_probe values (${before})`;
+        // the insert's transaction id, still assigned: the same transaction
+        const [row] = await t<{ inTx: boolean }[]>`
+          select pg_current_xact_id_if_assigned() is not null as in_tx`;
+        return row;
+      });
+      const after = Array.from({ length: 50 }, () => sql`select 2 as two`.execute());
+      const [txRow] = await Promise.all([tx, Promise.all(reads), Promise.all(after)]);
+      expect(txRow).toEqual({ inTx: true });
+    }
+    const rows = await sql<{ n: number }[]>`select n from pipeline_probe order by n`;
+    expect(rows.map((r) => r.n)).toEqual([99, 100, 150, 400]);
+  });
+});
