@@ -48,6 +48,7 @@ import {
   RequirementIssuer,
   X402_VERSION,
   type PaidOffer,
+  type ServiceMetadata,
 } from './requirements.js';
 import { SignatureCheckUnavailable } from './smart-accounts.js';
 
@@ -78,7 +79,14 @@ export interface VerifiedPayment {
 }
 
 export interface GuardOptions {
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'X402_MAX_TIMEOUT_SECONDS' | 'X402_CLOCK_SKEW_SECONDS'>;
+  config: Pick<
+    Config,
+    | 'PUBLIC_BASE_URL'
+    | 'X402_MAX_TIMEOUT_SECONDS'
+    | 'X402_CLOCK_SKEW_SECONDS'
+    | 'SERVICE_NAME'
+    | 'SERVICE_ICON_URL'
+  >;
   networks: PaymentNetworks;
   /** Single-use records of authorizations (src/domain/payments/store.ts). */
   nonces: {
@@ -129,6 +137,16 @@ export class X402Guard {
 
   private nowSeconds(): number {
     return Math.floor((this.opts.now?.() ?? Date.now()) / 1000);
+  }
+
+  /** The catalogue metadata of a prompt's resource: the service's name and icon, the offer's tags. */
+  private service(tags?: string[]): ServiceMetadata {
+    const { SERVICE_NAME, SERVICE_ICON_URL } = this.opts.config;
+    return {
+      serviceName: SERVICE_NAME,
+      ...(SERVICE_ICON_URL && { iconUrl: SERVICE_ICON_URL }),
+      ...(tags?.length && { tags }),
+    };
   }
 
   /** The absolute URL a prompt names as its resource (query excluded). */
@@ -245,6 +263,8 @@ export class X402Guard {
       this.resourceUrl(req),
       CHAINS.map((c) => this.issuer.requirement(c, payTo, 0)),
       opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`,
+      undefined,
+      this.service(),
     );
     const signature = paymentSignatureOf(req);
     if (!signature) throw prompt.error();
@@ -271,6 +291,7 @@ export class X402Guard {
       offer.options.map((o) => this.issuer.requirement(o.chain, o.payTo, o.amount, offer.bind)),
       offer.description,
       offer.extensions,
+      this.service(offer.tags),
     );
     const signature = paymentSignatureOf(req);
     if (!signature) {
