@@ -21,6 +21,21 @@ export const revisionBFace: RevisionFace = {
     accountRoutes,
   ],
   sellingRoutes,
+  // The zero-value x402 proof of identity routes: a wallet sign-in carried as an x402 payment that
+  // never settles, so it carries the `siwx` auth kind discovery clients read. The SIGN-IN-WITH-X
+  // header is not accepted yet, so no scheme names it.
+  openapiComponents: {
+    securitySchemes: {
+      x402Identity: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'PAYMENT-SIGNATURE',
+        description:
+          'Zero-value x402 v2 exact payment signed from the 402 prompt of the route (wallet identity only, never settled)',
+        'x-agentcash-auth-kind': 'siwx',
+      },
+    },
+  },
   acquire: {
     mode: revisionBAcquire,
     description: 'Buy an item: 402 x402 prompt, then 200 with order and signed links',

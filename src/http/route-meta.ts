@@ -28,6 +28,11 @@ declare module 'fastify' {
      * registration, key rotation, linking), so it is refused once its address failed too often.
      */
     throttle?: 'challenge' | 'signed';
+    /**
+     * Domain error codes this route answers beyond those its request schemas, credential and
+     * body already bring (src/http/error-docs.ts derives those); documented in OpenAPI.
+     */
+    errors?: import('../errors.js').ErrorCode[];
   }
 }
 
