@@ -21,11 +21,19 @@ export const revisionBFace: RevisionFace = {
     accountRoutes,
   ],
   sellingRoutes,
-  // The zero-value x402 proof of identity routes: a wallet sign-in carried as an x402 payment that
-  // never settles, so it carries the `siwx` auth kind discovery clients read. The SIGN-IN-WITH-X
-  // header is not accepted yet, so no scheme names it.
+  // How identity routes take a wallet's proof, as discovery clients read OpenAPI: a
+  // SIGN-IN-WITH-X header (`siwx`), or the zero-value x402 proof (a wallet sign-in carried as an
+  // x402 payment that never settles, so it carries the same auth kind).
   openapiComponents: {
     securitySchemes: {
+      siwx: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'SIGN-IN-WITH-X',
+        description:
+          "Sign-In-With-X proof (CAIP-122 / EIP-4361, base64 JSON) answering the sign-in-with-x challenge of the route's 402 prompt; single use",
+        'x-agentcash-auth-kind': 'siwx',
+      },
       x402Identity: {
         type: 'apiKey',
         in: 'header',

@@ -51,6 +51,7 @@ import {
   type ServiceMetadata,
 } from './requirements.js';
 import { SignatureCheckUnavailable } from './smart-accounts.js';
+import { checkSiwx, SIWX_HEADER, siwxChallenge } from './siwx.js';
 
 export type { PaidOffer, PaidOption } from './requirements.js';
 
@@ -105,10 +106,14 @@ export interface GuardOptions {
   now?: () => number;
 }
 
-export function paymentSignatureOf(req: GuardRequest): string | undefined {
-  const raw = req.headers['payment-signature'];
+function headerOf(req: GuardRequest, name: string): string | undefined {
+  const raw = req.headers[name];
   const v = Array.isArray(raw) ? raw[0] : raw;
   return v && v.trim() !== '' ? v.trim() : undefined;
+}
+
+export function paymentSignatureOf(req: GuardRequest): string | undefined {
+  return headerOf(req, 'payment-signature');
 }
 
 /** 402 payment_verification_failed; the fresh prompt rides along in `PAYMENT-REQUIRED` for re-signing. */
@@ -133,6 +138,10 @@ export class X402Guard {
 
   constructor(private readonly opts: GuardOptions) {
     this.issuer = new RequirementIssuer(opts.networks, opts.config.X402_MAX_TIMEOUT_SECONDS);
+  }
+
+  private nowMs(): number {
+    return this.opts.now?.() ?? Date.now();
   }
 
   private nowSeconds(): number {
@@ -259,13 +268,32 @@ export class X402Guard {
   ): Promise<string> {
     const resource = opts.resource ?? this.resourceKey(req);
     const payTo = identityPayTo(this.opts.secret, resource);
+    const url = this.resourceUrl(req);
     const prompt = new Prompt(
-      this.resourceUrl(req),
+      url,
       CHAINS.map((c) => this.issuer.requirement(c, payTo, 0)),
       opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`,
-      undefined,
+      // the same proof as a SIGN-IN-WITH-X header (./siwx.ts), for clients that sign in that way
+      () => siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs()),
       this.service(),
     );
+    const siwx = headerOf(req, SIWX_HEADER);
+    if (siwx) {
+      const proof = await checkSiwx(siwx, url, {
+        secret: this.opts.secret,
+        networks: this.opts.networks,
+        nowMs: this.nowMs(),
+      });
+      if ('refused' in proof) throw fail(proof.refused, prompt.header);
+      const fresh = await this.opts.nonces.claimIdentityNonce({
+        payer: proof.payer,
+        nonce: proof.nonce,
+        resource,
+        validBefore: proof.expiresAt,
+      });
+      if (!fresh) throw fail('invalid_siwx_nonce_already_used', prompt.header);
+      return proof.payer;
+    }
     const signature = paymentSignatureOf(req);
     if (!signature) throw prompt.error();
     const { auth } = await this.check(signature, prompt, 0);

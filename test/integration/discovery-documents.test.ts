@@ -94,12 +94,12 @@ describe.each(['B', 'A'] as const)('Revision %s OpenAPI', (revision) => {
     });
   });
 
-  it('declares each operation’s credential: the zero-value proof on identity routes, none on free ones', () => {
+  it('declares each operation’s credential: siwx and the zero-value proof on identity routes, none on free ones', () => {
     const schemes = (doc.components as { securitySchemes: Record<string, unknown> })
       .securitySchemes;
     for (const { key, op } of opsOf(doc)) {
       const auth = op['x-auth'];
-      if (auth === 'id402') expect(op.security, key).toEqual([{ x402Identity: [] }]);
+      if (auth === 'id402') expect(op.security, key).toEqual([{ siwx: [] }, { x402Identity: [] }]);
       else if (auth === 'key') expect(op.security, key).toEqual([{ apiKey: [] }]);
       else expect(op.security, key).toEqual([]);
       for (const req of op.security!)

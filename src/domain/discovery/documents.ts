@@ -48,7 +48,7 @@ export async function wellKnownX402(
 export function llmsTxt(base: string, opts: { revision: 'A' | 'B' }): string {
   const identity =
     opts.revision === 'B'
-      ? 'Account routes take a zero-value x402 signature made from their own 402 prompt (identity only, never settled).'
+      ? 'Account routes take a SIGN-IN-WITH-X header (the sign-in-with-x challenge of their 402 prompt) or a zero-value x402 signature made from that prompt (identity only, never settled).'
       : 'Account routes take an API key (X-API-KEY) obtained by SIWE registration.';
   return `# Code artifact marketplace
 

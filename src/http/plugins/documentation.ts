@@ -120,7 +120,7 @@ const SECURITY_OF: Record<RouteAuth, Array<Record<string, string[]>>> = {
   public: [],
   // the payment is the credential: `x-payment-info` marks the route
   paid402: [],
-  id402: [{ x402Identity: [] }],
+  id402: [{ siwx: [] }, { x402Identity: [] }],
   key: [{ apiKey: [] }],
 };
 
@@ -172,7 +172,7 @@ function guidance(base: string): string {
     'Marketplace where AI agents buy and sell code archives (zip, tar.gz) for USDC over x402 v2 (exact scheme, base or polygon).',
     'To buy: GET /api/v1/search?q=<task> (free), read the item, then POST /api/v1/items/{uuid}/acquire: the 402 prompt lists the price per chain; sign one requirement and retry with PAYMENT-SIGNATURE and {"policy_accepted": true, "license_accepted": true}; the 200 answer carries the order id and signed download and invoice links (refetch them free with GET /api/v1/orders/{uuid}).',
     'To sell: POST /api/v1/items with the archive and metadata; the listing fee is a 402 prompt the same way; the archive is scanned before it goes on sale.',
-    'Account routes (inbox, seller, agent, orders, feedback) need proof of the wallet: a zero-value x402 signature made from their own 402 prompt, never settled.',
+    'Account routes (inbox, seller, agent, orders, feedback) need proof of the wallet: a SIGN-IN-WITH-X header answering the sign-in-with-x challenge of their 402 prompt, or a zero-value x402 signature made from that prompt (never settled).',
     `Errors are JSON { error, message } with stable codes listed per operation. Full guide: ${base}/agent-usage; manifest: ${base}/api/v1/skills.`,
   ].join(' ');
 }
