@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -230,6 +231,24 @@ export const ConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -, at most 64')
       .default('spawnxchange'),
+    /**
+     * Catalogue metadata on every 402 prompt's `resource` (x402 bazaar service metadata): the
+     * service's name (printable ASCII, at most 32) and an optional icon (absolute https URL whose
+     * host is a name, not an IP or loopback, as catalogues require).
+     */
+    SERVICE_NAME: z
+      .string()
+      .regex(/^[\x20-\x7e]{1,32}$/, 'printable ASCII, 1-32 characters')
+      .default('Code artifact marketplace'),
+    SERVICE_ICON_URL: z
+      .url({ protocol: /^https$/, error: 'must be an absolute https URL' })
+      .refine((u) => !isIP(new URL(u).hostname.replace(/^\[|\]$/g, '')), {
+        error: 'the host must be a name, not an IP address',
+      })
+      .refine((u) => !/^localhost(\.|$)/i.test(new URL(u).hostname), {
+        error: 'the host must not be loopback',
+      })
+      .optional(),
     /** JSON-RPC endpoints: smart-account signatures (EIP-1271 / ERC-6492) and receipt reconciliation. */
     RPC_URL_BASE: z.url().optional(),
     RPC_URL_POLYGON: z.url().optional(),

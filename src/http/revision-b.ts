@@ -21,6 +21,29 @@ export const revisionBFace: RevisionFace = {
     accountRoutes,
   ],
   sellingRoutes,
+  // How identity routes take a wallet's proof, as discovery clients read OpenAPI: a
+  // SIGN-IN-WITH-X header (`siwx`), or the zero-value x402 proof (a wallet sign-in carried as an
+  // x402 payment that never settles, so it carries the same auth kind).
+  openapiComponents: {
+    securitySchemes: {
+      siwx: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'SIGN-IN-WITH-X',
+        description:
+          "Sign-In-With-X proof (CAIP-122 / EIP-4361, base64 JSON) answering the sign-in-with-x challenge of the route's 402 prompt; single use",
+        'x-agentcash-auth-kind': 'siwx',
+      },
+      x402Identity: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'PAYMENT-SIGNATURE',
+        description:
+          'Zero-value x402 v2 exact payment signed from the 402 prompt of the route (wallet identity only, never settled)',
+        'x-agentcash-auth-kind': 'siwx',
+      },
+    },
+  },
   acquire: {
     mode: revisionBAcquire,
     description: 'Buy an item: 402 x402 prompt, then 200 with order and signed links',

@@ -31,6 +31,11 @@ declare module 'fastify' {
     throttle?: 'challenge' | 'signed';
     /** A paid route's payment kind in `marketplace_payments_total` (identity routes: `identity`). */
     payment?: 'purchase' | 'fee';
+    /**
+     * Domain error codes this route answers beyond those its request schemas, credential and
+     * body already bring (src/http/error-docs.ts derives those); documented in OpenAPI.
+     */
+    errors?: import('../errors.js').ErrorCode[];
   }
 }
 

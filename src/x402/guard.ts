@@ -48,8 +48,10 @@ import {
   RequirementIssuer,
   X402_VERSION,
   type PaidOffer,
+  type ServiceMetadata,
 } from './requirements.js';
 import { SignatureCheckUnavailable } from './smart-accounts.js';
+import { checkSiwx, SIWX_HEADER, siwxChallenge } from './siwx.js';
 
 export type { PaidOffer, PaidOption } from './requirements.js';
 
@@ -78,7 +80,14 @@ export interface VerifiedPayment {
 }
 
 export interface GuardOptions {
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'X402_MAX_TIMEOUT_SECONDS' | 'X402_CLOCK_SKEW_SECONDS'>;
+  config: Pick<
+    Config,
+    | 'PUBLIC_BASE_URL'
+    | 'X402_MAX_TIMEOUT_SECONDS'
+    | 'X402_CLOCK_SKEW_SECONDS'
+    | 'SERVICE_NAME'
+    | 'SERVICE_ICON_URL'
+  >;
   networks: PaymentNetworks;
   /** Single-use records of authorizations (src/domain/payments/store.ts). */
   nonces: {
@@ -97,10 +106,14 @@ export interface GuardOptions {
   now?: () => number;
 }
 
-export function paymentSignatureOf(req: GuardRequest): string | undefined {
-  const raw = req.headers['payment-signature'];
+function headerOf(req: GuardRequest, name: string): string | undefined {
+  const raw = req.headers[name];
   const v = Array.isArray(raw) ? raw[0] : raw;
   return v && v.trim() !== '' ? v.trim() : undefined;
+}
+
+export function paymentSignatureOf(req: GuardRequest): string | undefined {
+  return headerOf(req, 'payment-signature');
 }
 
 /** 402 payment_verification_failed; the fresh prompt rides along in `PAYMENT-REQUIRED` for re-signing. */
@@ -127,8 +140,22 @@ export class X402Guard {
     this.issuer = new RequirementIssuer(opts.networks, opts.config.X402_MAX_TIMEOUT_SECONDS);
   }
 
+  private nowMs(): number {
+    return this.opts.now?.() ?? Date.now();
+  }
+
   private nowSeconds(): number {
     return Math.floor((this.opts.now?.() ?? Date.now()) / 1000);
+  }
+
+  /** The catalogue metadata of a prompt's resource: the service's name and icon, the offer's tags. */
+  private service(tags?: string[]): ServiceMetadata {
+    const { SERVICE_NAME, SERVICE_ICON_URL } = this.opts.config;
+    return {
+      serviceName: SERVICE_NAME,
+      ...(SERVICE_ICON_URL && { iconUrl: SERVICE_ICON_URL }),
+      ...(tags?.length && { tags }),
+    };
   }
 
   /** The absolute URL a prompt names as its resource (query excluded). */
@@ -241,11 +268,32 @@ export class X402Guard {
   ): Promise<string> {
     const resource = opts.resource ?? this.resourceKey(req);
     const payTo = identityPayTo(this.opts.secret, resource);
+    const url = this.resourceUrl(req);
     const prompt = new Prompt(
-      this.resourceUrl(req),
+      url,
       CHAINS.map((c) => this.issuer.requirement(c, payTo, 0)),
       opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`,
+      // the same proof as a SIGN-IN-WITH-X header (./siwx.ts), for clients that sign in that way
+      () => siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs()),
+      this.service(),
     );
+    const siwx = headerOf(req, SIWX_HEADER);
+    if (siwx) {
+      const proof = await checkSiwx(siwx, url, {
+        secret: this.opts.secret,
+        networks: this.opts.networks,
+        nowMs: this.nowMs(),
+      });
+      if ('refused' in proof) throw fail(proof.refused, prompt.header);
+      const fresh = await this.opts.nonces.claimIdentityNonce({
+        payer: proof.payer,
+        nonce: proof.nonce,
+        resource,
+        validBefore: proof.expiresAt,
+      });
+      if (!fresh) throw fail('invalid_siwx_nonce_already_used', prompt.header);
+      return proof.payer;
+    }
     const signature = paymentSignatureOf(req);
     if (!signature) throw prompt.error();
     const { auth } = await this.check(signature, prompt, 0);
@@ -271,6 +319,7 @@ export class X402Guard {
       offer.options.map((o) => this.issuer.requirement(o.chain, o.payTo, o.amount, offer.bind)),
       offer.description,
       offer.extensions,
+      this.service(offer.tags),
     );
     const signature = paymentSignatureOf(req);
     if (!signature) {

@@ -30,6 +30,8 @@ export interface PaidOffer {
   /** One entry per payable chain, in prompt order (put a hinted chain first). */
   options: PaidOption[];
   description: string;
+  /** Catalogue tags for the prompt's `resource` (at most 5 of at most 32 printable ASCII). */
+  tags?: string[];
   /**
    * Extra x402 extensions for the prompt (e.g. `bazaar` discovery metadata). A function is called
    * only when a prompt is written, so a signed completion does not build them.
@@ -125,6 +127,13 @@ export function issuedRequirementFor(
   return { requirement };
 }
 
+/** Service metadata a catalogue shows beside a prompt's resource (x402 bazaar, 2.27 types). */
+export interface ServiceMetadata {
+  serviceName: string;
+  iconUrl?: string;
+  tags?: string[];
+}
+
 /**
  * The 402 body (the x402 PaymentRequired, plus `error` and `message`) and its base64 header, which
  * drops `extensions` when it would pass MAX_PAYMENT_REQUIRED_HEADER.
@@ -134,12 +143,20 @@ export function paymentRequired(
   accepts: PaymentRequirements[],
   description: string,
   extensions?: Record<string, unknown>,
+  service?: ServiceMetadata,
 ): { body: PaymentRequired & { error: string }; header: string } {
   const body = {
     error: 'payment_required',
     message: ERROR_CATALOG.payment_required[1],
     x402Version: X402_VERSION,
-    resource: { url: resourceUrl, description, mimeType: 'application/json' },
+    resource: {
+      url: resourceUrl,
+      description,
+      mimeType: 'application/json',
+      ...(service && { serviceName: service.serviceName }),
+      ...(service?.tags?.length && { tags: service.tags }),
+      ...(service?.iconUrl && { iconUrl: service.iconUrl }),
+    },
     accepts,
     ...(extensions && { extensions }),
   };
@@ -159,11 +176,12 @@ export class Prompt {
     private readonly description: string,
     /** A function is called only when a prompt is written (a signed completion builds none). */
     private readonly extensions?: Record<string, unknown> | (() => Record<string, unknown>),
+    private readonly service?: ServiceMetadata,
   ) {}
 
   private written() {
     const ext = typeof this.extensions === 'function' ? this.extensions() : this.extensions;
-    return paymentRequired(this.resourceUrl, this.issued, this.description, ext);
+    return paymentRequired(this.resourceUrl, this.issued, this.description, ext, this.service);
   }
 
   /** The 402 `payment_required` error that carries the prompt (body and header, never cached). */

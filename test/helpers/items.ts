@@ -31,6 +31,8 @@ export async function createSaleItem(
     bytes?: Buffer;
     compression?: 'zip' | 'tar.gz';
     title?: string;
+    /** Comma-separated stack (default "typescript"). */
+    techStack?: string;
     /** The archive's file name as stored (default project.zip / project.tar.gz). */
     fileName?: string;
     /** How the seller's payout addresses are assigned (default: the dev ledger's). */
@@ -59,7 +61,7 @@ export async function createSaleItem(
       title: opts.title ?? 'Test artifact',
       description: 'A test artifact',
       promptSummary: null,
-      techStack: 'typescript',
+      techStack: opts.techStack ?? 'typescript',
       price: priceMicro,
       archiveSha256: sha256,
       archiveKey: key,

@@ -128,7 +128,11 @@ describe.each(['B', 'A'] as const)(
         expect(routes).not.toContain('POST /api/v1/register');
         expect(routes).not.toContain('POST /api/v1/buy');
         expect(routes).not.toContain('GET /api/v1/feedback/inbox');
-        expect(doc.components?.securitySchemes).toBeUndefined();
+        // the wallet's proofs are the credential schemes (no API key)
+        expect(Object.keys(doc.components?.securitySchemes ?? {})).toEqual([
+          'siwx',
+          'x402Identity',
+        ]);
         expect(skills.authentication).not.toHaveProperty('key');
         expect(guide).not.toContain('X-API-KEY');
       }

@@ -17,10 +17,11 @@ afterAll(() => t?.close());
 const key = (r: Registered) => ({ 'x-api-key': r.apiKey });
 
 /** An active listing of `seller` with real bytes (payable where the seller linked wallets). */
-async function listingOf(seller: Registered, price = 2): Promise<string> {
+async function listingOf(seller: Registered, price = 2, title?: string): Promise<string> {
   const item = await createSaleItem(t.runtime.deps, {
     sellerAddress: seller.wallet.address,
     priceUsdc: price,
+    ...(title !== undefined && { title }),
   });
   expect(item.seller.username).toBe(seller.username);
   return item.itemId;
@@ -232,7 +233,8 @@ describe('keyed purchase', () => {
   it('the live buy script: completion from extensions.spawnxchange, the whole prompt echoed in PAYMENT-SIGNATURE', async () => {
     const seller = await registerAgent(t.app);
     const buyer = await registerAgent(t.app);
-    const item = await listingOf(seller, 1.5);
+    // a title of the longest kind: the echo below grows with it
+    const item = await listingOf(seller, 1.5, 'Streaming CSV to JSON converter '.repeat(6));
     const body = { item_id: item, chain: 'base', currency: 'USDC' };
     const prompt = await t.app.inject({
       method: 'POST',

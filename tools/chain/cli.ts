@@ -144,7 +144,11 @@ async function facilitator(): Promise<void> {
     confirmationTimeoutMs: config.CHAIN_CONFIRMATION_TIMEOUT_MS,
     eip6492AllowedFactories: config.EIP6492_ALLOWED_FACTORIES,
   });
-  const app = buildFacilitatorServer(chainFacilitator, { logger });
+  // the discovery API browses the marketplace at PUBLIC_BASE_URL (same environment)
+  const app = buildFacilitatorServer(chainFacilitator, {
+    logger,
+    catalogueUrl: config.PUBLIC_BASE_URL,
+  });
   await app.listen({ port: config.FACILITATOR_PORT, host: config.HOST });
   logger.info(
     { port: config.FACILITATOR_PORT, relayer: relayer.address },

@@ -3,7 +3,8 @@
  * deployments): `GET /supported`, `POST /verify`, `POST /settle` with the wire shapes of
  * @x402/core's `HTTPFacilitatorClient` (`{ x402Version, paymentPayload, paymentRequirements }` in,
  * `VerifyResponse` / `SettleResponse` out, 200 for every verdict, 400 for a body that is not one).
- * Settlements are serialised per relayer key and chain, as in process.
+ * Settlements are serialised per relayer key and chain, as in process. With `catalogueUrl` it
+ * also answers the facilitator discovery API over that marketplace's catalogue (./discovery-api.ts).
  */
 import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
@@ -11,6 +12,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ChainFacilitator } from '../../src/chain/chain-facilitator.js';
+import { registerDiscoveryApi } from './discovery-api.js';
 
 const BodySchema = z.object({
   x402Version: z.number().int().optional(),
@@ -20,7 +22,7 @@ const BodySchema = z.object({
 
 export function buildFacilitatorServer(
   facilitator: ChainFacilitator,
-  opts: { logger?: Logger } = {},
+  opts: { logger?: Logger; catalogueUrl?: string } = {},
 ): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
@@ -55,5 +57,6 @@ export function buildFacilitatorServer(
     return facilitator.settle(p.payload, p.requirements);
   });
   app.get('/health', () => ({ status: 'ok' }));
+  if (opts.catalogueUrl) registerDiscoveryApi(app, opts.catalogueUrl);
   return app;
 }

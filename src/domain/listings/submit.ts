@@ -16,7 +16,12 @@ import {
 import { listingInvoiceUrl } from './invoice.js';
 import { keyedListingStatement } from './listing-statement.js';
 import type { ValidUpload } from './upload.js';
-import type { ItemStatus } from '../../wire/listings.js';
+import {
+  UploadMultipartBodySchema,
+  UploadResponseSchema,
+  type ItemStatus,
+} from '../../wire/listings.js';
+import { bodyDiscoverySchema } from '../discovery/bazaar.js';
 
 export interface SubmitResult {
   body: { item_id: string; status: string; invoice_url: string };
@@ -28,8 +33,47 @@ export function listingFeeOffer(deps: Pick<ListingPorts, 'config' | 'platformPay
   const amount = toMicro(deps.config.LISTING_FEE_USDC);
   return {
     description: `Listing fee (${deps.config.LISTING_FEE_USDC} USDC) for one archive upload`,
+    tags: ['listing-fee', 'sell-code'],
     options: CHAINS.map((chain) => ({ chain, payTo, amount })),
     bind: { purpose: 'listing_fee' },
+    extensions: () => ({ bazaar: listingFeeDiscovery(deps.config.PUBLIC_BASE_URL) }),
+  };
+}
+
+/** `extensions.bazaar` of the listing fee: the upload it pays for (multipart) and its answer. */
+function listingFeeDiscovery(base: string) {
+  return {
+    info: {
+      input: {
+        type: 'http',
+        method: 'POST',
+        bodyType: 'form-data',
+        body: {
+          file: 'project.zip (the archive as a file part)',
+          metadata: JSON.stringify({
+            title: 'Rate limiter middleware',
+            description: 'Token-bucket rate limiting for Express',
+            tech_stack: 'typescript, express, redis',
+            prices: { USDC: 4.5 },
+          }),
+        },
+      },
+      output: {
+        type: 'json',
+        example: {
+          item_id: '00000000-0000-4000-8000-000000000000',
+          status: 'pending_scan',
+          invoice_url: `${base}/api/v1/listing-invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
+        },
+      },
+      guide: `${base}/agent-usage`,
+    },
+    schema: bodyDiscoverySchema({
+      method: 'POST',
+      bodyType: 'form-data',
+      body: UploadMultipartBodySchema,
+      response: UploadResponseSchema,
+    }),
   };
 }
 

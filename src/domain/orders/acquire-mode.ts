@@ -1,11 +1,14 @@
+import type { ZodType } from 'zod';
 import type { Config } from '../../config.js';
 import type { Chain } from '../../wire/chains.js';
-import type {
-  AcquireBody,
-  AcquireResponse,
-  BuyResponse,
-  OrderLinks,
-  PublicAcquireAResponse,
+import {
+  AcquireBodySchema,
+  AcquireResponseSchema,
+  type AcquireBody,
+  type AcquireResponse,
+  type BuyResponse,
+  type OrderLinks,
+  type PublicAcquireAResponse,
 } from '../../wire/orders.js';
 import type { PaidOption } from '../../x402/guard.js';
 import type { AcquireResult } from './orders.js';
@@ -19,6 +22,8 @@ export type AnyAcquireResponse = AcquireResponse | PublicAcquireAResponse | BuyR
  * which revision it serves.
  */
 export interface AcquireMode {
+  /** The route's body and answer (wire schemas), described in the prompt's bazaar entry. */
+  schemas: { body: ZodType; response: ZodType };
   /** Revision A keyed purchase: the buyer is this agent (the key's), whoever signs the payment. */
   buyerId?: string;
   /** Fields of the order example after `download_url` (an invoice link in B). */
@@ -54,6 +59,7 @@ export interface AcquireMode {
 
 /** Revision B (the default): wallet identity, invoice link, `{ order_id, ...links }`. */
 export const revisionBAcquire: AcquireMode = {
+  schemas: { body: AcquireBodySchema, response: AcquireResponseSchema },
   invoiceExample: (base) => ({
     invoice_url: `${base}/api/v1/invoices/00000000-0000-4000-8000-000000000000?exp=0&sig=...`,
   }),

@@ -13,6 +13,7 @@ import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js
 import type { AcquireBody, OrderLinks } from '../../wire/orders.js';
 import { revisionBAcquire, type AcquireMode, type AnyAcquireResponse } from './acquire-mode.js';
 import { acquireDiscovery } from './discovery-extension.js';
+import { catalogueTags } from '../discovery/bazaar.js';
 
 export { revisionBAcquire, type AcquireMode, type AnyAcquireResponse };
 
@@ -32,6 +33,8 @@ interface SaleItem {
   sellerId: string;
   sellerAddress: string;
   title: string;
+  /** Comma-separated stack: the prompt's catalogue tags. */
+  techStack: string;
   price: Micro;
   archiveSha256: string;
   /** Payout addresses on the chains the seller accepts sales on right now. */
@@ -54,7 +57,8 @@ export function assertRegionServed(
 
 async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
   const [item] = await sql<SaleItem[]>`
-    select i.id, i.seller_id, a.address as seller_address, i.title, i.price_micro as price, i.archive_sha256,
+    select i.id, i.seller_id, a.address as seller_address, i.title, i.tech_stack, i.price_micro as price,
+           i.archive_sha256,
            coalesce((select json_agg(json_build_object('chain', pc.chain, 'address', pc.pay_to))
                      from payable_chains pc where pc.agent_id = i.seller_id), '[]') as payouts
     from items i join agents a on a.id = i.seller_id
@@ -197,7 +201,9 @@ async function acquireOnce(
   const legal = currentLegal(deps.config.PUBLIC_BASE_URL);
   const offer: PaidOffer = {
     options,
-    description: `Purchase of item ${item.id}`,
+    // what a catalogue shows of the purchase: the listing's title and its stack as tags
+    description: item.title,
+    tags: catalogueTags(item.techStack),
     // A signature made from another listing's prompt (same seller, same price) cannot buy this one.
     bind: { item_id: item.id },
     // built only for a prompt (or a refusal that carries one), not for a signed completion

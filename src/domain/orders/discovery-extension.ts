@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Chain } from '../../wire/chains.js';
 import type { CurrentLegal } from '../../wire/legal.js';
 import { toUsdc, type Micro } from '../../wire/money.js';
+import { bodyDiscoverySchema } from '../discovery/bazaar.js';
 import { revisionBAcquire, type AcquireMode } from './acquire-mode.js';
 
 /** What the discovery extension shows of the item on sale. */
@@ -48,6 +49,8 @@ export function acquireDiscovery(
     },
   };
   return mode.discoveryShape({
+    // every listing's acquire is one route to a catalogue
+    ...('pathParams' in input && { routeTemplate: '/api/v1/items/:uuid/acquire' }),
     info: {
       input,
       output: { type: 'json', example: orderExample },
@@ -63,22 +66,12 @@ export function acquireDiscovery(
         chains,
       },
     },
-    schema: {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      properties: {
-        input: {
-          type: 'object',
-          properties: {
-            type: { const: 'http' },
-            method: { const: 'POST' },
-            completion_request: { type: 'object', required: ['example'] },
-          },
-          required: ['type', 'method'],
-        },
-        output: { type: 'object' },
-      },
-      required: ['input'],
-    },
+    schema: bodyDiscoverySchema({
+      method: 'POST',
+      bodyType: 'json',
+      body: mode.schemas.body,
+      response: mode.schemas.response,
+      ...('pathParams' in input && { pathParams: ['uuid'] }),
+    }),
   });
 }

@@ -1,4 +1,10 @@
 import { AppError } from '../../errors.js';
+import {
+  AcquireBodySchema,
+  BuyBodySchema,
+  BuyResponseSchema,
+  PublicAcquireAResponseSchema,
+} from '../../wire/orders.js';
 import type { AcquireMode } from '../orders/acquire-mode.js';
 
 /**
@@ -10,6 +16,9 @@ export function revisionAAcquire(buyerId?: string): AcquireMode {
   const keyed = buyerId !== undefined;
   return {
     ...(buyerId !== undefined && { buyerId }),
+    schemas: keyed
+      ? { body: BuyBodySchema, response: BuyResponseSchema }
+      : { body: AcquireBodySchema, response: PublicAcquireAResponseSchema },
     invoiceExample: () => ({}),
     buyerAccountExample: (base) =>
       keyed
@@ -30,8 +39,10 @@ export function revisionAAcquire(buyerId?: string): AcquireMode {
     discoveryShape: (discovery) => ({ input: discovery.info.input, ...discovery }),
     // Revision A's live clients read the completion example under their catalog's name
     // (DISCOVERY_CATALOG_NAME); `bazaar` stays beside it for x402 discovery clients.
+    // The catalog's copy is the `input` those clients read (the rest is bazaar's), so the prompt
+    // header keeps every extension under its 8 KB.
     extensions: (discovery, config) => ({
-      [config.DISCOVERY_CATALOG_NAME]: discovery,
+      [config.DISCOVERY_CATALOG_NAME]: { input: (discovery as { input: unknown }).input },
       bazaar: discovery,
     }),
     // A signature for another chain than the one the completion names is refused.

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
-const CORS_ALLOW_HEADERS = 'Content-Type, Accept, PAYMENT-SIGNATURE, X-API-KEY';
+const CORS_ALLOW_HEADERS = 'Content-Type, Accept, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, X-API-KEY';
 
 /** CORS for browser agents, and `Cache-Control: no-store` on every API answer. */
 export const corsPlugin = fp(

@@ -36,6 +36,7 @@ function presentsCredential(request: FastifyRequest): boolean {
   const { auth, throttle } = request.routeOptions.config;
   if (throttle === 'signed') return true;
   if (auth === 'key') return headerOf(request, 'x-api-key');
+  if (auth === 'id402' && headerOf(request, 'sign-in-with-x')) return true;
   if (auth === 'id402' || auth === 'paid402') return headerOf(request, 'payment-signature');
   return false;
 }

@@ -43,7 +43,7 @@ export const keyedAccountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (
   app.post(
     '/api/v1/feedback/platform',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', errors: ['feature_disabled'] },
       schema: describe(
         'feedback',
         'Feedback to the platform (5 per 24 hours; 429 with Retry-After of one day)',
@@ -81,7 +81,7 @@ export const keyedAccountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (
   app.post(
     '/api/v1/feedback/:uuid/ack',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', errors: ['feedback_not_found'] },
       schema: describe('feedback', 'Mark one inbox row read (idempotent); 404 if not yours', {
         params: FeedbackParamsSchema,
         response: { 204: z.null().describe('Acknowledged'), 401: ErrorSchema, 404: ErrorSchema },

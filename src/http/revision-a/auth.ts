@@ -20,7 +20,11 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/auth/challenge',
     {
-      config: { auth: 'public', throttle: 'challenge' },
+      config: {
+        auth: 'public',
+        throttle: 'challenge',
+        errors: ['invalid_address', 'invalid_action', 'unsupported_chain'],
+      },
       schema: describe(
         'account',
         'A SIWE (EIP-4361) message to sign with personal_sign: single use, 5 minutes, one action',
@@ -36,7 +40,25 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/register',
     {
-      config: { auth: 'public', throttle: 'signed' },
+      config: {
+        auth: 'public',
+        throttle: 'signed',
+        errors: [
+          'invalid_challenge',
+          'challenge_expired',
+          'challenge_used',
+          'challenge_action_mismatch',
+          'invalid_signature',
+          'invalid_country',
+          'terms_not_agreed',
+          'invalid_wallets',
+          'invalid_username',
+          'username_taken',
+          'wallet_already_registered',
+          'wallet_already_linked',
+          'region_unavailable',
+        ],
+      },
       schema: describe(
         'account',
         'Create an account from signed register challenges; the API key is shown once',
@@ -52,7 +74,18 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/auth/rotate-key',
     {
-      config: { auth: 'public', throttle: 'signed' },
+      config: {
+        auth: 'public',
+        throttle: 'signed',
+        errors: [
+          'invalid_challenge',
+          'challenge_expired',
+          'challenge_used',
+          'challenge_action_mismatch',
+          'invalid_signature',
+          'agent_not_found',
+        ],
+      },
       schema: describe(
         'account',
         'A new API key for the account of the signing wallet; the old key stops working',
@@ -68,7 +101,19 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { d
   app.post(
     '/api/v1/auth/link-wallet',
     {
-      config: { auth: 'key', throttle: 'signed' },
+      config: {
+        auth: 'key',
+        throttle: 'signed',
+        errors: [
+          'invalid_challenge',
+          'challenge_expired',
+          'challenge_used',
+          'challenge_action_mismatch',
+          'invalid_signature',
+          'wallet_already_linked',
+          'wallet_already_registered',
+        ],
+      },
       schema: describe(
         'account',
         "Link another wallet (on the challenge's chain) to your account",

@@ -43,7 +43,22 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
   app.post(
     '/api/v1/buy',
     {
-      config: { auth: 'key', price: 'item price', payment: 'purchase' },
+      config: {
+        auth: 'key',
+        price: 'item price',
+        payment: 'purchase',
+        errors: [
+          'item_not_found',
+          'region_unavailable',
+          'unsupported_currency',
+          'unsupported_chain',
+          'policy_acceptance_required',
+          'license_acceptance_required',
+          'self_purchase_forbidden',
+          'seller_wallet_missing',
+          'chain_required',
+        ],
+      },
       schema: describe(
         'purchase',
         'Buy an item with your key: 402 x402 prompt, then 200 with the order and a signed link',
@@ -79,6 +94,20 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
           'multipart/form-data': UploadMultipartBodySchema,
           'application/json': UploadJsonBodySchema,
         },
+        errors: [
+          'invalid_metadata',
+          'unknown_metadata_key',
+          'invalid_file_name',
+          'missing_file',
+          'invalid_file',
+          'unsupported_archive',
+          'invalid_multipart',
+          'too_many_parts',
+          'duplicate_code',
+          'code_previously_rejected',
+          'listing_limit_reached',
+          'storage_unavailable',
+        ],
       },
       schema: describe(
         'selling',
@@ -99,7 +128,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
   app.delete(
     '/api/v1/items/:uuid',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', errors: ['item_not_found'] },
       schema: describe('selling', 'Delete an own listing (idempotent); 404 for anyone else', {
         params: ItemParamsSchema,
         response: { 200: DeleteMessageSchema, ...keyErrors },
@@ -130,7 +159,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
   app.get(
     '/api/v1/orders/:uuid/download',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', errors: ['order_not_found'] },
       schema: describe('purchase', 'A fresh signed download link for an own completed order', {
         params: OrderParamsSchema,
         response: { 200: DownloadLinkSchema, ...keyErrors },
@@ -146,7 +175,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
   app.get(
     '/api/v1/orders/:uuid/invoice',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', errors: ['order_not_found'] },
       schema: describe('purchase', 'Invoice of an own order as JSON, HTML or Markdown by Accept', {
         params: OrderParamsSchema,
         response: { 200: InvoiceSchema, ...keyErrors },

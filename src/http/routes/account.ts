@@ -38,7 +38,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
   app.put(
     '/api/v1/agent/username',
     {
-      config: { auth: 'id402' },
+      config: { auth: 'id402', errors: ['username_taken', 'username_already_changed'] },
       // spec 3.4: once user_set, ANY attempt answers 409, a name breaking the rules included, so
       // the body is judged after the account is known (without a proof, bad input is still 400)
       attachValidation: true,
@@ -111,7 +111,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
   app.delete(
     '/api/v1/agent/wallets/:address',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', errors: ['feature_disabled'] },
       schema: describe(
         'account',
         'Detach an address from your account: disabled in Revision B (404 feature_disabled)',

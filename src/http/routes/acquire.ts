@@ -15,7 +15,22 @@ export const acquireRoutes: RouteGroup = async (app, { deps, face }) => {
   app.post(
     '/api/v1/items/:uuid/acquire',
     {
-      config: { auth: 'paid402', price: 'item price', payment: 'purchase' },
+      config: {
+        auth: 'paid402',
+        price: 'item price',
+        payment: 'purchase',
+        errors: [
+          'item_not_found',
+          'region_unavailable',
+          'unsupported_currency',
+          'unsupported_chain',
+          'policy_acceptance_required',
+          'license_acceptance_required',
+          'self_purchase_forbidden',
+          'seller_wallet_missing',
+          'chain_required',
+        ],
+      },
       schema: describe('purchase', description, {
         params: ItemParamsSchema,
         body: AcquireBodySchema.nullish(),

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Deps } from '../../deps.js';
 import { NETWORK_OF } from '../../wire/chains.js';
@@ -10,6 +11,10 @@ import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
 import { representationOf } from '../representation.js';
+import { llmsTxt, wellKnownX402 } from '../../domain/discovery/documents.js';
+import { WellKnownX402Schema } from '../../wire/discovery.js';
+
+const FAVICON = readFileSync(new URL('../../../assets/favicon.svg', import.meta.url));
 
 export const SPEC_VERSION = '3.2.5';
 
@@ -59,11 +64,38 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
   let openapi: Record<string, unknown> | undefined;
   const openApiDocument = () => (openapi ??= app.swagger() as unknown as Record<string, unknown>);
 
+  for (const url of ['/openapi.json', '/.well-known/openapi.json']) {
+    app.get(url, { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
+      reply.type('application/json').send(openApiDocument()),
+    );
+  }
+
+  // x402 discovery document: the paid resources of this origin (newest listings, capped)
   app.get(
-    '/openapi.json',
-    { config: { auth: 'public' }, schema: { hide: true } },
-    async (_req, reply) => reply.type('application/json').send(openApiDocument()),
+    '/.well-known/x402',
+    { config: { auth: 'public' }, schema: { hide: true, response: { 200: WellKnownX402Schema } } },
+    async (_req, reply) => {
+      reply.header('Cache-Control', 'public, max-age=60');
+      return wellKnownX402(deps.sql, base, {
+        payableOnly: face.payableOnly,
+        listingFee: face.accountAuth === 'id402',
+      });
+    },
   );
+
+  const llms = llmsTxt(base, { revision: config.CONTRACT_REVISION });
+  app.get(
+    '/llms.txt',
+    { config: { auth: 'public' }, schema: { hide: true } },
+    async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(llms),
+  );
+
+  // the service's icon (catalogues and the ecosystem's discovery checker look for one)
+  for (const url of ['/favicon.svg', '/favicon.ico']) {
+    app.get(url, { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
+      reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(FAVICON),
+    );
+  }
 
   let manifest: ({ endpoints: Record<string, unknown>[] } & Record<string, unknown>) | undefined;
   app.get(
@@ -85,6 +117,12 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
         base_url: base,
         agent_usage_url: `${base}/agent-usage`,
         openapi_url: `${base}/openapi.json`,
+        discovery: {
+          well_known_x402_url: `${base}/.well-known/x402`,
+          well_known_openapi_url: `${base}/.well-known/openapi.json`,
+          llms_txt_url: `${base}/llms.txt`,
+          icon_url: config.SERVICE_ICON_URL ?? `${base}/favicon.svg`,
+        },
         authentication: face.manifest.authentication(base),
         payment: {
           protocol: 'x402',

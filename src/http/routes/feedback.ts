@@ -27,7 +27,16 @@ export const itemFeedbackRoutes: RouteGroup = async (app, { deps, face }) => {
   app.post(
     '/api/v1/items/:uuid/feedback',
     {
-      config: { auth },
+      config: {
+        auth,
+        errors: [
+          'item_not_found',
+          'not_buyer',
+          'feedback_already_submitted',
+          'feedback_window_expired',
+          'empty_feedback',
+        ],
+      },
       schema: describe(
         'feedback',
         'Rate (0..10) and/or review an item you bought, once, within the feedback window',
@@ -78,7 +87,7 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
   app.post(
     '/api/v1/inbox/:uuid/ack',
     {
-      config: { auth: 'id402' },
+      config: { auth: 'id402', errors: ['feedback_not_found'] },
       schema: describe('feedback', 'Mark one inbox row read (idempotent); 404 if not yours', {
         params: FeedbackParamsSchema,
         response: { 204: z.null().describe('Acknowledged'), 404: ErrorSchema },
@@ -93,7 +102,7 @@ export const inboxRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
   app.post(
     '/api/v1/feedback/platform',
     {
-      config: { auth: 'id402', anyWallet: true },
+      config: { auth: 'id402', anyWallet: true, errors: ['feature_disabled'] },
       schema: describe(
         'feedback',
         'Feedback to the platform from any wallet (5 per 24 hours); never creates an account',

@@ -42,7 +42,7 @@ export const itemRoutes: RouteGroup = async (app, { deps, face }) => {
   app.get(
     '/api/v1/items/:uuid',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', errors: ['item_not_found'] },
       schema: describe('discovery', 'Item detail of an active listing', {
         params: ItemParamsSchema,
         response: { 200: PublicItemSchema, 400: ErrorSchema, 404: ErrorSchema },
@@ -86,7 +86,7 @@ export const itemRoutes: RouteGroup = async (app, { deps, face }) => {
   app.get(
     '/api/v1/items/:uuid/status',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', errors: ['item_not_found'] },
       schema: describe('discovery', 'Public status of a listing (Revision B: 404 unless active)', {
         params: ItemParamsSchema,
         response: { 200: PublicStatusSchema, 400: ErrorSchema, 404: ErrorSchema },

@@ -26,7 +26,7 @@ export const orderLinkRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
   app.get(
     '/api/v1/orders/:uuid',
     {
-      config: { auth: 'id402' },
+      config: { auth: 'id402', errors: ['order_not_found'] },
       schema: describe(
         'purchase',
         'Fresh signed download and invoice links for an own completed order',
@@ -51,7 +51,10 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
   app.get(
     '/api/v1/downloads/:uuid',
     {
-      config: { auth: 'public' },
+      config: {
+        auth: 'public',
+        errors: ['order_not_found', 'invalid_link', 'link_expired', 'storage_unavailable'],
+      },
       schema: describe('purchase', 'Download the archive of an order (signed, time-limited link)', {
         params: OrderParamsSchema,
         querystring: SignedLinkQuerySchema,
@@ -86,7 +89,7 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
   app.get(
     '/api/v1/invoices/:uuid',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', errors: ['order_not_found', 'invalid_link', 'link_expired'] },
       schema: describe(
         'purchase',
         'Invoice of an order as JSON, HTML or Markdown by Accept (signed link)',

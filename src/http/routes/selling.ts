@@ -145,6 +145,21 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
           'multipart/form-data': UploadMultipartBodySchema,
           'application/json': UploadJsonBodySchema,
         },
+        errors: [
+          'invalid_metadata',
+          'unknown_metadata_key',
+          'invalid_file_name',
+          'missing_file',
+          'invalid_file',
+          'unsupported_archive',
+          'invalid_multipart',
+          'too_many_parts',
+          'duplicate_code',
+          'code_previously_rejected',
+          'listing_limit_reached',
+          'region_unavailable',
+          'storage_unavailable',
+        ],
       },
       schema: describe(
         'selling',
@@ -169,7 +184,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
   app.delete(
     '/api/v1/items/:uuid',
     {
-      config: { auth: 'id402' },
+      config: { auth: 'id402', errors: ['item_not_found'] },
       schema: describe('selling', 'Delete an own listing (idempotent); 404 for anyone else', {
         params: ItemParamsSchema,
         response: { 200: DeleteResponseSchema },
@@ -204,7 +219,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
   app.get(
     '/api/v1/seller/items/:uuid/status',
     {
-      config: { auth: 'id402' },
+      config: { auth: 'id402', errors: ['item_not_found'] },
       schema: describe(
         'selling',
         'Status of an own listing, including the scan and hidden states',
@@ -223,7 +238,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
   app.get(
     '/api/v1/listing-invoices/:uuid',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', errors: ['item_not_found', 'invalid_link', 'link_expired'] },
       schema: describe(
         'selling',
         'Invoice of a listing fee (signed, time-limited link from the upload response)',

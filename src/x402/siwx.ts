@@ -1,0 +1,119 @@
+/**
+ * Sign-In-With-X (the x402 `sign-in-with-x` extension, CAIP-122 / EIP-4361) on identity routes,
+ * beside the zero-value EIP-3009 proof (./guard.ts `identity`). @x402/extensions does the parsing,
+ * the message checks and the signature check; this file binds them to the marketplace:
+ * - the prompt's challenge names this origin (`domain`: host and port), the route's URL (`uri`),
+ *   both supported chains, a five-minute expiry and a nonce this server derived (random half +
+ *   HMAC of it and the URL with the server secret), so a nonce from elsewhere or for another
+ *   route never verifies and nothing is stored until a proof arrives;
+ * - a proof is accepted once: its nonce is claimed per signer in the same single-use table as the
+ *   zero-value proofs (survives restarts, shared by replicas); its URI must be the route's;
+ * - smart accounts (EIP-1271, ERC-6492) are checked over the chain's bounded RPC client, as the
+ *   zero-value proofs are (./smart-accounts.ts); without RPC only EOAs verify.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  buildSIWxSchema,
+  parseSIWxHeader,
+  SIGN_IN_WITH_X,
+  validateSIWxMessage,
+  verifySIWxSignature,
+  type SIWxPayload,
+} from '@x402/extensions/sign-in-with-x';
+import type { Hex } from 'viem';
+import { networkByCaip2, type PaymentNetworks } from './networks.js';
+
+export const SIWX_HEADER = 'sign-in-with-x';
+/** How long a challenge may be signed and used. */
+export const SIWX_TTL_SECONDS = 300;
+
+const mac = (secret: Buffer, random: string, uri: string) =>
+  createHmac('sha256', secret).update(`x402-siwx:v1:${random}:${uri}`).digest('hex').slice(0, 32);
+
+/** A nonce only this server issues for `uri`: `0x` + 32 random hex + 32 hex of their HMAC. */
+export function siwxNonce(secret: Buffer, uri: string): string {
+  const random = randomBytes(16).toString('hex');
+  return `0x${random}${mac(secret, random, uri)}`;
+}
+
+function issuedHere(secret: Buffer, uri: string, nonce: string): boolean {
+  const m = /^0x([0-9a-f]{32})([0-9a-f]{32})$/.exec(nonce);
+  if (!m) return false;
+  return timingSafeEqual(Buffer.from(m[2]!), Buffer.from(mac(secret, m[1]!, uri)));
+}
+
+/** `extensions["sign-in-with-x"]` of an identity prompt for `uri`. */
+export function siwxChallenge(
+  secret: Buffer,
+  uri: string,
+  networks: PaymentNetworks,
+  nowMs: number,
+): Record<string, unknown> {
+  return {
+    [SIGN_IN_WITH_X]: {
+      info: {
+        domain: new URL(uri).host,
+        uri,
+        statement: 'Sign in to the code artifact marketplace with this wallet.',
+        version: '1',
+        nonce: siwxNonce(secret, uri),
+        issuedAt: new Date(nowMs).toISOString(),
+        expirationTime: new Date(nowMs + SIWX_TTL_SECONDS * 1000).toISOString(),
+        resources: [uri],
+      },
+      supportedChains: Object.values(networks).map((n) => ({
+        chainId: n.network,
+        type: 'eip191',
+      })),
+      schema: buildSIWxSchema(),
+    },
+  };
+}
+
+/** A checked proof: the signer (lower-case) and when its nonce stops mattering. */
+export interface SiwxProof {
+  payer: string;
+  nonce: string;
+  expiresAt: number;
+}
+
+/**
+ * The signer of a SIGN-IN-WITH-X header for `uri`, or the reason it is refused (an
+ * `invalid_siwx_*` code). The nonce is not claimed here: the caller claims it.
+ */
+export async function checkSiwx(
+  header: string,
+  uri: string,
+  opts: { secret: Buffer; networks: PaymentNetworks; nowMs: number },
+): Promise<SiwxProof | { refused: string }> {
+  let payload: SIWxPayload;
+  try {
+    payload = parseSIWxHeader(header);
+  } catch {
+    return { refused: 'invalid_siwx_payload' };
+  }
+  if (payload.uri !== uri) return { refused: 'invalid_siwx_uri_mismatch' };
+  if (!issuedHere(opts.secret, uri, payload.nonce)) return { refused: 'invalid_siwx_nonce' };
+  const net = networkByCaip2(opts.networks, payload.chainId);
+  if (!net) return { refused: 'invalid_siwx_unsupported_chain' };
+  const valid = await validateSIWxMessage(payload, new URL(uri), {
+    maxAge: SIWX_TTL_SECONDS * 1000,
+  });
+  if (!valid.isValid) return { refused: valid.invalidReason };
+  const signatures = net.signatures;
+  const verified = await verifySIWxSignature(payload, {
+    ...(signatures && {
+      evmVerifier: ({ address, message, signature }) =>
+        signatures.accepts(address, signature as Hex, (client) =>
+          client.verifyMessage({ address, message, signature: signature as Hex }),
+        ),
+    }),
+  });
+  if (!verified.isValid) return { refused: verified.invalidReason };
+  const expires = payload.expirationTime ? Date.parse(payload.expirationTime) : NaN;
+  return {
+    payer: verified.payer.toLowerCase(),
+    nonce: payload.nonce,
+    expiresAt: Math.floor((Number.isFinite(expires) ? expires : opts.nowMs) / 1000) + 3600,
+  };
+}

@@ -1,0 +1,96 @@
+import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import { createSaleItem } from '../helpers/items.js';
+import { newWallet } from '../helpers/wallets.js';
+
+/**
+ * Identity routes accept a SIGN-IN-WITH-X proof beside the zero-value x402 proof, as the official
+ * client (@x402/extensions' wrapFetchWithSIWx, unmodified) sends it: once, for this route only.
+ */
+let t: ListeningTestContext;
+beforeAll(async () => {
+  t = await startListeningTestApp();
+});
+afterAll(() => t?.close());
+
+/** fetch that records the SIGN-IN-WITH-X header it sends. */
+function recording() {
+  const sent: string[] = [];
+  const f: typeof fetch = async (input, init) => {
+    const h = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    const v = h.get('sign-in-with-x');
+    if (v) sent.push(v);
+    return fetch(input, init);
+  };
+  return { f, sent };
+}
+
+describe('SIGN-IN-WITH-X on identity routes', () => {
+  it('the 402 of an identity route advertises the sign-in-with-x challenge', async () => {
+    const res = await fetch(`${t.base}/api/v1/inbox`);
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as {
+      extensions: Record<
+        string,
+        { info: Record<string, string>; supportedChains: Array<Record<string, string>> }
+      >;
+    };
+    const ext = body.extensions['sign-in-with-x']!;
+    expect(ext.info).toMatchObject({
+      domain: new URL(t.base).host,
+      uri: `${t.base}/api/v1/inbox`,
+      version: '1',
+      nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(Date.parse(ext.info.expirationTime!) - Date.parse(ext.info.issuedAt!)).toBe(300_000);
+    expect(ext.supportedChains).toEqual([
+      { chainId: 'eip155:8453', type: 'eip191' },
+      { chainId: 'eip155:137', type: 'eip191' },
+    ]);
+  });
+
+  it('the official client signs in, once per proof, for that route only', async () => {
+    const wallet = newWallet();
+    await createSaleItem(t.runtime.deps, { sellerAddress: wallet.address.toLowerCase() });
+    const { f, sent } = recording();
+    const siwxFetch = wrapFetchWithSIWx(f, wallet);
+    const res = await siwxFetch(`${t.base}/api/v1/agent/username`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ username: expect.any(String) });
+    expect(sent).toHaveLength(1);
+
+    // the same proof again: its nonce is spent
+    const replay = await fetch(`${t.base}/api/v1/agent/username`, {
+      headers: { 'SIGN-IN-WITH-X': sent[0]! },
+    });
+    expect(replay.status).toBe(402);
+    expect(await replay.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'invalid_siwx_nonce_already_used',
+    });
+
+    // a fresh proof made for one route does not open another
+    const other = recording();
+    await wrapFetchWithSIWx(other.f, wallet)(`${t.base}/api/v1/agent/wallets`);
+    const moved = await fetch(`${t.base}/api/v1/agent/username`, {
+      headers: { 'SIGN-IN-WITH-X': other.sent[0]! },
+    });
+    expect(moved.status).toBe(402);
+    expect(await moved.json()).toMatchObject({ reason: 'invalid_siwx_uri_mismatch' });
+  });
+
+  it('a wallet without an account is agent_not_found, as with the zero-value proof', async () => {
+    const res = await wrapFetchWithSIWx(fetch, newWallet())(`${t.base}/api/v1/agent/username`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: 'agent_not_found' });
+  });
+
+  it('a forged header is refused before anything else', async () => {
+    const res = await fetch(`${t.base}/api/v1/agent/username`, {
+      headers: { 'SIGN-IN-WITH-X': Buffer.from('{"nope":1}').toString('base64') },
+    });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ reason: 'invalid_siwx_payload' });
+  });
+});
