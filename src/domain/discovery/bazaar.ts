@@ -31,26 +31,34 @@ export function catalogueTags(techStack: string): string[] {
 /**
  * The JSON Schema of a wire schema, as a request (`input`) or an answer (`output`) reads, kept
  * small for the prompt's header (8 KB with every extension): no descriptions (the OpenAPI document
- * has them), and a `format` stands without the pattern zod spells it out with.
+ * has them), a `format` stands without the pattern zod spells it out with, and an object nested
+ * deeper than two properties below the top (the scan report's typed data) is named, not spelled out.
  */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
   return lean(rest) as Record<string, unknown>;
 }
 
-function lean(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(lean);
+/** Objects this many `properties` below the top keep their shape; deeper ones are `{type: object}`. */
+const SPELLED_DEPTH = 2;
+
+function lean(node: unknown, depth = 0): unknown {
+  if (Array.isArray(node)) return node.map((n) => lean(n, depth));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   const o = node as Record<string, unknown>;
+  if (depth > SPELLED_DEPTH && o.type === 'object') return { type: 'object' };
   for (const [key, value] of Object.entries(o)) {
     if (key === 'description' || (key === 'pattern' && 'format' in o)) continue;
     out[key] =
       key === 'properties'
         ? Object.fromEntries(
-            Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, lean(v)]),
+            Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+              k,
+              lean(v, depth + 1),
+            ]),
           )
-        : lean(value);
+        : lean(value, depth);
   }
   return out;
 }
