@@ -37,7 +37,11 @@ const DOCUMENTS = [
   },
 ] as const;
 
-export function registerResources(server: McpServer, deps: McpDeps): void {
+export function registerResources(
+  server: McpServer,
+  deps: Pick<McpDeps, 'baseUrl'> & { fetch?: typeof globalThis.fetch },
+): void {
+  const fetchFn = deps.fetch ?? globalThis.fetch;
   for (const doc of DOCUMENTS) {
     const uri = `${deps.baseUrl}${doc.path}`;
     server.registerResource(
@@ -45,7 +49,7 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
       uri,
       { title: doc.title, description: doc.description, mimeType: doc.mimeType },
       async () => {
-        const res = await fetch(uri, { headers: { accept: doc.mimeType } });
+        const res = await fetchFn(uri, { headers: { accept: doc.mimeType } });
         if (!res.ok) throw new Error(`${uri} answered ${res.status}`);
         return { contents: [{ uri, mimeType: doc.mimeType, text: await res.text() }] };
       },
