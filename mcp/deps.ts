@@ -1,6 +1,7 @@
 import type { CatalogClient } from '../src/client/catalog.js';
 import type { MarketplaceClient } from '../src/client/index.js';
 import type { SpendingLimits } from './config.js';
+import type { Approvals } from './approvals.js';
 import type { LocalState } from './state.js';
 
 /** What the tools need: REST clients and local files, never the database or the domain's services. */
@@ -22,4 +23,11 @@ export interface McpDeps {
   state: LocalState;
   /** Where acquire_item saves archives. */
   downloadDir: string;
+  /**
+   * Recipients and assets this server may pay (lower-case addresses; empty or absent: any the
+   * marketplace names). Checked against the marketplace's answer before anything is signed.
+   */
+  allow?: { payTo: string[]; assets: string[] };
+  /** The approval path for clients that cannot ask (absent: such purchases are refused). */
+  approvals?: Approvals;
 }

@@ -4,6 +4,7 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerAckFeedback } from './tools/ack-feedback.js';
 import { registerAcquireItem } from './tools/acquire-item.js';
+import { registerConfirmPurchase } from './tools/confirm-purchase.js';
 import { registerDeleteItem } from './tools/delete-item.js';
 import { registerGetItem } from './tools/get-item.js';
 import { registerGetListingStatus } from './tools/get-listing-status.js';
@@ -40,6 +41,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerGetItem(server, deps);
   registerQuoteItem(server, deps);
   registerAcquireItem(server, deps);
+  if (deps.approvals) registerConfirmPurchase(server, deps.approvals);
   registerGetOrder(server, deps);
   registerListMyOrders(server, deps);
   registerListItem(server, deps);

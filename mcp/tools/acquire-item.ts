@@ -7,7 +7,14 @@ import { ChainSchema } from '../../src/wire/chains.js';
 import { currentLegal } from '../../src/wire/legal.js';
 import { AcquireResponseSchema, type AcquireResponse } from '../../src/wire/orders.js';
 import type { McpDeps } from '../deps.js';
-import { authorizePayment, chainOf, PaymentRefused, promptPriceUsdc } from './paying.js';
+import {
+  authorizePayment,
+  chainOf,
+  offerOf,
+  PaymentRefused,
+  promptPriceUsdc,
+  quoted,
+} from './paying.js';
 import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
 
 export const NO_WALLET =
@@ -143,13 +150,17 @@ async function buy(
       approve: async (required) => {
         price = promptPriceUsdc(required);
         paidOn = chainOf(required, chain);
+        const offer = offerOf(required, chain);
         reservation = await authorizePayment(server, deps, wallet.address, {
           kind: 'purchase',
           usdc: price,
           ref: item_id,
+          offer,
+          // our own fields first; the seller's title only quoted, cut and stripped of controls
           summary:
-            `"${item?.metadata.title ?? item_id}" (item ${item_id}) from seller ${item?.metadata.seller_username ?? 'unknown'}, ` +
-            `paid on ${paidOn} from wallet ${wallet.address}`,
+            `listing ${item_id} from seller ${item?.metadata.seller_username ?? 'unknown'}, paid on ${paidOn} ` +
+            `to ${offer?.payTo ?? 'unknown'} from wallet ${wallet.address}` +
+            (item?.metadata.title ? ` (seller's title: "${quoted(item.metadata.title)}")` : ''),
         });
       },
     });
