@@ -53,6 +53,15 @@ function depsOf(config: McpConfig, approvals: Approvals): McpDeps {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'install') {
+    const { install, parseInstallArgs } = await import('./install.js');
+    const { file } = await install(parseInstallArgs(process.argv.slice(3)), process.env);
+    process.stderr.write(
+      `Added "artifact-marketplace" to ${file}. Restart the client. To let it pay, add MCP_WALLET_PRIVATE_KEY ` +
+        "to that entry's env yourself (a funded wallet; limits in docs/mcp.md); without it only the free tools work.\n",
+    );
+    return;
+  }
   const config = loadMcpConfig(process.env, process.argv.slice(2));
   const http: { base?: string } = {};
   const approvals = approvalsOf(http);
