@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpDeps } from './deps.js';
 
 /**
@@ -55,4 +55,26 @@ export function registerResources(
       },
     );
   }
+}
+
+/**
+ * `market://items/{id}`: a listing's public detail (what get_item returns) as a resource a
+ * client can attach to a conversation.
+ */
+export function registerItemTemplate(server: McpServer, deps: Pick<McpDeps, 'catalog'>): void {
+  server.registerResource(
+    'item',
+    new ResourceTemplate('market://items/{id}', { list: undefined }),
+    {
+      title: 'Marketplace listing',
+      description: 'A listing by id (a uuid from search_items): metadata, price, chains, rating',
+      mimeType: 'application/json',
+    },
+    async (uri, { id }) => {
+      const item = await deps.catalog.getItem(String(id));
+      return {
+        contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(item) }],
+      };
+    },
+  );
 }

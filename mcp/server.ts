@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpDeps } from './deps.js';
 import { registerPrompts } from './prompts.js';
-import { registerResources } from './resources.js';
+import { registerItemTemplate, registerResources } from './resources.js';
 import { registerAckFeedback } from './tools/ack-feedback.js';
 import { registerAcquireItem } from './tools/acquire-item.js';
 import { registerConfirmPurchase } from './tools/confirm-purchase.js';
@@ -9,6 +9,7 @@ import { registerDeleteItem } from './tools/delete-item.js';
 import { registerGetItem } from './tools/get-item.js';
 import { registerGetListingStatus } from './tools/get-listing-status.js';
 import { registerGetOrder } from './tools/get-order.js';
+import { registerOrderFiles } from './tools/order-files.js';
 import { registerGetPayouts } from './tools/get-payouts.js';
 import { registerGetSalesChains } from './tools/get-sales-chains.js';
 import { registerGetSellerStats } from './tools/get-seller-stats.js';
@@ -43,6 +44,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerAcquireItem(server, deps);
   if (deps.approvals) registerConfirmPurchase(server, deps.approvals);
   registerGetOrder(server, deps);
+  registerOrderFiles(server, deps);
   registerListMyOrders(server, deps);
   registerListItem(server, deps);
   registerGetListingStatus(server, deps);
@@ -59,6 +61,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerGetSalesChains(server, deps);
   registerSetSalesChains(server, deps);
   registerResources(server, deps);
+  registerItemTemplate(server, deps);
   registerPrompts(server);
   return server;
 }

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CatalogClient } from '../../src/client/catalog.js';
-import { registerResources } from '../resources.js';
+import { registerItemTemplate, registerResources } from '../resources.js';
 import { SERVER_INFO } from '../server.js';
 import { registerGetItem } from '../tools/get-item.js';
 import { registerSearchItems } from '../tools/search-items.js';
@@ -28,5 +28,6 @@ export function createHostedMcpServer(deps: HostedDeps): McpServer {
   registerGetItem(server, catalogDeps);
   registerHostedTools(server, deps);
   registerResources(server, { baseUrl: deps.baseUrl, fetch: deps.fetch });
+  registerItemTemplate(server, catalogDeps);
   return server;
 }
