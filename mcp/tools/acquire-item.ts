@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MarketplaceError } from '../../src/client/errors.js';
@@ -257,7 +259,7 @@ async function buy(
         `Do not pay again: call get_order { order_id: "${order.order_id}" } for fresh links.`,
     });
   }
-  if (!args.unpack) return success({ ...base, archive: saved });
+  if (!args.unpack) return linked(success({ ...base, archive: saved }), saved.path);
   const target = path.join(
     path.dirname(saved.path),
     fileName.replace(/\.(zip|tar\.gz|tgz)$/i, '') || 'unpacked',
@@ -271,11 +273,11 @@ async function buy(
         note: `Not unpacked: the archive holds entries the marketplace scan refuses (${unpacked.findings.slice(0, 5).join('; ')}). The archive file is kept; inspect it before opening.`,
       });
     await deps.state.recordOrder({ ...record, local_path: saved.path, unpacked_to: unpacked.dir });
-    return success({
-      ...base,
-      archive: saved,
-      unpacked: { dir: unpacked.dir, files: unpacked.files },
-    });
+    return linked(
+      success({ ...base, archive: saved, unpacked: { dir: unpacked.dir, files: unpacked.files } }),
+      saved.path,
+      unpacked.dir,
+    );
   } catch (err) {
     return success({
       ...base,
@@ -283,4 +285,22 @@ async function buy(
       note: `Not unpacked: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}. The archive file is kept.`,
     });
   }
+}
+
+/** `resource_link`s to the saved archive and the unpacked folder, beside the structured result. */
+function linked(result: CallToolResult, file: string, dir?: string): CallToolResult {
+  result.content.push({
+    type: 'resource_link',
+    uri: pathToFileURL(file).href,
+    name: path.basename(file),
+    mimeType: file.endsWith('.zip') ? 'application/zip' : 'application/gzip',
+  });
+  if (dir)
+    result.content.push({
+      type: 'resource_link',
+      uri: pathToFileURL(dir).href,
+      name: `${path.basename(dir)}/`,
+      description: 'The unpacked folder',
+    });
+  return result;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -115,7 +116,7 @@ export function registerOrderFiles(server: McpServer, deps: McpDeps): void {
         });
         result.content.push({
           type: 'resource_link',
-          uri: `file://${file}`,
+          uri: pathToFileURL(file).href,
           name,
           mimeType: name.endsWith('.zip') ? 'application/zip' : 'application/gzip',
         });

@@ -13,7 +13,7 @@ import { connectMcp, textOf } from '../helpers/mcp.js';
 
 /**
  * Tools around an order (issue 28): the archive downloaded again (checked, saved, a
- * resource_link, progress notifications), the invoice, and the market://items/{id} template.
+ * resource_link, progress notifications), resource_links from acquire_item, the invoice, and the market://items/{id} template.
  */
 let t: ListeningTestContext;
 beforeAll(async () => {
@@ -35,7 +35,13 @@ it('downloads an order again with progress, reads its invoice, and serves market
       accept_terms: true,
     });
     expect(bought.isError, textOf(bought)).toBeFalsy();
-    const { order_id } = bought.structuredContent as { order_id: string };
+    const { order_id, archive } = bought.structuredContent as {
+      order_id: string;
+      archive: { path: string };
+    };
+    expect(bought.content).toContainEqual(
+      expect.objectContaining({ type: 'resource_link', uri: `file://${archive.path}` }),
+    );
 
     const invoice = await c.call('get_invoice', { order_id });
     expect(invoice.isError, textOf(invoice)).toBeFalsy();
