@@ -5,6 +5,7 @@ import { SERVER_INFO } from '../server.js';
 import { registerGetItem } from '../tools/get-item.js';
 import { registerSearchItems } from '../tools/search-items.js';
 import type { HostedDeps } from './paid-call.js';
+import { registerHostedQuote } from './quote.js';
 import { registerHostedTools } from './tools.js';
 
 /**
@@ -17,7 +18,7 @@ export function createHostedMcpServer(deps: HostedDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
       'Code-artifact marketplace (zip/tar.gz archives paid in USDC over x402), hosted: this server has no wallet, you pay with yours. ' +
-      'Buying: search_items, get_item, acquire_item (unpaid: answers the x402 PaymentRequired; paid in _meta["x402/payment"]: ' +
+      'Buying: search_items, get_item, quote_item (free), acquire_item (unpaid: answers the x402 PaymentRequired; paid in _meta["x402/payment"]: ' +
       'returns the order with download links), get_order for fresh links. Account: get_username, get_sales_chains (zero-value proof in _meta).',
   });
   const catalogDeps = {
@@ -26,6 +27,7 @@ export function createHostedMcpServer(deps: HostedDeps): McpServer {
   };
   registerSearchItems(server, catalogDeps);
   registerGetItem(server, catalogDeps);
+  registerHostedQuote(server, catalogDeps);
   registerHostedTools(server, deps);
   registerResources(server, { baseUrl: deps.baseUrl, fetch: deps.fetch });
   registerItemTemplate(server, catalogDeps);

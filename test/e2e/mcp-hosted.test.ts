@@ -68,6 +68,7 @@ describe('hosted /mcp', () => {
         'get_order',
         'get_sales_chains',
         'get_username',
+        'quote_item',
         'search_items',
       ].sort(),
     );
@@ -75,6 +76,15 @@ describe('hosted /mcp', () => {
     const found = await a.call('get_item', { item_id: item.itemId });
     expect(found.isError).toBeFalsy();
     expect((found.structuredContent as { id: string }).id).toBe(item.itemId);
+    const quote = await a.call('quote_item', { item_id: item.itemId });
+    expect(quote.isError).toBeFalsy();
+    expect(quote.structuredContent).toMatchObject({
+      item_id: item.itemId,
+      price_usdc: 0.5,
+      chains: expect.arrayContaining([
+        expect.objectContaining({ chain: 'base', amount_raw: '500000' }),
+      ]),
+    });
     await a.client.close();
   });
 
