@@ -3,7 +3,8 @@
 #   docker run -p 3000:3000 -v market-data:/data -e PUBLIC_BASE_URL=http://localhost:3000 IMAGE
 #   docker run IMAGE node dist/src/main.js worker        (also: migrate, reindex, demo, unresolved-payments;
 #     long-running ones want CMD's node flags too, see the runtime stage)
-#   docker run -i IMAGE node dist/mcp/main.js            (the MCP server over stdio)
+#   docker run -i -v mcp-state:/data IMAGE node dist/mcp/main.js   (the MCP server over stdio; its
+#     state and downloads default to /data/mcp: MCP_DATA_DIR, MCP_DOWNLOAD_DIR)
 # Same Node major as package.json engines, the README and CI. `npm run image:check` reproduces these
 # stages without Docker (test/image/check.ts reads this file) and runs every entry from the result.
 
@@ -33,6 +34,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data \
+    MCP_DATA_DIR=/data/mcp \
     MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

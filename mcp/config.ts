@@ -14,6 +14,19 @@ const usdc = (what: string, fallback: number, max = 100_000) =>
     .max(max, { error: `must be <= ${max}` })
     .default(fallback);
 
+/** A comma-separated allow-list (lower-cased); empty: not restricted. */
+const list = (what: string, ok: (v: string) => boolean) =>
+  z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .refine((xs) => xs.every(ok), { error: `must be a comma-separated list of ${what}` });
+
 const McpEnvSchema = z.object({
   MARKETPLACE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -31,6 +44,10 @@ const McpEnvSchema = z.object({
   MCP_DAILY_LIMIT_USDC: usdc('spent per rolling 24 hours', 25),
   MCP_MAX_LISTING_FEE_USDC: usdc('one listing fee', 0.05, 100),
   MCP_CONFIRM_ABOVE_USDC: usdc('purchases above it need a human', 2, 100),
+  MCP_SESSION_LIMIT_USDC: usdc('signed per MCP session', 10),
+  MCP_ALLOWED_HOSTS: list('host names', (h) => /^[a-z0-9.-]+(:\d+)?$/i.test(h)),
+  MCP_ALLOWED_PAY_TO: list('0x addresses', (a) => /^0x[0-9a-fA-F]{40}$/.test(a)),
+  MCP_ALLOWED_ASSETS: list('0x token addresses', (a) => /^0x[0-9a-fA-F]{40}$/.test(a)),
   MCP_DATA_DIR: z.string().min(1).optional(),
   MCP_DOWNLOAD_DIR: z.string().min(1).optional(),
   MCP_HTTP_PORT: z.coerce
@@ -65,6 +82,8 @@ export interface SpendingLimits {
   listingFee: number;
   /** Purchases above this ask the human (elicitation) or are refused without it. */
   confirmAbove: number;
+  /** Most one MCP session (a stdio run, an HTTP session) may sign for (MCP_SESSION_LIMIT_USDC). */
+  perSession?: number;
 }
 
 export interface McpConfig {
@@ -72,6 +91,8 @@ export interface McpConfig {
   /** Absent: the paid and identity tools answer with a setup hint instead of signing. */
   walletPrivateKey: `0x${string}` | undefined;
   limits: SpendingLimits;
+  /** Recipients and assets the wallet may pay (empty: any the marketplace names). */
+  allow: { payTo: string[]; assets: string[] };
   /** Holds state.json (orders bought here, the 24-hour spending ledger). */
   dataDir: string;
   /** Where acquire_item saves archives (and unpacks them on request). */
@@ -105,6 +126,13 @@ export function loadMcpConfig(
       '  MCP_HTTP_TOKEN: required when MCP_HTTP_HOST is not loopback (clients send it as Authorization: Bearer <token>)',
     );
   }
+  if (e && e.MCP_ALLOWED_HOSTS.length) {
+    const { host, hostname } = new URL(e.MARKETPLACE_URL);
+    if (![host, hostname].some((h) => e.MCP_ALLOWED_HOSTS.includes(h.toLowerCase())))
+      problems.push(
+        `  MARKETPLACE_URL: its host is not in MCP_ALLOWED_HOSTS (${e.MCP_ALLOWED_HOSTS.join(', ')})`,
+      );
+  }
   if (!e || problems.length) {
     throw new Error(`Invalid MCP configuration:\n${problems.join('\n')}`);
   }
@@ -119,7 +147,9 @@ export function loadMcpConfig(
       daily: e.MCP_DAILY_LIMIT_USDC,
       listingFee: e.MCP_MAX_LISTING_FEE_USDC,
       confirmAbove: e.MCP_CONFIRM_ABOVE_USDC,
+      perSession: e.MCP_SESSION_LIMIT_USDC,
     },
+    allow: { payTo: e.MCP_ALLOWED_PAY_TO, assets: e.MCP_ALLOWED_ASSETS },
     dataDir,
     downloadDir: path.resolve(e.MCP_DOWNLOAD_DIR ?? path.join(dataDir, 'downloads')),
     account: { username: e.MCP_USERNAME, country: e.MCP_COUNTRY },

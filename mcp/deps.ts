@@ -2,6 +2,7 @@ import type { CatalogClient } from '../src/client/catalog.js';
 import type { MarketplaceClient } from '../src/client/index.js';
 import type { Tracing } from '../src/telemetry/tracing.js';
 import type { SpendingLimits } from './config.js';
+import type { Approvals } from './approvals.js';
 import type { LocalState } from './state.js';
 
 /** What the tools need: REST clients and local files, never the database or the domain's services. */
@@ -28,4 +29,11 @@ export interface McpDeps {
    * calls it makes carry its trace context (`traceparent`) to the marketplace.
    */
   tracing?: Pick<Tracing, 'span'>;
+  /**
+   * Recipients and assets this server may pay (lower-case addresses; empty or absent: any the
+   * marketplace names). Checked against the marketplace's answer before anything is signed.
+   */
+  allow?: { payTo: string[]; assets: string[] };
+  /** The approval path for clients that cannot ask (absent: such purchases are refused). */
+  approvals?: Approvals;
 }

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-import { timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CatalogClient } from '../src/client/catalog.js';
 import { loadTracingConfig } from '../src/config.js';
 import { startTracing } from '../src/telemetry/tracing.js';
-import { isLoopback, loadMcpConfig, type McpConfig } from './config.js';
+import { approvalPage, Approvals } from './approvals.js';
+import { loadMcpConfig, type McpConfig } from './config.js';
+import { serveHttp } from './http.js';
 import type { McpDeps } from './deps.js';
 import { createMcpServer } from './server.js';
 import { LocalState } from './state.js';
@@ -27,7 +27,21 @@ function log(level: 'info' | 'error' | 'fatal', msg: string, extra: object = {})
   );
 }
 
-function depsOf(config: McpConfig): McpDeps {
+/** Approvals for clients that cannot ask: the code goes to the log and, over HTTP, a page. */
+function approvalsOf(http: { base?: string }): Approvals {
+  return new Approvals((a) => {
+    log('info', 'purchase waiting for the human: read this code to the assistant', {
+      approval_id: a.id,
+      code: a.code,
+      purchase: a.text,
+    });
+    return http.base
+      ? `on the approval page ${http.base}/approvals/${a.id} (also in this MCP server's log)`
+      : "in this MCP server's log (its stderr, which the MCP client keeps as the server's log)";
+  });
+}
+
+function depsOf(config: McpConfig, approvals: Approvals): McpDeps {
   return {
     baseUrl: config.marketplaceUrl,
     catalog: new CatalogClient({ baseUrl: config.marketplaceUrl }),
@@ -35,98 +49,27 @@ function depsOf(config: McpConfig): McpDeps {
     limits: config.limits,
     state: LocalState.inDir(config.dataDir),
     downloadDir: config.downloadDir,
+    allow: config.allow,
+    approvals,
   };
-}
-
-/** DNS-rebinding guard: a server bound to loopback answers only requests addressed to loopback. */
-function hostAllowed(bindHost: string, hostHeader: string | undefined): boolean {
-  if (!isLoopback(bindHost)) return true;
-  if (!hostHeader) return false;
-  try {
-    return isLoopback(new URL(`http://${hostHeader}`).hostname);
-  } catch {
-    return false;
-  }
-}
-
-/** `Authorization: Bearer <token>`, compared in constant time. */
-function bearerOk(token: string | undefined, header: string | undefined): boolean {
-  if (token === undefined) return true;
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!m) return false;
-  const a = Buffer.from(m[1]!.trim());
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function jsonRpcError(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
-}
-
-/**
- * Stateless Streamable HTTP on POST /mcp: a fresh server and transport per request. Beyond
- * loopback a bearer token is required (the config refuses to start without one); when set, it
- * is required on loopback too.
- */
-async function serveHttp(
-  deps: McpDeps,
-  opts: NonNullable<McpConfig['http']>,
-): Promise<() => Promise<void>> {
-  const { port, host, token } = opts;
-  const { StreamableHTTPServerTransport } =
-    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
-      return jsonRpcError(res, 404, 'Not found: use /mcp');
-    if (!hostAllowed(host, req.headers.host)) return jsonRpcError(res, 403, 'Host not allowed');
-    if (!bearerOk(token, req.headers.authorization))
-      return jsonRpcError(res, 401, 'Unauthorized: send Authorization: Bearer <MCP_HTTP_TOKEN>', {
-        'www-authenticate': 'Bearer',
-      });
-    if (req.method !== 'POST')
-      return jsonRpcError(res, 405, 'Method not allowed: this server is stateless, use POST');
-    const server = createMcpServer(deps);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log('error', 'mcp http request failed', { err: String(err) });
-      if (!res.headersSent) jsonRpcError(res, 500, 'Internal server error');
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, host, resolve);
-  });
-  const address = http.address();
-  log('info', 'mcp streamable http listening', {
-    url: `http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp`,
-    auth: token ? 'bearer' : 'none (loopback only)',
-  });
-  return () =>
-    new Promise((resolve) => {
-      http.close(() => resolve());
-      http.closeAllConnections(); // keep-alive sockets would hold close() open
-    });
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'install') {
+    const { install, parseInstallArgs } = await import('./install.js');
+    const { file } = await install(parseInstallArgs(process.argv.slice(3)), process.env);
+    process.stderr.write(
+      `Added "artifact-marketplace" to ${file}. Restart the client. To let it pay, add MCP_WALLET_PRIVATE_KEY ` +
+        "to that entry's env yourself (a funded wallet; limits in docs/mcp.md); without it only the free tools work.\n",
+    );
+    return;
+  }
   const config = loadMcpConfig(process.env, process.argv.slice(2));
   // off unless the OTEL_* settings ask for it (then the SDK loads; otherwise nothing does)
   const tracing = await startTracing(loadTracingConfig(process.env), 'artifact-marketplace-mcp');
-  const deps = { ...depsOf(config), ...(tracing && { tracing }) };
+  const http: { base?: string } = {};
+  const approvals = approvalsOf(http);
+  const deps = { ...depsOf(config, approvals), ...(tracing && { tracing }) };
   log('info', 'mcp server starting', {
     marketplace: config.marketplaceUrl,
     wallet: config.walletPrivateKey ? 'configured' : 'none',
@@ -135,7 +78,26 @@ async function main(): Promise<void> {
   });
   let close: () => Promise<void>;
   if (config.http) {
-    close = await serveHttp(deps, config.http);
+    const serving = await serveHttp(
+      () => createMcpServer(deps),
+      config.http,
+      log,
+      (req, res, url) => {
+        const m = /^\/approvals\/([0-9a-f-]{36})$/.exec(url.pathname);
+        if (!m || req.method !== 'GET') return false;
+        const page = approvalPage(approvals, m[1]!);
+        res.writeHead(page ? 200 : 404, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+          'referrer-policy': 'no-referrer',
+        });
+        res.end(page ?? 'No such approval (expired, used or cancelled).');
+        return true;
+      },
+    );
+    http.base = serving.url.replace(/\/mcp$/, '');
+    close = serving.close;
   } else {
     const server = createMcpServer(deps);
     await server.connect(new StdioServerTransport());

@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpDeps } from './deps.js';
 
 /**
@@ -37,7 +37,11 @@ const DOCUMENTS = [
   },
 ] as const;
 
-export function registerResources(server: McpServer, deps: McpDeps): void {
+export function registerResources(
+  server: McpServer,
+  deps: Pick<McpDeps, 'baseUrl'> & { fetch?: typeof globalThis.fetch },
+): void {
+  const fetchFn = deps.fetch ?? globalThis.fetch;
   for (const doc of DOCUMENTS) {
     const uri = `${deps.baseUrl}${doc.path}`;
     server.registerResource(
@@ -45,10 +49,32 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
       uri,
       { title: doc.title, description: doc.description, mimeType: doc.mimeType },
       async () => {
-        const res = await fetch(uri, { headers: { accept: doc.mimeType } });
+        const res = await fetchFn(uri, { headers: { accept: doc.mimeType } });
         if (!res.ok) throw new Error(`${uri} answered ${res.status}`);
         return { contents: [{ uri, mimeType: doc.mimeType, text: await res.text() }] };
       },
     );
   }
+}
+
+/**
+ * `market://items/{id}`: a listing's public detail (what get_item returns) as a resource a
+ * client can attach to a conversation.
+ */
+export function registerItemTemplate(server: McpServer, deps: Pick<McpDeps, 'catalog'>): void {
+  server.registerResource(
+    'item',
+    new ResourceTemplate('market://items/{id}', { list: undefined }),
+    {
+      title: 'Marketplace listing',
+      description: 'A listing by id (a uuid from search_items): metadata, price, chains, rating',
+      mimeType: 'application/json',
+    },
+    async (uri, { id }) => {
+      const item = await deps.catalog.getItem(String(id));
+      return {
+        contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(item) }],
+      };
+    },
+  );
 }

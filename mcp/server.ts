@@ -2,13 +2,15 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpDeps } from './deps.js';
 import type { Tracing } from '../src/telemetry/tracing.js';
 import { registerPrompts } from './prompts.js';
-import { registerResources } from './resources.js';
+import { registerItemTemplate, registerResources } from './resources.js';
 import { registerAckFeedback } from './tools/ack-feedback.js';
 import { registerAcquireItem } from './tools/acquire-item.js';
+import { registerConfirmPurchase } from './tools/confirm-purchase.js';
 import { registerDeleteItem } from './tools/delete-item.js';
 import { registerGetItem } from './tools/get-item.js';
 import { registerGetListingStatus } from './tools/get-listing-status.js';
 import { registerGetOrder } from './tools/get-order.js';
+import { registerOrderFiles } from './tools/order-files.js';
 import { registerGetPayouts } from './tools/get-payouts.js';
 import { registerGetSalesChains } from './tools/get-sales-chains.js';
 import { registerGetSellerStats } from './tools/get-seller-stats.js';
@@ -45,7 +47,9 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerPreviewItem(server, deps);
   registerQuoteItem(server, deps);
   registerAcquireItem(server, deps);
+  if (deps.approvals) registerConfirmPurchase(server, deps.approvals);
   registerGetOrder(server, deps);
+  registerOrderFiles(server, deps);
   registerListMyOrders(server, deps);
   registerListItem(server, deps);
   registerGetListingStatus(server, deps);
@@ -62,6 +66,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
   registerGetSalesChains(server, deps);
   registerSetSalesChains(server, deps);
   registerResources(server, deps);
+  registerItemTemplate(server, deps);
   registerPrompts(server);
   return server;
 }

@@ -69,6 +69,13 @@ export const ConfigSchema = z
     HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
 
+    /**
+     * The hosted MCP endpoint `POST /mcp` (Streamable HTTP, stateless, mcp/hosted/): the MCP tool
+     * set in this process with no wallet of its own; paid tools answer the x402 MCP transport's
+     * PaymentRequired and complete with the client's payment in `_meta["x402/payment"]`.
+     */
+    MCP_HOSTED_ENABLED: bool.default(true),
+
     // --- rate limits (src/http/plugins/rate-limit.ts; per replica, in process) ----------------
     /** Length of every rate-limit window. */
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { scanReportProblem } from '../../src/client/attestation.js';
@@ -8,7 +10,14 @@ import { ChainSchema } from '../../src/wire/chains.js';
 import { currentLegal } from '../../src/wire/legal.js';
 import { AcquireResponseSchema, type AcquireResponse } from '../../src/wire/orders.js';
 import type { McpDeps } from '../deps.js';
-import { authorizePayment, chainOf, PaymentRefused, promptPriceUsdc } from './paying.js';
+import {
+  authorizePayment,
+  chainOf,
+  offerOf,
+  PaymentRefused,
+  promptPriceUsdc,
+  quoted,
+} from './paying.js';
 import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
 
 export const NO_WALLET =
@@ -156,13 +165,17 @@ async function buy(
       approve: async (required) => {
         price = promptPriceUsdc(required);
         paidOn = chainOf(required, chain);
+        const offer = offerOf(required, chain);
         reservation = await authorizePayment(server, deps, wallet.address, {
           kind: 'purchase',
           usdc: price,
           ref: item_id,
+          offer,
+          // our own fields first; the seller's title only quoted, cut and stripped of controls
           summary:
-            `"${item?.metadata.title ?? item_id}" (item ${item_id}) from seller ${item?.metadata.seller_username ?? 'unknown'}, ` +
-            `paid on ${paidOn} from wallet ${wallet.address}`,
+            `listing ${item_id} from seller ${item?.metadata.seller_username ?? 'unknown'}, paid on ${paidOn} ` +
+            `to ${offer?.payTo ?? 'unknown'} from wallet ${wallet.address}` +
+            (item?.metadata.title ? ` (seller's title: "${quoted(item.metadata.title)}")` : ''),
         });
       },
     });
@@ -280,7 +293,7 @@ async function buy(
         `Do not pay again: call get_order { order_id: "${order.order_id}" } for fresh links.`,
     });
   }
-  if (!args.unpack) return success({ ...base, archive: saved });
+  if (!args.unpack) return linked(success({ ...base, archive: saved }), saved.path);
   const target = path.join(
     path.dirname(saved.path),
     fileName.replace(/\.(zip|tar\.gz|tgz)$/i, '') || 'unpacked',
@@ -294,11 +307,11 @@ async function buy(
         note: `Not unpacked: the archive holds entries the marketplace scan refuses (${unpacked.findings.slice(0, 5).join('; ')}). The archive file is kept; inspect it before opening.`,
       });
     await deps.state.recordOrder({ ...record, local_path: saved.path, unpacked_to: unpacked.dir });
-    return success({
-      ...base,
-      archive: saved,
-      unpacked: { dir: unpacked.dir, files: unpacked.files },
-    });
+    return linked(
+      success({ ...base, archive: saved, unpacked: { dir: unpacked.dir, files: unpacked.files } }),
+      saved.path,
+      unpacked.dir,
+    );
   } catch (err) {
     return success({
       ...base,
@@ -306,4 +319,22 @@ async function buy(
       note: `Not unpacked: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}. The archive file is kept.`,
     });
   }
+}
+
+/** `resource_link`s to the saved archive and the unpacked folder, beside the structured result. */
+function linked(result: CallToolResult, file: string, dir?: string): CallToolResult {
+  result.content.push({
+    type: 'resource_link',
+    uri: pathToFileURL(file).href,
+    name: path.basename(file),
+    mimeType: file.endsWith('.zip') ? 'application/zip' : 'application/gzip',
+  });
+  if (dir)
+    result.content.push({
+      type: 'resource_link',
+      uri: pathToFileURL(dir).href,
+      name: `${path.basename(dir)}/`,
+      description: 'The unpacked folder',
+    });
+  return result;
 }

@@ -4,7 +4,10 @@ import { PublicItemSchema } from '../../src/wire/items.js';
 import type { McpDeps } from '../deps.js';
 import { apiFailure, success } from './results.js';
 
-export function registerGetItem(server: McpServer, deps: McpDeps): void {
+export function registerGetItem(
+  server: McpServer,
+  deps: Pick<McpDeps, 'baseUrl' | 'catalog'>,
+): void {
   server.registerTool(
     'get_item',
     {

@@ -7,7 +7,7 @@ import { UploadMetadataSchema, UploadResponseSchema } from '../../src/wire/listi
 import type { PackedArchive } from '../archive.js';
 import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
-import { authorizePayment, PaymentRefused, promptPriceUsdc } from './paying.js';
+import { authorizePayment, offerOf, PaymentRefused, promptPriceUsdc } from './paying.js';
 import { apiFailure, failure, nothingCharged, success } from './results.js';
 
 /** Spec 8: archives up to 10 MB. */
@@ -124,6 +124,7 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
               kind: 'listing_fee',
               usdc: fee,
               ref: args.title,
+              offer: offerOf(required, args.chain),
               summary: `listing fee for "${args.title}"`,
             });
           },

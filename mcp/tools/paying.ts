@@ -50,6 +50,43 @@ export interface PaymentIntent {
   ref: string;
   /** Shown to the human: what, from whom, on which chain. */
   summary: string;
+  /** The requirement that will be signed (the marketplace's answer): recipient and asset. */
+  offer?: { payTo: string; asset: string; network: string };
+}
+
+/** The requirement the client signs for a prompt: the preferred chain's, else the first. */
+export function offerOf(
+  required: { accepts: Array<{ payTo: string; asset: string; network: string }> },
+  preferred?: string,
+): PaymentIntent['offer'] {
+  return (
+    required.accepts.find((a) => chainOfNetwork(a.network) === preferred) ?? required.accepts[0]
+  );
+}
+
+/** Seller text inside a confirmation: control characters out, at most 80 characters. */
+export function quoted(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f"]/g, ' ').trim();
+  return clean.length > 80 ? `${clean.slice(0, 79)}…` : clean;
+}
+
+/** What each MCP session (one connected server instance) has signed for, in USDC. */
+const sessionSpent = new WeakMap<McpServer, number>();
+
+/** The operator's allow-lists of recipients and assets, against the marketplace's answer. */
+function checkAllowed(deps: McpDeps, intent: PaymentIntent): void {
+  const allow = deps.allow;
+  const offer = intent.offer;
+  if (!allow || !offer) return;
+  if (allow.payTo.length && !allow.payTo.includes(offer.payTo.toLowerCase()))
+    throw new PaymentRefused(
+      `The marketplace asks to pay ${offer.payTo}, which is not in this server's recipient allow-list (MCP_ALLOWED_PAY_TO). ${OPERATOR}`,
+    );
+  if (allow.assets.length && !allow.assets.includes(offer.asset.toLowerCase()))
+    throw new PaymentRefused(
+      `The marketplace asks for asset ${offer.asset} on ${offer.network}, which is not in this server's asset allow-list (MCP_ALLOWED_ASSETS). ${OPERATOR}`,
+    );
 }
 
 /**
@@ -63,6 +100,13 @@ export async function authorizePayment(
   intent: PaymentIntent,
 ): Promise<string> {
   const { limits, state } = deps;
+  checkAllowed(deps, intent);
+  const sessionSoFar = sessionSpent.get(server) ?? 0;
+  if (limits.perSession !== undefined && sessionSoFar + intent.usdc > limits.perSession + 1e-9)
+    throw new PaymentRefused(
+      `Paying ${intent.usdc} USDC would pass this server's cap of ${limits.perSession} USDC per MCP session (MCP_SESSION_LIMIT_USDC): ` +
+        `${sessionSoFar} USDC already signed in this session. A new session (reconnecting) starts again, within the 24-hour budget. ${OPERATOR}`,
+    );
   const precheck = async () => {
     // a dry run: reserve and release at once, so the human is never asked about a refused payment
     const id = await state.reserve(wallet, intent.kind, intent.usdc, intent.ref, limits);
@@ -75,10 +119,12 @@ export async function authorizePayment(
     throw err;
   }
   if (intent.kind === 'purchase' && intent.usdc > limits.confirmAbove) {
-    await confirmWithHuman(server, intent, limits.confirmAbove);
+    await confirmWithHuman(server, deps, wallet, intent, limits.confirmAbove);
   }
   try {
-    return await state.reserve(wallet, intent.kind, intent.usdc, intent.ref, limits);
+    const id = await state.reserve(wallet, intent.kind, intent.usdc, intent.ref, limits);
+    sessionSpent.set(server, (sessionSpent.get(server) ?? 0) + intent.usdc);
+    return id;
   } catch (err) {
     if (err instanceof LimitExceeded) throw new PaymentRefused(limitText(err.refusal, intent.usdc));
     throw err;
@@ -87,10 +133,28 @@ export async function authorizePayment(
 
 async function confirmWithHuman(
   server: McpServer,
+  deps: McpDeps,
+  wallet: string,
   intent: PaymentIntent,
   threshold: number,
 ): Promise<void> {
   if (!server.server.getClientCapabilities()?.elicitation) {
+    const { approvals } = deps;
+    if (approvals?.consume(wallet, intent.ref, intent.usdc)) return;
+    if (approvals) {
+      const { id, where } = approvals.request(
+        wallet,
+        intent.ref,
+        intent.usdc,
+        `Pay ${intent.usdc} USDC: ${intent.summary}`,
+      );
+      throw new PaymentRefused(
+        `This purchase costs ${intent.usdc} USDC, above ${threshold} USDC (MCP_CONFIRM_ABOVE_USDC), so a human must approve it, ` +
+          `and this MCP client cannot ask. Nothing was signed. Approval ${id} is waiting: ask the user to read the one-time code ${where} ` +
+          `and tell it to you, then call confirm_purchase { approval_id: "${id}", code } and call acquire_item again with the same arguments ` +
+          '(within 10 minutes). Never guess the code.',
+      );
+    }
     throw new PaymentRefused(
       `This purchase costs ${intent.usdc} USDC, above ${threshold} USDC (MCP_CONFIRM_ABOVE_USDC), so a human must confirm it, ` +
         'and this MCP client cannot ask (it does not support elicitation). Nothing was signed. Ask the user to buy it ' +

@@ -12,7 +12,10 @@ const price = (which: string) =>
     .optional()
     .describe(`${which} price in USDC, 0..${SEARCH_LIMITS.maxPrice} (e.g. 2.5)`);
 
-export function registerSearchItems(server: McpServer, deps: McpDeps): void {
+export function registerSearchItems(
+  server: McpServer,
+  deps: Pick<McpDeps, 'baseUrl' | 'catalog'>,
+): void {
   server.registerTool(
     'search_items',
     {

@@ -9,6 +9,7 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CatalogClient } from '../../src/client/catalog.js';
 import { loadDemoData } from '../../src/domain/discovery/demo.js';
 import { startListeningTestApp } from '../helpers/app.js';
@@ -140,6 +141,10 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
     // against the tool's outputSchema
     await client.listTools();
     const rest = new CatalogClient({ baseUrl: market.base });
+    // the hosted endpoint on the marketplace itself (stateless Streamable HTTP, POST /mcp)
+    const hostedClient = new Client({ name: 'bench-hosted', version: '1' });
+    await hostedClient.connect(new StreamableHTTPClientTransport(new URL(`${market.base}/mcp`)));
+    await hostedClient.listTools();
     const runs = {
       rest: (q: string) => rest.search({ q }),
       mcp: async (q: string) => {
@@ -148,8 +153,13 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
           throw new Error(`search_items failed: ${JSON.stringify(r)}`);
       },
       ping: () => client.ping(),
+      hosted: async (q: string) => {
+        const r = await hostedClient.callTool({ name: 'search_items', arguments: { q } });
+        if (r.isError || !r.structuredContent)
+          throw new Error(`hosted search_items failed: ${JSON.stringify(r)}`);
+      },
     };
-    const times: Record<keyof typeof runs, number[]> = { rest: [], mcp: [], ping: [] };
+    const times: Record<keyof typeof runs, number[]> = { rest: [], mcp: [], ping: [], hosted: [] };
     const rounds = Number(process.env.BENCH_MCP_ROUNDS ?? 20);
     const load = loadavg()[0]!;
     // warm every path first
@@ -182,7 +192,12 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
     const cpuRest = await cpuBlock(runs.rest);
     const cpuMcp = await cpuBlock(runs.mcp);
     await client.close();
+    await hostedClient.close();
     const ratio = median(times.mcp) / median(times.rest);
+    const hostedRatio = median(times.hosted) / median(times.rest);
+    console.log(
+      `search_items over hosted /mcp: median ${ms(median(times.hosted))} ms vs REST ${ms(median(times.rest))} ms: ratio ${hostedRatio.toFixed(2)}`,
+    );
     console.log(
       `search_items over stdio: median ${ms(median(times.mcp))} ms vs REST ${ms(median(times.rest))} ms: ratio ${ratio.toFixed(2)} (goal <= 1.3), ${times.mcp.length} calls each; ` +
         `stdio ping ${ms(median(times.ping))} ms; marketplace ${inProcess ? 'in this process' : 'in its own process'}; load average ${load.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)}`,
@@ -201,6 +216,8 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
       search_rest_median_ms: ms(median(times.rest)),
       stdio_ping_median_ms: ms(median(times.ping)),
       search_ratio: Math.round(ratio * 100) / 100,
+      search_hosted_median_ms: ms(median(times.hosted)),
+      search_hosted_ratio: Math.round(hostedRatio * 100) / 100,
       ...(!inProcess && {
         cpu_per_search_ms: {
           rest_client: ms(cpuRest.agent),

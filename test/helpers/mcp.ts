@@ -6,7 +6,9 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
   type CallToolResult,
@@ -14,7 +16,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Approvals } from '../../mcp/approvals.js';
 import type { SpendingLimits } from '../../mcp/config.js';
+import { serveHttp, type HttpServing } from '../../mcp/http.js';
 import type { McpDeps } from '../../mcp/deps.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { LocalState } from '../../mcp/state.js';
@@ -40,6 +44,15 @@ export interface McpTestOptions {
   }) => McpDeps['wallet'];
   /** The client answers elicitation requests with this (no elicitation capability when absent). */
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+  /** The approval path for clients that cannot ask (confirm_purchase), as the entry wires it. */
+  approvals?: Approvals;
+  /** The operator's recipient and asset allow-lists. */
+  allow?: McpDeps['allow'];
+  /**
+   * 'http': the server behind the local Streamable HTTP transport (mcp/http.ts, one session per
+   * client) on a loopback port, the client over StreamableHTTPClientTransport; in memory otherwise.
+   */
+  transport?: 'memory' | 'http';
 }
 
 export const TEST_LIMITS: SpendingLimits = {
@@ -75,10 +88,23 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
     state: LocalState.inDir(dataDir),
     downloadDir: path.join(dataDir, 'downloads'),
     ...(opts.tracing && { tracing: opts.tracing }),
+    ...(opts.allow && { allow: opts.allow }),
+    ...(opts.approvals && { approvals: opts.approvals }),
   };
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer(deps);
-  await server.connect(serverSide);
+  let clientSide: Transport;
+  let serving: HttpServing | undefined;
+  if (opts.transport === 'http') {
+    serving = await serveHttp(() => createMcpServer(deps), {
+      port: 0,
+      host: '127.0.0.1',
+      token: undefined,
+    });
+    clientSide = new StreamableHTTPClientTransport(new URL(serving.url));
+  } else {
+    const [c, serverSide] = InMemoryTransport.createLinkedPair();
+    clientSide = c;
+    await createMcpServer(deps).connect(serverSide);
+  }
   const client = new Client(
     { name: 'mcp-test', version: '1.0.0' },
     { capabilities: opts.elicit ? { elicitation: {} } : {} },
@@ -109,7 +135,11 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
     dataDir,
     deps,
     elicited,
-    close: () => client.close(),
+    serving,
+    close: async () => {
+      await client.close();
+      await serving?.close();
+    },
   };
 }
 

@@ -209,7 +209,12 @@ describe('spending limits', () => {
     const declined = await declining.call('acquire_item', args);
     expect(declined.isError).toBe(true);
     expect(textOf(declined)).toMatch(/did not confirm.*Nothing was signed/);
-    expect(declining.elicited[0]).toMatch(/3 USDC.*Tapir cache.*seller .*base/);
+    // our own fields (price, listing id, seller, chain, recipient) first; the seller's title only quoted
+    expect(declining.elicited[0]).toMatch(
+      new RegExp(
+        `3 USDC.*listing ${item.itemId} from seller \\S+, paid on base to 0x[0-9a-fA-F]{40} .*title: "Tapir cache"`,
+      ),
+    );
     expect(await ordersOf(item.itemId)).toBe(0);
     const spent = await declining.call('list_my_orders');
     expect(spent.structuredContent).toMatchObject({ spent_last_24h_usdc: 0, orders: [] });

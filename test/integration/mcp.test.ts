@@ -33,6 +33,8 @@ const TOOL_NAMES = [
   'quote_item',
   'acquire_item',
   'get_order',
+  'get_invoice',
+  'download_order',
   'list_my_orders',
   'list_item',
   'get_listing_status',

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { acquireRoutes } from './acquire.js';
 import { discoveryRoutes } from './discovery.js';
 import { itemRoutes } from './items.js';
+import { mcpRoutes } from './mcp.js';
 
 /** The feature routes, in a fixed order, on the root instance (no encapsulation of their own). */
 export async function registerRoutes(
@@ -33,4 +34,5 @@ export async function registerRoutes(
     },
   });
   await app.register(face.sellingRoutes, { deps, face });
+  if (config.MCP_HOSTED_ENABLED) await app.register(mcpRoutes, { deps, face });
 }

@@ -1,0 +1,94 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { createHostedMcpServer } from '../../../mcp/hosted/server.js';
+import type { MarketplaceFetch } from '../../../mcp/hosted/paid-call.js';
+import type { Config } from '../../config.js';
+import type { RouteGroup } from '../face.js';
+
+/**
+ * A fetch that answers from this app's own routes (Fastify's inject): the hosted MCP tools reach
+ * the very REST routes, credential hooks, rate limits and payment guard an HTTP client reaches,
+ * as the MCP client's address and with its region header, without a network hop.
+ */
+function inProcessFetch(
+  app: FastifyInstance,
+  outer: FastifyRequest,
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'REGION_COUNTRY_HEADER'>,
+): MarketplaceFetch {
+  const regionHeader = config.REGION_COUNTRY_HEADER.toLowerCase();
+  return async (url, init) => {
+    const req = new Request(url, init);
+    if (!req.url.startsWith(`${config.PUBLIC_BASE_URL}/`))
+      throw new Error(`hosted MCP: ${req.url} is not on this marketplace`);
+    const target = new URL(req.url);
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => (headers[k] = v));
+    const region = outer.headers[regionHeader];
+    if (typeof region === 'string') headers[regionHeader] = region;
+    const payload = req.body ? Buffer.from(await req.arrayBuffer()) : undefined;
+    const res = await app.inject({
+      method: req.method as 'GET',
+      url: `${target.pathname}${target.search}`,
+      headers,
+      remoteAddress: outer.ip,
+      ...(payload && { payload }),
+    });
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers as OutgoingHttpHeaders)) {
+      if (v === undefined) continue;
+      for (const one of [v].flat()) out.append(k, String(one));
+    }
+    const empty = res.statusCode === 204 || res.statusCode === 304 || req.method === 'HEAD';
+    return new Response(empty ? null : res.rawPayload, { status: res.statusCode, headers: out });
+  };
+}
+
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/**
+ * `POST /mcp`: the hosted MCP endpoint (Streamable HTTP, stateless: a server per request, any
+ * replica answers, JSON responses). It holds no wallet; paid and account tools are paid through
+ * the x402 MCP transport (mcp/hosted/). Off with MCP_HOSTED_ENABLED=false.
+ */
+export const mcpRoutes: RouteGroup = async (app, { deps }) => {
+  const { config } = deps;
+  const root = app as unknown as FastifyInstance;
+  app.post(
+    '/mcp',
+    { config: { auth: 'public' }, schema: { hide: true }, bodyLimit: 256 * 1024 },
+    async (request, reply) => {
+      const server = createHostedMcpServer({
+        baseUrl: config.PUBLIC_BASE_URL,
+        fetch: inProcessFetch(root, request, config),
+      });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  );
+  for (const method of ['GET', 'DELETE'] as const)
+    app.route({
+      method,
+      url: '/mcp',
+      config: { auth: 'public' },
+      schema: { hide: true },
+      handler: async (_request, reply) =>
+        reply
+          .code(405)
+          .header('allow', 'POST')
+          .send(
+            jsonRpcError(-32000, 'Method not allowed: this MCP endpoint is stateless, use POST'),
+          ),
+    });
+};
