@@ -63,9 +63,20 @@ const cookieOptions = (request: FastifyRequest) => ({
 
 const listOf = (v: string | string[] | undefined) => (v === undefined ? [] : [v].flat());
 
-/** Where to go after signing in: a console page of this origin only. */
-const safeNext = (next: string | undefined) =>
-  next && /^\/admin(?:[/?#]|$)/.test(next) && !next.startsWith('//') ? next : '/admin';
+const CONSOLE_PAGE = /^\/admin(?:[/?#]|$)/;
+
+/**
+ * Where to go after signing in: a console page of this origin only. The path is resolved as a
+ * browser would (dot segments, backslashes) and sent back in its encoded form, so neither a line
+ * break (an invalid Location header, a 500) nor `/admin/../x` leads anywhere but the console.
+ */
+function safeNext(next: string | undefined): string {
+  if (!next || !CONSOLE_PAGE.test(next)) return '/admin';
+  const base = 'http://console.invalid';
+  const url = new URL(next, base);
+  if (url.origin !== base || !/^\/admin(?:\/|$)/.test(url.pathname)) return '/admin';
+  return url.pathname + url.search + url.hash;
+}
 
 /**
  * The operator console (issue 26): server-rendered pages under /admin behind a sign-in with the
