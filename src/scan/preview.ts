@@ -326,8 +326,8 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u20
  * change how the name reads: bidi overrides and isolates ("invoice\u202egpj.ts" reads as
  * "invoicest.jpg"), zero-width and invisible marks. The preview spells each out as `\uXXXX`.
  */
-// eslint-disable-next-line no-control-regex
 const DISGUISING =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 const shownPath = (path: string) =>
   path.replace(DISGUISING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
