@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/app.js';
-import { cookieHeader, cookiesOf, csrfOf, form, TEST_ADMIN_TOKEN } from '../helpers/console.js';
+import {
+  cookieHeader,
+  cookiesOf,
+  csrfOf,
+  form,
+  post,
+  signIn,
+  TEST_ADMIN_TOKEN,
+} from '../helpers/console.js';
+import { createSaleItem } from '../helpers/items.js';
 
 /** The console as a hostile caller tries it (review of issue 26): what must never happen. */
 let t: TestContext;
@@ -48,5 +57,28 @@ describe('sign-in redirect', () => {
     // a console page with its query is kept as asked
     const { res } = await signInWithNext('/admin/listings?status=active');
     expect(res.headers.location).toBe('/admin/listings?status=active');
+  });
+});
+
+describe('console input', () => {
+  it('a NUL byte in a filter or a take-down reason is a 400 page, never a 500, and changes nothing', async () => {
+    const item = await createSaleItem(t.runtime.deps, { title: 'Listing kept' });
+    const { jar, csrf } = await signIn(t.app);
+    for (const query of ['seller=%00', 'q=a%00b', 'seller=x%01y']) {
+      const res = await t.app.inject({
+        url: `/admin/listings?${query}`,
+        headers: { cookie: cookieHeader(jar) },
+      });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+    }
+    const res = await post(t.app, `/admin/listings/${item.itemId}/take-down`, jar, {
+      reason: 'spam\u0000',
+      _csrf: csrf,
+    });
+    expect(res.statusCode).toBe(400);
+    const [row] = await t.runtime.deps.sql<{ status: string }[]>`
+      select status from items where id = ${item.itemId}`;
+    expect(row!.status).toBe('active');
   });
 });

@@ -29,7 +29,9 @@ import {
 } from '../../domain/operator/payments.js';
 import { unresolvedPayments } from '../../domain/payments/reconciler.js';
 import { AppError, code } from '../../errors.js';
+import { hasControlCharacters } from '../../wire/input.js';
 import { ItemParamsSchema } from '../../wire/items.js';
+import { validationError } from '../error-handler.js';
 import { barChart, sendPage } from '../pages/views.js';
 import type { OperatorCounters } from './counters.js';
 
@@ -60,6 +62,14 @@ const cookieOptions = (request: FastifyRequest) => ({
   sameSite: 'strict' as const,
   secure: overTls(request),
 });
+
+/** Typed text an operator sends (filters, a reason): no NUL or control character reaches SQL. */
+const plainText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .refine((s) => !hasControlCharacters(s), code('invalid_query'));
 
 const listOf = (v: string | string[] | undefined) => (v === undefined ? [] : [v].flat());
 
@@ -157,7 +167,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
     const e =
       err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET'
         ? new AppError('csrf_invalid')
-        : err;
+        : (validationError(err) ?? err);
     if (!(e instanceof AppError) || request.routeOptions.config.operator === 'token') throw e;
     for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
     // (a refusal before this context's hooks ran, a 429, has no cookies parsed: a plain page)
@@ -339,16 +349,10 @@ export const adminPlugin: FastifyPluginAsyncZod<{
       .union([z.enum(LISTING_STATUSES), z.literal('')])
       .optional()
       .transform((v) => v || undefined),
-    seller: z
-      .string()
-      .trim()
-      .max(200)
+    seller: plainText(200)
       .optional()
       .transform((v) => v || undefined),
-    q: z
-      .string()
-      .trim()
-      .max(200)
+    q: plainText(200)
       .optional()
       .transform((v) => v || undefined),
   });
@@ -394,7 +398,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
       schema: {
         ...hide,
         params: ItemParamsSchema,
-        body: z.object({ reason: z.string().trim().min(1).max(500), _csrf: z.string().optional() }),
+        body: z.object({ reason: plainText(500).min(1), _csrf: z.string().optional() }),
       },
       preHandler: app.csrfProtection,
     },
