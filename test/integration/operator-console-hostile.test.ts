@@ -60,6 +60,24 @@ describe('sign-in redirect', () => {
   });
 });
 
+describe('sign-in form', () => {
+  it('a console link with a long query still signs in with the right token', async () => {
+    const url = `/admin/listings?q=${encodeURIComponent('é'.repeat(150))}`;
+    const asked = await t.app.inject({ url });
+    expect(asked.statusCode).toBe(401);
+    const next = /name="next" value="([^"]*)"/.exec(asked.body)![1]!;
+    const jar = cookiesOf(asked);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader(jar) },
+      payload: form({ token: TEST_ADMIN_TOKEN, _csrf: csrfOf(asked.body), next }),
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toMatch(/^\/admin/);
+  });
+});
+
 describe('console input', () => {
   it('a NUL byte in a filter or a take-down reason is a 400 page, never a 500, and changes nothing', async () => {
     const item = await createSaleItem(t.runtime.deps, { title: 'Listing kept' });

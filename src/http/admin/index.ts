@@ -73,6 +73,8 @@ const plainText = (max: number) =>
 
 const listOf = (v: string | string[] | undefined) => (v === undefined ? [] : [v].flat());
 
+/** The longest `next` the sign-in form takes back. */
+const NEXT_MAX = 500;
 const CONSOLE_PAGE = /^\/admin(?:[/?#]|$)/;
 
 /**
@@ -85,7 +87,9 @@ function safeNext(next: string | undefined): string {
   const base = 'http://console.invalid';
   const url = new URL(next, base);
   if (url.origin !== base || !/^\/admin(?:\/|$)/.test(url.pathname)) return '/admin';
-  return url.pathname + url.search + url.hash;
+  const page = url.pathname + url.search + url.hash;
+  // the sign-in form carries it back: longer than its field allows, the console's front page
+  return page.length <= NEXT_MAX ? page : '/admin';
 }
 
 /**
@@ -211,7 +215,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
     '/admin/login',
     {
       config: { ...open, throttle: undefined },
-      schema: { ...hide, querystring: z.object({ next: z.string().max(500).optional() }) },
+      schema: { ...hide, querystring: z.object({ next: z.string().max(NEXT_MAX).optional() }) },
     },
     async (request, reply) => signInPage(request, reply, 200, undefined, request.query.next),
   );
@@ -224,7 +228,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
         ...hide,
         body: z.object({
           token: z.string().max(1000).optional(),
-          next: z.string().max(500).optional(),
+          next: z.string().max(NEXT_MAX).optional(),
           _csrf: z.string().optional(),
         }),
       },
