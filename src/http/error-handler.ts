@@ -37,6 +37,19 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
  * failures become 400 with the catalog code their schema names (`code(...)` in src/errors.ts);
  * anything unexpected is a 500 with no internals.
  */
+/** A schema validation failure as the AppError it answers (400, the code its schema names). */
+export function validationError(err: unknown): AppError | undefined {
+  if (!hasZodFastifySchemaValidationErrors(err)) return undefined;
+  const first = err.validation[0];
+  const text = first?.message ?? 'invalid';
+  const known = isErrorCode(text) ? text : undefined;
+  const field = first?.instancePath?.replace(/^\//, '').replace(/\//g, '.');
+  const where = field || err.validationContext || 'request';
+  return new AppError(known ?? 'invalid_request', {
+    message: known ? `${where}: ${new AppError(known).message}` : `${where}: ${text}`,
+  });
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     if (err instanceof AppError) {
@@ -45,17 +58,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       for (const [k, v] of Object.entries(err.extras.headers ?? {})) reply.header(k, v);
       return reply.status(err.status).send(err.toBody());
     }
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const first = err.validation[0];
-      const text = first?.message ?? 'invalid';
-      const known = isErrorCode(text) ? text : undefined;
-      const field = first?.instancePath?.replace(/^\//, '').replace(/\//g, '.');
-      const where = field || err.validationContext || 'request';
-      const e = new AppError(known ?? 'invalid_request', {
-        message: known ? `${where}: ${new AppError(known).message}` : `${where}: ${text}`,
-      });
-      request.errorCode = e.code;
-      return reply.status(e.status).send(e.toBody());
+    const invalid = validationError(err);
+    if (invalid) {
+      request.errorCode = invalid.code;
+      return reply.status(invalid.status).send(invalid.toBody());
     }
     const fe = err as FastifyError;
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;

@@ -214,17 +214,18 @@ export class PreviewCollector {
       .slice(0, PREVIEW_LIMITS.languages);
     const entries = shallowest(this.kept)
       .sort((a, b) => byPath(a.path, b.path))
-      .map(({ path, size }) => ({ path, size }));
+      .map(({ path, size }) => ({ path: shownPath(path), size }));
+    const readme = readmes[0] ? readmeExcerpt(readmes[0]) : null;
     return {
       files: this.files,
       bytes: this.bytes,
       lines: this.lines,
       tree: { entries, total: this.files, truncated: entries.length < this.files },
       languages,
-      license,
-      manifests,
+      license: { ...license, file: license.file === null ? null : shownPath(license.file) },
+      manifests: manifests.map((m) => ({ ...m, path: shownPath(m.path) })),
       tests: { present: this.testFiles > 0, files: this.testFiles, frameworks: [...frameworks] },
-      readme: readmes[0] ? readmeExcerpt(readmes[0]) : null,
+      readme: readme && { ...readme, path: shownPath(readme.path) },
     };
   }
 }
@@ -320,6 +321,17 @@ function decode(c: Captured): string {
 /** Control characters (but tab), and the Unicode bidirectional overrides that disguise text. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Characters a file name may hold (the scan refuses control characters in names, not these) that
+ * change how the name reads: bidi overrides and isolates ("invoice\u202egpj.ts" reads as
+ * "invoicest.jpg"), zero-width and invisible marks. The preview spells each out as `\uXXXX`.
+ */
+const DISGUISING =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+const shownPath = (path: string) =>
+  path.replace(DISGUISING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 const HEX64 = /(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])/;
 const escapeHtml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

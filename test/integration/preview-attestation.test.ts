@@ -4,6 +4,7 @@ import { verifyTypedData, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanAttestationSchema, type ScanAttestation } from '../../src/wire/previews.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { post, signIn, TEST_ADMIN_TOKEN } from '../helpers/console.js';
 import { asWallet, listItem, startSellingApp, type SellingContext } from '../helpers/selling.js';
 import { clientFor, newWallet } from '../helpers/wallets.js';
 
@@ -15,7 +16,7 @@ import { clientFor, newWallet } from '../helpers/wallets.js';
  */
 let t: SellingContext;
 beforeAll(async () => {
-  t = await startSellingApp({ MAX_ACTIVE_LISTINGS: '100' });
+  t = await startSellingApp({ MAX_ACTIVE_LISTINGS: '100', ADMIN_TOKEN: TEST_ADMIN_TOKEN });
 });
 afterAll(() => t?.close());
 
@@ -181,5 +182,50 @@ describe('preview and signed scan report', () => {
     const none = await t.app.inject(`/api/v1/items/${crypto.randomUUID()}/attestation`);
     expect(none.statusCode).toBe(404);
     expect(none.json().error).toBe('attestation_not_found');
+  });
+  it('an operator take-down leaves the report verifiable and no longer active; no field can be changed', async () => {
+    const own = newWallet();
+    const other = await listItem(t, own, { bytes: zipOf(project('prv29c')), compression: 'zip' });
+    await t.work();
+    const signer = (await t.app.inject('/api/v1/skills')).json().scan_attestation.signer as Hex;
+    const { jar, csrf } = await signIn(t.app);
+    const down = await post(t.app, `/admin/listings/${other}/take-down`, jar, {
+      reason: 'malware report',
+      _csrf: csrf,
+    });
+    expect(down.statusCode).toBe(303);
+    const res = await t.app.inject(`/api/v1/items/${other}/attestation`);
+    expect(res.statusCode).toBe(200);
+    const a = ScanAttestationSchema.parse(res.json());
+    expect(a.status).toBe('no_longer_active');
+    const verify = (typed: ScanAttestation['typed_data']) =>
+      verifyTypedData({
+        address: signer,
+        ...typed,
+        signature: a.signature as Hex,
+      } as Parameters<typeof verifyTypedData>[0]);
+    expect(await verify(a.typed_data)).toBe(true);
+    const m = a.typed_data.message;
+    const flip = (h: string) => h.slice(0, -1) + (h.endsWith('0') ? '1' : '0');
+    const tampered: Partial<typeof m>[] = [
+      { itemId: id },
+      { archiveSha256: flip(m.archiveSha256) },
+      { archiveSize: m.archiveSize - 1 },
+      { seller: newWallet().address },
+      { scannerVersion: `${m.scannerVersion}.1` },
+      { ruleSetHash: flip(m.ruleSetHash) },
+      { verdict: 'reject' as 'accept' },
+      { scannedAt: m.scannedAt + 1 },
+    ];
+    for (const change of tampered) {
+      expect(
+        await verify({ ...a.typed_data, message: { ...m, ...change } }),
+        JSON.stringify(change),
+      ).toBe(false);
+    }
+    // nor the domain it was signed in
+    expect(
+      await verify({ ...a.typed_data, domain: { ...a.typed_data.domain, version: '2' } }),
+    ).toBe(false);
   });
 });

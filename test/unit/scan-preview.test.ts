@@ -229,6 +229,24 @@ describe('hostile archives: bounded, and the scan verdict unchanged', () => {
     expect(ctl.preview!.readme!.excerpt).toBe('# Title[31m\nok');
   });
 
+  it('a file name with a bidi override or an invisible character is shown with it spelled out', async () => {
+    // "invoice\u202egpj.ts" reads as "invoicest.jpg": the tree must not show what is not there
+    const { verdict, preview } = await previewOf(
+      zipOf({
+        ...uniqueProject(),
+        'src/invoice\u202egpj.ts': 'export const a = 1;\n',
+        'src/\u2066x\u2069\u200b.ts': 'export const b = 2;\n',
+        'LICENSE\u200d': spdx('MIT'),
+      }),
+    );
+    expect(verdict).toBe('accept');
+    const paths = preview!.tree.entries.map((e) => e.path);
+    expect(paths).toContain('src/invoice\\u202egpj.ts');
+    expect(paths).toContain('src/\\u2066x\\u2069\\u200b.ts');
+    const shown = JSON.stringify(preview);
+    expect(shown).not.toMatch(/[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/);
+  });
+
   it('UTF-16 and wrapped-folder READMEs are read; the top-level one wins', async () => {
     const utf16 = Buffer.concat([
       Buffer.from([0xff, 0xfe]),

@@ -29,7 +29,9 @@ import {
 } from '../../domain/operator/payments.js';
 import { unresolvedPayments } from '../../domain/payments/reconciler.js';
 import { AppError, code } from '../../errors.js';
+import { hasControlCharacters } from '../../wire/input.js';
 import { ItemParamsSchema } from '../../wire/items.js';
+import { validationError } from '../error-handler.js';
 import { barChart, sendPage } from '../pages/views.js';
 import type { OperatorCounters } from './counters.js';
 
@@ -61,11 +63,34 @@ const cookieOptions = (request: FastifyRequest) => ({
   secure: overTls(request),
 });
 
+/** Typed text an operator sends (filters, a reason): no NUL or control character reaches SQL. */
+const plainText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .refine((s) => !hasControlCharacters(s), code('invalid_query'));
+
 const listOf = (v: string | string[] | undefined) => (v === undefined ? [] : [v].flat());
 
-/** Where to go after signing in: a console page of this origin only. */
-const safeNext = (next: string | undefined) =>
-  next && /^\/admin(?:[/?#]|$)/.test(next) && !next.startsWith('//') ? next : '/admin';
+/** The longest `next` the sign-in form takes back. */
+const NEXT_MAX = 500;
+const CONSOLE_PAGE = /^\/admin(?:[/?#]|$)/;
+
+/**
+ * Where to go after signing in: a console page of this origin only. The path is resolved as a
+ * browser would (dot segments, backslashes) and sent back in its encoded form, so neither a line
+ * break (an invalid Location header, a 500) nor `/admin/../x` leads anywhere but the console.
+ */
+function safeNext(next: string | undefined): string {
+  if (!next || !CONSOLE_PAGE.test(next)) return '/admin';
+  const base = 'http://console.invalid';
+  const url = new URL(next, base);
+  if (url.origin !== base || !/^\/admin(?:\/|$)/.test(url.pathname)) return '/admin';
+  const page = url.pathname + url.search + url.hash;
+  // the sign-in form carries it back: longer than its field allows, the console's front page
+  return page.length <= NEXT_MAX ? page : '/admin';
+}
 
 /**
  * The operator console (issue 26): server-rendered pages under /admin behind a sign-in with the
@@ -146,7 +171,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
     const e =
       err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET'
         ? new AppError('csrf_invalid')
-        : err;
+        : (validationError(err) ?? err);
     if (!(e instanceof AppError) || request.routeOptions.config.operator === 'token') throw e;
     for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
     // (a refusal before this context's hooks ran, a 429, has no cookies parsed: a plain page)
@@ -190,7 +215,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
     '/admin/login',
     {
       config: { ...open, throttle: undefined },
-      schema: { ...hide, querystring: z.object({ next: z.string().max(500).optional() }) },
+      schema: { ...hide, querystring: z.object({ next: z.string().max(NEXT_MAX).optional() }) },
     },
     async (request, reply) => signInPage(request, reply, 200, undefined, request.query.next),
   );
@@ -203,7 +228,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
         ...hide,
         body: z.object({
           token: z.string().max(1000).optional(),
-          next: z.string().max(500).optional(),
+          next: z.string().max(NEXT_MAX).optional(),
           _csrf: z.string().optional(),
         }),
       },
@@ -328,16 +353,10 @@ export const adminPlugin: FastifyPluginAsyncZod<{
       .union([z.enum(LISTING_STATUSES), z.literal('')])
       .optional()
       .transform((v) => v || undefined),
-    seller: z
-      .string()
-      .trim()
-      .max(200)
+    seller: plainText(200)
       .optional()
       .transform((v) => v || undefined),
-    q: z
-      .string()
-      .trim()
-      .max(200)
+    q: plainText(200)
       .optional()
       .transform((v) => v || undefined),
   });
@@ -383,7 +402,7 @@ export const adminPlugin: FastifyPluginAsyncZod<{
       schema: {
         ...hide,
         params: ItemParamsSchema,
-        body: z.object({ reason: z.string().trim().min(1).max(500), _csrf: z.string().optional() }),
+        body: z.object({ reason: plainText(500).min(1), _csrf: z.string().optional() }),
       },
       preHandler: app.csrfProtection,
     },
