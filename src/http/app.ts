@@ -86,7 +86,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   await app.register(jsonBodyPlugin);
   await app.register(operatorCountersPlugin, { counters });
   await registerRoutes(app, config, face, deps);
-  registerMetricsRoute(app, config, deps.telemetry);
+  registerMetricsRoute(app, config, deps.telemetry, deps.adminToken);
   // People's pages: the catalogue's item pages, their style sheet, and the operator console.
   registerStylesheet(app);
   await app.register(cataloguePages, { deps });

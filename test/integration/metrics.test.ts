@@ -84,6 +84,16 @@ describe('GET /metrics', () => {
     expect(wrong.body).not.toContain('marketplace_');
   });
 
+  it('also answers the operator token the console printed', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${t.runtime.deps.adminToken}` },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('marketplace_payments_total');
+  });
+
   it('counts a purchase: its HTTP requests by route and status, and the payment outcome', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
     const url = `/api/v1/items/${item.itemId}/acquire`;

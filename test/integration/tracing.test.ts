@@ -48,10 +48,17 @@ const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
   spans.filter((s) => s.parentSpanId === parent.spanId);
 
 describe('OpenTelemetry tracing', () => {
-  it('is on with the OTEL_* settings; /metrics stays absent without METRICS_TOKEN', async () => {
+  it('is on with the OTEL_* settings; without METRICS_TOKEN /metrics opens only to the operator token', async () => {
     expect(t.runtime.deps.tracing).toBeDefined();
     const res = await t.app.inject({ method: 'GET', url: '/metrics' });
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(401);
+    const operator = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${t.runtime.deps.adminToken}` },
+    });
+    expect(operator.statusCode).toBe(200);
+    expect(operator.body).toContain('marketplace_http_requests_total');
   });
 
   it('carries an MCP tool call’s trace context into the service: request and statement spans are its children', async () => {

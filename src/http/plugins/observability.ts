@@ -50,27 +50,36 @@ function record(metrics: Metrics, request: FastifyRequest, reply: FastifyReply):
 }
 
 /**
- * `GET /metrics` on the main port when METRICS_TOKEN is set, answered only with
- * `Authorization: Bearer <METRICS_TOKEN>` (401 `unauthorized` otherwise). Hidden from the
- * OpenAPI document and the manifest: it is the operator's, not the agents'.
+ * `GET /metrics` on the main port, answered only with `Authorization: Bearer <token>` where the
+ * token is METRICS_TOKEN or the operator's ADMIN_TOKEN (so a new operator scrapes with the token
+ * the console printed; METRICS_TOKEN gives a scraper a credential that opens nothing else). 401
+ * `unauthorized` otherwise, counted in the failed-credential bucket like a wrong console token.
+ * Hidden from the OpenAPI document and the manifest: it is the operator's, not the agents'.
  */
 export function registerMetricsRoute(
   app: FastifyInstance,
   config: Pick<Config, 'METRICS_TOKEN'>,
   metrics: Metrics,
+  adminToken: string | undefined,
 ): void {
-  const token = config.METRICS_TOKEN;
-  if (token === undefined) return;
+  const tokens = [config.METRICS_TOKEN, adminToken].filter((t): t is string => t !== undefined);
+  if (tokens.length === 0) return;
   app.get(
     '/metrics',
-    { config: { auth: 'public' }, schema: { hide: true }, logLevel: 'warn' },
+    {
+      config: { auth: 'public', throttle: 'signed' },
+      schema: { hide: true },
+      logLevel: 'warn',
+    },
     async (request, reply) => {
-      if (!bearerOk(token, request.headers.authorization)) {
+      if (!tokens.some((token) => bearerOk(token, request.headers.authorization))) {
         throw new AppError('unauthorized', {
-          message: 'send the metrics token: Authorization: Bearer <METRICS_TOKEN>',
+          message: 'send the metrics or operator token: Authorization: Bearer <token>',
           headers: { 'www-authenticate': 'Bearer realm="metrics"' },
         });
       }
+      // process and event-loop metrics from the first scrape on (nothing loads before one)
+      metrics.collectProcessMetrics();
       const { contentType, body } = await metrics.exposition();
       return reply.type(contentType).send(body);
     },
