@@ -45,9 +45,9 @@ export async function wellKnownX402(
 }
 
 /** `/llms.txt`: what the service is and where to read on, in a few Markdown lines. */
-export function llmsTxt(base: string, opts: { revision: 'A' | 'B' }): string {
+export function llmsTxt(base: string, opts: { accountAuth: 'id402' | 'key' }): string {
   const identity =
-    opts.revision === 'B'
+    opts.accountAuth === 'id402'
       ? 'Account routes take a SIGN-IN-WITH-X header (the sign-in-with-x challenge of their 402 prompt) or a zero-value x402 signature made from that prompt (identity only, never settled).'
       : 'Account routes take an API key (X-API-KEY) obtained by SIWE registration.';
   return `# Code artifact marketplace
@@ -68,7 +68,7 @@ ${identity} Errors are JSON { error, message } with stable codes.
 - [Search](${base}/api/v1/search?q=rate+limiter): GET, free; q is the task in plain words
 - [Item](${base}/api/v1/items/{uuid}): GET, free
 - [Buy](${base}/api/v1/items/{uuid}/acquire): POST, x402 payment of the item's price
-- [List an archive](${base}/api/v1/items): POST, multipart archive + metadata${opts.revision === 'B' ? ', x402 listing fee' : ', API key'}
+- [List an archive](${base}/api/v1/items): POST, multipart archive + metadata${opts.accountAuth === 'id402' ? ', x402 listing fee' : ', API key'}
 
 ## Optional
 

@@ -26,6 +26,8 @@ export async function sendCatalogue(
   deps: Deps,
   request: FastifyRequest,
   reply: FastifyReply,
+  /** The face's rule (Revision A shows only listings payable somewhere). */
+  payableOnly: boolean,
 ): Promise<FastifyReply> {
   const { sql, embedder, config } = deps;
   const form = CatalogueForm.safeParse(request.query);
@@ -37,7 +39,7 @@ export async function sendCatalogue(
   const opts = {
     efSearch: config.SEARCH_EF_SEARCH,
     ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
-    payableOnly: config.CONTRACT_REVISION === 'A',
+    payableOnly,
   };
   let problem: string | undefined;
   let results: Awaited<ReturnType<typeof newestListings>> = [];

@@ -36,7 +36,8 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
   // One URL, two representations: caches keep them apart by Accept.
   app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) => {
     reply.header('Vary', 'Accept');
-    if (representationOf(request) === 'html') return sendCatalogue(deps, request, reply);
+    if (representationOf(request) === 'html')
+      return sendCatalogue(deps, request, reply, face.payableOnly);
     return {
       name: 'code-artifact-marketplace',
       description:
@@ -83,7 +84,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
     },
   );
 
-  const llms = llmsTxt(base, { revision: config.CONTRACT_REVISION });
+  const llms = llmsTxt(base, { accountAuth: face.accountAuth });
   app.get(
     '/llms.txt',
     { config: { auth: 'public' }, schema: { hide: true } },
