@@ -120,3 +120,32 @@ export function routeErrors(r: RouteErrorInput): Map<number, ErrorCode[]> {
   }
   return byStatus;
 }
+
+/** The domain codes a purchase answers (acquire, and Revision A's keyed `/buy`). */
+export const PURCHASE_ERRORS: ErrorCode[] = [
+  'item_not_found',
+  'region_unavailable',
+  'unsupported_currency',
+  'unsupported_chain',
+  'policy_acceptance_required',
+  'license_acceptance_required',
+  'self_purchase_forbidden',
+  'seller_wallet_missing',
+  'chain_required',
+];
+
+/** The domain codes an upload answers (the paid listing, and Revision A's keyed one). */
+export const UPLOAD_ERRORS: ErrorCode[] = [
+  'invalid_metadata',
+  'unknown_metadata_key',
+  'invalid_file_name',
+  'missing_file',
+  'invalid_file',
+  'unsupported_archive',
+  'invalid_multipart',
+  'too_many_parts',
+  'duplicate_code',
+  'code_previously_rejected',
+  'listing_limit_reached',
+  'storage_unavailable',
+];

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { PURCHASE_ERRORS, UPLOAD_ERRORS } from '../error-docs.js';
 import type { Deps } from '../../deps.js';
 import { ItemParamsSchema } from '../../wire/items.js';
 import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/render.js';
@@ -47,17 +48,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         auth: 'key',
         price: 'item price',
         payment: 'purchase',
-        errors: [
-          'item_not_found',
-          'region_unavailable',
-          'unsupported_currency',
-          'unsupported_chain',
-          'policy_acceptance_required',
-          'license_acceptance_required',
-          'self_purchase_forbidden',
-          'seller_wallet_missing',
-          'chain_required',
-        ],
+        errors: PURCHASE_ERRORS,
       },
       schema: describe(
         'purchase',
@@ -94,20 +85,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
           'multipart/form-data': UploadMultipartBodySchema,
           'application/json': UploadJsonBodySchema,
         },
-        errors: [
-          'invalid_metadata',
-          'unknown_metadata_key',
-          'invalid_file_name',
-          'missing_file',
-          'invalid_file',
-          'unsupported_archive',
-          'invalid_multipart',
-          'too_many_parts',
-          'duplicate_code',
-          'code_previously_rejected',
-          'listing_limit_reached',
-          'storage_unavailable',
-        ],
+        errors: UPLOAD_ERRORS,
       },
       schema: describe(
         'selling',

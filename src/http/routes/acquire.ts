@@ -1,4 +1,5 @@
 import { acquire } from '../../domain/orders/acquire.js';
+import { PURCHASE_ERRORS } from '../error-docs.js';
 import { ItemParamsSchema } from '../../wire/items.js';
 import {
   AcquireBodySchema,
@@ -19,17 +20,7 @@ export const acquireRoutes: RouteGroup = async (app, { deps, face }) => {
         auth: 'paid402',
         price: 'item price',
         payment: 'purchase',
-        errors: [
-          'item_not_found',
-          'region_unavailable',
-          'unsupported_currency',
-          'unsupported_chain',
-          'policy_acceptance_required',
-          'license_acceptance_required',
-          'self_purchase_forbidden',
-          'seller_wallet_missing',
-          'chain_required',
-        ],
+        errors: PURCHASE_ERRORS,
       },
       schema: describe('purchase', description, {
         params: ItemParamsSchema,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { UPLOAD_ERRORS } from '../error-docs.js';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { assertRegionServed } from '../../domain/orders/acquire.js';
@@ -145,21 +146,7 @@ export const sellingRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, 
           'multipart/form-data': UploadMultipartBodySchema,
           'application/json': UploadJsonBodySchema,
         },
-        errors: [
-          'invalid_metadata',
-          'unknown_metadata_key',
-          'invalid_file_name',
-          'missing_file',
-          'invalid_file',
-          'unsupported_archive',
-          'invalid_multipart',
-          'too_many_parts',
-          'duplicate_code',
-          'code_previously_rejected',
-          'listing_limit_reached',
-          'region_unavailable',
-          'storage_unavailable',
-        ],
+        errors: [...UPLOAD_ERRORS, 'region_unavailable'],
       },
       schema: describe(
         'selling',
