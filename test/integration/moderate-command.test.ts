@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('npm run moderate (the operator command)', () => {
-  it('lists pending feedback with item and text, approves by id; the seller then reads it', async () => {
+  it('lists pending feedback with item, text and who wrote it about whom, approves by id; the seller then reads it', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'moderate-'));
     dirs.push(dataDir);
     // the embedded database on disk, or on the Postgres tier a database of the cluster
@@ -52,6 +52,8 @@ describe('npm run moderate (the operator command)', () => {
         feedback_id: feedbackId,
         item_id: itemId,
         item_title: 'Moderated widget',
+        buyer_username: expect.stringMatching(/\S/),
+        seller_username: expect.stringMatching(/\S/),
         rating: 9,
         text: 'works as described',
         created_at: expect.any(String),

@@ -10,30 +10,41 @@ export interface PendingFeedback {
   feedback_id: string;
   item_id: string;
   item_title: string;
+  buyer_username: string;
+  seller_username: string;
   rating: number | null;
   text: string | null;
   created_at: string;
 }
 
+/** The pending rows, oldest first: the console's moderation queue and `moderate list`. */
 export async function listPendingFeedback(sql: Db, limit = 100): Promise<PendingFeedback[]> {
   const rows = await sql<
     {
       id: string;
       itemId: string;
       title: string;
+      buyer: string;
+      seller: string;
       rating: number | null;
       text: string | null;
       createdAt: Date;
     }[]
   >`
-    select f.id, f.item_id, i.title, f.rating, f.text, f.created_at
-    from item_feedback f join items i on i.id = f.item_id
+    select f.id, f.item_id, i.title, b.username as buyer, s.username as seller, f.rating, f.text,
+           f.created_at
+    from item_feedback f
+    join items i on i.id = f.item_id
+    join agents b on b.id = f.buyer_id
+    join agents s on s.id = i.seller_id
     where f.moderation_status = 'pending'
     order by f.created_at, f.id limit ${limit}`;
   return rows.map((r) => ({
     feedback_id: r.id,
     item_id: r.itemId,
     item_title: r.title,
+    buyer_username: r.buyer,
+    seller_username: r.seller,
     rating: r.rating,
     text: r.text,
     created_at: r.createdAt.toISOString(),
