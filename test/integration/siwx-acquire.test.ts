@@ -103,6 +103,58 @@ describe('sign-in-with-x on acquire', () => {
     expect(await count('orders', item.itemId)).toBe(1);
   });
 
+  it('with both a proof and a payment, the payment is processed: a second order', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `${t.base}/api/v1/items/${item.itemId}/acquire`;
+    const buyer = newWallet();
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: buyer });
+    const first = await wrapFetchWithPayment(fetch, client)(url, legal);
+    const { order_id } = (await first.json()) as { order_id: string };
+
+    // a valid, unused proof of the buyer (the official client signs it; it is not sent)
+    let proof = '';
+    await wrapFetchWithSIWx(async (input, init) => {
+      const v = new Headers(
+        init?.headers ?? (input instanceof Request ? input.headers : undefined),
+      ).get('sign-in-with-x');
+      if (!v) return fetch(input, init);
+      proof = v;
+      return new Response(null, { status: 204 });
+    }, buyer)(url, legal);
+    expect(proof).not.toBe('');
+
+    // the paid retry carries it too
+    let attached = 0;
+    const both: typeof fetch = (input, init) => {
+      const h = new Headers(
+        init?.headers ?? (input instanceof Request ? input.headers : undefined),
+      );
+      if (h.get('payment-signature')) {
+        h.set('sign-in-with-x', proof);
+        attached++;
+      }
+      return input instanceof Request
+        ? fetch(new Request(input, { headers: h }))
+        : fetch(input, { ...init, headers: h });
+    };
+    const second = await wrapFetchWithPayment(both, client)(url, legal);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('payment-response')).toBeTruthy();
+    expect(attached).toBe(1);
+    const latest = ((await second.json()) as { order_id: string }).order_id;
+    expect(latest).not.toBe(order_id);
+    expect(await count('orders', item.itemId)).toBe(2);
+
+    // the proof was not spent by the paid request: alone, it re-delivers the latest order
+    const alone = await fetch(url, {
+      ...legal,
+      headers: { ...legal.headers, 'SIGN-IN-WITH-X': proof },
+    });
+    expect(alone.status).toBe(200);
+    expect(((await alone.json()) as { order_id: string }).order_id).toBe(latest);
+  });
+
   it('a forged proof gets the prompt with the reason', async () => {
     const item = await createSaleItem(t.runtime.deps);
     const res = await fetch(`${t.base}/api/v1/items/${item.itemId}/acquire`, {
