@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import type { Pay } from '../domain/payments/fulfilment.js';
+import type { PaidOffer } from '../x402/guard.js';
 
 /**
  * The one HTTP helper between a domain offer and x402: a request without `PAYMENT-SIGNATURE`
@@ -8,5 +9,7 @@ import type { Pay } from '../domain/payments/fulfilment.js';
  * to complete (src/x402/guard.ts does both).
  */
 export function payFor(deps: Pick<Deps, 'x402'>, request: FastifyRequest): Pay {
-  return (offer) => deps.x402.paid(request, offer);
+  return Object.assign((offer: PaidOffer) => deps.x402.paid(request, offer), {
+    signIn: (offer: PaidOffer) => deps.x402.signIn(request, offer),
+  });
 }

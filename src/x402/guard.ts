@@ -312,15 +312,57 @@ export class X402Guard {
    * Paid x402: without a signature throws the 402 prompt for `offer`; with one returns the
    * verified payment (not yet settled, nonce not yet claimed: hand it to `payments.run`).
    */
-  async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
-    if (offer.options.length === 0) throw new Error('paid offer without options');
-    const prompt = new Prompt(
-      this.resourceUrl(req),
+  private paidPrompt(req: GuardRequest, offer: PaidOffer): Prompt {
+    const url = this.resourceUrl(req);
+    const { extensions, signIn } = offer;
+    return new Prompt(
+      url,
       offer.options.map((o) => this.issuer.requirement(o.chain, o.payTo, o.amount, offer.bind)),
       offer.description,
-      offer.extensions,
+      signIn
+        ? () => ({
+            ...(typeof extensions === 'function' ? extensions() : extensions),
+            ...siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs(), false),
+          })
+        : extensions,
       this.service(offer.tags),
     );
+  }
+
+  /**
+   * Sign-in-with-x on a paid route (`offer.signIn`): the signer of a valid SIGN-IN-WITH-X header
+   * whom `offer.signIn` accepts, served without paying. Undefined when the request carries no such
+   * header, or carries PAYMENT-SIGNATURE (payment wins). The proof's nonce is claimed (a replay is
+   * refused with the prompt); a valid signer not accepted gets the plain 402 prompt, an invalid
+   * proof the prompt with the reason, as on identity routes.
+   */
+  async signIn(req: GuardRequest, offer: PaidOffer): Promise<string | undefined> {
+    const header = headerOf(req, SIWX_HEADER);
+    if (!offer.signIn || !header || paymentSignatureOf(req)) return undefined;
+    const prompt = this.paidPrompt(req, offer);
+    const proof = await checkSiwx(header, prompt.resourceUrl, {
+      secret: this.opts.secret,
+      networks: this.opts.networks,
+      nowMs: this.nowMs(),
+    });
+    if ('refused' in proof) throw fail(proof.refused, prompt.header);
+    const fresh = await this.opts.nonces.claimIdentityNonce({
+      payer: proof.payer,
+      nonce: proof.nonce,
+      resource: offer.resource ?? this.resourceKey(req),
+      validBefore: proof.expiresAt,
+    });
+    if (!fresh) throw fail('invalid_siwx_nonce_already_used', prompt.header);
+    if (!(await offer.signIn(proof.payer))) {
+      await offer.beforePrompt?.();
+      throw prompt.error();
+    }
+    return proof.payer;
+  }
+
+  async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
+    if (offer.options.length === 0) throw new Error('paid offer without options');
+    const prompt = this.paidPrompt(req, offer);
     const signature = paymentSignatureOf(req);
     if (!signature) {
       await offer.beforePrompt?.();

@@ -53,6 +53,12 @@ export interface PaidOffer {
    * the offered chains is refused as `chain_mismatch` before anything settles.
    */
   completionChain?: Chain;
+  /**
+   * Sign-in-with-x instead of payment (`POST .../acquire`: a wallet that already bought it): the
+   * prompt advertises the `sign-in-with-x` extension, and a verified signer for whom this answers
+   * true is served without paying (src/x402/guard.ts `signIn`).
+   */
+  signIn?: (payer: string) => Promise<boolean>;
 }
 
 /** The path of a request URL (query excluded): resources are named by it. */

@@ -42,12 +42,17 @@ function issuedHere(secret: Buffer, uri: string, nonce: string): boolean {
   return timingSafeEqual(Buffer.from(m[2]!), Buffer.from(mac(secret, m[1]!, uri)));
 }
 
-/** `extensions["sign-in-with-x"]` of an identity prompt for `uri`. */
+/**
+ * `extensions["sign-in-with-x"]` of a prompt for `uri`. `withSchema: false` (the acquire prompt,
+ * whose header must also carry the bazaar entry within 8 KB) leaves out the JSON schema of the
+ * proof, which clients do not read to sign.
+ */
 export function siwxChallenge(
   secret: Buffer,
   uri: string,
   networks: PaymentNetworks,
   nowMs: number,
+  withSchema = true,
 ): Record<string, unknown> {
   return {
     [SIGN_IN_WITH_X]: {
@@ -65,7 +70,7 @@ export function siwxChallenge(
         chainId: n.network,
         type: 'eip191',
       })),
-      schema: buildSIWxSchema(),
+      ...(withSchema && { schema: buildSIWxSchema() }),
     },
   };
 }

@@ -76,6 +76,8 @@ describe.each(['B', 'A'] as const)('Revision %s prompts', (revision) => {
     expect(prompt.resource.description).toBe(title);
     expect(prompt.resource.tags).toEqual(['TypeScript', ...['r', 'e', 'n', 'j'].map(long)]);
     expectCatalogued(prompt, { bazaar: true });
+    // a buyer may sign in instead (issue 27), in the same header
+    expect(prompt.extensions!['sign-in-with-x']).toBeDefined();
     expect((prompt.extensions!.bazaar as { routeTemplate?: string }).routeTemplate).toBe(
       '/api/v1/items/:uuid/acquire',
     );

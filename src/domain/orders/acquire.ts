@@ -159,7 +159,7 @@ export async function acquire(
   country: string | undefined,
   pay: Pay,
   mode: AcquireMode = revisionBAcquire,
-): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string }> {
+): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string | undefined }> {
   // The claim re-checks the item; when it changed since it was read (a cached copy, or a race with
   // the seller) nothing was claimed, and the request is answered again from a fresh read, so the
   // answer is exactly what that fresh read gives (404, 409, a verification failure or a purchase).
@@ -183,7 +183,7 @@ async function acquireOnce(
   pay: Pay,
   fresh: boolean,
   mode: AcquireMode,
-): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string }> {
+): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: string | undefined }> {
   if (body.currency !== undefined && body.currency.toUpperCase() !== 'USDC') {
     throw new AppError('unsupported_currency', { message: 'only USDC is accepted' });
   }
@@ -217,6 +217,10 @@ async function acquireOnce(
       );
       return mode.extensions(discovery, deps.config);
     },
+    // not on Revision A's keyed purchase: its order belongs to the key's agent
+    ...(mode.buyerId === undefined && {
+      signIn: async (payer: string) => (await orderOf(deps.sql, item.id, payer)) !== undefined,
+    }),
     ...(mode.completionChain(body) !== undefined && {
       completionChain: mode.completionChain(body),
     }),
@@ -235,6 +239,16 @@ async function acquireOnce(
       }
     },
   };
+  // A wallet that already bought this item may sign in (sign-in-with-x) instead of paying: the
+  // same order again, with fresh links. A request that also carries a payment pays.
+  const signedIn = offer.signIn && (await pay.signIn?.(offer));
+  if (signedIn) {
+    const orderId = (await orderOf(deps.sql, item.id, signedIn))!;
+    return {
+      response: await purchaseAnswer(deps, item, mode, { orderId }),
+      paymentResponseHeader: undefined,
+    };
+  }
   const payment = await pay(offer);
   if (payment.payer === item.sellerAddress.toLowerCase() || mode.buyerId === item.sellerId) {
     throw new AppError('self_purchase_forbidden', {
@@ -269,17 +283,34 @@ async function acquireOnce(
       payment.amount,
     ),
   });
+  return {
+    response: await purchaseAnswer(deps, item, mode, done.result),
+    paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
+/** The answer of a purchase: the order, its freshly signed links and the item's attestation. */
+async function purchaseAnswer(
+  deps: AcquireDeps,
+  item: SaleItem,
+  mode: AcquireMode,
+  result: AcquireResult,
+): Promise<AnyAcquireResponse> {
   const links: OrderLinks = orderLinks(deps.config, deps.secrets.urlSigningKey, {
-    id: done.result.orderId,
+    id: result.orderId,
     archiveSha256: item.archiveSha256,
   });
   // the signed scan report of what was bought (issue 29): the buyer checks the download against it
   const attestation = await findAttestation(deps.sql, item.id);
-  return {
-    response: {
-      ...mode.response(deps.config, done.result, links),
-      ...(attestation && { attestation }),
-    },
-    paymentResponseHeader: done.paymentResponseHeader,
-  };
+  return { ...mode.response(deps.config, result, links), ...(attestation && { attestation }) };
+}
+
+/** The latest completed order of this item paid by, or placed for the wallet of, `wallet`. */
+async function orderOf(sql: Db, itemId: string, wallet: string): Promise<string | undefined> {
+  const [row] = await sql<{ id: string }[]>`
+    select o.id from orders o join agents a on a.id = o.buyer_id
+    where o.item_id = ${itemId}::uuid and o.status = 'completed'
+      and (lower(o.payer) = ${wallet} or lower(a.address) = ${wallet})
+    order by o.completed_at desc limit 1`;
+  return row?.id;
 }

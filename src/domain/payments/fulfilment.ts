@@ -54,4 +54,10 @@ export type Fulfilment<C extends JsonObject = JsonObject> = (
  * with a verified payment or ends the request with the 402 prompt (src/http/payment.ts). The
  * domain never reads a header or builds a prompt.
  */
-export type Pay = (offer: PaidOffer) => Promise<VerifiedPayment>;
+export type Pay = ((offer: PaidOffer) => Promise<VerifiedPayment>) & {
+  /**
+   * Sign-in-with-x on an offer with `signIn`: the accepted signer, served without paying, or
+   * undefined (no proof, or a payment too: payment wins); refusals end with the prompt.
+   */
+  signIn?: (offer: PaidOffer) => Promise<string | undefined>;
+};

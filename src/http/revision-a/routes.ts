@@ -69,7 +69,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         payFor(deps, request),
         revisionAAcquire(agentOf(request).id),
       );
-      reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
+      if (paymentResponseHeader) reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response as BuyResponse;
     },
   );

@@ -38,7 +38,7 @@ export const acquireRoutes: RouteGroup = async (app, { deps, face }) => {
         payFor(deps, request),
         mode,
       );
-      reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
+      if (paymentResponseHeader) reply.header('PAYMENT-RESPONSE', paymentResponseHeader);
       return response as AcquireResponse | PublicAcquireAResponse;
     },
   );

@@ -1,0 +1,168 @@
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import { createSaleItem } from '../helpers/items.js';
+import { newWallet } from '../helpers/wallets.js';
+
+/**
+ * "Already paid? Deliver again" (issue 27): `POST .../acquire` with a SIGN-IN-WITH-X proof from a
+ * wallet that bought the item answers its order again, free; the official clients (@x402/fetch
+ * and @x402/extensions' wrapFetchWithSIWx), unmodified.
+ */
+let t: ListeningTestContext;
+beforeAll(async () => {
+  t = await startListeningTestApp();
+});
+afterAll(() => t?.close());
+
+const legal = {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ policy_accepted: true, license_accepted: true }),
+};
+
+/** fetch that records the SIGN-IN-WITH-X header it sends. */
+function recording() {
+  const sent: string[] = [];
+  const f: typeof fetch = async (input, init) => {
+    const h = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    const v = h.get('sign-in-with-x');
+    if (v) sent.push(v);
+    return fetch(input, init);
+  };
+  return { f, sent };
+}
+
+/** Orders of the item, and settled payments of the whole service. */
+const count = async (table: 'orders' | 'x402_payments', itemId: string) => {
+  const sql = t.runtime.deps.sql;
+  const where = table === 'orders' ? sql`item_id = ${itemId}::uuid` : sql`true`;
+  return (
+    await sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)} where ${where}`
+  )[0]!.n;
+};
+
+describe('sign-in-with-x on acquire', () => {
+  it('the acquire 402 advertises the sign-in-with-x challenge for its own URL', async () => {
+    const item = await createSaleItem(t.runtime.deps);
+    const url = `${t.base}/api/v1/items/${item.itemId}/acquire`;
+    const res = await fetch(url, { method: 'POST' });
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as {
+      extensions: Record<string, { info: Record<string, string> }>;
+    };
+    expect(body.extensions['sign-in-with-x']!.info).toMatchObject({
+      domain: new URL(t.base).host,
+      uri: url,
+    });
+    expect(body.extensions.bazaar).toBeDefined();
+  });
+
+  it('a buyer signs in and gets the same order again, no new charge; others and replays get 402', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `${t.base}/api/v1/items/${item.itemId}/acquire`;
+    const buyer = newWallet();
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: buyer });
+    const bought = await wrapFetchWithPayment(fetch, client)(url, legal);
+    expect(bought.status).toBe(200);
+    const order = (await bought.json()) as { order_id: string };
+    const payments = await count('x402_payments', item.itemId);
+
+    const { f, sent } = recording();
+    const again = await wrapFetchWithSIWx(f, buyer)(url, legal);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('payment-response')).toBeNull();
+    const redelivered = (await again.json()) as { order_id: string; download_url: string };
+    expect(redelivered.order_id).toBe(order.order_id);
+    expect((await fetch(redelivered.download_url)).status).toBe(200);
+    expect(sent).toHaveLength(1);
+    expect(await count('orders', item.itemId)).toBe(1);
+    expect(await count('x402_payments', item.itemId)).toBe(payments);
+
+    // the same proof again: its nonce is spent
+    const replay = await fetch(url, {
+      ...legal,
+      headers: { ...legal.headers, 'SIGN-IN-WITH-X': sent[0]! },
+    });
+    expect(replay.status).toBe(402);
+    expect(await replay.json()).toMatchObject({ reason: 'invalid_siwx_nonce_already_used' });
+
+    // a wallet that never bought it: the plain prompt, nothing about the item's buyers
+    const stranger = recording();
+    const other = await wrapFetchWithSIWx(stranger.f, newWallet())(url, legal);
+    expect(other.status).toBe(402);
+    expect(stranger.sent).toHaveLength(1);
+    const prompt = (await other.json()) as Record<string, unknown>;
+    expect(prompt.error).toBe('payment_required');
+    expect(prompt.reason).toBeUndefined();
+    expect(prompt.accepts).toBeDefined();
+    expect(await count('orders', item.itemId)).toBe(1);
+  });
+
+  it('with both a proof and a payment, the payment is processed: a second order', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `${t.base}/api/v1/items/${item.itemId}/acquire`;
+    const buyer = newWallet();
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: buyer });
+    const first = await wrapFetchWithPayment(fetch, client)(url, legal);
+    const { order_id } = (await first.json()) as { order_id: string };
+
+    // a valid, unused proof of the buyer (the official client signs it; it is not sent)
+    let proof = '';
+    await wrapFetchWithSIWx(async (input, init) => {
+      const v = new Headers(
+        init?.headers ?? (input instanceof Request ? input.headers : undefined),
+      ).get('sign-in-with-x');
+      if (!v) return fetch(input, init);
+      proof = v;
+      return new Response(null, { status: 204 });
+    }, buyer)(url, legal);
+    expect(proof).not.toBe('');
+
+    // the paid retry carries it too
+    let attached = 0;
+    const both: typeof fetch = (input, init) => {
+      const h = new Headers(
+        init?.headers ?? (input instanceof Request ? input.headers : undefined),
+      );
+      if (h.get('payment-signature')) {
+        h.set('sign-in-with-x', proof);
+        attached++;
+      }
+      return input instanceof Request
+        ? fetch(new Request(input, { headers: h }))
+        : fetch(input, { ...init, headers: h });
+    };
+    const second = await wrapFetchWithPayment(both, client)(url, legal);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('payment-response')).toBeTruthy();
+    expect(attached).toBe(1);
+    const latest = ((await second.json()) as { order_id: string }).order_id;
+    expect(latest).not.toBe(order_id);
+    expect(await count('orders', item.itemId)).toBe(2);
+
+    // the proof was not spent by the paid request: alone, it re-delivers the latest order
+    const alone = await fetch(url, {
+      ...legal,
+      headers: { ...legal.headers, 'SIGN-IN-WITH-X': proof },
+    });
+    expect(alone.status).toBe(200);
+    expect(((await alone.json()) as { order_id: string }).order_id).toBe(latest);
+  });
+
+  it('a forged proof gets the prompt with the reason', async () => {
+    const item = await createSaleItem(t.runtime.deps);
+    const res = await fetch(`${t.base}/api/v1/items/${item.itemId}/acquire`, {
+      ...legal,
+      headers: { ...legal.headers, 'SIGN-IN-WITH-X': Buffer.from('{"nope":1}').toString('base64') },
+    });
+    expect(res.status).toBe(402);
+    expect(res.headers.get('payment-required')).toBeTruthy();
+    expect(await res.json()).toMatchObject({ reason: 'invalid_siwx_payload' });
+  });
+});
