@@ -178,6 +178,58 @@ describe('hosted /mcp', () => {
     await a.client.close();
   });
 
+  it('answers with the security and CORS headers the rest of the service sends, and a browser preflight allows the MCP headers', async () => {
+    const init = await fetch(`${t.base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        origin: 'https://agent.example',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'browser-agent', version: '1.0.0' },
+        },
+      }),
+    });
+    expect(init.status).toBe(200);
+    expect(
+      ((await init.json()) as { result: { serverInfo: unknown } }).result.serverInfo,
+    ).toBeDefined();
+    const api = await fetch(`${t.base}/api/v1/search?q=x`);
+    for (const name of [
+      'access-control-allow-origin',
+      'access-control-expose-headers',
+      'content-security-policy',
+      'x-frame-options',
+      'x-content-type-options',
+      'referrer-policy',
+      'cross-origin-resource-policy',
+      'strict-transport-security',
+    ]) {
+      expect(init.headers.get(name), name).toBeTruthy();
+      expect(init.headers.get(name), name).toBe(api.headers.get(name));
+    }
+    const preflight = await fetch(`${t.base}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://agent.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'mcp-protocol-version',
+    );
+  });
+
   it('answers 405 to GET (stateless endpoint)', async () => {
     const res = await fetch(`${t.base}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
