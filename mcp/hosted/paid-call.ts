@@ -62,6 +62,7 @@ export async function paidCall<T>(
   init: { method: string; body?: unknown },
   payment: PaymentPayload | undefined,
   schema: import('zod').ZodType<T>,
+  extensions?: Record<string, unknown>,
 ): Promise<PaidAnswer<T>> {
   const headers: Record<string, string> = {};
   if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -74,6 +75,8 @@ export async function paidCall<T>(
   const prompt = res.headers.get('PAYMENT-REQUIRED');
   if (res.status === 402 && prompt) {
     const required = decodePaymentRequiredHeader(prompt);
+    // the tool's own entries (its bazaar discovery as an MCP tool) replace the route's
+    if (extensions) required.extensions = { ...required.extensions, ...extensions };
     const refusal = (await res.json().catch(() => undefined)) as
       { error?: string; message?: string; reason?: string } | undefined;
     if (payment && refusal?.error && refusal.error !== 'payment_required') {

@@ -9,6 +9,16 @@ import { registerHostedQuote } from './quote.js';
 import { registerHostedTools } from './tools.js';
 
 /**
+ * The hosted tools, as discovery documents name them (the e2e test pins them to `tools/list`):
+ * `paid` ones charge the item's price, `identity` ones take a zero-value proof, `free` ones nothing.
+ */
+export const HOSTED_MCP_TOOLS = {
+  free: ['search_items', 'get_item', 'quote_item'],
+  paid: ['acquire_item'],
+  identity: ['get_order', 'get_username', 'get_sales_chains'],
+} as const;
+
+/**
  * The hosted MCP server (`POST /mcp` on the marketplace, src/http/routes/mcp.ts): the catalogue
  * tools as the local server has them, and paid and account tools that hold no wallet: the agent
  * pays or proves its wallet with the x402 MCP transport (`_meta["x402/payment"]`), forwarded to

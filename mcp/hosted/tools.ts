@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { z } from 'zod';
 import { SalesChainsResponseSchema, UsernameResponseSchema } from '../../src/wire/accounts.js';
 import { ChainSchema } from '../../src/wire/chains.js';
@@ -37,6 +38,33 @@ const readOnly: ToolAnnotations = {
 };
 
 /**
+ * The x402 `bazaar` extension of a paid hosted tool, as an MCP tool (`info.input.type: "mcp"`):
+ * a catalogue that settles the payment (the facilitator reads the payload's extensions) lists the
+ * tool of this endpoint, not the REST route the payment is forwarded to.
+ */
+function mcpToolDiscovery(
+  toolName: string,
+  config: { description: string; inputSchema: z.ZodRawShape; outputSchema: z.ZodObject },
+  example: Record<string, unknown>,
+): Record<string, unknown> {
+  const { $schema: _in, ...inputSchema } = z.toJSONSchema(z.object(config.inputSchema), {
+    io: 'input',
+  });
+  const { $schema: _out, ...outputSchema } = z.toJSONSchema(config.outputSchema, {
+    io: 'output',
+    unrepresentable: 'any',
+  });
+  return declareDiscoveryExtension({
+    toolName,
+    description: config.description,
+    transport: 'streamable-http',
+    inputSchema,
+    example,
+    output: { schema: outputSchema },
+  });
+}
+
+/**
  * One hosted tool over one REST route, paid or proved by the client in `_meta`: the answer is the
  * route's body (plus `extra`), its receipt in `_meta["x402/payment-response"]`.
  */
@@ -50,14 +78,18 @@ function registerPaidTool<S extends z.ZodRawShape>(
     inputSchema: S;
     outputSchema: z.ZodObject;
     annotations: ToolAnnotations;
+    /** A paid tool's example arguments: its PaymentRequired then carries a bazaar `mcp` entry. */
+    discoveryExample?: Record<string, unknown>;
   },
   route: (args: z.infer<z.ZodObject<S>>) => { method: string; path: string; body?: unknown },
   hints: Hints = {},
   extra: (args: z.infer<z.ZodObject<S>>) => Record<string, unknown> = () => ({}),
 ): void {
+  const { discoveryExample, ...toolConfig } = config;
+  const extensions = discoveryExample && mcpToolDiscovery(name, config, discoveryExample);
   server.registerTool(
     name,
-    { ...config, description: `${config.description} ${PAYS_WITH_META}` },
+    { ...toolConfig, description: `${config.description} ${PAYS_WITH_META}` },
     (async (args: z.infer<z.ZodObject<S>>, ctx: { _meta?: Record<string, unknown> }) => {
       const { method, path, body } = route(args);
       try {
@@ -67,6 +99,7 @@ function registerPaidTool<S extends z.ZodRawShape>(
           { method, body },
           paymentOf(ctx._meta),
           z.record(z.string(), z.unknown()),
+          extensions,
         );
         if (answer.kind === 'payment_required') return answer.result;
         const result: CallToolResult = success({ ...answer.body, ...extra(args) });
@@ -111,6 +144,7 @@ export function registerHostedTools(server: McpServer, deps: HostedDeps): void {
         idempotentHint: false,
         openWorldHint: true,
       },
+      discoveryExample: { item_id: '00000000-0000-4000-8000-000000000000', accept_terms: true },
     },
     ({ item_id, chain }) => ({
       method: 'POST',

@@ -5,6 +5,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import {
+  validateDiscoveryExtension,
+  validateDiscoveryExtensionSpec,
+  type DiscoveryExtension,
+} from '@x402/extensions/bazaar';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
@@ -176,6 +181,100 @@ describe('hosted /mcp', () => {
     expect(await countOrders(item.itemId)).toBe(0);
     expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(10_000_000);
     await a.client.close();
+  });
+
+  it('answers with the security and CORS headers the rest of the service sends, and a browser preflight allows the MCP headers', async () => {
+    const init = await fetch(`${t.base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        origin: 'https://agent.example',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'browser-agent', version: '1.0.0' },
+        },
+      }),
+    });
+    expect(init.status).toBe(200);
+    expect(
+      ((await init.json()) as { result: { serverInfo: unknown } }).result.serverInfo,
+    ).toBeDefined();
+    const api = await fetch(`${t.base}/api/v1/search?q=x`);
+    for (const name of [
+      'access-control-allow-origin',
+      'access-control-expose-headers',
+      'content-security-policy',
+      'x-frame-options',
+      'x-content-type-options',
+      'referrer-policy',
+      'cross-origin-resource-policy',
+      'strict-transport-security',
+    ]) {
+      expect(init.headers.get(name), name).toBeTruthy();
+      expect(init.headers.get(name), name).toBe(api.headers.get(name));
+    }
+    const preflight = await fetch(`${t.base}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://agent.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'mcp-protocol-version',
+    );
+  });
+
+  it('the discovery documents name the hosted endpoint and every tool it lists', async () => {
+    const a = await agent();
+    const listed = (await a.client.listTools()).tools.map((x) => x.name);
+    await a.client.close();
+    const llms = await fetch(`${t.base}/llms.txt`).then((r) => r.text());
+    const wk = (await fetch(`${t.base}/.well-known/x402`).then((r) => r.json())) as {
+      instructions: string;
+    };
+    const skills = (await fetch(`${t.base}/api/v1/skills`).then((r) => r.json())) as {
+      mcp: { url: string; transport: string; tools: Record<string, string[]> };
+    };
+    expect(llms).toContain(`[Hosted MCP server](${t.base}/mcp)`);
+    expect(wk.instructions).toContain(`${t.base}/mcp`);
+    expect(skills.mcp).toMatchObject({ url: `${t.base}/mcp`, transport: 'streamable-http' });
+    expect(Object.values(skills.mcp.tools).flat().sort()).toEqual([...listed].sort());
+    expect(skills.mcp.tools.paid).toEqual(['acquire_item']);
+    for (const name of listed) {
+      expect(llms).toContain(name);
+      expect(wk.instructions).toContain(name);
+    }
+  });
+
+  it('the unpaid acquire_item carries a bazaar discovery entry for the MCP tool', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const a = await agent();
+    const required = a.requiredOf(
+      await a.call('acquire_item', { item_id: item.itemId, accept_terms: true }),
+    );
+    await a.client.close();
+    const bazaar = required!.extensions?.bazaar as DiscoveryExtension;
+    expect(bazaar.info.input).toMatchObject({
+      type: 'mcp',
+      toolName: 'acquire_item',
+      transport: 'streamable-http',
+    });
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(validateDiscoveryExtensionSpec(bazaar as never)).toEqual({ valid: true });
+    const input = (bazaar.info.input as unknown as { inputSchema: { required: string[] } })
+      .inputSchema;
+    expect(input.required.sort()).toEqual(['accept_terms', 'item_id']);
   });
 
   it('answers 405 to GET (stateless endpoint)', async () => {

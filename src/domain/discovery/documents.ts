@@ -7,13 +7,24 @@ import type { WellKnownX402 } from '../../wire/discovery.js';
  * language models).
  */
 
+/** The hosted MCP endpoint and its tools, when it is on (MCP_HOSTED_ENABLED). */
+export interface HostedMcpInfo {
+  url: string;
+  tools: { free: readonly string[]; paid: readonly string[]; identity: readonly string[] };
+}
+
+/** One line naming the hosted MCP endpoint, its transport and its tools by how they are paid. */
+export function hostedMcpLine(mcp: HostedMcpInfo): string {
+  return `Hosted MCP server: ${mcp.url} (Streamable HTTP, stateless, POST; no wallet held: paid tools take the x402 payment in params._meta["x402/payment"]). Tools: ${mcp.tools.free.join(', ')} (free); ${mcp.tools.paid.join(', ')} (paid, the item's price); ${mcp.tools.identity.join(', ')} (zero-value identity proof, never settled).`;
+}
+
 /** Acquire URLs listed in `/.well-known/x402`, newest listings first; the rest is found by search. */
 export const WELL_KNOWN_RESOURCE_CAP = 100;
 
 export async function wellKnownX402(
   sql: Db,
   base: string,
-  opts: { payableOnly: boolean; listingFee: boolean },
+  opts: { payableOnly: boolean; listingFee: boolean; mcp?: HostedMcpInfo },
 ): Promise<WellKnownX402> {
   const rows = await sql<{ id: string }[]>`
     select i.id from items i
@@ -37,6 +48,7 @@ export async function wellKnownX402(
       capped
         ? `Only the ${WELL_KNOWN_RESOURCE_CAP} newest listings are listed here; find the others with ${base}/api/v1/search?q=<task>.`
         : `Find listings by task with ${base}/api/v1/search?q=<task>.`,
+      opts.mcp ? hostedMcpLine(opts.mcp) : '',
       `Guide: ${base}/agent-usage. OpenAPI: ${base}/openapi.json.`,
     ]
       .filter(Boolean)
@@ -45,7 +57,10 @@ export async function wellKnownX402(
 }
 
 /** `/llms.txt`: what the service is and where to read on, in a few Markdown lines. */
-export function llmsTxt(base: string, opts: { accountAuth: 'id402' | 'key' }): string {
+export function llmsTxt(
+  base: string,
+  opts: { accountAuth: 'id402' | 'key'; mcp?: HostedMcpInfo },
+): string {
   const identity =
     opts.accountAuth === 'id402'
       ? 'Account routes take a SIGN-IN-WITH-X header (the sign-in-with-x challenge of their 402 prompt) or a zero-value x402 signature made from that prompt (identity only, never settled).'
@@ -71,7 +86,7 @@ ${identity} Errors are JSON { error, message } with stable codes.
 - [List an archive](${base}/api/v1/items): POST, multipart archive + metadata${opts.accountAuth === 'id402' ? ', x402 listing fee' : ', API key'}
 
 ## Optional
-
+${opts.mcp ? `\n- [Hosted MCP server](${opts.mcp.url}): ${hostedMcpLine(opts.mcp).replace(/^Hosted MCP server: \S+ /, '')}` : ''}
 - MCP server: \`npx artifact-marketplace-mcp\` (stdio) with MARKETPLACE_URL=${base}
 `;
 }

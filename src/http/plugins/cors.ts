@@ -2,7 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
-const CORS_ALLOW_HEADERS = 'Content-Type, Accept, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, X-API-KEY';
+// Mcp-Protocol-Version: a browser MCP client sends it on every request after initialize (/mcp).
+const CORS_ALLOW_HEADERS =
+  'Content-Type, Accept, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, X-API-KEY, Mcp-Protocol-Version';
+
+/**
+ * The CORS headers of every answer. Exported for answers written on the raw response (the hijacked
+ * `/mcp` route), which Fastify's onSend hooks never see.
+ */
+export const CORS_RESPONSE_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE',
+} as const;
 
 /** CORS for browser agents, and `Cache-Control: no-store` on every API answer. */
 export const corsPlugin = fp(
@@ -19,8 +30,7 @@ export const corsPlugin = fp(
     );
 
     app.addHook('onSend', async (request, reply) => {
-      reply.header('Access-Control-Allow-Origin', '*');
-      reply.header('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE');
+      reply.headers(CORS_RESPONSE_HEADERS);
       if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
     });
   },

@@ -11,7 +11,8 @@ import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
 import { representationOf } from '../representation.js';
-import { llmsTxt, wellKnownX402 } from '../../domain/discovery/documents.js';
+import { llmsTxt, wellKnownX402, type HostedMcpInfo } from '../../domain/discovery/documents.js';
+import { HOSTED_MCP_TOOLS } from '../../../mcp/hosted/server.js';
 import { WellKnownX402Schema } from '../../wire/discovery.js';
 
 const FAVICON = readFileSync(new URL('../../../assets/favicon.svg', import.meta.url));
@@ -62,6 +63,10 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
     async () => ({ status: 'ok' as const }),
   );
 
+  const mcp: HostedMcpInfo | undefined = config.MCP_HOSTED_ENABLED
+    ? { url: `${base}/mcp`, tools: HOSTED_MCP_TOOLS }
+    : undefined;
+
   let openapi: Record<string, unknown> | undefined;
   const openApiDocument = () => (openapi ??= app.swagger() as unknown as Record<string, unknown>);
 
@@ -80,11 +85,12 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
       return wellKnownX402(deps.sql, base, {
         payableOnly: face.payableOnly,
         listingFee: face.accountAuth === 'id402',
+        ...(mcp && { mcp }),
       });
     },
   );
 
-  const llms = llmsTxt(base, { accountAuth: face.accountAuth });
+  const llms = llmsTxt(base, { accountAuth: face.accountAuth, ...(mcp && { mcp }) });
   app.get(
     '/llms.txt',
     { config: { auth: 'public' }, schema: { hide: true } },
@@ -124,6 +130,16 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
           llms_txt_url: `${base}/llms.txt`,
           icon_url: config.SERVICE_ICON_URL ?? `${base}/favicon.svg`,
         },
+        ...(mcp && {
+          mcp: {
+            url: mcp.url,
+            transport: 'streamable-http',
+            stateless: true,
+            payment:
+              'x402 MCP transport: PaymentPayload in params._meta["x402/payment"], receipt in _meta["x402/payment-response"]',
+            tools: mcp.tools,
+          },
+        }),
         authentication: face.manifest.authentication(base),
         payment: {
           protocol: 'x402',

@@ -4,6 +4,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { createHostedMcpServer } from '../../../mcp/hosted/server.js';
 import type { MarketplaceFetch } from '../../../mcp/hosted/paid-call.js';
 import type { Config } from '../../config.js';
+import { CORS_RESPONSE_HEADERS } from '../plugins/cors.js';
 import type { RouteGroup } from '../face.js';
 
 /**
@@ -69,6 +70,10 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
         enableJsonResponse: true,
       });
       reply.hijack();
+      // The transport writes on the raw response, past the onSend hooks: the CORS headers the
+      // rest of the API sends go on first (helmet's are set on the raw response at onRequest).
+      for (const [name, value] of Object.entries(CORS_RESPONSE_HEADERS))
+        reply.raw.setHeader(name, value);
       reply.raw.on('close', () => {
         void transport.close();
         void server.close();
