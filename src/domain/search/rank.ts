@@ -18,7 +18,7 @@ import {
   softMatchWords,
   type PreparedQuery,
 } from './soft-match.js';
-import { namedStacks, stackMatch, taskText } from './stacks.js';
+import { namedStacks, stackMatch, taskText, type CodeMix } from './stacks.js';
 
 /*
  * The final ranking: the few candidates the database gathered (search.ts) scored on word meaning,
@@ -30,6 +30,8 @@ export type SearchVariant = 'lexical' | 'vector' | 'fused';
 export interface CandidateRow extends PublicItemRow {
   lexical: number;
   cosine: number;
+  /** the languages the scan measured (item_previews), null without a preview */
+  codeMix?: CodeMix | null;
 }
 
 /** What the final ranking knows of one query, computed once for all its candidates. */
@@ -122,7 +124,7 @@ export function candidateSignals(
     meaning,
     phrase: phraseMatchWords(query.tokens, words),
     concept: conceptCoverage(prepared, words, c.conceptBody) ?? meaning,
-    stack: stackMatch(query.stacks, row.techStack),
+    stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };
 }
 

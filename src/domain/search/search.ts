@@ -11,7 +11,7 @@ import {
   type CandidateRow,
   type SearchVariant,
 } from './rank.js';
-import { impliesRawText, stackFilterNames, stackWords, taskText } from './stacks.js';
+import { impliesRawText, namedStacks, stackFilterNames, stackWords, taskText } from './stacks.js';
 import type { Telemetry } from '../telemetry.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
@@ -77,6 +77,10 @@ export async function searchItems(
   const floor = opts.floor ?? SIMILARITY_FLOOR;
   const signals =
     variant === 'fused' ? await loadQuerySignals(sql, query.q) : querySignals(query.q);
+  // the tech_stack filter names stacks too: among the listings that declare them, the one whose
+  // code is in them first (a declaration the measured code contradicts counts less, stacks.ts)
+  for (const s of namedStacks(query.tech_stack ?? ''))
+    if (!signals.stacks.includes(s)) signals.stacks.push(s);
   const results = rankCandidates(signals, rows, variant)
     .filter((r) => r.similarity >= floor && r.similarity > 0)
     .slice(0, SEARCH_LIMIT)
@@ -197,7 +201,10 @@ export async function searchCandidates(
         from cand c join items i on i.id = c.id left join lex l on l.id = c.id
       )
       select * from (
-        select ${publicColumns(tx)}, coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine
+        select ${publicColumns(tx)}, coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine,
+          -- the languages the scan measured, for the stack factor (stacks.ts, stackMatch)
+          (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')
+           from item_previews p where p.item_id = i.id) as code_mix
         from scored sc join items i on i.id = sc.id join agents a on a.id = i.seller_id
         -- pre-ranking of the candidates; the final ranking below refines it
         order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id

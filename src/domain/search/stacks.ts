@@ -132,14 +132,86 @@ export function listingStacks(techStack: string): Set<number> {
   return has;
 }
 
+/** The languages the scan measured in a listing's archive (item_previews, issue 29). */
+export interface CodeMix {
+  /** non-blank lines of code in all */
+  lines: number;
+  /** the top languages by lines, Linguist's names ("TypeScript", "C++", "Shell") */
+  languages: { name: string; lines: number }[];
+}
+
 /**
- * Share (0-1) of the named stacks that a listing's tech_stack has or implies; 1 when the query
- * names none.
+ * Share of the code lines a language needs to count as a listing's measured stack: a real part of
+ * the code, not a build script or a vendored helper.
  */
-export function stackMatch(named: number[], techStack: string): number {
+export const MEASURED_SHARE = 0.25;
+/**
+ * Credit for a stack the listing declares while its measured code is mostly other languages
+ * (declared "Python", 95 % JavaScript): half a match, so that it never ties a listing whose code
+ * is in that stack.
+ */
+export const CONTRADICTED = 0.5;
+
+/** Linguist names whose words are not our stack words ("TSX" is TypeScript). */
+const LINGUIST_ALIAS: Record<string, string> = { tsx: 'typescript', jsx: 'javascript' };
+
+/** The stacks of one Linguist language name, through the same words as a query's. */
+function languageStacks(name: string): number[] {
+  const alias = LINGUIST_ALIAS[name.toLowerCase()];
+  return alias !== undefined ? [stackIndex(alias)] : namedStacks(name);
+}
+
+/** The stacks of the languages a listing's code is measured in: each at least MEASURED_SHARE. */
+export function measuredStacks(mix: CodeMix | null | undefined): Set<number> {
+  const out = new Set<number>();
+  if (!mix || mix.lines <= 0) return out;
+  for (const l of mix.languages)
+    if (l.lines >= MEASURED_SHARE * mix.lines) languageStacks(l.name).forEach((s) => out.add(s));
+  return out;
+}
+
+/** Every stack a language name can measure (to tell a contradicted language from a framework). */
+const MEASURABLE = new Set<number>(
+  [
+    'python',
+    'rust',
+    'go',
+    'javascript',
+    'typescript',
+    'java',
+    'kotlin',
+    'scala',
+    'swift',
+    'ruby',
+    'php',
+    'elixir',
+    'cpp',
+    'csharp',
+    'haskell',
+    'zig',
+    'solidity',
+    'bash',
+  ].map(stackIndex),
+);
+
+/**
+ * Share (0-1) of the named stacks that a listing has; 1 when the query names none. A stack counts
+ * when the listing's tech_stack names or implies it, or when the scan measured the listing's code
+ * in that language (the preview's languages, MEASURED_SHARE of its lines or more). A declared
+ * language that the measured code contradicts (the scan found code, in other languages only) counts
+ * CONTRADICTED: the listing whose code is in the stack comes first. Frameworks and platforms
+ * (React, Docker) are not measured: the declaration stands.
+ */
+export function stackMatch(named: number[], techStack: string, code?: CodeMix | null): number {
   if (named.length === 0) return 1;
-  const has = listingStacks(techStack);
-  return named.filter((s) => has.has(s)).length / named.length;
+  const declared = listingStacks(techStack);
+  const measured = measuredStacks(code);
+  const credit = (s: number) => {
+    if (measured.has(s)) return 1;
+    if (!declared.has(s)) return 0;
+    return MEASURABLE.has(s) && measured.size > 0 ? CONTRADICTED : 1;
+  };
+  return named.reduce((sum, s) => sum + credit(s), 0) / named.length;
 }
 
 /**
