@@ -1,4 +1,5 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { runModerate, type VerdictLine } from './domain/feedback/moderation.js';
 import path from 'node:path';
 import { StartupError, type Config } from './config.js';
 import { embeddedDbHolder } from './db/index.js';
@@ -91,50 +92,26 @@ async function call<T>(api: OperatorApi, method: 'GET' | 'POST', route: string, 
   return json;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `moderate` through the operator API: the same arguments and output lines as on the database. */
-export async function moderateOverApi(
+export function moderateOverApi(
   api: OperatorApi,
   args: string[],
 ): Promise<{ lines: string[]; ok: boolean }> {
-  const [action = 'list', ...rest] = args;
-  if (action === 'list') {
-    const i = rest.indexOf('--limit');
-    const limit = i >= 0 ? Number(rest[i + 1]) : 100;
-    if (!Number.isInteger(limit) || limit < 1)
-      return { lines: ['--limit needs a whole number'], ok: false };
-    const { items } = await call<{ items: unknown[] }>(
-      api,
-      'GET',
-      `/admin/api/moderation?limit=${limit}`,
-    );
-    return { lines: items.map((r) => JSON.stringify(r)), ok: true };
-  }
-  if ((action !== 'approve' && action !== 'reject') || rest.length === 0) {
-    return {
-      lines: ['usage: moderate [list [--limit N] | approve <id>... | reject <id>...]'],
-      ok: false,
-    };
-  }
-  const valid = rest.filter((id) => UUID.test(id));
-  const results = valid.length
-    ? (
-        await call<{ results: { feedback_id: string; error?: string }[] }>(
-          api,
-          'POST',
-          '/admin/api/moderation',
-          { verdict: action, ids: valid },
-        )
-      ).results
-    : [];
-  const byId = new Map(results.map((r) => [r.feedback_id, r]));
-  const lines = rest.map((id) =>
-    JSON.stringify(
-      UUID.test(id) ? byId.get(id) : { feedback_id: id, error: 'invalid_feedback_id' },
-    ),
+  return runModerate(
+    {
+      list: async (limit) =>
+        (await call<{ items: unknown[] }>(api, 'GET', `/admin/api/moderation?limit=${limit}`))
+          .items,
+      judge: async (ids, verdict) =>
+        (
+          await call<{ results: VerdictLine[] }>(api, 'POST', '/admin/api/moderation', {
+            verdict,
+            ids,
+          })
+        ).results,
+    },
+    args,
   );
-  return { lines, ok: valid.length === rest.length && results.every((r) => !r.error) };
 }
 
 /** `payments:unresolved` through the operator API: the same rows as `unresolvedPayments`. */

@@ -70,12 +70,46 @@ export async function moderateFeedback(
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** One verdict's outcome as `moderate` prints it. */
+export type VerdictLine =
+  | { feedback_id: string; moderation_status: 'approved' | 'rejected' }
+  | { feedback_id: string; error: string };
+
+/**
+ * Where `moderate` reads and judges: the database itself, or the running service's operator API
+ * when that service holds the embedded database (src/operator-api.ts). `judge` answers one
+ * outcome per id, in the order given.
+ */
+export interface ModerationDesk {
+  list(limit: number): Promise<unknown[]>;
+  judge(ids: string[], verdict: 'approve' | 'reject'): Promise<VerdictLine[]>;
+}
+
+/** The database as the desk: each verdict in its own statement, as the console's are. */
+export function databaseDesk(sql: Db): ModerationDesk {
+  return {
+    list: (limit) => listPendingFeedback(sql, limit),
+    async judge(ids, verdict) {
+      const out: VerdictLine[] = [];
+      for (const id of ids) {
+        try {
+          out.push(await moderateFeedback(sql, id, verdict));
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          out.push({ feedback_id: id, error: e.code });
+        }
+      }
+      return out;
+    },
+  };
+}
+
 /**
  * The `moderate` command: `list [--limit N]` (default), `approve <id>...`, `reject <id>...`.
  * Returns the lines to print (one JSON object each) and whether every id was found.
  */
-export async function moderateCommand(
-  sql: Db,
+export async function runModerate(
+  desk: ModerationDesk,
   args: string[],
 ): Promise<{ lines: string[]; ok: boolean }> {
   const [action = 'list', ...rest] = args;
@@ -84,10 +118,7 @@ export async function moderateCommand(
     const limit = i >= 0 ? Number(rest[i + 1]) : 100;
     if (!Number.isInteger(limit) || limit < 1)
       return { lines: ['--limit needs a whole number'], ok: false };
-    return {
-      lines: (await listPendingFeedback(sql, limit)).map((r) => JSON.stringify(r)),
-      ok: true,
-    };
+    return { lines: (await desk.list(limit)).map((r) => JSON.stringify(r)), ok: true };
   }
   if ((action !== 'approve' && action !== 'reject') || rest.length === 0) {
     return {
@@ -95,21 +126,22 @@ export async function moderateCommand(
       ok: false,
     };
   }
-  const lines: string[] = [];
-  let ok = true;
-  for (const id of rest) {
-    if (!UUID.test(id)) {
-      lines.push(JSON.stringify({ feedback_id: id, error: 'invalid_feedback_id' }));
-      ok = false;
-      continue;
-    }
-    try {
-      lines.push(JSON.stringify(await moderateFeedback(sql, id, action)));
-    } catch (e) {
-      if (!(e instanceof AppError)) throw e;
-      lines.push(JSON.stringify({ feedback_id: id, error: e.code }));
-      ok = false;
-    }
-  }
-  return { lines, ok };
+  const valid = rest.filter((id) => UUID.test(id));
+  const judged = valid.length ? await desk.judge(valid, action) : [];
+  let next = 0;
+  const outcomes: VerdictLine[] = rest.map((id) =>
+    UUID.test(id) ? judged[next++]! : { feedback_id: id, error: 'invalid_feedback_id' },
+  );
+  return {
+    lines: outcomes.map((o) => JSON.stringify(o)),
+    ok: outcomes.every((o) => !('error' in o)),
+  };
+}
+
+/** `moderate` straight on the database. */
+export function moderateCommand(
+  sql: Db,
+  args: string[],
+): Promise<{ lines: string[]; ok: boolean }> {
+  return runModerate(databaseDesk(sql), args);
 }
