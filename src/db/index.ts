@@ -9,6 +9,9 @@ import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
 import { inProcess, pgliteSocket } from './pglite-wire.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
 
+/** A piece of SQL built with the tagged template, placed inside another statement. */
+export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
+
 export type Sql = postgres.Sql;
 /** A handle that runs queries: the pool or a transaction. Domain functions take this. */
 export type Db = postgres.Sql | postgres.TransactionSql;

@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
+import type { SqlFragment } from './index.js';
 
-/** A postgres.js SQL fragment, spliced into a larger statement. */
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
+type Fragment = SqlFragment;
 
 /**
  * One named part of a statement: the common table expression `name` (it may define private CTEs

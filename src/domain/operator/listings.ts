@@ -1,8 +1,8 @@
-import type { Sql } from '../../db/index.js';
+import type { Sql, SqlFragment as Fragment } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { ownerFindings, type OwnerFinding } from '../../scan/findings.js';
 import type { Finding } from '../../scan/types.js';
-import { toUsdc } from '../../wire/money.js';
+import { toUsdc, type Micro } from '../../wire/money.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../wire/listings.js';
 import { deleteListing } from '../listings/inventory.js';
 import { recordAudit } from './audit.js';
@@ -38,35 +38,11 @@ export async function findListings(sql: Sql, f: ListingFilter): Promise<ListingR
     : sql``;
   // the title filter is a plain substring: the operator's LIKE metacharacters are escaped
   const q = f.q ? sql`and i.title ilike ${`%${f.q.replace(/[\\%_]/g, '\\$&')}%`}` : sql``;
-  const rows = await sql<
-    {
-      id: string;
-      title: string;
-      status: ItemStatus;
-      statusReason: string;
-      username: string;
-      address: string;
-      priceMicro: number;
-      sales: number;
-      createdAt: Date;
-    }[]
-  >`
-    select i.id, i.title, i.status, i.status_reason, a.username, a.address, i.price_micro,
-           (select count(*)::int from orders o where o.item_id = i.id) as sales, i.created_at
-    from items i join agents a on a.id = i.seller_id
-    where i.purged_at is null ${status} ${seller} ${q}
-    order by i.created_at desc, i.id limit ${f.limit ?? 100}`;
-  return rows.map((r) => ({
-    item_id: r.id,
-    title: r.title,
-    status: r.status,
-    status_reason: r.statusReason,
-    seller_username: r.username,
-    seller_address: r.address,
-    price_usdc: toUsdc(r.priceMicro),
-    sales: r.sales,
-    created_at: r.createdAt.toISOString(),
-  }));
+  return listingRows(
+    sql,
+    sql`i.purged_at is null ${status} ${seller} ${q}`,
+    sql`order by i.created_at desc, i.id limit ${f.limit ?? 100}`,
+  );
 }
 
 export interface ListingDetail extends ListingRow {
@@ -154,7 +130,12 @@ export async function listingDetail(sql: Sql, itemId: string): Promise<ListingDe
   };
 }
 
-async function findListingById(sql: Sql, itemId: string): Promise<ListingRow[]> {
+function findListingById(sql: Sql, itemId: string): Promise<ListingRow[]> {
+  return listingRows(sql, sql`i.id = ${itemId} and i.purged_at is null`, sql``);
+}
+
+/** The console's listing rows: one select for the list and for a listing's page. */
+async function listingRows(sql: Sql, where: Fragment, tail: Fragment): Promise<ListingRow[]> {
   const rows = await sql<
     {
       id: string;
@@ -163,15 +144,15 @@ async function findListingById(sql: Sql, itemId: string): Promise<ListingRow[]> 
       statusReason: string;
       username: string;
       address: string;
-      priceMicro: number;
+      price: Micro;
       sales: number;
       createdAt: Date;
     }[]
   >`
-    select i.id, i.title, i.status, i.status_reason, a.username, a.address, i.price_micro,
+    select i.id, i.title, i.status, i.status_reason, a.username, a.address, i.price_micro as price,
            (select count(*)::int from orders o where o.item_id = i.id) as sales, i.created_at
     from items i join agents a on a.id = i.seller_id
-    where i.id = ${itemId} and i.purged_at is null`;
+    where ${where} ${tail}`;
   return rows.map((r) => ({
     item_id: r.id,
     title: r.title,
@@ -179,7 +160,7 @@ async function findListingById(sql: Sql, itemId: string): Promise<ListingRow[]> 
     status_reason: r.statusReason,
     seller_username: r.username,
     seller_address: r.address,
-    price_usdc: toUsdc(r.priceMicro),
+    price_usdc: toUsdc(r.price),
     sales: r.sales,
     created_at: r.createdAt.toISOString(),
   }));

@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import type { SqlFragment } from '../../db/index.js';
 import type { Pieces } from '../../db/pieces.js';
 import type { PaidOffer, VerifiedPayment } from '../../x402/guard.js';
 import type { Chain } from '../../wire/chains.js';
@@ -6,7 +7,7 @@ import type { Chain } from '../../wire/chains.js';
 export type JsonObject = Record<string, unknown>;
 
 /** A SQL fragment (postgres.js tagged template) spliced into a larger statement. */
-export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
+export type { SqlFragment };
 
 /** What a fulfilment knows of the payment it completes. */
 export interface PaidContext<C extends JsonObject = JsonObject> {
