@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { CatalogClient } from '../../src/client/catalog.js';
-import { ChainSchema, chainOfNetwork } from '../../src/wire/chains.js';
-import { promptPriceUsdc } from '../tools/paying.js';
+import { ChainSchema } from '../../src/wire/chains.js';
+import { readQuote } from '../tools/quote-item.js';
 import { apiFailure, success } from '../tools/results.js';
 
 /**
@@ -50,29 +50,7 @@ export function registerHostedQuote(
     },
     async ({ item_id, chain }) => {
       try {
-        const [prompt, item] = await Promise.all([
-          deps.catalog.quote(item_id, chain),
-          deps.catalog.getItem(item_id).catch(() => undefined),
-        ]);
-        const info = prompt.extensions?.bazaar?.info;
-        return success({
-          item_id,
-          ...(item?.metadata.title && { title: item.metadata.title }),
-          ...(item?.metadata.seller_username && {
-            seller_username: item.metadata.seller_username,
-          }),
-          price_usdc: promptPriceUsdc(prompt),
-          currency: 'USDC',
-          chains: prompt.accepts.map((a) => ({
-            chain: chainOfNetwork(a.network) ?? a.network,
-            network: a.network,
-            amount_raw: a.amount,
-            asset: a.asset,
-            pay_to: a.payTo,
-          })),
-          ...(info?.legal && { legal: info.legal }),
-          valid_for_seconds: Math.max(...prompt.accepts.map((a) => a.maxTimeoutSeconds)),
-        });
+        return success(await readQuote(deps.catalog, item_id, chain));
       } catch (err) {
         return apiFailure(err, 'quote_item', deps.baseUrl);
       }

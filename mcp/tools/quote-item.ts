@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ChainSchema, chainOfNetwork } from '../../src/wire/chains.js';
+import { ChainSchema, chainOfNetwork, type Chain } from '../../src/wire/chains.js';
 import { PreviewSummarySchema } from '../../src/wire/previews.js';
 import type { McpDeps } from '../deps.js';
 import { promptPriceUsdc } from './paying.js';
@@ -74,35 +74,14 @@ export function registerQuoteItem(server: McpServer, deps: McpDeps): void {
     },
     async ({ item_id, chain }) => {
       try {
-        const [prompt, item] = await Promise.all([
-          deps.catalog.quote(item_id, chain),
-          deps.catalog.getItem(item_id).catch(() => undefined),
-        ]);
-        const price = promptPriceUsdc(prompt);
-        const info = prompt.extensions?.bazaar?.info;
+        const quote = await readQuote(deps.catalog, item_id, chain);
+        const price = quote.price_usdc;
         const wallet = deps.wallet ? await deps.wallet() : undefined;
         const spent = wallet ? await deps.state.spentLast24h(wallet.address) : undefined;
         const earlier = wallet ? await deps.state.orderOfItem(wallet.address, item_id) : undefined;
         const { limits } = deps;
         return success({
-          item_id,
-          ...((item?.metadata.title ?? info?.item?.title) && {
-            title: item?.metadata.title ?? info?.item?.title,
-          }),
-          ...(item?.metadata.seller_username && {
-            seller_username: item.metadata.seller_username,
-          }),
-          price_usdc: price,
-          currency: 'USDC',
-          chains: prompt.accepts.map((a) => ({
-            chain: chainOfNetwork(a.network) ?? a.network,
-            network: a.network,
-            amount_raw: a.amount,
-            asset: a.asset,
-            pay_to: a.payTo,
-          })),
-          ...(info?.legal && { legal: info.legal }),
-          valid_for_seconds: Math.max(...prompt.accepts.map((a) => a.maxTimeoutSeconds)),
+          ...quote,
           limits: {
             per_purchase_usdc: limits.perPurchase,
             daily_limit_usdc: limits.daily,
@@ -112,7 +91,6 @@ export function registerQuoteItem(server: McpServer, deps: McpDeps): void {
               price <= limits.perPurchase && (spent ?? 0) + price <= limits.daily + 1e-9,
             needs_human_confirmation: price > limits.confirmAbove,
           },
-          ...(item?.preview && { preview: item.preview }),
           ...(earlier && {
             already_bought: { order_id: earlier.order_id, bought_at: earlier.bought_at },
           }),
@@ -122,4 +100,38 @@ export function registerQuoteItem(server: McpServer, deps: McpDeps): void {
       }
     },
   );
+}
+
+/**
+ * A listing's purchase prompt read as a quote (price, chains with exact amounts and recipients,
+ * legal terms, what the archive holds): the part the local and the hosted quote_item share.
+ */
+export async function readQuote(
+  catalog: Pick<McpDeps['catalog'], 'quote' | 'getItem'>,
+  itemId: string,
+  chain: Chain | undefined,
+) {
+  const [prompt, item] = await Promise.all([
+    catalog.quote(itemId, chain),
+    catalog.getItem(itemId).catch(() => undefined),
+  ]);
+  const info = prompt.extensions?.bazaar?.info;
+  const title = item?.metadata.title ?? info?.item?.title;
+  return {
+    item_id: itemId,
+    ...(title && { title }),
+    ...(item?.metadata.seller_username && { seller_username: item.metadata.seller_username }),
+    price_usdc: promptPriceUsdc(prompt),
+    currency: 'USDC' as const,
+    chains: prompt.accepts.map((a) => ({
+      chain: chainOfNetwork(a.network) ?? a.network,
+      network: a.network,
+      amount_raw: a.amount,
+      asset: a.asset,
+      pay_to: a.payTo,
+    })),
+    ...(info?.legal && { legal: info.legal }),
+    valid_for_seconds: Math.max(...prompt.accepts.map((a) => a.maxTimeoutSeconds)),
+    ...(item?.preview && { preview: item.preview }),
+  };
 }
