@@ -187,6 +187,7 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
       staleSeconds: 0,
       alertAfterSeconds: 0,
       logger,
+      paymentIdRetentionSeconds: 86_400,
     });
     const alerts = lines.map((l) => JSON.parse(l) as { level: number; paymentId?: string });
     expect(alerts.some((a) => a.level === 50 && a.paymentId === claimed!.id)).toBe(true);
