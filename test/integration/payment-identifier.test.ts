@@ -278,6 +278,37 @@ describe.each(['B', 'A'] as const)('Revision %s acquire', (revision) => {
   }
 });
 
+describe('documented', () => {
+  it('in the manifest, both guides and the OpenAPI error lists of every paid route', async () => {
+    for (const revision of ['B', 'A']) {
+      const t = await startTestApp({ CONTRACT_REVISION: revision });
+      try {
+        const skills = (await t.app.inject('/api/v1/skills')).json();
+        expect(skills.payment.payment_identifier).toMatchObject({
+          extension: PAYMENT_IDENTIFIER,
+          required: false,
+          retry: expect.stringMatching(/same id returns the original result/),
+          kept_seconds_after_window: 86_400,
+        });
+        const guide = (await t.app.inject('/agent-usage')).body;
+        expect(guide).toContain('extensions["payment-identifier"].info.id');
+        expect(guide).toContain('payment_identifier_conflict');
+        const doc = (await t.app.inject('/openapi.json')).json();
+        const paid = [
+          doc.paths['/api/v1/items/{uuid}/acquire'].post,
+          revision === 'A' ? doc.paths['/api/v1/buy'].post : doc.paths['/api/v1/items'].post,
+        ];
+        for (const op of paid) {
+          expect(JSON.stringify(op.responses['409'])).toContain('payment_identifier_conflict');
+          expect(JSON.stringify(op.responses['400'])).toContain('invalid_payment_identifier');
+        }
+      } finally {
+        await t.close();
+      }
+    }
+  });
+});
+
 describe('ids are durable', () => {
   it('are kept past the window for the retention, then pruned by the reconciliation pass', async () => {
     const t = await startTestApp({ X402_PAYMENT_ID_RETENTION_SECONDS: '3600' });
