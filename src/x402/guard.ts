@@ -356,7 +356,7 @@ export class X402Guard {
   private paidPrompt(req: GuardRequest, offer: PaidOffer): Prompt {
     const url = this.resourceUrl(req);
     const { extensions, signIn } = offer;
-    // every paid prompt: the idempotency key a client may send (issue 27), first so that it stays
+    // every paid prompt: the idempotency key a client may send (issue 27); small, so it stays
     // when a large prompt's header sheds its bigger entries (./requirements.ts)
     return new Prompt(
       url,

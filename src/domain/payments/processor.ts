@@ -29,6 +29,9 @@ import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js'
 export { ClaimConditionFailed, requestDigest };
 export type { PaidResult, ProcessorOptions, RunInput };
 
+/** 409: the id came with a payment for another request; this one is not claimed nor settled. */
+const identifierConflict = () => new AppError('payment_identifier_conflict');
+
 /**
  * Runs a paid operation at most once per EIP-3009 authorization (money safety, spec 7.1):
  *
@@ -51,9 +54,6 @@ export type { PaidResult, ProcessorOptions, RunInput };
  *   never claimed or settled; for another request it is refused with 409
  *   payment_identifier_conflict. Concurrent ones race on the id's primary key, inside the claim.
  */
-/** 409: the id came with a payment for another request; this one is not claimed nor settled. */
-const identifierConflict = () => new AppError('payment_identifier_conflict');
-
 export class PaymentProcessor {
   private readonly fulfilments = new Map<string, Fulfilment>();
   /** Test seam: runs right after the facilitator settled, before anything is written. */
