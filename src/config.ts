@@ -278,6 +278,11 @@ export const ConfigSchema = z
     PLATFORM_PAY_TO: evmAddress.optional(),
     /** Validity window advertised in prompts (`maxTimeoutSeconds`) and accepted on completion. */
     X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(600).default(300),
+    /**
+     * How long a `payment-identifier` id (issue 27) keeps answering its first payment after that
+     * payment's authorization window closed; then the reconciliation pass forgets it.
+     */
+    X402_PAYMENT_ID_RETENTION_SECONDS: z.coerce.number().int().min(600).default(86_400),
     /** Tolerated clock skew between payer and server when checking validity windows. */
     X402_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
     /** Local facilitator: USDC balance a never-seen address starts with (dev ledger). */

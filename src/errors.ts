@@ -83,6 +83,14 @@ export const ERROR_CATALOG = catalog({
     409,
     'This payment authorization was already used for another request; nothing was stored or charged. Sign a fresh authorization for this one.',
   ],
+  invalid_payment_identifier: [
+    400,
+    'extensions["payment-identifier"].info.id must be 16-128 characters of A-Z, a-z, 0-9, _ and -; nothing was charged.',
+  ],
+  payment_identifier_conflict: [
+    409,
+    'This payment identifier was already used by this wallet for another request; nothing was charged. Use a new id for a new request.',
+  ],
   settlement_capacity: [
     503,
     'Settlement is busy; nothing was charged. Sign a fresh authorization and retry later.',

@@ -274,6 +274,7 @@ export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_ST
     staleSeconds,
     alertAfterSeconds: deps.config.RECONCILE_ALERT_AFTER_SECONDS,
     logger: deps.logger,
+    paymentIdRetentionSeconds: deps.config.X402_PAYMENT_ID_RETENTION_SECONDS,
   });
 }
 

@@ -33,6 +33,8 @@ const BY_AUTH: Record<RouteAuth, ErrorCode[]> = {
     'payment_settlement_failed',
     'payment_settlement_pending',
     'authorization_already_used',
+    'invalid_payment_identifier',
+    'payment_identifier_conflict',
     'settlement_capacity',
     'payment_header_too_large',
   ],

@@ -24,6 +24,12 @@
  * guard carries no framework import.
  */
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import {
+  declarePaymentIdentifierExtension,
+  extractPaymentIdentifier,
+  isValidPaymentId,
+  PAYMENT_IDENTIFIER,
+} from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import type { Config } from '../config.js';
 import { CHAINS, type Chain } from '../wire/chains.js';
@@ -77,6 +83,11 @@ export interface VerifiedPayment {
   resource: string;
   /** The amount signed for. */
   amount: Micro;
+  /**
+   * The client's idempotency key (`extensions["payment-identifier"].info.id`, issue 27), valid
+   * format; `payments.run` answers a repeat of it with the payment it first came with.
+   */
+  paymentIdentifier?: string;
 }
 
 export interface GuardOptions {
@@ -125,6 +136,33 @@ const fail = (reason: string, promptHeader?: () => string) =>
       ...(promptHeader && { 'PAYMENT-REQUIRED': promptHeader() }),
     },
   });
+
+/**
+ * The `payment-identifier` id a payload carries (@x402/extensions' extraction), undefined when it
+ * carries none; 400 `invalid_payment_identifier` for one that is malformed, before any other work.
+ * The echoed `schema` is not compiled (it is the client's JSON; the format rule is the package's).
+ */
+export function paymentIdentifierOf(payload: PaymentPayload): string | undefined {
+  const ext = payload.extensions?.[PAYMENT_IDENTIFIER];
+  if (ext === undefined || ext === null) return undefined;
+  const info = typeof ext === 'object' ? (ext as { info?: unknown }).info : undefined;
+  // an echo of our declaration without an id: the client chose not to send one
+  if (typeof info === 'object' && info !== null && !('id' in info)) return undefined;
+  const id = extractPaymentIdentifier(payload, false);
+  if (id === null || !isValidPaymentId(id)) throw new AppError('invalid_payment_identifier');
+  return id;
+}
+
+/**
+ * The `payment-identifier` declaration every paid prompt carries (optional for the client). `lean`
+ * (the acquire prompt, whose header must also carry the bazaar and sign-in-with-x entries within
+ * 8 KB) leaves out its JSON schema, which clients do not read to add an id (the package's client
+ * helper needs only `info.required`), as ./siwx.ts does for its own.
+ */
+function paymentIdentifierDeclaration(lean: boolean): Record<string, unknown> {
+  const declared = declarePaymentIdentifierExtension(false);
+  return { [PAYMENT_IDENTIFIER]: lean ? { info: declared.info } : declared };
+}
 
 /** 409: an authorization this server already used, sent with another request; nothing happens. */
 export const authorizationAlreadyUsed = () =>
@@ -180,6 +218,7 @@ export class X402Guard {
     payload: PaymentPayload;
     auth: Eip3009Authorization;
     chain: Chain;
+    paymentIdentifier: string | undefined;
   }> {
     const promptHeader = prompt.header;
     let decoded: unknown;
@@ -190,6 +229,7 @@ export class X402Guard {
     }
     const payload = parsePaymentPayloadV2(decoded);
     if (!payload) throw fail('invalid_payload', promptHeader);
+    const paymentIdentifier = paymentIdentifierOf(payload);
     const accepted = payload.accepted;
     if (accepted.scheme !== 'exact') throw fail('unsupported_scheme', promptHeader);
     // A request this authorization does not fit: refused as before, unless it is an authorization
@@ -241,6 +281,7 @@ export class X402Guard {
       },
       auth: exact.authorization,
       chain: net.chain,
+      paymentIdentifier,
     };
   }
 
@@ -315,16 +356,18 @@ export class X402Guard {
   private paidPrompt(req: GuardRequest, offer: PaidOffer): Prompt {
     const url = this.resourceUrl(req);
     const { extensions, signIn } = offer;
+    // every paid prompt: the idempotency key a client may send (issue 27); small, so it stays
+    // when a large prompt's header sheds its bigger entries (./requirements.ts)
     return new Prompt(
       url,
       offer.options.map((o) => this.issuer.requirement(o.chain, o.payTo, o.amount, offer.bind)),
       offer.description,
-      signIn
-        ? () => ({
-            ...(typeof extensions === 'function' ? extensions() : extensions),
-            ...siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs(), false),
-          })
-        : extensions,
+      () => ({
+        ...paymentIdentifierDeclaration(signIn !== undefined),
+        ...(typeof extensions === 'function' ? extensions() : extensions),
+        ...(signIn &&
+          siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs(), false)),
+      }),
       this.service(offer.tags),
     );
   }
@@ -369,7 +412,11 @@ export class X402Guard {
       throw prompt.error();
     }
     await offer.beforeVerify?.();
-    const { requirement, payload, auth, chain } = await this.check(signature, prompt, 5);
+    const { requirement, payload, auth, chain, paymentIdentifier } = await this.check(
+      signature,
+      prompt,
+      5,
+    );
     if (offer.completionChain !== undefined && chain !== offer.completionChain) {
       const payer = auth.from.toLowerCase();
       if (await this.opts.nonces.claimOf(payer, auth.nonce)) throw authorizationAlreadyUsed();
@@ -385,6 +432,7 @@ export class X402Guard {
       validBefore: new Date(Number(auth.validBefore) * 1000),
       resource: offer.resource ?? this.resourceKey(req),
       amount: microOfAtomic(requirement.amount),
+      ...(paymentIdentifier !== undefined && { paymentIdentifier }),
     };
   }
 }

@@ -16,7 +16,10 @@ import { encodePaymentRequiredHeader } from './codec.js';
 import type { PaymentNetworks } from './networks.js';
 
 export const X402_VERSION = 2;
-/** Prompts larger than this lose their `extensions` in the header (Node clients fail near 16 KB). */
+/**
+ * Prompts larger than this lose their largest `extensions` in the header, one by one until it fits
+ * (Node clients fail near 16 KB); the body keeps them all.
+ */
 export const MAX_PAYMENT_REQUIRED_HEADER = 8 * 1024;
 
 /** What one chain charges: the domain's side of a requirement. */
@@ -142,7 +145,7 @@ export interface ServiceMetadata {
 
 /**
  * The 402 body (the x402 PaymentRequired, plus `error` and `message`) and its base64 header, which
- * drops `extensions` when it would pass MAX_PAYMENT_REQUIRED_HEADER.
+ * sheds its largest `extensions` entries while it would pass MAX_PAYMENT_REQUIRED_HEADER.
  */
 export function paymentRequired(
   resourceUrl: string,
@@ -167,9 +170,19 @@ export function paymentRequired(
     ...(extensions && { extensions }),
   };
   let header = encodePaymentRequiredHeader(body);
-  if (header.length > MAX_PAYMENT_REQUIRED_HEADER) {
-    const { extensions: _dropped, ...lean } = body;
-    header = encodePaymentRequiredHeader(lean);
+  if (header.length > MAX_PAYMENT_REQUIRED_HEADER && extensions) {
+    // the largest entries go first, so the small protocol ones (payment-identifier) stay
+    const { extensions: _all, ...lean } = body;
+    const kept = { ...extensions };
+    const largestFirst = Object.keys(kept).sort(
+      (a, b) => JSON.stringify(kept[b]).length - JSON.stringify(kept[a]).length,
+    );
+    for (const key of largestFirst) {
+      delete kept[key];
+      const rest = Object.keys(kept).length > 0 ? { ...lean, extensions: kept } : lean;
+      header = encodePaymentRequiredHeader(rest);
+      if (header.length <= MAX_PAYMENT_REQUIRED_HEADER) break;
+    }
   }
   return { body, header };
 }

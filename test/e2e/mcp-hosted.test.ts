@@ -10,6 +10,10 @@ import {
   validateDiscoveryExtensionSpec,
   type DiscoveryExtension,
 } from '@x402/extensions/bazaar';
+import {
+  appendPaymentIdentifierToExtensions,
+  generatePaymentId,
+} from '@x402/extensions/payment-identifier';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
@@ -180,6 +184,40 @@ describe('hosted /mcp', () => {
     expect(again!.accepts[0]!.amount).toBe('500000');
     expect(await countOrders(item.itemId)).toBe(0);
     expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(10_000_000);
+    await a.client.close();
+  });
+
+  it('a payment-identifier id inside _meta["x402/payment"] works as over REST: a fresh signature with the same id is the same order', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const other = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const a = await agent();
+    const id = generatePaymentId();
+    a.payer.onBeforePaymentCreation(async ({ paymentRequired }) => {
+      paymentRequired.extensions ??= {};
+      appendPaymentIdentifierToExtensions(paymentRequired.extensions, id);
+    });
+    const buy = async (itemId: string) => {
+      const args = { item_id: itemId, accept_terms: true };
+      const required = a.requiredOf(await a.call('acquire_item', args))!;
+      const payment = await a.payer.createPaymentPayload(required);
+      expect(payment.extensions?.['payment-identifier']).toMatchObject({ info: { id } });
+      return a.call('acquire_item', args, payment);
+    };
+    const first = await buy(item.itemId);
+    expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
+    // the answer never reached the agent: it signs again (a new nonce), same id
+    const again = await buy(item.itemId);
+    expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
+    const orderOf = (r: CallToolResult) => (r.structuredContent as { order_id: string }).order_id;
+    expect(orderOf(again)).toBe(orderOf(first));
+    expect(await countOrders(item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(9_500_000);
+    // the same id for another item: refused, nothing charged
+    const conflict = await buy(other.itemId);
+    expect(conflict.isError).toBe(true);
+    expect(JSON.stringify(conflict.content)).toMatch(/payment_identifier_conflict|another request/);
+    expect(await countOrders(other.itemId)).toBe(0);
+    expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(9_500_000);
     await a.client.close();
   });
 

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
@@ -10,6 +11,7 @@ import { startTestApp, type TestContext } from '../helpers/app.js';
 import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
 import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
+import { idPayer } from '../helpers/payment-id.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /** The HTTP facilitator client against a loopback facilitator speaking the x402 wire format. */
@@ -90,6 +92,36 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
     expect(sent.paymentRequirements).toEqual(required.accepts[0]);
     expect(sent.paymentPayload.accepted).toEqual(required.accepts[0]);
     expect(sent.paymentPayload.payload).toEqual(signed.payload.payload);
+  });
+
+  it('a payment-identifier retry (fresh signature, same id) never reaches /verify or /settle', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const required = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const send = async () => {
+      const signed = await buyer.sign(required, id);
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': signed.header },
+        payload: { policy_accepted: true, license_accepted: true },
+      });
+      return { res, nonce: signed.nonce };
+    };
+    const first = await send();
+    expect(first.res.statusCode).toBe(200);
+    // both at once as well: the one claim wins, the others read its order
+    const retries = await Promise.all([send(), send()]);
+    for (const r of retries) expect(r.res.json().order_id).toBe(first.res.json().order_id);
+    const nonces = fake.requests.map(
+      (r) =>
+        (r.body as { paymentPayload: { payload: { authorization: { nonce: string } } } })
+          .paymentPayload.payload.authorization.nonce,
+    );
+    expect(fake.requests.map((r) => r.path)).toEqual(['/verify', '/settle']);
+    expect(new Set(nonces)).toEqual(new Set([first.nonce]));
   });
 
   it('maps facilitator answers onto spec 7.1', async () => {
@@ -187,6 +219,7 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
       staleSeconds: 0,
       alertAfterSeconds: 0,
       logger,
+      paymentIdRetentionSeconds: 86_400,
     });
     const alerts = lines.map((l) => JSON.parse(l) as { level: number; paymentId?: string });
     expect(alerts.some((a) => a.level === 50 && a.paymentId === claimed!.id)).toBe(true);

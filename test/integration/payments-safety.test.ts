@@ -452,6 +452,7 @@ describe('completion in one statement after settlement', () => {
       staleSeconds: 0,
       alertAfterSeconds: 600,
       logger: deps().logger,
+      paymentIdRetentionSeconds: 86_400,
     });
     expect(report.completed).toBe(1);
     const again = await processor.run({ operation: 'probe', payment, context: {} });

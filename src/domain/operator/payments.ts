@@ -123,7 +123,11 @@ export async function reconcileNowAudited(
     sql: Sql;
     payments: PaymentProcessor;
     logger: Logger;
-    config: { RECONCILE_STALE_SECONDS: number; RECONCILE_ALERT_AFTER_SECONDS: number };
+    config: {
+      RECONCILE_STALE_SECONDS: number;
+      RECONCILE_ALERT_AFTER_SECONDS: number;
+      X402_PAYMENT_ID_RETENTION_SECONDS: number;
+    };
   },
   actor: string,
 ): Promise<ReconcileReport> {
@@ -131,6 +135,7 @@ export async function reconcileNowAudited(
     staleSeconds: deps.config.RECONCILE_STALE_SECONDS,
     alertAfterSeconds: deps.config.RECONCILE_ALERT_AFTER_SECONDS,
     logger: deps.logger,
+    paymentIdRetentionSeconds: deps.config.X402_PAYMENT_ID_RETENTION_SECONDS,
   });
   await recordAudit(deps.sql, { actor, action: 'payments.reconcile', detail: report });
   return report;

@@ -5,6 +5,7 @@ import { piece, Pieces, type Piece } from '../../db/pieces.js';
 import type { InlineSettlement } from '../../x402/facilitator.js';
 import type { VerifiedPayment } from '../../x402/guard.js';
 import type { Fulfilment, SqlFragment } from './fulfilment.js';
+import { identifierInsert } from './identifiers.js';
 import { nonceInsert } from './nonces.js';
 import { json, OPEN, paidContext, signedProof, type ClaimInput, type PaymentRow } from './rows.js';
 
@@ -53,13 +54,17 @@ export function completion(sql: Sql, how: Completing, fulfil: Fulfilment): Compl
       transaction: settlement.response.transaction,
       context: claim.context,
     });
-    const statement = Pieces.given()
+    const recorded = Pieces.given()
       .then(precondition(sql, claim.condition))
       .then(nonceClaim(sql, p))
       .then(settlement.transfer)
       .then(paidInline(sql, id))
       .join(pieces.leadingWith(OPERATION_LEAD))
       .then(recordInserted(sql, claim, settlement, result));
+    // a payment-identifier id is recorded with its payment (an id held before fails it all)
+    const statement = p.paymentIdentifier
+      ? recorded.then(identified(sql, p.paymentIdentifier, claim, id))
+      : recorded;
     return {
       id,
       committed,
@@ -152,6 +157,30 @@ function recordInserted(
                ${json(sql, settlement.response)}::jsonb, ${result}, ${input.requestDigest}
         from paid
         returning result::text as result_json
+      )`,
+  );
+}
+
+/** Inline: the payment's `payment-identifier` id, kept per payer with what it paid for. */
+function identified(
+  sql: Sql,
+  identifier: string,
+  input: ClaimInput,
+  paymentId: string,
+): Piece<'identified', 'done'> {
+  const p = input.payment;
+  return piece(
+    'identified',
+    ['done'],
+    sql`identified as (
+        ${identifierInsert(sql, identifier, {
+          paymentId,
+          payer: p.payer,
+          resource: p.resource,
+          requestDigest: input.requestDigest,
+          validBefore: p.validBefore,
+          rowsOf: 'done',
+        })}
       )`,
   );
 }

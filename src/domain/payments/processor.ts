@@ -23,10 +23,14 @@ import {
   type ProcessorOptions,
   type RunInput,
 } from './paid-request.js';
+import { isIdentifierTaken, type IdentifiedPayment } from './identifiers.js';
 import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js';
 
 export { ClaimConditionFailed, requestDigest };
 export type { PaidResult, ProcessorOptions, RunInput };
+
+/** 409: the id came with a payment for another request; this one is not claimed nor settled. */
+const identifierConflict = () => new AppError('payment_identifier_conflict');
 
 /**
  * Runs a paid operation at most once per EIP-3009 authorization (money safety, spec 7.1):
@@ -44,6 +48,11 @@ export type { PaidResult, ProcessorOptions, RunInput };
  * - Outcomes: 402 payment_verification_failed (+reason), 503 settlement_capacity (+retry_after,
  *   nonce released), 409 payment_settlement_pending (+transaction, network; reconciled later),
  *   402 payment_settlement_failed (+reason; terminal for this authorization).
+ * - A payment carrying a `payment-identifier` id (x402 extension, issue 27) is also run at most
+ *   once per (payer, id): a later payment with the same id for the same request (same digest),
+ *   even one signed afresh, is answered as the first one is (its order, its outcome) and is itself
+ *   never claimed or settled; for another request it is refused with 409
+ *   payment_identifier_conflict. Concurrent ones race on the id's primary key, inside the claim.
  */
 export class PaymentProcessor {
   private readonly fulfilments = new Map<string, Fulfilment>();
@@ -73,16 +82,28 @@ export class PaymentProcessor {
     input: RunInput<C>,
   ): Promise<PaidResult<R>> {
     const digest = requestDigest(input);
+    const { payment } = input;
+    const id = payment.paymentIdentifier;
+    const earlier = id && (await this.store.identified(payment.payer, id));
+    if (earlier) return this.answerIdentified<R, C>(earlier, input, digest);
     const fused = await this.runInOneStatement<C, R>(input, digest);
     if (fused) return fused;
-    const { payment } = input;
-    const claimed = await this.store.claim({
-      operation: input.operation,
-      payment,
-      context: input.context,
-      requestDigest: digest,
-      ...(input.claimCondition && { condition: input.claimCondition }),
-    });
+    let claimed: PaymentRow | undefined;
+    try {
+      claimed = await this.store.claim({
+        operation: input.operation,
+        payment,
+        context: input.context,
+        requestDigest: digest,
+        ...(input.claimCondition && { condition: input.claimCondition }),
+      });
+    } catch (err) {
+      // another request with this id claimed first (nothing of this one was written)
+      const first =
+        id && isIdentifierTaken(err) && (await this.store.identified(payment.payer, id));
+      if (first) return this.answerIdentified<R, C>(first, input, digest);
+      throw err;
+    }
     if (!claimed) {
       // A repeat of a known authorization (retry, duplicate, crash recovery) or a replay.
       const known = await this.store.find(payment.payer, payment.nonce);
@@ -205,10 +226,33 @@ export class PaymentProcessor {
    * do before `run` (storing an upload's bytes) asks first, so a refused replay stores nothing.
    */
   async knownClaim<C extends JsonObject>(input: RunInput<C>): Promise<boolean> {
+    const id = input.payment.paymentIdentifier;
+    const earlier = id && (await this.store.identified(input.payment.payer, id));
+    if (earlier) {
+      if (earlier.requestDigest !== requestDigest(input)) throw identifierConflict();
+      return true;
+    }
     const row = await this.store.find(input.payment.payer, input.payment.nonce);
     if (!row || row.status === 'released') return false;
     if (!sameRequest(row, input, requestDigest(input))) throw authorizationAlreadyUsed();
     return true;
+  }
+
+  /**
+   * A payment whose `payment-identifier` id this payer used before: for the same request, the
+   * first payment's outcome (this one is never claimed nor settled); for another, 409.
+   */
+  private async answerIdentified<R extends JsonObject, C extends JsonObject>(
+    earlier: IdentifiedPayment,
+    input: RunInput<C>,
+    digest: string,
+  ): Promise<PaidResult<R>> {
+    if (earlier.requestDigest !== digest) throw identifierConflict();
+    const row = await this.store.byId(earlier.paymentId);
+    if (!row) throw new Error(`payment ${earlier.paymentId} of a payment identifier is missing`);
+    // A fresh authorization (verified within its window) proves the payer anew: the completed
+    // purchase is answered even after the first authorization's window closed.
+    return this.resume<R, C>(row, input, digest, row.nonce !== input.payment.nonce);
   }
 
   /** A claim that already exists for this payer and nonce: the same request again, or a replay. */
@@ -216,6 +260,7 @@ export class PaymentProcessor {
     row: PaymentRow,
     input: RunInput<C>,
     digest: string,
+    freshProof = false,
   ): Promise<PaidResult<R>> {
     // A released claim moved nothing: the authorization is free for whatever request comes.
     if (row.status !== 'released' && !sameRequest(row, input, digest)) {
@@ -226,7 +271,8 @@ export class PaymentProcessor {
     for (;;) {
       switch (row.status) {
         case 'completed':
-          if (Date.now() >= row.validBefore.getTime()) throw spentAuthorization(row, pending);
+          if (!freshProof && Date.now() >= row.validBefore.getTime())
+            throw spentAuthorization(row, pending);
           return readCompleted<R>(this.store, row.id, true);
         case 'settled':
           return this.completeSettled<R>(row, JSON.parse(row.settlementJson!) as SettleResponse);

@@ -7,6 +7,7 @@ export interface ReconcileReport {
   released: number;
   unresolved: number;
   prunedIdentityNonces: number;
+  prunedPaymentIdentifiers: number;
 }
 
 export interface ReconcilerOptions {
@@ -16,6 +17,8 @@ export interface ReconcilerOptions {
   alertAfterSeconds: number;
   logger: Logger;
   limit?: number;
+  /** How long a payment-identifier id outlives its payment's window (X402_PAYMENT_ID_RETENTION_SECONDS). */
+  paymentIdRetentionSeconds: number;
 }
 
 /**
@@ -35,6 +38,7 @@ export async function reconcilePayments(
     released: 0,
     unresolved: 0,
     prunedIdentityNonces: 0,
+    prunedPaymentIdentifiers: 0,
   };
   for (const row of await store.unfinished(opts.staleSeconds, opts.limit ?? 100)) {
     let outcome: 'completed' | 'released' | 'unresolved';
@@ -53,6 +57,9 @@ export async function reconcilePayments(
     }
   }
   report.prunedIdentityNonces = await store.pruneIdentityNonces();
+  report.prunedPaymentIdentifiers = await store.prunePaymentIdentifiers(
+    opts.paymentIdRetentionSeconds,
+  );
   return report;
 }
 

@@ -2,6 +2,12 @@ import type { SettleResponse } from '@x402/core/types';
 import type { Sql } from '../../db/index.js';
 import { completion, type Completing } from './completion.js';
 import type { Fulfilment } from './fulfilment.js';
+import {
+  identifiedPayment,
+  identifierInsert,
+  pruneIdentifiers,
+  type IdentifiedPayment,
+} from './identifiers.js';
 import { nonceInsert } from './nonces.js';
 import {
   ClaimConditionFailed,
@@ -55,11 +61,18 @@ export class PaymentStore {
   /**
    * Atomically claims the nonce and records the payment `settling`, in one statement with the
    * caller's condition; undefined when another request (or an identity proof) holds the nonce.
-   * Throws ClaimConditionFailed (nothing written) when the condition is false.
+   * Throws ClaimConditionFailed (nothing written) when the condition is false. With a
+   * `payment-identifier` id the statement also records the id, and fails whole (nothing written;
+   * `isIdentifierTaken`) when this payer's id is held already.
    */
   async claim(input: ClaimInput): Promise<PaymentRow | undefined> {
     const { sql } = this;
     const p = input.payment;
+    const identified = p.paymentIdentifier
+      ? sql`, identified as (
+        ${identifierInsert(sql, p.paymentIdentifier, { rowsOf: 'ins' })}
+      )`
+      : sql``;
     const [row] = await sql<Array<PaymentRow & { claimAllowed: boolean }>>`
       with pre as (
         select (${input.condition ?? sql`true`}) as ok
@@ -82,7 +95,7 @@ export class PaymentStore {
               error_reason = null, updated_at = now()
           where x402_payments.status = 'released'
         returning ${this.cols()}
-      )
+      )${identified}
       select coalesce((select ok from pre), false) as claim_allowed, ins.*
       from (select 1) as one left join ins on true`;
     if (!row?.claimAllowed) throw new ClaimConditionFailed();
@@ -139,14 +152,26 @@ export class PaymentStore {
       where id = ${id} and status = 'settling'`;
   }
 
-  /** Nothing moved: the claim goes and the nonce is free again. */
+  /** Nothing moved: the claim goes, and the nonce and any payment-identifier id are free again. */
   async release(id: string): Promise<void> {
     await this.sql`
       with r as (
         update x402_payments set status = 'released', updated_at = now()
-        where id = ${id} and status in ('settling', 'pending') returning payer, nonce
+        where id = ${id} and status in ('settling', 'pending') returning id, payer, nonce
+      ), ids as (
+        delete from x402_payment_identifiers i using r where i.payment_id = r.id
       )
       delete from x402_nonces n using r where n.payer = r.payer and n.nonce = r.nonce`;
+  }
+
+  /** The payment a payer's `payment-identifier` id first came with, if the id is known. */
+  identified(payer: string, identifier: string): Promise<IdentifiedPayment | undefined> {
+    return identifiedPayment(this.sql, payer, identifier);
+  }
+
+  /** Ids kept `retentionSeconds` past their payment's window: forgotten. */
+  prunePaymentIdentifiers(retentionSeconds: number): Promise<number> {
+    return pruneIdentifiers(this.sql, retentionSeconds);
   }
 
   /** Claims whose outcome a request never learnt or never recorded, oldest first. */

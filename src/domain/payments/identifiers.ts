@@ -1,0 +1,73 @@
+import type { Sql } from '../../db/index.js';
+import type { SqlFragment } from './fulfilment.js';
+
+/**
+ * The x402 `payment-identifier` ids (issue 27, `x402_payment_identifiers`): a client's
+ * idempotency key, kept per payer with the payment it first came with and what that payment was
+ * for (`request_digest`, ./paid-request.ts). The row is written by the statement that claims its
+ * payment (./store.ts `claim`, ./completion.ts inline), so an id exists exactly when its payment
+ * does; its primary key lets one of several concurrent requests with the same id through (the
+ * others fail that statement whole, nothing written, and are answered from the winner's payment).
+ */
+export interface IdentifiedPayment {
+  paymentId: string;
+  requestDigest: string;
+}
+
+/** The constraint a second payment with a known (payer, id) breaks. */
+const IDENTIFIER_KEY = 'x402_payment_identifiers_pkey';
+
+/** True for the unique violation of an id already held (another request's claim won). */
+export function isIdentifierTaken(err: unknown): boolean {
+  const e = err as { code?: string; constraint_name?: string; constraintName?: string };
+  return e.code === '23505' && (e.constraint_name ?? e.constraintName) === IDENTIFIER_KEY;
+}
+
+/** The payment an id of this payer first came with, if the id is known (and not yet pruned). */
+export async function identifiedPayment(
+  sql: Sql,
+  payer: string,
+  identifier: string,
+): Promise<IdentifiedPayment | undefined> {
+  const [row] = await sql<IdentifiedPayment[]>`
+    select payment_id, request_digest from x402_payment_identifiers
+    where payer = ${payer} and identifier = ${identifier}`;
+  return row;
+}
+
+/**
+ * THE insert of an id, for a CTE body: one row per row of `from` (a relation of the same
+ * statement with the columns id, payer, resource, request_digest and valid_before of the payment),
+ * or of the given values. No `on conflict`: an id held before fails the whole statement.
+ */
+export function identifierInsert(
+  sql: Sql,
+  identifier: string,
+  from:
+    | { rowsOf: 'ins' }
+    | {
+        paymentId: string;
+        payer: string;
+        resource: string;
+        requestDigest: string;
+        validBefore: Date;
+        rowsOf: 'done';
+      },
+): SqlFragment {
+  const values =
+    'paymentId' in from
+      ? sql`${from.payer}, ${identifier}, ${from.paymentId}::uuid, ${from.resource},
+               ${from.requestDigest}, ${from.validBefore}::timestamptz from ${sql(from.rowsOf)}`
+      : sql`payer, ${identifier}, id, resource, request_digest, valid_before from ${sql(from.rowsOf)}`;
+  return sql`insert into x402_payment_identifiers (payer, identifier, payment_id, resource,
+                                                   request_digest, valid_before)
+        select ${values}`;
+}
+
+/** Ids whose first payment's window closed more than `retentionSeconds` ago: forget them. */
+export async function pruneIdentifiers(sql: Sql, retentionSeconds: number): Promise<number> {
+  const pruned = await sql`
+    delete from x402_payment_identifiers
+    where valid_before < now() - make_interval(secs => ${retentionSeconds})`;
+  return pruned.count;
+}

@@ -1,0 +1,471 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
+import {
+  generatePaymentId,
+  isPaymentIdentifierRequired,
+  PAYMENT_IDENTIFIER,
+  validatePaymentIdentifier,
+} from '@x402/extensions/payment-identifier';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileNow } from '../../src/runtime.js';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { createSaleItem } from '../helpers/items.js';
+import { idPayer, moneyOf, nonceTouched, withRawId } from '../helpers/payment-id.js';
+import {
+  ON_POSTGRES,
+  PG_TEST_ADMIN_TOKEN,
+  PG_TEST_ATTESTATION_KEY,
+  PG_TEST_SIGNING_SECRET,
+} from '../helpers/postgres.js';
+import { registerAgent } from '../helpers/revision-a.js';
+import { startSellingApp, uploadRequest, type SellingContext } from '../helpers/selling.js';
+import { newWallet, promptOf } from '../helpers/wallets.js';
+
+/**
+ * The x402 `payment-identifier` extension (issue 27), with the official packages: every paid
+ * prompt declares it (optional), a payment carrying an id is run once per (payer, id): the same id
+ * signed afresh for the same purchase answers the first order and moves no money (the fresh
+ * authorization is never claimed nor settled); the same id for another purchase is 409
+ * `payment_identifier_conflict` and a malformed id 400 `invalid_payment_identifier`, both before
+ * anything moves. It holds under concurrency, across two app instances on one database and across
+ * a restart. Runs on the Postgres tier too (TEST_TIER=postgres: real replicas on one database).
+ */
+const LEGAL = { policy_accepted: true, license_accepted: true };
+const START = 10_000_000;
+
+describe.each(['B', 'A'] as const)('Revision %s acquire', (revision) => {
+  let t: SellingContext;
+  let local: LocalFacilitator;
+  beforeAll(async () => {
+    t = await startSellingApp({
+      CONTRACT_REVISION: revision,
+      LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
+    });
+    local = t.runtime.deps.facilitator as LocalFacilitator;
+  });
+  afterAll(() => t?.close());
+
+  const saleItem = async (priceUsdc = 0.5) => {
+    const seller = revision === 'A' ? (await registerAgent(t.app)).wallet.address : undefined;
+    return createSaleItem(t.runtime.deps, { priceUsdc, ...(seller && { sellerAddress: seller }) });
+  };
+  const body = { ...LEGAL, ...(revision === 'A' && { chain: 'base' }) };
+  const acquire = (itemId: string, header?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/items/${itemId}/acquire`,
+      payload: header ? body : {},
+      ...(header && { headers: { 'payment-signature': header } }),
+    });
+  const promptFor = async (itemId: string) => promptOf(await acquire(itemId));
+
+  it('the prompt declares payment-identifier (optional) as the package writes it', async () => {
+    const item = await saleItem();
+    const prompt = (await promptFor(item.itemId)) as PaymentRequired;
+    const declared = prompt.extensions![PAYMENT_IDENTIFIER];
+    expect(validatePaymentIdentifier(declared)).toEqual({ valid: true });
+    expect(isPaymentIdentifierRequired(declared)).toBe(false);
+  });
+
+  it('same id signed afresh: the first order, charged once; the second authorization untouched', async () => {
+    const item = await saleItem(0.5);
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const prompt = await promptFor(item.itemId);
+    const first = await buyer.sign(prompt, id);
+    const paid = await acquire(item.itemId, first.header);
+    expect(paid.statusCode).toBe(200);
+    const order = paid.json() as { order_id: string; download_url: string };
+
+    // the answer was lost; the client signs again (a new nonce) with the same id
+    const second = await buyer.sign(await promptFor(item.itemId), id);
+    expect(second.nonce).not.toBe(first.nonce);
+    const again = await acquire(item.itemId, second.header);
+    expect(again.statusCode).toBe(200);
+    const retried = again.json() as { order_id: string; download_url: string };
+    expect(retried.order_id).toBe(order.order_id);
+    // fresh links, as a replay of the same nonce gets them
+    expect((await t.app.inject({ url: retried.download_url })).statusCode).toBe(200);
+    // the receipt of the one settlement
+    const receipt = (r: { headers: Record<string, unknown> }) =>
+      decodePaymentResponseHeader(String(r.headers['payment-response']));
+    expect(receipt(again)).toEqual(receipt(paid));
+
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(START - 500_000);
+    expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toEqual({
+      transfers: 1,
+      orders: 1,
+    });
+    // never claimed, never settled: its nonce is still free on the token (the dev ledger)
+    expect(await nonceTouched(t.runtime.deps.sql, buyer.address, second.nonce)).toBe(false);
+    // the very first signature replayed (same nonce, same id) is the same order too
+    const replay = await acquire(item.itemId, first.header);
+    expect(replay.statusCode).toBe(200);
+    expect((replay.json() as { order_id: string }).order_id).toBe(order.order_id);
+  });
+
+  it('same id for another item or amount: 409 payment_identifier_conflict, nothing moves', async () => {
+    const a = await saleItem(0.5);
+    const b = await saleItem(0.25);
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId('order_');
+    const ok = await acquire(a.itemId, (await buyer.sign(await promptFor(a.itemId), id)).header);
+    expect(ok.statusCode).toBe(200);
+    const other = await buyer.sign(await promptFor(b.itemId), id);
+    const res = await acquire(b.itemId, other.header);
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ error: 'payment_identifier_conflict' });
+    expect(await nonceTouched(t.runtime.deps.sql, buyer.address, other.nonce)).toBe(false);
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(START - 500_000);
+    // the other item with a new id is an ordinary purchase
+    const fresh = await buyer.sign(await promptFor(b.itemId), generatePaymentId());
+    expect((await acquire(b.itemId, fresh.header)).statusCode).toBe(200);
+    // another wallet may use the same id: ids are per payer
+    const stranger = idPayer(newWallet());
+    const theirs = await stranger.sign(await promptFor(a.itemId), id);
+    expect((await acquire(a.itemId, theirs.header)).statusCode).toBe(200);
+  });
+
+  it('a malformed id: 400 invalid_payment_identifier before the signature is even checked', async () => {
+    const item = await saleItem();
+    const buyer = idPayer(newWallet());
+    const { payload } = await buyer.sign(await promptFor(item.itemId), generatePaymentId());
+    for (const raw of ['short', 'x'.repeat(129), 'pay_with spaces_0123456789', 42]) {
+      const res = await acquire(item.itemId, withRawId(payload, raw));
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_payment_identifier' });
+    }
+    // with a forged signature as well: the id is refused first
+    const forged = {
+      ...payload,
+      payload: { ...payload.payload, signature: `0x${'11'.repeat(65)}` },
+    };
+    const res = await acquire(item.itemId, withRawId(forged, 'bad id!'));
+    expect(res.json()).toMatchObject({ error: 'invalid_payment_identifier' });
+    expect(await moneyOf(t.runtime.deps.sql, buyer.address)).toEqual({ transfers: 0, orders: 0 });
+    // an echo of the declaration without an id is no id at all: an ordinary purchase
+    const plain = await buyer.sign(await promptFor(item.itemId));
+    expect((await acquire(item.itemId, plain.header)).statusCode).toBe(200);
+  });
+
+  it('two requests with one id at once (different signatures): one charge, one order', async () => {
+    const item = await saleItem(0.5);
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const prompt = await promptFor(item.itemId);
+    const signed = await Promise.all([1, 2, 3].map(() => buyer.sign(prompt, id)));
+    const answers = await Promise.all(signed.map((s) => acquire(item.itemId, s.header)));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((r) => (r.json() as { order_id: string }).order_id)).size).toBe(1);
+    expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toEqual({
+      transfers: 1,
+      orders: 1,
+    });
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(START - 500_000);
+  });
+
+  it('the stepwise path too (claim, settle, complete): concurrent retries wait for the first', async () => {
+    const { payments } = t.runtime.deps;
+    payments.testHooks.afterSettle = () => new Promise((r) => setTimeout(r, 50));
+    try {
+      const item = await saleItem(0.5);
+      const buyer = idPayer(newWallet());
+      const id = generatePaymentId();
+      const prompt = await promptFor(item.itemId);
+      const signed = await Promise.all([1, 2].map(() => buyer.sign(prompt, id)));
+      const answers = await Promise.all(signed.map((s) => acquire(item.itemId, s.header)));
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
+      const [x, y] = answers.map((r) => (r.json() as { order_id: string }).order_id);
+      expect(x).toBe(y);
+      expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toEqual({
+        transfers: 1,
+        orders: 1,
+      });
+    } finally {
+      payments.testHooks.afterSettle = undefined;
+    }
+  });
+
+  if (revision === 'A') {
+    it('the keyed POST /api/v1/buy: same id answers the first order; the id is bound to the item', async () => {
+      const item = await saleItem(0.5);
+      const other = await saleItem(0.5);
+      const registered = await registerAgent(t.app);
+      const buyer = idPayer(registered.wallet);
+      const headers = { 'x-api-key': registered.apiKey };
+      const buy = (itemId: string, header?: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/buy',
+          headers: { ...headers, ...(header && { 'payment-signature': header }) },
+          payload: { item_id: itemId, chain: 'base', ...(header && LEGAL) },
+        });
+      const id = generatePaymentId();
+      const prompt = (await buy(item.itemId)).headers;
+      const required = promptOf({ headers: prompt });
+      expect(validatePaymentIdentifier(required.extensions![PAYMENT_IDENTIFIER])).toEqual({
+        valid: true,
+      });
+      const first = await buy(item.itemId, (await buyer.sign(required, id)).header);
+      expect(first.statusCode).toBe(200);
+      const second = await buy(item.itemId, (await buyer.sign(required, id)).header);
+      expect(second.statusCode).toBe(200);
+      expect(second.json().order_id).toBe(first.json().order_id);
+      // same price, same seller terms, another item in the body: another request
+      const otherPrompt = promptOf(await buy(other.itemId));
+      const conflict = await buy(other.itemId, (await buyer.sign(otherPrompt, id)).header);
+      expect(conflict.statusCode).toBe(409);
+      expect(conflict.json()).toMatchObject({ error: 'payment_identifier_conflict' });
+      expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(START - 500_000);
+    });
+  } else {
+    it('the listing fee: same id signed afresh lists once; the id of a purchase is not a listing', async () => {
+      const seller = idPayer(newWallet());
+      const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+      const post = (header?: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/items',
+          payload: req.payload,
+          headers: { ...req.headers, ...(header && { 'payment-signature': header }) },
+        });
+      const prompt = promptOf(await post());
+      expect(validatePaymentIdentifier(prompt.extensions![PAYMENT_IDENTIFIER])).toEqual({
+        valid: true,
+      });
+      const id = generatePaymentId('listing_');
+      const first = await post((await seller.sign(prompt, id)).header);
+      expect(first.statusCode).toBe(202);
+      // the retry signs afresh from the prompt it kept (a new unpaid call would meet duplicate_code)
+      const retry = await seller.sign(prompt, id);
+      const second = await post(retry.header);
+      expect(second.statusCode).toBe(202);
+      expect(second.json().item_id).toBe(first.json().item_id);
+      expect(await nonceTouched(t.runtime.deps.sql, seller.address, retry.nonce)).toBe(false);
+      expect(await local.balanceOf('eip155:8453', seller.address)).toBe(START - 10_000);
+
+      // a purchase's id sent with a listing fee (another route): 409 before any byte is stored
+      const buyer = idPayer(newWallet());
+      const item = await saleItem(0.5);
+      const bought = await acquire(
+        item.itemId,
+        (await buyer.sign(await promptFor(item.itemId), id)).header,
+      );
+      expect(bought.statusCode).toBe(200);
+      const blobs = await t.blobFiles();
+      const other = uploadRequest({ bytes: zipOf(uniqueProject()) });
+      const otherPrompt = promptOf(
+        await t.app.inject({ method: 'POST', url: '/api/v1/items', ...other }),
+      );
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/items',
+        payload: other.payload,
+        headers: {
+          ...other.headers,
+          'payment-signature': (await buyer.sign(otherPrompt, id)).header,
+        },
+      });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ error: 'payment_identifier_conflict' });
+      expect(await t.blobFiles()).toEqual(blobs);
+    });
+  }
+});
+
+describe('documented', () => {
+  it('in the manifest, both guides and the OpenAPI error lists of every paid route', async () => {
+    for (const revision of ['B', 'A']) {
+      const t = await startTestApp({ CONTRACT_REVISION: revision });
+      try {
+        const skills = (await t.app.inject('/api/v1/skills')).json();
+        expect(skills.payment.payment_identifier).toMatchObject({
+          extension: PAYMENT_IDENTIFIER,
+          required: false,
+          retry: expect.stringMatching(/same id returns the original result/),
+          kept_seconds_after_window: 86_400,
+        });
+        const guide = (await t.app.inject('/agent-usage')).body;
+        expect(guide).toContain('extensions["payment-identifier"].info.id');
+        expect(guide).toContain('payment_identifier_conflict');
+        const doc = (await t.app.inject('/openapi.json')).json();
+        const paid = [
+          doc.paths['/api/v1/items/{uuid}/acquire'].post,
+          revision === 'A' ? doc.paths['/api/v1/buy'].post : doc.paths['/api/v1/items'].post,
+        ];
+        for (const op of paid) {
+          expect(JSON.stringify(op.responses['409'])).toContain('payment_identifier_conflict');
+          expect(JSON.stringify(op.responses['400'])).toContain('invalid_payment_identifier');
+        }
+      } finally {
+        await t.close();
+      }
+    }
+  });
+});
+
+describe('ids are durable', () => {
+  it('are kept past the window for the retention, then pruned by the reconciliation pass', async () => {
+    const t = await startTestApp({ X402_PAYMENT_ID_RETENTION_SECONDS: '3600' });
+    try {
+      const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+      const buyer = idPayer(newWallet());
+      const id = generatePaymentId();
+      const url = `/api/v1/items/${item.itemId}/acquire`;
+      const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+      const buy = async () =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          payload: LEGAL,
+          headers: { 'payment-signature': (await buyer.sign(prompt, id)).header },
+        });
+      const order = (await buy()).json().order_id as string;
+      const { sql } = t.runtime.deps;
+      // the first authorization's window closed 30 minutes ago: the id still answers its order
+      await sql`update x402_payment_identifiers set valid_before = now() - interval '30 minutes'
+                where payer = ${buyer.address}`;
+      expect((await reconcileNow(t.runtime.deps)).prunedPaymentIdentifiers).toBe(0);
+      const late = await buy();
+      expect(late.statusCode).toBe(200);
+      expect(late.json().order_id).toBe(order);
+      // past the retention it is forgotten (and the same id would start a new purchase)
+      await sql`update x402_payment_identifiers set valid_before = now() - interval '2 hours'
+                where payer = ${buyer.address}`;
+      expect((await reconcileNow(t.runtime.deps)).prunedPaymentIdentifiers).toBe(1);
+      const [left] = await sql<{ n: number }[]>`
+        select count(*)::int as n from x402_payment_identifiers where payer = ${buyer.address}`;
+      expect(left!.n).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  /** Environment for another process on the same database (Postgres tier) or data directory. */
+  async function sharedDatabase(): Promise<{ env: Record<string, string>; cleanup(): void }> {
+    if (ON_POSTGRES) {
+      const first = await startTestApp();
+      const env = {
+        DATABASE_URL: first.config.DATABASE_URL!,
+        URL_SIGNING_SECRET: PG_TEST_SIGNING_SECRET,
+        ADMIN_TOKEN: PG_TEST_ADMIN_TOKEN,
+        ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
+      };
+      await first.close();
+      return { env, cleanup: () => {} };
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'payment-id-'));
+    return {
+      env: { EMBEDDED_DB_IN_MEMORY: 'false', DATA_DIR: dir },
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+
+  it('across a restart: the same id signed afresh answers the order placed before it', async () => {
+    const shared = await sharedDatabase();
+    const env = { ...shared.env, LOCAL_FACILITATOR_START_BALANCE_USDC: '10' };
+    let t: TestContext | undefined = await startTestApp(env);
+    try {
+      const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+      const buyer = idPayer(newWallet());
+      const id = generatePaymentId();
+      const url = `/api/v1/items/${item.itemId}/acquire`;
+      const buy = async (app: TestContext) => {
+        const prompt = promptOf(await app.app.inject({ method: 'POST', url }));
+        const { header } = await buyer.sign(prompt, id);
+        return app.app.inject({
+          method: 'POST',
+          url,
+          payload: LEGAL,
+          headers: { 'payment-signature': header },
+        });
+      };
+      const before = await buy(t);
+      expect(before.statusCode).toBe(200);
+      await t.close();
+      t = await startTestApp(env);
+      const after = await buy(t);
+      expect(after.statusCode).toBe(200);
+      expect(after.json().order_id).toBe(before.json().order_id);
+      const local = t.runtime.deps.facilitator as LocalFacilitator;
+      expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(START - 500_000);
+    } finally {
+      await t?.close();
+      shared.cleanup();
+    }
+  });
+
+  // Two processes on one database: the Postgres tier (PGlite is one process's database).
+  it.skipIf(!ON_POSTGRES)('across two instances on one database, at once', async () => {
+    const shared = await sharedDatabase();
+    const env = { ...shared.env, LOCAL_FACILITATOR_START_BALANCE_USDC: '10' };
+    const a = await startTestApp(env);
+    const b = await startTestApp(env);
+    try {
+      const item = await createSaleItem(a.runtime.deps, { priceUsdc: 0.5 });
+      const buyer = idPayer(newWallet());
+      const id = generatePaymentId();
+      const url = `/api/v1/items/${item.itemId}/acquire`;
+      const prompt = promptOf(await a.app.inject({ method: 'POST', url }));
+      const signed = await Promise.all([1, 2, 3, 4].map(() => buyer.sign(prompt, id)));
+      const answers = await Promise.all(
+        signed.map((s, i) =>
+          (i % 2 ? b : a).app.inject({
+            method: 'POST',
+            url,
+            payload: LEGAL,
+            headers: { 'payment-signature': s.header },
+          }),
+        ),
+      );
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+      expect(new Set(answers.map((r) => r.json().order_id)).size).toBe(1);
+      expect(await moneyOf(a.runtime.deps.sql, buyer.address, item.itemId)).toEqual({
+        transfers: 1,
+        orders: 1,
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('two app instances over one embedded database answer one id with one order', async () => {
+    const t = await startTestApp({ LOCAL_FACILITATOR_START_BALANCE_USDC: '10' });
+    const { buildApp } = await import('../../src/http/app.js');
+    const second = await buildApp(t.config, t.runtime.deps);
+    await second.ready();
+    try {
+      const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+      const buyer = idPayer(newWallet());
+      const id = generatePaymentId();
+      const url = `/api/v1/items/${item.itemId}/acquire`;
+      const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+      const signed = await Promise.all([1, 2].map(() => buyer.sign(prompt, id)));
+      const answers = await Promise.all(
+        signed.map((s, i) =>
+          (i ? second : t.app).inject({
+            method: 'POST',
+            url,
+            payload: LEGAL,
+            headers: { 'payment-signature': s.header },
+          }),
+        ),
+      );
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
+      expect(answers[0]!.json().order_id).toBe(answers[1]!.json().order_id);
+      expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toEqual({
+        transfers: 1,
+        orders: 1,
+      });
+    } finally {
+      await second.close();
+      await t.close();
+    }
+  });
+});
