@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PublicStatusSchema } from '../../src/wire/items.js';
 import { SellerItemStatusSchema } from '../../src/wire/listings.js';
 import { MEANING, SCANNING } from '../tools/get-listing-status.js';
-import { apiFailure, success } from '../tools/results.js';
+import { apiFailure, failure, success } from '../tools/results.js';
 import { MarketplaceError, paidCall, proofOf, type HostedDeps } from './paid-call.js';
 
 /** The local tool's bound on waiting (mcp/tools/get-listing-status.ts). */
@@ -98,7 +98,9 @@ export function registerHostedListingStatus(server: McpServer, deps: HostedDeps)
             throw new MarketplaceError(res.status, body.error ?? 'http_error', body);
           }
           await res.body?.cancel();
-          if (Date.now() >= until || ctx.signal?.aborted) break;
+          if (ctx.signal?.aborted)
+            return failure('get_listing_status cancelled: nothing was read.');
+          if (Date.now() >= until) break;
           await new Promise((r) => setTimeout(r, Math.min(POLL_MS, until - Date.now())));
         }
         const owner = await paidCall(
