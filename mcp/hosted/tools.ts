@@ -30,7 +30,7 @@ const PAYS_WITH_META =
   '_meta["x402/payment-response"].';
 
 /** How a hosted identity tool is proved: either proof, each single use. */
-export const PROVES_WITH_META =
+const PROVES_WITH_META =
   "This hosted server holds no wallet: called without proof it answers the x402 MCP transport's PaymentRequired " +
   '(isError, structuredContent { x402Version, accepts (amount 0), resource, extensions["sign-in-with-x"] }); call again with ' +
   'the same arguments and EITHER a zero-value PaymentPayload signed for one of accepts in params._meta["x402/payment"] ' +
@@ -299,7 +299,9 @@ export function registerHostedTools(server: McpServer, deps: HostedDeps): void {
         'links (bearer credentials: do not share them); nothing is stored on this server. Use it once the user has chosen an item ' +
         'and agreed to its price (get_item shows it; the unpaid call shows the exact amounts per chain and signs nothing). ' +
         `Buying accepts the marketplace policy (${legal.policy.url}) and the buyer license (${legal.license.url}). ` +
-        'Sending the same signed payment again returns the same order and charges nothing more.',
+        'Sending the same signed payment again returns the same order and charges nothing more. Already bought it with this ' +
+        'wallet? Answer the unpaid answer\'s extensions["sign-in-with-x"] challenge in params._meta["sign-in-with-x"] instead of ' +
+        'paying: the same order with fresh links, free.',
       inputSchema: {
         item_id: z.uuid().describe('Listing id (a uuid), as returned by search_items'),
         chain: ChainSchema.optional().describe(

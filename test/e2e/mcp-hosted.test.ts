@@ -205,6 +205,17 @@ describe('hosted /mcp', () => {
     expect(await countOrders(item.itemId)).toBe(1);
     expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(9_500_000);
 
+    // already bought: a sign-in-with-x proof for the acquire prompt delivers the same order, free
+    const signedIn = await a.call(
+      'acquire_item',
+      args,
+      await a.signIn(a.requiredOf(await a.call('acquire_item', args))!),
+    );
+    expect(signedIn.isError, textOf(signedIn)).toBeFalsy();
+    expect((signedIn.structuredContent as { order_id: string }).order_id).toBe(order.order_id);
+    expect(await countOrders(item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(9_500_000);
+
     // fresh links with a zero-value identity proof in _meta (never settled)
     const ask = await a.call('get_order', { order_id: order.order_id });
     const proofPrompt = a.requiredOf(ask);
