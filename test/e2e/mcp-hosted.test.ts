@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import {
@@ -378,6 +379,23 @@ describe('hosted /mcp', () => {
     expect(fee!.resource.url).toBe(`${t.base}/api/v1/items`);
     expect(fee!.accepts[0]).toMatchObject({ scheme: 'exact', amount: '10000' });
     expect(fee!.accepts[0]!.extra).toMatchObject({ purpose: 'listing_fee' });
+    // field for field the prompt a REST client gets for the same upload
+    const form = new FormData();
+    form.set(
+      'metadata',
+      JSON.stringify({
+        title: listing.title,
+        description: listing.description,
+        tech_stack: listing.tech_stack,
+        prices: { USDC: listing.price_usdc },
+      }),
+    );
+    form.set('file', new Blob([archive]), listing.filename);
+    const rest = await fetch(`${t.base}/api/v1/items`, { method: 'POST', body: form });
+    expect(rest.status).toBe(402);
+    const restPrompt = decodePaymentRequiredHeader(rest.headers.get('PAYMENT-REQUIRED')!);
+    expect(fee!.accepts).toEqual(restPrompt.accepts);
+    expect(fee!.resource).toEqual(restPrompt.resource);
     const bazaar = fee!.extensions?.bazaar as DiscoveryExtension;
     expect(bazaar.info.input).toMatchObject({ type: 'mcp', toolName: 'list_item' });
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
