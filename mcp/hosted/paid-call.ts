@@ -5,11 +5,18 @@ import {
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { encodeSIWxHeader, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import { MarketplaceError, readJson } from '../../src/client/errors.js';
 
 /** The x402 MCP transport's `_meta` keys (x402 specs/transports-v2/mcp.md, tool-result binding). */
 export const PAYMENT_META = 'x402/payment';
 export const PAYMENT_RESPONSE_META = 'x402/payment-response';
+/**
+ * A sign-in-with-x proof in `_meta`: the very value of the REST `SIGN-IN-WITH-X` header (base64
+ * JSON of the signed CAIP-122 payload), or that payload as an object. Named after the extension
+ * (`extensions["sign-in-with-x"]`) whose challenge it answers, as `x402/payment` answers `accepts`.
+ */
+export const SIWX_META = 'sign-in-with-x';
 
 /**
  * One REST call to this marketplace, made in process by the hosted endpoint (src/http/routes/mcp.ts
@@ -17,10 +24,19 @@ export const PAYMENT_RESPONSE_META = 'x402/payment-response';
  */
 export type MarketplaceFetch = typeof globalThis.fetch;
 
-/** What a hosted tool needs: the marketplace's base URL and its in-process fetch. */
+/** What a hosted tool needs: the marketplace's base URL, its in-process fetch and upload limit. */
 export interface HostedDeps {
   baseUrl: string;
   fetch: MarketplaceFetch;
+  /** The service's largest archive (MAX_ARCHIVE_BYTES): list_item refuses more before decoding. */
+  maxArchiveBytes: number;
+}
+
+/** What the client sent in `_meta` to pay or to prove its wallet. */
+export interface CallerProof {
+  payment?: PaymentPayload | undefined;
+  /** The SIGN-IN-WITH-X header value. */
+  siwx?: string | undefined;
 }
 
 /** The client's payment in `_meta["x402/payment"]`, if any (an object, as the transport sends it). */
@@ -29,6 +45,20 @@ export function paymentOf(meta: Record<string, unknown> | undefined): PaymentPay
   return typeof p === 'object' && p !== null && !Array.isArray(p)
     ? (p as PaymentPayload)
     : undefined;
+}
+
+/** The client's sign-in-with-x proof in `_meta["sign-in-with-x"]`, as the header's value. */
+export function siwxOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const v = meta?.[SIWX_META];
+  if (typeof v === 'string') return v.length > 0 ? v : undefined;
+  if (typeof v === 'object' && v !== null && !Array.isArray(v))
+    return encodeSIWxHeader(v as SIWxPayload);
+  return undefined;
+}
+
+/** Everything a client may send in `_meta` to pay or to prove its wallet. */
+export function proofOf(meta: Record<string, unknown> | undefined): CallerProof {
+  return { payment: paymentOf(meta), siwx: siwxOf(meta) };
 }
 
 /**
@@ -50,7 +80,9 @@ export type PaidAnswer<T> =
 
 /**
  * A paid or identity REST call on behalf of an MCP client: sent with the client's payment (as
- * `PAYMENT-SIGNATURE`, byte for byte what an HTTP client would send) or without; a 402 becomes the
+ * `PAYMENT-SIGNATURE`, byte for byte what an HTTP client would send) and/or its sign-in-with-x
+ * proof (as `SIGN-IN-WITH-X`), or without; a JSON body, or a multipart form built in memory
+ * (`FormData`, sent as it is: the route reads the parts, nothing touches a disk); a 402 becomes the
  * transport's PaymentRequired (with the service's refusal as its `error` when a payment was
  * refused), a success carries the settlement receipt, any other answer throws `MarketplaceError`.
  * The REST route does everything else: the prompt, the binding of a signature to it, verification,
@@ -60,17 +92,21 @@ export async function paidCall<T>(
   deps: HostedDeps,
   path: string,
   init: { method: string; body?: unknown },
-  payment: PaymentPayload | undefined,
+  proof: CallerProof,
   schema: import('zod').ZodType<T>,
   extensions?: Record<string, unknown>,
 ): Promise<PaidAnswer<T>> {
+  const { payment, siwx } = proof;
+  const form = init.body instanceof FormData ? init.body : undefined;
   const headers: Record<string, string> = {};
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  // FormData sets its own multipart content type (with the boundary)
+  if (init.body !== undefined && !form) headers['content-type'] = 'application/json';
   if (payment) headers['PAYMENT-SIGNATURE'] = encodePaymentSignatureHeader(payment);
+  if (siwx) headers['SIGN-IN-WITH-X'] = siwx;
   const res = await deps.fetch(`${deps.baseUrl}${path}`, {
     method: init.method,
     headers,
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+    ...(init.body !== undefined && { body: form ?? JSON.stringify(init.body) }),
   });
   const prompt = res.headers.get('PAYMENT-REQUIRED');
   if (res.status === 402 && prompt) {
@@ -79,9 +115,11 @@ export async function paidCall<T>(
     if (extensions) required.extensions = { ...required.extensions, ...extensions };
     const refusal = (await res.json().catch(() => undefined)) as
       { error?: string; message?: string; reason?: string } | undefined;
-    if (payment && refusal?.error && refusal.error !== 'payment_required') {
+    if ((payment || siwx) && refusal?.error && refusal.error !== 'payment_required') {
       const why = [refusal.error, refusal.reason, refusal.message].filter(Boolean).join(': ');
-      required.error = `The payment was refused and nothing was charged (${why}). Sign a new payment for one of these requirements.`;
+      required.error = payment
+        ? `The payment was refused and nothing was charged (${why}). Sign a new payment for one of these requirements.`
+        : `The sign-in-with-x proof was refused and nothing was charged (${why}). Sign this prompt's fresh sign-in-with-x challenge, or a zero-value payment for one of its requirements.`;
     }
     return { kind: 'payment_required', result: paymentRequiredResult(required) };
   }

@@ -3,33 +3,40 @@ import { CatalogClient } from '../../src/client/catalog.js';
 import { registerItemTemplate, registerResources } from '../resources.js';
 import { SERVER_INFO } from '../server.js';
 import { registerGetItem } from '../tools/get-item.js';
+import { registerPreviewItem } from '../tools/preview-item.js';
 import { registerSearchItems } from '../tools/search-items.js';
+import { registerHostedListingStatus } from './listing-status.js';
 import type { HostedDeps } from './paid-call.js';
 import { registerHostedQuote } from './quote.js';
 import { registerHostedTools } from './tools.js';
 
 /**
  * The hosted tools, as discovery documents name them (the e2e test pins them to `tools/list`):
- * `paid` ones charge the item's price, `identity` ones take a zero-value proof, `free` ones nothing.
+ * `paid` ones charge a price (the item's, the listing fee), `identity` ones take a zero-value proof
+ * or a sign-in-with-x proof, `free` ones nothing (get_listing_status: the owner's view of a listing
+ * not yet live takes an identity proof).
  */
 export const HOSTED_MCP_TOOLS = {
-  free: ['search_items', 'get_item', 'quote_item'],
-  paid: ['acquire_item'],
-  identity: ['get_order', 'get_username', 'get_sales_chains'],
+  free: ['search_items', 'get_item', 'preview_item', 'quote_item', 'get_listing_status'],
+  paid: ['acquire_item', 'list_item'],
+  identity: ['get_order', 'list_my_orders', 'list_my_items', 'get_username', 'get_sales_chains'],
 } as const;
 
 /**
  * The hosted MCP server (`POST /mcp` on the marketplace, src/http/routes/mcp.ts): the catalogue
  * tools as the local server has them, and paid and account tools that hold no wallet: the agent
  * pays or proves its wallet with the x402 MCP transport (`_meta["x402/payment"]`), forwarded to
- * the REST route as its `PAYMENT-SIGNATURE`. No file is written; purchases return links.
+ * the REST route as its `PAYMENT-SIGNATURE` (or `_meta["sign-in-with-x"]` as its
+ * `SIGN-IN-WITH-X`). No file is written; purchases return links, listings come in the call.
  */
 export function createHostedMcpServer(deps: HostedDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions:
       'Code-artifact marketplace (zip/tar.gz archives paid in USDC over x402), hosted: this server has no wallet, you pay with yours. ' +
-      'Buying: search_items, get_item, quote_item (free), acquire_item (unpaid: answers the x402 PaymentRequired; paid in _meta["x402/payment"]: ' +
-      'returns the order with download links), get_order for fresh links. Account: get_username, get_sales_chains (zero-value proof in _meta).',
+      'Buying: search_items, get_item, preview_item, quote_item (free), acquire_item (unpaid: answers the x402 PaymentRequired; paid in ' +
+      '_meta["x402/payment"]: returns the order with download links), get_order for fresh links. Selling: list_item (the archive in base64 ' +
+      'in the call; the listing fee paid the same way), get_listing_status. Account: list_my_orders, list_my_items, get_username, ' +
+      'get_sales_chains (a zero-value proof in _meta["x402/payment"] or a sign-in-with-x proof in _meta["sign-in-with-x"]).',
   });
   const catalogDeps = {
     baseUrl: deps.baseUrl,
@@ -37,7 +44,9 @@ export function createHostedMcpServer(deps: HostedDeps): McpServer {
   };
   registerSearchItems(server, catalogDeps);
   registerGetItem(server, catalogDeps);
+  registerPreviewItem(server, catalogDeps);
   registerHostedQuote(server, catalogDeps);
+  registerHostedListingStatus(server, deps);
   registerHostedTools(server, deps);
   registerResources(server, { baseUrl: deps.baseUrl, fetch: deps.fetch });
   registerItemTemplate(server, catalogDeps);

@@ -5,8 +5,8 @@ import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
 import { apiFailure, failure, success } from './results.js';
 
-const SCANNING = new Set(['pending_scan', 'scanning']);
-const MEANING: Record<string, string> = {
+export const SCANNING = new Set(['pending_scan', 'scanning']);
+export const MEANING: Record<string, string> = {
   pending_scan: 'waiting for the scan',
   scanning: 'being scanned',
   active: 'live: searchable and purchasable',

@@ -4,7 +4,10 @@ import { ItemPreviewSchema } from '../../src/wire/previews.js';
 import type { McpDeps } from '../deps.js';
 import { apiFailure, success } from './results.js';
 
-export function registerPreviewItem(server: McpServer, deps: McpDeps): void {
+export function registerPreviewItem(
+  server: McpServer,
+  deps: Pick<McpDeps, 'baseUrl' | 'catalog'>,
+): void {
   server.registerTool(
     'preview_item',
     {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
 import { ChainSchema } from './chains.js';
+import { integerParam } from './input.js';
 import { ScanAttestationSchema } from './previews.js';
 
 /** The signed scan report of the item bought (issue 29), when the listing has one. */
@@ -40,6 +41,36 @@ export const OrderLinksSchema = z.object({
   expires_in: z.string().describe('Human lifetime of both links, e.g. "15 minutes"'),
 });
 export type OrderLinks = z.infer<typeof OrderLinksSchema>;
+
+/** `GET /api/v1/orders`: the signing wallet's purchases, newest first (links via the order route). */
+export const BuyerOrdersQuerySchema = z.object({
+  item_id: z.uuid(code('invalid_item_id')).optional().describe('Only the orders of this listing'),
+  limit: integerParam('invalid_limit')
+    .pipe(z.number().min(1, code('invalid_limit')).max(100, code('invalid_limit')))
+    .default(100)
+    .describe('Page size, an integer 1..100 (default 100)'),
+  offset: integerParam('invalid_offset')
+    .pipe(z.number().max(Number.MAX_SAFE_INTEGER, code('invalid_offset')))
+    .default(0)
+    .describe('Rows to skip, an integer >= 0 (default 0)'),
+});
+
+export const BuyerOrderSchema = z.object({
+  order_id: z.uuid(),
+  item_id: z.uuid(),
+  title: z.string().describe("The listing's title"),
+  price_usdc: z.number().describe('Amount paid, USDC'),
+  chain: ChainSchema,
+  network: z.string().describe('CAIP-2 network of the payment'),
+  transaction: z.string().describe('Settlement transaction'),
+  completed_at: z.string(),
+});
+
+export const BuyerOrdersSchema = z.object({
+  orders: z.array(BuyerOrderSchema),
+  pagination: z.object({ limit: z.number(), offset: z.number(), total: z.number() }),
+});
+export type BuyerOrders = z.infer<typeof BuyerOrdersSchema>;
 
 export const AcquireResponseSchema = z.object({
   order_id: z.uuid(),

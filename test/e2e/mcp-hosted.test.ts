@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import {
@@ -14,10 +15,17 @@ import {
   appendPaymentIdentifierToExtensions,
   generatePaymentId,
 } from '@x402/extensions/payment-identifier';
+import {
+  createSIWxPayload,
+  encodeSIWxHeader,
+  SIGN_IN_WITH_X,
+  type SIWxExtension,
+} from '@x402/extensions/sign-in-with-x';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
 
 /**
@@ -30,9 +38,17 @@ import { createSaleItem } from '../helpers/items.js';
 let t: ListeningTestContext;
 let local: LocalFacilitator;
 const BASE_NETWORK = 'eip155:8453';
+/**
+ * The service's archive limit here: small enough to show list_item's refusal without megabytes of
+ * base64, larger than the 256 KB body /mcp once took, so an archive at the limit must still pass.
+ */
+const MAX_ARCHIVE = 512 * 1024;
 
 beforeAll(async () => {
-  t = await startListeningTestApp({ LOCAL_FACILITATOR_START_BALANCE_USDC: '10' });
+  t = await startListeningTestApp({
+    LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
+    MAX_ARCHIVE_BYTES: String(MAX_ARCHIVE),
+  });
   local = t.runtime.deps.facilitator as LocalFacilitator;
 });
 afterAll(() => t?.close());
@@ -44,20 +60,55 @@ async function agent() {
   registerExactEvmScheme(payer, { signer: account });
   const client = new Client({ name: 'hosted-agent', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${t.base}/mcp`)));
-  const call = (name: string, args: Record<string, unknown>, payment?: PaymentPayload) =>
+  const call = (
+    name: string,
+    args: Record<string, unknown>,
+    proof?: PaymentPayload | { siwx: string | object },
+  ) =>
     client.callTool({
       name,
       arguments: args,
-      ...(payment && { _meta: { 'x402/payment': payment } }),
+      ...(proof && {
+        _meta: 'siwx' in proof ? { 'sign-in-with-x': proof.siwx } : { 'x402/payment': proof },
+      }),
     }) as Promise<CallToolResult>;
   /** The transport's client rule: structuredContent first, else content[0].text. */
   const requiredOf = (r: CallToolResult): PaymentRequired | undefined => {
-    const s = (r.structuredContent ??
-      JSON.parse((r.content[0] as { text: string }).text)) as Partial<PaymentRequired>;
+    let s: Partial<PaymentRequired> | undefined;
+    try {
+      s = (r.structuredContent ??
+        JSON.parse((r.content[0] as { text: string }).text)) as Partial<PaymentRequired>;
+    } catch {
+      return undefined; // a plain error text: not a payment prompt
+    }
     return r.isError && s.x402Version && s.accepts ? (s as PaymentRequired) : undefined;
   };
-  return { account, payer, client, call, requiredOf };
+  /**
+   * A sign-in-with-x proof for a PaymentRequired's challenge, as @x402/extensions' client builds
+   * it (wrapFetchWithSIWx's rule: the chain of accepts[0]), for the SIGN-IN-WITH-X value in _meta.
+   */
+  const signIn = async (required: PaymentRequired) => {
+    const ext = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
+    const chain = ext.supportedChains.find((c) => c.chainId === required.accepts[0]!.network)!;
+    const payload = await createSIWxPayload(
+      { ...ext.info, chainId: chain.chainId, type: chain.type },
+      account,
+      `${t.base}/mcp`,
+    );
+    return { siwx: encodeSIWxHeader(payload) };
+  };
+  /** An identity tool called twice: unproved (its PaymentRequired), then with a fresh proof. */
+  const proved = async (name: string, args: Record<string, unknown>, how: 'x402' | 'siwx') => {
+    const required = requiredOf(await call(name, args));
+    expect(required, `${name} asks for a proof`).toBeDefined();
+    const proof =
+      how === 'siwx' ? await signIn(required!) : await payer.createPaymentPayload(required!);
+    return call(name, args, proof);
+  };
+  return { account, payer, client, call, requiredOf, signIn, proved };
 }
+
+const textOf = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 
 const countOrders = async (itemId: string) =>
   (
@@ -74,9 +125,14 @@ describe('hosted /mcp', () => {
       [
         'acquire_item',
         'get_item',
+        'get_listing_status',
         'get_order',
         'get_sales_chains',
         'get_username',
+        'list_item',
+        'list_my_items',
+        'list_my_orders',
+        'preview_item',
         'quote_item',
         'search_items',
       ].sort(),
@@ -93,6 +149,15 @@ describe('hosted /mcp', () => {
       chains: expect.arrayContaining([
         expect.objectContaining({ chain: 'base', amount_raw: '500000' }),
       ]),
+    });
+    // a live listing's status is public: no proof asked
+    const status = await a.call('get_listing_status', { item_id: item.itemId });
+    expect(status.isError, textOf(status)).toBeFalsy();
+    expect(status.structuredContent).toMatchObject({
+      item_id: item.itemId,
+      status: 'active',
+      scan_finished: true,
+      view: 'public',
     });
     await a.client.close();
   });
@@ -142,6 +207,17 @@ describe('hosted /mcp', () => {
     expect((replay._meta?.['x402/payment-response'] as SettleResponse).transaction).toBe(
       receipt.transaction,
     );
+    expect(await countOrders(item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(9_500_000);
+
+    // already bought: a sign-in-with-x proof for the acquire prompt delivers the same order, free
+    const signedIn = await a.call(
+      'acquire_item',
+      args,
+      await a.signIn(a.requiredOf(await a.call('acquire_item', args))!),
+    );
+    expect(signedIn.isError, textOf(signedIn)).toBeFalsy();
+    expect((signedIn.structuredContent as { order_id: string }).order_id).toBe(order.order_id);
     expect(await countOrders(item.itemId)).toBe(1);
     expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(9_500_000);
 
@@ -288,7 +364,7 @@ describe('hosted /mcp', () => {
     expect(wk.instructions).toContain(`${t.base}/mcp`);
     expect(skills.mcp).toMatchObject({ url: `${t.base}/mcp`, transport: 'streamable-http' });
     expect(Object.values(skills.mcp.tools).flat().sort()).toEqual([...listed].sort());
-    expect(skills.mcp.tools.paid).toEqual(['acquire_item']);
+    expect(skills.mcp.tools.paid).toEqual(['acquire_item', 'list_item']);
     for (const name of listed) {
       expect(llms).toContain(name);
       expect(wk.instructions).toContain(name);
@@ -313,6 +389,251 @@ describe('hosted /mcp', () => {
     const input = (bazaar.info.input as unknown as { inputSchema: { required: string[] } })
       .inputSchema;
     expect(input.required.sort()).toEqual(['accept_terms', 'item_id']);
+  });
+
+  it('sells through the hosted endpoint: the archive in the call, the fee paid in _meta once, then the scan, the sale and the accounts', async () => {
+    const seller = await agent();
+    const seed = `hosted${Date.now().toString(36)}`;
+    const archive = zipOf(uniqueProject(seed));
+    const listing = {
+      archive_base64: archive.toString('base64'),
+      filename: 'wombat-helpers.zip',
+      title: `Wombat helpers ${seed}`,
+      description: 'Small numeric helpers for wombat burrow planning.',
+      tech_stack: 'TypeScript',
+      price_usdc: 0.5,
+    };
+    const items = async () =>
+      (
+        await t.runtime.deps.sql<
+          { n: number }[]
+        >`select count(*)::int as n from items where title = ${listing.title}`
+      )[0]!.n;
+
+    // unpaid: the REST listing fee prompt, with the MCP tool's bazaar entry
+    const unpaid = await seller.call('list_item', listing);
+    const fee = seller.requiredOf(unpaid);
+    expect(fee, textOf(unpaid)).toBeDefined();
+    expect(fee!.resource.url).toBe(`${t.base}/api/v1/items`);
+    expect(fee!.accepts[0]).toMatchObject({ scheme: 'exact', amount: '10000' });
+    expect(fee!.accepts[0]!.extra).toMatchObject({ purpose: 'listing_fee' });
+    // field for field the prompt a REST client gets for the same upload
+    const form = new FormData();
+    form.set(
+      'metadata',
+      JSON.stringify({
+        title: listing.title,
+        description: listing.description,
+        tech_stack: listing.tech_stack,
+        prices: { USDC: listing.price_usdc },
+      }),
+    );
+    form.set('file', new Blob([archive]), listing.filename);
+    const rest = await fetch(`${t.base}/api/v1/items`, { method: 'POST', body: form });
+    expect(rest.status).toBe(402);
+    const restPrompt = decodePaymentRequiredHeader(rest.headers.get('PAYMENT-REQUIRED')!);
+    expect(fee!.accepts).toEqual(restPrompt.accepts);
+    expect(fee!.resource).toEqual(restPrompt.resource);
+    const bazaar = fee!.extensions?.bazaar as DiscoveryExtension;
+    expect(bazaar.info.input).toMatchObject({ type: 'mcp', toolName: 'list_item' });
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(await items()).toBe(0);
+
+    // paid: the listing; the same payment again: the same listing, one fee
+    const payment = await seller.payer.createPaymentPayload(fee!);
+    const paid = await seller.call('list_item', listing, payment);
+    expect(paid.isError, textOf(paid)).toBeFalsy();
+    const listed = paid.structuredContent as { item_id: string; status: string; sha256: string };
+    expect(listed).toMatchObject({
+      status: 'pending_scan',
+      sha256: createHash('sha256').update(archive).digest('hex'),
+      bytes: archive.length,
+    });
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true });
+    expect(await local.balanceOf(BASE_NETWORK, seller.account.address)).toBe(9_990_000);
+    const replay = await seller.call('list_item', listing, payment);
+    expect((replay.structuredContent as { item_id: string }).item_id).toBe(listed.item_id);
+    expect(await items()).toBe(1);
+    expect(await local.balanceOf(BASE_NETWORK, seller.account.address)).toBe(9_990_000);
+
+    // the fee is bound to the archive: the same signature lists nothing else
+    const other = zipOf(uniqueProject(`${seed}x`));
+    const moved = await seller.call(
+      'list_item',
+      { ...listing, archive_base64: other.toString('base64') },
+      payment,
+    );
+    expect(moved.isError).toBe(true);
+    expect(textOf(moved)).toMatch(/HTTP 409 authorization_already_used/);
+    expect(await items()).toBe(1);
+    expect(await local.balanceOf(BASE_NETWORK, seller.account.address)).toBe(9_990_000);
+
+    // during the scan the public status does not show it: the owner proves the wallet
+    const hidden = await seller.call('get_listing_status', { item_id: listed.item_id });
+    const ownerPrompt = seller.requiredOf(hidden);
+    expect(ownerPrompt!.resource.url).toBe(
+      `${t.base}/api/v1/seller/items/${listed.item_id}/status`,
+    );
+    expect(ownerPrompt!.accepts.every((x) => x.amount === '0')).toBe(true);
+    const owner = await seller.call(
+      'get_listing_status',
+      { item_id: listed.item_id },
+      await seller.payer.createPaymentPayload(ownerPrompt!),
+    );
+    expect(owner.structuredContent).toMatchObject({
+      status: 'pending_scan',
+      scan_finished: false,
+      view: 'owner',
+    });
+    // another wallet's proof does not open it (404 for not-owned)
+    const stranger = await agent();
+    await createSaleItem(t.runtime.deps, { sellerAddress: stranger.account.address.toLowerCase() });
+    const notMine = await stranger.proved(
+      'get_listing_status',
+      { item_id: listed.item_id },
+      'siwx',
+    );
+    expect(notMine.isError).toBe(true);
+    expect(textOf(notMine)).toMatch(/HTTP 404 item_not_found/);
+
+    // the scan runs while the free status waits for the listing to go live
+    const [live] = await Promise.all([
+      seller.call('get_listing_status', { item_id: listed.item_id, wait_seconds: 20 }),
+      new Promise((r) => setTimeout(r, 300)).then(() => t.runtime.runDueJobs()),
+    ]);
+    expect(live.isError, textOf(live)).toBeFalsy();
+    expect(live.structuredContent).toMatchObject({ status: 'active', view: 'public' });
+
+    // a buyer finds it, previews and quotes it for free, pays, and gets fresh links
+    const buyer = await agent();
+    const found = await buyer.call('search_items', { q: listing.title });
+    expect(JSON.stringify(found.structuredContent)).toContain(listed.item_id);
+    const preview = await buyer.call('preview_item', { item_id: listed.item_id });
+    expect(preview.isError, textOf(preview)).toBeFalsy();
+    expect(JSON.stringify(preview.structuredContent)).toContain('src/index.ts');
+    const quote = await buyer.call('quote_item', { item_id: listed.item_id });
+    expect(quote.structuredContent).toMatchObject({ price_usdc: 0.5 });
+    const args = { item_id: listed.item_id, accept_terms: true };
+    const price = buyer.requiredOf(await buyer.call('acquire_item', args))!;
+    const bought = await buyer.call(
+      'acquire_item',
+      args,
+      await buyer.payer.createPaymentPayload(price),
+    );
+    expect(bought.isError, textOf(bought)).toBeFalsy();
+    const order = bought.structuredContent as { order_id: string; download_url: string };
+    const archiveBack = Buffer.from(await (await fetch(order.download_url)).arrayBuffer());
+    expect(archiveBack.equals(archive)).toBe(true);
+    const links = await buyer.proved('get_order', { order_id: order.order_id }, 'x402');
+    expect(links.structuredContent).toMatchObject({ order_id: order.order_id });
+
+    // account tools take either proof: the buyer's purchases, the seller's listings
+    for (const how of ['x402', 'siwx'] as const) {
+      const mine = await buyer.proved('list_my_orders', {}, how);
+      expect(mine.isError, textOf(mine)).toBeFalsy();
+      expect(mine.structuredContent).toMatchObject({
+        orders: [
+          {
+            order_id: order.order_id,
+            item_id: listed.item_id,
+            title: listing.title,
+            price_usdc: 0.5,
+            chain: 'base',
+          },
+        ],
+        pagination: { total: 1 },
+      });
+      const selling = await seller.proved('list_my_items', { status: 'active' }, how);
+      expect(selling.isError, textOf(selling)).toBeFalsy();
+      expect(selling.structuredContent).toMatchObject({
+        items: [{ item_id: listed.item_id, status: 'active' }],
+        pagination: { total: 1 },
+      });
+    }
+    // the seller bought nothing; the buyer lists nothing
+    expect((await seller.proved('list_my_orders', {}, 'siwx')).structuredContent).toMatchObject({
+      orders: [],
+    });
+    for (const a of [seller, buyer, stranger]) await a.client.close();
+  });
+
+  it('identity tools: the unproved answer carries the REST sign-in-with-x challenge; a proof serves one call', async () => {
+    const a = await agent();
+    await createSaleItem(t.runtime.deps, { sellerAddress: a.account.address.toLowerCase() });
+    const unproved = await a.call('get_username', {});
+    const required = a.requiredOf(unproved)!;
+    const ext = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
+    expect(ext.info).toMatchObject({
+      domain: new URL(t.base).host,
+      uri: `${t.base}/api/v1/agent/username`,
+      nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(ext.supportedChains).toContainEqual({ chainId: BASE_NETWORK, type: 'eip191' });
+
+    const proof = await a.signIn(required);
+    const named = await a.call('get_username', {}, proof);
+    expect(named.isError, textOf(named)).toBeFalsy();
+    expect(named.structuredContent).toMatchObject({ username: expect.any(String) });
+
+    // the signed payload itself (not base64) is taken too
+    const fresh = a.requiredOf(await a.call('get_username', {}))!;
+    const asObject = JSON.parse(
+      Buffer.from((await a.signIn(fresh)).siwx, 'base64').toString('utf8'),
+    ) as object;
+    const again = await a.call('get_username', {}, { siwx: asObject });
+    expect(again.isError, textOf(again)).toBeFalsy();
+
+    // the same proof again: refused with a fresh challenge naming why
+    const replay = a.requiredOf(await a.call('get_username', {}, proof));
+    expect(replay?.error).toMatch(
+      /sign-in-with-x proof was refused.*invalid_siwx_nonce_already_used/,
+    );
+    // a proof made for another tool's route does not open this one
+    const chains = a.requiredOf(await a.call('get_sales_chains', {}))!;
+    const moved = a.requiredOf(await a.call('get_username', {}, await a.signIn(chains)));
+    expect(moved?.error).toMatch(/invalid_siwx_uri_mismatch/);
+    await a.client.close();
+  });
+
+  it('list_item refuses an archive over the service limit before decoding it, and bad input before any fee', async () => {
+    const a = await agent();
+    const base = {
+      filename: 'big.zip',
+      title: 'Too big',
+      description: 'An archive larger than the service accepts.',
+      tech_stack: 'TypeScript',
+      price_usdc: 1,
+    };
+    // not even base64: the size alone refuses it
+    const big = await a.call('list_item', {
+      ...base,
+      archive_base64: '!'.repeat(Math.ceil(MAX_ARCHIVE / 3) * 4 + 4),
+    });
+    expect(big.isError).toBe(true);
+    expect(textOf(big)).toMatch(/payload_too_large/);
+    expect(a.requiredOf(big)).toBeUndefined();
+    // exactly at the limit is not refused for its size
+    const atLimit = await a.call('list_item', {
+      ...base,
+      archive_base64: Buffer.alloc(MAX_ARCHIVE).toString('base64'),
+    });
+    expect(textOf(atLimit)).not.toMatch(/payload_too_large/);
+    const garbled = await a.call('list_item', { ...base, archive_base64: 'UEsD!!==' });
+    expect(textOf(garbled)).toMatch(/invalid_file/);
+    // the REST validation answers before any fee: not an archive, a wrong name
+    const notZip = await a.call('list_item', {
+      ...base,
+      archive_base64: Buffer.from('hello').toString('base64'),
+    });
+    expect(a.requiredOf(notZip)).toBeUndefined();
+    expect(textOf(notZip)).toMatch(/unsupported_archive/);
+    const badName = await a.call('list_item', {
+      ...base,
+      filename: 'big.rar',
+      archive_base64: zipOf(uniqueProject()).toString('base64'),
+    });
+    expect(textOf(badName)).toMatch(/invalid_file_name/);
+    await a.client.close();
   });
 
   it('answers 405 to GET (stateless endpoint)', async () => {

@@ -7,6 +7,7 @@ import { MarketplaceError } from '../../src/client/index.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { altered } from '../helpers/forge.js';
 import { createSaleItem } from '../helpers/items.js';
+import { asWallet } from '../helpers/selling.js';
 import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 let t: TestContext;
@@ -117,6 +118,60 @@ describe('GET /api/v1/orders/{uuid} (zero-value identity)', () => {
     expect(
       (await t.app.inject({ url, headers: { 'payment-signature': paid.header } })).json().reason,
     ).toBe('requirements_not_issued');
+  });
+});
+
+describe("GET /api/v1/orders (the signing wallet's purchases)", () => {
+  it("lists only the signer's completed orders, newest first, without links; filters by item", async () => {
+    const first = await bought();
+    const again = await createSaleItem(deps(), { priceUsdc: 0.75, title: 'Second buy' });
+    const { order: second } = await first.client.acquire(again.itemId);
+    const stranger = await bought();
+
+    const probe = await t.app.inject('/api/v1/orders');
+    expect(probe.statusCode).toBe(402);
+    expect(promptOf(probe).accepts.every((a) => a.amount === '0')).toBe(true);
+
+    const mine = await asWallet(t, first.buyer, 'GET', '/api/v1/orders');
+    expect(mine.statusCode, mine.body).toBe(200);
+    const body = mine.json() as { orders: Array<Record<string, unknown>>; pagination: unknown };
+    expect(body.orders.map((o) => o.order_id)).toEqual([second.order_id, first.order.order_id]);
+    expect(body.orders[0]).toEqual({
+      order_id: second.order_id,
+      item_id: again.itemId,
+      title: 'Second buy',
+      price_usdc: 0.75,
+      chain: 'base',
+      network: 'eip155:8453',
+      transaction: expect.stringMatching(/^0x/),
+      completed_at: expect.any(String),
+    });
+    expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 2 });
+    expect(mine.body).not.toContain('download_url');
+    expect(mine.body).not.toContain(stranger.order.order_id);
+
+    const one = await asWallet(
+      t,
+      first.buyer,
+      'GET',
+      `/api/v1/orders?item_id=${first.item.itemId}&limit=1`,
+    );
+    expect(one.json()).toMatchObject({
+      orders: [{ order_id: first.order.order_id }],
+      pagination: { limit: 1, offset: 0, total: 1 },
+    });
+  });
+
+  it('bad query parameters are 400 before any identity prompt', async () => {
+    for (const [q, code] of [
+      ['limit=0', 'invalid_limit'],
+      ['offset=-1', 'invalid_offset'],
+      ['item_id=nope', 'invalid_item_id'],
+    ]) {
+      const res = await t.app.inject(`/api/v1/orders?${q}`);
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json()).toMatchObject({ error: code });
+    }
   });
 });
 

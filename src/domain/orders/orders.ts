@@ -5,7 +5,8 @@ import { piece, type Piece } from '../../db/pieces.js';
 import type { Chain } from '../../wire/chains.js';
 import type { PaidContext } from '../payments/fulfilment.js';
 import { humanDuration, signLink } from '../links/signed-links.js';
-import type { OrderLinks } from '../../wire/orders.js';
+import type { BuyerOrders, OrderLinks } from '../../wire/orders.js';
+import { toUsdc, type Micro } from '../../wire/money.js';
 
 /** What an acquire claim stores so that the order can be written later, even by the reconciler. */
 export interface AcquireContext extends Record<string, unknown> {
@@ -129,6 +130,50 @@ export async function findBuyerOrder(
     });
   }
   return order;
+}
+
+/**
+ * The completed orders of a buyer, newest first (identity route `GET /api/v1/orders`): what was
+ * bought, when, for how much and where it settled; never links (the order route signs fresh ones).
+ */
+export async function buyerOrders(
+  sql: Db,
+  buyerId: string,
+  q: { item_id?: string | undefined; limit: number; offset: number },
+): Promise<BuyerOrders> {
+  const filter = q.item_id ? sql`and o.item_id = ${q.item_id}` : sql``;
+  const [{ total } = { total: 0 }] = await sql<{ total: number }[]>`
+    select count(*)::int as total from orders o where o.buyer_id = ${buyerId} ${filter}`;
+  const rows = await sql<
+    {
+      id: string;
+      itemId: string;
+      title: string;
+      amount: Micro;
+      chain: Chain;
+      network: string;
+      transaction: string;
+      completedAt: Date;
+    }[]
+  >`
+    select o.id, o.item_id, i.title, o.amount_micro as amount, o.chain, o.network, o.transaction,
+           o.completed_at
+    from orders o join items i on i.id = o.item_id
+    where o.buyer_id = ${buyerId} ${filter}
+    order by o.completed_at desc, o.id limit ${q.limit} offset ${q.offset}`;
+  return {
+    orders: rows.map((r) => ({
+      order_id: r.id,
+      item_id: r.itemId,
+      title: r.title,
+      price_usdc: toUsdc(r.amount),
+      chain: r.chain,
+      network: r.network,
+      transaction: r.transaction,
+      completed_at: r.completedAt.toISOString(),
+    })),
+    pagination: { limit: q.limit, offset: q.offset, total },
+  };
 }
 
 export function orderLinks(

@@ -136,7 +136,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
             transport: 'streamable-http',
             stateless: true,
             payment:
-              'x402 MCP transport: PaymentPayload in params._meta["x402/payment"], receipt in _meta["x402/payment-response"]',
+              'x402 MCP transport: PaymentPayload in params._meta["x402/payment"], receipt in _meta["x402/payment-response"]; identity tools also take a sign-in-with-x proof (the SIGN-IN-WITH-X header value) in params._meta["sign-in-with-x"]',
             tools: mcp.tools,
           },
         }),

@@ -5,6 +5,7 @@ import { createHostedMcpServer } from '../../../mcp/hosted/server.js';
 import type { MarketplaceFetch } from '../../../mcp/hosted/paid-call.js';
 import type { Config } from '../../config.js';
 import { CORS_RESPONSE_HEADERS } from '../plugins/cors.js';
+import { uploadBodyLimit } from './selling.js';
 import type { RouteGroup } from '../face.js';
 
 /**
@@ -59,11 +60,17 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
   const root = app as unknown as FastifyInstance;
   app.post(
     '/mcp',
-    { config: { auth: 'public' }, schema: { hide: true }, bodyLimit: 256 * 1024 },
+    // list_item carries the archive in base64: the JSON upload's limit plus the JSON-RPC envelope
+    {
+      config: { auth: 'public' },
+      schema: { hide: true },
+      bodyLimit: uploadBodyLimit(config) + 64 * 1024,
+    },
     async (request, reply) => {
       const server = createHostedMcpServer({
         baseUrl: config.PUBLIC_BASE_URL,
         fetch: inProcessFetch(root, request, config),
+        maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
       });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -5,13 +5,20 @@ import { renderInvoiceHtml, renderInvoiceMarkdown } from '../../domain/invoices/
 import { buildInvoice, invoiceDocument } from '../../domain/orders/invoice.js';
 import {
   ArchiveDownloadSchema,
+  BuyerOrdersQuerySchema,
+  BuyerOrdersSchema,
   InvoiceSchema,
   OrderLinksSchema,
   OrderParamsSchema,
   SignedLinkQuerySchema,
 } from '../../wire/orders.js';
 import { attachmentDisposition } from '../../domain/orders/disposition.js';
-import { findBuyerOrder, findCompletedOrder, orderLinks } from '../../domain/orders/orders.js';
+import {
+  buyerOrders,
+  findBuyerOrder,
+  findCompletedOrder,
+  orderLinks,
+} from '../../domain/orders/orders.js';
 import { verifyLink } from '../../domain/links/signed-links.js';
 import { AppError } from '../../errors.js';
 import { sendRepresentation } from '../representation.js';
@@ -23,6 +30,25 @@ const orderNotFound = () =>
 
 /** Revision B refetches links with an identity signature; Revision A has keyed routes instead. */
 export const orderLinkRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+  app.get(
+    '/api/v1/orders',
+    {
+      config: { auth: 'id402' },
+      schema: describe(
+        'purchase',
+        "The signing wallet's completed orders, newest first (fresh links: the order route)",
+        {
+          querystring: BuyerOrdersQuerySchema,
+          response: { 200: BuyerOrdersSchema },
+        },
+      ),
+    },
+    async (request) => {
+      const agent = agentOf(request);
+      return buyerOrders(deps.sql, agent.id, request.query);
+    },
+  );
+
   app.get(
     '/api/v1/orders/:uuid',
     {
