@@ -79,6 +79,7 @@ export const SENTENCE_CALIBRATION: Calibration = {
   ...CALIBRATION,
   vector: 0.2,
   meaning: 0.5,
+  cosineFloor: 0.3,
   cosineFull: 0.7,
 };
 
