@@ -130,6 +130,14 @@ export const ConfigSchema = z
     EMBEDDINGS_API_KEY: z.string().min(1).optional(),
     /** Vector dimension. Built-in embedder: 256 by default; remote: must match the model. */
     EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4096).optional(),
+    /**
+     * The built-in embedder (without EMBEDDINGS_URL): `words` (word vectors and hashed features), or
+     * `sentence`, which adds a sentence encoder shipped in an npm package (docs/search-meaning.md).
+     * A change needs `npm run reindex`.
+     */
+    EMBEDDINGS_BUILTIN: z.enum(['words', 'sentence']).default('words'),
+    /** Share of the sentence encoder's cosine in the built-in vector (EMBEDDINGS_BUILTIN=sentence). */
+    EMBEDDINGS_SENTENCE_SHARE: z.coerce.number().min(0.05).max(1).default(0.6),
     SEARCH_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
     RATING_VISIBILITY_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
 

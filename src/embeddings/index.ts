@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { BUILTIN_DIMENSIONS, BuiltinEmbedder } from './builtin.js';
 import type { Embedder } from './embedder.js';
 import { OpenAiEmbedder } from './openai.js';
+import { SentenceEmbedder } from './sentence.js';
 
 export function createEmbedder(config: Config): Embedder {
   if (config.EMBEDDINGS_URL && config.EMBEDDINGS_MODEL && config.EMBEDDINGS_DIMENSIONS) {
@@ -12,7 +13,10 @@ export function createEmbedder(config: Config): Embedder {
       apiKey: config.EMBEDDINGS_API_KEY,
     });
   }
-  return new BuiltinEmbedder(config.EMBEDDINGS_DIMENSIONS ?? BUILTIN_DIMENSIONS);
+  const words = new BuiltinEmbedder(config.EMBEDDINGS_DIMENSIONS ?? BUILTIN_DIMENSIONS);
+  return config.EMBEDDINGS_BUILTIN === 'sentence'
+    ? new SentenceEmbedder(words, config.EMBEDDINGS_SENTENCE_SHARE)
+    : words;
 }
 
 export type { Embedder } from './embedder.js';

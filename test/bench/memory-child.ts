@@ -45,6 +45,9 @@ if (arg === 'demo') {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     IN_PROCESS_WORKER: 'false',
+    // the built-in embedder's option as the bench's environment names it (words or sentence)
+    EMBEDDINGS_BUILTIN: process.env.EMBEDDINGS_BUILTIN,
+    EMBEDDINGS_SENTENCE_SHARE: process.env.EMBEDDINGS_SENTENCE_SHARE,
   });
   const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
   await loadDemoData(runtime.deps);

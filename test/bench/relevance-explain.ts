@@ -1,4 +1,4 @@
-import { CALIBRATION, fusedScore, similarityOf } from '../../src/domain/search/calibration.js';
+import { calibrationFor, fusedScore, similarityOf } from '../../src/domain/search/calibration.js';
 import { candidateSignals, loadQuerySignals } from '../../src/domain/search/rank.js';
 import { searchCandidates } from '../../src/domain/search/search.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
@@ -14,18 +14,20 @@ const listings =
     ? DEMO_LISTINGS.map((l) => ({ ...l, key: l.title }))
     : RELEVANCE_SETS.find((s) => s.name === setName)!.listings;
 const { runtime, sql, embedder, keyOf } = await relevanceCatalogue(listings);
+// the calibration of the embedder in use (EMBEDDINGS_BUILTIN=sentence has its own)
+const c = calibrationFor(embedder.model);
 for (const q of queries) {
   const signals = await loadQuerySignals(sql, q);
   const rows = await searchCandidates(sql, embedder, { q }, { efSearch: 100, ratingThreshold: 5 });
   const ranked = rows
     .map((row) => {
-      const s = candidateSignals(signals, row);
-      const score = fusedScore(s);
-      return { key: keyOf.get(row.id), sim: similarityOf(score), ...s };
+      const s = candidateSignals(signals, row, c);
+      const score = fusedScore(s, c);
+      return { key: keyOf.get(row.id), sim: similarityOf(score, c), ...s };
     })
     .sort((a, b) => b.sim - a.sim)
     .slice(0, 6);
-  console.log(q, CALIBRATION.floor);
+  console.log(q, c.floor);
   console.table(
     ranked.map((r) =>
       Object.fromEntries(

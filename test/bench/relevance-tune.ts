@@ -1,5 +1,6 @@
 import {
   CALIBRATION,
+  calibrationFor,
   fusedScore,
   similarityOf,
   type Calibration,
@@ -148,15 +149,28 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
     const reference = families(EARLIER_SET, REFERENCE, (si, i) => refSignals[si]![i]!);
     const results: Result[] = [];
     // (softFloor -0.5 and lexiconMatch 1 never led: left out to keep a run near two minutes)
+    // BENCH_TUNE_GRID=vector (issue 30's third stop, for a sentence encoder's cosine): the vector
+    // signal's weight and its cosine mapping are searched; the second stop's dropped signals stay
+    // at their shipped values.
+    const vectorGrid = process.env.BENCH_TUNE_GRID === 'vector';
+    const cosineMaps: Array<readonly [number, number]> = vectorGrid
+      ? [
+          [0.3, 0.6],
+          [0.2, 0.6],
+          [0.2, 0.5],
+          [0.1, 0.5],
+          [0.3, 0.7],
+        ]
+      : [[0.3, 0.6]];
     for (const [softFloor, softFull] of [[-0.8, 1]] as const)
       for (const lexiconMatch of [0.8, 0.9])
-        for (const lexicalKnown of [0, 1])
-          for (const conceptBody of [1, 0.5])
-            for (const meaningBody of [1, 0.9, 0.8])
-              for (const [cosineFloor, cosineFull] of [[0.3, 0.6]] as const) {
+        for (const lexicalKnown of vectorGrid ? [0] : [0, 1])
+          for (const conceptBody of vectorGrid ? [1] : [1, 0.5])
+            for (const meaningBody of vectorGrid ? [1] : [1, 0.9, 0.8])
+              for (const [cosineFloor, cosineFull] of cosineMaps) {
                 // the signals depend on these only; the weights below just combine them
                 const base = {
-                  ...CALIBRATION,
+                  ...calibrationFor(demo.embedder.model),
                   softFloor,
                   softFull,
                   cosineFloor,
@@ -186,9 +200,9 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
                 // configurations 0.03-0.1 better on the tuning halves and up to 0.05 worse on the
                 // held-out ones: with 70-75 tuning queries a set, more freedom fits their noise.
                 for (const lexical of [0.1])
-                  for (const vector of [0.1])
+                  for (const vector of vectorGrid ? [0.05, 0.1, 0.15, 0.2, 0.3] : [0.1])
                     for (const phrase of [0.2])
-                      for (const concept of [0, 0.1, 0.2, 0.3]) {
+                      for (const concept of vectorGrid ? [0] : [0, 0.1, 0.2, 0.3]) {
                         const meaning = +(1 - lexical - vector - phrase - concept).toFixed(2);
                         if (meaning >= 0.1)
                           weights.push([lexical, vector, meaning, phrase, concept]);

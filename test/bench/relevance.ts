@@ -92,6 +92,9 @@ export async function relevanceCatalogue(
     EMBEDDED_DB_IN_MEMORY: 'true',
     LOG_LEVEL: 'silent',
     IN_PROCESS_WORKER: 'false',
+    // the built-in embedder's option (words or sentence) as the bench's environment names it
+    EMBEDDINGS_BUILTIN: process.env.EMBEDDINGS_BUILTIN,
+    EMBEDDINGS_SENTENCE_SHARE: process.env.EMBEDDINGS_SENTENCE_SHARE,
   });
   const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
   const { sql, embedder } = runtime.deps as { sql: Sql; embedder: Embedder };

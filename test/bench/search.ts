@@ -171,6 +171,9 @@ export async function loadCatalogue(
     EMBEDDED_DB_IN_MEMORY: 'true',
     LOG_LEVEL: 'silent',
     IN_PROCESS_WORKER: 'false',
+    // the built-in embedder's option as the bench's environment names it (words or sentence)
+    EMBEDDINGS_BUILTIN: process.env.EMBEDDINGS_BUILTIN,
+    EMBEDDINGS_SENTENCE_SHARE: process.env.EMBEDDINGS_SENTENCE_SHARE,
     SEARCH_EF_SEARCH: String(efSearch),
     ...opts.env,
   });

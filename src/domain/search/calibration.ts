@@ -1,3 +1,4 @@
+import { isSentenceModel } from '../../embeddings/sentence.js';
 import { SOFT_MATCH_FLOOR, SOFT_MATCH_FULL, LEXICON_MATCH } from './soft-match.js';
 
 /**
@@ -67,6 +68,25 @@ export const CALIBRATION = {
   floor: 1.0,
 };
 export const SIMILARITY_FLOOR = CALIBRATION.floor;
+
+/**
+ * The calibration of the built-in embedder's sentence option (EMBEDDINGS_BUILTIN=sentence, issue
+ * 30's third stop): its cosine tells tasks apart better than the word vectors', so the vector
+ * signal weighs more. Proposed by `BENCH_TUNE_GRID=vector npm run bench -- relevance_tune` with
+ * the sentence encoder (docs/search-meaning.md).
+ */
+export const SENTENCE_CALIBRATION: Calibration = {
+  ...CALIBRATION,
+  vector: 0.2,
+  meaning: 0.5,
+  cosineFloor: 0.3,
+  cosineFull: 0.7,
+};
+
+/** The calibration for the embedder that made the vectors (by its model name). */
+export function calibrationFor(model: string): Calibration {
+  return isSentenceModel(model) ? SENTENCE_CALIBRATION : CALIBRATION;
+}
 
 /** One candidate's signals, each 0-1 (stack: share of the named stacks the listing has). */
 export interface CandidateSignals {

@@ -3,7 +3,7 @@ import type { Embedder } from '../../embeddings/embedder.js';
 import { toMicro } from '../../wire/money.js';
 import { publicColumns, toPublicItem } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
-import { SIMILARITY_FLOOR } from './calibration.js';
+import { calibrationFor, SIMILARITY_FLOOR } from './calibration.js';
 import {
   loadQuerySignals,
   querySignals,
@@ -81,7 +81,7 @@ export async function searchItems(
   // code is in them first (a declaration the measured code contradicts counts less, stacks.ts)
   for (const s of namedStacks(query.tech_stack ?? ''))
     if (!signals.stacks.includes(s)) signals.stacks.push(s);
-  const results = rankCandidates(signals, rows, variant)
+  const results = rankCandidates(signals, rows, variant, calibrationFor(embedder.model))
     .filter((r) => r.similarity >= floor && r.similarity > 0)
     .slice(0, SEARCH_LIMIT)
     .map((r) => ({ ...toPublicItem(r.row, opts.ratingThreshold), similarity: r.similarity }));
