@@ -77,7 +77,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installIdentity(app, deps);
-  await app.register(securityHeadersPlugin);
+  await app.register(securityHeadersPlugin, { config });
   // After the identity hook: the per-account bucket reads the verified wallet or key's account.
   await app.register(rateLimitPlugin, { config });
   await app.register(documentationPlugin, { config, openapiComponents: face.openapiComponents });
