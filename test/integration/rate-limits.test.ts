@@ -238,3 +238,44 @@ describe('Revision A buckets', () => {
     expect(await challenge(t.app, wallet, 'register')).toContain('wants you to sign in');
   });
 });
+
+describe('client address behind a proxy (TRUST_PROXY)', () => {
+  const search = (t: TestContext, peer: string, forwardedFor: string) =>
+    t.app.inject({
+      url: '/api/v1/search?q=todo',
+      remoteAddress: peer,
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
+
+  it('with one trusted hop the client is the entry our proxy appended, not a spoofed first one', async () => {
+    const t = await startTestApp({ TRUST_PROXY: '1', RATE_LIMIT_PUBLIC_MAX: '3' });
+    try {
+      // the proxy (10.0.0.2) appends the real peer 198.51.100.7 to whatever the client sent
+      for (let i = 0; i < 3; i++) {
+        const res = await search(t, '10.0.0.2', `${from(100 + i)}, 198.51.100.7`);
+        expect(res.statusCode).toBe(200);
+      }
+      expectLimited(await search(t, '10.0.0.2', `${from(200)}, 198.51.100.7`));
+      expect((await search(t, '10.0.0.2', `${from(200)}, 198.51.100.8`)).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with the proxy listed by CIDR, a client reaching the service directly cannot name its address', async () => {
+    const t = await startTestApp({ TRUST_PROXY: '10.0.0.0/8', RATE_LIMIT_PUBLIC_MAX: '3' });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await search(t, '10.1.2.3', `${from(100 + i)}, 198.51.100.9`);
+        expect(res.statusCode).toBe(200);
+      }
+      expectLimited(await search(t, '10.1.2.3', `${from(200)}, 198.51.100.9`));
+      // direct from 192.0.2.50 (not a listed proxy): its X-Forwarded-For is not believed
+      for (let i = 0; i < 3; i++)
+        expect((await search(t, '192.0.2.50', from(120 + i))).statusCode).toBe(200);
+      expectLimited(await search(t, '192.0.2.50', from(130)));
+    } finally {
+      await t.close();
+    }
+  });
+});
