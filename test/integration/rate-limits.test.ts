@@ -150,6 +150,51 @@ describe('Revision B buckets', () => {
     expect(ok.statusCode).toBe(200);
   });
 
+  it('replayed authorizations (409) and proofs of wallets without an account (404) fill the failure bucket', async () => {
+    const [bought, other] = [
+      await createSaleItem(t.runtime.deps),
+      await createSaleItem(t.runtime.deps),
+    ];
+    const acquire = (itemId: string, signature: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/items/${itemId}/acquire`,
+        payload: legal,
+        remoteAddress: from(70),
+        headers: { 'payment-signature': signature },
+      });
+    const prompt = promptOf(
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/items/${bought.itemId}/acquire`,
+        remoteAddress: from(70),
+      }),
+    );
+    const { header } = await signPayment(newWallet(), prompt, prompt.accepts[0]!);
+    expect((await acquire(bought.itemId, header)).statusCode).toBe(200);
+    // the paid authorization replayed for another item: refused, and a failed credential
+    const replay = await acquire(other.itemId, header);
+    expect(replay.statusCode).toBe(409);
+    expect(replay.json().error).toBe('authorization_already_used');
+    // a fresh identity proof of a wallet that never paid: refused, and a failed credential
+    const username = async () => {
+      const ask = promptOf(
+        await t.app.inject({ url: '/api/v1/agent/username', remoteAddress: from(70) }),
+      );
+      const proof = await signPayment(newWallet(), ask, ask.accepts[0]!);
+      return t.app.inject({
+        url: '/api/v1/agent/username',
+        remoteAddress: from(70),
+        headers: { 'payment-signature': proof.header },
+      });
+    };
+    const unknown = await username();
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toBe('agent_not_found');
+    expectLimited(await acquire(other.itemId, header));
+    expectLimited(await username());
+  });
+
   it('identity routes are counted per verified wallet, whatever the address', async () => {
     const item = await createSaleItem(t.runtime.deps);
     const buyer = newWallet();
