@@ -22,6 +22,54 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/** proxy-addr's names for address ranges, as Fastify's trustProxy takes them. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, `address/prefix` (CIDR) or a named range; undefined when it is none of them. */
+function proxyEntryProblem(entry: string): string | undefined {
+  if (PROXY_RANGE_NAMES.includes(entry)) return undefined;
+  const [ip, prefix, extra] = entry.split('/');
+  const family = isIP(ip ?? '');
+  if (!family || extra !== undefined) return `${entry} is not an address or CIDR`;
+  if (prefix === undefined) return undefined;
+  const max = family === 4 ? 32 : 128;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max)
+    return `${entry}: the prefix length must be 0 to ${max}`;
+  return undefined;
+}
+
+/**
+ * Which proxies in front of the service are trusted for X-Forwarded-For/-Proto/-Host, as Fastify's
+ * `trustProxy` takes it: `true` (every hop: the leftmost X-Forwarded-For entry is the client),
+ * `false` (none: the socket's peer), a hop count (`1`: the peer is our one proxy, the client is the
+ * last entry it appended), or a comma-separated list of addresses, CIDRs and the names loopback,
+ * linklocal, uniquelocal (trusted proxies; the client is the nearest address not in it).
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): boolean | number | string[] => {
+    if (v === 'true' || v === 'yes') return true;
+    if (v === 'false' || v === 'no') return false;
+    if (/^\d+$/.test(v)) {
+      const hops = Number(v);
+      if (hops <= 100) return hops;
+      ctx.addIssue({ code: 'custom', message: 'a hop count must be at most 100' });
+      return z.NEVER;
+    }
+    const entries = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const problems = entries.map(proxyEntryProblem).filter((p) => p !== undefined);
+    if (entries.length && !problems.length) return entries;
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be true, false, a hop count or a comma-separated list of addresses/CIDRs (${problems.join('; ') || 'empty'})`,
+    });
+    return z.NEVER;
+  });
+
 /**
  * OpenTelemetry tracing (OTLP/HTTP, JSON), off unless an endpoint is given or
  * OTEL_TRACES_EXPORTER=otlp (then http://localhost:4318): the standard variables' meaning. Shared
@@ -68,6 +116,12 @@ export const ConfigSchema = z
     HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
+    /**
+     * The proxies trusted for the client address (rate limits, logs) and https (HSTS, console
+     * cookies): true, false, a hop count or addresses/CIDRs (trustProxy above). Default true, as
+     * before; behind one proxy that appends to X-Forwarded-For, 1 stops a client choosing its address.
+     */
+    TRUST_PROXY: trustProxy.default(true),
 
     /**
      * The hosted MCP endpoint `POST /mcp` (Streamable HTTP, stateless, mcp/hosted/): the MCP tool

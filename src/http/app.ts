@@ -39,6 +39,18 @@ export type App = FastifyInstance<
 >;
 
 /**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes proxy-addr's trust function (the first
+ * `hops` addresses from the socket inward are proxies): Fastify 5 reads a bare number as trust
+ * nothing. Like every hop count it cannot tell our proxy from a client that reaches the service
+ * directly: docs/deploying.md says when to list the proxy's addresses instead.
+ */
+function trustProxyOption(
+  v: Config['TRUST_PROXY'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof v === 'number' ? (_address, hop) => hop < v : v;
+}
+
+/**
  * Builds the Fastify app without listening. Only the process entry listens; tests use
  * `app.inject` or listen on an ephemeral port.
  */
@@ -62,7 +74,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
     keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler,
     frameworkErrors,
-    trustProxy: true,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     genReqId: () => crypto.randomUUID(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -77,7 +89,7 @@ export async function buildApp(config: Config, deps: Deps): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installIdentity(app, deps);
-  await app.register(securityHeadersPlugin);
+  await app.register(securityHeadersPlugin, { config });
   // After the identity hook: the per-account bucket reads the verified wallet or key's account.
   await app.register(rateLimitPlugin, { config });
   await app.register(documentationPlugin, { config, openapiComponents: face.openapiComponents });

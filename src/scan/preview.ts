@@ -8,7 +8,17 @@ import {
   parseManifest,
   type ManifestKind,
 } from './manifests.js';
-import { FileSecrets } from './secrets.js';
+import {
+  decode,
+  isTextual,
+  readmeExcerpt,
+  readmeRank,
+  shownPath,
+  type Capture,
+  type Captured,
+  type ReadmeExcerpt,
+  type TextKind,
+} from './preview-text.js';
 
 /**
  * What a buyer may see of an archive before paying, gathered while the scan walks it (the outer
@@ -19,7 +29,8 @@ import { FileSecrets } from './secrets.js';
  * - manifests: at most `manifests`, each at most MAX_PACKAGES names;
  * - tests: count of test files and the frameworks the manifests name;
  * - README excerpt: the top-level README's first `readmeLines` lines and at most `readmeBytes`
- *   bytes, HTML-escaped, control characters dropped, any line the secret rules flag redacted.
+ *   bytes, HTML-escaped, control characters dropped, any line the secret rules flag redacted
+ *   (./preview-text.ts).
  * Code bodies never leave it beyond the README excerpt. The collector never throws: a failure
  * makes the preview absent (`failure` says why) and the scan goes on.
  */
@@ -51,7 +62,7 @@ export interface Preview {
   license: { spdx: string; file: string | null };
   manifests: PreviewManifest[];
   tests: { present: boolean; files: number; frameworks: string[] };
-  readme: { path: string; excerpt: string; truncated: boolean } | null;
+  readme: ReadmeExcerpt | null;
 }
 
 /** The compact summary in item detail and search results. */
@@ -68,17 +79,6 @@ export const summaryOf = (p: Preview): PreviewSummary => ({
   languages: p.languages.slice(0, 3).map((l) => l.name),
   license: p.license.spdx,
 });
-
-type Capture = 'readme' | 'licence' | 'manifest';
-type TextKind = 'text' | 'utf16le' | 'utf16be' | 'binary' | 'nested' | 'other';
-
-interface Captured {
-  path: string;
-  what: Capture;
-  kind: TextKind;
-  bytes: Buffer;
-  truncated: boolean;
-}
 
 const README = /^readme(?:\.[a-z0-9]{1,10})?$/i;
 
@@ -215,7 +215,7 @@ export class PreviewCollector {
     const entries = shallowest(this.kept)
       .sort((a, b) => byPath(a.path, b.path))
       .map(({ path, size }) => ({ path: shownPath(path), size }));
-    const readme = readmes[0] ? readmeExcerpt(readmes[0]) : null;
+    const readme = readmes[0] ? readmeExcerpt(readmes[0], PREVIEW_LIMITS) : null;
     return {
       files: this.files,
       bytes: this.bytes,
@@ -293,75 +293,4 @@ function shallowest<T extends { path: string; depth: number }>(entries: T[]): T[
   return entries
     .sort((a, b) => a.depth - b.depth || byPath(a.path, b.path))
     .slice(0, PREVIEW_LIMITS.treeEntries);
-}
-
-/** README.md before README.rst, README.txt, README, then others. */
-function readmeRank(path: string): number {
-  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-  const order = ['readme.md', 'readme.markdown', 'readme.rst', 'readme.txt', 'readme'];
-  const i = order.indexOf(base);
-  return i >= 0 ? i : order.length;
-}
-
-const isTextual = (k: TextKind) => k === 'text' || k === 'utf16le' || k === 'utf16be';
-
-function decode(c: Captured): string {
-  if (c.kind === 'utf16le' || c.kind === 'utf16be') {
-    let b = c.bytes;
-    if (b.length >= 2 && (b[0]! << 8) + b[1]! === (c.kind === 'utf16le' ? 0xfffe : 0xfeff))
-      b = b.subarray(2);
-    b = b.subarray(0, b.length & ~1);
-    if (c.kind === 'utf16be') b = Buffer.from(b).swap16();
-    return b.toString('utf16le');
-  }
-  // a cut in the middle of a UTF-8 sequence becomes one replacement character
-  return new TextDecoder('utf-8', { fatal: false }).decode(c.bytes);
-}
-
-/** Control characters (but tab), and the Unicode bidirectional overrides that disguise text. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-/**
- * Characters a file name may hold (the scan refuses control characters in names, not these) that
- * change how the name reads: bidi overrides and isolates ("invoice\u202egpj.ts" reads as
- * "invoicest.jpg"), zero-width and invisible marks. The preview spells each out as `\uXXXX`.
- */
-const DISGUISING =
-  // eslint-disable-next-line no-control-regex
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
-const shownPath = (path: string) =>
-  path.replace(DISGUISING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-const HEX64 = /(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])/;
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-function readmeExcerpt(c: Captured): Preview['readme'] {
-  if (!isTextual(c.kind)) return null; // a binary README has no excerpt
-  const text = decode(c).replace(/\r\n?/g, '\n');
-  const all = text.split('\n');
-  // the last line of a cut capture may be partial: it goes
-  const complete = c.truncated && all.length > 1 ? all.slice(0, -1) : all;
-  const lines = complete.slice(0, PREVIEW_LIMITS.readmeLines);
-  const secrets = new FileSecrets(c.path);
-  let truncated = c.truncated || complete.length > PREVIEW_LIMITS.readmeLines;
-  const out: string[] = [];
-  let size = 0;
-  for (const [i, raw] of lines.entries()) {
-    const line = raw.replace(CONTROL, '');
-    const secret =
-      HEX64.test(line) ||
-      secrets.tokenLine(line, i + 1) ||
-      secrets.wordLine(line, i + 1) ||
-      (line.includes('://') && secrets.urlLine(line, i + 1));
-    const shown = secret ? '[redacted]' : escapeHtml(line);
-    size += Buffer.byteLength(shown) + 1;
-    if (size > PREVIEW_LIMITS.readmeBytes) {
-      truncated = true;
-      break;
-    }
-    out.push(shown);
-  }
-  while (out.length && out[out.length - 1] === '') out.pop();
-  return { path: c.path, excerpt: out.join('\n'), truncated };
 }

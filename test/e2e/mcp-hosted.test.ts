@@ -304,6 +304,8 @@ describe('hosted /mcp', () => {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         origin: 'https://agent.example',
+        // as a TLS proxy forwards it: HSTS is sent only over https
+        'x-forwarded-proto': 'https',
       },
       body: JSON.stringify({
         jsonrpc: '2.0',
@@ -320,7 +322,9 @@ describe('hosted /mcp', () => {
     expect(
       ((await init.json()) as { result: { serverInfo: unknown } }).result.serverInfo,
     ).toBeDefined();
-    const api = await fetch(`${t.base}/api/v1/search?q=x`);
+    const api = await fetch(`${t.base}/api/v1/search?q=x`, {
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     for (const name of [
       'access-control-allow-origin',
       'access-control-expose-headers',

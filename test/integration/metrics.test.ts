@@ -268,6 +268,40 @@ describe('GET /metrics', () => {
     ).toBe(1);
   });
 
+  it('counts a proof of a wallet without an account as agent_not_found, and a replayed authorization as authorization_already_used', async () => {
+    const before = await scrape();
+    const ask = promptOf(await t.app.inject({ url: '/api/v1/agent/username' }));
+    const proof = await signPayment(newWallet(), ask, ask.accepts[0]!);
+    const unknown = await t.app.inject({
+      url: '/api/v1/agent/username',
+      headers: { 'payment-signature': proof.header },
+    });
+    expect(unknown.json().error).toBe('agent_not_found');
+    const [bought, other] = [
+      await createSaleItem(t.runtime.deps),
+      await createSaleItem(t.runtime.deps),
+    ];
+    const acquire = (itemId: string, signature: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/items/${itemId}/acquire`,
+        payload: { policy_accepted: true, license_accepted: true },
+        headers: { 'payment-signature': signature },
+      });
+    const prompt = promptOf(
+      await t.app.inject({ method: 'POST', url: `/api/v1/items/${bought.itemId}/acquire` }),
+    );
+    const { header } = await signPayment(newWallet(), prompt, prompt.accepts[0]!);
+    expect((await acquire(bought.itemId, header)).statusCode).toBe(200);
+    expect((await acquire(other.itemId, header)).statusCode).toBe(409);
+    const after = await scrape();
+    const count = (kind: string, result: string) =>
+      moved(before, after, key('marketplace_payments_total', { kind, result }));
+    expect(count('identity', 'agent_not_found')).toBe(1);
+    expect(count('identity', 'ok')).toBe(0);
+    expect(count('purchase', 'authorization_already_used')).toBe(1);
+  });
+
   it('serves the same registry on the separate listener, with process and event-loop metrics', async () => {
     const metrics = t.runtime.deps.telemetry;
     metrics.collectProcessMetrics();

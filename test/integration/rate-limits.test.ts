@@ -150,6 +150,51 @@ describe('Revision B buckets', () => {
     expect(ok.statusCode).toBe(200);
   });
 
+  it('replayed authorizations (409) and proofs of wallets without an account (404) fill the failure bucket', async () => {
+    const [bought, other] = [
+      await createSaleItem(t.runtime.deps),
+      await createSaleItem(t.runtime.deps),
+    ];
+    const acquire = (itemId: string, signature: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/items/${itemId}/acquire`,
+        payload: legal,
+        remoteAddress: from(70),
+        headers: { 'payment-signature': signature },
+      });
+    const prompt = promptOf(
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/items/${bought.itemId}/acquire`,
+        remoteAddress: from(70),
+      }),
+    );
+    const { header } = await signPayment(newWallet(), prompt, prompt.accepts[0]!);
+    expect((await acquire(bought.itemId, header)).statusCode).toBe(200);
+    // the paid authorization replayed for another item: refused, and a failed credential
+    const replay = await acquire(other.itemId, header);
+    expect(replay.statusCode).toBe(409);
+    expect(replay.json().error).toBe('authorization_already_used');
+    // a fresh identity proof of a wallet that never paid: refused, and a failed credential
+    const username = async () => {
+      const ask = promptOf(
+        await t.app.inject({ url: '/api/v1/agent/username', remoteAddress: from(70) }),
+      );
+      const proof = await signPayment(newWallet(), ask, ask.accepts[0]!);
+      return t.app.inject({
+        url: '/api/v1/agent/username',
+        remoteAddress: from(70),
+        headers: { 'payment-signature': proof.header },
+      });
+    };
+    const unknown = await username();
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toBe('agent_not_found');
+    expectLimited(await acquire(other.itemId, header));
+    expectLimited(await username());
+  });
+
   it('identity routes are counted per verified wallet, whatever the address', async () => {
     const item = await createSaleItem(t.runtime.deps);
     const buyer = newWallet();
@@ -236,5 +281,46 @@ describe('Revision A buckets', () => {
     expect((await ask(61)).statusCode).toBe(200);
     // the helper still works from the default inject address
     expect(await challenge(t.app, wallet, 'register')).toContain('wants you to sign in');
+  });
+});
+
+describe('client address behind a proxy (TRUST_PROXY)', () => {
+  const search = (t: TestContext, peer: string, forwardedFor: string) =>
+    t.app.inject({
+      url: '/api/v1/search?q=todo',
+      remoteAddress: peer,
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
+
+  it('with one trusted hop the client is the entry our proxy appended, not a spoofed first one', async () => {
+    const t = await startTestApp({ TRUST_PROXY: '1', RATE_LIMIT_PUBLIC_MAX: '3' });
+    try {
+      // the proxy (10.0.0.2) appends the real peer 198.51.100.7 to whatever the client sent
+      for (let i = 0; i < 3; i++) {
+        const res = await search(t, '10.0.0.2', `${from(100 + i)}, 198.51.100.7`);
+        expect(res.statusCode).toBe(200);
+      }
+      expectLimited(await search(t, '10.0.0.2', `${from(200)}, 198.51.100.7`));
+      expect((await search(t, '10.0.0.2', `${from(200)}, 198.51.100.8`)).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with the proxy listed by CIDR, a client reaching the service directly cannot name its address', async () => {
+    const t = await startTestApp({ TRUST_PROXY: '10.0.0.0/8', RATE_LIMIT_PUBLIC_MAX: '3' });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await search(t, '10.1.2.3', `${from(100 + i)}, 198.51.100.9`);
+        expect(res.statusCode).toBe(200);
+      }
+      expectLimited(await search(t, '10.1.2.3', `${from(200)}, 198.51.100.9`));
+      // direct from 192.0.2.50 (not a listed proxy): its X-Forwarded-For is not believed
+      for (let i = 0; i < 3; i++)
+        expect((await search(t, '192.0.2.50', from(120 + i))).statusCode).toBe(200);
+      expectLimited(await search(t, '192.0.2.50', from(130)));
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -22,6 +22,9 @@ beforeAll(async () => {
   t = await startSellingApp({
     MAX_ACTIVE_LISTINGS: '1000',
     LOCAL_FACILITATOR_START_BALANCE_USDC: '10',
+    // every refused replay here comes from one address and counts as a failed credential; the
+    // bucket that then answers 429 is rate-limits.test.ts's subject, the answers are this file's
+    RATE_LIMIT_FAILURE_MAX: '1000',
   });
   local = t.runtime.deps.facilitator as LocalFacilitator;
 });

@@ -1,6 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
 import { startSellingApp, upload, type SellingContext } from '../helpers/selling.js';
 import { clientFor, newWallet } from '../helpers/wallets.js';
@@ -109,5 +110,35 @@ describe('safety headers', () => {
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(String(res.headers['access-control-expose-headers'])).toContain('PAYMENT-REQUIRED');
     expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
+  });
+});
+
+describe('Strict-Transport-Security', () => {
+  let plain: TestContext;
+  let tls: TestContext;
+  beforeAll(async () => {
+    plain = await startTestApp({ PUBLIC_BASE_URL: 'http://marketplace.test' });
+    tls = await startTestApp({ PUBLIC_BASE_URL: 'https://marketplace.test' });
+  });
+  afterAll(async () => {
+    await plain.close();
+    await tls.close();
+  });
+  const HSTS = 'max-age=31536000; includeSubDomains';
+
+  it('is not sent when the service is served over plain http', async () => {
+    for (const url of ['/', '/api/v1/search?q=todo', '/api/v1/health']) {
+      const res = await plain.app.inject({ url });
+      expect(res.headers['strict-transport-security'], url).toBeUndefined();
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+    }
+  });
+
+  it('is sent when the public URL is https, or the request came over https through the proxy', async () => {
+    for (const url of ['/', '/api/v1/search?q=todo']) {
+      expect((await tls.app.inject({ url })).headers['strict-transport-security'], url).toBe(HSTS);
+      const proxied = await plain.app.inject({ url, headers: { 'x-forwarded-proto': 'https' } });
+      expect(proxied.headers['strict-transport-security'], url).toBe(HSTS);
+    }
   });
 });

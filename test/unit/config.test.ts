@@ -20,6 +20,21 @@ describe('loadConfig', () => {
     expect(c.PUBLIC_BASE_URL).toBe('https://market.example');
   });
 
+  it('TRUST_PROXY takes true/false, a hop count or addresses and CIDRs; anything else is a config error', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, ::1/128,loopback' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '::1/128',
+      'loopback',
+    ]);
+    for (const bad of ['10.0.0.0/33', 'fe80::/129', 'proxy.internal', '10.0.0', 'maybe', ',']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
+  });
+
   it('reports every problem at once', () => {
     try {
       loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', CONTRACT_REVISION: 'C' });

@@ -28,7 +28,8 @@ export function agentUsageRevisionB(base: string, opts: AgentUsageOptions): stri
     rating_threshold: opts.ratingThreshold,
     platform_feedback_per_day: opts.platformFeedbackPerDay,
     limits_section: limitsSection(7, opts, {
-      failed: 'a rejected payment or identity signature',
+      failed:
+        'a rejected payment or identity signature, an authorization replayed for another request, a proof from a wallet with no account',
       extraLimits: '',
       account: 'wallet',
     }),

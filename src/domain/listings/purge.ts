@@ -64,7 +64,7 @@ export async function purgeDeleted(
 }
 
 /** Keys still needed: any listing not purged, and any payment that may still create one. */
-async function referenced(deps: Pick<ScanDeps, 'sql'>, key: string): Promise<boolean> {
+export async function referenced(deps: Pick<ScanDeps, 'sql'>, key: string): Promise<boolean> {
   const [row] = await deps.sql`
     select 1 where exists (select 1 from items where archive_key = ${key} and purged_at is null)
        or exists (select 1 from x402_payments

@@ -15,6 +15,7 @@ import {
 } from './listings.js';
 import { listingInvoiceUrl } from './invoice.js';
 import { keyedListingStatement } from './listing-statement.js';
+import { referenced } from './purge.js';
 import type { ValidUpload } from './upload.js';
 import {
   UploadMultipartBodySchema,
@@ -83,8 +84,9 @@ function listingFeeDiscovery(base: string) {
  * 2. with a verified fee authorization: the seller's listing cap, then the archive goes to the blob
  *    store under its content address (a retry stores nothing new), then the paid operation runs
  *    once per authorization (settle, then item row + scan job in the completing statement). No
- *    row ever points at missing bytes; bytes no listing refers to (a failed or refused fee) are
- *    swept by the purge task. A retry of the same signed request answers the stored result.
+ *    row ever points at missing bytes; bytes a refused request wrote go with its refusal
+ *    (storeArchive), and what a crash leaves is swept by the purge task. A retry of the same
+ *    signed request answers the stored result.
  */
 export async function submitListing(
   deps: ListingPorts,
@@ -111,8 +113,15 @@ export async function submitListing(
     await checkDuplicates(deps.sql, upload.sha256, payment.payer);
     await checkListingCap(deps.sql, payment.payer, deps.config.MAX_ACTIVE_LISTINGS);
   }
-  await deps.storage.put(archiveKey, upload.bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
-  const done = await deps.payments.run<ListingContext, ListingResult>(run);
+  const stored = await storeArchive(deps, archiveKey, upload.bytes);
+  let done;
+  try {
+    done = await deps.payments.run<ListingContext, ListingResult>(run);
+  } catch (err) {
+    // the answer is the refusal; bytes a failed removal leaves are the purge task's (an hour on)
+    await stored.undo().catch(() => undefined);
+    throw err;
+  }
   if (!done.replayed) deps.work.wake();
   return {
     body: {
@@ -126,6 +135,31 @@ export async function submitListing(
       ),
     },
     paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
+/**
+ * Puts the archive under its content address and gives the way back for a request whose payment
+ * is refused: bytes this request wrote go again when nothing refers to them (no listing, no open
+ * payment), so a concurrent twin of its fee authorization refused with `authorization_already_used`,
+ * or a refused fee, leaves no orphan. Bytes that were there before are someone else's and stay.
+ * Same key, same bytes: if a concurrent upload of the same archive came to refer to them while
+ * they were being removed, they are put back.
+ */
+async function storeArchive(
+  deps: Pick<ListingPorts, 'sql' | 'storage' | 'config'>,
+  key: string,
+  bytes: Buffer,
+): Promise<{ undo(): Promise<void> }> {
+  const existed = (await deps.storage.stat(key)) !== undefined;
+  const put = () => deps.storage.put(key, bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
+  await put();
+  return {
+    async undo() {
+      if (existed || (await referenced(deps, key))) return;
+      await deps.storage.delete(key);
+      if (await referenced(deps, key)) await put();
+    },
   };
 }
 

@@ -20,7 +20,8 @@ export function agentUsageRevisionA(base: string, opts: AgentUsageOptions): stri
     max_active_listings: opts.maxActiveListings,
     payout_interval_minutes: opts.payoutIntervalMinutes,
     limits_section: limitsSection(6, opts, {
-      failed: 'a bad API key or SIWE signature',
+      failed:
+        'a bad API key or SIWE signature, an authorization replayed for another request, rotate-key by a wallet of no account',
       extraLimits: `SIWE challenges: ${opts.rateLimits.challengeMax} per client address.\n- `,
       account: 'API key',
     }),

@@ -42,8 +42,10 @@ function record(metrics: Metrics, request: FastifyRequest, reply: FastifyReply):
     config?.payment ?? (config?.auth === 'id402' ? 'identity' : undefined);
   if (kind === undefined || request.headers['payment-signature'] === undefined) return;
   // An identity proof is judged by the identity hook: what the route did next is not its outcome.
+  // The hook's verdict includes the account: a proof of a wallet that has none is agent_not_found.
+  const identified = request.wallet && (request.agent || config?.anyWallet);
   const result =
-    kind === 'identity' && request.wallet
+    kind === 'identity' && identified
       ? 'ok'
       : (request.errorCode ?? (reply.statusCode < 400 ? 'ok' : `http_${reply.statusCode}`));
   metrics.payment(kind, result);

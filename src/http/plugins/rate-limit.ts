@@ -6,12 +6,15 @@ import { AppError, type ErrorCode } from '../../errors.js';
 
 /**
  * Answers that mean "this credential is not valid": a bad or missing API key, a payment or
- * identity signature that did not verify, a SIWE proof that failed. Each counts against the
- * caller's address in the small failure bucket.
+ * identity signature that did not verify, an authorization replayed for another request (409),
+ * a proof signed by a wallet that has no account (404), a SIWE proof that failed. Each counts
+ * against the caller's address in the small failure bucket.
  */
 const CREDENTIAL_FAILURES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'unauthorized',
   'payment_verification_failed',
+  'authorization_already_used',
+  'agent_not_found',
   'invalid_signature',
   'invalid_challenge',
   'challenge_expired',

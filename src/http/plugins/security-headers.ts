@@ -1,6 +1,22 @@
 import helmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Config } from '../../config.js';
+
+/**
+ * Strict-Transport-Security as helmet sends it by default (a year, subdomains included), but only
+ * where it means something: browsers ignore it over plain http, and scanners flag it there.
+ */
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+/** The service is reached over TLS: its public URL says so, or this request came over https. */
+export function servedOverTls(
+  request: FastifyRequest,
+  config: Pick<Config, 'PUBLIC_BASE_URL'>,
+): boolean {
+  // request.protocol reads X-Forwarded-Proto only from a proxy TRUST_PROXY trusts
+  return config.PUBLIC_BASE_URL.startsWith('https:') || request.protocol === 'https';
+}
 
 /**
  * Browser safety headers with @fastify/helmet on every response. The HTML pages (invoices, terms,
@@ -8,9 +24,10 @@ import fp from 'fastify-plugin';
  * style attributes and same-origin images, no framing (`frame-ancestors 'none'`, X-Frame-Options
  * DENY), `nosniff` and `no-referrer`. JSON answers stay readable cross-origin: CORS headers are set
  * in plugins/cors.ts, and Cross-Origin-Resource-Policy is `cross-origin` so browser agents can read them.
+ * HSTS only when served over TLS (servedOverTls).
  */
 export const securityHeadersPlugin = fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, opts: { config: Pick<Config, 'PUBLIC_BASE_URL'> }) => {
     await app.register(helmet, {
       contentSecurityPolicy: {
         useDefaults: false,
@@ -27,6 +44,12 @@ export const securityHeadersPlugin = fp(
       referrerPolicy: { policy: 'no-referrer' },
       crossOriginResourcePolicy: { policy: 'cross-origin' },
       crossOriginEmbedderPolicy: false,
+      strictTransportSecurity: false,
+    });
+    // on the raw response, as helmet sets its own: answers written past Fastify (/mcp) carry it too
+    app.addHook('onRequest', async (request, reply) => {
+      if (servedOverTls(request, opts.config))
+        reply.raw.setHeader('Strict-Transport-Security', HSTS);
     });
   },
   { name: 'security-headers' },

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { archiveKeyOf } from '../../src/domain/listings/listings.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { startSellingApp, uploadRequest, type SellingContext } from '../helpers/selling.js';
+import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+
+/**
+ * Concurrent uploads under one listing-fee signature, against the real app and the filesystem
+ * store: whatever the race, the storage directory holds exactly the bytes some listing refers to.
+ */
+
+let t: SellingContext;
+beforeAll(async () => {
+  t = await startSellingApp();
+});
+afterAll(() => t.close());
+
+const keyOf = (bytes: Buffer) =>
+  archiveKeyOf(createHash('sha256').update(bytes).digest('hex'), 'zip');
+
+/** A fee signature for one upload, and the paid request that carries it for any archive. */
+async function signedFee() {
+  const first = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/items',
+    ...uploadRequest({ bytes: zipOf(uniqueProject()) }),
+  });
+  const prompt = promptOf(first);
+  const { header } = await signPayment(newWallet(), prompt, prompt.accepts[0]!);
+  return (bytes: Buffer) => {
+    const req = uploadRequest({ bytes });
+    return t.app.inject({
+      method: 'POST',
+      url: '/api/v1/items',
+      payload: req.payload,
+      headers: { ...req.headers, 'payment-signature': header },
+    });
+  };
+}
+
+it('two identical paid uploads at once store the archive once, for one listing', async () => {
+  const before = await t.blobFiles();
+  const bytes = zipOf(uniqueProject());
+  const send = await signedFee();
+  const [a, b] = await Promise.all([send(bytes), send(bytes)]);
+  expect([a.statusCode, b.statusCode]).toEqual([202, 202]);
+  expect(a.json()).toEqual(b.json());
+  expect(await t.blobFiles()).toEqual([...before, keyOf(bytes)].sort());
+});
+
+it('the losing one of two uploads under one signature leaves none of its bytes behind', async () => {
+  const before = await t.blobFiles();
+  const [one, two] = [zipOf(uniqueProject()), zipOf(uniqueProject())];
+  const send = await signedFee();
+  const answers = await Promise.all([send(one), send(two)]);
+  const codes = answers.map((r) => r.statusCode).sort();
+  expect(codes).toEqual([202, 409]);
+  const lost = answers.find((r) => r.statusCode === 409)!;
+  expect(lost.json()).toMatchObject({ error: 'authorization_already_used' });
+  const won = answers[0]!.statusCode === 202 ? one : two;
+  // "nothing was stored or charged", as the refusal says: only the listed archive is on disk
+  expect(await t.blobFiles()).toEqual([...before, keyOf(won)].sort());
+  const rows = await t.runtime.deps.sql<{ archiveKey: string }[]>`
+    select archive_key from items where archive_key = any(${[keyOf(one), keyOf(two)]})`;
+  expect(rows.map((r) => r.archiveKey)).toEqual([keyOf(won)]);
+});
