@@ -151,11 +151,79 @@ async function sellAndWait(call: Call) {
   return itemId;
 }
 
-it('Streamable HTTP: list_item and get_listing_status report progress; a cancelled wait stops polling', async () => {
+it('Streamable HTTP: list_item and get_listing_status report progress; a cancelled wait stops polling; list_item cancelled before and after the fee', async () => {
   const c = await connectMcp(proxy.url, { transport: 'http' });
+  const logged: Array<{ msg: string } & Record<string, unknown>> = [];
+  c.deps.log = (_level, msg, extra = {}) => logged.push({ ...extra, msg });
+  const ledger = LocalState.inDir(c.dataDir);
+  const fees = async () =>
+    (
+      await t.runtime.deps.sql<{ n: number }[]>`
+        select count(*)::int as n from x402_payments where lower(payer) = lower(${c.account.address})`
+    )[0]!.n;
+  const listing = (title: string) => ({
+    source_path: projectDir(uniqueProject()),
+    title,
+    description: 'Helpers that report progress and honour cancellation in long jobs.',
+    tech_stack: 'TypeScript',
+    price_usdc: 1,
+  });
+  const mine = async () =>
+    (
+      (await c.call('list_my_items', {})).structuredContent as {
+        items: Array<{ item_id: string; title: string }>;
+      }
+    ).items;
   try {
     await sellAndWait(callerOf(c.client));
+    expect(await fees()).toBe(1);
+    expect(await ledger.spentLast24h(c.account.address)).toBe(0.01);
+
+    // cancelled while the marketplace validates the upload: no fee signed, nothing listed
+    const early = new AbortController();
+    hold = async (req) => {
+      if (
+        req.method === 'POST' &&
+        req.url === '/api/v1/items' &&
+        !req.headers['payment-signature']
+      ) {
+        early.abort();
+        await sleep(500);
+      }
+    };
+    await expect(callerOf(c.client)('list_item', listing('Ibis early'), early)).rejects.toThrow();
+    await sleep(1_000);
+    expect(await fees()).toBe(1);
+    expect(await ledger.spentLast24h(c.account.address)).toBe(0.01);
+    expect((await mine()).map((i) => i.title)).not.toContain('Ibis early');
+
+    // cancelled while the signed fee is with the marketplace: listed, counted, logged
+    const late = new AbortController();
+    hold = async (req) => {
+      if (
+        req.method === 'POST' &&
+        req.url === '/api/v1/items' &&
+        req.headers['payment-signature']
+      ) {
+        late.abort();
+        await sleep(500);
+      }
+    };
+    await expect(callerOf(c.client)('list_item', listing('Ibis late'), late)).rejects.toThrow();
+    hold = undefined;
+    for (let i = 0; i < 50 && logged.length === 0; i++) await sleep(100);
+    expect(await fees()).toBe(2);
+    expect(await ledger.spentLast24h(c.account.address)).toBe(0.02);
+    const listed = (await mine()).find((i) => i.title === 'Ibis late');
+    expect(logged).toEqual([
+      {
+        msg: 'list_item cancelled after the listing fee was paid: listed',
+        item_id: listed!.item_id,
+        fee_usdc: 0.01,
+      },
+    ]);
   } finally {
+    hold = undefined;
     await c.close();
   }
 });
