@@ -286,6 +286,8 @@ async function buy(
       wallet.download(order.download_url, { signal: progress.signal }),
       wallet.invoiceJson(order.invoice_url).catch(() => undefined),
     ]);
+    progress.check();
+    await progress.step("checking the archive's digest and signed scan report, saving it");
     const stated = [download.statedSha256, invoice?.item.sha256].filter((x): x is string => !!x);
     if (stated.length === 0 || stated.some((s) => s.toLowerCase() !== download.sha256)) {
       return failure(
@@ -293,8 +295,6 @@ async function buy(
           `(${stated.join(', ') || 'none stated'}), so it was not kept. Do not pay again: call get_order { order_id: "${order.order_id}" } for fresh links and download again, or report it to the operator.`,
       );
     }
-    progress.check();
-    await progress.step("checking the archive's digest and signed scan report, saving it");
     let scanReport: z.infer<typeof AcquireResultSchema>['scan_report'];
     if (order.attestation) {
       const problem = await scanReportProblem(order.attestation, {

@@ -157,8 +157,9 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
           },
         });
         if (reservation) await deps.state.spent(reservation);
+        // the caller will not hear of it: the log says what was paid and listed
         if (progress.cancelled)
-          deps.log?.('info', 'list_item cancelled after the listing fee was paid: listed', {
+          deps.log?.('info', 'list_item cancelled after the upload was sent: listed', {
             item_id: listing.item_id,
             fee_usdc: fee,
           });

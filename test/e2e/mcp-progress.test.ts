@@ -217,7 +217,7 @@ it('Streamable HTTP: list_item and get_listing_status report progress; a cancell
     const listed = (await mine()).find((i) => i.title === 'Ibis late');
     expect(logged).toEqual([
       {
-        msg: 'list_item cancelled after the listing fee was paid: listed',
+        msg: 'list_item cancelled after the upload was sent: listed',
         item_id: listed!.item_id,
         fee_usdc: 0.01,
       },
