@@ -321,6 +321,7 @@ it('stdio: progress for list_item, the scan wait and acquire_item; cancellation 
     expect(order).toMatchObject({ status: 'completed', price_usdc: 0.5 });
     expect(await ledger.spentLast24h(buyerAddress)).toBe(1.5);
     const line = buyer.log.text.split('\n').find((l) => l.includes('after paying'));
+    expect(line, 'the log says the cancelled purchase was paid').toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({
       msg: 'acquire_item cancelled before the download, after paying: the order is recorded',
       order_id: order!.order_id,
