@@ -1,6 +1,17 @@
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  link,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import yazl from 'yazl';
@@ -224,8 +235,21 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-/** Writes bytes to a new file (never over an existing one). */
+/**
+ * Writes bytes to a new file, never over an existing one, and never as a partial file: a hidden
+ * temporary file beside it is written whole, then linked to the name (which fails if the name
+ * exists) and removed; a failure at any point leaves the name absent.
+ */
 export async function saveNew(file: string, bytes: Buffer): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, bytes, { flag: 'wx', mode: 0o644 });
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${Date.now()}.part`,
+  );
+  try {
+    await writeFile(temp, bytes, { flag: 'wx', mode: 0o644 });
+    await link(temp, file);
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
 }

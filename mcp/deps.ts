@@ -36,4 +36,9 @@ export interface McpDeps {
   allow?: { payTo: string[]; assets: string[] };
   /** The approval path for clients that cannot ask (absent: such purchases are refused). */
   approvals?: Approvals;
+  /**
+   * The server's log (JSON lines on stderr in the entry): what a tool did that its caller may not
+   * see, e.g. a payment made before the call was cancelled.
+   */
+  log?: (level: 'info' | 'error', msg: string, extra?: object) => void;
 }

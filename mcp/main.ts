@@ -51,6 +51,7 @@ function depsOf(config: McpConfig, approvals: Approvals): McpDeps {
     downloadDir: config.downloadDir,
     allow: config.allow,
     approvals,
+    log,
   };
 }
 

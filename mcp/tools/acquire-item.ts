@@ -18,6 +18,7 @@ import {
   promptPriceUsdc,
   quoted,
 } from './paying.js';
+import { Cancelled, Progress } from './progress.js';
 import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
 
 export const NO_WALLET =
@@ -75,6 +76,8 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
         `this server pays at most ${cap} USDC per purchase and ${limits.daily} USDC per rolling 24 hours, and asks the human above ${limits.confirmAbove} USDC. ` +
         'Buying the same listing again is refused (returning the earlier order) unless buy_again is true; for fresh links use get_order. ' +
         `Buying accepts the marketplace policy (${legal.policy.url}) and the buyer license (${legal.license.url}). ` +
+        'Reports progress (quote, payment, download, checks, unpack); cancelled before the payment is signed, nothing is paid; ' +
+        'cancelled after, the order is kept and recorded (no second purchase) and download_order fetches the archive. ' +
         'Returns { order_id, download_url, invoice_url, expires_in, price_usdc, chain, archive: { path, sha256 }, unpacked? }; ' +
         'the URLs are short-lived bearer credentials: do not share them.',
       inputSchema: {
@@ -113,7 +116,7 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
         openWorldHint: true,
       },
     },
-    async ({ item_id, chain, max_price_usdc, unpack, buy_again }) => {
+    async ({ item_id, chain, max_price_usdc, unpack, buy_again }, extra) => {
       if (!deps.wallet) return failure(`acquire_item failed: ${NO_WALLET}`);
       let wallet: MarketplaceClient;
       try {
@@ -136,7 +139,14 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
       }
       inFlight.add(key);
       try {
-        return await buy(server, deps, wallet, { item_id, chain, max_price_usdc, unpack });
+        // quote, pay, download, check and save, (unpack)
+        const progress = new Progress(extra, unpack ? 5 : 4);
+        return await buy(server, deps, wallet, progress, {
+          item_id,
+          chain,
+          max_price_usdc,
+          unpack,
+        });
       } finally {
         inFlight.delete(key);
       }
@@ -148,6 +158,7 @@ async function buy(
   server: McpServer,
   deps: McpDeps,
   wallet: MarketplaceClient,
+  progress: Progress,
   args: { item_id: string; chain?: 'base' | 'polygon'; max_price_usdc: number; unpack?: boolean },
 ) {
   const { item_id, chain, max_price_usdc } = args;
@@ -159,6 +170,8 @@ async function buy(
   let order: AcquireResponse;
   let transaction: string | undefined;
   try {
+    progress.check();
+    await progress.step('asking the marketplace for the price');
     const res = await wallet.acquire(item_id, {
       ...(chain && { chain }),
       maxPriceUsdc: Math.min(max_price_usdc, cap),
@@ -166,23 +179,42 @@ async function buy(
         price = promptPriceUsdc(required);
         paidOn = chainOf(required, chain);
         const offer = offerOf(required, chain);
-        reservation = await authorizePayment(server, deps, wallet.address, {
-          kind: 'purchase',
-          usdc: price,
-          ref: item_id,
-          offer,
-          // our own fields first; the seller's title only quoted, cut and stripped of controls
-          summary:
-            `listing ${item_id} from seller ${item?.metadata.seller_username ?? 'unknown'}, paid on ${paidOn} ` +
-            `to ${offer?.payTo ?? 'unknown'} from wallet ${wallet.address}` +
-            (item?.metadata.title ? ` (seller's title: "${quoted(item.metadata.title)}")` : ''),
-        });
+        progress.check();
+        reservation = await authorizePayment(
+          server,
+          deps,
+          wallet.address,
+          {
+            kind: 'purchase',
+            usdc: price,
+            ref: item_id,
+            offer,
+            // our own fields first; the seller's title only quoted, cut and stripped of controls
+            summary:
+              `listing ${item_id} from seller ${item?.metadata.seller_username ?? 'unknown'}, paid on ${paidOn} ` +
+              `to ${offer?.payTo ?? 'unknown'} from wallet ${wallet.address}` +
+              (item?.metadata.title ? ` (seller's title: "${quoted(item.metadata.title)}")` : ''),
+          },
+          progress.signal,
+        );
+        if (progress.cancelled) {
+          // the last moment to stop: nothing is signed yet
+          await deps.state.release(reservation);
+          reservation = undefined;
+          throw new Cancelled();
+        }
+        await progress.step(`paying ${price} USDC on ${paidOn}`);
       },
     });
     order = res.order;
     transaction = res.settlement?.transaction || undefined;
   } catch (err) {
     if (err instanceof PaymentRefused) return failure(`acquire_item refused: ${err.text}`);
+    // without a reservation nothing was signed
+    if (err instanceof Cancelled || (progress.cancelled && !reservation))
+      return failure(
+        'acquire_item cancelled before the payment was signed: nothing was paid or recorded.',
+      );
     if (reservation) {
       if (nothingCharged(err)) await deps.state.release(reservation);
       else await deps.state.spent(reservation);
@@ -235,6 +267,15 @@ async function buy(
     chain: paidOn,
     ...(transaction && { transaction }),
   };
+  if (progress.cancelled) {
+    // paid and recorded (no second purchase, the budget counts it); the download can wait
+    paidThenCancelled(deps, base, 'before the download');
+    return success({
+      ...base,
+      note: `Paid and recorded, then cancelled before the download. Do not pay again: call download_order { order_id: "${order.order_id}" }.`,
+    });
+  }
+  await progress.step(`paid (order ${order.order_id}); downloading the archive`);
   // the archive module loads the scan library (and viem's word list): only when a purchase needs it
   const { compressionOfName, safeUnpack, saveNew, sha256 } = await import('../archive.js');
   let saved: { path: string; bytes: number; sha256: string; verified: true };
@@ -242,9 +283,11 @@ async function buy(
   let fileName: string;
   try {
     const [download, invoice] = await Promise.all([
-      wallet.download(order.download_url),
+      wallet.download(order.download_url, { signal: progress.signal }),
       wallet.invoiceJson(order.invoice_url).catch(() => undefined),
     ]);
+    progress.check();
+    await progress.step("checking the archive's digest and signed scan report, saving it");
     const stated = [download.statedSha256, invoice?.item.sha256].filter((x): x is string => !!x);
     if (stated.length === 0 || stated.some((s) => s.toLowerCase() !== download.sha256)) {
       return failure(
@@ -286,6 +329,13 @@ async function buy(
     if (scanReport) base.scan_report = scanReport;
     await deps.state.recordOrder({ ...record, local_path: file });
   } catch (err) {
+    if (progress.cancelled) {
+      paidThenCancelled(deps, base, 'during the download');
+      return success({
+        ...base,
+        note: `Paid and recorded, then cancelled during the download (nothing was saved). Do not pay again: call download_order { order_id: "${order.order_id}" }.`,
+      });
+    }
     return success({
       ...base,
       note:
@@ -294,6 +344,18 @@ async function buy(
     });
   }
   if (!args.unpack) return linked(success({ ...base, archive: saved }), saved.path);
+  if (progress.cancelled) {
+    paidThenCancelled(deps, base, 'before unpacking', saved.path);
+    return linked(
+      success({
+        ...base,
+        archive: saved,
+        note: 'Cancelled before unpacking; the archive is saved.',
+      }),
+      saved.path,
+    );
+  }
+  await progress.step('unpacking');
   const target = path.join(
     path.dirname(saved.path),
     fileName.replace(/\.(zip|tar\.gz|tgz)$/i, '') || 'unpacked',
@@ -319,6 +381,22 @@ async function buy(
       note: `Not unpacked: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}. The archive file is kept.`,
     });
   }
+}
+
+/** A payment the caller will not hear of (it cancelled): the log says what was bought and kept. */
+function paidThenCancelled(
+  deps: McpDeps,
+  base: { order_id: string; item_id: string; price_usdc: number; chain: string },
+  when: string,
+  savedAt?: string,
+): void {
+  deps.log?.('info', `acquire_item cancelled ${when}, after paying: the order is recorded`, {
+    order_id: base.order_id,
+    item_id: base.item_id,
+    price_usdc: base.price_usdc,
+    chain: base.chain,
+    ...(savedAt && { saved_at: savedAt }),
+  });
 }
 
 /** `resource_link`s to the saved archive and the unpacked folder, beside the structured result. */

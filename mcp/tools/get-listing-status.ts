@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { SellerItemStatusSchema } from '../../src/wire/listings.js';
 import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
+import { Cancelled, Progress } from './progress.js';
 import { apiFailure, failure, success } from './results.js';
 
 export const SCANNING = new Set(['pending_scan', 'scanning']);
@@ -22,7 +23,8 @@ export function registerGetListingStatus(server: McpServer, deps: McpDeps): void
       description:
         "Reads the owner's view of one of this wallet's listings, scan states included: pending_scan, scanning, active, rejected " +
         '(with the public reason: safety_checks_failed, insufficient_complexity, duplicate_content, processing_error) or deleted. ' +
-        'Use it after list_item; with wait_seconds it waits until the scan ends. Free: a zero-value identity signature, never settled. ' +
+        'Use it after list_item; with wait_seconds it waits until the scan ends (polling once a second, reporting each ' +
+        'status as progress; cancelling the call stops the wait). Free: a zero-value identity signature, never settled. ' +
         'A rejected listing also carries findings: [{ rule, kind, file, line }] saying what to fix (never a secret value). ' +
         'Returns { item_id, status, reason, findings?, scan_finished, meaning }.',
       inputSchema: {
@@ -47,14 +49,20 @@ export function registerGetListingStatus(server: McpServer, deps: McpDeps): void
         openWorldHint: false,
       },
     },
-    async ({ item_id, wait_seconds }) => {
+    async ({ item_id, wait_seconds }, extra) => {
       if (!deps.wallet) return failure(`get_listing_status failed: ${NO_WALLET}`);
+      const wait = wait_seconds ?? 0;
+      // one poll a second at most: the first read, then up to one per second waited
+      const progress = new Progress(extra, wait + 1);
       try {
         const wallet = await deps.wallet();
-        const until = Date.now() + (wait_seconds ?? 0) * 1000;
+        const until = Date.now() + wait * 1000;
         let s = await wallet.sellerItemStatus(item_id);
         while (SCANNING.has(s.status) && Date.now() < until) {
-          await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(until - Date.now(), 0))));
+          await progress.step(
+            `${s.status}: ${MEANING[s.status]}, ${Math.ceil((until - Date.now()) / 1000)} s left to wait`,
+          );
+          await progress.wait(Math.min(1000, Math.max(until - Date.now(), 0)));
           s = await wallet.sellerItemStatus(item_id);
         }
         const fix = s.findings?.length
@@ -73,6 +81,8 @@ export function registerGetListingStatus(server: McpServer, deps: McpDeps): void
           meaning: `${MEANING[s.status] ?? s.status}${fix}`,
         });
       } catch (err) {
+        if (err instanceof Cancelled)
+          return failure('get_listing_status cancelled: the wait stopped; nothing changed.');
         return apiFailure(err, 'get_listing_status', deps.baseUrl, {
           item_not_found:
             "No listing with this id belongs to this server's wallet. Use an item_id from list_item or list_my_items.",

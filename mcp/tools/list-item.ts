@@ -8,7 +8,11 @@ import type { PackedArchive } from '../archive.js';
 import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
 import { authorizePayment, offerOf, PaymentRefused, promptPriceUsdc } from './paying.js';
+import { Cancelled, Progress } from './progress.js';
 import { apiFailure, failure, nothingCharged, success } from './results.js';
+
+const cancelledBefore = () =>
+  failure('list_item cancelled before the listing fee was signed: nothing was paid or listed.');
 
 /** Spec 8: archives up to 10 MB. */
 export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
@@ -40,6 +44,7 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
         "each finding (never a secret's value), an archive the scan would reject. Then it pays the listing fee (0.01 USDC on the default " +
         `deployment; at most ${limits.listingFee} USDC here, within the ${limits.daily} USDC daily budget) and uploads. ` +
         'The marketplace scans it again; follow it with get_listing_status (wait_seconds) until it is active. ' +
+        'Reports progress (pack, pre-check, upload, fee); cancelled before the fee is signed, nothing is paid or listed. ' +
         'Returns { item_id, status: "pending_scan", invoice_url, fee_usdc, sha256, files, excluded }.',
       inputSchema: {
         source_path: z
@@ -71,15 +76,18 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
         openWorldHint: true,
       },
     },
-    async (args) => {
+    async (args, extra) => {
       if (!deps.wallet) return failure(`list_item failed: ${NO_WALLET}`);
       const source = path.resolve(args.source_path);
+      // pack, pre-check, upload (the marketplace validates first), pay the fee
+      const progress = new Progress(extra, 4);
       // the archive module loads the scan library: only when a listing needs it
       const { describeFindings, packDirectory, precheck, readArchive } =
         await import('../archive.js');
       let archive: Omit<PackedArchive, 'files' | 'excluded'> & Partial<PackedArchive>;
       try {
         const info = await stat(source);
+        await progress.step(info.isDirectory() ? 'packing the folder' : 'reading the archive');
         archive = info.isDirectory()
           ? await packDirectory(source, MAX_ARCHIVE_BYTES)
           : await readArchive(source, MAX_ARCHIVE_BYTES);
@@ -92,7 +100,10 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
           `list_item failed: ${text}. Nothing was paid; fix source_path and call again.`,
         );
       }
+      if (progress.cancelled) return cancelledBefore();
+      await progress.step("checking the archive with the marketplace's scan rules");
       const verdict = await precheck(archive.bytes, archive.compression);
+      if (progress.cancelled) return cancelledBefore();
       if (verdict.verdict === 'reject') {
         const lines = describeFindings(verdict.findings);
         return failure(
@@ -108,6 +119,8 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
       let fee = 0;
       try {
         const wallet = await deps.wallet();
+        progress.check();
+        await progress.step('uploading: the marketplace checks it before any fee');
         const { listing } = await wallet.upload(archive.bytes, {
           compression: archive.compression,
           metadata: {
@@ -120,16 +133,36 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
           ...(args.chain && { chain: args.chain }),
           approve: async (required) => {
             fee = promptPriceUsdc(required);
-            reservation = await authorizePayment(server, deps, wallet.address, {
-              kind: 'listing_fee',
-              usdc: fee,
-              ref: args.title,
-              offer: offerOf(required, args.chain),
-              summary: `listing fee for "${args.title}"`,
-            });
+            progress.check();
+            reservation = await authorizePayment(
+              server,
+              deps,
+              wallet.address,
+              {
+                kind: 'listing_fee',
+                usdc: fee,
+                ref: args.title,
+                offer: offerOf(required, args.chain),
+                summary: `listing fee for "${args.title}"`,
+              },
+              progress.signal,
+            );
+            if (progress.cancelled) {
+              // the last moment to stop: nothing is signed yet
+              await deps.state.release(reservation);
+              reservation = undefined;
+              throw new Cancelled();
+            }
+            await progress.step(`paying the listing fee of ${fee} USDC`);
           },
         });
         if (reservation) await deps.state.spent(reservation);
+        // the caller will not hear of it: the log says what was paid and listed
+        if (progress.cancelled)
+          deps.log?.('info', 'list_item cancelled after the upload was sent: listed', {
+            item_id: listing.item_id,
+            fee_usdc: fee,
+          });
         return success({
           ...listing,
           fee_usdc: fee,
@@ -141,6 +174,9 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
         });
       } catch (err) {
         if (err instanceof PaymentRefused) return failure(`list_item refused: ${err.text}`);
+        // without a reservation nothing was signed
+        if (err instanceof Cancelled || (progress.cancelled && !reservation))
+          return cancelledBefore();
         if (reservation) {
           if (nothingCharged(err)) await deps.state.release(reservation);
           else await deps.state.spent(reservation);

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { InvoiceSchema } from '../../src/wire/orders.js';
 import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
+import { Progress } from './progress.js';
 import { apiFailure, failure, success } from './results.js';
 
 const readOnly = {
@@ -73,22 +74,16 @@ export function registerOrderFiles(server: McpServer, deps: McpDeps): void {
     },
     async ({ order_id }, extra): Promise<CallToolResult> => {
       if (!deps.wallet) return failure(`download_order failed: ${NO_WALLET}`);
-      const token = extra._meta?.progressToken;
-      const progress = async (step: number, message: string) => {
-        if (token === undefined) return;
-        await extra.sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: step, total: 3, message },
-        });
-      };
+      const progress = new Progress(extra, 3);
       try {
         const wallet = await deps.wallet();
-        await progress(0, 'fetching fresh links');
+        await progress.step('fetching fresh links');
         const links = await wallet.getOrder(order_id);
-        if (extra.signal.aborted) return failure('download_order cancelled; nothing was saved.');
-        await progress(1, 'downloading the archive');
-        const download = await wallet.download(links.download_url);
-        if (extra.signal.aborted) return failure('download_order cancelled; nothing was saved.');
+        progress.check();
+        await progress.step('downloading the archive');
+        const download = await wallet.download(links.download_url, { signal: progress.signal });
+        progress.check();
+        await progress.step("checking it against the marketplace's digest and saving it");
         const invoice =
           'invoice_url' in links && typeof links.invoice_url === 'string'
             ? await wallet.invoiceJson(links.invoice_url).catch(() => undefined)
@@ -106,7 +101,6 @@ export function registerOrderFiles(server: McpServer, deps: McpDeps): void {
         if (!compressionOfName(name)) name = `${name}.zip`;
         const file = path.join(deps.downloadDir, order_id, `again-${Date.now()}-${name}`);
         await saveNew(file, download.bytes);
-        await progress(3, 'saved');
         const result = success({
           order_id,
           path: file,
@@ -122,6 +116,7 @@ export function registerOrderFiles(server: McpServer, deps: McpDeps): void {
         });
         return result;
       } catch (err) {
+        if (progress.cancelled) return failure('download_order cancelled; nothing was saved.');
         return apiFailure(err, 'download_order', deps.baseUrl);
       }
     },

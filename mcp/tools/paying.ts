@@ -91,13 +91,15 @@ function checkAllowed(deps: McpDeps, intent: PaymentIntent): void {
 
 /**
  * Checks the limits, asks the human when needed, and reserves the payment in the ledger.
- * Returns the reservation id (release it when nothing was charged).
+ * Returns the reservation id (release it when nothing was charged). `signal` (the tool call's)
+ * withdraws a pending question to the human when the call is cancelled.
  */
 export async function authorizePayment(
   server: McpServer,
   deps: McpDeps,
   wallet: string,
   intent: PaymentIntent,
+  signal?: AbortSignal,
 ): Promise<string> {
   const { limits, state } = deps;
   checkAllowed(deps, intent);
@@ -119,7 +121,7 @@ export async function authorizePayment(
     throw err;
   }
   if (intent.kind === 'purchase' && intent.usdc > limits.confirmAbove) {
-    await confirmWithHuman(server, deps, wallet, intent, limits.confirmAbove);
+    await confirmWithHuman(server, deps, wallet, intent, limits.confirmAbove, signal);
   }
   try {
     const id = await state.reserve(wallet, intent.kind, intent.usdc, intent.ref, limits);
@@ -137,6 +139,7 @@ async function confirmWithHuman(
   wallet: string,
   intent: PaymentIntent,
   threshold: number,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   if (!server.server.getClientCapabilities()?.elicitation) {
     const { approvals } = deps;
@@ -161,20 +164,23 @@ async function confirmWithHuman(
         'from a client that supports elicitation, or the operator to raise MCP_CONFIRM_ABOVE_USDC.',
     );
   }
-  const answer = await server.server.elicitInput({
-    message: `Confirm a payment of ${intent.usdc} USDC: ${intent.summary}. Nothing is signed unless you confirm.`,
-    requestedSchema: {
-      type: 'object',
-      properties: {
-        confirm: {
-          type: 'boolean',
-          title: `Pay ${intent.usdc} USDC`,
-          description: intent.summary,
+  const answer = await server.server.elicitInput(
+    {
+      message: `Confirm a payment of ${intent.usdc} USDC: ${intent.summary}. Nothing is signed unless you confirm.`,
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          confirm: {
+            type: 'boolean',
+            title: `Pay ${intent.usdc} USDC`,
+            description: intent.summary,
+          },
         },
+        required: ['confirm'],
       },
-      required: ['confirm'],
     },
-  });
+    signal && { signal },
+  );
   if (answer.action !== 'accept' || answer.content?.confirm !== true) {
     throw new PaymentRefused(
       `The user did not confirm the payment of ${intent.usdc} USDC (${answer.action}). Nothing was signed or charged; do not retry unless the user asks.`,

@@ -288,8 +288,9 @@ export class MarketplaceClient {
     return invoiceJson(this.c, url);
   }
 
-  download(url: string): Promise<Download> {
-    return download(this.c, url);
+  /** The archive behind a signed download link; `signal` aborts the transfer (it is free to repeat). */
+  download(url: string, opts: { signal?: AbortSignal } = {}): Promise<Download> {
+    return download(this.c, url, opts);
   }
 
   invoice(url: string, accept = 'application/json'): Promise<string> {

@@ -32,8 +32,12 @@ export function priceLimit(maxUsdc: number): (required: PaymentRequired) => void
 }
 
 /** The archive behind a signed download link, with its digest. */
-export async function download(c: Connection, url: string): Promise<Download> {
-  const res = await c.fetchFn(url);
+export async function download(
+  c: Connection,
+  url: string,
+  opts: { signal?: AbortSignal } = {},
+): Promise<Download> {
+  const res = await c.fetchFn(url, opts.signal ? { signal: opts.signal } : undefined);
   if (!res.ok) await c.json(res);
   const bytes = Buffer.from(await res.arrayBuffer());
   const disposition = res.headers.get('content-disposition') ?? '';

@@ -1,5 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalPage, Approvals, type PendingApproval } from '../../mcp/approvals.js';
+import { LocalState } from '../../mcp/state.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
@@ -61,6 +64,38 @@ describe('Streamable HTTP keeps the session', () => {
     );
     expect(await ordersOf(item.itemId)).toBe(1);
     expect(c.serving!.sessions()).toBe(1);
+  });
+
+  it('a purchase cancelled while the human is asked signs nothing and keeps no reservation', async () => {
+    const item = await sale(3, 'Marten cancelled');
+    const cancel = new AbortController();
+    let ask = async (): Promise<ElicitResult> => {
+      cancel.abort(); // the agent gives up while the human reads the question
+      await sleep(300);
+      return { action: 'accept', content: { confirm: true } };
+    };
+    const c = await connect({
+      transport: 'http',
+      limits: { confirmAbove: 2 },
+      elicit: () => ask(),
+    });
+    const args = { item_id: item.itemId, max_price_usdc: 5, accept_terms: true };
+    await expect(
+      c.client.callTool({ name: 'acquire_item', arguments: args }, undefined, {
+        signal: cancel.signal,
+      }),
+    ).rejects.toThrow();
+    await sleep(700);
+    const ledger = LocalState.inDir(c.dataDir);
+    expect(await ordersOf(item.itemId)).toBe(0);
+    expect(await ledger.spentLast24h(c.account.address)).toBe(0);
+    expect(await ledger.orderOfItem(c.account.address, item.itemId)).toBeUndefined();
+    // nothing under way any more: asked again, the same call buys once
+    ask = async () => ({ action: 'accept', content: { confirm: true } });
+    const bought = await c.call('acquire_item', args);
+    expect(bought.isError, textOf(bought)).toBeFalsy();
+    expect(await ordersOf(item.itemId)).toBe(1);
+    expect(await ledger.spentLast24h(c.account.address)).toBe(3);
   });
 });
 

@@ -71,7 +71,11 @@ it('downloads an order again with progress, reads its invoice, and serves market
     expect(again.content).toContainEqual(
       expect.objectContaining({ type: 'resource_link', uri: `file://${saved.path}` }),
     );
-    expect(steps).toEqual(['fetching fresh links', 'downloading the archive', 'saved']);
+    expect(steps).toEqual([
+      'fetching fresh links',
+      'downloading the archive',
+      "checking it against the marketplace's digest and saving it",
+    ]);
 
     const res = await c.client.readResource({ uri: `market://items/${item.itemId}` });
     expect(JSON.parse((res.contents[0] as { text: string }).text)).toMatchObject({
