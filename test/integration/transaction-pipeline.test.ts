@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
-import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
+import { databaseEnv } from '../helpers/postgres.js';
 
 /**
  * A connection under many requests at once (the scale bench's 200 connections): postgres.js
