@@ -112,7 +112,10 @@ function startProc(command: string, env: Record<string, string>, log: string): P
   };
 }
 
-/** The lines of a log that tell of a server error: level error or fatal, or a 5xx answer. */
+/**
+ * The lines of a log that tell of a server error: level error or fatal, or a 5xx answer (the
+ * request line's `status`, src/http/plugins/logging.ts).
+ */
 function serverErrors(log: string): string[] {
   let text = '';
   try {
@@ -122,7 +125,7 @@ function serverErrors(log: string): string[] {
   }
   return text
     .split('\n')
-    .filter((l) => /"level":(50|60)\b/.test(l) || /"statusCode":5\d\d\b/.test(l));
+    .filter((l) => /"level":(50|60)\b/.test(l) || /"status(Code)?":5\d\d\b/.test(l));
 }
 
 async function healthy(base: string, proc: Proc): Promise<void> {
