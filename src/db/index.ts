@@ -53,16 +53,28 @@ const int8AsNumber = {
   parse: (x: string) => Number(x),
 };
 
+/**
+ * postgres.js pipelines a query onto a busy connection when none is idle, up to `max_pipeline`
+ * queries (100 by default), and reserves a connection for a transaction in a hook that it skips
+ * when the BEGIN is the query that fills that pipeline (porsager/postgres#1189): the transaction's
+ * first query then threw a TypeError (an HTTP 500) and the connection, left inside the open
+ * transaction, went back to serving other requests. A pool reaches that depth when 200 requests
+ * at once meet connections mostly reserved by transactions (the scale bench, 1 replica). Never
+ * full: the queries wait on the connections instead of in postgres.js's queue, as many either way.
+ */
+const UNBOUNDED_PIPELINE = Number.MAX_SAFE_INTEGER;
+
 /** postgres.js's options (its `socket` option, a function returning the stream to speak over, is documented but not typed). */
 type PostgresOptions = postgres.Options<Record<string, postgres.PostgresType>>;
 
-function clientOptions(extra: PostgresOptions) {
+/** `max_pipeline` is documented but not typed either. */
+function clientOptions(extra: PostgresOptions & { max_pipeline?: number }) {
   return {
     transform: postgres.camel,
     onnotice: () => {},
     types: { int8: int8AsNumber },
     ...extra,
-  } satisfies PostgresOptions;
+  } satisfies PostgresOptions & { max_pipeline?: number };
 }
 
 /**
@@ -72,7 +84,10 @@ function clientOptions(extra: PostgresOptions) {
  */
 export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<Database> {
   if (config.DATABASE_URL) {
-    const sql = postgres(config.DATABASE_URL, clientOptions({ max: config.DATABASE_POOL_MAX }));
+    const sql = postgres(
+      config.DATABASE_URL,
+      clientOptions({ max: config.DATABASE_POOL_MAX, max_pipeline: UNBOUNDED_PIPELINE }),
+    );
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };
   }
 
@@ -127,7 +142,7 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     // beside other requests' or crashed the process (seen under 200 connections). Neither limit
     // is reached here: the pipeline is unbounded and the stream's buffer too (./pglite-wire.ts);
     // the queries wait in the stream instead of in postgres.js's queue, as many either way.
-    max_pipeline: Number.MAX_SAFE_INTEGER,
+    max_pipeline: UNBOUNDED_PIPELINE,
     // PGlite cannot cancel; keep the single connection alive for the life of the process.
     idle_timeout: 0,
     max_lifetime: null,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { BoundedCache } from '../bounded-cache.js';
 
 /**
  * Distributional word vectors for the built-in embedder: a compact table derived from the GloVe
@@ -19,8 +20,16 @@ export const WORD_VECTORS_FILE = new URL(
 /** SIF smoothing constant. */
 const SIF_A = 1e-3;
 
+/**
+ * Word pairs whose CSLS a process keeps (~6 MB at most): a search compares each query word with
+ * every word of its candidates, thousands of pairs, and the words of queries and listings recur.
+ */
+const CSLS_CACHE_PAIRS = 100_000;
+
 export class WordVectors {
   readonly dims: number;
+  private readonly count: number;
+  private readonly pairs = new BoundedCache<number, number>(CSLS_CACHE_PAIRS);
   private readonly index = new Map<string, number>();
   private readonly weights: Float32Array;
   /**
@@ -36,7 +45,7 @@ export class WordVectors {
 
   constructor(bytes: Buffer) {
     if (bytes.toString('latin1', 0, 6) !== 'WVEC2\n') throw new Error('not a word-vector table');
-    const count = bytes.readUInt32LE(6);
+    const count = (this.count = bytes.readUInt32LE(6));
     const dims = (this.dims = bytes.readUInt16LE(10));
     const sourceSize = bytes.readUInt32LE(12);
     const harmonic = Math.log(sourceSize) + 0.5772;
@@ -95,7 +104,13 @@ export class WordVectors {
    * for a pair that is close only because one of them is close to everything.
    */
   csls(i: number, j: number): number {
-    return 2 * this.similarity(i, j) - this.hubs[i]! - this.hubs[j]!;
+    const key = i * this.count + j;
+    let v = this.pairs.peek(key);
+    if (v === undefined) {
+      v = 2 * this.similarity(i, j) - this.hubs[i]! - this.hubs[j]!;
+      this.pairs.set(key, v);
+    }
+    return v;
   }
 
   /** SIF sentence vector of already tokenised text (unit length; all zeros if no word is known). */

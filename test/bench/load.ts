@@ -63,6 +63,7 @@ export class Driver {
     urls?: string[];
     concurrency?: number;
     latencies?: boolean;
+    rate?: number;
   }): Promise<{
     seconds: number;
     failures: number;

@@ -4,9 +4,13 @@ import { Agent, request } from 'node:http';
  * The benches' HTTP load generator, in a child process of its own so that the server process's
  * CPU time per request counts the server alone. Receives a job over IPC: `{ url, headers, body }`
  * posts one request per signed PAYMENT-SIGNATURE header (to `url`, or in turn to each of `targets`),
- * `{ urls }` gets each URL; keep-alive, `concurrency` requests at a time. Answers
- * `{ seconds, failures, statuses }` (failures: not a 200), and with `latencies: true` every
- * request's milliseconds in the order they finished.
+ * `{ urls }` gets each URL; keep-alive, `concurrency` requests at a time (a closed loop: each
+ * connection sends its next request when the last one is answered). With `rate` (requests per
+ * second) the `urls` are an open loop instead: request i is due at i / rate seconds and sent then
+ * whatever is still unanswered (over at most `concurrency` connections; a request finding them all
+ * busy waits for one), and its latency runs from the time it was due, so that waiting in any queue
+ * counts (no coordinated omission). Answers `{ seconds, failures, statuses }` (failures: not a
+ * 200), and with `latencies: true` every request's milliseconds in the order they finished.
  */
 interface Job {
   url?: string;
@@ -16,6 +20,7 @@ interface Job {
   urls?: string[];
   concurrency: number;
   latencies?: boolean;
+  rate?: number;
 }
 
 let agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -63,6 +68,27 @@ async function drive(job: Job): Promise<{
   const statuses: Record<number, number> = {};
   const latencies: number[] = [];
   const started = performance.now();
+  if (job.rate) {
+    const urls = job.urls ?? [];
+    const interval = 1000 / job.rate;
+    await Promise.all(
+      urls.map(async (url, i) => {
+        const due = started + i * interval;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const status = await send(url).catch(() => 0);
+        if (job.latencies) latencies.push(performance.now() - due);
+        if (status !== 200) failures++;
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }),
+    );
+    return {
+      seconds: (performance.now() - started) / 1000,
+      failures,
+      statuses,
+      ...(job.latencies && { latencies }),
+    };
+  }
   await Promise.all(
     Array.from({ length: job.concurrency }, async () => {
       while (next < total) {

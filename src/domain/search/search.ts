@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/index.js';
+import type { Db, Sql, SqlFragment } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { toMicro } from '../../wire/money.js';
 import { publicColumns, toPublicItem } from '../items/public-item.js';
@@ -73,10 +73,13 @@ export async function searchItems(
 ): Promise<SearchResult[]> {
   const started = performance.now();
   const variant = opts.variant ?? 'fused';
-  const rows = await searchCandidates(sql, embedder, query, opts);
+  // the query's word statistics alongside the candidates (another connection, or the same
+  // connection's next turn)
+  const [rows, signals] = await Promise.all([
+    searchCandidates(sql, embedder, query, opts),
+    variant === 'fused' ? loadQuerySignals(sql, query.q) : querySignals(query.q),
+  ]);
   const floor = opts.floor ?? SIMILARITY_FLOOR;
-  const signals =
-    variant === 'fused' ? await loadQuerySignals(sql, query.q) : querySignals(query.q);
   // the tech_stack filter names stacks too: among the listings that declare them, the one whose
   // code is in them first (a declaration the measured code contradicts counts less, stacks.ts)
   for (const s of namedStacks(query.tech_stack ?? ''))
@@ -96,14 +99,49 @@ export async function searchCandidates(
   query: SearchQuery,
   opts: SearchOptions,
 ): Promise<CandidateRow[]> {
+  const statements = await candidateStatements(sql, embedder, query, opts);
+  return sql.begin(async (tx) => {
+    // sent together: one round trip for both (the settings apply to the query, which the server
+    // plans after them)
+    const [settings, candidates] = statements(tx);
+    const [set, rows] = await Promise.allSettled([settings.execute(), candidates.execute()]);
+    if (set.status === 'rejected') throw set.reason;
+    if (rows.status === 'rejected') throw rows.reason;
+    return rows.value as unknown as CandidateRow[];
+  });
+}
+
+/** The candidates' statements on a connection: its transaction-local settings, then the query. */
+type CandidateStatements = (db: Db) => [settings: SqlFragment, candidates: SqlFragment];
+
+async function candidateStatements(
+  sql: Sql,
+  embedder: Embedder,
+  query: SearchQuery,
+  opts: SearchOptions,
+): Promise<CandidateStatements> {
   const variant = opts.variant ?? 'fused';
   const task = variant === 'fused' ? taskText(query.q) : query.q;
   const [qv] = await embedder.embed([task]);
   const dims = embedder.dimensions;
+  const qlit = toVectorLiteral(qv!);
+  const indexed = query.tech_stack?.trim() ? await indexedStackTerms(sql, dims) : undefined;
+  return (tx) => candidateSql(tx, query, opts, task, dims, qlit, indexed);
+}
+
+function candidateSql(
+  sql: Db,
+  query: SearchQuery,
+  opts: SearchOptions,
+  task: string,
+  dims: number,
+  qlit: ReturnType<typeof toVectorLiteral>,
+  indexed: Set<string> | undefined,
+): [SqlFragment, SqlFragment] {
+  const variant = opts.variant ?? 'fused';
   const vt = vectorType(sql, dims);
   // literal, not a parameter: the partial HNSW index is only provable with a constant predicate
   const dimsLit = sql.unsafe(String(dims));
-  const qlit = toVectorLiteral(qv!);
 
   const terms = (query.tech_stack ?? '')
     .split(',')
@@ -117,7 +155,6 @@ export async function searchCandidates(
   if (query.license !== undefined)
     filters = sql`${filters} and exists (select 1 from item_previews p where p.item_id = i.id
       and lower(${query.license}) = any(string_to_array(lower(p.license), ' or ')))`;
-  const indexed = terms.length ? await indexedStackTerms(sql, dims) : undefined;
   for (const t of terms) filters = sql`${filters} and ${stackTermFilter(sql, t, indexed)}`;
 
   const { k1, b } = BM25;
@@ -131,8 +168,9 @@ export async function searchCandidates(
     query.min_price !== undefined ||
     query.max_price !== undefined ||
     query.license !== undefined;
-  return sql.begin(async (tx) => {
-    await tx`select set_config('hnsw.ef_search', ${String(Math.max(opts.efSearch, VECTOR_POOL))}, true),
+  const tx = sql;
+  return [
+    tx`select set_config('hnsw.ef_search', ${String(Math.max(opts.efSearch, VECTOR_POOL))}, true),
                     set_config('hnsw.iterative_scan', 'relaxed_order', true),
                     set_config('enable_indexscan', ${opts.exact ? 'off' : 'on'}, true),
                     -- the generic plan cannot see the query's selectivity: keep it on the indexes
@@ -144,8 +182,8 @@ export async function searchCandidates(
                     -- a disabled seqscan adds 1e10 to every estimate, far past jit_above_cost: a real
                     -- Postgres built with LLVM then compiled the plan on every search (1.5-3.5 s
                     -- for a query that runs in milliseconds). PGlite has no JIT.
-                    set_config('jit', 'off', true)`;
-    return tx<CandidateRow[]>`
+                    set_config('jit', 'off', true)`,
+    tx`
       ${opts.exact ? tx`/* exact scan: its own cached plan */` : tx``}
       with qv as materialized (select ${qlit}::${vt} as v),
       corpus as materialized (
@@ -212,8 +250,8 @@ export async function searchCandidates(
       -- Revision A: payable on at least one chain (checked on the few candidates, not per
       -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
       ${opts.payableOnly ? tx`where cardinality(r.available_chains) > 0` : tx``}
-      limit ${CANDIDATES}`;
-  });
+      limit ${CANDIDATES}`,
+  ];
 }
 
 /*
@@ -229,7 +267,7 @@ export async function searchCandidates(
  * and walk the graph of that stack's listings only. The literal means what the parameter means
  * (ILIKE folds ASCII case), so a stale list of indexed terms costs speed only.
  */
-function stackTermFilter(sql: Sql, term: string, indexed: Set<string> | undefined) {
+function stackTermFilter(sql: Db, term: string, indexed: Set<string> | undefined) {
   const ws = stackWords(term);
   if (ws.length === 0) return sql`i.tech_stack ilike ${'%' + escapeLike(term) + '%'}`;
   let filter = sql`true`;
