@@ -17,6 +17,8 @@ import {
   PaymentRefused,
   promptPriceUsdc,
   quoted,
+  releasePayment,
+  spentPayment,
 } from './paying.js';
 import { Cancelled, Progress } from './progress.js';
 import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
@@ -199,7 +201,7 @@ async function buy(
         );
         if (progress.cancelled) {
           // the last moment to stop: nothing is signed yet
-          await deps.state.release(reservation);
+          await releasePayment(server, deps, reservation);
           reservation = undefined;
           throw new Cancelled();
         }
@@ -216,8 +218,8 @@ async function buy(
         'acquire_item cancelled before the payment was signed: nothing was paid or recorded.',
       );
     if (reservation) {
-      if (nothingCharged(err)) await deps.state.release(reservation);
-      else await deps.state.spent(reservation);
+      if (nothingCharged(err)) await releasePayment(server, deps, reservation);
+      else await spentPayment(deps, reservation);
     }
     if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
       const b = bodyOf(err);
@@ -246,7 +248,7 @@ async function buy(
         "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
     });
   }
-  if (reservation) await deps.state.spent(reservation);
+  if (reservation) await spentPayment(deps, reservation);
   const record = {
     order_id: order.order_id,
     item_id,

@@ -7,7 +7,14 @@ import { UploadMetadataSchema, UploadResponseSchema } from '../../src/wire/listi
 import type { PackedArchive } from '../archive.js';
 import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
-import { authorizePayment, offerOf, PaymentRefused, promptPriceUsdc } from './paying.js';
+import {
+  authorizePayment,
+  offerOf,
+  PaymentRefused,
+  promptPriceUsdc,
+  releasePayment,
+  spentPayment,
+} from './paying.js';
 import { Cancelled, Progress } from './progress.js';
 import { apiFailure, failure, nothingCharged, success } from './results.js';
 
@@ -149,14 +156,14 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
             );
             if (progress.cancelled) {
               // the last moment to stop: nothing is signed yet
-              await deps.state.release(reservation);
+              await releasePayment(server, deps, reservation);
               reservation = undefined;
               throw new Cancelled();
             }
             await progress.step(`paying the listing fee of ${fee} USDC`);
           },
         });
-        if (reservation) await deps.state.spent(reservation);
+        if (reservation) await spentPayment(deps, reservation);
         // the caller will not hear of it: the log says what was paid and listed
         if (progress.cancelled)
           deps.log?.('info', 'list_item cancelled after the upload was sent: listed', {
@@ -178,8 +185,8 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
         if (err instanceof Cancelled || (progress.cancelled && !reservation))
           return cancelledBefore();
         if (reservation) {
-          if (nothingCharged(err)) await deps.state.release(reservation);
-          else await deps.state.spent(reservation);
+          if (nothingCharged(err)) await releasePayment(server, deps, reservation);
+          else await spentPayment(deps, reservation);
         }
         return apiFailure(err, 'list_item', deps.baseUrl, {
           duplicate_code:

@@ -172,6 +172,28 @@ describe('spending safety', () => {
     expect((await buy(second, d.itemId)).isError).toBeFalsy();
   });
 
+  it('a payment refused with nothing charged gives its amount back to the session cap', async () => {
+    const [a, b] = await Promise.all([sale(0.6), sale(0.6)]);
+    const c = await connect({ transport: 'http', limits: { perSession: 1 } });
+    const networks = ['eip155:8453', 'eip155:137'];
+    const funded = await Promise.all(networks.map((n) => local.balanceOf(n, c.account.address)));
+    // an empty wallet: the marketplace refuses the payment before settlement, nothing is charged
+    await Promise.all(networks.map((n) => local.setBalance(n, c.account.address, 0)));
+    const buy = (itemId: string) =>
+      c.call('acquire_item', { item_id: itemId, max_price_usdc: 1, accept_terms: true });
+    const refused = await buy(a.itemId);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).not.toMatch(/MCP_SESSION_LIMIT_USDC/);
+    expect(await ordersOf(a.itemId)).toBe(0);
+    await Promise.all(
+      networks.map((n, i) => local.setBalance(n, c.account.address, Number(funded[i]))),
+    );
+    // 0.6 signed and refused, then 0.6 more: within the cap of 1, since the first cost nothing
+    const bought = await buy(b.itemId);
+    expect(bought.isError, textOf(bought)).toBeFalsy();
+    expect(await ordersOf(b.itemId)).toBe(1);
+  });
+
   it("refuses a recipient outside the allow-list before signing (checked against the marketplace's answer)", async () => {
     const item = await sale(0.5);
     const c = await connect({
