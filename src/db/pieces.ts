@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { BoundedCache } from '../bounded-cache.js';
 import type { SqlFragment } from './index.js';
 
 type Fragment = SqlFragment;
@@ -80,16 +81,30 @@ export class Pieces<Named extends string, Given extends string = never> {
     return new Pieces<Named, Given>(this.given, [{ piece: first.piece, lead }, ...rest]);
   }
 
-  /** `with` and the pieces, comma-separated, for a statement that names every relation given. */
+  /**
+   * `with` and the pieces, comma-separated, for a statement that names every relation given.
+   * The template is the same array for every statement of the same layout, as a literal's is:
+   * postgres.js keys a cache on it (one `Error` with its captured stack per template, kept for
+   * the life of the process), so a new array per call cost a stack capture per purchase and
+   * kept every purchase's pieces (its signed payment among them) alive in that cache.
+   */
   with(sql: postgres.Sql | postgres.TransactionSql): Fragment {
     if (this.given.length) throw new Error(`a statement must name ${this.given.join(', ')}`);
-    const strings = ['with', ...this.list.slice(1).map((p) => `,${p.lead}`), ''];
-    if (this.list.length) strings[0] = `with${this.list[0]!.lead}`;
-    else throw new Error('a statement needs at least one piece');
-    const template = Object.assign(strings.slice(), { raw: strings.slice() });
+    if (!this.list.length) throw new Error('a statement needs at least one piece');
+    const strings = [
+      `with${this.list[0]!.lead}`,
+      ...this.list.slice(1).map((p) => `,${p.lead}`),
+      '',
+    ];
+    const template = TEMPLATES.get(strings.join('\0'), () =>
+      Object.freeze(Object.assign(strings.slice(), { raw: Object.freeze(strings.slice()) })),
+    );
     return (sql as postgres.Sql)(
       template as unknown as TemplateStringsArray,
       ...this.list.map((p) => p.piece.sql),
     ) as unknown as Fragment;
   }
 }
+
+/** The `with` templates by layout (a few per process: one per statement shape). */
+const TEMPLATES = new BoundedCache<string, readonly string[]>(256);

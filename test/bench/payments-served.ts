@@ -39,24 +39,26 @@ import { digestsOf } from './payments.js';
  * Every side first runs WARMUP completions of each kind (V8's tiers, PGlite's WebAssembly tiers
  * up); then ROUNDS rounds. BENCH_PAYMENTS_VARIANTS adds served variants to the same rounds:
  * `name:NAME=value --flag;name2:...` (e.g. `quiet:LOG_LEVEL=warn`); `entry=/path/dist/src/main.js`
- * in a variant serves another build (a before/after in one run).
+ * in a variant serves another build (a before/after in one run), `dir=/dev/shm` puts its data directory there.
  */
 const N = Number(process.env.BENCH_PAYMENTS_N ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_PAYMENTS_CONCURRENCY ?? 8);
 const WARMUP = Number(process.env.BENCH_PAYMENTS_WARMUP ?? 1200);
 const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 5);
 const IN_PROCESS = process.env.BENCH_PAYMENTS_IN_PROCESS !== '0';
-const BODY = JSON.stringify({ policy_accepted: true, license_accepted: true });
+export const BODY = JSON.stringify({ policy_accepted: true, license_accepted: true });
 const REPEAT_WALLETS = 40;
 
-interface Variant {
+export interface Variant {
   name: string;
   env: Record<string, string>;
   execArgv: string[];
   entry: string;
+  /** Where its data directory is made (`dir=/dev/shm`: a file system in memory). */
+  dir?: string;
 }
 
-function variants(spec = process.env.BENCH_PAYMENTS_VARIANTS ?? ''): Variant[] {
+export function variants(spec = process.env.BENCH_PAYMENTS_VARIANTS ?? ''): Variant[] {
   const served = servedNode();
   const entry = path.join(ROOT, 'dist/src/main.js');
   const out: Variant[] = [{ name: 'npm start', ...served, entry }];
@@ -67,6 +69,7 @@ function variants(spec = process.env.BENCH_PAYMENTS_VARIANTS ?? ''): Variant[] {
     for (const w of words.trim().split(/\s+/).filter(Boolean)) {
       if (w.startsWith('--')) (flags ??= []).push(w);
       else if (w.startsWith('entry=')) v.entry = w.slice('entry='.length);
+      else if (w.startsWith('dir=')) v.dir = w.slice('dir='.length);
       else {
         const [k, ...rest] = w.split('=');
         v.env[k!] = rest.join('=');
@@ -86,7 +89,7 @@ export function cpuMsOfPid(pid: number): number {
 }
 
 /** A purchase prompt's item URL and its PAYMENT-REQUIRED. */
-interface Target {
+export interface Target {
   url: string;
   required: PaymentRequired;
 }
@@ -104,15 +107,15 @@ async function promptOf(url: string): Promise<Target> {
   return { url, required };
 }
 
-interface Served extends Target {
+export interface Served extends Target {
   variant: Variant;
   child: ChildProcess;
   dataDir: string;
 }
 
 /** `demo` once (the catalogue, then stopped), then `serve` on the same directory, as `npm start`. */
-async function startServed(variant: Variant): Promise<Served> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-pay-served-'));
+export async function startServed(variant: Variant): Promise<Served> {
+  const dataDir = mkdtempSync(path.join(variant.dir ?? tmpdir(), 'bench-pay-served-'));
   const run = async (command: 'demo' | 'serve') => {
     // LOG_LEVEL as the service defaults it (info): per-request logging is part of the cost
     const { base, env } = await loopbackServiceEnv(dataDir, 'info');
@@ -147,7 +150,7 @@ async function startServed(variant: Variant): Promise<Served> {
   return { variant, child, dataDir, ...target };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
@@ -155,7 +158,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Signs like `@x402/fetch` does: x402Client + the exact EVM scheme, then the v2 header. */
-async function signOfficial(
+export async function signOfficial(
   wallets: LocalAccount[],
   required: PaymentRequired,
   n: number,
@@ -177,7 +180,7 @@ async function signOfficial(
 }
 
 /** CPU of one native recovery (ms), over the digests of `headers`. */
-function nativeRecoveryMs(headers: string[]): number {
+export function nativeRecoveryMs(headers: string[]): number {
   const digests = digestsOf(headers);
   const cpu = process.cpuUsage();
   for (const d of digests) secp256k1.ecdsaRecover(d.signature, d.recid, d.digest, false);

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { piece, Pieces } from '../../src/db/pieces.js';
@@ -40,5 +42,26 @@ describe('statement pieces', () => {
     expect(() => Pieces.given().join(operation)).toThrow('pieces need paid before them');
     // pieces that still need a given relation are not a statement
     expect(() => operation.with(sql)).toThrow('a statement must name paid');
+  });
+
+  it('keeps nothing of a statement once it is dropped: one template per layout', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // a statement per purchase, with values of its own, dropped at once (postgres.js caches an
+    // Error per template array for the life of the process)
+    const build = () => {
+      const values = piece('paid', [], sql`paid as (select ${String(Math.random())})`);
+      return Pieces.given().then(values).then(agent, '\n  ').with(sql);
+    };
+    build();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 5000; i++) build();
+    gc();
+    // a new template per statement kept ~2.2 kB each: 11 MB here, growing with every purchase
+    expect((process.memoryUsage().heapUsed - before) / 5000).toBeLessThan(200);
+    const a = build() as unknown as { strings: unknown };
+    const b = build() as unknown as { strings: unknown };
+    expect(a.strings).toBe(b.strings);
   });
 });
