@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { getWarningsFor402Body } from '@agentcash/discovery';
@@ -169,6 +170,13 @@ describe.each(['B', 'A'] as const)('Revision %s OpenAPI', (revision) => {
     for (const link of ['/agent-usage', '/openapi.json', '/api/v1/skills', '/.well-known/x402']) {
       expect(text).toContain(`(${t.base}${link})`);
     }
+    // the stdio server's command is one npx can run: the published package's own name
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as {
+      name: string;
+    };
+    expect(text).toContain(`\`npx -y ${pkg.name}\` (stdio)`);
     const skills = (await fetch(`${t.base}/api/v1/skills`).then((r) => r.json())) as {
       discovery: Record<string, string>;
     };

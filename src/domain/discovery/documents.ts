@@ -87,6 +87,6 @@ ${identity} Errors are JSON { error, message } with stable codes.
 
 ## Optional
 ${opts.mcp ? `\n- [Hosted MCP server](${opts.mcp.url}): ${hostedMcpLine(opts.mcp).replace(/^Hosted MCP server: \S+ /, '')}` : ''}
-- MCP server: \`npx artifact-marketplace-mcp\` (stdio) with MARKETPLACE_URL=${base}
+- MCP server: \`npx -y artifact-marketplace\` (stdio) with MARKETPLACE_URL=${base}; \`npx artifact-marketplace install --client claude\` (or cursor) writes the client's config
 `;
 }
