@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 import { ItemStatusSchema, SellerItemsSchema } from '../../src/wire/listings.js';
 import type { McpDeps } from '../deps.js';
 import { NO_WALLET } from './acquire-item.js';
+import { PageArgs } from './paging.js';
 import { apiFailure, failure, success } from './results.js';
 
 export function registerListMyItems(server: McpServer, deps: McpDeps): void {
@@ -18,14 +18,7 @@ export function registerListMyItems(server: McpServer, deps: McpDeps): void {
         status: ItemStatusSchema.optional().describe(
           'Only this state: pending_scan, scanning, active, rejected or deleted',
         ),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(100)
-          .optional()
-          .describe('Page size, 1..100 (default 100)'),
-        offset: z.number().int().min(0).optional().describe('Rows to skip, >= 0 (default 0)'),
+        ...PageArgs,
       },
       outputSchema: SellerItemsSchema,
       annotations: {
