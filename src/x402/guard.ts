@@ -24,12 +24,6 @@
  * guard carries no framework import.
  */
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import {
-  declarePaymentIdentifierExtension,
-  extractPaymentIdentifier,
-  isValidPaymentId,
-  PAYMENT_IDENTIFIER,
-} from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import type { Config } from '../config.js';
 import { CHAINS, type Chain } from '../wire/chains.js';
@@ -45,6 +39,7 @@ import {
   type Eip3009Authorization,
 } from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
+import { paymentIdentifierDeclaration, paymentIdentifierOf } from './payment-identifier.js';
 import { parsePaymentPayloadV2 } from './payload-schema.js';
 import {
   identityPayTo,
@@ -136,33 +131,6 @@ const fail = (reason: string, promptHeader?: () => string) =>
       ...(promptHeader && { 'PAYMENT-REQUIRED': promptHeader() }),
     },
   });
-
-/**
- * The `payment-identifier` id a payload carries (@x402/extensions' extraction), undefined when it
- * carries none; 400 `invalid_payment_identifier` for one that is malformed, before any other work.
- * The echoed `schema` is not compiled (it is the client's JSON; the format rule is the package's).
- */
-export function paymentIdentifierOf(payload: PaymentPayload): string | undefined {
-  const ext = payload.extensions?.[PAYMENT_IDENTIFIER];
-  if (ext === undefined || ext === null) return undefined;
-  const info = typeof ext === 'object' ? (ext as { info?: unknown }).info : undefined;
-  // an echo of our declaration without an id: the client chose not to send one
-  if (typeof info === 'object' && info !== null && !('id' in info)) return undefined;
-  const id = extractPaymentIdentifier(payload, false);
-  if (id === null || !isValidPaymentId(id)) throw new AppError('invalid_payment_identifier');
-  return id;
-}
-
-/**
- * The `payment-identifier` declaration every paid prompt carries (optional for the client). `lean`
- * (the acquire prompt, whose header must also carry the bazaar and sign-in-with-x entries within
- * 8 KB) leaves out its JSON schema, which clients do not read to add an id (the package's client
- * helper needs only `info.required`), as ./siwx.ts does for its own.
- */
-function paymentIdentifierDeclaration(lean: boolean): Record<string, unknown> {
-  const declared = declarePaymentIdentifierExtension(false);
-  return { [PAYMENT_IDENTIFIER]: lean ? { info: declared.info } : declared };
-}
 
 /** 409: an authorization this server already used, sent with another request; nothing happens. */
 export const authorizationAlreadyUsed = () =>
