@@ -10,6 +10,7 @@ import {
   validatePaymentIdentifier,
 } from '@x402/extensions/payment-identifier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneIdentifiers } from '../../src/domain/payments/identifiers.js';
 import { reconcileNow } from '../../src/runtime.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
@@ -341,6 +342,37 @@ describe('ids are durable', () => {
       const [left] = await sql<{ n: number }[]>`
         select count(*)::int as n from x402_payment_identifiers where payer = ${buyer.address}`;
       expect(left!.n).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('an id whose payment is still open is kept however old: a retry never starts a second charge', async () => {
+    const t = await startTestApp({ X402_PAYMENT_ID_RETENTION_SECONDS: '3600' });
+    try {
+      const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+      const buyer = idPayer(newWallet());
+      const id = generatePaymentId();
+      const url = `/api/v1/items/${item.itemId}/acquire`;
+      const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+      const first = await t.app.inject({
+        method: 'POST',
+        url,
+        payload: LEGAL,
+        headers: { 'payment-signature': (await buyer.sign(prompt, id)).header },
+      });
+      expect(first.statusCode).toBe(200);
+      const { sql } = t.runtime.deps;
+      // the first payment unresolved (an RPC outage) long past its window and the retention
+      await sql`update x402_payments set status = 'pending'
+                where id = (select payment_id from x402_payment_identifiers where payer = ${buyer.address})`;
+      await sql`update x402_payment_identifiers set valid_before = now() - interval '2 days'
+                where payer = ${buyer.address}`;
+      expect(await pruneIdentifiers(sql, 3600)).toBe(0);
+      // resolved, the same id goes once the retention has passed
+      await sql`update x402_payments set status = 'completed'
+                where id = (select payment_id from x402_payment_identifiers where payer = ${buyer.address})`;
+      expect(await pruneIdentifiers(sql, 3600)).toBe(1);
     } finally {
       await t.close();
     }

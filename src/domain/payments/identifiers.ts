@@ -64,10 +64,17 @@ export function identifierInsert(
         select ${values}`;
 }
 
-/** Ids whose first payment's window closed more than `retentionSeconds` ago: forget them. */
+/**
+ * Ids whose first payment's window closed more than `retentionSeconds` ago AND whose payment is
+ * resolved (completed, failed or released): forget them. An id whose payment is still open
+ * (settling, pending, settled: an RPC outage, a completion that keeps failing) is kept however old,
+ * so a retry with a fresh signature can never start a second charge before the first resolves.
+ */
 export async function pruneIdentifiers(sql: Sql, retentionSeconds: number): Promise<number> {
   const pruned = await sql`
-    delete from x402_payment_identifiers
-    where valid_before < now() - make_interval(secs => ${retentionSeconds})`;
+    delete from x402_payment_identifiers i
+    using x402_payments p
+    where p.id = i.payment_id and p.status in ('completed', 'failed', 'released')
+      and i.valid_before < now() - make_interval(secs => ${retentionSeconds})`;
   return pruned.count;
 }

@@ -99,9 +99,13 @@ export class PaymentProcessor {
       });
     } catch (err) {
       // another request with this id claimed first (nothing of this one was written)
-      const first =
-        id && isIdentifierTaken(err) && (await this.store.identified(payment.payer, id));
-      if (first) return this.answerIdentified<R, C>(first, input, digest);
+      if (id && isIdentifierTaken(err)) {
+        const first = await this.store.identified(payment.payer, id);
+        if (first) return this.answerIdentified<R, C>(first, input, digest);
+        // the winner was released (nothing moved) before this read: nothing of this request was
+        // written or charged, and the id is free again; a retry starts afresh
+        throw new AppError('settlement_capacity');
+      }
       throw err;
     }
     if (!claimed) {
@@ -230,7 +234,11 @@ export class PaymentProcessor {
     const earlier = id && (await this.store.identified(input.payment.payer, id));
     if (earlier) {
       if (earlier.requestDigest !== requestDigest(input)) throw identifierConflict();
-      return true;
+      // Only a payment that moved money answers for this one without the caller's own checks
+      // (duplicates, the listing cap): one still settling may yet be released, and this
+      // request's authorization then settles in its place.
+      const first = await this.store.byId(earlier.paymentId);
+      return first !== undefined && ['completed', 'pending', 'settled'].includes(first.status);
     }
     const row = await this.store.find(input.payment.payer, input.payment.nonce);
     if (!row || row.status === 'released') return false;
@@ -252,7 +260,11 @@ export class PaymentProcessor {
     if (!row) throw new Error(`payment ${earlier.paymentId} of a payment identifier is missing`);
     // A fresh authorization (verified within its window) proves the payer anew: the completed
     // purchase is answered even after the first authorization's window closed.
-    return this.resume<R, C>(row, input, digest, row.nonce !== input.payment.nonce);
+    // (an authorization let through past its window, because its own nonce was claimed before,
+    // proves nothing anew: only one still within its window does)
+    const fresh =
+      row.nonce !== input.payment.nonce && input.payment.validBefore.getTime() > Date.now();
+    return this.resume<R, C>(row, input, digest, fresh);
   }
 
   /** A claim that already exists for this payer and nonce: the same request again, or a replay. */
