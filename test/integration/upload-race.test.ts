@@ -65,3 +65,28 @@ it('the losing one of two uploads under one signature leaves none of its bytes b
     select archive_key from items where archive_key = any(${[keyOf(one), keyOf(two)]})`;
   expect(rows.map((r) => r.archiveKey)).toEqual([keyOf(won)]);
 });
+
+it("a listing's bytes removed by a refused twin's clean-up between its upload and its commit are put back", async () => {
+  const bytes = zipOf(uniqueProject());
+  const key = keyOf(bytes);
+  const storage = t.runtime.deps.storage;
+  const put = storage.put.bind(storage);
+  // the twin's undo runs once, right after this request stored the bytes, before its listing commits
+  let twinUndone = false;
+  storage.put = async (k, b, o) => {
+    const stored = await put(k, b, o);
+    if (k === key && !twinUndone) {
+      twinUndone = true;
+      await storage.delete(key);
+    }
+    return stored;
+  };
+  try {
+    const send = await signedFee();
+    const res = await send(bytes);
+    expect(res.statusCode).toBe(202);
+  } finally {
+    storage.put = put;
+  }
+  expect(await storage.stat(key)).toEqual({ size: bytes.length });
+});

@@ -122,6 +122,9 @@ export async function submitListing(
     await stored.undo().catch(() => undefined);
     throw err;
   }
+  // A concurrent upload of the same bytes whose fee was refused may have removed them between
+  // its two reference checks and this commit: the listing's bytes are put back before the scan.
+  await stored.ensure();
   if (!done.replayed) deps.work.wake();
   return {
     body: {
@@ -150,11 +153,15 @@ async function storeArchive(
   deps: Pick<ListingPorts, 'sql' | 'storage' | 'config'>,
   key: string,
   bytes: Buffer,
-): Promise<{ undo(): Promise<void> }> {
+): Promise<{ undo(): Promise<void>; ensure(): Promise<void> }> {
   const existed = (await deps.storage.stat(key)) !== undefined;
   const put = () => deps.storage.put(key, bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
   await put();
   return {
+    /** After this request's listing committed: its bytes are there (a twin's undo may have run). */
+    async ensure() {
+      if ((await deps.storage.stat(key)) === undefined) await put();
+    },
     async undo() {
       if (existed || (await referenced(deps, key))) return;
       await deps.storage.delete(key);
@@ -204,6 +211,9 @@ export async function submitKeyedListing(
   const [row] = await sql<
     { result: string }[]
   >`${keyedListingStatement(sql, deps.config, seller.id, context)}`;
+  // a paid upload of the same bytes refused meanwhile may have removed them: put them back
+  if ((await deps.storage.stat(archiveKey)) === undefined)
+    await deps.storage.put(archiveKey, upload.bytes, { maxBytes: deps.config.MAX_ARCHIVE_BYTES });
   deps.work.wake();
   const { item_id, status } = JSON.parse(row!.result) as { item_id: string; status: ItemStatus };
   return {
