@@ -168,8 +168,9 @@ async function buy(
         );
         if (progress.cancelled) {
           // the last moment to stop: nothing is signed yet
-          await releasePayment(server, deps, reservation);
+          const given = reservation;
           reservation = undefined;
+          await releasePayment(server, deps, given);
           throw new Cancelled();
         }
         await progress.step(`paying ${price} USDC on ${paidOn}`);
@@ -186,7 +187,7 @@ async function buy(
       );
     if (reservation) {
       if (nothingCharged(err)) await releasePayment(server, deps, reservation);
-      else await spentPayment(deps, reservation);
+      else await spentPayment(server, deps, reservation);
     }
     if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
       const b = bodyOf(err);
@@ -215,7 +216,7 @@ async function buy(
         "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
     });
   }
-  if (reservation) await spentPayment(deps, reservation);
+  if (reservation) await spentPayment(server, deps, reservation);
   const record = {
     order_id: order.order_id,
     item_id,

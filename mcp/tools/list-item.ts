@@ -156,14 +156,15 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
             );
             if (progress.cancelled) {
               // the last moment to stop: nothing is signed yet
-              await releasePayment(server, deps, reservation);
+              const given = reservation;
               reservation = undefined;
+              await releasePayment(server, deps, given);
               throw new Cancelled();
             }
             await progress.step(`paying the listing fee of ${fee} USDC`);
           },
         });
-        if (reservation) await spentPayment(deps, reservation);
+        if (reservation) await spentPayment(server, deps, reservation);
         // the caller will not hear of it: the log says what was paid and listed
         if (progress.cancelled)
           deps.log?.('info', 'list_item cancelled after the upload was sent: listed', {
@@ -186,7 +187,7 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
           return cancelledBefore();
         if (reservation) {
           if (nothingCharged(err)) await releasePayment(server, deps, reservation);
-          else await spentPayment(deps, reservation);
+          else await spentPayment(server, deps, reservation);
         }
         return apiFailure(err, 'list_item', deps.baseUrl, {
           duplicate_code:

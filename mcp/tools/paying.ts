@@ -74,7 +74,7 @@ export function quoted(text: string): string {
 /** What each MCP session (one connected server instance) has signed for, in USDC. */
 const sessionSpent = new WeakMap<McpServer, number>();
 /** The amount each open reservation added to its session's total, until it is spent or released. */
-const sessionReserved = new Map<string, { server: McpServer; usdc: number }>();
+const sessionReserved = new WeakMap<McpServer, Map<string, number>>();
 
 /**
  * Gives a reservation back: nothing was charged (refused before settlement, or cancelled before
@@ -86,16 +86,21 @@ export async function releasePayment(
   reservation: string,
 ): Promise<void> {
   await deps.state.release(reservation);
-  const held = sessionReserved.get(reservation);
-  if (!held) return;
-  sessionReserved.delete(reservation);
-  sessionSpent.set(held.server, Math.max(0, (sessionSpent.get(held.server) ?? 0) - held.usdc));
+  const held = sessionReserved.get(server);
+  const usdc = held?.get(reservation);
+  if (usdc === undefined) return;
+  held!.delete(reservation);
+  sessionSpent.set(server, Math.max(0, (sessionSpent.get(server) ?? 0) - usdc));
 }
 
 /** Marks a reservation as paid: it stays in the 24-hour ledger and the session's total. */
-export async function spentPayment(deps: McpDeps, reservation: string): Promise<void> {
+export async function spentPayment(
+  server: McpServer,
+  deps: McpDeps,
+  reservation: string,
+): Promise<void> {
   await deps.state.spent(reservation);
-  sessionReserved.delete(reservation);
+  sessionReserved.get(server)?.delete(reservation);
 }
 
 /** The operator's allow-lists of recipients and assets, against the marketplace's answer. */
@@ -150,7 +155,8 @@ export async function authorizePayment(
   try {
     const id = await state.reserve(wallet, intent.kind, intent.usdc, intent.ref, limits);
     sessionSpent.set(server, (sessionSpent.get(server) ?? 0) + intent.usdc);
-    sessionReserved.set(id, { server, usdc: intent.usdc });
+    const held = sessionReserved.get(server) ?? new Map<string, number>();
+    sessionReserved.set(server, held.set(id, intent.usdc));
     return id;
   } catch (err) {
     if (err instanceof LimitExceeded) throw new PaymentRefused(limitText(err.refusal, intent.usdc));
