@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
+import { code, type ErrorCode } from '../errors.js';
 
 /**
  * Rules for caller-supplied text and numbers, shared by every feature's wire schemas. Postgres
@@ -23,9 +23,21 @@ const INTEGER = /^\d+$/;
  * A non-negative decimal written in a query string. `Number()` (and `z.coerce`) would read `""`
  * as 0, `0x10` as 16, `0b11` as 3 and `" 5 "` as 5; this accepts only `DECIMAL`.
  */
-export const decimalParam = (code: ErrorCode) =>
-  z.string({ error: code }).regex(DECIMAL, { error: code }).transform(Number);
+export const decimalParam = (error: ErrorCode) =>
+  z.string({ error }).regex(DECIMAL, { error }).transform(Number);
 
 /** A non-negative integer written in a query string, digits only. */
-export const integerParam = (code: ErrorCode) =>
-  z.string({ error: code }).regex(INTEGER, { error: code }).transform(Number);
+export const integerParam = (error: ErrorCode) =>
+  z.string({ error }).regex(INTEGER, { error }).transform(Number);
+
+/** `limit` and `offset` of a paged list route (the seller's listings, the buyer's orders). */
+export const pageQuery = {
+  limit: integerParam('invalid_limit')
+    .pipe(z.number().min(1, code('invalid_limit')).max(100, code('invalid_limit')))
+    .default(100)
+    .describe('Page size, an integer 1..100 (default 100)'),
+  offset: integerParam('invalid_offset')
+    .pipe(z.number().max(Number.MAX_SAFE_INTEGER, code('invalid_offset')))
+    .default(0)
+    .describe('Rows to skip, an integer >= 0 (default 0)'),
+};

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
-import { hasControlCharacters, integerParam } from './input.js';
+import { hasControlCharacters, pageQuery } from './input.js';
 import { UsdcPriceSchema } from './money.js';
 
 /**
@@ -114,14 +114,7 @@ export type SellerItem = z.infer<typeof SellerItemSchema>;
 
 export const SellerItemsQuerySchema = z.object({
   status: z.enum(ItemStatusSchema.options, code('invalid_status')).optional(),
-  limit: integerParam('invalid_limit')
-    .pipe(z.number().min(1, code('invalid_limit')).max(100, code('invalid_limit')))
-    .default(100)
-    .describe('Page size, an integer 1..100 (default 100)'),
-  offset: integerParam('invalid_offset')
-    .pipe(z.number().max(Number.MAX_SAFE_INTEGER, code('invalid_offset')))
-    .default(0)
-    .describe('Rows to skip, an integer >= 0 (default 0)'),
+  ...pageQuery,
 });
 
 export const SellerItemsSchema = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
 import { ChainSchema } from './chains.js';
-import { integerParam } from './input.js';
+import { pageQuery } from './input.js';
 import { ScanAttestationSchema } from './previews.js';
 
 /** The signed scan report of the item bought (issue 29), when the listing has one. */
@@ -45,14 +45,7 @@ export type OrderLinks = z.infer<typeof OrderLinksSchema>;
 /** `GET /api/v1/orders`: the signing wallet's purchases, newest first (links via the order route). */
 export const BuyerOrdersQuerySchema = z.object({
   item_id: z.uuid(code('invalid_item_id')).optional().describe('Only the orders of this listing'),
-  limit: integerParam('invalid_limit')
-    .pipe(z.number().min(1, code('invalid_limit')).max(100, code('invalid_limit')))
-    .default(100)
-    .describe('Page size, an integer 1..100 (default 100)'),
-  offset: integerParam('invalid_offset')
-    .pipe(z.number().max(Number.MAX_SAFE_INTEGER, code('invalid_offset')))
-    .default(0)
-    .describe('Rows to skip, an integer >= 0 (default 0)'),
+  ...pageQuery,
 });
 
 export const BuyerOrderSchema = z.object({
