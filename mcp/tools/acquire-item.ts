@@ -166,13 +166,6 @@ async function buy(
           },
           progress.signal,
         );
-        if (progress.cancelled) {
-          // the last moment to stop: nothing is signed yet
-          const given = reservation;
-          reservation = undefined;
-          await releasePayment(server, deps, given);
-          throw new Cancelled();
-        }
         await progress.step(`paying ${price} USDC on ${paidOn}`);
       },
     });

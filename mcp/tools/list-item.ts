@@ -154,13 +154,6 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
               },
               progress.signal,
             );
-            if (progress.cancelled) {
-              // the last moment to stop: nothing is signed yet
-              const given = reservation;
-              reservation = undefined;
-              await releasePayment(server, deps, given);
-              throw new Cancelled();
-            }
             await progress.step(`paying the listing fee of ${fee} USDC`);
           },
         });

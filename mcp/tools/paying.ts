@@ -3,6 +3,7 @@ import { chainOfNetwork } from '../../src/wire/chains.js';
 import { toUsdc } from '../../src/wire/money.js';
 import { LimitExceeded, type LimitRefusal } from '../state.js';
 import type { McpDeps } from '../deps.js';
+import { Cancelled } from './progress.js';
 
 /**
  * The spending gate every paying tool goes through before anything is signed: the operator's
@@ -121,7 +122,8 @@ function checkAllowed(deps: McpDeps, intent: PaymentIntent): void {
 /**
  * Checks the limits, asks the human when needed, and reserves the payment in the ledger.
  * Returns the reservation id (release it when nothing was charged). `signal` (the tool call's)
- * withdraws a pending question to the human when the call is cancelled.
+ * withdraws a pending question to the human when the call is cancelled, and a call cancelled by
+ * the time the reservation is made gives it back and throws `Cancelled`: nothing is signed.
  */
 export async function authorizePayment(
   server: McpServer,
@@ -157,6 +159,11 @@ export async function authorizePayment(
     sessionSpent.set(server, (sessionSpent.get(server) ?? 0) + intent.usdc);
     const held = sessionReserved.get(server) ?? new Map<string, number>();
     sessionReserved.set(server, held.set(id, intent.usdc));
+    if (signal?.aborted) {
+      // the last moment to stop: nothing is signed yet, so the reservation goes back
+      await releasePayment(server, deps, id);
+      throw new Cancelled();
+    }
     return id;
   } catch (err) {
     if (err instanceof LimitExceeded) throw new PaymentRefused(limitText(err.refusal, intent.usdc));
