@@ -55,6 +55,19 @@ describe('search by meaning (issue 30)', () => {
     );
   });
 
+  it('finds a task described by its effect, through the task lexicon and its concept signal', async () => {
+    // written after the lexicon, for the demo catalogue (not judgment-set queries); each ranked
+    // a listing that merely shares a word first before the concept signal weighed the tasks named
+    expect(await first('remember results of slow function calls')).toBe(
+      'LRU cache with TTL for Node.js',
+    );
+    expect(await first('get paid by card when people sign up')).toBe(
+      'Stripe subscription billing backend',
+    );
+    expect(await first('show revenue in graphs')).toBe('D3 interactive sales charts');
+    expect(await first('send my users a weekly recap by mail')).toBe('Email newsletter sender');
+  });
+
   it('ranks the listing that does the named task first, not one that shares the tool word', async () => {
     // the demo catalogue has no Python CSV parser: the CSV converter does the task, in Rust; the
     // C++ JSON parser only shares "parser"

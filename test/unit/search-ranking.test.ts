@@ -100,6 +100,41 @@ describe('stack awareness', () => {
     expect(stackMatch(namedStacks('typescript dashboard'), 'Angular.js, JavaScript')).toBe(0);
   });
 
+  it('knows the common frameworks and platforms, and the language each implies', () => {
+    // issue 30: a listing that states only its framework is in that framework's language
+    const cases: Array<[string, string]> = [
+      ['dart', 'Flutter'],
+      ['vue', 'Nuxt'],
+      ['svelte', 'SvelteKit'],
+      ['react', 'Gatsby'],
+      ['javascript', 'jQuery'],
+      ['ruby', 'Sinatra'],
+      ['php', 'Symfony, MySQL'],
+      ['php', 'WordPress'],
+      ['go', 'Gin, PostgreSQL'],
+      ['rust', 'Axum, SQLx'],
+      ['rust', 'Actix'],
+      ['rust', 'Tauri, React'],
+      ['kotlin', 'Ktor'],
+      ['swift', 'SwiftUI'],
+      ['csharp', 'Blazor'],
+      ['csharp', 'Unity'],
+      ['node', 'Koa, Redis'],
+      ['node', 'Electron'],
+      ['python', 'Scrapy'],
+      ['python', 'Celery, RabbitMQ'],
+      ['python', 'scikit-learn'],
+      ['python', 'NumPy'],
+      ['python', 'Streamlit'],
+    ];
+    for (const [language, stack] of cases)
+      expect(stackMatch(namedStacks(`${language} task`), stack), `${stack} is ${language}`).toBe(1);
+    // and a framework named in a query is a stack, not a task word
+    expect(namedStacks('flutter shopping list')).toHaveLength(1);
+    expect(taskText('flutter shopping list')).toBe('shopping list');
+    expect(stackMatch(namedStacks('sinatra api'), 'Ruby, Rails')).toBe(0);
+  });
+
   it('scores how much of the named stack a listing has', () => {
     const stacks = namedStacks('rust cli in go');
     expect(stackMatch(stacks, 'Rust, crossterm')).toBe(0.5);

@@ -78,6 +78,27 @@ describe('the task-concept lexicon (data)', () => {
     expect(concepts('tell me when it gets cheaper')).toEqual(new Set(['t:notify', 't:price_drop']));
   });
 
+  it('covers software tasks broadly, in the words a buyer uses for their effect', () => {
+    expect(taskLexicon().concepts.size).toBeGreaterThanOrEqual(250);
+    expect(concepts('keep the site up under heavy traffic')).toContain('t:load_test');
+    expect(concepts('turn the audio into text')).toContain('t:transcription');
+    expect(concepts('get paid by card on my site')).toContain('t:payments');
+    expect(concepts('run the export in the background')).toContain('t:job_queue');
+    expect(concepts('a leaderboard for my game')).toContain('t:leaderboard');
+    expect(concepts('generate a changelog from conventional commits')).toContain('t:changelog');
+    expect(concepts('flashcards with spaced repetition')).toContain('t:quiz');
+  });
+
+  it('does not name a task by an everyday word of a listing', () => {
+    // stems shared with everyday words: "texting" is "text", "news" is "new", "stores" a verb
+    const listing =
+      'Stores embeddings and answers with text; tracks new postings, links existing accounts, ' +
+      'entries with a time to live, scans each folder';
+    const named = concepts(listing);
+    for (const task of ['t:sms', 't:news', 't:shopping', 't:accounting', 't:chat', 't:ocr'])
+      expect(named, task).not.toContain(task);
+  });
+
   it("bridges a buyer's words to a seller's where word vectors do not", () => {
     const wv = sharedWordVectors();
     const soft = (q: string, doc: string) =>

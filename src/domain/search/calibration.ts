@@ -22,32 +22,32 @@ import { SOFT_MATCH_FLOOR, SOFT_MATCH_FULL, LEXICON_MATCH } from './soft-match.j
  * `npm run bench -- relevance_tune` proposes values from the tuning halves of the relevance sets
  * only (issue 11's and issue 30's paraphrase set); `npm run bench -- relevance` reports the
  * held-out halves beside them, and a proposal ships only if they hold (docs/search-meaning.md).
- * `concept`, `conceptBody`, `meaningBody` and `lexicalKnown` are issue 30's second-stop
- * experiments: at their neutral values here, because the tuner's proposals using them rose on the
- * tuning halves but not on the held-out ones.
+ * `concept`, `conceptBody`, `meaningBody` and `lexicalKnown` came from issue 30's second stop; the
+ * tuner proposed them again once the lexicon had been written for software tasks in general rather
+ * than for the tuning halves' misses, and the held-out halves then held (docs/search-meaning.md).
  */
 export type Calibration = typeof CALIBRATION;
 export const CALIBRATION = {
   lexical: 0.1,
   vector: 0.1,
-  meaning: 0.6,
+  meaning: 0.5,
   phrase: 0.2,
-  concept: 0,
+  concept: 0.1,
   /**
    * Credit, in the concept signal, of a task concept the listing names only in its description or
    * summary (1 where its title names it): a listing is what its title says, and mentions features.
    */
-  conceptBody: 1,
+  conceptBody: 0.5,
   /**
    * Credit, in the meaning signal, of a query word matched only in the listing's description or
    * summary, relative to a match in its title or tech stack.
    */
-  meaningBody: 1,
+  meaningBody: 0.8,
   /**
    * 1: the lexical score counts the query's words the catalogue lacks as missing (QuerySignals.known),
    * 0: BM25 over the known words only.
    */
-  lexicalKnown: 0,
+  lexicalKnown: 1,
   cosineFloor: 0.3,
   cosineFull: 0.6,
   softFloor: SOFT_MATCH_FLOOR,
@@ -55,7 +55,7 @@ export const CALIBRATION = {
   /** Credit of a query word whose task concept the listing names in other words (assets/search/task-lexicon.txt). */
   lexiconMatch: LEXICON_MATCH,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
-  scoreFull: 0.6,
+  scoreFull: 0.5,
   /**
    * The fused score that reads as similarity 0: what a listing reaches by sharing a generic word or
    * two and the word vectors' weak likenesses. Similarity is linear from here to `scoreFull`, so
@@ -77,6 +77,12 @@ export const SIMILARITY_FLOOR = CALIBRATION.floor;
  */
 export const SENTENCE_CALIBRATION: Calibration = {
   ...CALIBRATION,
+  // chosen with the concept signal off and the earlier scale; not re-tuned with it
+  concept: 0,
+  conceptBody: 1,
+  meaningBody: 1,
+  lexicalKnown: 0,
+  scoreFull: 0.6,
   vector: 0.2,
   meaning: 0.5,
   cosineFloor: 0.3,
