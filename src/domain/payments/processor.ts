@@ -104,7 +104,7 @@ export class PaymentProcessor {
         if (first) return this.answerIdentified<R, C>(first, input, digest);
         // the winner was released (nothing moved) before this read: nothing of this request was
         // written or charged, and the id is free again; a retry starts afresh
-        throw new AppError('settlement_capacity');
+        throw settlementCapacity('payment_identifier_released', this.opts.retryAfterSeconds);
       }
       throw err;
     }
