@@ -665,6 +665,53 @@ describe('an id whose payment is settling, released or out of its window', () =>
     }
   });
 
+  it('an id whose payment failed at settlement: the same request signed afresh with it runs anew, once', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const other = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = (itemId: string) => `/api/v1/items/${itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url: url(item.itemId) }));
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const acquire = (header: string, itemId = item.itemId) =>
+      t.app.inject({
+        method: 'POST',
+        url: url(itemId),
+        payload: LEGAL,
+        headers: { 'payment-signature': header },
+      });
+    const before = settles();
+    // the transfer fails on chain (say the balance was short): nothing charged
+    fake.mode = 'settle_failed';
+    const failed = await buyer.sign(prompt, id);
+    const res = await acquire(failed.header);
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
+    // that very authorization again: its failure (it is never settled twice)
+    fake.mode = 'ok';
+    expect((await acquire(failed.header)).json()).toMatchObject({
+      error: 'payment_settlement_failed',
+    });
+    expect(settles()).toBe(before + 1);
+    // the payer tops up and retries the same request with the same id, signed afresh, twice at once
+    const retries = await Promise.all([buyer.sign(prompt, id), buyer.sign(prompt, id)]);
+    const answers = await Promise.all(retries.map((r) => acquire(r.header)));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(answers[0]!.json().order_id).toBe(answers[1]!.json().order_id);
+    expect(settles()).toBe(before + 2);
+    expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
+      orders: 1,
+    });
+    // the id now answers the new order, whichever of the payer's signatures carries it
+    const replay = await acquire(failed.header);
+    expect(replay.json().order_id).toBe(answers[0]!.json().order_id);
+    const again = await acquire((await buyer.sign(prompt, id)).header);
+    expect(again.json().order_id).toBe(answers[0]!.json().order_id);
+    const otherPrompt = promptOf(await t.app.inject({ method: 'POST', url: url(other.itemId) }));
+    const conflict = await acquire((await buyer.sign(otherPrompt, id)).header, other.itemId);
+    expect(conflict.json()).toMatchObject({ error: 'payment_identifier_conflict' });
+    expect(settles()).toBe(before + 2);
+  });
+
   it('an expired authorization with a swapped-in id proves nothing anew: no fresh links', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
     const url = `/api/v1/items/${item.itemId}/acquire`;
