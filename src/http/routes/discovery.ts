@@ -12,7 +12,7 @@ import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
 import { representationOf } from '../representation.js';
 import { llmsTxt, wellKnownX402, type HostedMcpInfo } from '../../domain/discovery/documents.js';
-import { HOSTED_MCP_TOOLS } from '../../../mcp/hosted/server.js';
+import { hostedMcpTools } from '../../../mcp/hosted/server.js';
 import { WellKnownX402Schema } from '../../wire/discovery.js';
 
 const FAVICON = readFileSync(new URL('../../../assets/favicon.svg', import.meta.url));
@@ -64,7 +64,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
   );
 
   const mcp: HostedMcpInfo | undefined = config.MCP_HOSTED_ENABLED
-    ? { url: `${base}/mcp`, tools: HOSTED_MCP_TOOLS }
+    ? { url: `${base}/mcp`, tools: hostedMcpTools(config.CONTRACT_REVISION) }
     : undefined;
 
   let openapi: Record<string, unknown> | undefined;

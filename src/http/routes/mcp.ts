@@ -71,6 +71,7 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
         baseUrl: config.PUBLIC_BASE_URL,
         fetch: inProcessFetch(root, request, config),
         maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
+        revision: config.CONTRACT_REVISION,
       });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
