@@ -59,14 +59,12 @@ describe('/mcp large bodies per address', () => {
     held.forEach((h) => h.answer.catch(() => undefined));
     // (a whole body: while the held two are still on their way, this one is simply answered)
     await expect
-      .poll(async () => (await post('10.9.0.1', big).answer).status, { timeout: 5000 })
+      .poll(async () => (await post('10.9.0.1', big).answer).status, { timeout: 15_000 })
       .toBe(429);
-    const t0 = Date.now();
+    // none of its body is ever sent: answered all the same, it was refused before the body was read
     const probe = post('10.9.0.1', big, 0);
     const refused = await probe.answer;
     probe.req.destroy();
-    // refused before its body was read: none of it was sent
-    expect(Date.now() - t0).toBeLessThan(2000);
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body)).toMatchObject({
       error: 'too_many_large_requests',
@@ -79,7 +77,7 @@ describe('/mcp large bodies per address', () => {
     // once the held calls end (here: the client gives up), the address may send large bodies again
     held.forEach((h) => h.req.destroy());
     await expect
-      .poll(async () => (await post('10.9.0.1', big).answer).status, { timeout: 5000 })
+      .poll(async () => (await post('10.9.0.1', big).answer).status, { timeout: 15_000 })
       .toBe(200);
   });
 });

@@ -543,7 +543,9 @@ describe('an id whose payment is settling, released or out of its window', () =>
       open,
       async arrived() {
         await expect
-          .poll(() => fake.requests.filter((r) => r.path === '/settle').length)
+          .poll(() => fake.requests.filter((r) => r.path === '/settle').length, {
+            timeout: 10_000,
+          })
           .toBe(before + 1);
       },
     };
@@ -577,7 +579,8 @@ describe('an id whose payment is settling, released or out of its window', () =>
     // the first seller retries with the same id, signed afresh: while the id's payment may still
     // be released, this request is checked as a new one
     const retry = post(req, (await seller.sign(prompt, id)).header);
-    const early = await Promise.race([retry, sleep(1500).then(() => undefined)]);
+    // (it answers at once; without the check it would wait for the first payment's outcome)
+    const early = await Promise.race([retry, sleep(10_000).then(() => undefined)]);
     held.open();
     expect((await first).json()).toMatchObject({ error: 'settlement_capacity' });
     expect(early?.statusCode).toBe(409);
