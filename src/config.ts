@@ -129,6 +129,14 @@ export const ConfigSchema = z
      * PaymentRequired and complete with the client's payment in `_meta["x402/payment"]`.
      */
     MCP_HOSTED_ENABLED: bool.default(true),
+    /**
+     * `/mcp` takes bodies up to the JSON upload's size (list_item's archive in base64): a body over
+     * MCP_LARGE_BODY_BYTES (or of unknown length) counts as large, and one client address may have
+     * at most MCP_LARGE_BODIES_PER_ADDRESS of them in flight in this process; more are 429
+     * `too_many_large_requests` before their body is read (small calls are never counted).
+     */
+    MCP_LARGE_BODY_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+    MCP_LARGE_BODIES_PER_ADDRESS: z.coerce.number().int().min(1).default(2),
 
     // --- rate limits (src/http/plugins/rate-limit.ts; per replica, in process) ----------------
     /** Length of every rate-limit window. */

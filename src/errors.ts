@@ -23,6 +23,10 @@ export const ERROR_CATALOG = catalog({
   headers_too_large: [431, 'The request headers are too large.'],
   request_timeout: [408, 'The request did not arrive in time; the connection is closed.'],
   rate_limited: [429, 'Too many requests; retry after the time given.'],
+  too_many_large_requests: [
+    429,
+    'Too many large requests from this address are in flight; wait for one to finish, then retry.',
+  ],
   storage_unavailable: [
     503,
     'Archive storage is full or unavailable; nothing was stored or charged. Retry after the time given.',

@@ -30,6 +30,8 @@ export interface HostedDeps {
   fetch: MarketplaceFetch;
   /** The service's largest archive (MAX_ARCHIVE_BYTES): list_item refuses more before decoding. */
   maxArchiveBytes: number;
+  /** The paid and identity tools this deployment serves (server.ts hostedMcpTools); absent: all. */
+  offered?: readonly string[];
 }
 
 /** What the client sent in `_meta` to pay or to prove its wallet. */

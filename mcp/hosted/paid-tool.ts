@@ -92,6 +92,8 @@ export function registerPaidTool<S extends z.ZodRawShape>(
   hints: Hints = {},
   extra: (args: z.infer<z.ZodObject<S>>) => Record<string, unknown> = () => ({}),
 ): void {
+  // a tool the deployment's revision cannot serve is not listed at all (server.ts)
+  if (deps.offered && !deps.offered.includes(name)) return;
   const { discoveryExample, kind, ...toolConfig } = config;
   const extensions = discoveryExample && mcpToolDiscovery(name, config, discoveryExample);
   const how = kind === 'paid' ? PAYS_WITH_META : PROVES_WITH_META;

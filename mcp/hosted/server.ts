@@ -23,21 +23,51 @@ export const HOSTED_MCP_TOOLS = {
 } as const;
 
 /**
+ * A Revision A marketplace's hosted tools: only those that need no API key. Its listing and account
+ * routes take the key (X-API-KEY), which a hosted server holding nothing cannot send; the public
+ * acquire is paid with x402 as in Revision B. Selling and account tools: the local MCP server
+ * (it registers the wallet through SIWE and keeps the key) or the REST routes.
+ */
+export const HOSTED_MCP_TOOLS_A = {
+  free: HOSTED_MCP_TOOLS.free,
+  paid: ['acquire_item'],
+  identity: [],
+} as const;
+
+/** The hosted tools of a contract revision (the server's `tools/list` and the discovery documents). */
+export const hostedMcpTools = (revision: 'A' | 'B') =>
+  revision === 'A' ? HOSTED_MCP_TOOLS_A : HOSTED_MCP_TOOLS;
+
+const INSTRUCTIONS = {
+  B:
+    'Code-artifact marketplace (zip/tar.gz archives paid in USDC over x402), hosted: this server has no wallet, you pay with yours. ' +
+    'Buying: search_items, get_item, preview_item, quote_item (free), acquire_item (unpaid: answers the x402 PaymentRequired; paid in ' +
+    '_meta["x402/payment"]: returns the order with download links), get_order for fresh links. Selling: list_item (the archive in base64 ' +
+    'in the call; the listing fee paid the same way), get_listing_status. Account: list_my_orders, list_my_items, get_username, ' +
+    'get_sales_chains (a zero-value proof in _meta["x402/payment"] or a sign-in-with-x proof in _meta["sign-in-with-x"]).',
+  A:
+    'Code-artifact marketplace (zip/tar.gz archives paid in USDC over x402), hosted: this server has no wallet, you pay with yours. ' +
+    'Buying: search_items, get_item, preview_item, quote_item (free), acquire_item with chain (unpaid: answers the x402 ' +
+    'PaymentRequired; paid in _meta["x402/payment"]: returns the order with download links and the API key route of the account ' +
+    'it opened). get_listing_status reads a live listing. This marketplace keeps accounts by API key (X-API-KEY, from SIWE ' +
+    'registration), which a hosted server cannot hold: selling, order links and account tools are on its REST routes or its local ' +
+    'MCP server.',
+} as const;
+
+/**
  * The hosted MCP server (`POST /mcp` on the marketplace, src/http/routes/mcp.ts): the catalogue
  * tools as the local server has them, and paid and account tools that hold no wallet: the agent
  * pays or proves its wallet with the x402 MCP transport (`_meta["x402/payment"]`), forwarded to
  * the REST route as its `PAYMENT-SIGNATURE` (or `_meta["sign-in-with-x"]` as its
  * `SIGN-IN-WITH-X`). No file is written; purchases return links, listings come in the call.
  */
-export function createHostedMcpServer(deps: HostedDeps): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    instructions:
-      'Code-artifact marketplace (zip/tar.gz archives paid in USDC over x402), hosted: this server has no wallet, you pay with yours. ' +
-      'Buying: search_items, get_item, preview_item, quote_item (free), acquire_item (unpaid: answers the x402 PaymentRequired; paid in ' +
-      '_meta["x402/payment"]: returns the order with download links), get_order for fresh links. Selling: list_item (the archive in base64 ' +
-      'in the call; the listing fee paid the same way), get_listing_status. Account: list_my_orders, list_my_items, get_username, ' +
-      'get_sales_chains (a zero-value proof in _meta["x402/payment"] or a sign-in-with-x proof in _meta["sign-in-with-x"]).',
-  });
+export function createHostedMcpServer(
+  deps: Omit<HostedDeps, 'offered'> & { revision: 'A' | 'B' },
+): McpServer {
+  const { revision, ...rest } = deps;
+  const tools = hostedMcpTools(revision);
+  const hosted: HostedDeps = { ...rest, offered: [...tools.paid, ...tools.identity] };
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS[revision] });
   const catalogDeps = {
     baseUrl: deps.baseUrl,
     catalog: new CatalogClient({ baseUrl: deps.baseUrl, fetch: deps.fetch }),
@@ -46,8 +76,8 @@ export function createHostedMcpServer(deps: HostedDeps): McpServer {
   registerGetItem(server, catalogDeps);
   registerPreviewItem(server, catalogDeps);
   registerHostedQuote(server, catalogDeps);
-  registerHostedListingStatus(server, deps);
-  registerHostedTools(server, deps);
+  registerHostedListingStatus(server, hosted);
+  registerHostedTools(server, hosted);
   registerResources(server, { baseUrl: deps.baseUrl, fetch: deps.fetch });
   registerItemTemplate(server, catalogDeps);
   return server;

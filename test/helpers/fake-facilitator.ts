@@ -29,6 +29,11 @@ export interface FakeFacilitator {
    * `settle_hang`), before it answers: e.g. to record it on a fake chain (`FakeRpc.mine`).
    */
   onSettle?: (s: { payer: string; nonce: string; transaction: string; network: string }) => void;
+  /**
+   * While set, a `/settle` that arrives waits for it before answering, in the mode that was set
+   * when it arrived (a race: the next request may meet another mode).
+   */
+  hold?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,12 +88,12 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
           });
         return send(200, { isValid: true, payer: auth.from });
       }
-      if (req.url === '/settle') {
+      const settle = (mode: FakeMode) => {
         const tx = `0x${randomBytes(32).toString('hex')}`;
-        if (['ok', 'settle_slow', 'settle_hang'].includes(state.mode)) {
+        if (['ok', 'settle_slow', 'settle_hang'].includes(mode)) {
           state.onSettle?.({ payer: auth.from, nonce: auth.nonce, transaction: tx, network });
         }
-        switch (state.mode) {
+        switch (mode) {
           case 'settle_pending':
             return send(200, {
               success: false,
@@ -119,6 +124,12 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
           default:
             return send(200, { success: true, transaction: tx, network, payer: auth.from });
         }
+      };
+      if (req.url === '/settle') {
+        const mode = state.mode;
+        if (!state.hold) return settle(mode);
+        void state.hold.then(() => settle(mode));
+        return;
       }
       send(404, { error: 'not found' });
     });

@@ -114,6 +114,28 @@ describe('operator credential', () => {
     expect([tls.headers['set-cookie']].flat().join('\n')).toMatch(/admin_session=[^\n]*Secure/);
   });
 
+  it('behind a TLS proxy that does not say so (PUBLIC_BASE_URL https): the cookies are Secure, as HSTS is sent', async () => {
+    const tls = await startTestApp({
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      PUBLIC_BASE_URL: 'https://marketplace.test',
+    });
+    try {
+      const login = await tls.app.inject({ url: '/admin/login' });
+      expect(login.headers['strict-transport-security']).toBeDefined();
+      const csrfCookie = [login.headers['set-cookie']].flat().join('\n');
+      expect(csrfCookie).toMatch(/admin_csrf=[^\n]*Secure/);
+      const { res } = await signIn(tls.app);
+      expect(res.statusCode).toBe(303);
+      const session = [res.headers['set-cookie']]
+        .flat()
+        .find((c) => c!.startsWith('admin_session='));
+      expect(session).toMatch(/Secure/);
+      expect(session).toMatch(/HttpOnly/);
+    } finally {
+      await tls.close();
+    }
+  });
+
   it('a wrong token is 401 and, past the failure budget, 429 for that address', async () => {
     const remoteAddress = '10.0.0.2';
     const attempt = async () => {

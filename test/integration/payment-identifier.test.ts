@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePaymentResponseHeader } from '@x402/core/http';
@@ -9,12 +10,14 @@ import {
   PAYMENT_IDENTIFIER,
   validatePaymentIdentifier,
 } from '@x402/extensions/payment-identifier';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pruneIdentifiers } from '../../src/domain/payments/identifiers.js';
 import { reconcileNow } from '../../src/runtime.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
+import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
 import { idPayer, moneyOf, nonceTouched, withRawId } from '../helpers/payment-id.js';
 import {
@@ -499,5 +502,256 @@ describe('ids are durable', () => {
       await second.close();
       await t.close();
     }
+  });
+});
+
+/**
+ * The review's fixes, each a race or a window: a remote facilitator on loopback (real wire
+ * protocol) whose settlements are held and answered as the test says, so a first payment can be
+ * caught while it settles and then released (503, nothing moved).
+ */
+describe('an id whose payment is settling, released or out of its window', () => {
+  let t: SellingContext;
+  let fake: FakeFacilitator;
+  let rpc: FakeRpc;
+  beforeAll(async () => {
+    fake = await startFakeFacilitator();
+    rpc = await startFakeRpc();
+    t = await startSellingApp({
+      FACILITATOR_URL: fake.url,
+      FACILITATOR_TIMEOUT_MS: '3000',
+      RPC_URL_BASE: rpc.url,
+      RPC_URL_POLYGON: rpc.url,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+    await rpc?.close();
+  });
+  beforeEach(() => {
+    fake.mode = 'ok';
+    fake.hold = undefined;
+  });
+
+  /** A hold on the facilitator's next settlements, and a way to wait until one arrived. */
+  function holdSettlements() {
+    let open!: () => void;
+    fake.hold = new Promise<void>((r) => (open = r));
+    const before = fake.requests.filter((r) => r.path === '/settle').length;
+    return {
+      open,
+      async arrived() {
+        await expect
+          .poll(() => fake.requests.filter((r) => r.path === '/settle').length, {
+            timeout: 10_000,
+          })
+          .toBe(before + 1);
+      },
+    };
+  }
+  const settles = () => fake.requests.filter((r) => r.path === '/settle').length;
+  const post = (req: ReturnType<typeof uploadRequest>, header?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/items',
+      payload: req.payload,
+      headers: { ...req.headers, ...(header && { 'payment-signature': header }) },
+    });
+
+  it('an upload retried while its id is settling is checked (duplicates) as a new one: a released first payment does not list a copy', async () => {
+    const seller = idPayer(newWallet());
+    const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const prompt = promptOf(await post(req));
+    const id = generatePaymentId('listing_');
+    // the first fee is taken by the facilitator, which answers "busy" (nothing moved) only later
+    fake.mode = 'settle_capacity';
+    const held = holdSettlements();
+    const first = post(req, (await seller.sign(prompt, id)).header);
+    await held.arrived();
+    // meanwhile another seller lists the same archive
+    fake.mode = 'ok';
+    fake.hold = undefined;
+    const other = idPayer(newWallet());
+    const theirs = await post(req, (await other.sign(prompt)).header);
+    expect(theirs.statusCode).toBe(202);
+    const settled = settles();
+    // the first seller retries with the same id, signed afresh: while the id's payment may still
+    // be released, this request is checked as a new one
+    const retry = post(req, (await seller.sign(prompt, id)).header);
+    // (it answers at once; without the check it would wait for the first payment's outcome)
+    const early = await Promise.race([retry, sleep(10_000).then(() => undefined)]);
+    held.open();
+    expect((await first).json()).toMatchObject({ error: 'settlement_capacity' });
+    expect(early?.statusCode).toBe(409);
+    expect(early?.json()).toMatchObject({ error: 'duplicate_code' });
+    expect((await retry).statusCode).toBe(409);
+    // nothing settled for it, and one listing of the archive
+    expect(settles()).toBe(settled);
+    const [n] = await t.runtime.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from items i join agents a on a.id = i.seller_id
+      where a.address = ${seller.address}`;
+    expect(n!.n).toBe(0);
+  });
+
+  it('two requests racing on one id whose winner is released: 503 settlement_capacity, nothing charged', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const [a, b] = await Promise.all([buyer.sign(prompt, id), buyer.sign(prompt, id)]);
+    const acquire = (header: string) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        payload: LEGAL,
+        headers: { 'payment-signature': header },
+      });
+    // B found the id free and claims only once A holds it; B learns of its loss after A's
+    // payment was released. The interleaving is set on the real store's claim, nothing replaced.
+    const store = t.runtime.deps.payments.store;
+    const claim = store.claim.bind(store);
+    const gate = () => {
+      let open!: () => void;
+      return { done: new Promise<void>((r) => (open = r)), open: () => open() };
+    };
+    const reached = gate();
+    const mayClaim = gate();
+    const claimed = gate();
+    const mayAnswer = gate();
+    store.claim = async (input) => {
+      if (input.payment.nonce !== b.nonce) return claim(input);
+      reached.open();
+      await mayClaim.done;
+      try {
+        return await claim(input);
+      } finally {
+        claimed.open();
+        await mayAnswer.done;
+      }
+    };
+    try {
+      const before = settles();
+      fake.mode = 'settle_capacity';
+      const held = holdSettlements();
+      const second = acquire(b.header);
+      await reached.done;
+      const first = acquire(a.header);
+      await held.arrived();
+      mayClaim.open();
+      await claimed.done;
+      held.open();
+      const answered = await first;
+      expect(answered.statusCode).toBe(503);
+      mayAnswer.open();
+      const res = await second;
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        error: 'settlement_capacity',
+        retry_after: expect.any(Number),
+      });
+      // one settlement asked for: A's, which moved nothing
+      expect(settles()).toBe(before + 1);
+      expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toEqual({
+        transfers: 0,
+        orders: 0,
+      });
+      expect(await nonceTouched(t.runtime.deps.sql, buyer.address, b.nonce)).toBe(false);
+      // the id is free: the same id (and B's own signature) now buys, once
+      fake.mode = 'ok';
+      fake.hold = undefined;
+      const again = await acquire(b.header);
+      expect(again.statusCode).toBe(200);
+    } finally {
+      store.claim = claim;
+    }
+  });
+
+  it('an id whose payment failed at settlement: the same request signed afresh with it runs anew, once', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const other = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = (itemId: string) => `/api/v1/items/${itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url: url(item.itemId) }));
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const acquire = (header: string, itemId = item.itemId) =>
+      t.app.inject({
+        method: 'POST',
+        url: url(itemId),
+        payload: LEGAL,
+        headers: { 'payment-signature': header },
+      });
+    const before = settles();
+    // the transfer fails on chain (say the balance was short): nothing charged
+    fake.mode = 'settle_failed';
+    const failed = await buyer.sign(prompt, id);
+    const res = await acquire(failed.header);
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
+    // that very authorization again: its failure (it is never settled twice)
+    fake.mode = 'ok';
+    expect((await acquire(failed.header)).json()).toMatchObject({
+      error: 'payment_settlement_failed',
+    });
+    expect(settles()).toBe(before + 1);
+    // the payer tops up and retries the same request with the same id, signed afresh, twice at once
+    const retries = await Promise.all([buyer.sign(prompt, id), buyer.sign(prompt, id)]);
+    const answers = await Promise.all(retries.map((r) => acquire(r.header)));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(answers[0]!.json().order_id).toBe(answers[1]!.json().order_id);
+    expect(settles()).toBe(before + 2);
+    expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
+      orders: 1,
+    });
+    // the id now answers the new order, whichever of the payer's signatures carries it
+    const replay = await acquire(failed.header);
+    expect(replay.json().order_id).toBe(answers[0]!.json().order_id);
+    const again = await acquire((await buyer.sign(prompt, id)).header);
+    expect(again.json().order_id).toBe(answers[0]!.json().order_id);
+    const otherPrompt = promptOf(await t.app.inject({ method: 'POST', url: url(other.itemId) }));
+    const conflict = await acquire((await buyer.sign(otherPrompt, id)).header, other.itemId);
+    expect(conflict.json()).toMatchObject({ error: 'payment_identifier_conflict' });
+    expect(settles()).toBe(before + 2);
+  });
+
+  it('an expired authorization with a swapped-in id proves nothing anew: no fresh links', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const acquire = (header: string) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        payload: LEGAL,
+        headers: { 'payment-signature': header },
+      });
+    // two purchases of the item: one without an id, one with
+    const plain = await buyer.sign(prompt);
+    expect((await acquire(plain.header)).statusCode).toBe(200);
+    const withId = await buyer.sign(prompt, id);
+    expect((await acquire(withId.header)).statusCode).toBe(200);
+    const windowOf = (p: typeof plain) =>
+      Number(
+        (p.payload.payload as { authorization: { validBefore: string } }).authorization.validBefore,
+      );
+    try {
+      // a day after both windows closed (only the clock moves)
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime((Math.max(windowOf(plain), windowOf(withId)) + 86_400) * 1000);
+      // the first header, captured, with the id swapped in (extensions are not signed)
+      const swapped = await acquire(withRawId(plain.payload, id));
+      expect(swapped.statusCode).toBe(402);
+      expect(swapped.json()).toMatchObject({ error: 'payment_verification_failed' });
+      expect(swapped.body).not.toMatch(/download|sig=/);
+    } finally {
+      vi.useRealTimers();
+    }
+    // within its window a fresh authorization with the id does get the links
+    const fresh = await acquire((await buyer.sign(prompt, id)).header);
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.json()).toMatchObject({ download_url: expect.any(String) });
   });
 });

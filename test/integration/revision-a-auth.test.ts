@@ -296,6 +296,26 @@ describe('API keys', () => {
     expect(stranger.json()).toMatchObject({ error: 'agent_not_found' });
   });
 
+  it('a rotate-key proof refused with agent_not_found is spent: replayed once the wallet is registered, it mints no key', async () => {
+    const wallet = newWallet();
+    const proof = await signedChallenge(t.app, wallet, 'rotate-key');
+    const early = await post('/api/v1/auth/rotate-key', proof);
+    expect(early.json()).toMatchObject({ error: 'agent_not_found' });
+    // the wallet is registered afterwards; whoever kept the refused proof replays it
+    const a = await registerAgent(t.app, { wallet });
+    const replay = await post('/api/v1/auth/rotate-key', proof);
+    expect(replay.statusCode).toBe(400);
+    expect(replay.json()).toMatchObject({ error: 'challenge_used' });
+    expect(replay.body).not.toContain('api_key');
+    // the owner's key still works (nothing was rotated)
+    const link = await post(
+      '/api/v1/auth/link-wallet',
+      await signedChallenge(t.app, newWallet(), 'link-wallet'),
+      { 'x-api-key': a.apiKey },
+    );
+    expect(link.statusCode).toBe(200);
+  });
+
   it('a wallet linked to one agent cannot be linked or registered by another', async () => {
     const a = await registerAgent(t.app);
     const b = await registerAgent(t.app);

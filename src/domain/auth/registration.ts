@@ -18,7 +18,8 @@ import {
  * Revision A accounts (spec 4.2, 5.1): registration with signed wallets, key rotation by any bound
  * wallet (EOA or smart account, or the smart account's controlling EOA), and linking another
  * wallet with the key. Signatures are checked before any write; each challenge is consumed in the
- * transaction that acts on it, so a refused request leaves it unused.
+ * transaction that acts on it, so a refused registration or link leaves it unused; a rotate-key
+ * proof is spent either way (a kept proof must not mint a key for a wallet registered later).
  */
 export interface AuthDeps {
   sql: Sql;
@@ -130,18 +131,22 @@ export async function rotateKey(
   signed: SignedChallenge,
 ): Promise<{ api_key: string; agent_id: string }> {
   const v = await verifyChallenge(siwe(deps), signed, 'rotate-key');
-  return deps.sql.begin(async (tx) => {
+  const rotated = await deps.sql.begin(async (tx) => {
     await consumeChallenge(tx, v.nonce);
     const [bound] = await tx<{ agentId: string }[]>`
       select agent_id from wallet_bindings where address in ${tx(boundBy(v))}
       order by (address = ${v.address}) desc limit 1`;
-    if (!bound) {
-      throw new AppError('agent_not_found', {
-        message: 'no account is bound to this wallet: register it, or sign with a linked wallet',
-      });
-    }
+    // No account: the challenge stays consumed (committed), so a proof kept from this refusal
+    // cannot mint a key once the wallet is registered or linked.
+    if (!bound) return undefined;
     return { api_key: await issueApiKey(tx, bound.agentId), agent_id: bound.agentId };
   });
+  if (!rotated) {
+    throw new AppError('agent_not_found', {
+      message: 'no account is bound to this wallet: register it, or sign with a linked wallet',
+    });
+  }
+  return rotated;
 }
 
 /** `POST /api/v1/auth/link-wallet`: links the signing wallet, on the challenge's chain, to `agent`. */

@@ -15,7 +15,18 @@ export interface HostedMcpInfo {
 
 /** One line naming the hosted MCP endpoint, its transport and its tools by how they are paid. */
 export function hostedMcpLine(mcp: HostedMcpInfo): string {
-  return `Hosted MCP server: ${mcp.url} (Streamable HTTP, stateless, POST; no wallet held: paid tools take the x402 payment in params._meta["x402/payment"], list_item the archive in base64 in the call). Tools: ${mcp.tools.free.join(', ')} (free); ${mcp.tools.paid.join(', ')} (paid: the item's price, the listing fee); ${mcp.tools.identity.join(', ')} (identity: a zero-value proof in params._meta["x402/payment"], never settled, or a sign-in-with-x proof in params._meta["sign-in-with-x"]).`;
+  const { free, paid, identity } = mcp.tools;
+  const groups = [
+    `${free.join(', ')} (free)`,
+    `${paid.join(', ')} (paid: ${paid.includes('list_item') ? "the item's price, the listing fee" : "the item's price"})`,
+    ...(identity.length > 0
+      ? [
+          `${identity.join(', ')} (identity: a zero-value proof in params._meta["x402/payment"], never settled, or a sign-in-with-x proof in params._meta["sign-in-with-x"])`,
+        ]
+      : []),
+  ];
+  const archive = paid.includes('list_item') ? ', list_item the archive in base64 in the call' : '';
+  return `Hosted MCP server: ${mcp.url} (Streamable HTTP, stateless, POST; no wallet held: paid tools take the x402 payment in params._meta["x402/payment"]${archive}). Tools: ${groups.join('; ')}.`;
 }
 
 /** Acquire URLs listed in `/.well-known/x402`, newest listings first; the rest is found by search. */

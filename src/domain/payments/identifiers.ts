@@ -36,6 +36,24 @@ export async function identifiedPayment(
 }
 
 /**
+ * Frees an id whose payment failed at settlement (`failed` is terminal: that authorization never
+ * moved money and never will here), so a fresh authorization with the same id is run afresh. Only
+ * while the id still points at that failed payment: a concurrent retry that took it first keeps it.
+ */
+export async function forgetFailedIdentifier(
+  sql: Sql,
+  payer: string,
+  identifier: string,
+  paymentId: string,
+): Promise<void> {
+  await sql`
+    delete from x402_payment_identifiers i
+    using x402_payments p
+    where i.payer = ${payer} and i.identifier = ${identifier} and i.payment_id = ${paymentId}
+      and p.id = i.payment_id and p.status = 'failed'`;
+}
+
+/**
  * THE insert of an id, for a CTE body: one row per row of `from` (a relation of the same
  * statement with the columns id, payer, resource, request_digest and valid_before of the payment),
  * or of the given values. No `on conflict`: an id held before fails the whole statement.

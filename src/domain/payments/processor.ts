@@ -53,6 +53,7 @@ const identifierConflict = () => new AppError('payment_identifier_conflict');
  *   even one signed afresh, is answered as the first one is (its order, its outcome) and is itself
  *   never claimed or settled; for another request it is refused with 409
  *   payment_identifier_conflict. Concurrent ones race on the id's primary key, inside the claim.
+ *   Except after a settlement failure (nothing charged): a fresh authorization takes the id over.
  */
 export class PaymentProcessor {
   private readonly fulfilments = new Map<string, Fulfilment>();
@@ -104,7 +105,7 @@ export class PaymentProcessor {
         if (first) return this.answerIdentified<R, C>(first, input, digest);
         // the winner was released (nothing moved) before this read: nothing of this request was
         // written or charged, and the id is free again; a retry starts afresh
-        throw new AppError('settlement_capacity');
+        throw settlementCapacity('payment_identifier_released', this.opts.retryAfterSeconds);
       }
       throw err;
     }
@@ -264,6 +265,15 @@ export class PaymentProcessor {
     // proves nothing anew: only one still within its window does)
     const fresh =
       row.nonce !== input.payment.nonce && input.payment.validBefore.getTime() > Date.now();
+    const id = input.payment.paymentIdentifier;
+    if (fresh && row.status === 'failed' && id) {
+      // The id's payment failed at settlement: nothing was charged, and that authorization is
+      // spent here for good. A payer who topped up retries the same request with the same id:
+      // it runs afresh (the id goes to this payment's claim; concurrent retries race on it as any
+      // first payment does). The id then answers that payment, whichever signature carries it.
+      await this.store.forgetFailedIdentifier(input.payment.payer, id, row.id);
+      return this.run<C, R>(input);
+    }
     return this.resume<R, C>(row, input, digest, fresh);
   }
 

@@ -3,6 +3,7 @@ import type { Sql } from '../../db/index.js';
 import { completion, type Completing } from './completion.js';
 import type { Fulfilment } from './fulfilment.js';
 import {
+  forgetFailedIdentifier,
   identifiedPayment,
   identifierInsert,
   pruneIdentifiers,
@@ -167,6 +168,11 @@ export class PaymentStore {
   /** The payment a payer's `payment-identifier` id first came with, if the id is known. */
   identified(payer: string, identifier: string): Promise<IdentifiedPayment | undefined> {
     return identifiedPayment(this.sql, payer, identifier);
+  }
+
+  /** Frees an id whose payment failed at settlement, for a fresh retry (identifiers.ts). */
+  forgetFailedIdentifier(payer: string, identifier: string, paymentId: string): Promise<void> {
+    return forgetFailedIdentifier(this.sql, payer, identifier, paymentId);
   }
 
   /** Ids kept `retentionSeconds` past their payment's window: forgotten. */

@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { recordAudit } from '../../domain/operator/audit.js';
 import {
@@ -17,6 +18,7 @@ import { AppError, code } from '../../errors.js';
 import { hasControlCharacters } from '../../wire/input.js';
 import { validationError } from '../error-handler.js';
 import { sendPage } from '../pages/views.js';
+import { servedOverTls } from '../plugins/security-headers.js';
 
 /**
  * The console's context (src/http/admin/): its cookies, form bodies and CSRF, the gate every
@@ -46,14 +48,17 @@ export const SESSION_COOKIE = 'admin_session';
 const CSRF_COOKIE = 'admin_csrf';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Cookies over TLS (directly or behind a proxy that says so) are `Secure`. */
-const overTls = (request: FastifyRequest) => request.protocol === 'https';
+/**
+ * Cookies are `Secure` wherever HSTS is sent (servedOverTls): over TLS directly, behind a proxy
+ * that says so, or when PUBLIC_BASE_URL is https (a TLS proxy TRUST_PROXY does not name).
+ */
+type TlsConfig = Pick<Config, 'PUBLIC_BASE_URL'>;
 
-export const cookieOptions = (request: FastifyRequest) => ({
+export const cookieOptions = (request: FastifyRequest, config: TlsConfig) => ({
   path: '/admin',
   httpOnly: true,
   sameSite: 'strict' as const,
-  secure: overTls(request),
+  secure: servedOverTls(request, config),
 });
 
 /** Typed text an operator sends (filters, a reason): no NUL or control character reaches SQL. */
@@ -106,7 +111,7 @@ export interface ConsolePages {
 /** Sets up the console's context on `app` (the admin plugin's own): plugins, gate, error pages. */
 export async function installConsoleContext(
   app: AdminApp,
-  deps: Pick<Deps, 'sql' | 'adminToken'>,
+  deps: Pick<Deps, 'sql' | 'adminToken' | 'config'>,
 ): Promise<ConsolePages> {
   const { sql } = deps;
   // cookies, form bodies and CSRF exist in this context only: the API keeps its JSON-only parsers
@@ -126,7 +131,7 @@ export async function installConsoleContext(
   });
 
   const csrfToken = (request: FastifyRequest, reply: FastifyReply) =>
-    reply.generateCsrf({ secure: overTls(request) });
+    reply.generateCsrf({ secure: servedOverTls(request, deps.config) });
 
   const signInPage = (
     request: FastifyRequest,
@@ -249,7 +254,7 @@ export function sessionRoutes(
       const s = await startSession(sql, TOKEN_ACTOR, config.ADMIN_SESSION_TTL_SECONDS);
       await recordAudit(sql, { actor: TOKEN_ACTOR, action: 'session.sign_in' });
       reply.setCookie(SESSION_COOKIE, s.id, {
-        ...cookieOptions(request),
+        ...cookieOptions(request, config),
         maxAge: config.ADMIN_SESSION_TTL_SECONDS,
       });
       return reply.redirect(safeNext(request.body.next), 303);
@@ -262,7 +267,7 @@ export function sessionRoutes(
     async (request, reply) => {
       await endSession(sql, request.cookies[SESSION_COOKIE]);
       await recordAudit(sql, { actor: request.operator!, action: 'session.sign_out' });
-      reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+      reply.clearCookie(SESSION_COOKIE, cookieOptions(request, config));
       return reply.redirect('/admin/login', 303);
     },
   );

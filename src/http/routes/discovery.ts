@@ -12,7 +12,7 @@ import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
 import { representationOf } from '../representation.js';
 import { llmsTxt, wellKnownX402, type HostedMcpInfo } from '../../domain/discovery/documents.js';
-import { HOSTED_MCP_TOOLS } from '../../../mcp/hosted/server.js';
+import { hostedMcpTools } from '../../../mcp/hosted/server.js';
 import { WellKnownX402Schema } from '../../wire/discovery.js';
 
 const FAVICON = readFileSync(new URL('../../../assets/favicon.svg', import.meta.url));
@@ -64,7 +64,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
   );
 
   const mcp: HostedMcpInfo | undefined = config.MCP_HOSTED_ENABLED
-    ? { url: `${base}/mcp`, tools: HOSTED_MCP_TOOLS }
+    ? { url: `${base}/mcp`, tools: hostedMcpTools(config.CONTRACT_REVISION) }
     : undefined;
 
   let openapi: Record<string, unknown> | undefined;
@@ -153,7 +153,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
             extension: 'payment-identifier',
             required: false,
             retry:
-              'Put one id per purchase (16-128 of A-Z a-z 0-9 _ -) in your payment\'s extensions["payment-identifier"].info.id and reuse it when you retry after a lost answer: a fresh signature with the same id returns the original result and charges nothing; the same id for another request answers 409 payment_identifier_conflict.',
+              'Put one id per purchase (16-128 of A-Z a-z 0-9 _ -) in your payment\'s extensions["payment-identifier"].info.id and reuse it when you retry after a lost answer: a fresh signature with the same id returns the original result and charges nothing (after 402 payment_settlement_failed, nothing charged, it is run afresh); the same id for another request answers 409 payment_identifier_conflict.',
             kept_seconds_after_window: config.X402_PAYMENT_ID_RETENTION_SECONDS,
           },
         },

@@ -1,9 +1,10 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { createHostedMcpServer } from '../../../mcp/hosted/server.js';
 import type { MarketplaceFetch } from '../../../mcp/hosted/paid-call.js';
 import type { Config } from '../../config.js';
+import { AppError } from '../../errors.js';
 import { CORS_RESPONSE_HEADERS } from '../plugins/cors.js';
 import { uploadBodyLimit } from './selling.js';
 import type { RouteGroup } from '../face.js';
@@ -46,6 +47,37 @@ function inProcessFetch(
   };
 }
 
+/**
+ * Large `/mcp` bodies in flight per client address (this process): each one is buffered whole
+ * before the tool runs, so one address cannot hold many at once. Counted at `onRequest`, before
+ * any of the body is read; given back when the response closes (answered or aborted).
+ */
+function largeBodyGate(
+  config: Pick<Config, 'MCP_LARGE_BODY_BYTES' | 'MCP_LARGE_BODIES_PER_ADDRESS'>,
+) {
+  const inFlight = new Map<string, number>();
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const declared = Number(request.headers['content-length']);
+    // no declared length (chunked): as large as the route allows
+    if (Number.isFinite(declared) && declared <= config.MCP_LARGE_BODY_BYTES) return;
+    const address = request.ip;
+    const held = inFlight.get(address) ?? 0;
+    if (held >= config.MCP_LARGE_BODIES_PER_ADDRESS) {
+      throw new AppError('too_many_large_requests', {
+        message: `At most ${config.MCP_LARGE_BODIES_PER_ADDRESS} calls over ${config.MCP_LARGE_BODY_BYTES} bytes from one address at a time; wait for one to finish, then retry.`,
+        retry_after: 1,
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    inFlight.set(address, held + 1);
+    reply.raw.once('close', () => {
+      const left = (inFlight.get(address) ?? 1) - 1;
+      if (left > 0) inFlight.set(address, left);
+      else inFlight.delete(address);
+    });
+  };
+}
+
 function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
 }
@@ -65,12 +97,14 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
       config: { auth: 'public' },
       schema: { hide: true },
       bodyLimit: uploadBodyLimit(config) + 64 * 1024,
+      onRequest: largeBodyGate(config),
     },
     async (request, reply) => {
       const server = createHostedMcpServer({
         baseUrl: config.PUBLIC_BASE_URL,
         fetch: inProcessFetch(root, request, config),
         maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
+        revision: config.CONTRACT_REVISION,
       });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
