@@ -1,7 +1,6 @@
 import type { Sql } from '../../db/index.js';
 import { tokenize } from '../../embeddings/builtin.js';
 import { sharedWordVectors } from '../../embeddings/word-vectors.js';
-import type { PublicItemRow } from '../items/public-item.js';
 import {
   CALIBRATION,
   cosineScore,
@@ -27,7 +26,13 @@ import { namedStacks, stackMatch, taskText, type CodeMix } from './stacks.js';
 
 export type SearchVariant = 'lexical' | 'vector' | 'fused';
 
-export interface CandidateRow extends PublicItemRow {
+/** What the final ranking reads of a candidate (search.ts reads the public projection of its results). */
+export interface CandidateRow {
+  id: string;
+  title: string;
+  description: string;
+  promptSummary: string | null;
+  techStack: string;
   lexical: number;
   cosine: number;
   /** the languages the scan measured (item_previews), null without a preview */

@@ -1,7 +1,7 @@
 import type { Db, Sql, SqlFragment } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { toMicro } from '../../wire/money.js';
-import { publicColumns, toPublicItem } from '../items/public-item.js';
+import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
 import { calibrationFor, SIMILARITY_FLOOR } from './calibration.js';
 import {
@@ -84,12 +84,34 @@ export async function searchItems(
   // code is in them first (a declaration the measured code contradicts counts less, stacks.ts)
   for (const s of namedStacks(query.tech_stack ?? ''))
     if (!signals.stacks.includes(s)) signals.stacks.push(s);
-  const results = rankCandidates(signals, rows, variant, calibrationFor(embedder.model))
+  const ranked = rankCandidates(signals, rows, variant, calibrationFor(embedder.model))
     .filter((r) => r.similarity >= floor && r.similarity > 0)
-    .slice(0, SEARCH_LIMIT)
-    .map((r) => ({ ...toPublicItem(r.row, opts.ratingThreshold), similarity: r.similarity }));
+    .slice(0, SEARCH_LIMIT);
+  const items = await publicRows(
+    sql,
+    ranked.map((r) => r.row.id),
+  );
+  const results: SearchResult[] = [];
+  // a listing deleted since its candidate row was read is left out
+  for (const r of ranked) {
+    const row = items.get(r.row.id);
+    if (row) results.push({ ...toPublicItem(row, opts.ratingThreshold), similarity: r.similarity });
+  }
   opts.telemetry?.searched(results.length, (performance.now() - started) / 1000);
   return results;
+}
+
+/**
+ * The public projection of the ranked results only (at most SEARCH_LIMIT), after the ranking: the
+ * candidates carry what ranking reads, not the seller, chains, ratings and preview of all of them.
+ */
+async function publicRows(sql: Sql, ids: string[]): Promise<Map<string, PublicItemRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<PublicItemRow[]>`
+    select ${publicColumns(sql)}
+    from items i join agents a on a.id = i.seller_id
+    where i.id = any(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** The database's part: candidates with their lexical (BM25, 0-1) and cosine scores. */
@@ -238,18 +260,18 @@ function candidateSql(
                then 1 - (i.embedding::${vt} <=> (select v from qv)) else 0 end as cosine
         from cand c join items i on i.id = c.id left join lex l on l.id = c.id
       )
-      select * from (
-        select ${publicColumns(tx)}, coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine,
-          -- the languages the scan measured, for the stack factor (stacks.ts, stackMatch)
-          (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')
-           from item_previews p where p.item_id = i.id) as code_mix
-        from scored sc join items i on i.id = sc.id join agents a on a.id = i.seller_id
-        -- pre-ranking of the candidates; the final ranking below refines it
-        order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
-      ) r
+      -- what the final ranking reads; the public projection is read for its results only
+      select i.id, i.title, i.description, i.prompt_summary, i.tech_stack,
+        coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine,
+        -- the languages the scan measured, for the stack factor (stacks.ts, stackMatch)
+        (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')
+         from item_previews p where p.item_id = i.id) as code_mix
+      from scored sc join items i on i.id = sc.id
       -- Revision A: payable on at least one chain (checked on the few candidates, not per
       -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
-      ${opts.payableOnly ? tx`where cardinality(r.available_chains) > 0` : tx``}
+      ${opts.payableOnly ? tx`where exists (select 1 from payable_chains pc where pc.agent_id = i.seller_id)` : tx``}
+      -- pre-ranking of the candidates; the final ranking below refines it
+      order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
       limit ${CANDIDATES}`,
   ];
 }
