@@ -12,8 +12,9 @@ import {
 import {
   conceptCoverage,
   listingWords,
-  phraseMatchWords,
+  phraseMatchPairs,
   prepareQuery,
+  queryPairs,
   softMatchWords,
   type PreparedQuery,
 } from './soft-match.js';
@@ -114,6 +115,14 @@ function preparedQuery(
   return p;
 }
 
+const pairs = new WeakMap<QuerySignals, Set<string>>();
+/** The query's adjacent word pairs, once per query. */
+function pairsOf(query: QuerySignals): Set<string> {
+  let p = pairs.get(query);
+  if (!p) pairs.set(query, (p = queryPairs(query.tokens)));
+  return p;
+}
+
 export function candidateSignals(
   query: QuerySignals,
   row: CandidateRow,
@@ -127,7 +136,7 @@ export function candidateSignals(
     lexical: c.lexicalKnown ? row.lexical * query.known : row.lexical,
     vector: cosineScore(row.cosine, c),
     meaning,
-    phrase: phraseMatchWords(query.tokens, words),
+    phrase: phraseMatchPairs(pairsOf(query), words),
     concept: conceptCoverage(prepared, words, c.conceptBody) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../bounded-cache.js';
 import type { Db, Sql, SqlFragment } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { toMicro } from '../../wire/money.js';
@@ -144,11 +145,26 @@ async function candidateStatements(
 ): Promise<CandidateStatements> {
   const variant = opts.variant ?? 'fused';
   const task = variant === 'fused' ? taskText(query.q) : query.q;
-  const [qv] = await embedder.embed([task]);
   const dims = embedder.dimensions;
-  const qlit = toVectorLiteral(qv!);
+  const qlit = await queryVector(embedder, task);
   const indexed = query.tech_stack?.trim() ? await indexedStackTerms(sql, dims) : undefined;
   return (tx) => candidateSql(tx, query, opts, task, dims, qlit, indexed);
+}
+
+/** Query vectors (as literals, a few kB each) a process keeps per embedder: popular searches recur. */
+const QUERY_VECTORS = 256;
+const queryVectors = new WeakMap<Embedder, BoundedCache<string, string>>();
+
+/** The query's vector literal, embedded once per embedder and text while it is kept. */
+async function queryVector(embedder: Embedder, task: string): Promise<string> {
+  let kept = queryVectors.get(embedder);
+  if (!kept) queryVectors.set(embedder, (kept = new BoundedCache(QUERY_VECTORS)));
+  let qlit = kept.peek(task);
+  if (qlit === undefined) {
+    const [qv] = await embedder.embed([task]);
+    kept.set(task, (qlit = toVectorLiteral(qv!)));
+  }
+  return qlit;
 }
 
 function candidateSql(

@@ -53,6 +53,12 @@ export interface ListingWords {
   ids: number[];
   /** adjacent word pairs (by stem) within each of its texts */
   pairs: Set<string>;
+  /** closest-word credits of the query words matched so far (`closestCredits`) */
+  closest?: {
+    floor: number;
+    full: number;
+    byWord: Map<number, { title: number; body: number }>;
+  };
 }
 
 function wordsOf(
@@ -127,10 +133,10 @@ export interface PreparedQuery {
     tasks: readonly string[];
     id: number | undefined;
     weight: number;
-    /** credit per listing word row, filled as listings are matched */
-    credit: Map<number, number>;
   }>;
   total: number;
+  /** the task concepts the query names with their weights (`conceptCoverage`, filled once) */
+  conceptWeights?: Map<string, number>;
 }
 
 export function prepareQuery(
@@ -156,7 +162,6 @@ export function prepareQuery(
       (wv.weight(w) ?? 1) *
       (idf ? (idf.get(w) ?? maxIdf) : 1) *
       (isAction(named.get(w)) ? ACTION_WEIGHT : 1),
-    credit: new Map<number, number>(),
   }));
   return {
     floor,
@@ -202,19 +207,52 @@ export function softMatchWords(
         : w.concepts.some((c) => doc.concepts.has(c))
           ? CONCEPT_MATCH * body
           : 0;
-    if (w.id !== undefined)
-      for (const d of doc.ids) {
-        let credit = w.credit.get(d);
-        if (credit === undefined) {
-          credit = Math.min(1, (wv.csls(w.id, d) - q.floor) / (q.full - q.floor));
-          w.credit.set(d, credit);
-        }
-        if (body < 1 && !doc.titleIds.has(d)) credit *= body;
-        if (credit > best) best = credit;
-      }
+    if (w.id !== undefined) {
+      const closest = closestCredits(wv, q, w.id, doc);
+      // (the best of body × each credit is body × the best credit: rounding is monotonic)
+      const inBody = body < 1 && closest.body > -Infinity ? closest.body * body : closest.body;
+      best = Math.max(best, closest.title, inBody);
+    }
     num += w.weight * best;
   }
   return q.total > 0 ? num / q.total : 0;
+}
+
+/** Query words whose closest-word credits a listing keeps (per floor and full), at most. */
+const CLOSEST_PER_LISTING = 512;
+
+/**
+ * The credit of a query word's closest word among a listing's title and stack words (`title`) and
+ * among its other words (`body`), -Infinity where there is none: kept with the listing's words,
+ * since its candidates recur across searches while every query compares each of its words with
+ * every word of ~60 listings.
+ */
+function closestCredits(
+  wv: WordVectors,
+  q: PreparedQuery,
+  id: number,
+  doc: ListingWords,
+): { title: number; body: number } {
+  let kept = doc.closest;
+  if (
+    !kept ||
+    kept.floor !== q.floor ||
+    kept.full !== q.full ||
+    kept.byWord.size >= CLOSEST_PER_LISTING
+  )
+    kept = doc.closest = { floor: q.floor, full: q.full, byWord: new Map() };
+  let found = kept.byWord.get(id);
+  if (!found) {
+    found = { title: -Infinity, body: -Infinity };
+    for (const d of doc.ids) {
+      const credit = Math.min(1, (wv.csls(id, d) - q.floor) / (q.full - q.floor));
+      if (doc.titleIds.has(d)) {
+        if (credit > found.title) found.title = credit;
+      } else if (credit > found.body) found.body = credit;
+    }
+    kept.byWord.set(id, found);
+  }
+  return found;
 }
 
 /**
@@ -226,9 +264,7 @@ export function conceptCoverage(
   doc: ListingWords,
   bodyCredit = 1,
 ): number | undefined {
-  const weights = new Map<string, number>();
-  for (const w of q.words)
-    for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
+  const weights = (q.conceptWeights ??= conceptWeights(q));
   if (weights.size === 0) return undefined;
   let num = 0;
   let total = 0;
@@ -240,6 +276,14 @@ export function conceptCoverage(
   return total > 0 ? num / total : undefined;
 }
 
+/** Each task concept the query names, weighing as its heaviest query word. */
+function conceptWeights(q: PreparedQuery): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const w of q.words)
+    for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
+  return weights;
+}
+
 /**
  * Share (0-1) of the query's adjacent word pairs (by stem) that also stand adjacent in one of the
  * listing's texts; 0 for a one-word query.
@@ -249,9 +293,19 @@ export function phraseMatch(queryTokens: string[], docTexts: string[]): number {
 }
 
 export function phraseMatchWords(queryTokens: string[], doc: ListingWords): number {
+  return phraseMatchPairs(queryPairs(queryTokens), doc);
+}
+
+/** A query's adjacent word pairs by stem (for `phraseMatchPairs`, once per query). */
+export function queryPairs(queryTokens: string[]): Set<string> {
   const q = queryTokens.map(stem);
   const pairs = new Set<string>();
   for (let i = 0; i + 1 < q.length; i++) if (q[i] !== q[i + 1]) pairs.add(`${q[i]} ${q[i + 1]}`);
+  return pairs;
+}
+
+/** phraseMatchWords over the query's pairs (`queryPairs`). */
+export function phraseMatchPairs(pairs: ReadonlySet<string>, doc: ListingWords): number {
   if (pairs.size === 0) return 0;
   let found = 0;
   for (const p of pairs) if (doc.pairs.has(p)) found++;
