@@ -95,29 +95,56 @@ function wordsOf(
 
 /** Bounded: a few kB per listing; the candidates of popular queries repeat. */
 const LISTING_CACHE_SIZE = 2_000;
-const listingCache = new Map<string, ListingWords>();
+interface KeptListing {
+  title: string;
+  techStack: string;
+  description: string;
+  promptSummary: string;
+  words: ListingWords;
+}
+const listingCache = new Map<string, KeptListing>();
 
 /**
  * The words of a listing (title, tech stack, description, prompt summary), cached per process by
- * text: a listing is ranked for many queries, and tokenising it is most of the ranking's work.
- * Phrases are read within the title, the description and the summary, not the stack list.
+ * its id (when given) or its text, and used while its text is the same: a listing is ranked for
+ * many queries, and tokenising it is most of the ranking's work. Phrases are read within the
+ * title, the description and the summary, not the stack list.
  */
 export function listingWords(
   wv: WordVectors,
-  l: { title: string; techStack: string; description: string; promptSummary?: string | null },
+  l: {
+    id?: string;
+    title: string;
+    techStack: string;
+    description: string;
+    promptSummary?: string | null;
+  },
 ): ListingWords {
-  const key = `${l.title}\u0000${l.techStack}\u0000${l.description}\u0000${l.promptSummary ?? ''}`;
-  let found = listingCache.get(key);
-  if (!found) {
-    const raw = [l.title, l.description, l.promptSummary ?? ''];
-    const texts = raw.map(tokenize);
-    const stack = tokenize(l.techStack);
-    found = wordsOf(wv, [...texts, stack], texts, raw, [...texts[0]!, ...stack]);
-    if (listingCache.size >= LISTING_CACHE_SIZE)
-      listingCache.delete(listingCache.keys().next().value!);
-    listingCache.set(key, found);
-  }
-  return found;
+  const summary = l.promptSummary ?? '';
+  const key = l.id ?? `${l.title}\u0000${l.techStack}\u0000${l.description}\u0000${summary}`;
+  const kept = listingCache.get(key);
+  if (
+    kept &&
+    kept.title === l.title &&
+    kept.techStack === l.techStack &&
+    kept.description === l.description &&
+    kept.promptSummary === summary
+  )
+    return kept.words;
+  const raw = [l.title, l.description, summary];
+  const texts = raw.map(tokenize);
+  const stack = tokenize(l.techStack);
+  const words = wordsOf(wv, [...texts, stack], texts, raw, [...texts[0]!, ...stack]);
+  if (!kept && listingCache.size >= LISTING_CACHE_SIZE)
+    listingCache.delete(listingCache.keys().next().value!);
+  listingCache.set(key, {
+    title: l.title,
+    techStack: l.techStack,
+    description: l.description,
+    promptSummary: summary,
+    words,
+  });
+  return words;
 }
 
 /** A query's words prepared once for matching against many listings. */
