@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
 import { tokenize } from '../../embeddings/builtin.js';
 import { sharedWordVectors } from '../../embeddings/word-vectors.js';
 import {
@@ -65,7 +65,7 @@ export function querySignals(q: string, idf = new Map<string, number>()): QueryS
 }
 
 /** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
-export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignals> {
+export async function loadQuerySignals(sql: Db, q: string): Promise<QuerySignals> {
   const signals = querySignals(q);
   const words = [...new Set(signals.tokens)];
   if (words.length === 0) return signals;

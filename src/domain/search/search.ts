@@ -74,12 +74,10 @@ export async function searchItems(
 ): Promise<SearchResult[]> {
   const started = performance.now();
   const variant = opts.variant ?? 'fused';
-  // the query's word statistics alongside the candidates (another connection, or the same
-  // connection's next turn)
-  const [rows, signals] = await Promise.all([
-    searchCandidates(sql, embedder, query, opts),
-    variant === 'fused' ? loadQuerySignals(sql, query.q) : querySignals(query.q),
-  ]);
+  // the query's word statistics with the candidates: sent in the same write, on the same connection
+  const [rows, signals] = await candidatesWith(sql, embedder, query, opts, (tx) =>
+    variant === 'fused' ? loadQuerySignals(tx, query.q) : Promise.resolve(querySignals(query.q)),
+  );
   const floor = opts.floor ?? SIMILARITY_FLOOR;
   // the tech_stack filter names stacks too: among the listings that declare them, the one whose
   // code is in them first (a declaration the measured code contradicts counts less, stacks.ts)
@@ -122,16 +120,34 @@ export async function searchCandidates(
   query: SearchQuery,
   opts: SearchOptions,
 ): Promise<CandidateRow[]> {
+  const [rows] = await candidatesWith(sql, embedder, query, opts, async () => undefined);
+  return rows;
+}
+
+/** searchCandidates, with `also` run in the same transaction, its statement sent with theirs. */
+async function candidatesWith<T>(
+  sql: Sql,
+  embedder: Embedder,
+  query: SearchQuery,
+  opts: SearchOptions,
+  also: (db: Db) => Promise<T>,
+): Promise<[CandidateRow[], T]> {
   const statements = await candidateStatements(sql, embedder, query, opts);
-  return sql.begin(async (tx) => {
-    // sent together: one round trip for both (the settings apply to the query, which the server
+  const out = await sql.begin(async (tx) => {
+    // sent together: one round trip for all (the settings apply to the query, which the server
     // plans after them)
     const [settings, candidates] = statements(tx);
-    const [set, rows] = await Promise.allSettled([settings.execute(), candidates.execute()]);
+    const [other, set, rows] = await Promise.allSettled([
+      also(tx),
+      settings.execute(),
+      candidates.execute(),
+    ]);
+    if (other.status === 'rejected') throw other.reason;
     if (set.status === 'rejected') throw set.reason;
     if (rows.status === 'rejected') throw rows.reason;
-    return rows.value as unknown as CandidateRow[];
+    return { rows: rows.value as unknown as CandidateRow[], other: other.value };
   });
+  return [out.rows, out.other as T];
 }
 
 /** The candidates' statements on a connection: its transaction-local settings, then the query. */
