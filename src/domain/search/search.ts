@@ -12,7 +12,14 @@ import {
   type CandidateRow,
   type SearchVariant,
 } from './rank.js';
-import { impliesRawText, namedStacks, stackFilterNames, stackWords, taskText } from './stacks.js';
+import {
+  impliesRawText,
+  namedStacks,
+  stackFilterNames,
+  stackWords,
+  taskText,
+  type CodeMix,
+} from './stacks.js';
 import type { Telemetry } from '../telemetry.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
@@ -147,6 +154,8 @@ async function candidatesWith<T>(
     if (rows.status === 'rejected') throw rows.reason;
     return { rows: rows.value as unknown as CandidateRow[], other: other.value };
   });
+  for (const row of out.rows as Array<CandidateRow & { codeMix: unknown }>)
+    if (typeof row.codeMix === 'string') row.codeMix = JSON.parse(row.codeMix) as CodeMix;
   return [out.rows, out.other as T];
 }
 
@@ -296,7 +305,8 @@ function candidateSql(
       select i.id, i.title, i.description, i.prompt_summary, i.tech_stack,
         coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine,
         -- the languages the scan measured, for the stack factor (stacks.ts, stackMatch)
-        (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')
+        -- (as text, parsed below: its keys need no renaming, unlike a json column's)
+        (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')::text
          from item_previews p where p.item_id = i.id) as code_mix
       from scored sc join items i on i.id = sc.id
       -- Revision A: payable on at least one chain (checked on the few candidates, not per
