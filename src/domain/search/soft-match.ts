@@ -245,8 +245,11 @@ export function softMatchWords(
   return q.total > 0 ? num / q.total : 0;
 }
 
-/** Query words whose closest-word credits a listing keeps (per floor and full), at most. */
-const CLOSEST_PER_LISTING = 512;
+/**
+ * Query words whose closest-word credits a listing keeps (per floor and full), at most: with
+ * LISTING_CACHE_SIZE listings, about 9 MB in all at worst (the demo: 36 listings).
+ */
+const CLOSEST_PER_LISTING = 64;
 
 /**
  * The credit of a query word's closest word among a listing's title and stack words (`title`) and
