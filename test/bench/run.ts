@@ -24,13 +24,14 @@ const suites: Array<[string, Suite]> = [
   ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
   ['load', async () => (await load('./load.js', 'benchLoad'))()],
   ['scale', async () => (await load('./scale.js', 'benchScale'))()],
+  ['search_cpu', async () => (await load('./search-cpu.js', 'benchSearchCpu'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],
 ];
 
 for (const [name, run] of suites) {
   if (!all && !wanted.has(name)) continue;
   // a tuning tool, and a bench that needs a Postgres cluster (scripts/postgres.sh): only when named
-  if (all && (name === 'relevance_tune' || name === 'scale')) continue;
+  if (all && (name === 'relevance_tune' || name === 'scale' || name === 'search_cpu')) continue;
   console.log(`\n=== ${name} ===`);
   try {
     report[name] = await run();

@@ -86,11 +86,18 @@ interface Proc {
   stop(): Promise<void>;
 }
 
-function startProc(command: string, env: Record<string, string>, log: string): Proc {
+/** `root`: the package whose build runs (default this one; ./search-cpu.ts runs another beside it). */
+function startProc(
+  command: string,
+  env: Record<string, string>,
+  log: string,
+  root = ROOT,
+  nodeArgs: string[] = [],
+): Proc {
   const served = servedNode();
   const child = spawn(
     process.execPath,
-    [...served.execArgv, path.join(ROOT, 'dist/src/main.js'), command],
+    [...served.execArgv, ...nodeArgs, path.join(root, 'dist/src/main.js'), command],
     {
       env: { ...process.env, NODE_ENV: 'production', ...served.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -128,7 +135,7 @@ function serverErrors(log: string): string[] {
     .filter((l) => /"level":(50|60)\b/.test(l) || /"status(Code)?":5\d\d\b/.test(l));
 }
 
-async function healthy(base: string, proc: Proc): Promise<void> {
+export async function healthy(base: string, proc: Proc): Promise<void> {
   const deadline = Date.now() + 300_000;
   for (;;) {
     if (proc.child.exitCode !== null) {
@@ -148,7 +155,7 @@ async function healthy(base: string, proc: Proc): Promise<void> {
   }
 }
 
-interface System {
+export interface System {
   name: string;
   bases: string[];
   procs: Proc[];
@@ -157,7 +164,7 @@ interface System {
 }
 
 /** Service processes on `env` (one per base, plus a worker when `worker`), with their CPU. */
-async function startSystem(
+export async function startSystem(
   name: string,
   env: Record<string, string>,
   replicas: number,
@@ -165,17 +172,25 @@ async function startSystem(
   logDir: string,
   postmaster?: number,
   command: 'serve' | 'demo' = 'serve',
+  root = ROOT,
+  nodeArgs: string[] = [],
 ): Promise<System> {
   const procs: Proc[] = [];
   const bases: string[] = [];
   const log = (what: string) => path.join(logDir, `${name.replace(/\W+/g, '-')}-${what}.log`);
   for (let i = 0; i < replicas; i++) {
     const port = await freePort();
-    const p = startProc(command, { ...env, HOST: '127.0.0.1', PORT: String(port) }, log(`${i}`));
+    const p = startProc(
+      command,
+      { ...env, HOST: '127.0.0.1', PORT: String(port) },
+      log(`${i}`),
+      root,
+      nodeArgs,
+    );
     procs.push(p);
     bases.push(`http://127.0.0.1:${port}`);
   }
-  if (worker) procs.push(startProc('worker', env, log('worker')));
+  if (worker) procs.push(startProc('worker', env, log('worker'), root));
   await Promise.all(bases.map((b, i) => healthy(b, procs[i]!)));
   return {
     name,
@@ -223,7 +238,7 @@ async function measure(
   };
 }
 
-const searchUrls = (bases: string[], n: number) =>
+export const searchUrls = (bases: string[], n: number) =>
   Array.from(
     { length: n },
     (_, i) =>
@@ -303,7 +318,7 @@ async function benchSystem(driver: Driver, system: System, rate: number | undefi
 }
 
 /** The cluster: PG_ADMIN_URL's, else a throwaway one from scripts/postgres.sh (stopped after). */
-async function cluster(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
+export async function cluster(): Promise<{ adminUrl: string; stop: () => Promise<void> }> {
   if (process.env.PG_ADMIN_URL) return { adminUrl: process.env.PG_ADMIN_URL, stop: async () => {} };
   const script = path.join(ROOT, 'scripts/postgres.sh');
   const state = path.join(mkdtempSync(path.join(tmpdir(), 'bench-scale-pg-')), 'dir');
@@ -318,6 +333,40 @@ async function cluster(): Promise<{ adminUrl: string; stop: () => Promise<void> 
       await run(script, ['stop', dir], { env });
     },
   };
+}
+
+/**
+ * A fresh database on the cluster, and the services' environments: on it (`onPg`, no in-process
+ * worker) and embedded (`embedded`, its own data directory); `postmaster` is the cluster's pid.
+ */
+export async function benchEnvs(adminUrl: string, tmp: (prefix: string) => string) {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const db = `bench_scale_${Date.now()}`;
+  await admin.unsafe(`create database ${db}`);
+  const [backend] = await admin<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  const postmaster = Number(
+    /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${backend!.pid}/status`, 'utf8'))![1],
+  );
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${db}`;
+  const common = {
+    LOG_LEVEL: 'info',
+    LOCAL_FACILITATOR_START_BALANCE_USDC: '1000000',
+    URL_SIGNING_SECRET: SIGNING_SECRET,
+    // the one address clients use (a load balancer's): prompts are the same on every replica
+    PUBLIC_BASE_URL: 'http://marketplace.test',
+  };
+  const onPg: Record<string, string> = {
+    ...common,
+    DATABASE_URL: url.toString(),
+    ADMIN_TOKEN,
+    ATTESTATION_PRIVATE_KEY: ATTESTATION_KEY,
+    ARCHIVES_DIR: tmp('bench-scale-archives-'),
+    IN_PROCESS_WORKER: 'false',
+  };
+  const embedded: Record<string, string> = { ...common, DATA_DIR: tmp('bench-scale-data-') };
+  return { onPg, embedded, postmaster };
 }
 
 export async function benchScale(): Promise<Record<string, unknown>> {
@@ -339,33 +388,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
     purchases: PURCHASE_N,
   };
   try {
-    const admin = postgres(pg.adminUrl, { max: 1, onnotice: () => {} });
-    const db = `bench_scale_${Date.now()}`;
-    await admin.unsafe(`create database ${db}`);
-    const [backend] = await admin<{ pid: number }[]>`select pg_backend_pid() as pid`;
-    const postmaster = Number(
-      /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${backend!.pid}/status`, 'utf8'))![1],
-    );
-    await admin.end();
-    const url = new URL(pg.adminUrl);
-    url.pathname = `/${db}`;
-    const common = {
-      LOG_LEVEL: 'info',
-      LOCAL_FACILITATOR_START_BALANCE_USDC: '1000000',
-      URL_SIGNING_SECRET: SIGNING_SECRET,
-      // the one address clients use (a load balancer's): prompts are the same on every replica
-      PUBLIC_BASE_URL: 'http://marketplace.test',
-    };
-    const onPg = {
-      ...common,
-      DATABASE_URL: url.toString(),
-      ADMIN_TOKEN,
-      ATTESTATION_PRIVATE_KEY: ATTESTATION_KEY,
-      ARCHIVES_DIR: tmp('bench-scale-archives-'),
-      IN_PROCESS_WORKER: 'false',
-      ...(process.env.BENCH_SCALE_POOL && { DATABASE_POOL_MAX: process.env.BENCH_SCALE_POOL }),
-    };
-    const embedded = { ...common, DATA_DIR: tmp('bench-scale-data-') };
+    const { onPg, embedded, postmaster } = await benchEnvs(pg.adminUrl, tmp);
+    if (process.env.BENCH_SCALE_POOL) onPg.DATABASE_POOL_MAX = process.env.BENCH_SCALE_POOL;
 
     const only = process.env.BENCH_SCALE_SYSTEMS?.split(',').map((n) => n.trim());
     const runs = (name: string) => !only || only.includes(name);

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
 import { fusedScore, similarityOf } from '../../src/domain/search/calibration.js';
-import { phraseMatch, softMatch } from '../../src/domain/search/soft-match.js';
+import {
+  listingWords,
+  phraseMatch,
+  prepareQuery,
+  softMatch,
+  softMatchWords,
+} from '../../src/domain/search/soft-match.js';
 import { namedStacks, stackMatch, taskText } from '../../src/domain/search/stacks.js';
 
 const wv = sharedWordVectors();
@@ -54,6 +60,46 @@ describe('word vectors', () => {
     expect(softMatch(wv, q, csv, undefined, idf)).toBeGreaterThan(
       softMatch(wv, q, logs, undefined, idf) + 0.2,
     );
+  });
+});
+
+describe('listing words kept across searches', () => {
+  const listing = {
+    title: 'Expense tracker',
+    techStack: 'Python',
+    description: 'Records spending in categories with monthly summaries',
+  };
+  // uncached: a listing without an id whose text no other test uses
+  const fresh = (l: typeof listing) => listingWords(wv, { ...l, description: `${l.description} ` });
+
+  it('credit closest words on the scale of each query, whatever was matched before', () => {
+    const kept = listingWords(wv, { id: 'kept-scale', ...listing });
+    for (const [floor, full] of [
+      [-0.8, 1],
+      [0.2, 0.6],
+      [-0.8, 1],
+    ] as const) {
+      const q = prepareQuery(wv, tokenize('budget money'), floor, undefined, full);
+      const body = 0.6;
+      expect(softMatchWords(wv, q, kept, body)).toBe(softMatchWords(wv, q, fresh(listing), body));
+    }
+    // the scales credit this listing differently (else the test could not tell)
+    const at = (floor: number, full: number) =>
+      softMatchWords(wv, prepareQuery(wv, tokenize('budget money'), floor, undefined, full), kept);
+    expect(at(-0.8, 1)).toBeGreaterThan(at(0.2, 0.6) + 0.1);
+  });
+
+  it('read a listing again when its text changed under the same id', () => {
+    const q = prepareQuery(wv, tokenize('resize images'));
+    const before = softMatchWords(wv, q, listingWords(wv, { id: 'kept-edit', ...listing }));
+    const edited = {
+      ...listing,
+      title: 'Image resizer',
+      description: 'Resizes images to thumbnails',
+    };
+    const after = softMatchWords(wv, q, listingWords(wv, { id: 'kept-edit', ...edited }));
+    expect(after).toBe(softMatchWords(wv, q, fresh(edited)));
+    expect(after).toBeGreaterThan(before);
   });
 });
 

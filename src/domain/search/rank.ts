@@ -1,7 +1,6 @@
-import type { Sql } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
 import { tokenize } from '../../embeddings/builtin.js';
 import { sharedWordVectors } from '../../embeddings/word-vectors.js';
-import type { PublicItemRow } from '../items/public-item.js';
 import {
   CALIBRATION,
   cosineScore,
@@ -13,8 +12,9 @@ import {
 import {
   conceptCoverage,
   listingWords,
-  phraseMatchWords,
+  phraseMatchPairs,
   prepareQuery,
+  queryPairs,
   softMatchWords,
   type PreparedQuery,
 } from './soft-match.js';
@@ -27,7 +27,13 @@ import { namedStacks, stackMatch, taskText, type CodeMix } from './stacks.js';
 
 export type SearchVariant = 'lexical' | 'vector' | 'fused';
 
-export interface CandidateRow extends PublicItemRow {
+/** What the final ranking reads of a candidate (search.ts reads the public projection of its results). */
+export interface CandidateRow {
+  id: string;
+  title: string;
+  description: string;
+  promptSummary: string | null;
+  techStack: string;
   lexical: number;
   cosine: number;
   /** the languages the scan measured (item_previews), null without a preview */
@@ -59,7 +65,7 @@ export function querySignals(q: string, idf = new Map<string, number>()): QueryS
 }
 
 /** querySignals with each task word's catalogue IDF (one small statement on the term statistics). */
-export async function loadQuerySignals(sql: Sql, q: string): Promise<QuerySignals> {
+export async function loadQuerySignals(sql: Db, q: string): Promise<QuerySignals> {
   const signals = querySignals(q);
   const words = [...new Set(signals.tokens)];
   if (words.length === 0) return signals;
@@ -109,6 +115,14 @@ function preparedQuery(
   return p;
 }
 
+const pairs = new WeakMap<QuerySignals, Set<string>>();
+/** The query's adjacent word pairs, once per query. */
+function pairsOf(query: QuerySignals): Set<string> {
+  let p = pairs.get(query);
+  if (!p) pairs.set(query, (p = queryPairs(query.tokens)));
+  return p;
+}
+
 export function candidateSignals(
   query: QuerySignals,
   row: CandidateRow,
@@ -122,7 +136,7 @@ export function candidateSignals(
     lexical: c.lexicalKnown ? row.lexical * query.known : row.lexical,
     vector: cosineScore(row.cosine, c),
     meaning,
-    phrase: phraseMatchWords(query.tokens, words),
+    phrase: phraseMatchPairs(pairsOf(query), words),
     concept: conceptCoverage(prepared, words, c.conceptBody) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };

@@ -1,7 +1,8 @@
+import { BoundedCache } from '../../bounded-cache.js';
 import type { Db, Sql, SqlFragment } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { toMicro } from '../../wire/money.js';
-import { publicColumns, toPublicItem } from '../items/public-item.js';
+import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
 import { calibrationFor, SIMILARITY_FLOOR } from './calibration.js';
 import {
@@ -11,7 +12,14 @@ import {
   type CandidateRow,
   type SearchVariant,
 } from './rank.js';
-import { impliesRawText, namedStacks, stackFilterNames, stackWords, taskText } from './stacks.js';
+import {
+  impliesRawText,
+  namedStacks,
+  stackFilterNames,
+  stackWords,
+  taskText,
+  type CodeMix,
+} from './stacks.js';
 import type { Telemetry } from '../telemetry.js';
 import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
 
@@ -73,23 +81,43 @@ export async function searchItems(
 ): Promise<SearchResult[]> {
   const started = performance.now();
   const variant = opts.variant ?? 'fused';
-  // the query's word statistics alongside the candidates (another connection, or the same
-  // connection's next turn)
-  const [rows, signals] = await Promise.all([
-    searchCandidates(sql, embedder, query, opts),
-    variant === 'fused' ? loadQuerySignals(sql, query.q) : querySignals(query.q),
-  ]);
+  // the query's word statistics with the candidates: sent in the same write, on the same connection
+  const [rows, signals] = await candidatesWith(sql, embedder, query, opts, (tx) =>
+    variant === 'fused' ? loadQuerySignals(tx, query.q) : Promise.resolve(querySignals(query.q)),
+  );
   const floor = opts.floor ?? SIMILARITY_FLOOR;
   // the tech_stack filter names stacks too: among the listings that declare them, the one whose
   // code is in them first (a declaration the measured code contradicts counts less, stacks.ts)
   for (const s of namedStacks(query.tech_stack ?? ''))
     if (!signals.stacks.includes(s)) signals.stacks.push(s);
-  const results = rankCandidates(signals, rows, variant, calibrationFor(embedder.model))
+  const ranked = rankCandidates(signals, rows, variant, calibrationFor(embedder.model))
     .filter((r) => r.similarity >= floor && r.similarity > 0)
-    .slice(0, SEARCH_LIMIT)
-    .map((r) => ({ ...toPublicItem(r.row, opts.ratingThreshold), similarity: r.similarity }));
+    .slice(0, SEARCH_LIMIT);
+  const items = await publicRows(
+    sql,
+    ranked.map((r) => r.row.id),
+  );
+  const results: SearchResult[] = [];
+  // a listing deleted since its candidate row was read is left out
+  for (const r of ranked) {
+    const row = items.get(r.row.id);
+    if (row) results.push({ ...toPublicItem(row, opts.ratingThreshold), similarity: r.similarity });
+  }
   opts.telemetry?.searched(results.length, (performance.now() - started) / 1000);
   return results;
+}
+
+/**
+ * The public projection of the ranked results only (at most SEARCH_LIMIT), after the ranking: the
+ * candidates carry what ranking reads, not the seller, chains, ratings and preview of all of them.
+ */
+async function publicRows(sql: Sql, ids: string[]): Promise<Map<string, PublicItemRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<PublicItemRow[]>`
+    select ${publicColumns(sql)}
+    from items i join agents a on a.id = i.seller_id
+    where i.id = any(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** The database's part: candidates with their lexical (BM25, 0-1) and cosine scores. */
@@ -99,16 +127,36 @@ export async function searchCandidates(
   query: SearchQuery,
   opts: SearchOptions,
 ): Promise<CandidateRow[]> {
+  const [rows] = await candidatesWith(sql, embedder, query, opts, async () => undefined);
+  return rows;
+}
+
+/** searchCandidates, with `also` run in the same transaction, its statement sent with theirs. */
+async function candidatesWith<T>(
+  sql: Sql,
+  embedder: Embedder,
+  query: SearchQuery,
+  opts: SearchOptions,
+  also: (db: Db) => Promise<T>,
+): Promise<[CandidateRow[], T]> {
   const statements = await candidateStatements(sql, embedder, query, opts);
-  return sql.begin(async (tx) => {
-    // sent together: one round trip for both (the settings apply to the query, which the server
+  const out = await sql.begin(async (tx) => {
+    // sent together: one round trip for all (the settings apply to the query, which the server
     // plans after them)
     const [settings, candidates] = statements(tx);
-    const [set, rows] = await Promise.allSettled([settings.execute(), candidates.execute()]);
+    const [other, set, rows] = await Promise.allSettled([
+      also(tx),
+      settings.execute(),
+      candidates.execute(),
+    ]);
+    if (other.status === 'rejected') throw other.reason;
     if (set.status === 'rejected') throw set.reason;
     if (rows.status === 'rejected') throw rows.reason;
-    return rows.value as unknown as CandidateRow[];
+    return { rows: rows.value as unknown as CandidateRow[], other: other.value };
   });
+  for (const row of out.rows as Array<CandidateRow & { codeMix: unknown }>)
+    if (typeof row.codeMix === 'string') row.codeMix = JSON.parse(row.codeMix) as CodeMix;
+  return [out.rows, out.other as T];
 }
 
 /** The candidates' statements on a connection: its transaction-local settings, then the query. */
@@ -122,11 +170,26 @@ async function candidateStatements(
 ): Promise<CandidateStatements> {
   const variant = opts.variant ?? 'fused';
   const task = variant === 'fused' ? taskText(query.q) : query.q;
-  const [qv] = await embedder.embed([task]);
   const dims = embedder.dimensions;
-  const qlit = toVectorLiteral(qv!);
+  const qlit = await queryVector(embedder, task);
   const indexed = query.tech_stack?.trim() ? await indexedStackTerms(sql, dims) : undefined;
   return (tx) => candidateSql(tx, query, opts, task, dims, qlit, indexed);
+}
+
+/** Query vectors (as literals, a few kB each) a process keeps per embedder: popular searches recur. */
+const QUERY_VECTORS = 256;
+const queryVectors = new WeakMap<Embedder, BoundedCache<string, string>>();
+
+/** The query's vector literal, embedded once per embedder and text while it is kept. */
+async function queryVector(embedder: Embedder, task: string): Promise<string> {
+  let kept = queryVectors.get(embedder);
+  if (!kept) queryVectors.set(embedder, (kept = new BoundedCache(QUERY_VECTORS)));
+  let qlit = kept.peek(task);
+  if (qlit === undefined) {
+    const [qv] = await embedder.embed([task]);
+    kept.set(task, (qlit = toVectorLiteral(qv!)));
+  }
+  return qlit;
 }
 
 function candidateSql(
@@ -238,18 +301,19 @@ function candidateSql(
                then 1 - (i.embedding::${vt} <=> (select v from qv)) else 0 end as cosine
         from cand c join items i on i.id = c.id left join lex l on l.id = c.id
       )
-      select * from (
-        select ${publicColumns(tx)}, coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine,
-          -- the languages the scan measured, for the stack factor (stacks.ts, stackMatch)
-          (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')
-           from item_previews p where p.item_id = i.id) as code_mix
-        from scored sc join items i on i.id = sc.id join agents a on a.id = i.seller_id
-        -- pre-ranking of the candidates; the final ranking below refines it
-        order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
-      ) r
+      -- what the final ranking reads; the public projection is read for its results only
+      select i.id, i.title, i.description, i.prompt_summary, i.tech_stack,
+        coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine,
+        -- the languages the scan measured, for the stack factor (stacks.ts, stackMatch)
+        -- (as text, parsed below: its keys need no renaming, unlike a json column's)
+        (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')::text
+         from item_previews p where p.item_id = i.id) as code_mix
+      from scored sc join items i on i.id = sc.id
       -- Revision A: payable on at least one chain (checked on the few candidates, not per
       -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
-      ${opts.payableOnly ? tx`where cardinality(r.available_chains) > 0` : tx``}
+      ${opts.payableOnly ? tx`where exists (select 1 from payable_chains pc where pc.agent_id = i.seller_id)` : tx``}
+      -- pre-ranking of the candidates; the final ranking below refines it
+      order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
       limit ${CANDIDATES}`,
   ];
 }

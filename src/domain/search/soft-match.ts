@@ -53,6 +53,12 @@ export interface ListingWords {
   ids: number[];
   /** adjacent word pairs (by stem) within each of its texts */
   pairs: Set<string>;
+  /** closest-word credits of the query words matched so far (`closestCredits`) */
+  closest?: {
+    floor: number;
+    full: number;
+    byWord: Map<number, { title: number; body: number }>;
+  };
 }
 
 function wordsOf(
@@ -89,29 +95,56 @@ function wordsOf(
 
 /** Bounded: a few kB per listing; the candidates of popular queries repeat. */
 const LISTING_CACHE_SIZE = 2_000;
-const listingCache = new Map<string, ListingWords>();
+interface KeptListing {
+  title: string;
+  techStack: string;
+  description: string;
+  promptSummary: string;
+  words: ListingWords;
+}
+const listingCache = new Map<string, KeptListing>();
 
 /**
  * The words of a listing (title, tech stack, description, prompt summary), cached per process by
- * text: a listing is ranked for many queries, and tokenising it is most of the ranking's work.
- * Phrases are read within the title, the description and the summary, not the stack list.
+ * its id (when given) or its text, and used while its text is the same: a listing is ranked for
+ * many queries, and tokenising it is most of the ranking's work. Phrases are read within the
+ * title, the description and the summary, not the stack list.
  */
 export function listingWords(
   wv: WordVectors,
-  l: { title: string; techStack: string; description: string; promptSummary?: string | null },
+  l: {
+    id?: string;
+    title: string;
+    techStack: string;
+    description: string;
+    promptSummary?: string | null;
+  },
 ): ListingWords {
-  const key = `${l.title}\u0000${l.techStack}\u0000${l.description}\u0000${l.promptSummary ?? ''}`;
-  let found = listingCache.get(key);
-  if (!found) {
-    const raw = [l.title, l.description, l.promptSummary ?? ''];
-    const texts = raw.map(tokenize);
-    const stack = tokenize(l.techStack);
-    found = wordsOf(wv, [...texts, stack], texts, raw, [...texts[0]!, ...stack]);
-    if (listingCache.size >= LISTING_CACHE_SIZE)
-      listingCache.delete(listingCache.keys().next().value!);
-    listingCache.set(key, found);
-  }
-  return found;
+  const summary = l.promptSummary ?? '';
+  const key = l.id ?? `${l.title}\u0000${l.techStack}\u0000${l.description}\u0000${summary}`;
+  const kept = listingCache.get(key);
+  if (
+    kept &&
+    kept.title === l.title &&
+    kept.techStack === l.techStack &&
+    kept.description === l.description &&
+    kept.promptSummary === summary
+  )
+    return kept.words;
+  const raw = [l.title, l.description, summary];
+  const texts = raw.map(tokenize);
+  const stack = tokenize(l.techStack);
+  const words = wordsOf(wv, [...texts, stack], texts, raw, [...texts[0]!, ...stack]);
+  if (!kept && listingCache.size >= LISTING_CACHE_SIZE)
+    listingCache.delete(listingCache.keys().next().value!);
+  listingCache.set(key, {
+    title: l.title,
+    techStack: l.techStack,
+    description: l.description,
+    promptSummary: summary,
+    words,
+  });
+  return words;
 }
 
 /** A query's words prepared once for matching against many listings. */
@@ -127,10 +160,10 @@ export interface PreparedQuery {
     tasks: readonly string[];
     id: number | undefined;
     weight: number;
-    /** credit per listing word row, filled as listings are matched */
-    credit: Map<number, number>;
   }>;
   total: number;
+  /** the task concepts the query names with their weights (`conceptCoverage`, filled once) */
+  conceptWeights?: Map<string, number>;
 }
 
 export function prepareQuery(
@@ -156,7 +189,6 @@ export function prepareQuery(
       (wv.weight(w) ?? 1) *
       (idf ? (idf.get(w) ?? maxIdf) : 1) *
       (isAction(named.get(w)) ? ACTION_WEIGHT : 1),
-    credit: new Map<number, number>(),
   }));
   return {
     floor,
@@ -202,19 +234,55 @@ export function softMatchWords(
         : w.concepts.some((c) => doc.concepts.has(c))
           ? CONCEPT_MATCH * body
           : 0;
-    if (w.id !== undefined)
-      for (const d of doc.ids) {
-        let credit = w.credit.get(d);
-        if (credit === undefined) {
-          credit = Math.min(1, (wv.csls(w.id, d) - q.floor) / (q.full - q.floor));
-          w.credit.set(d, credit);
-        }
-        if (body < 1 && !doc.titleIds.has(d)) credit *= body;
-        if (credit > best) best = credit;
-      }
+    if (w.id !== undefined) {
+      const closest = closestCredits(wv, q, w.id, doc);
+      // (the best of body × each credit is body × the best credit: rounding is monotonic)
+      const inBody = body < 1 && closest.body > -Infinity ? closest.body * body : closest.body;
+      best = Math.max(best, closest.title, inBody);
+    }
     num += w.weight * best;
   }
   return q.total > 0 ? num / q.total : 0;
+}
+
+/**
+ * Query words whose closest-word credits a listing keeps (per floor and full), at most: with
+ * LISTING_CACHE_SIZE listings, about 9 MB in all at worst (the demo: 36 listings).
+ */
+const CLOSEST_PER_LISTING = 64;
+
+/**
+ * The credit of a query word's closest word among a listing's title and stack words (`title`) and
+ * among its other words (`body`), -Infinity where there is none: kept with the listing's words,
+ * since its candidates recur across searches while every query compares each of its words with
+ * every word of ~60 listings.
+ */
+function closestCredits(
+  wv: WordVectors,
+  q: PreparedQuery,
+  id: number,
+  doc: ListingWords,
+): { title: number; body: number } {
+  let kept = doc.closest;
+  if (
+    !kept ||
+    kept.floor !== q.floor ||
+    kept.full !== q.full ||
+    kept.byWord.size >= CLOSEST_PER_LISTING
+  )
+    kept = doc.closest = { floor: q.floor, full: q.full, byWord: new Map() };
+  let found = kept.byWord.get(id);
+  if (!found) {
+    found = { title: -Infinity, body: -Infinity };
+    for (const d of doc.ids) {
+      const credit = Math.min(1, (wv.csls(id, d) - q.floor) / (q.full - q.floor));
+      if (doc.titleIds.has(d)) {
+        if (credit > found.title) found.title = credit;
+      } else if (credit > found.body) found.body = credit;
+    }
+    kept.byWord.set(id, found);
+  }
+  return found;
 }
 
 /**
@@ -226,9 +294,7 @@ export function conceptCoverage(
   doc: ListingWords,
   bodyCredit = 1,
 ): number | undefined {
-  const weights = new Map<string, number>();
-  for (const w of q.words)
-    for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
+  const weights = (q.conceptWeights ??= conceptWeights(q));
   if (weights.size === 0) return undefined;
   let num = 0;
   let total = 0;
@@ -240,6 +306,14 @@ export function conceptCoverage(
   return total > 0 ? num / total : undefined;
 }
 
+/** Each task concept the query names, weighing as its heaviest query word. */
+function conceptWeights(q: PreparedQuery): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const w of q.words)
+    for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
+  return weights;
+}
+
 /**
  * Share (0-1) of the query's adjacent word pairs (by stem) that also stand adjacent in one of the
  * listing's texts; 0 for a one-word query.
@@ -249,9 +323,19 @@ export function phraseMatch(queryTokens: string[], docTexts: string[]): number {
 }
 
 export function phraseMatchWords(queryTokens: string[], doc: ListingWords): number {
+  return phraseMatchPairs(queryPairs(queryTokens), doc);
+}
+
+/** A query's adjacent word pairs by stem (for `phraseMatchPairs`, once per query). */
+export function queryPairs(queryTokens: string[]): Set<string> {
   const q = queryTokens.map(stem);
   const pairs = new Set<string>();
   for (let i = 0; i + 1 < q.length; i++) if (q[i] !== q[i + 1]) pairs.add(`${q[i]} ${q[i + 1]}`);
+  return pairs;
+}
+
+/** phraseMatchWords over the query's pairs (`queryPairs`). */
+export function phraseMatchPairs(pairs: ReadonlySet<string>, doc: ListingWords): number {
   if (pairs.size === 0) return 0;
   let found = 0;
   for (const p of pairs) if (doc.pairs.has(p)) found++;
