@@ -64,6 +64,21 @@ export function keccak256(data: Uint8Array): Uint8Array {
   return sponge.squeeze(32);
 }
 
+/**
+ * The EIP-55 mixed-case form of a 20-byte address given as 40 lower-case hex digits (what viem's
+ * `getAddress` answers; the unit tests compare them), hashed by the Keccak above.
+ */
+export function checksumAddress(lowerHex: string): string {
+  if (!/^[0-9a-f]{40}$/.test(lowerHex)) throw new Error('not 40 lower-case hex digits');
+  const hash = keccak256(Buffer.from(lowerHex, 'latin1'));
+  let out = '0x';
+  for (let i = 0; i < 40; i++) {
+    const nibble = i % 2 === 0 ? hash[i >> 1]! >> 4 : hash[i >> 1]! & 15;
+    out += nibble >= 8 ? lowerHex[i]!.toUpperCase() : lowerHex[i]!;
+  }
+  return out;
+}
+
 /** Which implementation recovers signers in this process. */
 export const recoveryImplementation: 'native' | 'portable' = native ? 'native' : 'portable';
 /** Which implementation hashes in this process. */

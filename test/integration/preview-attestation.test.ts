@@ -161,6 +161,22 @@ describe('preview and signed scan report', () => {
     expect(forged).toBe(false);
   });
 
+  it('a purchase of a listing read before costs one database statement, the report read with the listing', async () => {
+    const published = (await t.app.inject(`/api/v1/items/${id}/attestation`)).json();
+    await clientFor(t.app, newWallet()).acquire(id); // the listing is read (and kept briefly)
+    const queries: string[] = [];
+    const options = t.runtime.deps.sql.options as { debug?: unknown };
+    options.debug = (_connection: number, query: string) => queries.push(query);
+    try {
+      const { order } = await clientFor(t.app, newWallet()).acquire(id);
+      expect(order.attestation).toEqual(published);
+    } finally {
+      delete options.debug;
+    }
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toMatch(/insert into orders/);
+  });
+
   it('keeps the report verifiable after deletion, saying it is no longer active', async () => {
     const own = newWallet();
     const other = await listItem(t, own, { bytes: zipOf(project('prv29b')), compression: 'zip' });

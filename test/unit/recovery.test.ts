@@ -1,11 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { authorizationTypes } from '@x402/evm';
-import { getAddress, hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
+import {
+  getAddress,
+  hashTypedData,
+  keccak256 as viemKeccak,
+  recoverTypedDataAddress,
+  toHex,
+  type Hex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
+import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
+import { CHAINS } from '../../src/wire/chains.js';
 import {
   authorizationDigest,
+  checksumAddress,
   keccak256,
   keccakImplementation,
   recoverSigner,
@@ -107,6 +117,33 @@ describe('signer recovery of EIP-3009 authorizations', () => {
       expect(Buffer.from(keccak256(data)).toString('hex'), `${size} bytes`).toBe(
         Buffer.from(keccak_256(data)).toString('hex'),
       );
+    }
+  });
+});
+
+describe('addresses hashed natively', () => {
+  it('writes the EIP-55 checksum viem writes, and refuses anything but 40 lower-case hex digits', () => {
+    const samples = [
+      ...Array.from({ length: 300 }, () => randomBytes(20).toString('hex')),
+      '0'.repeat(40),
+      'f'.repeat(40),
+      '5aaeb6053f3e94c9b9a09f33669435e7ef1beaed',
+    ];
+    for (const hex of samples) expect(checksumAddress(hex)).toBe(getAddress(`0x${hex}`));
+    for (const bad of ['', '0x' + '0'.repeat(40), 'A'.repeat(40), '0'.repeat(39), 'g'.repeat(40)])
+      expect(() => checksumAddress(bad)).toThrow();
+  });
+
+  it('derives the payout addresses viem derived (the addresses of existing accounts stay)', () => {
+    for (let i = 0; i < 100; i++) {
+      const seller = privateKeyToAccount(generatePrivateKey()).address;
+      for (const chain of CHAINS) {
+        const salt = randomBytes(8).toString('hex');
+        const viem = getAddress(
+          `0x${viemKeccak(toHex(`payout:v1:${salt}:${chain}:${seller.toLowerCase()}`)).slice(-40)}`,
+        );
+        expect(derivePayoutAddress(seller, chain, salt)).toBe(viem);
+      }
     }
   });
 });

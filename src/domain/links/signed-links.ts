@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { AppError } from '../../errors.js';
 
 /**
@@ -29,8 +29,19 @@ const REFRESH: Record<LinkKind, (id: string) => string> = {
   'listing-invoice': () => 'the link came with the upload response; ask the operator for a copy',
 };
 
+/**
+ * The signing key as a KeyObject, made once per key: `createHmac` given a Buffer copies it into a
+ * new key object on every call, several times the cost of the MAC itself (two per purchase).
+ */
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+function keyObjectOf(key: Buffer): KeyObject {
+  let k = keyObjects.get(key);
+  if (!k) keyObjects.set(key, (k = createSecretKey(key)));
+  return k;
+}
+
 function mac(key: Buffer, t: LinkTarget, exp: number): string {
-  return createHmac('sha256', key)
+  return createHmac('sha256', keyObjectOf(key))
     .update(`link:v2:${t.kind}:${t.id}:${t.fileSha256}:${exp}`)
     .digest('base64url');
 }

@@ -8,7 +8,7 @@ import type { Micro } from '../../wire/money.js';
 import { currentLegal } from '../../wire/legal.js';
 import type { Pay } from '../payments/fulfilment.js';
 import { ClaimConditionFailed, type PaymentProcessor } from '../payments/processor.js';
-import { findAttestation } from '../scan/attestation.js';
+import { attestationOf, findAttestation, type StoredAttestation } from '../scan/attestation.js';
 import { orderLinks, type AcquireContext, type AcquireResult } from './orders.js';
 import type { AcquireBody, OrderLinks } from '../../wire/orders.js';
 import { revisionBAcquire, type AcquireMode, type AnyAcquireResponse } from './acquire-mode.js';
@@ -39,6 +39,8 @@ interface SaleItem {
   archiveSha256: string;
   /** Payout addresses on the chains the seller accepts sales on right now. */
   payouts: Array<{ chain: Chain; address: string }>;
+  /** The item's signed scan report, if it had one when read (a report is never replaced). */
+  attestation: StoredAttestation | null;
 }
 
 /** Region gating (spec 1.11): before any payment is requested. */
@@ -60,7 +62,9 @@ async function loadSaleItem(sql: Db, itemId: string): Promise<SaleItem> {
     select i.id, i.seller_id, a.address as seller_address, i.title, i.tech_stack, i.price_micro as price,
            i.archive_sha256,
            coalesce((select json_agg(json_build_object('chain', pc.chain, 'address', pc.pay_to))
-                     from payable_chains pc where pc.agent_id = i.seller_id), '[]') as payouts
+                     from payable_chains pc where pc.agent_id = i.seller_id), '[]') as payouts,
+           (select json_build_object('signer', s.signer, 'message', s.message, 'signature', s.signature)
+            from scan_attestations s where s.item_id = i.id) as attestation
     from items i join agents a on a.id = i.seller_id
     where i.id = ${itemId} and i.status = 'active'`;
   if (!item) throw new AppError('item_not_found', { message: 'no active item with this id' });
@@ -96,6 +100,15 @@ export class SaleItemCache {
       this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(itemId, { item, expires: this.now() + this.ttlMs });
     return { item, cached: false };
+  }
+
+  /**
+   * True while this very item (as `get` returned it) is still the cached entry: no delete,
+   * moderation or change of the seller's terms reached this process since it was read.
+   */
+  holds(item: SaleItem): boolean {
+    const entry = this.entries.get(item.id);
+    return entry !== undefined && entry.item === item && entry.expires > this.now();
   }
 
   invalidate(itemId: string): void {
@@ -245,7 +258,7 @@ async function acquireOnce(
   if (signedIn) {
     const orderId = (await orderOf(deps.sql, item.id, signedIn))!;
     return {
-      response: await purchaseAnswer(deps, item, mode, { orderId }),
+      response: await purchaseAnswer(deps, item, mode, { orderId }, false),
       paymentResponseHeader: undefined,
     };
   }
@@ -284,24 +297,33 @@ async function acquireOnce(
     ),
   });
   return {
-    response: await purchaseAnswer(deps, item, mode, done.result),
+    response: await purchaseAnswer(deps, item, mode, done.result, !done.replayed),
     paymentResponseHeader: done.paymentResponseHeader,
   };
 }
 
-/** The answer of a purchase: the order, its freshly signed links and the item's attestation. */
+/**
+ * The answer of a purchase: the order, its freshly signed links and the item's attestation. A
+ * purchase this request just completed answers with the report read with the item (a report is
+ * never replaced) as `active` (the statement found the item active), while the cache still holds
+ * that item (nothing deactivated it since): no query of its own. Anything else reads it afresh.
+ */
 async function purchaseAnswer(
   deps: AcquireDeps,
   item: SaleItem,
   mode: AcquireMode,
   result: AcquireResult,
+  justBought: boolean,
 ): Promise<AnyAcquireResponse> {
   const links: OrderLinks = orderLinks(deps.config, deps.secrets.urlSigningKey, {
     id: result.orderId,
     archiveSha256: item.archiveSha256,
   });
   // the signed scan report of what was bought (issue 29): the buyer checks the download against it
-  const attestation = await findAttestation(deps.sql, item.id);
+  const attestation =
+    justBought && item.attestation && deps.saleItems?.holds(item)
+      ? attestationOf({ ...item.attestation, itemId: item.id, active: true })
+      : await findAttestation(deps.sql, item.id);
   return { ...mode.response(deps.config, result, links), ...(attestation && { attestation }) };
 }
 

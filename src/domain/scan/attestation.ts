@@ -42,14 +42,17 @@ export async function attestActivation(tx: Db, attestor: Attestor, itemId: strin
            on conflict (item_id) do nothing`;
 }
 
-/** The wire form of a stored statement (`status` from the item as it is now). */
-export function attestationOf(row: {
-  itemId: string;
+/** A statement as stored (immutable once written). */
+export interface StoredAttestation {
   signer: string;
   message: AttestationMessage;
   signature: string;
-  active: boolean;
-}): ScanAttestation {
+}
+
+/** The wire form of a stored statement (`status` from the item as it is now). */
+export function attestationOf(
+  row: StoredAttestation & { itemId: string; active: boolean },
+): ScanAttestation {
   return {
     item_id: row.itemId,
     status: row.active ? 'active' : 'no_longer_active',
