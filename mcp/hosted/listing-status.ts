@@ -4,7 +4,13 @@ import { PublicStatusSchema } from '../../src/wire/items.js';
 import { SellerItemStatusSchema } from '../../src/wire/listings.js';
 import { MEANING, SCANNING } from '../tools/get-listing-status.js';
 import { apiFailure, failure, success } from '../tools/results.js';
-import { MarketplaceError, paidCall, proofOf, type HostedDeps } from './paid-call.js';
+import {
+  MarketplaceError,
+  orPaymentRequired,
+  paidCall,
+  proofOf,
+  type HostedDeps,
+} from './paid-call.js';
 
 /** The local tool's bound on waiting (mcp/tools/get-listing-status.ts). */
 const MAX_WAIT_SECONDS = 120;
@@ -58,14 +64,16 @@ export function registerHostedListingStatus(server: McpServer, deps: HostedDeps)
             `Wait up to this many seconds (0..${MAX_WAIT_SECONDS}, default 0) for the listing to go live`,
           ),
       },
-      outputSchema: z.looseObject({
-        item_id: z.string(),
-        status: z.string(),
-        reason: z.string(),
-        scan_finished: z.boolean(),
-        meaning: z.string(),
-        view: z.enum(['public', 'owner']),
-      }),
+      outputSchema: orPaymentRequired(
+        z.looseObject({
+          item_id: z.string(),
+          status: z.string(),
+          reason: z.string(),
+          scan_finished: z.boolean(),
+          meaning: z.string(),
+          view: z.enum(['public', 'owner']),
+        }),
+      ),
       annotations: {
         readOnlyHint: true,
         destructiveHint: false,

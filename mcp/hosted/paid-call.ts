@@ -6,6 +6,7 @@ import {
 } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { encodeSIWxHeader, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
+import { z } from 'zod';
 import { MarketplaceError, readJson } from '../../src/client/errors.js';
 
 /** The x402 MCP transport's `_meta` keys (x402 specs/transports-v2/mcp.md, tool-result binding). */
@@ -74,6 +75,47 @@ export function paymentRequiredResult(required: PaymentRequired): CallToolResult
     structuredContent,
     content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
   };
+}
+
+/** The x402 v2 PaymentRequired a prompt carries in `structuredContent` (what a client reads of it). */
+const PromptSchema = z.looseObject({
+  x402Version: z.literal(2),
+  error: z.string().optional(),
+  resource: z.looseObject({ url: z.string() }),
+  accepts: z.array(
+    z.looseObject({
+      scheme: z.string(),
+      network: z.string(),
+      amount: z.string(),
+      asset: z.string(),
+      payTo: z.string(),
+    }),
+  ),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * The output schema of a tool that may answer the transport's payment prompt: `result` or the
+ * PaymentRequired. An SDK client that listed the tools checks every `structuredContent` against
+ * the listed schema, error results included (the prompt is one), and throws -32602 on a mismatch;
+ * the listed JSON Schema is therefore `anyOf: [result, PaymentRequired]` (zod merges a schema's
+ * metadata into its JSON Schema), while the server still checks a success against `result`.
+ */
+export function orPaymentRequired(result: z.ZodObject): z.ZodObject {
+  const { $schema: _, ...either } = z.toJSONSchema(z.union([result, PromptSchema]), {
+    io: 'output',
+    target: 'draft-7',
+    unrepresentable: 'any',
+  });
+  return z
+    .looseObject({})
+    .superRefine((value, ctx) => {
+      const parsed = result.safeParse(value);
+      if (!parsed.success)
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    })
+    .meta(either);
 }
 
 export type PaidAnswer<T> =

@@ -3,7 +3,13 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { z } from 'zod';
 import { apiFailure, success, type Hints } from '../tools/results.js';
-import { paidCall, proofOf, PAYMENT_RESPONSE_META, type HostedDeps } from './paid-call.js';
+import {
+  orPaymentRequired,
+  paidCall,
+  proofOf,
+  PAYMENT_RESPONSE_META,
+  type HostedDeps,
+} from './paid-call.js';
 
 /** How a hosted paid tool is paid: the same words in every description. */
 export const PAYS_WITH_META =
@@ -97,7 +103,12 @@ export function registerPaidTool<S extends z.ZodRawShape>(
   const { discoveryExample, kind, ...toolConfig } = config;
   const extensions = discoveryExample && mcpToolDiscovery(name, config, discoveryExample);
   const how = kind === 'paid' ? PAYS_WITH_META : PROVES_WITH_META;
-  server.registerTool(name, { ...toolConfig, description: `${config.description} ${how}` }, (async (
+  const described = {
+    ...toolConfig,
+    description: `${config.description} ${how}`,
+    outputSchema: orPaymentRequired(config.outputSchema),
+  };
+  server.registerTool(name, described, (async (
     args: z.infer<z.ZodObject<S>>,
     ctx: { _meta?: Record<string, unknown> },
   ) => {
