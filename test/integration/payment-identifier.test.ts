@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentRequired } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import {
   generatePaymentId,
   isPaymentIdentifierRequired,
@@ -40,6 +40,9 @@ import { newWallet, promptOf } from '../helpers/wallets.js';
  * a restart. Runs on the Postgres tier too (TEST_TIER=postgres: real replicas on one database).
  */
 const LEGAL = { policy_accepted: true, license_accepted: true };
+/** An EIP-3009 payment's `validBefore` (unix seconds). */
+const validBeforeOf = (payload: PaymentPayload) =>
+  Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
 const START = 10_000_000;
 
 describe.each(['B', 'A'] as const)('Revision %s acquire', (revision) => {
@@ -695,24 +698,75 @@ describe('an id whose payment is settling, released or out of its window', () =>
       error: 'payment_settlement_failed',
     });
     expect(settles()).toBe(before + 1);
-    // the payer tops up and retries the same request with the same id, signed afresh, twice at once
-    const retries = await Promise.all([buyer.sign(prompt, id), buyer.sign(prompt, id)]);
-    const answers = await Promise.all(retries.map((r) => acquire(r.header)));
-    expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
-    expect(answers[0]!.json().order_id).toBe(answers[1]!.json().order_id);
-    expect(settles()).toBe(before + 2);
-    expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
-      orders: 1,
+    // the payer tops up and retries at once: the failed authorization's window is still open, and
+    // a facilitator may answer failure after it broadcast the transfer, so the id keeps answering
+    // the failure until the chain says that authorization can never move money
+    const early = await acquire((await buyer.sign(prompt, id)).header);
+    expect(early.json()).toMatchObject({ error: 'payment_settlement_failed' });
+    expect(settles()).toBe(before + 1);
+    try {
+      // past its window, and unused on the token (only the clock moves)
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime((validBeforeOf(failed.payload) + 60) * 1000);
+      // the same request with the same id, signed afresh, twice at once: run anew, once
+      const retries = await Promise.all([buyer.sign(prompt, id), buyer.sign(prompt, id)]);
+      const answers = await Promise.all(retries.map((r) => acquire(r.header)));
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
+      expect(answers[0]!.json().order_id).toBe(answers[1]!.json().order_id);
+      expect(settles()).toBe(before + 2);
+      expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
+        orders: 1,
+      });
+      // the id now answers the new order, whichever of the payer's signatures carries it
+      const replay = await acquire(failed.header);
+      expect(replay.json().order_id).toBe(answers[0]!.json().order_id);
+      const again = await acquire((await buyer.sign(prompt, id)).header);
+      expect(again.json().order_id).toBe(answers[0]!.json().order_id);
+      const otherPrompt = promptOf(await t.app.inject({ method: 'POST', url: url(other.itemId) }));
+      const conflict = await acquire((await buyer.sign(otherPrompt, id)).header, other.itemId);
+      expect(conflict.json()).toMatchObject({ error: 'payment_identifier_conflict' });
+      expect(settles()).toBe(before + 2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a settlement answered as failed whose transfer was mined after all: the id is never run anew', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const acquire = (header: string) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        payload: LEGAL,
+        headers: { 'payment-signature': header },
+      });
+    const before = settles();
+    // the facilitator sent the transfer, then gave up waiting for its receipt and answered failure
+    fake.mode = 'settle_failed';
+    const failed = await buyer.sign(prompt, id);
+    expect((await acquire(failed.header)).json()).toMatchObject({
+      error: 'payment_settlement_failed',
     });
-    // the id now answers the new order, whichever of the payer's signatures carries it
-    const replay = await acquire(failed.header);
-    expect(replay.json().order_id).toBe(answers[0]!.json().order_id);
-    const again = await acquire((await buyer.sign(prompt, id)).header);
-    expect(again.json().order_id).toBe(answers[0]!.json().order_id);
-    const otherPrompt = promptOf(await t.app.inject({ method: 'POST', url: url(other.itemId) }));
-    const conflict = await acquire((await buyer.sign(otherPrompt, id)).header, other.itemId);
-    expect(conflict.json()).toMatchObject({ error: 'payment_identifier_conflict' });
-    expect(settles()).toBe(before + 2);
+    fake.mode = 'ok';
+    rpc.mine(buyer.address, failed.nonce, `0x${'ab'.repeat(32)}`);
+    try {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime((validBeforeOf(failed.payload) + 60) * 1000);
+      // the payer's retry with the same id: the money moved once, so nothing is settled again
+      const retry = await acquire((await buyer.sign(prompt, id)).header);
+      expect(retry.statusCode).toBe(402);
+      expect(retry.json()).toMatchObject({ error: 'payment_settlement_failed' });
+      expect(settles()).toBe(before + 1);
+      expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
+        orders: 0,
+      });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an expired authorization with a swapped-in id proves nothing anew: no fresh links', async () => {

@@ -307,6 +307,9 @@ async function acquireOnce(
  * purchase this request just completed answers with the report read with the item (a report is
  * never replaced) as `active` (the statement found the item active), while the cache still holds
  * that item (nothing deactivated it since): no query of its own. Anything else reads it afresh.
+ * `active` is the item as the purchase found it: a takedown on another replica whose notice has
+ * not reached this one yet shows at the next read of the attestation (no money rides on it: the
+ * purchase itself checked the status).
  */
 async function purchaseAnswer(
   deps: AcquireDeps,

@@ -266,7 +266,7 @@ export class PaymentProcessor {
     const fresh =
       row.nonce !== input.payment.nonce && input.payment.validBefore.getTime() > Date.now();
     const id = input.payment.paymentIdentifier;
-    if (fresh && row.status === 'failed' && id) {
+    if (fresh && row.status === 'failed' && id && (await this.canNeverMove(row))) {
       // The id's payment failed at settlement: nothing was charged, and that authorization is
       // spent here for good. A payer who topped up retries the same request with the same id:
       // it runs afresh (the id goes to this payment's claim; concurrent retries race on it as any
@@ -275,6 +275,27 @@ export class PaymentProcessor {
       return this.run<C, R>(input);
     }
     return this.resume<R, C>(row, input, digest, fresh);
+  }
+
+  /**
+   * Whether a payment recorded as failed at settlement moved no money and never will: a facilitator
+   * may answer failure after it broadcast the transfer (a receipt wait that timed out), which can
+   * still be mined. So the facilitator or the chain is asked, as the reconciler asks of an
+   * abandoned claim: unused, and either the dev ledger (authoritative) or past its window. Until
+   * then the id keeps answering the failure, and the payer's retry is charged nothing twice.
+   */
+  private async canNeverMove(row: PaymentRow): Promise<boolean> {
+    const state = await this.facilitator.authorizationState({
+      network: row.network,
+      asset: row.asset,
+      payer: row.payer,
+      nonce: row.nonce,
+      ...(row.transaction && { transaction: row.transaction }),
+    });
+    return (
+      state.state === 'unused' &&
+      (this.facilitator.kind === 'local' || row.validBefore.getTime() < Date.now())
+    );
   }
 
   /** A claim that already exists for this payer and nonce: the same request again, or a replay. */

@@ -96,9 +96,10 @@ export async function searchItems(
   const items = await publicRows(
     sql,
     ranked.map((r) => r.row.id),
+    opts.payableOnly === true,
   );
   const results: SearchResult[] = [];
-  // a listing deleted since its candidate row was read is left out
+  // a listing deleted, taken down or made unpayable since its candidate row was read is left out
   for (const r of ranked) {
     const row = items.get(r.row.id);
     if (row) results.push({ ...toPublicItem(row, opts.ratingThreshold), similarity: r.similarity });
@@ -110,13 +111,20 @@ export async function searchItems(
 /**
  * The public projection of the ranked results only (at most SEARCH_LIMIT), after the ranking: the
  * candidates carry what ranking reads, not the seller, chains, ratings and preview of all of them.
+ * A separate statement, so the candidates' conditions are checked again here: a listing deleted
+ * or taken down (its row stays, `status` changes) between the two must not be answered.
  */
-async function publicRows(sql: Sql, ids: string[]): Promise<Map<string, PublicItemRow>> {
+async function publicRows(
+  sql: Sql,
+  ids: string[],
+  payableOnly: boolean,
+): Promise<Map<string, PublicItemRow>> {
   if (ids.length === 0) return new Map();
   const rows = await sql<PublicItemRow[]>`
     select ${publicColumns(sql)}
     from items i join agents a on a.id = i.seller_id
-    where i.id = any(${ids}::uuid[])`;
+    where i.id = any(${ids}::uuid[]) and i.status = 'active'
+      ${payableOnly ? sql`and exists (select 1 from payable_chains pc where pc.agent_id = i.seller_id)` : sql``}`;
   return new Map(rows.map((r) => [r.id, r]));
 }
 

@@ -264,15 +264,12 @@ function closestCredits(
   doc: ListingWords,
 ): { title: number; body: number } {
   let kept = doc.closest;
-  if (
-    !kept ||
-    kept.floor !== q.floor ||
-    kept.full !== q.full ||
-    kept.byWord.size >= CLOSEST_PER_LISTING
-  )
+  if (!kept || kept.floor !== q.floor || kept.full !== q.full)
     kept = doc.closest = { floor: q.floor, full: q.full, byWord: new Map() };
   let found = kept.byWord.get(id);
   if (!found) {
+    // full: start again (only when a new word must be kept, so a kept word is still found)
+    if (kept.byWord.size >= CLOSEST_PER_LISTING) kept.byWord.clear();
     found = { title: -Infinity, body: -Infinity };
     for (const d of doc.ids) {
       const credit = Math.min(1, (wv.csls(id, d) - q.floor) / (q.full - q.floor));
