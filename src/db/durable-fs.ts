@@ -17,14 +17,48 @@ interface EmscriptenStream {
   nfd?: number;
 }
 interface PGliteModule {
-  FS: { filesystems?: { NODEFS?: { stream_ops?: Record<string, unknown> } } };
+  FS: {
+    filesystems?: { NODEFS?: { stream_ops?: Record<string, unknown> } };
+    ErrnoError: new (errno: number) => Error;
+  };
 }
 
-export function makeFsyncDurable(module: unknown): void {
-  const ops = (module as PGliteModule).FS.filesystems?.NODEFS?.stream_ops;
+/** Emscripten's errno for EIO. */
+const EIO = 29;
+
+/** Refuses to go on once a sync failed; call it before a batch runs and before its replies go out. */
+export interface DurableGuard {
+  check(): void;
+}
+
+export const NOT_DURABLE: DurableGuard = { check() {} };
+
+/**
+ * A failed sync is fatal, as Postgres makes it (PANIC: the page cache may have dropped what it could
+ * not write, so retrying would report success for lost data). The hook answers Postgres with EIO,
+ * which it PANICs on, and the guard refuses the batch that met it, its replies included, and every
+ * batch after: nothing is acknowledged that may not be on disk. A plain error thrown into the
+ * WebAssembly was swallowed: the commit was acknowledged and the next batch hung.
+ */
+export function makeFsyncDurable(module: unknown): DurableGuard {
+  const { FS } = module as PGliteModule;
+  const ops = FS.filesystems?.NODEFS?.stream_ops;
   if (!ops) throw new Error('PGlite has no NODEFS to make durable');
+  let failed: Error | undefined;
   ops.fsync = (stream: EmscriptenStream) => {
-    if (stream.nfd !== undefined) fs.fsyncSync(stream.nfd);
+    if (failed) throw new FS.ErrnoError(EIO);
+    if (stream.nfd === undefined) return 0;
+    try {
+      fs.fsyncSync(stream.nfd);
+    } catch (e) {
+      failed = new Error(`the embedded database could not sync a file to disk: ${String(e)}`);
+      throw new FS.ErrnoError(EIO);
+    }
     return 0;
+  };
+  return {
+    check() {
+      if (failed) throw failed;
+    },
   };
 }

@@ -155,8 +155,11 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     dump: () => db.dump(),
     async close() {
       await sql.end({ timeout: 5 });
-      await db.close();
-      await releaseLock();
+      try {
+        await db.close();
+      } finally {
+        await releaseLock();
+      }
     },
   };
 }
@@ -177,8 +180,11 @@ async function inProcessPGlite(
     extensions: { vector, pg_trgm },
     startParams: [...PGlite.defaultStartParams, ...settings],
   });
-  if (durable) makeFsyncDurable(db.Module);
-  return { ...inProcess(db), dump: () => db.dumpDataDir('none'), close: () => db.close() };
+  return {
+    ...inProcess(db, durable ? makeFsyncDurable(db.Module) : undefined),
+    dump: () => db.dumpDataDir('none'),
+    close: () => db.close(),
+  };
 }
 
 /**

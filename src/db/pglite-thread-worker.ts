@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { makeFsyncDurable } from './durable-fs.js';
+import { makeFsyncDurable, NOT_DURABLE } from './durable-fs.js';
 import type { ThreadInit, ThreadReply, ThreadRequest } from './pglite-thread.js';
 
 /**
@@ -22,22 +22,25 @@ const db = await PGlite.create({
   port.postMessage({ id: 0, error: String((e as Error)?.message ?? e) } satisfies ThreadReply);
   process.exit(1);
 });
-if (init.durable) makeFsyncDurable(db.Module);
+const durable = init.durable ? makeFsyncDurable(db.Module) : NOT_DURABLE;
 
 async function handle(req: ThreadRequest): Promise<ThreadReply> {
   switch (req.op) {
     case 'exec': {
       const replies: Uint8Array[] = [];
       let size = 0;
-      await db.runExclusive(() =>
-        db.execProtocolRawStream(req.messages, {
+      await db.runExclusive(async () => {
+        durable.check();
+        await db.execProtocolRawStream(req.messages, {
           // a view into PGlite's memory, reused by the next call: copy it
           onRawData: (bytes) => {
             replies.push(bytes.slice());
             size += bytes.length;
           },
-        }),
-      );
+        });
+        // a sync that failed in this batch: none of its replies goes out (./durable-fs.ts)
+        durable.check();
+      });
       if (replies.length === 1) return { id: req.id, data: replies[0]! };
       const data = new Uint8Array(size);
       let at = 0;

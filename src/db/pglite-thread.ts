@@ -115,17 +115,24 @@ export async function startPGliteThread(init: ThreadInit): Promise<PGliteThread>
       return new Blob([(await call({ op: 'dump' })).data!]);
     },
     async close() {
-      if (!failed) await call({ op: 'close' });
-      // terminate() of a worker that was unref'd holds nothing open while the thread stops (not
-      // even after ref()): the event loop drained and Node exited with code 0 in the middle of the
-      // caller's await (vitest's global setup did, so a clean clone ran no test). A timer holds the
-      // process until the thread has gone.
-      const hold = setInterval(() => {}, 60_000);
       try {
-        await worker.terminate();
+        if (!failed) await call({ op: 'close' });
       } finally {
-        clearInterval(hold);
+        await stop();
       }
     },
   };
+
+  async function stop() {
+    // terminate() of a worker that was unref'd holds nothing open while the thread stops (not
+    // even after ref()): the event loop drained and Node exited with code 0 in the middle of the
+    // caller's await (vitest's global setup did, so a clean clone ran no test). A timer holds the
+    // process until the thread has gone.
+    const hold = setInterval(() => {}, 60_000);
+    try {
+      await worker.terminate();
+    } finally {
+      clearInterval(hold);
+    }
+  }
 }

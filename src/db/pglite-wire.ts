@@ -1,5 +1,6 @@
 import { Duplex } from 'node:stream';
 import type { PGlite } from '@electric-sql/pglite';
+import { NOT_DURABLE, type DurableGuard } from './durable-fs.js';
 
 /**
  * postgres.js speaks to the embedded PGlite in this process, through a stream handed to its
@@ -22,16 +23,19 @@ export interface WireBackend {
   rollbackOpenTransaction(): Promise<void>;
 }
 
-export function inProcess(db: PGlite): WireBackend {
+export function inProcess(db: PGlite, durable: DurableGuard = NOT_DURABLE): WireBackend {
   return {
     async exec(messages) {
       const replies: Buffer[] = [];
-      await db.runExclusive(() =>
-        db.execProtocolRawStream(messages, {
+      await db.runExclusive(async () => {
+        durable.check();
+        await db.execProtocolRawStream(messages, {
           // a view into PGlite's memory, reused by the next call: copy it
           onRawData: (bytes) => void replies.push(Buffer.from(bytes)),
-        }),
-      );
+        });
+        // a sync that failed in this batch: none of its replies goes out (./durable-fs.ts)
+        durable.check();
+      });
       if (replies.length === 0) return undefined;
       return replies.length === 1 ? replies[0] : Buffer.concat(replies);
     },

@@ -51,6 +51,22 @@ describe('embedded database durability', () => {
     expect(files.some((f) => f.includes(`${path.sep}pg_wal${path.sep}`))).toBe(true);
   });
 
+  it('a sync that fails acknowledges nothing, and the database refuses what follows', async () => {
+    // in process (EMBEDDED_DB_THREAD=false, as open() sets): the worker thread runs the same hook
+    const sql = await open({});
+    await sql`create table paid (id int primary key)`;
+    const failing = vi.spyOn(fs, 'fsyncSync').mockImplementation(() => {
+      throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    });
+    await expect(sql`insert into paid values (1)`).rejects.toThrow();
+    failing.mockRestore();
+    await expect(sql`select 1`).rejects.toThrow(/could not sync a file to disk/);
+    // what the database holds in memory may not be on disk: it is not served again
+    const dead = db!;
+    db = undefined;
+    await dead.close().catch(() => undefined);
+  });
+
   it('EMBEDDED_DB_FSYNC=false: commits reach the operating system only', async () => {
     const sql = await open({ EMBEDDED_DB_FSYNC: 'false' });
     expect((await sql`show fsync`)[0]).toEqual({ fsync: 'off' });
