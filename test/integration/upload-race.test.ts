@@ -49,6 +49,32 @@ it('two identical paid uploads at once store the archive once, for one listing',
   expect(await t.blobFiles()).toEqual([...before, keyOf(bytes)].sort());
 });
 
+it('an identical upload whose twin listed the archive after its first look answers that listing', async () => {
+  const bytes = zipOf(uniqueProject());
+  const send = await signedFee();
+  const payments = t.runtime.deps.payments;
+  const knownClaim = payments.knownClaim.bind(payments);
+  let twin: Awaited<ReturnType<typeof send>> | undefined;
+  let looked = false;
+  // this request looks for an earlier claim, finds none, and its twin then lists the archive whole
+  payments.knownClaim = async (input) => {
+    const known = await knownClaim(input);
+    if (!looked) {
+      looked = true;
+      twin = await send(bytes);
+      expect(twin.statusCode).toBe(202);
+    }
+    return known;
+  };
+  try {
+    const res = await send(bytes);
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual(twin!.json());
+  } finally {
+    payments.knownClaim = knownClaim;
+  }
+});
+
 it('the losing one of two uploads under one signature leaves none of its bytes behind', async () => {
   const before = await t.blobFiles();
   const [one, two] = [zipOf(uniqueProject()), zipOf(uniqueProject())];

@@ -110,8 +110,14 @@ export async function submitListing(
   // A retry of an authorization already claimed answers its stored outcome; only new ones are
   // checked. One claimed for another archive or metadata is refused here, before any byte is stored.
   if (!(await deps.payments.knownClaim(run))) {
-    await checkDuplicates(deps.sql, upload.sha256, payment.payer);
-    await checkListingCap(deps.sql, payment.payer, deps.config.MAX_ACTIVE_LISTINGS);
+    try {
+      await checkDuplicates(deps.sql, upload.sha256, payment.payer);
+      await checkListingCap(deps.sql, payment.payer, deps.config.MAX_ACTIVE_LISTINGS);
+    } catch (err) {
+      // a twin of this very request (same signature, same archive) may have listed it since the
+      // first look: the duplicate it finds is its own listing, whose answer is this one's
+      if (!(await deps.payments.knownClaim(run))) throw err;
+    }
   }
   const stored = await storeArchive(deps, archiveKey, upload.bytes);
   let done;
