@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import {
   classifySettle,
   classifySettleError,
+  type AuthorizationState,
   type Facilitator,
   type SettleOutcome,
 } from '../../x402/facilitator.js';
@@ -281,17 +282,29 @@ export class PaymentProcessor {
    * Whether a payment recorded as failed at settlement moved no money and never will: a facilitator
    * may answer failure after it broadcast the transfer (a receipt wait that timed out), which can
    * still be mined. So the facilitator or the chain is asked, as the reconciler asks of an
-   * abandoned claim: unused, and either the dev ledger (authoritative) or past its window. Until
-   * then the id keeps answering the failure, and the payer's retry is charged nothing twice.
+   * abandoned claim. Until then the id keeps answering the failure, and the payer's retry is
+   * charged nothing twice.
    */
   private async canNeverMove(row: PaymentRow): Promise<boolean> {
-    const state = await this.facilitator.authorizationState({
+    return this.neverMoves(row, await this.chainStateOf(row));
+  }
+
+  /** What the facilitator or the chain says of a payment's authorization. */
+  private chainStateOf(row: PaymentRow): Promise<AuthorizationState> {
+    return this.facilitator.authorizationState({
       network: row.network,
       asset: row.asset,
       payer: row.payer,
       nonce: row.nonce,
       ...(row.transaction && { transaction: row.transaction }),
     });
+  }
+
+  /**
+   * Not used and can no longer be: the local ledger is authoritative; otherwise the authorization's
+   * window has closed, so nobody was or will be charged by it.
+   */
+  private neverMoves(row: PaymentRow, state: AuthorizationState): boolean {
     return (
       state.state === 'unused' &&
       (this.facilitator.kind === 'local' || row.validBefore.getTime() < Date.now())
@@ -357,13 +370,7 @@ export class PaymentProcessor {
       await this.completeSettled(row, JSON.parse(row.settlementJson!) as SettleResponse);
       return 'completed';
     }
-    const state = await this.facilitator.authorizationState({
-      network: row.network,
-      asset: row.asset,
-      payer: row.payer,
-      nonce: row.nonce,
-      ...(row.transaction && { transaction: row.transaction }),
-    });
+    const state = await this.chainStateOf(row);
     if (state.state === 'settled') {
       await this.completeSettled(row, {
         success: true,
@@ -374,12 +381,8 @@ export class PaymentProcessor {
       });
       return 'completed';
     }
-    if (
-      state.state === 'unused' &&
-      (this.facilitator.kind === 'local' || row.validBefore.getTime() < Date.now())
-    ) {
-      // Not used and can no longer be (the local ledger is authoritative; otherwise its window
-      // has closed): nobody was charged, the nonce is free again.
+    if (this.neverMoves(row, state)) {
+      // nobody was charged: the nonce is free again
       await this.store.release(row.id);
       return 'released';
     }
