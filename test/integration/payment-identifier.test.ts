@@ -525,6 +525,9 @@ describe('an id whose payment is settling, released or out of its window', () =>
       FACILITATOR_TIMEOUT_MS: '3000',
       RPC_URL_BASE: rpc.url,
       RPC_URL_POLYGON: rpc.url,
+      // tests here move the clock past a window (up to X402_MAX_TIMEOUT_SECONDS + 60 s ahead): a
+      // claim still settling across that jump must not look abandoned (stale after 30 s)
+      RECONCILE_STALE_SECONDS: '3600',
     });
   });
   afterAll(async () => {
