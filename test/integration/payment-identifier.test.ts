@@ -557,6 +557,30 @@ describe('an id whose payment is settling, released or out of its window', () =>
     };
   }
   const settles = () => fake.requests.filter((r) => r.path === '/settle').length;
+  /** A new 0.5 USDC listing, its prompt, a new buyer and one payment id. */
+  const purchase = async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = (itemId: string) => `/api/v1/items/${itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url: url(item.itemId) }));
+    const acquire = (header: string, itemId = item.itemId) =>
+      t.app.inject({
+        method: 'POST',
+        url: url(itemId),
+        payload: LEGAL,
+        headers: { 'payment-signature': header },
+      });
+    return { item, url, prompt, buyer: idPayer(newWallet()), id: generatePaymentId(), acquire };
+  };
+  /** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
+  const at = async <T>(unixSeconds: number, then: () => Promise<T>): Promise<T> => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(unixSeconds * 1000);
+    try {
+      return await then();
+    } finally {
+      vi.useRealTimers();
+    }
+  };
   const post = (req: ReturnType<typeof uploadRequest>, header?: string) =>
     t.app.inject({
       method: 'POST',
@@ -675,19 +699,8 @@ describe('an id whose payment is settling, released or out of its window', () =>
   });
 
   it('an id whose payment failed at settlement: the same request signed afresh with it runs anew, once', async () => {
-    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const { item, url, prompt, buyer, id, acquire } = await purchase();
     const other = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
-    const url = (itemId: string) => `/api/v1/items/${itemId}/acquire`;
-    const prompt = promptOf(await t.app.inject({ method: 'POST', url: url(item.itemId) }));
-    const buyer = idPayer(newWallet());
-    const id = generatePaymentId();
-    const acquire = (header: string, itemId = item.itemId) =>
-      t.app.inject({
-        method: 'POST',
-        url: url(itemId),
-        payload: LEGAL,
-        headers: { 'payment-signature': header },
-      });
     const before = settles();
     // the transfer fails on chain (say the balance was short): nothing charged
     fake.mode = 'settle_failed';
@@ -707,10 +720,8 @@ describe('an id whose payment is settling, released or out of its window', () =>
     const early = await acquire((await buyer.sign(prompt, id)).header);
     expect(early.json()).toMatchObject({ error: 'payment_settlement_failed' });
     expect(settles()).toBe(before + 1);
-    try {
-      // past its window, and unused on the token (only the clock moves)
-      vi.useFakeTimers({ toFake: ['Date'] });
-      vi.setSystemTime((validBeforeOf(failed.payload) + 60) * 1000);
+    // past its window, and unused on the token (only the clock moves)
+    await at(validBeforeOf(failed.payload) + 60, async () => {
       // the same request with the same id, signed afresh, twice at once: run anew, once
       const retries = await Promise.all([buyer.sign(prompt, id), buyer.sign(prompt, id)]);
       const answers = await Promise.all(retries.map((r) => acquire(r.header)));
@@ -729,24 +740,11 @@ describe('an id whose payment is settling, released or out of its window', () =>
       const conflict = await acquire((await buyer.sign(otherPrompt, id)).header, other.itemId);
       expect(conflict.json()).toMatchObject({ error: 'payment_identifier_conflict' });
       expect(settles()).toBe(before + 2);
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it('a settlement answered as failed whose transfer was mined after all: the id is never run anew', async () => {
-    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
-    const url = `/api/v1/items/${item.itemId}/acquire`;
-    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
-    const buyer = idPayer(newWallet());
-    const id = generatePaymentId();
-    const acquire = (header: string) =>
-      t.app.inject({
-        method: 'POST',
-        url,
-        payload: LEGAL,
-        headers: { 'payment-signature': header },
-      });
+    const { item, prompt, buyer, id, acquire } = await purchase();
     const before = settles();
     // the facilitator sent the transfer, then gave up waiting for its receipt and answered failure
     fake.mode = 'settle_failed';
@@ -756,9 +754,7 @@ describe('an id whose payment is settling, released or out of its window', () =>
     });
     fake.mode = 'ok';
     rpc.mine(buyer.address, failed.nonce, `0x${'ab'.repeat(32)}`);
-    try {
-      vi.useFakeTimers({ toFake: ['Date'] });
-      vi.setSystemTime((validBeforeOf(failed.payload) + 60) * 1000);
+    await at(validBeforeOf(failed.payload) + 60, async () => {
       // the payer's retry with the same id: the money moved once, so nothing is settled again
       const retry = await acquire((await buyer.sign(prompt, id)).header);
       expect(retry.statusCode).toBe(402);
@@ -767,9 +763,7 @@ describe('an id whose payment is settling, released or out of its window', () =>
       expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
         orders: 0,
       });
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it('an expired authorization with a swapped-in id proves nothing anew: no fresh links', async () => {
