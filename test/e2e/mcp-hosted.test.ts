@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import type { SettleResponse } from '@x402/core/types';
 import {
   validateDiscoveryExtension,
   validateDiscoveryExtensionSpec,
@@ -15,16 +11,11 @@ import {
   appendPaymentIdentifierToExtensions,
   generatePaymentId,
 } from '@x402/extensions/payment-identifier';
-import {
-  createSIWxPayload,
-  encodeSIWxHeader,
-  SIGN_IN_WITH_X,
-  type SIWxExtension,
-} from '@x402/extensions/sign-in-with-x';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { SIGN_IN_WITH_X, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import { hostedMcpAgent } from '../helpers/mcp-hosted-agent.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
 
@@ -55,48 +46,8 @@ afterAll(() => t?.close());
 
 /** An agent with its own wallet, speaking MCP over Streamable HTTP to `/mcp`. */
 async function agent() {
-  const account = privateKeyToAccount(generatePrivateKey());
-  const payer = new x402Client();
-  registerExactEvmScheme(payer, { signer: account });
-  const client = new Client({ name: 'hosted-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.base}/mcp`)));
-  const call = (
-    name: string,
-    args: Record<string, unknown>,
-    proof?: PaymentPayload | { siwx: string | object },
-  ) =>
-    client.callTool({
-      name,
-      arguments: args,
-      ...(proof && {
-        _meta: 'siwx' in proof ? { 'sign-in-with-x': proof.siwx } : { 'x402/payment': proof },
-      }),
-    }) as Promise<CallToolResult>;
-  /** The transport's client rule: structuredContent first, else content[0].text. */
-  const requiredOf = (r: CallToolResult): PaymentRequired | undefined => {
-    let s: Partial<PaymentRequired> | undefined;
-    try {
-      s = (r.structuredContent ??
-        JSON.parse((r.content[0] as { text: string }).text)) as Partial<PaymentRequired>;
-    } catch {
-      return undefined; // a plain error text: not a payment prompt
-    }
-    return r.isError && s.x402Version && s.accepts ? (s as PaymentRequired) : undefined;
-  };
-  /**
-   * A sign-in-with-x proof for a PaymentRequired's challenge, as @x402/extensions' client builds
-   * it (wrapFetchWithSIWx's rule: the chain of accepts[0]), for the SIGN-IN-WITH-X value in _meta.
-   */
-  const signIn = async (required: PaymentRequired) => {
-    const ext = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
-    const chain = ext.supportedChains.find((c) => c.chainId === required.accepts[0]!.network)!;
-    const payload = await createSIWxPayload(
-      { ...ext.info, chainId: chain.chainId, type: chain.type },
-      account,
-      `${t.base}/mcp`,
-    );
-    return { siwx: encodeSIWxHeader(payload) };
-  };
+  const a = await hostedMcpAgent(t.base);
+  const { payer, call, requiredOf, signIn } = a;
   /** An identity tool called twice: unproved (its PaymentRequired), then with a fresh proof. */
   const proved = async (name: string, args: Record<string, unknown>, how: 'x402' | 'siwx') => {
     const required = requiredOf(await call(name, args));
@@ -105,7 +56,7 @@ async function agent() {
       how === 'siwx' ? await signIn(required!) : await payer.createPaymentPayload(required!);
     return call(name, args, proof);
   };
-  return { account, payer, client, call, requiredOf, signIn, proved };
+  return { ...a, proved };
 }
 
 const textOf = (r: CallToolResult) => (r.content[0] as { text: string }).text;

@@ -6,21 +6,13 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { x402Client } from '@x402/core/client';
-import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import {
-  createSIWxPayload,
-  encodeSIWxHeader,
-  SIGN_IN_WITH_X,
-  type SIWxExtension,
-} from '@x402/extensions/sign-in-with-x';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import { hostedMcpAgent } from '../helpers/mcp-hosted-agent.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { ensureBuilt, MCP_ENTRY, ROOT } from '../helpers/build.js';
 import { createSaleItem } from '../helpers/items.js';
@@ -75,24 +67,9 @@ function promptOf(r: CallToolResult): PaymentRequired | undefined {
 
 describe('hosted /mcp with the tools listed first', () => {
   async function agent() {
-    const account = privateKeyToAccount(generatePrivateKey());
-    const payer = new x402Client();
-    registerExactEvmScheme(payer, { signer: account });
-    const client = new Client({ name: 'listing-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.base}/mcp`)));
+    const a = await hostedMcpAgent(t.base, 'listing-agent');
+    const { payer, client, call, signIn } = a;
     const tools = await checkedTools(client);
-    const call = (
-      name: string,
-      args: Record<string, unknown>,
-      proof?: PaymentPayload | { siwx: string },
-    ) =>
-      client.callTool({
-        name,
-        arguments: args,
-        ...(proof && {
-          _meta: 'siwx' in proof ? { 'sign-in-with-x': proof.siwx } : { 'x402/payment': proof },
-        }),
-      }) as Promise<CallToolResult>;
     /** A payment prompt as the transport puts it: structuredContent, the same JSON as text. */
     const prompt = async (name: string, args: Record<string, unknown>) => {
       const r = await call(name, args);
@@ -100,16 +77,6 @@ describe('hosted /mcp with the tools listed first', () => {
       expect(required, `${name}: ${textOf(r)}`).toBeDefined();
       expect(JSON.parse(textOf(r))).toEqual(r.structuredContent);
       return required!;
-    };
-    const signIn = async (required: PaymentRequired) => {
-      const ext = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
-      const chain = ext.supportedChains.find((c) => c.chainId === required.accepts[0]!.network)!;
-      const payload = await createSIWxPayload(
-        { ...ext.info, chainId: chain.chainId, type: chain.type },
-        account,
-        `${t.base}/mcp`,
-      );
-      return { siwx: encodeSIWxHeader(payload) };
     };
     /** An identity tool: its prompt, then a fresh proof of either kind. */
     const proved = async (name: string, args: Record<string, unknown>, how: 'x402' | 'siwx') => {
@@ -122,7 +89,7 @@ describe('hosted /mcp with the tools listed first', () => {
       expect(r.isError, `${name}: ${textOf(r)}`).toBeFalsy();
       return r;
     };
-    return { account, payer, client, tools, call, prompt, proved };
+    return { ...a, tools, prompt, proved };
   }
 
   it('every tool with an outputSchema answers its error result without a client-side throw', async () => {
