@@ -1,4 +1,4 @@
-import { halfOf } from './relevance-half.js';
+import { type Half, halfOf } from './relevance-half.js';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { type SearchVariant } from '../../src/domain/search/rank.js';
@@ -8,6 +8,7 @@ import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 import { seedListing, seedSeller } from '../helpers/catalog.js';
+import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import {
   QUERY_KINDS,
@@ -31,11 +32,14 @@ import {
  * tuning and held-out half apart. Goals on the built-in default (fused), held-out half of the
  * paraphrase set: paraphrase hit@1 ≥ 0.8, all queries hit@1 ≥ 0.9, gap ≥ 1.5; no family of issue
  * 11's set worse than before. BENCH_RELEVANCE_SETS=paraphrase and BENCH_RELEVANCE_VARIANTS=fused
- * narrow a run.
+ * narrow a run. A third set, FRESH_SET ("fresh set (never tuned on)", relevance-fresh-set.ts), runs
+ * after them: written blind over the paraphrase catalogue, every query held out, outside
+ * RELEVANCE_SETS so that the tuning tool and relevance-explain never see it.
  *
  * Set BENCH_RELEVANCE_VERBOSE=1 to print every fused query, not only those whose first result is
  * not a best answer. BENCH_RELEVANCE_HALF=tuning hides the held-out half (its queries, lines and
- * figures) while iterating on data or calibration, so that it stays a clean estimate until read once.
+ * figures) while iterating on data or calibration, so that it stays a clean estimate until read once;
+ * it hides the fresh set entirely.
  */
 
 const VARIANTS: SearchVariant[] = ['lexical', 'vector', 'fused'];
@@ -116,11 +120,34 @@ export const RELEVANCE_SETS: Array<{
   { name: 'paraphrase', listings: PARAPHRASE_LISTINGS, queries: PARAPHRASE_QUERIES },
 ];
 
+/** Issue 30's fresh set: never tuned on, so all of it is held out and no tool but this bench reads it. */
+export const FRESH_SET = {
+  name: 'fresh',
+  label: 'fresh set (never tuned on)',
+  listings: PARAPHRASE_LISTINGS,
+  queries: FRESH_QUERIES,
+};
+
+/** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh set. */
+export function benchSetsFor(env: Record<string, string | undefined>): Array<{
+  name: string;
+  label?: string;
+  listings: RelevanceListing[];
+  queries: RelevanceQuery[];
+  heldOutOnly: boolean;
+}> {
+  const only = env.BENCH_RELEVANCE_SETS?.split(',');
+  const tuningOnly = env.BENCH_RELEVANCE_HALF === 'tuning';
+  return [
+    ...RELEVANCE_SETS.map((set) => ({ ...set, heldOutOnly: false })),
+    ...(tuningOnly ? [] : [{ ...FRESH_SET, heldOutOnly: true }]),
+  ].filter((set) => !only || only.includes(set.name));
+}
+
 export async function benchRelevance(
   env: Record<string, string | undefined> = {},
 ): Promise<Record<string, unknown>> {
   const verbose = env.BENCH_RELEVANCE_VERBOSE === '1';
-  const only = env.BENCH_RELEVANCE_SETS?.split(',');
   const tuningOnly = env.BENCH_RELEVANCE_HALF === 'tuning';
   if (env.BENCH_RELEVANCE_HALF !== undefined && !tuningOnly)
     throw new Error(
@@ -128,12 +155,18 @@ export async function benchRelevance(
     );
   const variants = (env.BENCH_RELEVANCE_VARIANTS?.split(',') ?? VARIANTS) as SearchVariant[];
   const out: Record<string, unknown> = {};
-  for (const set of RELEVANCE_SETS) {
-    if (only && !only.includes(set.name)) continue;
+  for (const set of benchSetsFor(env)) {
     console.log(
-      `\n--- set ${set.name}: ${set.listings.length} listings, ${set.queries.length} queries ---`,
+      `\n--- set ${set.label ?? set.name}: ${set.listings.length} listings, ${set.queries.length} queries ---`,
     );
-    out[set.name] = await benchSet(set.listings, set.queries, variants, verbose, tuningOnly);
+    out[set.name] = await benchSet(
+      set.listings,
+      set.queries,
+      variants,
+      verbose,
+      tuningOnly,
+      set.heldOutOnly,
+    );
   }
   return out;
 }
@@ -144,7 +177,9 @@ async function benchSet(
   variants: SearchVariant[],
   verbose: boolean,
   tuningOnly = false,
+  heldOutOnly = false,
 ): Promise<Record<string, unknown>> {
+  const halfFor = (q: RelevanceQuery): Half => (heldOutOnly ? 'held-out' : halfOf(q));
   if (tuningOnly) queries = queries.filter((q) => halfOf(q) === 'tuning');
   const { runtime, sql, embedder, keyOf, indexMs } = await relevanceCatalogue(listings);
   try {
@@ -168,7 +203,7 @@ async function benchSet(
         searches++;
         const ranked = res.map((r) => ({ key: keyOf.get(r.id)!, similarity: r.similarity }));
         const j = judge(q, ranked);
-        const half = halfOf(q);
+        const half = halfFor(q);
         for (const kind of [q.kind, 'all']) for (const h of [half, 'all']) add(`${h}|${kind}`, j);
         if (variant === 'fused' && (j.hit1 === 0 || verbose))
           misses.push(
@@ -217,6 +252,12 @@ async function benchSet(
       for (const row of rows)
         for (const k of Object.keys(row))
           if (!k.startsWith('tune ') && k !== 'variant' && k !== 'kind') delete row[k];
+    // a set with no tuning half: its empty tuning columns and figures left out
+    if (heldOutOnly) {
+      for (const row of rows)
+        for (const k of Object.keys(row)) if (k.startsWith('tune ')) delete row[k];
+      for (const k of Object.keys(summary)) if (k.includes(' tuning ')) delete summary[k];
+    }
     console.table(rows);
     const fused = summary['fused held-out all'];
     const para = summary['fused held-out paraphrase'];
@@ -224,7 +265,9 @@ async function benchSet(
       embedder: embedder.model,
       listings: listings.length,
       queries: queries.length,
-      split: 'sha256(query text), first bit: 0 tuning, 1 held-out',
+      split: heldOutOnly
+        ? 'none: every query held out (never tuned on)'
+        : 'sha256(query text), first bit: 0 tuning, 1 held-out',
       index_ms_per_listing: +(indexMs / listings.length).toFixed(2),
       search_ms_mean: +(searchMs / searches).toFixed(2),
       embed_ms_per_query: +embedMs.toFixed(3),

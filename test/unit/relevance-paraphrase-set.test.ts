@@ -4,6 +4,9 @@ import { isStackWord } from '../../src/domain/search/stacks.js';
 import { halfOf } from '../bench/relevance-half.js';
 import { QUERY_KINDS } from '../bench/relevance-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from '../bench/relevance-paraphrase-set.js';
+import { FRESH_QUERIES } from '../bench/relevance-fresh-set.js';
+import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
+import { RELEVANCE_QUERIES, type RelevanceQuery } from '../bench/relevance-set.js';
 
 /** A text's content words by stem: stop words and stack names left out. */
 const contentStems = (text: string) =>
@@ -12,6 +15,21 @@ const contentStems = (text: string) =>
       .filter((w) => !isStackWord(w))
       .map(stem),
   );
+
+/** Queries that reuse a content word of the title or tech stack of a listing they want first. */
+function reusedWords(queries: RelevanceQuery[]): string[] {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+  const reused: string[] = [];
+  for (const q of queries) {
+    const words = contentStems(q.q);
+    for (const k of q.best) {
+      const l = byKey.get(k)!;
+      const shared = [...contentStems(`${l.title} ${l.techStack}`)].filter((w) => words.has(w));
+      if (shared.length) reused.push(`${q.q} ↔ ${k}: ${shared.join(', ')}`);
+    }
+  }
+  return reused;
+}
 
 describe('the paraphrase relevance set (issue 30)', () => {
   const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
@@ -40,16 +58,7 @@ describe('the paraphrase relevance set (issue 30)', () => {
   });
 
   it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
-    const reused: string[] = [];
-    for (const q of PARAPHRASE_QUERIES) {
-      const words = contentStems(q.q);
-      for (const k of q.best) {
-        const l = byKey.get(k)!;
-        const shared = [...contentStems(`${l.title} ${l.techStack}`)].filter((w) => words.has(w));
-        if (shared.length) reused.push(`${q.q} ↔ ${k}: ${shared.join(', ')}`);
-      }
-    }
-    expect(reused).toEqual([]);
+    expect(reusedWords(PARAPHRASE_QUERIES)).toEqual([]);
   });
 
   it('splits into a tuning and a held-out half by a fixed hash, each with every family', () => {
@@ -61,5 +70,56 @@ describe('the paraphrase relevance set (issue 30)', () => {
     }
     // the split is the hash's, not the order of the file: fixed for a given query text
     expect(halfOf({ q: 'stop clients from hammering my node api' })).toBe('held-out');
+  });
+});
+
+describe('the fresh relevance set (issue 30, written blind, never tuned on)', () => {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+
+  it('has at least 100 new queries in every family, judged on real listings of the catalogue', () => {
+    expect(FRESH_QUERIES.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(FRESH_QUERIES.map((q) => q.q)).size).toBe(FRESH_QUERIES.length);
+    const older = new Set([...PARAPHRASE_QUERIES, ...RELEVANCE_QUERIES].map((q) => q.q));
+    expect(FRESH_QUERIES.filter((q) => older.has(q.q)).map((q) => q.q)).toEqual([]);
+    const minimum = { keyword: 15, paraphrase: 55, stack: 15, long: 15 };
+    for (const kind of QUERY_KINDS)
+      expect(FRESH_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
+        minimum[kind],
+      );
+    for (const q of FRESH_QUERIES) {
+      expect(QUERY_KINDS).toContain(q.kind);
+      expect(q.best.length).toBeGreaterThan(0);
+      for (const k of [...q.best, ...(q.ok ?? [])]) expect(byKey.has(k), `${q.q}: ${k}`).toBe(true);
+    }
+  });
+
+  it('wants most of the catalogue first somewhere, the close distractors included', () => {
+    const wanted = new Set(FRESH_QUERIES.flatMap((q) => q.best));
+    expect(wanted.size / byKey.size).toBeGreaterThanOrEqual(0.9);
+    for (const prefix of ['rl-', 'scrape-', 'auth-'])
+      for (const k of [...byKey.keys()].filter((key) => key.startsWith(prefix)))
+        expect(wanted.has(k), k).toBe(true);
+  });
+
+  it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
+    expect(reusedWords(FRESH_QUERIES)).toEqual([]);
+  });
+
+  it('is read only by the relevance bench, all held out, and hidden while tuning', () => {
+    // the tuning tool and relevance-explain read RELEVANCE_SETS: the fresh set is not among them
+    expect(RELEVANCE_SETS.some((set) => set.queries === FRESH_QUERIES)).toBe(false);
+    const all = benchSetsFor({});
+    expect(all.map((set) => set.name)).toEqual(['issue11', 'paraphrase', 'fresh']);
+    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, true]);
+    expect(all[2]!.label).toBe('fresh set (never tuned on)');
+    expect(all[2]!.queries).toBe(FRESH_QUERIES);
+    expect(all[2]!.listings).toBe(PARAPHRASE_LISTINGS);
+    expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).map((set) => set.name)).toEqual([
+      'issue11',
+      'paraphrase',
+    ]);
+    expect(benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh' }).map((set) => set.name)).toEqual([
+      'fresh',
+    ]);
   });
 });
