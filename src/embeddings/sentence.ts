@@ -29,7 +29,8 @@ let shared: Promise<SentenceModel> | undefined;
 /** The encoder, loaded once per process at the first call. */
 export function sentenceModel(): Promise<SentenceModel> {
   shared ??= (async () => {
-    const [{ initModel }, { modelSource }] = await Promise.all([
+    const [{ ready }, { initModel }, { modelSource }] = await Promise.all([
+      import('@energetic-ai/core') as Promise<{ ready(): Promise<void> }>,
       import('@energetic-ai/embeddings') as Promise<{
         initModel(source: () => Promise<unknown>): Promise<SentenceModel>;
       }>,
@@ -37,6 +38,18 @@ export function sentenceModel(): Promise<SentenceModel> {
         modelSource(): Promise<unknown>;
       }>,
     ]);
+    // The backend's WebAssembly compiles in the background from the import on, and loading the
+    // weights makes tensors, which throw "Backend 'wasm' has not yet been initialized" until it
+    // is done. initModel waits for both side by side, so a slow compile (a loaded machine) lost
+    // the race: wait for the backend first, then read the weights.
+    // (V8's compile tasks alone do not keep the event loop alive: a command with nothing else
+    // pending would exit mid-wait, so a timer holds it until the backend is ready)
+    const alive = setInterval(() => {}, 1000);
+    try {
+      await ready();
+    } finally {
+      clearInterval(alive);
+    }
     return initModel(modelSource);
   })();
   shared.catch(() => (shared = undefined));

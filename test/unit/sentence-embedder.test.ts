@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import https from 'node:https';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { BuiltinEmbedder, BUILTIN_DIMENSIONS } from '../../src/embeddings/builtin.js';
@@ -59,6 +61,31 @@ describe('sentence embedder', () => {
     expect(cos(q!, price!)).toBeGreaterThan(cos(q!, anomaly!) + 0.1);
     expect(cos(q!, price!) - cos(q!, limiter!)).toBeGreaterThan(cos(wq!, wp!) - cos(wq!, wl!));
   }, 60_000);
+
+  it('loads on a machine where the backend compiles slowly (weights read before the backend was ready failed)', async () => {
+    // V8 compiling the backend's WebAssembly eagerly, with its optimising compiler only, on one
+    // background thread: the weights are read long before it is done, as on a loaded machine
+    const script = `
+      import { SentenceEmbedder } from './src/embeddings/sentence.ts';
+      import { BuiltinEmbedder } from './src/embeddings/builtin.ts';
+      const [v] = await new SentenceEmbedder(new BuiltinEmbedder(), 1).embed(['rate limiter']);
+      console.log(v.length);`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--no-liftoff',
+        '--no-wasm-lazy-compilation',
+        '--wasm-num-compilation-tasks=1',
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      { cwd: new URL('../..', import.meta.url).pathname, timeout: 90_000 },
+    );
+    expect(stdout.trim()).toBe(String(BUILTIN_DIMENSIONS + SENTENCE_DIMENSIONS));
+  }, 120_000);
 
   it('is the built-in embedder when EMBEDDINGS_BUILTIN=sentence, and its model name says the share', () => {
     const e = createEmbedder(
