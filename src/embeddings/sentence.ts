@@ -30,7 +30,8 @@ let shared: Promise<SentenceModel> | undefined;
 export function sentenceModel(): Promise<SentenceModel> {
   shared ??= (async () => {
     const [{ ready }, { initModel }, { modelSource }] = await Promise.all([
-      import('@energetic-ai/core') as Promise<{ ready(): Promise<void> }>,
+      // its types do not declare the TensorFlow.js functions it re-exports
+      import('@energetic-ai/core') as unknown as Promise<{ ready(): Promise<void> }>,
       import('@energetic-ai/embeddings') as Promise<{
         initModel(source: () => Promise<unknown>): Promise<SentenceModel>;
       }>,
