@@ -743,7 +743,7 @@ describe('an id whose payment is settling, released or out of its window', () =>
     });
   });
 
-  it('a settlement answered as failed whose transfer was mined after all: the id is never run anew', async () => {
+  it('a settlement answered as failed whose transfer was mined after all: the id is never run anew, it answers the order', async () => {
     const { item, prompt, buyer, id, acquire } = await purchase();
     const before = settles();
     // the facilitator sent the transfer, then gave up waiting for its receipt and answered failure
@@ -755,14 +755,17 @@ describe('an id whose payment is settling, released or out of its window', () =>
     fake.mode = 'ok';
     rpc.mine(buyer.address, failed.nonce, `0x${'ab'.repeat(32)}`);
     await at(validBeforeOf(failed.payload) + 60, async () => {
-      // the payer's retry with the same id: the money moved once, so nothing is settled again
+      // the payer's retry with the same id: the money moved once, so nothing is settled again,
+      // and the payment it moved is completed and answered: the buyer was charged, so gets the order
       const retry = await acquire((await buyer.sign(prompt, id)).header);
-      expect(retry.statusCode).toBe(402);
-      expect(retry.json()).toMatchObject({ error: 'payment_settlement_failed' });
+      expect(retry.statusCode).toBe(200);
       expect(settles()).toBe(before + 1);
       expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
-        orders: 0,
+        orders: 1,
       });
+      const again = await acquire((await buyer.sign(prompt, id)).header);
+      expect(again.json().order_id).toBe(retry.json().order_id);
+      expect(settles()).toBe(before + 1);
     });
   });
 

@@ -1,0 +1,202 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PaymentPayload } from '@x402/core/types';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
+import { reconcileNow } from '../../src/runtime.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
+import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
+import { createSaleItem } from '../helpers/items.js';
+import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+
+/**
+ * A remote facilitator may answer a settlement FAILURE after it broadcast the transfer (its
+ * receipt wait timed out), and the transfer can still be mined: the buyer is then charged. Such a
+ * payment is revisited (the reconciler's passes, the buyer's retry of the same payment) until the
+ * chain decides it: mined -> completed with exactly one order; window closed and the
+ * authorization unused -> final, never asked about again. The facilitator (x402 wire protocol)
+ * and the chain (JSON-RPC: the token's `authorizationState`) are loopback servers. Runs on the
+ * Postgres tier too (TEST_TIER=postgres), where concurrent passes really run in parallel.
+ */
+let t: TestContext;
+let fake: FakeFacilitator;
+let rpc: FakeRpc;
+beforeAll(async () => {
+  fake = await startFakeFacilitator();
+  rpc = await startFakeRpc();
+  t = await startTestApp({
+    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'failedsettle-')),
+    FACILITATOR_URL: fake.url,
+    FACILITATOR_TIMEOUT_MS: '3000',
+    RPC_URL_BASE: rpc.url,
+    RPC_URL_POLYGON: rpc.url,
+    // a test here moves the clock past a window: nothing settling may look abandoned meanwhile
+    // (passes are run with staleSeconds 0 where a test wants one)
+    RECONCILE_STALE_SECONDS: '3600',
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+  await rpc?.close();
+});
+beforeEach(() => {
+  fake.mode = 'ok';
+});
+
+const LEGAL = { policy_accepted: true, license_accepted: true };
+const validBeforeOf = (payload: PaymentPayload) =>
+  Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
+
+/** A purchase whose settlement the facilitator answers as failed (402); `send()` retries it. */
+async function failedPurchase() {
+  const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
+  const url = `/api/v1/items/${item.itemId}/acquire`;
+  const required = promptOf(await t.app.inject({ method: 'POST', url }));
+  const buyer = newWallet();
+  const signed = await signPayment(buyer, required, required.accepts[0]!);
+  const send = () =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': signed.header },
+      payload: LEGAL,
+    });
+  fake.mode = 'settle_failed';
+  const res = await send();
+  fake.mode = 'ok';
+  expect(res.statusCode).toBe(402);
+  expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
+  const [row] = await t.runtime.deps.sql<{ id: string }[]>`
+    select id from x402_payments where nonce = ${signed.nonce}`;
+  return { item, buyer, signed, send, paymentId: row!.id };
+}
+
+/** What the buyer got for this item: orders, their legal audit rows, the payment's state. */
+async function recorded(itemId: string, paymentId: string) {
+  const [r] = await t.runtime.deps.sql<{ orders: number; audits: number; status: string }[]>`
+    select (select count(*)::int from orders where item_id = ${itemId}) as orders,
+           (select count(*)::int from legal_acceptances l join orders o on o.id = l.order_id
+             where o.item_id = ${itemId}) as audits,
+           (select status from x402_payments where id = ${paymentId}) as status`;
+  return r!;
+}
+
+const listed = async (paymentId: string) =>
+  (await unresolvedPayments(t.runtime.deps.payments.store, 0)).some(
+    (p) => p.paymentId === paymentId,
+  );
+
+/** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
+async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(unixSeconds * 1000);
+  try {
+    return await then();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+describe('a settlement answered as failed', () => {
+  it('mined after all: the reconciler places one order and the buyer retrying the same payment downloads it', async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    // not used on chain yet, its window still open: undecided, and operators see it
+    let report = await reconcileNow(t.runtime.deps, 0);
+    expect(report.completed).toBe(0);
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'failed' });
+    expect(await listed(paymentId)).toBe(true);
+    // the transfer the facilitator gave up on is mined
+    const tx = `0x${'cd'.repeat(32)}`;
+    rpc.mine(buyer.address, signed.nonce, tx);
+    report = await reconcileNow(t.runtime.deps, 0);
+    expect(report.completed).toBe(1);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    expect(await listed(paymentId)).toBe(false);
+    const [order] = await t.runtime.deps.sql<{ id: string; transaction: string }[]>`
+      select id, transaction from orders where item_id = ${item.itemId}`;
+    expect(order!.transaction).toBe(tx);
+    // the buyer's retry of the same payment: that order, with a working download link
+    const settles = fake.requests.filter((r) => r.path === '/settle').length;
+    const retry = await send();
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toMatchObject({ order_id: order!.id });
+    const file = await t.app.inject(
+      (retry.json() as { download_url: string }).download_url.replace(
+        'http://marketplace.test',
+        '',
+      ),
+    );
+    expect(file.statusCode).toBe(200);
+    expect(file.rawPayload.equals(item.bytes)).toBe(true);
+    // nothing settled again, nothing recorded twice
+    expect(fake.requests.filter((r) => r.path === '/settle').length).toBe(settles);
+    expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(0);
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 1, audits: 1 });
+  });
+
+  it('mined after all, no pass yet: the buyer retrying the same payment gets the purchase at once', async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    // still undecided: the retry answers the failure, as before
+    expect((await send()).json()).toMatchObject({ error: 'payment_settlement_failed' });
+    rpc.mine(buyer.address, signed.nonce, `0x${'ce'.repeat(32)}`);
+    const retries = await Promise.all([send(), send()]);
+    expect(retries.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(retries[0]!.json().order_id).toBe(retries[1]!.json().order_id);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+  });
+
+  it('two reconciler passes at once (and a retry): one order', async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    rpc.mine(buyer.address, signed.nonce, `0x${'cf'.repeat(32)}`);
+    const pass = () =>
+      reconcilePayments(t.runtime.deps.payments, {
+        staleSeconds: 0,
+        alertAfterSeconds: 600,
+        logger: t.runtime.deps.logger,
+        paymentIdRetentionSeconds: 86_400,
+      });
+    const [a, b, retry] = await Promise.all([pass(), pass(), send()]);
+    expect(a.unresolved + b.unresolved).toBe(0);
+    expect(retry.statusCode).toBe(200);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    const [order] = await t.runtime.deps.sql<{ id: string }[]>`
+      select id from orders where item_id = ${item.itemId}`;
+    expect(retry.json()).toMatchObject({ order_id: order!.id });
+  });
+
+  it('never used and its window closed: final, the payment answers failed and the reconciler stops asking', async () => {
+    const { item, signed, send, paymentId } = await failedPurchase();
+    expect(await listed(paymentId)).toBe(true);
+    await at(validBeforeOf(signed.payload) + 60, async () => {
+      const before = rpc.received;
+      const report = await reconcileNow(t.runtime.deps, 0);
+      expect(report.failed).toBe(1);
+      expect(rpc.received).toBeGreaterThan(before); // the chain was asked once
+      expect(await listed(paymentId)).toBe(false);
+      // the same payment again: its failure, and the chain is not asked again
+      const asked = rpc.received;
+      const retry = await send();
+      expect(retry.statusCode).toBe(402);
+      expect(retry.json()).toMatchObject({ error: 'payment_settlement_failed' });
+      const next = await reconcileNow(t.runtime.deps, 0);
+      expect(next).toMatchObject({ completed: 0, failed: 0, unresolved: 0 });
+      expect(rpc.received).toBe(asked);
+    });
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'failed' });
+  });
+});
