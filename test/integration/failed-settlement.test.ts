@@ -1,14 +1,17 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { PaymentPayload } from '@x402/core/types';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
-import { startTestApp, type TestContext } from '../helpers/app.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
 import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
+import {
+  sellerStatus,
+  startSellingApp,
+  uploadRequest,
+  type SellingContext,
+} from '../helpers/selling.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
@@ -20,14 +23,13 @@ import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
  * and the chain (JSON-RPC: the token's `authorizationState`) are loopback servers. Runs on the
  * Postgres tier too (TEST_TIER=postgres), where concurrent passes really run in parallel.
  */
-let t: TestContext;
+let t: SellingContext;
 let fake: FakeFacilitator;
 let rpc: FakeRpc;
 beforeAll(async () => {
   fake = await startFakeFacilitator();
   rpc = await startFakeRpc();
-  t = await startTestApp({
-    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'failedsettle-')),
+  t = await startSellingApp({
     FACILITATOR_URL: fake.url,
     FACILITATOR_TIMEOUT_MS: '3000',
     RPC_URL_BASE: rpc.url,
@@ -198,5 +200,37 @@ describe('a settlement answered as failed', () => {
       expect(rpc.received).toBe(asked);
     });
     expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'failed' });
+  });
+
+  it('a listing fee mined after all: the listing is made once, with its archive bytes kept meanwhile', async () => {
+    const seller = newWallet();
+    const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const post = (header?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/items',
+        payload: req.payload,
+        headers: { ...req.headers, ...(header && { 'payment-signature': header }) },
+      });
+    const prompt = promptOf(await post());
+    const signed = await signPayment(seller, prompt, prompt.accepts[0]!);
+    fake.mode = 'settle_failed';
+    const res = await post(signed.header);
+    fake.mode = 'ok';
+    expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
+    rpc.mine(seller.address, signed.nonce, `0x${'d0'.repeat(32)}`);
+    expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(1);
+    const items = () => t.runtime.deps.sql<{ id: string }[]>`
+      select i.id from items i join agents a on a.id = i.seller_id
+      where a.address = ${seller.address.toLowerCase()}`;
+    const [item] = await items();
+    // its bytes were kept while the fee was undecided: the scan reads them and lists it
+    await t.work();
+    expect((await sellerStatus(t, seller, item!.id)).status).toBe('active');
+    // the seller's retry of the same upload: that listing, once
+    const retry = await post(signed.header);
+    expect(retry.statusCode).toBe(202);
+    expect(retry.json()).toMatchObject({ item_id: item!.id });
+    expect(await items()).toHaveLength(1);
   });
 });
