@@ -1,5 +1,6 @@
 import type { PaymentPayload } from '@x402/core/types';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { unresolvedSettlements } from '../../src/domain/operator/payments.js';
 import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
@@ -86,10 +87,17 @@ async function recorded(itemId: string, paymentId: string) {
   return r!;
 }
 
-const listed = async (paymentId: string) =>
-  (await unresolvedPayments(t.runtime.deps.payments.store, 0)).some(
+/** Whether operators see the payment as unresolved: `npm run payments:unresolved`, the console. */
+async function listed(paymentId: string) {
+  const command = (await unresolvedPayments(t.runtime.deps.payments.store, 0)).some(
     (p) => p.paymentId === paymentId,
   );
+  const page = (await unresolvedSettlements(t.runtime.deps.sql)).some(
+    (p) => p.payment_id === paymentId,
+  );
+  expect(page).toBe(command);
+  return command;
+}
 
 /** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
 async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
