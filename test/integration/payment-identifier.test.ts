@@ -375,6 +375,10 @@ describe('ids are durable', () => {
       await sql`update x402_payment_identifiers set valid_before = now() - interval '2 days'
                 where payer = ${buyer.address}`;
       expect(await pruneIdentifiers(sql, 3600)).toBe(0);
+      // answered as failed at settlement while its transfer may still be mined: open too
+      await sql`update x402_payments set status = 'failed', error_code = 'payment_settlement_failed'
+                where id = (select payment_id from x402_payment_identifiers where payer = ${buyer.address})`;
+      expect(await pruneIdentifiers(sql, 3600)).toBe(0);
       // resolved, the same id goes once the retention has passed
       await sql`update x402_payments set status = 'completed'
                 where id = (select payment_id from x402_payment_identifiers where payer = ${buyer.address})`;
