@@ -28,9 +28,9 @@ export interface ReconcilerOptions {
  * was left pending is resolved from the facilitator's or the chain's record, completed or
  * released; a failure at settlement not yet known final is completed if its transfer was mined
  * after all, or made final once its window closed unused (`PaymentProcessor.settleFailed`).
- * At most `limit` (100) payments per pass, least recently looked at first. A settlement still unresolved after `alertAfterSeconds` is logged at error level on
- * every pass (money may have moved without an order), and listed by `unresolvedPayments` for the
- * operator command.
+ * At most `limit` (100) payments per pass, least recently looked at first. A settlement still
+ * unresolved after `alertAfterSeconds` is logged at error level on every pass (money may have moved
+ * without an order), and listed by `unresolvedPayments` for the operator command.
  */
 export async function reconcilePayments(
   processor: PaymentProcessor,
