@@ -55,6 +55,8 @@ export interface FakeRpc {
   accounts: Map<string, string>;
   /** The token's used authorizations, as `payer:nonce` (lower-case): `authorizationState` reads it. */
   usedAuthorizations: Set<string>;
+  /** Every `authorizationState` asked, as `payer:nonce` (lower-case), in order. */
+  asked: string[];
   /** Transaction receipts by hash; an absent hash has no receipt yet. */
   receipts: Map<string, 'success' | 'reverted'>;
   /** Records a settlement as the chain would: the authorization used, its event and receipt. */
@@ -73,6 +75,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     url: '',
     accounts: new Map(),
     usedAuthorizations: new Set(),
+    asked: [],
     receipts: new Map(),
     mine(payer, nonce, transaction) {
       const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
@@ -151,9 +154,9 @@ export async function startFakeRpc(): Promise<FakeRpc> {
         if (data.startsWith(AUTHORIZATION_STATE)) {
           const { args } = decodeFunctionData({ abi: TOKEN_ABI, data });
           const [payer, nonce] = args as [Hex, Hex];
-          const used = state.usedAuthorizations.has(
-            `${payer.toLowerCase()}:${nonce.toLowerCase()}`,
-          );
+          const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
+          state.asked.push(key);
+          const used = state.usedAuthorizations.has(key);
           return reply({
             result: encodeFunctionResult({
               abi: TOKEN_ABI,

@@ -375,6 +375,10 @@ describe('ids are durable', () => {
       await sql`update x402_payment_identifiers set valid_before = now() - interval '2 days'
                 where payer = ${buyer.address}`;
       expect(await pruneIdentifiers(sql, 3600)).toBe(0);
+      // answered as failed at settlement while its transfer may still be mined: open too
+      await sql`update x402_payments set status = 'failed', error_code = 'payment_settlement_failed'
+                where id = (select payment_id from x402_payment_identifiers where payer = ${buyer.address})`;
+      expect(await pruneIdentifiers(sql, 3600)).toBe(0);
       // resolved, the same id goes once the retention has passed
       await sql`update x402_payments set status = 'completed'
                 where id = (select payment_id from x402_payment_identifiers where payer = ${buyer.address})`;
@@ -743,7 +747,7 @@ describe('an id whose payment is settling, released or out of its window', () =>
     });
   });
 
-  it('a settlement answered as failed whose transfer was mined after all: the id is never run anew', async () => {
+  it('a settlement answered as failed whose transfer was mined after all: the id is never run anew, it answers the order', async () => {
     const { item, prompt, buyer, id, acquire } = await purchase();
     const before = settles();
     // the facilitator sent the transfer, then gave up waiting for its receipt and answered failure
@@ -755,14 +759,17 @@ describe('an id whose payment is settling, released or out of its window', () =>
     fake.mode = 'ok';
     rpc.mine(buyer.address, failed.nonce, `0x${'ab'.repeat(32)}`);
     await at(validBeforeOf(failed.payload) + 60, async () => {
-      // the payer's retry with the same id: the money moved once, so nothing is settled again
+      // the payer's retry with the same id: the money moved once, so nothing is settled again,
+      // and the payment it moved is completed and answered: the buyer was charged, so gets the order
       const retry = await acquire((await buyer.sign(prompt, id)).header);
-      expect(retry.statusCode).toBe(402);
-      expect(retry.json()).toMatchObject({ error: 'payment_settlement_failed' });
+      expect(retry.statusCode).toBe(200);
       expect(settles()).toBe(before + 1);
       expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
-        orders: 0,
+        orders: 1,
       });
+      const again = await acquire((await buyer.sign(prompt, id)).header);
+      expect(again.json().order_id).toBe(retry.json().order_id);
+      expect(settles()).toBe(before + 1);
     });
   });
 

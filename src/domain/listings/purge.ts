@@ -63,12 +63,18 @@ export async function purgeDeleted(
   return report;
 }
 
-/** Keys still needed: any listing not purged, and any payment that may still create one. */
+/**
+ * Keys still needed: any listing not purged, and any payment that may still create one (open, or
+ * failed at settlement while its transfer may yet be mined: migration 370).
+ */
 export async function referenced(deps: Pick<ScanDeps, 'sql'>, key: string): Promise<boolean> {
   const [row] = await deps.sql`
     select 1 where exists (select 1 from items where archive_key = ${key} and purged_at is null)
        or exists (select 1 from x402_payments
-                  where status in ('settling', 'pending', 'settled') and context ->> 'archive_key' = ${key})`;
+                  where (status in ('settling', 'pending', 'settled')
+                         or (status = 'failed' and error_code = 'payment_settlement_failed'
+                             and failure_final_at is null))
+                    and context ->> 'archive_key' = ${key})`;
   return Boolean(row);
 }
 

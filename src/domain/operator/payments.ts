@@ -6,7 +6,10 @@ import type { PaymentProcessor } from '../payments/processor.js';
 import { reconcilePayments, type ReconcileReport } from '../payments/reconciler.js';
 import { recordAudit } from './audit.js';
 
-/** A settlement whose outcome is not recorded yet, as the payments page shows it. */
+/**
+ * A settlement whose outcome is not recorded yet, as the payments page shows it: open claims, and
+ * failures at settlement whose transfer may still be mined (as `npm run payments:unresolved`).
+ */
 export interface UnresolvedSettlement {
   payment_id: string;
   operation: string;
@@ -43,7 +46,10 @@ export async function unresolvedSettlements(
   >`
     select id, operation, status, network, payer, amount_micro, transaction,
            extract(epoch from now() - created_at)::int as age, updated_at, error_code, error_reason
-    from x402_payments where status in ('settling', 'pending', 'settled')
+    from x402_payments
+    where status in ('settling', 'pending', 'settled')
+       -- failed at settlement, the transfer may still be mined (migration 370)
+       or (status = 'failed' and error_code = 'payment_settlement_failed' and failure_final_at is null)
     order by created_at limit ${limit}`;
   return rows.map((r) => ({
     payment_id: r.id,

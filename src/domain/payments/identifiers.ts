@@ -84,15 +84,19 @@ export function identifierInsert(
 
 /**
  * Ids whose first payment's window closed more than `retentionSeconds` ago AND whose payment is
- * resolved (completed, failed or released): forget them. An id whose payment is still open
- * (settling, pending, settled: an RPC outage, a completion that keeps failing) is kept however old,
- * so a retry with a fresh signature can never start a second charge before the first resolves.
+ * resolved (completed, released, or failed for good): forget them. An id whose payment is still
+ * open (settling, pending, settled: an RPC outage, a completion that keeps failing; or failed at
+ * settlement while its transfer may yet be mined, migration 370) is kept however old, so a retry
+ * with a fresh signature can never start a second charge before the first resolves.
  */
 export async function pruneIdentifiers(sql: Sql, retentionSeconds: number): Promise<number> {
   const pruned = await sql`
     delete from x402_payment_identifiers i
     using x402_payments p
-    where p.id = i.payment_id and p.status in ('completed', 'failed', 'released')
+    where p.id = i.payment_id
+      and (p.status in ('completed', 'released')
+           or (p.status = 'failed' and (p.error_code is distinct from 'payment_settlement_failed'
+                                        or p.failure_final_at is not null)))
       and i.valid_before < now() - make_interval(secs => ${retentionSeconds})`;
   return pruned.count;
 }

@@ -324,6 +324,7 @@ export class PaymentProcessor {
     }
     const pending = input.pendingDetails as ((c: JsonObject) => JsonObject) | undefined;
     const deadline = Date.now() + (this.opts.duplicateWaitMs ?? 15_000);
+    let askedChain = false;
     for (;;) {
       switch (row.status) {
         case 'completed':
@@ -335,6 +336,15 @@ export class PaymentProcessor {
         case 'pending':
           throw settlementPending(row, row.transaction ?? '', pending);
         case 'failed':
+          // A failure at settlement whose transfer may have been mined after all: asked once here
+          // (as the reconciler asks); mined, the payment is completed and answered as such.
+          if (!askedChain && row.errorCode === 'payment_settlement_failed') {
+            askedChain = true;
+            if ((await this.settleFailed(row)) === 'completed') {
+              row = (await this.store.byId(row.id))!;
+              continue;
+            }
+          }
           throw new AppError(
             row.errorCode === 'payment_settlement_failed'
               ? 'payment_settlement_failed'
@@ -365,20 +375,17 @@ export class PaymentProcessor {
    * facilitator or the chain, then completes the operation or releases the nonce. Safe from
    * several processes at once: every transition is a guarded statement.
    */
-  async settleAbandoned(row: PaymentRow): Promise<'completed' | 'released' | 'unresolved'> {
+  async settleAbandoned(
+    row: PaymentRow,
+  ): Promise<'completed' | 'released' | 'failed' | 'unresolved'> {
+    if (row.status === 'failed') return this.settleFailed(row);
     if (row.status === 'settled') {
       await this.completeSettled(row, JSON.parse(row.settlementJson!) as SettleResponse);
       return 'completed';
     }
     const state = await this.chainStateOf(row);
     if (state.state === 'settled') {
-      await this.completeSettled(row, {
-        success: true,
-        transaction: state.transaction,
-        network: row.network as SettleResponse['network'],
-        payer: row.payer,
-        amount: String(row.amountMicro),
-      });
+      await this.completeSettled(row, minedSettlement(row, state.transaction));
       return 'completed';
     }
     if (this.neverMoves(row, state)) {
@@ -388,4 +395,42 @@ export class PaymentProcessor {
     }
     return 'unresolved';
   }
+
+  /**
+   * A payment the facilitator answered as failed at settlement (`failed`,
+   * `payment_settlement_failed`) while its failure is not known final: a remote facilitator may
+   * answer failure after it broadcast the transfer (a receipt wait that timed out), and the
+   * transfer may be mined. So the facilitator or the chain is asked: mined, the payment is reopened
+   * `settled` and completed as an abandoned settled claim is (one order, the sale recorded once);
+   * the window closed and the authorization unused, the failure is final (`failureFinalAt`; never
+   * asked again); otherwise still undecided ('unresolved', asked again on a later pass). Safe from
+   * several processes at once: every transition is a guarded statement.
+   */
+  async settleFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
+    if (row.failureFinalAt) return 'failed';
+    const state = await this.chainStateOf(row);
+    if (state.state === 'settled') {
+      const settlement = minedSettlement(row, state.transaction);
+      await this.store.reopenFailed(row.id, settlement);
+      await this.completeSettled(row, settlement);
+      return 'completed';
+    }
+    if (this.neverMoves(row, state)) {
+      await this.store.markFailureFinal(row.id);
+      return 'failed';
+    }
+    await this.store.markRechecked(row.id);
+    return 'unresolved';
+  }
+}
+
+/** The settlement of a transfer found mined on chain (no facilitator answer to keep). */
+function minedSettlement(row: PaymentRow, transaction: string): SettleResponse {
+  return {
+    success: true,
+    transaction,
+    network: row.network as SettleResponse['network'],
+    payer: row.payer,
+    amount: String(row.amountMicro),
+  };
 }

@@ -5,6 +5,8 @@ import type { PaymentRow, PaymentStore } from './store.js';
 export interface ReconcileReport {
   completed: number;
   released: number;
+  /** Failures at settlement found final this pass (window closed, authorization unused). */
+  failed: number;
   unresolved: number;
   prunedIdentityNonces: number;
   prunedPaymentIdentifiers: number;
@@ -24,9 +26,11 @@ export interface ReconcilerOptions {
 /**
  * One reconciliation pass (a periodic task): every claim whose request died or whose settlement
  * was left pending is resolved from the facilitator's or the chain's record, completed or
- * released. A settlement still unresolved after `alertAfterSeconds` is logged at error level on
- * every pass (money may have moved without an order), and listed by `unresolvedPayments` for the
- * operator command.
+ * released; a failure at settlement not yet known final is completed if its transfer was mined
+ * after all, or made final once its window closed unused (`PaymentProcessor.settleFailed`).
+ * At most `limit` (100) payments per pass, least recently looked at first. A settlement still
+ * unresolved after `alertAfterSeconds` is logged at error level on every pass (money may have moved
+ * without an order), and listed by `unresolvedPayments` for the operator command.
  */
 export async function reconcilePayments(
   processor: PaymentProcessor,
@@ -36,12 +40,13 @@ export async function reconcilePayments(
   const report: ReconcileReport = {
     completed: 0,
     released: 0,
+    failed: 0,
     unresolved: 0,
     prunedIdentityNonces: 0,
     prunedPaymentIdentifiers: 0,
   };
   for (const row of await store.unfinished(opts.staleSeconds, opts.limit ?? 100)) {
-    let outcome: 'completed' | 'released' | 'unresolved';
+    let outcome: 'completed' | 'released' | 'failed' | 'unresolved';
     try {
       outcome = await processor.settleAbandoned(row);
     } catch (err) {

@@ -9,7 +9,8 @@ import type { JsonObject, PaidContext, SqlFragment } from './fulfilment.js';
  *
  * Payment states: `settling` (claimed, settle in flight) → `completed` (settled and fulfilled), or
  * `settled` (money moved, fulfilment still to run), `pending` (broadcast, outcome unknown),
- * `failed` (terminal), `released` (nothing moved; the nonce is free again).
+ * `failed` (settlement refused; terminal once `failureFinalAt` is set, see
+ * `PaymentProcessor.settleFailed`), `released` (nothing moved; the nonce is free again).
  */
 export type PaymentStatus =
   'settling' | 'pending' | 'settled' | 'completed' | 'failed' | 'released';
@@ -34,6 +35,11 @@ export interface PaymentRow {
   errorReason: string | null;
   /** SHA-256 of what the authorization was used for (`PaymentProcessor.requestDigest`); null before migration 210. */
   requestDigest: string | null;
+  /**
+   * `failed` at settlement: when the failure was found final (the window closed, the authorization
+   * unused); null while the money may still move (migration 370).
+   */
+  failureFinalAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

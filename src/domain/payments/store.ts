@@ -36,7 +36,8 @@ export class PaymentStore {
     return this.sql`
       id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro, valid_before, status,
       transaction, context::text as context_json, settlement::text as settlement_json,
-      result::text as result_json, error_code, error_reason, request_digest, created_at, updated_at`;
+      result::text as result_json, error_code, error_reason, request_digest, failure_final_at, created_at,
+      updated_at`;
   }
 
   async find(payer: string, nonce: string): Promise<PaymentRow | undefined> {
@@ -153,6 +154,36 @@ export class PaymentStore {
       where id = ${id} and status = 'settling'`;
   }
 
+  /**
+   * A payment failed at settlement whose transfer was mined after all: `settled` with the chain's
+   * settlement, to be completed (`completion`). Only while undecided; the nonce stays spent.
+   */
+  async reopenFailed(id: string, settlement: SettleResponse): Promise<void> {
+    await this.sql`
+      with settled as (
+        update x402_payments set status = 'settled', transaction = ${settlement.transaction},
+          settlement = ${json(this.sql, settlement)}, updated_at = now()
+        where id = ${id} and status = 'failed' and error_code = 'payment_settlement_failed'
+          and failure_final_at is null
+        returning payer, nonce, resource, valid_before
+      )
+      ${nonceInsert(this.sql, 'paid', { rowsOf: 'settled' }, { onConflict: 'do nothing' })}`;
+  }
+
+  /** A failure at settlement that can never move money: final, never asked about again. */
+  async markFailureFinal(id: string): Promise<void> {
+    await this.sql`
+      update x402_payments set failure_final_at = now(), rechecked_at = now()
+      where id = ${id} and status = 'failed' and failure_final_at is null`;
+  }
+
+  /** A failure at settlement still undecided was asked about now (the next ask waits its turn). */
+  async markRechecked(id: string): Promise<void> {
+    await this.sql`
+      update x402_payments set rechecked_at = now()
+      where id = ${id} and status = 'failed' and failure_final_at is null`;
+  }
+
   /** Nothing moved: the claim goes, and the nonce and any payment-identifier id are free again. */
   async release(id: string): Promise<void> {
     await this.sql`
@@ -180,20 +211,30 @@ export class PaymentStore {
     return pruneIdentifiers(this.sql, retentionSeconds);
   }
 
-  /** Claims whose outcome a request never learnt or never recorded, oldest first. */
+  /**
+   * Claims whose outcome a request never learnt or never recorded, and failures at settlement not
+   * yet known final (asked at most once per `staleSeconds`), least recently looked at first.
+   */
   async unfinished(staleSeconds: number, limit: number): Promise<PaymentRow[]> {
-    return this.sql<PaymentRow[]>`
+    const { sql } = this;
+    return sql<PaymentRow[]>`
       select ${this.cols()} from x402_payments
       where status = 'pending'
          or (status in ('settling', 'settled') and updated_at <= now() - make_interval(secs => ${staleSeconds}))
-      order by updated_at limit ${limit}`;
+         or (${undecidedFailure(sql)}
+             and coalesce(rechecked_at, updated_at) <= now() - make_interval(secs => ${staleSeconds}))
+      order by coalesce(rechecked_at, updated_at) limit ${limit}`;
   }
 
-  /** Claims still unresolved after `olderThanSeconds` (money may have moved): for operators. */
+  /**
+   * Claims still unresolved after `olderThanSeconds` (money may have moved), failures at
+   * settlement not yet known final among them: for operators.
+   */
   async unresolved(olderThanSeconds: number): Promise<PaymentRow[]> {
-    return this.sql<PaymentRow[]>`
+    const { sql } = this;
+    return sql<PaymentRow[]>`
       select ${this.cols()} from x402_payments
-      where status in ('settling', 'pending', 'settled')
+      where (status in ('settling', 'pending', 'settled') or ${undecidedFailure(sql)})
         and created_at <= now() - make_interval(secs => ${olderThanSeconds})
       order by created_at`;
   }
@@ -227,3 +268,7 @@ export class PaymentStore {
     return pruned.count;
   }
 }
+
+/** A payment failed at settlement whose transfer may still be mined (migration 370). */
+const undecidedFailure = (sql: Sql) =>
+  sql`(status = 'failed' and error_code = 'payment_settlement_failed' and failure_final_at is null)`;

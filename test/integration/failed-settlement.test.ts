@@ -1,0 +1,266 @@
+import type { PaymentPayload } from '@x402/core/types';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { unresolvedSettlements } from '../../src/domain/operator/payments.js';
+import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
+import { reconcileNow } from '../../src/runtime.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
+import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
+import { createSaleItem } from '../helpers/items.js';
+import {
+  sellerStatus,
+  startSellingApp,
+  uploadRequest,
+  type SellingContext,
+} from '../helpers/selling.js';
+import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+
+/**
+ * A remote facilitator may answer a settlement FAILURE after it broadcast the transfer (its
+ * receipt wait timed out), and the transfer can still be mined: the buyer is then charged. Such a
+ * payment is revisited (the reconciler's passes, the buyer's retry of the same payment) until the
+ * chain decides it: mined -> completed with exactly one order; window closed and the
+ * authorization unused -> final, never asked about again. The facilitator (x402 wire protocol)
+ * and the chain (JSON-RPC: the token's `authorizationState`) are loopback servers. Runs on the
+ * Postgres tier too (TEST_TIER=postgres), where concurrent passes really run in parallel.
+ */
+let t: SellingContext;
+let fake: FakeFacilitator;
+let rpc: FakeRpc;
+beforeAll(async () => {
+  fake = await startFakeFacilitator();
+  rpc = await startFakeRpc();
+  t = await startSellingApp({
+    FACILITATOR_URL: fake.url,
+    FACILITATOR_TIMEOUT_MS: '3000',
+    RPC_URL_BASE: rpc.url,
+    RPC_URL_POLYGON: rpc.url,
+    // a test here moves the clock past a window: nothing settling may look abandoned meanwhile
+    // (passes are run with staleSeconds 0 where a test wants one)
+    RECONCILE_STALE_SECONDS: '3600',
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+  await rpc?.close();
+});
+beforeEach(() => {
+  fake.mode = 'ok';
+});
+
+const LEGAL = { policy_accepted: true, license_accepted: true };
+const validBeforeOf = (payload: PaymentPayload) =>
+  Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
+
+/** A purchase whose settlement the facilitator answers as failed (402); `send()` retries it. */
+async function failedPurchase() {
+  const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
+  const url = `/api/v1/items/${item.itemId}/acquire`;
+  const required = promptOf(await t.app.inject({ method: 'POST', url }));
+  const buyer = newWallet();
+  const signed = await signPayment(buyer, required, required.accepts[0]!);
+  const send = () =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': signed.header },
+      payload: LEGAL,
+    });
+  fake.mode = 'settle_failed';
+  const res = await send();
+  fake.mode = 'ok';
+  expect(res.statusCode).toBe(402);
+  expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
+  const [row] = await t.runtime.deps.sql<{ id: string }[]>`
+    select id from x402_payments where nonce = ${signed.nonce}`;
+  return { item, buyer, signed, send, paymentId: row!.id };
+}
+
+/** What the buyer got for this item: orders, their legal audit rows, the payment's state. */
+async function recorded(itemId: string, paymentId: string) {
+  const [r] = await t.runtime.deps.sql<{ orders: number; audits: number; status: string }[]>`
+    select (select count(*)::int from orders where item_id = ${itemId}) as orders,
+           (select count(*)::int from legal_acceptances l join orders o on o.id = l.order_id
+             where o.item_id = ${itemId}) as audits,
+           (select status from x402_payments where id = ${paymentId}) as status`;
+  return r!;
+}
+
+/** Whether operators see the payment as unresolved: `npm run payments:unresolved`, the console. */
+async function listed(paymentId: string) {
+  const command = (await unresolvedPayments(t.runtime.deps.payments.store, 0)).some(
+    (p) => p.paymentId === paymentId,
+  );
+  const page = (await unresolvedSettlements(t.runtime.deps.sql)).some(
+    (p) => p.payment_id === paymentId,
+  );
+  expect(page).toBe(command);
+  return command;
+}
+
+/** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
+async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(unixSeconds * 1000);
+  try {
+    return await then();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+describe('a settlement answered as failed', () => {
+  it('mined after all: the reconciler places one order and the buyer retrying the same payment downloads it', async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    // not used on chain yet, its window still open: undecided, and operators see it
+    let report = await reconcileNow(t.runtime.deps, 0);
+    expect(report.completed).toBe(0);
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'failed' });
+    expect(await listed(paymentId)).toBe(true);
+    // the transfer the facilitator gave up on is mined
+    const tx = `0x${'cd'.repeat(32)}`;
+    rpc.mine(buyer.address, signed.nonce, tx);
+    report = await reconcileNow(t.runtime.deps, 0);
+    expect(report.completed).toBe(1);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    expect(await listed(paymentId)).toBe(false);
+    const [order] = await t.runtime.deps.sql<{ id: string; transaction: string }[]>`
+      select id, transaction from orders where item_id = ${item.itemId}`;
+    expect(order!.transaction).toBe(tx);
+    // the buyer's retry of the same payment: that order, with a working download link
+    const settles = fake.requests.filter((r) => r.path === '/settle').length;
+    const retry = await send();
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toMatchObject({ order_id: order!.id });
+    const file = await t.app.inject(
+      (retry.json() as { download_url: string }).download_url.replace(
+        'http://marketplace.test',
+        '',
+      ),
+    );
+    expect(file.statusCode).toBe(200);
+    expect(file.rawPayload.equals(item.bytes)).toBe(true);
+    // nothing settled again, nothing recorded twice
+    expect(fake.requests.filter((r) => r.path === '/settle').length).toBe(settles);
+    expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(0);
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 1, audits: 1 });
+  });
+
+  it('mined after all, no pass yet: the buyer retrying the same payment gets the purchase at once', async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    // still undecided: the retry answers the failure, as before
+    expect((await send()).json()).toMatchObject({ error: 'payment_settlement_failed' });
+    rpc.mine(buyer.address, signed.nonce, `0x${'ce'.repeat(32)}`);
+    const retries = await Promise.all([send(), send()]);
+    expect(retries.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(retries[0]!.json().order_id).toBe(retries[1]!.json().order_id);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+  });
+
+  it('two reconciler passes at once (and a retry): one order', async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    rpc.mine(buyer.address, signed.nonce, `0x${'cf'.repeat(32)}`);
+    const pass = () =>
+      reconcilePayments(t.runtime.deps.payments, {
+        staleSeconds: 0,
+        alertAfterSeconds: 600,
+        logger: t.runtime.deps.logger,
+        paymentIdRetentionSeconds: 86_400,
+      });
+    const [a, b, retry] = await Promise.all([pass(), pass(), send()]);
+    expect(a.unresolved + b.unresolved).toBe(0);
+    expect(retry.statusCode).toBe(200);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    const [order] = await t.runtime.deps.sql<{ id: string }[]>`
+      select id from orders where item_id = ${item.itemId}`;
+    expect(retry.json()).toMatchObject({ order_id: order!.id });
+  });
+
+  it('a pass takes at most its limit, least recently asked first: an undecided failure never starves a mined one', async () => {
+    const undecided = await failedPurchase();
+    const mined = await failedPurchase();
+    rpc.mine(mined.buyer.address, mined.signed.nonce, `0x${'d1'.repeat(32)}`);
+    const pass = () =>
+      reconcilePayments(t.runtime.deps.payments, {
+        staleSeconds: 0,
+        alertAfterSeconds: 600,
+        logger: t.runtime.deps.logger,
+        paymentIdRetentionSeconds: 86_400,
+        limit: 1,
+      });
+    // the older one first: still undecided, so it waits its turn behind the other
+    expect(await pass()).toMatchObject({ completed: 0, unresolved: 1 });
+    expect(await pass()).toMatchObject({ completed: 1, unresolved: 0 });
+    expect(await recorded(mined.item.itemId, mined.paymentId)).toMatchObject({ orders: 1 });
+    expect(await recorded(undecided.item.itemId, undecided.paymentId)).toMatchObject({
+      orders: 0,
+      status: 'failed',
+    });
+    expect(await listed(undecided.paymentId)).toBe(true);
+  });
+
+  it('never used and its window closed: final, the payment answers failed and the reconciler stops asking', async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    expect(await listed(paymentId)).toBe(true);
+    const key = `${buyer.address.toLowerCase()}:${signed.nonce}`;
+    const asks = () => rpc.asked.filter((k) => k === key).length;
+    await at(validBeforeOf(signed.payload) + 60, async () => {
+      const report = await reconcileNow(t.runtime.deps, 0);
+      expect(report.failed).toBeGreaterThanOrEqual(1);
+      expect(asks()).toBe(1);
+      expect(await listed(paymentId)).toBe(false);
+      // the same payment again: its failure; neither the retry nor later passes ask the chain
+      const retry = await send();
+      expect(retry.statusCode).toBe(402);
+      expect(retry.json()).toMatchObject({ error: 'payment_settlement_failed' });
+      await reconcileNow(t.runtime.deps, 0);
+      expect(asks()).toBe(1);
+    });
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'failed' });
+  });
+
+  it('a listing fee mined after all: the listing is made once, with its archive bytes kept meanwhile', async () => {
+    const seller = newWallet();
+    const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+    const post = (header?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/items',
+        payload: req.payload,
+        headers: { ...req.headers, ...(header && { 'payment-signature': header }) },
+      });
+    const prompt = promptOf(await post());
+    const signed = await signPayment(seller, prompt, prompt.accepts[0]!);
+    fake.mode = 'settle_failed';
+    const res = await post(signed.header);
+    fake.mode = 'ok';
+    expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
+    rpc.mine(seller.address, signed.nonce, `0x${'d0'.repeat(32)}`);
+    expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(1);
+    const items = () => t.runtime.deps.sql<{ id: string }[]>`
+      select i.id from items i join agents a on a.id = i.seller_id
+      where a.address = ${seller.address.toLowerCase()}`;
+    const [item] = await items();
+    // its bytes were kept while the fee was undecided: the scan reads them and lists it
+    await t.work();
+    expect((await sellerStatus(t, seller, item!.id)).status).toBe('active');
+    // the seller's retry of the same upload: that listing, once
+    const retry = await post(signed.header);
+    expect(retry.statusCode).toBe(202);
+    expect(retry.json()).toMatchObject({ item_id: item!.id });
+    expect(await items()).toHaveLength(1);
+  });
+});
