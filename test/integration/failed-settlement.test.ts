@@ -1,6 +1,8 @@
 import type { PaymentPayload } from '@x402/core/types';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { overview } from '../../src/domain/operator/overview.js';
 import { unresolvedSettlements } from '../../src/domain/operator/payments.js';
+import { readBacklog } from '../../src/domain/ops/backlog.js';
 import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
@@ -87,15 +89,19 @@ async function recorded(itemId: string, paymentId: string) {
   return r!;
 }
 
-/** Whether operators see the payment as unresolved: `npm run payments:unresolved`, the console. */
+/**
+ * Whether operators see the payment as unresolved: `npm run payments:unresolved`, the console's
+ * payments page, and the counts they are alerted on (the `settlements_unresolved` metric, the
+ * console's overview) all count the same payments.
+ */
 async function listed(paymentId: string) {
-  const command = (await unresolvedPayments(t.runtime.deps.payments.store, 0)).some(
-    (p) => p.paymentId === paymentId,
-  );
-  const page = (await unresolvedSettlements(t.runtime.deps.sql)).some(
-    (p) => p.payment_id === paymentId,
-  );
+  const { sql } = t.runtime.deps;
+  const all = await unresolvedPayments(t.runtime.deps.payments.store, 0);
+  const command = all.some((p) => p.paymentId === paymentId);
+  const page = (await unresolvedSettlements(sql)).some((p) => p.payment_id === paymentId);
   expect(page).toBe(command);
+  expect((await readBacklog(sql)).unresolved).toBe(all.length);
+  expect((await overview(sql)).unresolved_settlements).toBe(all.length);
   return command;
 }
 

@@ -1,4 +1,5 @@
 import type { ScanDeps } from '../scan/scan-job.js';
+import { unresolvedPayment } from '../payments/store.js';
 
 /** Bytes younger than this are never swept: an upload may be between its put and its claim. */
 const ORPHAN_GRACE_MS = 60 * 60 * 1000;
@@ -71,9 +72,7 @@ export async function referenced(deps: Pick<ScanDeps, 'sql'>, key: string): Prom
   const [row] = await deps.sql`
     select 1 where exists (select 1 from items where archive_key = ${key} and purged_at is null)
        or exists (select 1 from x402_payments
-                  where (status in ('settling', 'pending', 'settled')
-                         or (status = 'failed' and error_code = 'payment_settlement_failed'
-                             and failure_final_at is null))
+                  where ${unresolvedPayment(deps.sql)}
                     and context ->> 'archive_key' = ${key})`;
   return Boolean(row);
 }

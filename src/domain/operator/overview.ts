@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/index.js';
+import { unresolvedPayment } from '../payments/store.js';
 import { toUsdc } from '../../wire/money.js';
 
 /** One day of the overview's series (UTC days). */
@@ -70,8 +71,7 @@ export async function overview(sql: Sql, days = 30): Promise<Overview> {
   >`
     select (select count(*)::int from items where status = 'active') as active,
            (select count(*)::int from item_feedback where moderation_status = 'pending') as pending,
-           (select count(*)::int from x402_payments
-             where status in ('settling', 'pending', 'settled')) as unresolved,
+           (select count(*)::int from x402_payments where ${unresolvedPayment(sql)}) as unresolved,
            (select count(*)::int from orders) as sales,
            (select coalesce(sum(amount_micro), 0)::text from orders) as sales_micro,
            (select coalesce(sum(amount_micro), 0)::text from listing_fees) as fees_micro`;

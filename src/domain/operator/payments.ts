@@ -5,6 +5,7 @@ import { toUsdc } from '../../wire/money.js';
 import type { PaymentProcessor } from '../payments/processor.js';
 import { reconcilePayments, type ReconcileReport } from '../payments/reconciler.js';
 import { recordAudit } from './audit.js';
+import { unresolvedPayment } from '../payments/store.js';
 
 /**
  * A settlement whose outcome is not recorded yet, as the payments page shows it: open claims, and
@@ -47,9 +48,7 @@ export async function unresolvedSettlements(
     select id, operation, status, network, payer, amount_micro, transaction,
            extract(epoch from now() - created_at)::int as age, updated_at, error_code, error_reason
     from x402_payments
-    where status in ('settling', 'pending', 'settled')
-       -- failed at settlement, the transfer may still be mined (migration 370)
-       or (status = 'failed' and error_code = 'payment_settlement_failed' and failure_final_at is null)
+    where ${unresolvedPayment(sql)}
     order by created_at limit ${limit}`;
   return rows.map((r) => ({
     payment_id: r.id,

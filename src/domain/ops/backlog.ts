@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import { unresolvedPayment } from '../payments/store.js';
 
 /**
  * What an operator watches pile up, read on each metrics scrape (cached a few seconds by the
@@ -16,7 +17,7 @@ export async function readBacklog(sql: Db): Promise<{
     sql<{ unresolved: number; oldest: number | null }[]>`
       select count(*)::int as unresolved,
              extract(epoch from now() - min(created_at))::float8 as oldest
-      from x402_payments where status in ('settling', 'pending', 'settled')`,
+      from x402_payments where ${unresolvedPayment(sql)}`,
     sql<{ kind: string; state: string; count: number }[]>`
       select kind, state, count(*)::int as count from jobs
       where state in ('queued', 'running') group by kind, state order by kind, state`,

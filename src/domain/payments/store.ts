@@ -1,5 +1,5 @@
 import type { SettleResponse } from '@x402/core/types';
-import type { Sql } from '../../db/index.js';
+import type { Db, Sql } from '../../db/index.js';
 import { completion, type Completing } from './completion.js';
 import type { Fulfilment } from './fulfilment.js';
 import {
@@ -234,7 +234,7 @@ export class PaymentStore {
     const { sql } = this;
     return sql<PaymentRow[]>`
       select ${this.cols()} from x402_payments
-      where (status in ('settling', 'pending', 'settled') or ${undecidedFailure(sql)})
+      where ${unresolvedPayment(sql)}
         and created_at <= now() - make_interval(secs => ${olderThanSeconds})
       order by created_at`;
   }
@@ -270,5 +270,14 @@ export class PaymentStore {
 }
 
 /** A payment failed at settlement whose transfer may still be mined (migration 370). */
-const undecidedFailure = (sql: Sql) =>
+const undecidedFailure = (sql: Db) =>
   sql`(status = 'failed' and error_code = 'payment_settlement_failed' and failure_final_at is null)`;
+
+/**
+ * A payment not yet resolved: money may have moved without its order (claimed, pending, settled
+ * but not completed, or failed at settlement while its transfer may still be mined). What the
+ * reconciler works through, what operators are shown and alerted on, and what keeps an upload's
+ * archive: one definition for all of them.
+ */
+export const unresolvedPayment = (sql: Db) =>
+  sql`(status in ('settling', 'pending', 'settled') or ${undecidedFailure(sql)})`;
