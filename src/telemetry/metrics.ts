@@ -157,7 +157,7 @@ export class Metrics {
     const backlog = () => this.readBacklog();
     new prom.Gauge({
       name: `${PREFIX}settlements_unresolved`,
-      help: 'Settlements claimed but not completed or released (settling, pending, settled)',
+      help: 'Payments not resolved: money may have moved without an order (settling, pending, settled, or failed at settlement while the transfer may still be mined)',
       registers,
       async collect() {
         const b = await backlog();
