@@ -4,7 +4,7 @@ import { unresolvedPayment } from '../payments/store.js';
 /**
  * What an operator watches pile up, read on each metrics scrape (cached a few seconds by the
  * caller): payments not resolved (`unresolvedPayment`: the partial indexes
- * x402_payments_unresolved and x402_payments_failed_undecided hold exactly these rows) and open background jobs (the partial indexes jobs_due and
+ * x402_payments_unresolved and x402_payments_undecided_failures hold exactly these rows) and open background jobs (the partial indexes jobs_due and
  * jobs_leased). Both stay small in a healthy deployment, so the query costs well under a
  * millisecond.
  */
