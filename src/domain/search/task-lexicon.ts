@@ -114,14 +114,16 @@ export function lexiconConcepts(text: string, query = false): Map<string, string
       found.push({ at: i, end: i + entry.length, concept, phrasal });
     }
   });
+  // the entries that can give a word its sense: in a listing, those a small word shapes
+  const senses = found.filter((o) => o.end - o.at > 1 && (query || o.phrasal));
   const within = (m: (typeof found)[number]) =>
-    found.some(
+    senses.some(
       (o) =>
         o.concept !== m.concept &&
         o.end - o.at > m.end - m.at &&
         o.at <= m.at &&
         o.end >= m.end &&
-        (query || (o.phrasal && m.end - m.at === 1)),
+        (query || m.end - m.at === 1),
     );
   const out = new Map<string, string[]>();
   for (const m of found) {
