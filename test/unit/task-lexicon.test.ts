@@ -78,6 +78,30 @@ describe('the task-concept lexicon (data)', () => {
     expect(concepts('tell me when it gets cheaper')).toEqual(new Set(['t:notify', 't:price_drop']));
   });
 
+  it('reads a word in the sense its phrase gives it, in a listing and in a query', () => {
+    const wv = sharedWordVectors();
+    const query = (q: string) =>
+      prepareQuery(wv, tokenize(q), undefined, undefined, undefined, undefined, q);
+    const listing = (title: string, description: string) =>
+      listingWords(wv, { title, techStack: '', description });
+    // "logging in" is signing in: the session service is no log collector
+    expect(concepts('handles users logging in with sessions')).toContain('t:sign_in');
+    expect(concepts('handles users logging in with sessions')).not.toContain('t:logs');
+    const sessions = listing('Session service', 'Handles users logging in with sessions');
+    const shipper = listing('Log shipper', 'Tails application log files into a search cluster');
+    expect(conceptCoverage(query('collect logs'), sessions)).toBe(0);
+    expect(conceptCoverage(query('collect logs'), shipper)).toBe(1);
+    // a listing's phrase still names the broader task it belongs to
+    expect(concepts('web push notifications')).toContain('t:notify');
+    // the buyer's phrase names the task they want: "social login" is not any sign-in
+    const named = lexiconConcepts('social login', true);
+    expect(named.get('login')).toEqual(['t:social_login']);
+    const jwt = listing('JWT login service', 'Issues tokens when users sign in with a password');
+    const social = listing('Google and GitHub sign-in', 'OAuth for accounts users already have');
+    expect(conceptCoverage(query('social login'), jwt)).toBe(0);
+    expect(conceptCoverage(query('social login'), social)).toBe(1);
+  });
+
   it('covers software tasks broadly, in the words a buyer uses for their effect', () => {
     expect(taskLexicon().concepts.size).toBeGreaterThanOrEqual(250);
     expect(concepts('keep the site up under heavy traffic')).toContain('t:load_test');

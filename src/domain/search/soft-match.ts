@@ -177,7 +177,7 @@ export function prepareQuery(
 ): PreparedQuery {
   // a word the catalogue lacks weighs as much as its rarest word
   const maxIdf = idf && idf.size > 0 ? Math.max(...idf.values()) : 1;
-  const named = lexiconConcepts(text);
+  const named = lexiconConcepts(text, true);
   const words = [...new Set(queryTokens)].map((w) => ({
     stem: stem(w),
     // a stack name is compared by identity only, not by its group ("react" is not "dashboard")

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { stem, words } from '../../embeddings/builtin.js';
+import { isStopword, stem, words } from '../../embeddings/builtin.js';
 
 /**
  * The task-concept lexicon (issue 30): what a buyer says and what a seller writes for the same
@@ -58,19 +58,22 @@ export function taskLexicon(): TaskLexicon {
   return (shared ??= parseTaskLexicon(readFileSync(TASK_LEXICON_FILE, 'utf8')));
 }
 
-/** The lexicon's entries by their first stem: [concept, the entry's stems]; built on first use. */
-let lexiconIndex: Map<string, Array<[string, string[]]>> | undefined;
+/**
+ * The lexicon's entries by their first stem: [concept, the entry's stems, whether a small word
+ * gives the entry its sense ("log in", "try again")]; built on first use.
+ */
+let lexiconIndex: Map<string, Array<[string, string[], boolean]>> | undefined;
 let actionConcepts: Set<string> | undefined;
-function lexicon(): Map<string, Array<[string, string[]]>> {
+function lexicon(): Map<string, Array<[string, string[], boolean]>> {
   if (lexiconIndex) return lexiconIndex;
   const { concepts, actions } = taskLexicon();
-  const index = new Map<string, Array<[string, string[]]>>();
+  const index = new Map<string, Array<[string, string[], boolean]>>();
   for (const [concept, entries] of concepts)
     for (const entry of entries) {
       const stems = lexiconStems(entry);
       if (stems.length === 0) continue;
       const list = index.get(stems[0]!) ?? [];
-      list.push([`t:${concept}`, stems]);
+      list.push([`t:${concept}`, stems, stems.length > 1 && words(entry).some(isStopword)]);
       index.set(stems[0]!, list);
     }
   actionConcepts = new Set([...actions].map((c) => `t:${c}`));
@@ -93,21 +96,43 @@ export function lexiconStems(text: string): string[] {
 
 /**
  * The lexicon's task concepts a text names, by the words that name them: an entry matches where
- * its words stand adjacent, and every word it covers names its concept.
+ * its words stand adjacent, and every word it covers names its concept. A word takes the sense its
+ * phrase gives it: in a listing, a one-word entry standing within a longer entry that a small word
+ * shapes names only the longer one's concept ("users logging in" is signing in, not logging; "try
+ * again" is retrying); in a query (`query`), any entry within a longer one of another concept
+ * gives way to it, since the buyer's phrase names the task they want ("social login" is not any
+ * sign-in, "web push notifications" not any notification), where a listing's phrase names what it
+ * is and still mentions the broader task.
  */
-export function lexiconConcepts(text: string): Map<string, string[]> {
+export function lexiconConcepts(text: string, query = false): Map<string, string[]> {
   const ws = words(text).map((w) => w.toLowerCase());
   const stems = ws.map(stem);
-  const out = new Map<string, string[]>();
+  const found: Array<{ at: number; end: number; concept: string; phrasal: boolean }> = [];
   stems.forEach((s, i) => {
-    for (const [concept, entry] of lexicon().get(s) ?? []) {
+    for (const [concept, entry, phrasal] of lexicon().get(s) ?? []) {
       if (entry.some((e, k) => stems[i + k] !== e)) continue;
-      for (let k = 0; k < entry.length; k++) {
-        const named = out.get(ws[i + k]!) ?? [];
-        if (!named.includes(concept)) named.push(concept);
-        out.set(ws[i + k]!, named);
-      }
+      found.push({ at: i, end: i + entry.length, concept, phrasal });
     }
   });
+  // the entries that can give a word its sense: in a listing, those a small word shapes
+  const senses = found.filter((o) => o.end - o.at > 1 && (query || o.phrasal));
+  const within = (m: (typeof found)[number]) =>
+    senses.some(
+      (o) =>
+        o.concept !== m.concept &&
+        o.end - o.at > m.end - m.at &&
+        o.at <= m.at &&
+        o.end >= m.end &&
+        (query || m.end - m.at === 1),
+    );
+  const out = new Map<string, string[]>();
+  for (const m of found) {
+    if (within(m)) continue;
+    for (let k = m.at; k < m.end; k++) {
+      const named = out.get(ws[k]!) ?? [];
+      if (!named.includes(m.concept)) named.push(m.concept);
+      out.set(ws[k]!, named);
+    }
+  }
   return out;
 }
