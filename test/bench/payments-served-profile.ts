@@ -10,6 +10,9 @@
  * BENCH_PAYMENTS_VARIANTS), PROFILE_TOP (functions listed, default 30). PROFILE_PERF=1 also records
  * the round with Linux `perf record -g` on the service (on-CPU samples, kernel included; the service
  * runs with --perf-basic-prof so JavaScript frames have names): `perf report -i <file>`.
+ * PROFILE_ALLOC=1 samples allocations instead (V8's sampling heap profiler, objects that the
+ * scavenger or a major collection freed included): kB allocated per completion and the functions
+ * that allocate it, self and inclusive.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -86,6 +89,37 @@ class Cdp {
   }
 }
 
+interface AllocNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocNode[];
+}
+
+/** Bytes allocated per completion, by function: self, and inclusive (the function or its callees). */
+function summariseAllocations(head: AllocNode, completions: number): string[] {
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let total = 0;
+  const walk = (node: AllocNode, path: string[]) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const key = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    const here = [...path, key];
+    total += node.selfSize;
+    self.set(key, (self.get(key) ?? 0) + node.selfSize);
+    for (const k of new Set(here)) inclusive.set(k, (inclusive.get(k) ?? 0) + node.selfSize);
+    for (const c of node.children) walk(c, here);
+  };
+  walk(head, []);
+  const kb = (b: number) => (b / completions / 1024).toFixed(2).padStart(7);
+  const lines = [`  allocated ${kb(total)} kB per completion`, '  self:'];
+  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    lines.push(`  ${kb(v)} kB  ${k}`);
+  lines.push('  inclusive:');
+  for (const [k, v] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    lines.push(`  ${kb(v)} kB  ${k}`);
+  return lines;
+}
+
 /** Self time by category and by function, in µs per completion. */
 function summarise(profile: Profile, completions: number): string[] {
   const self = new Map<number, number>();
@@ -160,6 +194,7 @@ const variant = process.env.PROFILE_VARIANT
   ? variants(`v:${process.env.PROFILE_VARIANT}`)[1]!
   : base!;
 const PERF = process.env.PROFILE_PERF === '1';
+const ALLOC = process.env.PROFILE_ALLOC === '1';
 variant.execArgv = [
   ...variant.execArgv,
   `--inspect=127.0.0.1:${port}`,
@@ -197,9 +232,19 @@ try {
       : undefined;
     if (perf) await new Promise((r) => setTimeout(r, 500));
     // perf alone (V8's own sampler, its thread and its signals, would be in perf's samples)
-    if (!perf) await cdp.post('Profiler.start');
+    const sampler = perf || ALLOC ? undefined : 'cpu';
+    if (sampler) await cdp.post('Profiler.start');
+    if (ALLOC)
+      await cdp.post('HeapProfiler.startSampling', {
+        samplingInterval: 512,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     const r = await driver.round(served.url, headers, BODY);
-    const { profile } = perf
+    const allocations = ALLOC
+      ? (await cdp.post<{ profile: { head: AllocNode } }>('HeapProfiler.stopSampling')).profile
+      : undefined;
+    const { profile } = !sampler
       ? { profile: { nodes: [], samples: [], timeDeltas: [] } as Profile }
       : await cdp.post<{ profile: Profile }>('Profiler.stop');
     if (perf) {
@@ -210,13 +255,14 @@ try {
     const cpu = (cpuMsOfPid(pid) - cpu0) / N;
     const gc = await cdp.evaluate<Record<string, number>>('globalThis.__benchGc');
     const file = path.join(DIR, `served-${kind}.cpuprofile`);
-    if (!perf) writeFileSync(file, JSON.stringify(profile));
+    if (sampler) writeFileSync(file, JSON.stringify(profile));
     console.log(
       `${kind}: ${N} completions, ${Math.round(r.perSecond)}/s, failures ${r.failures}, process CPU ${cpu.toFixed(3)} ms per completion (profiler on); ` +
         `GC per completion: ${(gc.minor! / N).toFixed(3)} minor (${((1000 * gc.minorMs!) / N).toFixed(1)} µs), ` +
         `${(gc.major! / N).toFixed(4)} major (${((1000 * gc.majorMs!) / N).toFixed(1)} µs), other ${((1000 * gc.otherMs!) / N).toFixed(1)} µs; ${file}`,
     );
-    if (!perf) console.log(summarise(profile, N).join('\n'));
+    if (sampler) console.log(summarise(profile, N).join('\n'));
+    if (allocations) console.log(summariseAllocations(allocations.head, N).join('\n'));
   }
   cdp.close();
 } finally {
