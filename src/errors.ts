@@ -77,7 +77,7 @@ export const ERROR_CATALOG = catalog({
   ],
   payment_settlement_failed: [
     402,
-    'The facilitator refused the payment; nothing settled. This authorization is spent.',
+    'The facilitator reported this payment as failed and this authorization is spent. Before signing anew, send this same request again once the authorization has expired: if the transfer was mined after all, that answers your order.',
   ],
   payment_settlement_pending: [
     409,

@@ -303,8 +303,8 @@ export function periodicTasks(deps: Deps): PeriodicTask[] {
       everyMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
       firstAfterMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
       run: async () => {
-        const { completed, released } = await reconcileNow(deps);
-        return { completed, released };
+        const { completed, released, failed } = await reconcileNow(deps);
+        return { completed, released, failed };
       },
     },
     {

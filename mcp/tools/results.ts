@@ -64,8 +64,8 @@ const COMMON_HINTS: Hints = {
     `${b.order_id ? `, order_id ${b.order_id}` : ''}). Do NOT pay again: a new attempt would pay twice. ` +
     `The marketplace reconciles it from the chain; check later with ${b.order_id ? `get_order { order_id: "${b.order_id}" }` : 'list_my_orders and get_order'}.`,
   payment_settlement_failed: (b) =>
-    `The payment was refused outright and nothing settled${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
-    'Do not retry blindly; report the reason to the operator.',
+    `The facilitator reported the payment as failed${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
+    'Do not pay again at once: a facilitator can report failure after broadcasting the transfer, and if it is mined after all the marketplace creates the order (check list_my_orders after the authorization expires). If no order appears, report the reason to the operator.',
   region_unavailable: 'Purchases are not offered in this region. This is final; do not retry.',
   agent_not_found:
     'The configured wallet has never bought or sold here, so it owns no orders. Use the order_id returned by acquire_item with the same wallet.',
