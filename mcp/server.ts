@@ -15,6 +15,7 @@ import { registerGetPayouts } from './tools/get-payouts.js';
 import { registerGetSalesChains } from './tools/get-sales-chains.js';
 import { registerGetSellerStats } from './tools/get-seller-stats.js';
 import { registerGetUsername } from './tools/get-username.js';
+import { listOutputsAdditive } from './tools/output-schemas.js';
 import { registerListItem } from './tools/list-item.js';
 import { registerListMyItems } from './tools/list-my-items.js';
 import { registerListMyOrders } from './tools/list-my-orders.js';
@@ -41,6 +42,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
       'read_inbox, ack_feedback, send_platform_feedback. Account: get_username, set_username, get_sales_chains, ' +
       'set_sales_chains. Paying tools stay within the operator limits and never pay twice for one listing unless told to.',
   });
+  listOutputsAdditive(server);
   if (deps.tracing) traceToolCalls(server, deps.tracing);
   registerSearchItems(server, deps);
   registerGetItem(server, deps);

@@ -3,6 +3,7 @@ import { CatalogClient } from '../../src/client/catalog.js';
 import { registerItemTemplate, registerResources } from '../resources.js';
 import { SERVER_INFO } from '../server.js';
 import { registerGetItem } from '../tools/get-item.js';
+import { listOutputsAdditive } from '../tools/output-schemas.js';
 import { registerPreviewItem } from '../tools/preview-item.js';
 import { registerSearchItems } from '../tools/search-items.js';
 import { registerHostedListingStatus } from './listing-status.js';
@@ -68,6 +69,7 @@ export function createHostedMcpServer(
   const tools = hostedMcpTools(revision);
   const hosted: HostedDeps = { ...rest, offered: [...tools.paid, ...tools.identity] };
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS[revision] });
+  listOutputsAdditive(server);
   const catalogDeps = {
     baseUrl: deps.baseUrl,
     catalog: new CatalogClient({ baseUrl: deps.baseUrl, fetch: deps.fetch }),

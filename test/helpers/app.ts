@@ -21,6 +21,15 @@ export interface TestContext {
 
 let template: Blob | undefined;
 
+export interface TestAppOptions {
+  logger?: Logger;
+  /**
+   * Given the built app before it starts, e.g. to add a hook that changes what every route
+   * answers as a later release of the service would (a field added to its responses).
+   */
+  beforeReady?: (app: App) => void;
+}
+
 /**
  * The migrated database vitest's global setup dumped once for the run (./global-setup.ts): a copy
  * of it starts in a fraction of the time initdb and the migrations take. Outside vitest (the
@@ -45,7 +54,7 @@ export function dbTemplate(): Blob | undefined {
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  opts: { logger?: Logger } = {},
+  opts: TestAppOptions = {},
 ): Promise<TestContext> {
   const config = loadConfig({
     EMBEDDED_DB_IN_MEMORY: 'true',
@@ -64,6 +73,7 @@ export async function startTestApp(
     template: dbTemplate(),
   });
   const app = await buildApp(config, runtime.deps);
+  opts.beforeReady?.(app);
   await app.ready();
   return {
     config,
@@ -87,14 +97,18 @@ export interface ListeningTestContext extends TestContext {
  */
 export async function startListeningTestApp(
   env: Record<string, string> = {},
+  opts: Pick<TestAppOptions, 'beforeReady'> = {},
 ): Promise<ListeningTestContext> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({
-    ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'listening-')),
-    PUBLIC_BASE_URL: base,
-    ...env,
-  });
+  const t = await startTestApp(
+    {
+      ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'listening-')),
+      PUBLIC_BASE_URL: base,
+      ...env,
+    },
+    opts,
+  );
   await t.app.listen({ port, host: '127.0.0.1' });
   return { ...t, base };
 }
