@@ -170,7 +170,80 @@ export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string
     return terms;
   });
   indexedTerms.get(sql)?.delete(dims);
+  await ensurePriceIndexes(sql, dims);
   return made;
+}
+
+/**
+ * Price ceilings and the vector graph. A buyer's budget (`max_price`) is the commonest filter, and
+ * a broad one walked through the whole catalogue's graph visits four listings for each it keeps
+ * when a quarter of the catalogue fits the range (at 100,000 listings, ~3,500 buffers a search
+ * against ~1,500 unfiltered). So the cheapest quarter and half of the catalogue get an HNSW index
+ * each, partial on `price_micro <= bound`, the bound being that share's price rounded up to two
+ * significant digits (a whole number of cents at least). The planner proves such an index applies
+ * to any search whose `max_price` is at or below its bound (filtered searches are planned with
+ * their values, search.ts), and walks the smallest: the range then keeps most of what it visits.
+ *
+ * Made from `minListings` active listings on (fewer are ranked exactly, cheaply), at start and by
+ * `npm run reindex`. A bound within a factor of `keepWithin` of an existing price index's reuses
+ * it, so that a drifting price distribution does not pile up indexes; an index that is no longer
+ * wanted stays, which costs only its upkeep.
+ */
+export const PRICE_INDEX = { minListings: 2000, shares: [0.25, 0.5], keepWithin: 1.5 };
+
+export function priceIndexName(dims: number, boundMicro: number): string {
+  return `${priceIndexPrefix(dims)}${boundMicro}`;
+}
+
+function priceIndexPrefix(dims: number): string {
+  return `items_hnsw_${dims}_price_le_`;
+}
+
+/** Rounds a price up to two significant digits, and to whole cents (10,000 micro-USDC) at least. */
+export function priceBound(micro: number): number {
+  const step = Math.max(10_000, 10 ** (Math.floor(Math.log10(Math.max(micro, 1))) - 1));
+  return Math.ceil(micro / step) * step;
+}
+
+/** Creates the price-ceiling indexes (see PRICE_INDEX) that are missing; returns their bounds. */
+export async function ensurePriceIndexes(sql: Sql, dims: number): Promise<number[]> {
+  vectorType(sql, dims);
+  const { minListings, shares, keepWithin } = PRICE_INDEX;
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    const [all] = await tx<{ active: number }[]>`
+      select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
+    if ((all?.active ?? 0) < minListings) return [];
+    const quantiles = await tx<{ price: number }[]>`
+      select unnest(percentile_disc(${shares}::float8[]) within group (order by price_micro))::bigint as price
+      from items where status = 'active' and embedding_dims = ${dims}`;
+    const prefix = priceIndexPrefix(dims);
+    const rows = await tx<{ indexname: string }[]>`
+      select indexname from pg_indexes
+      where tablename = 'items' and schemaname = current_schema() and starts_with(indexname, ${prefix})`;
+    const bounds = rows
+      .map((r) => Number(r.indexname.slice(prefix.length)))
+      .filter((b) => Number.isSafeInteger(b) && b > 0);
+    const kept: number[] = [];
+    for (const { price } of quantiles) {
+      const bound = priceBound(Number(price));
+      const near = bounds.find((b) => b <= bound * keepWithin && b * keepWithin >= bound);
+      if (near !== undefined) {
+        if (!kept.includes(near)) kept.push(near);
+        continue;
+      }
+      // an integer: nothing else reaches the SQL text
+      if (!Number.isSafeInteger(bound) || bound <= 0) continue;
+      await tx.unsafe(
+        `create index if not exists ${priceIndexName(dims, bound)} on items
+           using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+           where status = 'active' and embedding_dims = ${dims} and price_micro <= ${bound}`,
+      );
+      bounds.push(bound);
+      kept.push(bound);
+    }
+    return kept;
+  });
 }
 
 /**
