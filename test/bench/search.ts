@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { openAsBlob } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { provisionAgent } from '../../src/domain/accounts/accounts.js';
@@ -21,6 +24,11 @@ import { createRuntime } from '../../src/runtime.js';
  * Postgres, measures p50 / p95 latency of the full hybrid search (embedding + SQL) for plain and
  * filtered queries, and recall@20 of the indexed search against the same search run as an exact
  * scan. Sizes are overridable: BENCH_SEARCH_SIZES=1000,20000.
+ *
+ * BENCH_SEARCH_REUSE_DIR=dir keeps each seeded and indexed catalogue there (a dump of the embedded
+ * database, about 3 GB at 100k) and starts later runs from it, in memory as before, instead of
+ * seeding again (100k takes minutes). The dump is keyed by size and embedder option only: empty the
+ * directory when the seeding or the index build changes. Migrations added since still apply.
  */
 
 // deterministic PRNG so both sizes draw from the same distribution
@@ -165,6 +173,8 @@ export async function loadCatalogue(
     maintenanceWorkMem?: string;
     /** Told after each inserted batch (the memory bench samples resident memory there). */
     onSeeded?: (seeded: number) => void;
+    /** Keep the seeded catalogue in this directory and start from it when there (BENCH_SEARCH_REUSE_DIR). */
+    reuseDir?: string;
   } = {},
 ): Promise<Catalogue> {
   const config = loadConfig({
@@ -177,7 +187,19 @@ export async function loadCatalogue(
     SEARCH_EF_SEARCH: String(efSearch),
     ...opts.env,
   });
-  const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
+  const kept = opts.reuseDir
+    ? path.join(
+        path.resolve(opts.reuseDir),
+        `search-${n}-${config.EMBEDDINGS_BUILTIN ?? 'default'}-${config.EMBEDDINGS_SENTENCE_SHARE ?? 'default'}.tar`,
+      )
+    : undefined;
+  // (a Blob on the file: readFile stops at 2 GiB, the 100k dump is about 3 GB)
+  const template = kept ? await openAsBlob(kept).catch(() => undefined) : undefined;
+  const runtime = await createRuntime(config, { logger: createLogger(config, 2), template });
+  if (template) {
+    process.stderr.write(`  ${n} listings from ${kept}\n`);
+    return { n, runtime, seedSeconds: 0, indexSeconds: 0 };
+  }
   const { sql, embedder } = runtime.deps;
   const r = rng(42);
   const sellers: Array<{ id: string }> = [];
@@ -220,7 +242,13 @@ export async function loadCatalogue(
   await sql`select set_config('maintenance_work_mem', ${opts.maintenanceWorkMem ?? '1GB'}, false)`;
   await ensureVectorIndex(sql, embedder.dimensions);
   await sql`vacuum analyze items`; // flushes the GIN pending list, as autovacuum would
-  return { n, runtime, seedSeconds, indexSeconds: (performance.now() - t1) / 1000 };
+  const indexSeconds = (performance.now() - t1) / 1000;
+  if (kept && runtime.db.dump) {
+    await mkdir(path.dirname(kept), { recursive: true });
+    await writeFile(`${kept}.part`, Buffer.from(await (await runtime.db.dump()).arrayBuffer()));
+    await rename(`${kept}.part`, kept);
+  }
+  return { n, runtime, seedSeconds, indexSeconds };
 }
 
 const isFiltered = (q: SearchQuery) => q.tech_stack !== undefined || q.min_price !== undefined;
@@ -235,7 +263,7 @@ export async function benchSearch(
   try {
     for (const n of sizes) {
       process.stderr.write(`search bench: loading ${n} listings\n`);
-      catalogues.push(await loadCatalogue(n, ef));
+      catalogues.push(await loadCatalogue(n, ef, { reuseDir: env.BENCH_SEARCH_REUSE_DIR }));
     }
     const qs = queries(rng(7));
     const opts = { efSearch: ef, ratingThreshold: 5 };

@@ -4,6 +4,7 @@ import {
   indexedStackTerms,
   STACK_INDEX,
   stackIndexName,
+  stackWordIndexName,
 } from '../../src/domain/search/vectors.js';
 import { seedListing } from '../helpers/catalog.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
@@ -67,11 +68,12 @@ describe('per-stack vector indexes', () => {
     Object.assign(STACK_INDEX, { minListings: 6 });
     // "go" is also inside "Django": its index holds both (12 of 30), as its filter does
     const terms = await ensureStackIndexes(sql, embedder.dimensions);
+    // "Node.js" is the word "nodejs" (a rewrite): its index is on the stack words, not the text
     expect([...terms].sort()).toEqual([
       'django',
       'fastapi',
       'go',
-      'node.js',
+      'nodejs',
       'python',
       'rust',
       'typescript',
@@ -82,9 +84,30 @@ describe('per-stack vector indexes', () => {
     const [idx] =
       await sql`select indexdef from pg_indexes where indexname = ${stackIndexName(embedder.dimensions, 'python')}`;
     expect(idx?.indexdef).toContain("'%python%'");
+    const [words] =
+      await sql`select indexdef from pg_indexes where indexname = ${stackWordIndexName(embedder.dimensions, 'nodejs')}`;
+    expect(words?.indexdef).toContain("stack_words && '{nodejs}'::text[]");
 
     const after = [];
     for (const q of queries) after.push(await search(q));
     expect(after).toEqual(before);
+  });
+
+  it('a filter on a rewritten stack word ("C#", "Node.js") walks that word\'s own graph', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    Object.assign(STACK_INDEX, { minListings: 6 });
+    await ensureStackIndexes(sql, embedder.dimensions);
+    const scans = async () => {
+      await sql`select pg_stat_force_next_flush()`;
+      await sql`select 1`;
+      const [row] = await sql<{ scans: number }[]>`
+        select coalesce(sum(idx_scan), 0)::int as scans from pg_stat_user_indexes
+        where indexrelname = ${stackWordIndexName(embedder.dimensions, 'nodejs')}`;
+      return row?.scans ?? 0;
+    };
+    const before = await scans();
+    const found = await search({ q: 'login service', tech_stack: 'Node.js' });
+    expect(found.length).toBeGreaterThan(0);
+    expect(await scans()).toBeGreaterThan(before);
   });
 });

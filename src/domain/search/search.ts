@@ -21,7 +21,13 @@ import {
   type CodeMix,
 } from './stacks.js';
 import type { Telemetry } from '../telemetry.js';
-import { indexedStackTerms, STACK_TERM, toVectorLiteral, vectorType } from './vectors.js';
+import {
+  indexedStackTerms,
+  STACK_TERM,
+  stackWordsPredicate,
+  toVectorLiteral,
+  vectorType,
+} from './vectors.js';
 
 export const SEARCH_LIMIT = SEARCH_LIMITS.results;
 /** Candidates handed from the database to the final ranking. */
@@ -336,7 +342,8 @@ function candidateSql(
  * text (except a word only a rewrite produces: "cpp" from "C++"), which the trigram index and the
  * per-term HNSW indexes (vectors.ts, STACK_INDEX) can read: a term with an index of its own is
  * written as that index's predicate, a literal, so that the planner can prove the index applies
- * and walk the graph of that stack's listings only. The literal means what the parameter means
+ * and walk the graph of that stack's listings only. A rewritten word's index is partial on its
+ * stack-words test instead, written as a literal alike. The literal means what the parameter means
  * (ILIKE folds ASCII case), so a stale list of indexed terms costs speed only.
  */
 function stackTermFilter(sql: Db, term: string, indexed: Set<string> | undefined) {
@@ -345,8 +352,16 @@ function stackTermFilter(sql: Db, term: string, indexed: Set<string> | undefined
   let filter = sql`true`;
   for (const w of ws) {
     const names = stackFilterNames(w);
+    if (!impliesRawText(w)) {
+      // a word only a rewrite produces ("csharp" from "C#") with an index of its own: written as
+      // that index's predicate (vectors.ts, stackWordsPredicate), which means what the parameter means
+      const predicate = indexed?.has(w) ? stackWordsPredicate(w) : undefined;
+      filter = predicate
+        ? sql`${filter} and ${sql.unsafe(`i.${predicate}`)}`
+        : sql`${filter} and i.stack_words && ${names}::text[]`;
+      continue;
+    }
     filter = sql`${filter} and i.stack_words && ${names}::text[]`;
-    if (!impliesRawText(w)) continue;
     // a word (letters and digits) STACK_TERM admits: no quote, backslash, % or _ reaches the SQL
     if (indexed?.has(w) && STACK_TERM.test(w))
       filter = sql`${filter} and ${sql.unsafe(`i.tech_stack ilike '%${w}%'`)}`;

@@ -1,6 +1,7 @@
 import pgvector from 'pgvector';
 import type { Db, Sql } from '../../db/index.js';
 import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
+import { impliesRawText, stackFilterNames, stackWords } from './stacks.js';
 
 /**
  * Listing vectors live in `items.embedding` (an untyped `vector`) with their dimension beside it.
@@ -57,6 +58,12 @@ const HNSW_PARAMS = 'm = 16, ef_construction = 64';
  * `+#.-`, up to 16), so they can be written into SQL as literals. Indexes are created at start
  * and by `npm run reindex` (a term that becomes common later gets its index at the next start);
  * an index whose term became rare stays, which costs only its upkeep.
+ *
+ * A term that is one word only a rewrite produces ("C#" is "csharp", "C++" "cpp", "Node.js"
+ * "nodejs": stacks.ts, impliesRawText) has no substring that every listing of it holds, so its
+ * filter is the stack-words test alone, and its index is partial on exactly that test
+ * (`stack_words && '{csharp}'`, a "words" index, named by the word). Before, such a term got a
+ * substring index the filter could never use, and a C# filter walked the whole catalogue's graph.
  */
 export const STACK_INDEX = { minListings: 2000, maxShare: 0.5, maxTerms: 32 };
 export const STACK_TERM = /^[a-z0-9+#.-]{1,16}$/;
@@ -67,6 +74,35 @@ export function stackIndexName(dims: number, term: string): string {
 
 function stackIndexPrefix(dims: number): string {
   return `items_hnsw_${dims}_stack_`; // + up to 32 hex digits: within Postgres's 63
+}
+
+/** The index of a stack word only a rewrite produces (see STACK_INDEX). */
+export function stackWordIndexName(dims: number, word: string): string {
+  return `${stackWordIndexPrefix(dims)}${Buffer.from(word).toString('hex')}`;
+}
+
+function stackWordIndexPrefix(dims: number): string {
+  return `items_hnsw_${dims}_words_`; // + up to 32 hex digits: within Postgres's 63
+}
+
+/** A stack word fit to be written into SQL as a literal (stack words are [a-z0-9]+ by migration 230). */
+const STACK_WORD = /^[a-z0-9]{1,16}$/;
+
+/**
+ * The search filter's test for one stack word as SQL text (a literal, so that the planner can
+ * prove a words index applies): the same in the index's predicate and in the query (search.ts).
+ * Undefined for a word that cannot be written so.
+ */
+export function stackWordsPredicate(word: string): string | undefined {
+  const names = stackFilterNames(word);
+  if (!STACK_WORD.test(word) || !names.every((n) => STACK_WORD.test(n))) return undefined;
+  return `stack_words && '{${names.join(',')}}'::text[]`;
+}
+
+/** The one rewritten stack word a term stands for ("c#" → "csharp"), if it is one. */
+function rewrittenWord(term: string): string | undefined {
+  const ws = stackWords(term);
+  return ws.length === 1 && !impliesRawText(ws[0]!) ? ws[0] : undefined;
 }
 
 /** Creates the per-term indexes (see STACK_INDEX) that are missing; returns the indexed terms. */
@@ -89,9 +125,32 @@ export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string
       group by term having count(*) >= ${minListings}
       order by count(*) desc, term limit ${maxTerms}`;
     const existing = await readIndexedStackTerms(tx, dims);
+    const existingWords = await readIndexedStackWords(tx, dims);
     const terms: string[] = [];
     for (const { term } of named) {
       if (!STACK_TERM.test(term)) continue;
+      const word = rewrittenWord(term);
+      if (word !== undefined) {
+        const predicate = stackWordsPredicate(word);
+        if (predicate === undefined || terms.includes(word)) continue;
+        if (existingWords.has(word)) {
+          terms.push(word);
+          continue;
+        }
+        const [filter] = await tx<{ kept: number }[]>`
+          select count(*)::int as kept from items
+          where status = 'active' and embedding_dims = ${dims}
+            and stack_words && ${stackFilterNames(word)}::text[]`;
+        if ((filter?.kept ?? 0) > maxShare * active) continue;
+        // the word and its names are checked above: letters and digits only reach the SQL text
+        await tx.unsafe(
+          `create index if not exists ${stackWordIndexName(dims, word)} on items
+             using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+             where status = 'active' and embedding_dims = ${dims} and ${predicate}`,
+        );
+        terms.push(word);
+        continue;
+      }
       if (existing.has(term)) {
         terms.push(term); // made by an earlier start: no need to count its filter again
         continue;
@@ -111,19 +170,96 @@ export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string
     return terms;
   });
   indexedTerms.get(sql)?.delete(dims);
+  await ensurePriceIndexes(sql, dims);
   return made;
 }
 
 /**
- * The stack terms of this dimension that have an index of their own (see STACK_INDEX), read from
- * the catalog at most once a minute per connection pool (ensureStackIndexes refreshes it at once).
+ * Price ceilings and the vector graph. A buyer's budget (`max_price`) is the commonest filter, and
+ * a broad one walked through the whole catalogue's graph visits four listings for each it keeps
+ * when a quarter of the catalogue fits the range (at 100,000 listings, ~3,500 buffers a search
+ * against ~1,500 unfiltered). So the cheapest quarter and half of the catalogue get an HNSW index
+ * each, partial on `price_micro <= bound`, the bound being that share's price rounded up to two
+ * significant digits (a whole number of cents at least). The planner proves such an index applies
+ * to any search whose `max_price` is at or below its bound (filtered searches are planned with
+ * their values, search.ts), and walks the smallest: the range then keeps most of what it visits.
+ *
+ * Made from `minListings` active listings on (fewer are ranked exactly, cheaply), at start and by
+ * `npm run reindex`. A bound within a factor of `keepWithin` of an existing price index's reuses
+ * it, so that a drifting price distribution does not pile up indexes; an index that is no longer
+ * wanted stays, which costs only its upkeep.
+ */
+export const PRICE_INDEX = { minListings: 2000, shares: [0.25, 0.5], keepWithin: 1.5 };
+
+export function priceIndexName(dims: number, boundMicro: number): string {
+  return `${priceIndexPrefix(dims)}${boundMicro}`;
+}
+
+function priceIndexPrefix(dims: number): string {
+  return `items_hnsw_${dims}_price_le_`;
+}
+
+/** Rounds a price up to two significant digits, and to whole cents (10,000 micro-USDC) at least. */
+export function priceBound(micro: number): number {
+  const step = Math.max(10_000, 10 ** (Math.floor(Math.log10(Math.max(micro, 1))) - 1));
+  return Math.ceil(micro / step) * step;
+}
+
+/** Creates the price-ceiling indexes (see PRICE_INDEX) that are missing; returns their bounds. */
+export async function ensurePriceIndexes(sql: Sql, dims: number): Promise<number[]> {
+  vectorType(sql, dims);
+  const { minListings, shares, keepWithin } = PRICE_INDEX;
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    const [all] = await tx<{ active: number }[]>`
+      select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
+    if ((all?.active ?? 0) < minListings) return [];
+    const quantiles = await tx<{ price: number }[]>`
+      select unnest(percentile_disc(${shares}::float8[]) within group (order by price_micro))::bigint as price
+      from items where status = 'active' and embedding_dims = ${dims}`;
+    const prefix = priceIndexPrefix(dims);
+    const rows = await tx<{ indexname: string }[]>`
+      select indexname from pg_indexes
+      where tablename = 'items' and schemaname = current_schema() and starts_with(indexname, ${prefix})`;
+    const bounds = rows
+      .map((r) => Number(r.indexname.slice(prefix.length)))
+      .filter((b) => Number.isSafeInteger(b) && b > 0);
+    const kept: number[] = [];
+    for (const { price } of quantiles) {
+      const bound = priceBound(Number(price));
+      const near = bounds.find((b) => b <= bound * keepWithin && b * keepWithin >= bound);
+      if (near !== undefined) {
+        if (!kept.includes(near)) kept.push(near);
+        continue;
+      }
+      // an integer: nothing else reaches the SQL text
+      if (!Number.isSafeInteger(bound) || bound <= 0) continue;
+      await tx.unsafe(
+        `create index if not exists ${priceIndexName(dims, bound)} on items
+           using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+           where status = 'active' and embedding_dims = ${dims} and price_micro <= ${bound}`,
+      );
+      bounds.push(bound);
+      kept.push(bound);
+    }
+    return kept;
+  });
+}
+
+/**
+ * The stack terms of this dimension that have an index of their own (see STACK_INDEX): substring
+ * terms ("python") and rewritten words ("csharp"), which never meet (a rewritten word is never
+ * written as a substring filter, search.ts). Read from the catalog at most once a minute per
+ * connection pool (ensureStackIndexes refreshes it at once).
  */
 export function indexedStackTerms(sql: Sql, dims: number): Promise<Set<string>> {
   let byDims = indexedTerms.get(sql);
   if (!byDims) indexedTerms.set(sql, (byDims = new Map()));
   const hit = byDims.get(dims);
   if (hit && Date.now() - hit.at < INDEXED_TERMS_TTL_MS) return hit.terms;
-  const terms = readIndexedStackTerms(sql, dims).catch(() => new Set<string>());
+  const terms = Promise.all([readIndexedStackTerms(sql, dims), readIndexedStackWords(sql, dims)])
+    .then(([t, w]) => new Set([...t, ...w]))
+    .catch(() => new Set<string>());
   byDims.set(dims, { at: Date.now(), terms });
   return terms;
 }
@@ -132,12 +268,20 @@ const INDEXED_TERMS_TTL_MS = 60_000;
 const indexedTerms = new WeakMap<Sql, Map<number, { at: number; terms: Promise<Set<string>> }>>();
 
 async function readIndexedStackTerms(sql: Db, dims: number): Promise<Set<string>> {
-  const prefix = stackIndexPrefix(dims);
+  const terms = await readIndexSuffixes(sql, stackIndexPrefix(dims));
+  return new Set(terms.filter((t) => STACK_TERM.test(t)));
+}
+
+async function readIndexedStackWords(sql: Db, dims: number): Promise<Set<string>> {
+  const words = await readIndexSuffixes(sql, stackWordIndexPrefix(dims));
+  return new Set(words.filter((w) => STACK_WORD.test(w)));
+}
+
+async function readIndexSuffixes(sql: Db, prefix: string): Promise<string[]> {
   const rows = await sql<{ indexname: string }[]>`
     select indexname from pg_indexes
     where tablename = 'items' and schemaname = current_schema() and starts_with(indexname, ${prefix})`;
-  const terms = rows.map((r) => Buffer.from(r.indexname.slice(prefix.length), 'hex').toString());
-  return new Set(terms.filter((t) => STACK_TERM.test(t)));
+  return rows.map((r) => Buffer.from(r.indexname.slice(prefix.length), 'hex').toString());
 }
 
 /** pgvector's text form (via the pgvector package); sent as a parameter cast to the typed vector. */
