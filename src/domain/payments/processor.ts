@@ -302,13 +302,16 @@ export class PaymentProcessor {
 
   /**
    * Not used and can no longer be: the local ledger is authoritative; otherwise the authorization's
-   * window has closed, so nobody was or will be charged by it.
+   * window has closed on the chain's clock, so nobody was or will be charged by it. The token
+   * checks `block.timestamp < validBefore`, and block timestamps lag real time (our clock may run
+   * fast too): a transfer can still be mined a little after our clock passed `validBefore`, so
+   * the window counts as closed only `chainClockGraceSeconds` later.
    */
   private neverMoves(row: PaymentRow, state: AuthorizationState): boolean {
-    return (
-      state.state === 'unused' &&
-      (this.facilitator.kind === 'local' || row.validBefore.getTime() < Date.now())
-    );
+    if (state.state !== 'unused') return false;
+    if (this.facilitator.kind === 'local') return true;
+    const closedAt = row.validBefore.getTime() + this.opts.chainClockGraceSeconds * 1000;
+    return closedAt < Date.now();
   }
 
   /** A claim that already exists for this payer and nonce: the same request again, or a replay. */
@@ -393,6 +396,8 @@ export class PaymentProcessor {
       await this.store.release(row.id);
       return 'released';
     }
+    // still open (pending, or the chain has no answer yet): asked again in its turn
+    await this.store.markRechecked(row.id);
     return 'unresolved';
   }
 
