@@ -275,7 +275,8 @@ export class PaymentProcessor {
         // The id's payment failed at settlement: nothing was charged, and that authorization is
         // spent here for good. A payer who topped up retries the same request with the same id:
         // it runs afresh (the id goes to this payment's claim; concurrent retries race on it as
-        // any first payment does). The id then answers that payment, whichever signature carries it.
+        // any first payment does). The id then answers that payment, whichever signature carries
+        // it.
         await this.store.forgetFailedIdentifier(input.payment.payer, id, row.id);
         return this.run<C, R>(input);
       }
