@@ -29,7 +29,7 @@ export interface ReconcilerOptions {
  * released; a failure at settlement not yet known final is completed if its transfer was mined
  * after all, or made final once its window closed unused (`PaymentProcessor.settleFailed`).
  * At most `limit` (100) payments per pass, least recently looked at first; one that stays
- * unresolved is asked again at most once per `staleSeconds`, after the others. A settlement still
+ * unresolved records when it was asked and goes behind the others. A settlement still
  * unresolved after `alertAfterSeconds` is logged at error level on every pass (money may have moved
  * without an order), and listed by `unresolvedPayments` for the operator command.
  */
