@@ -355,6 +355,13 @@ export const ConfigSchema = z
     X402_PAYMENT_ID_RETENTION_SECONDS: z.coerce.number().int().min(600).default(86_400),
     /** Tolerated clock skew between payer and server when checking validity windows. */
     X402_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+    /**
+     * How long after an authorization's `validBefore` (by our clock) its transfer may still be
+     * mined: a chain's block timestamps lag real time and our clock may run fast. Until then a
+     * remote facilitator's unused authorization is not taken as never moving money (a claim is not
+     * released, a failure at settlement not made final). The local ledger needs none.
+     */
+    X402_CHAIN_CLOCK_GRACE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(120),
     /** Local facilitator: USDC balance a never-seen address starts with (dev ledger). */
     LOCAL_FACILITATOR_START_BALANCE_USDC: z.coerce.number().min(0).default(100),
     /** Region gating of commerce routes: request header carrying an ISO country code, and deny list. */

@@ -218,6 +218,7 @@ function createPayments(
   const payments = new PaymentProcessor(store, facilitator, {
     retryAfterSeconds: config.SETTLEMENT_RETRY_AFTER_SECONDS,
     staleSeconds: config.RECONCILE_STALE_SECONDS,
+    chainClockGraceSeconds: config.X402_CHAIN_CLOCK_GRACE_SECONDS,
     logger,
   });
   const addressing = payoutAddressing(config);

@@ -105,6 +105,9 @@ async function listed(paymentId: string) {
   return command;
 }
 
+/** X402_CHAIN_CLOCK_GRACE_SECONDS: how long past `validBefore` a transfer may still be mined. */
+const grace = () => t.runtime.deps.config.X402_CHAIN_CLOCK_GRACE_SECONDS;
+
 /** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
 async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
   vi.useFakeTimers({ toFake: ['Date'] });
@@ -223,7 +226,8 @@ describe('a settlement answered as failed', () => {
     expect(await listed(paymentId)).toBe(true);
     const key = `${buyer.address.toLowerCase()}:${signed.nonce}`;
     const asks = () => rpc.asked.filter((k) => k === key).length;
-    await at(validBeforeOf(signed.payload) + 60, async () => {
+    // past the window by more than the chain's clock may lag behind ours
+    await at(validBeforeOf(signed.payload) + grace() + 60, async () => {
       const report = await reconcileNow(t.runtime.deps, 0);
       expect(report.failed).toBeGreaterThanOrEqual(1);
       expect(asks()).toBe(1);
@@ -268,5 +272,136 @@ describe('a settlement answered as failed', () => {
     expect(retry.statusCode).toBe(202);
     expect(retry.json()).toMatchObject({ item_id: item!.id });
     expect(await items()).toHaveLength(1);
+  });
+});
+
+/**
+ * `transferWithAuthorization` checks `block.timestamp < validBefore`, and block timestamps lag
+ * real time (our clock may run fast too): a transfer can be mined shortly after our clock passed
+ * `validBefore`. So an unused authorization counts as never moving money only
+ * X402_CHAIN_CLOCK_GRACE_SECONDS (120) past it; before that, releasing its claim or making its
+ * failure final would lose the order of a buyer who was charged.
+ */
+describe("decided on the chain's clock", () => {
+  it('a failure at settlement just past its window (our clock) stays undecided: mined then, it gets its order', async () => {
+    const { item, buyer, signed, paymentId } = await failedPurchase();
+    await at(validBeforeOf(signed.payload) + 60, async () => {
+      await reconcileNow(t.runtime.deps, 0);
+      // not final: still listed, and asked again
+      expect(await listed(paymentId)).toBe(true);
+      // the chain's clock was behind ours: the transfer is mined now
+      rpc.mine(buyer.address, signed.nonce, `0x${'e1'.repeat(32)}`);
+      expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(1);
+    });
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+  });
+
+  it('a claim abandoned (its request died) just past its window (our clock) is not released: mined then, it gets its order', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const required = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = newWallet();
+    const signed = await signPayment(buyer, required, required.accepts[0]!);
+    // the facilitator broadcast the transfer, then the request died before recording anything
+    t.runtime.deps.payments.testHooks.afterSettle = () => {
+      throw new Error('simulated crash after settlement');
+    };
+    try {
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': signed.header },
+        payload: LEGAL,
+      });
+      expect(res.statusCode).toBe(500);
+    } finally {
+      t.runtime.deps.payments.testHooks = {};
+    }
+    const [row] = await t.runtime.deps.sql<{ id: string }[]>`
+      select id from x402_payments where nonce = ${signed.nonce}`;
+    await at(validBeforeOf(signed.payload) + 60, async () => {
+      await reconcileNow(t.runtime.deps, 0);
+      // not released: the nonce is still held, the claim still open
+      expect(await recorded(item.itemId, row!.id)).toMatchObject({ status: 'settling' });
+      // the chain's clock was behind ours: the transfer is mined now
+      rpc.mine(buyer.address, signed.nonce, `0x${'e2'.repeat(32)}`);
+      expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(1);
+    });
+    expect(await recorded(item.itemId, row!.id)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+  });
+});
+
+describe('a reconciler pass never starves', () => {
+  it('a claim stuck pending (the facilitator never answers) waits its turn behind an abandoned one that was mined', async () => {
+    const { sql } = t.runtime.deps;
+    const stuck = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
+    const stuckUrl = `/api/v1/items/${stuck.itemId}/acquire`;
+    let required = promptOf(await t.app.inject({ method: 'POST', url: stuckUrl }));
+    const stuckSigned = await signPayment(newWallet(), required, required.accepts[0]!);
+    fake.mode = 'settle_pending';
+    const pending = await t.app.inject({
+      method: 'POST',
+      url: stuckUrl,
+      headers: { 'payment-signature': stuckSigned.header },
+      payload: LEGAL,
+    });
+    expect(pending.statusCode).toBe(409);
+    // a purchase whose request died right after the facilitator settled it (mined on chain)
+    fake.mode = 'ok';
+    const mined = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
+    const minedUrl = `/api/v1/items/${mined.itemId}/acquire`;
+    required = promptOf(await t.app.inject({ method: 'POST', url: minedUrl }));
+    const minedSigned = await signPayment(newWallet(), required, required.accepts[0]!);
+    fake.onSettle = (s) => rpc.mine(s.payer, s.nonce, s.transaction);
+    t.runtime.deps.payments.testHooks.afterSettle = () => {
+      throw new Error('simulated crash after settlement');
+    };
+    try {
+      const crashed = await t.app.inject({
+        method: 'POST',
+        url: minedUrl,
+        headers: { 'payment-signature': minedSigned.header },
+        payload: LEGAL,
+      });
+      expect(crashed.statusCode).toBe(500);
+    } finally {
+      t.runtime.deps.payments.testHooks = {};
+      fake.onSettle = undefined;
+    }
+    // the stuck one is the older: it comes first
+    await sql`update x402_payments set updated_at = now() - interval '2 hours'
+      where nonce = ${stuckSigned.nonce}`;
+    await sql`update x402_payments set updated_at = now() - interval '1 hour'
+      where nonce = ${minedSigned.nonce}`;
+    const pass = () =>
+      reconcilePayments(t.runtime.deps.payments, {
+        staleSeconds: 60,
+        alertAfterSeconds: 600,
+        logger: t.runtime.deps.logger,
+        paymentIdRetentionSeconds: 86_400,
+        limit: 1,
+      });
+    expect(await pass()).toMatchObject({ completed: 0, unresolved: 1 });
+    expect(await pass()).toMatchObject({ completed: 1, unresolved: 0 });
+    const [row] = await sql<{ id: string }[]>`
+      select id from x402_payments where nonce = ${minedSigned.nonce}`;
+    expect(await recorded(mined.itemId, row!.id)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    // the stuck one is asked again once its turn comes (staleSeconds after it was asked)
+    const [stuckRow] = await sql<{ id: string; status: string }[]>`
+      select id, status from x402_payments where nonce = ${stuckSigned.nonce}`;
+    expect(stuckRow!.status).toBe('pending');
+    expect(await listed(stuckRow!.id)).toBe(true);
   });
 });

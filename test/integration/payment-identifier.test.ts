@@ -529,7 +529,7 @@ describe('an id whose payment is settling, released or out of its window', () =>
       FACILITATOR_TIMEOUT_MS: '3000',
       RPC_URL_BASE: rpc.url,
       RPC_URL_POLYGON: rpc.url,
-      // tests here move the clock past a window (up to X402_MAX_TIMEOUT_SECONDS + 60 s ahead): a
+      // tests here move the clock past a window (up to X402_MAX_TIMEOUT_SECONDS + 180 s ahead): a
       // claim still settling across that jump must not look abandoned (stale after 30 s)
       RECONCILE_STALE_SECONDS: '3600',
     });
@@ -721,11 +721,26 @@ describe('an id whose payment is settling, released or out of its window', () =>
     // the payer tops up and retries at once: the failed authorization's window is still open, and
     // a facilitator may answer failure after it broadcast the transfer, so the id keeps answering
     // the failure until the chain says that authorization can never move money
+    // (the chain is read once for that request: one authorizationState of the failed payment)
+    const key = `${buyer.address.toLowerCase()}:${failed.nonce.toLowerCase()}`;
+    const asks = () => rpc.asked.filter((k) => k === key).length;
+    const asked = asks();
     const early = await acquire((await buyer.sign(prompt, id)).header);
     expect(early.json()).toMatchObject({ error: 'payment_settlement_failed' });
     expect(settles()).toBe(before + 1);
-    // past its window, and unused on the token (only the clock moves)
+    expect(asks()).toBe(asked + 1);
+    // just past its window by our clock, unused on the token: the chain's clock may lag ours
+    // (the token checks block.timestamp < validBefore), so it may still be mined: the id keeps
+    // answering the failure for X402_CHAIN_CLOCK_GRACE_SECONDS more
+    const grace = t.runtime.deps.config.X402_CHAIN_CLOCK_GRACE_SECONDS;
     await at(validBeforeOf(failed.payload) + 60, async () => {
+      const late = await acquire((await buyer.sign(prompt, id)).header);
+      expect(late.json()).toMatchObject({ error: 'payment_settlement_failed' });
+      expect(settles()).toBe(before + 1);
+      expect(asks()).toBe(asked + 2);
+    });
+    // past its window and that grace, and unused on the token (only the clock moves)
+    await at(validBeforeOf(failed.payload) + grace + 60, async () => {
       // the same request with the same id, signed afresh, twice at once: run anew, once
       const retries = await Promise.all([buyer.sign(prompt, id), buyer.sign(prompt, id)]);
       const answers = await Promise.all(retries.map((r) => acquire(r.header)));
@@ -761,8 +776,12 @@ describe('an id whose payment is settling, released or out of its window', () =>
     await at(validBeforeOf(failed.payload) + 60, async () => {
       // the payer's retry with the same id: the money moved once, so nothing is settled again,
       // and the payment it moved is completed and answered: the buyer was charged, so gets the order
+      // (the chain read once for it: one authorizationState of the failed payment)
+      const key = `${buyer.address.toLowerCase()}:${failed.nonce.toLowerCase()}`;
+      const asked = rpc.asked.filter((k) => k === key).length;
       const retry = await acquire((await buyer.sign(prompt, id)).header);
       expect(retry.statusCode).toBe(200);
+      expect(rpc.asked.filter((k) => k === key).length).toBe(asked + 1);
       expect(settles()).toBe(before + 1);
       expect(await moneyOf(t.runtime.deps.sql, buyer.address, item.itemId)).toMatchObject({
         orders: 1,

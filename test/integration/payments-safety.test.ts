@@ -395,6 +395,7 @@ describe('completion in one statement after settlement', () => {
     const processor = new PaymentProcessor(deps().payments.store, local, {
       retryAfterSeconds: 5,
       staleSeconds: 0,
+      chainClockGraceSeconds: 120,
       logger: deps().logger,
     });
     const sql = deps().sql;

@@ -12,6 +12,7 @@ const opts = {
   feedbackWindowDays: 30,
   platformFeedbackPerDay: 5,
   payoutIntervalMinutes: 60,
+  chainClockGraceSeconds: 120,
   ratingThreshold: 2.5,
   rateLimits: {
     windowSeconds: 60,
@@ -52,6 +53,7 @@ describe('the agent guides rendered from assets/guides/*.md', () => {
         max_price_usdc: 1,
         max_active_listings: 1,
         payout_interval_minutes: 1,
+        chain_clock_grace_seconds: 1,
         limits_section: '',
         title_max: 1,
         description_max: 1,

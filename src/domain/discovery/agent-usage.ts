@@ -24,6 +24,7 @@ export function agentUsageRevisionB(base: string, opts: AgentUsageOptions): stri
     listing_fee_micro: String(toMicro(opts.listingFeeUsdc)),
     max_active_listings: opts.maxActiveListings,
     payout_interval_minutes: opts.payoutIntervalMinutes,
+    chain_clock_grace_seconds: opts.chainClockGraceSeconds,
     feedback_window_days: opts.feedbackWindowDays,
     rating_threshold: opts.ratingThreshold,
     platform_feedback_per_day: opts.platformFeedbackPerDay,

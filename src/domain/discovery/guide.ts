@@ -19,6 +19,8 @@ export interface AgentUsageOptions {
   platformFeedbackPerDay: number;
   /** Minutes between two runs of the payout job. */
   payoutIntervalMinutes: number;
+  /** Seconds past `validBefore` a transfer may still be mined (X402_CHAIN_CLOCK_GRACE_SECONDS). */
+  chainClockGraceSeconds: number;
   ratingThreshold: number;
   /** Rate limits of this deployment (per replica; see limitsSection). */
   rateLimits: {

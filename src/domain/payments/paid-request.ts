@@ -9,6 +9,11 @@ export interface ProcessorOptions {
   retryAfterSeconds: number;
   /** Age after which a `settling` claim counts as abandoned by a dead request. */
   staleSeconds: number;
+  /**
+   * How long after `validBefore` (our clock) a remote facilitator's transfer may still be mined
+   * (X402_CHAIN_CLOCK_GRACE_SECONDS).
+   */
+  chainClockGraceSeconds: number;
   logger: Logger;
   /** How long a duplicate request waits for the first one's outcome. */
   duplicateWaitMs?: number;

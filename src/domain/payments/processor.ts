@@ -267,15 +267,34 @@ export class PaymentProcessor {
     const fresh =
       row.nonce !== input.payment.nonce && input.payment.validBefore.getTime() > Date.now();
     const id = input.payment.paymentIdentifier;
-    if (fresh && row.status === 'failed' && id && (await this.canNeverMove(row))) {
-      // The id's payment failed at settlement: nothing was charged, and that authorization is
-      // spent here for good. A payer who topped up retries the same request with the same id:
-      // it runs afresh (the id goes to this payment's claim; concurrent retries race on it as any
-      // first payment does). The id then answers that payment, whichever signature carries it.
-      await this.store.forgetFailedIdentifier(input.payment.payer, id, row.id);
-      return this.run<C, R>(input);
+    if (fresh && row.status === 'failed' && id) {
+      // The chain is asked once for this request: its answer decides here and is not asked
+      // again by `resume`.
+      const decided = await this.decideFailed(row);
+      if (decided === 'failed') {
+        // The id's payment failed at settlement: nothing was charged, and that authorization is
+        // spent here for good. A payer who topped up retries the same request with the same id:
+        // it runs afresh (the id goes to this payment's claim; concurrent retries race on it as
+        // any first payment does). The id then answers that payment, whichever signature carries
+        // it.
+        await this.store.forgetFailedIdentifier(input.payment.payer, id, row.id);
+        return this.run<C, R>(input);
+      }
+      // mined: completed just now, answered as such; undecided: its failure, not asked again
+      const current = decided === 'completed' ? (await this.store.byId(row.id))! : row;
+      return this.resume<R, C>(current, input, digest, fresh, true);
     }
     return this.resume<R, C>(row, input, digest, fresh);
+  }
+
+  /**
+   * A failed payment decided from one question to the facilitator or the chain: a failure at
+   * settlement as `settleFailed` decides it (mined: completed; final: failed, asked no more);
+   * any other failure is 'failed' when it can never move money.
+   */
+  private async decideFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
+    if (row.errorCode === 'payment_settlement_failed') return this.settleFailed(row);
+    return (await this.canNeverMove(row)) ? 'failed' : 'unresolved';
   }
 
   /**
@@ -302,13 +321,16 @@ export class PaymentProcessor {
 
   /**
    * Not used and can no longer be: the local ledger is authoritative; otherwise the authorization's
-   * window has closed, so nobody was or will be charged by it.
+   * window has closed on the chain's clock, so nobody was or will be charged by it. The token
+   * checks `block.timestamp < validBefore`, and block timestamps lag real time (our clock may run
+   * fast too): a transfer can still be mined a little after our clock passed `validBefore`, so
+   * the window counts as closed only `chainClockGraceSeconds` later.
    */
   private neverMoves(row: PaymentRow, state: AuthorizationState): boolean {
-    return (
-      state.state === 'unused' &&
-      (this.facilitator.kind === 'local' || row.validBefore.getTime() < Date.now())
-    );
+    if (state.state !== 'unused') return false;
+    if (this.facilitator.kind === 'local') return true;
+    const closedAt = row.validBefore.getTime() + this.opts.chainClockGraceSeconds * 1000;
+    return closedAt < Date.now();
   }
 
   /** A claim that already exists for this payer and nonce: the same request again, or a replay. */
@@ -317,6 +339,7 @@ export class PaymentProcessor {
     input: RunInput<C>,
     digest: string,
     freshProof = false,
+    chainAsked = false,
   ): Promise<PaidResult<R>> {
     // A released claim moved nothing: the authorization is free for whatever request comes.
     if (row.status !== 'released' && !sameRequest(row, input, digest)) {
@@ -324,7 +347,8 @@ export class PaymentProcessor {
     }
     const pending = input.pendingDetails as ((c: JsonObject) => JsonObject) | undefined;
     const deadline = Date.now() + (this.opts.duplicateWaitMs ?? 15_000);
-    let askedChain = false;
+    // a failure at settlement is asked about at most once per request
+    let askedChain = chainAsked;
     for (;;) {
       switch (row.status) {
         case 'completed':
@@ -393,6 +417,8 @@ export class PaymentProcessor {
       await this.store.release(row.id);
       return 'released';
     }
+    // still open (pending, or the chain has no answer yet): asked again in its turn
+    await this.store.markRechecked(row.id);
     return 'unresolved';
   }
 

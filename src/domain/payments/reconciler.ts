@@ -28,7 +28,8 @@ export interface ReconcilerOptions {
  * was left pending is resolved from the facilitator's or the chain's record, completed or
  * released; a failure at settlement not yet known final is completed if its transfer was mined
  * after all, or made final once its window closed unused (`PaymentProcessor.settleFailed`).
- * At most `limit` (100) payments per pass, least recently looked at first. A settlement still
+ * At most `limit` (100) payments per pass, least recently looked at first; one that stays
+ * unresolved records when it was asked and goes behind the others. A settlement still
  * unresolved after `alertAfterSeconds` is logged at error level on every pass (money may have moved
  * without an order), and listed by `unresolvedPayments` for the operator command.
  */
@@ -52,6 +53,10 @@ export async function reconcilePayments(
     } catch (err) {
       opts.logger.error({ err, paymentId: row.id }, 'reconciliation failed');
       outcome = 'unresolved';
+      // one that keeps failing waits its turn too, behind the others
+      await store.markRechecked(row.id).catch((e: unknown) => {
+        opts.logger.warn({ err: e, paymentId: row.id }, 'recording a recheck failed');
+      });
     }
     report[outcome]++;
     if (outcome === 'unresolved' && ageSeconds(row) >= opts.alertAfterSeconds) {

@@ -94,7 +94,7 @@ export class PaymentStore {
               valid_before = excluded.valid_before, payload = excluded.payload, requirements = null,
               context = excluded.context, status = 'settling', request_digest = excluded.request_digest,
               transaction = null, settlement = null, result = null, error_code = null,
-              error_reason = null, updated_at = now()
+              error_reason = null, rechecked_at = null, updated_at = now()
           where x402_payments.status = 'released'
         returning ${this.cols()}
       )${identified}
@@ -143,7 +143,7 @@ export class PaymentStore {
   async markPending(id: string, transaction: string, reason: string): Promise<void> {
     await this.sql`
       update x402_payments set status = 'pending', transaction = ${transaction || null},
-        error_reason = ${reason}, updated_at = now()
+        error_reason = ${reason}, rechecked_at = null, updated_at = now()
       where id = ${id} and status = 'settling'`;
   }
 
@@ -177,11 +177,14 @@ export class PaymentStore {
       where id = ${id} and status = 'failed' and failure_final_at is null`;
   }
 
-  /** A failure at settlement still undecided was asked about now (the next ask waits its turn). */
+  /**
+   * A payment still unresolved (a claim pending or abandoned, a failure at settlement undecided)
+   * was asked about now and stays so: the next ask waits its turn (`unfinished`).
+   */
   async markRechecked(id: string): Promise<void> {
     await this.sql`
       update x402_payments set rechecked_at = now()
-      where id = ${id} and status = 'failed' and failure_final_at is null`;
+      where id = ${id} and ${unresolvedPayment(this.sql)}`;
   }
 
   /** Nothing moved: the claim goes, and the nonce and any payment-identifier id are free again. */
@@ -212,17 +215,20 @@ export class PaymentStore {
   }
 
   /**
-   * Claims whose outcome a request never learnt or never recorded, and failures at settlement not
-   * yet known final (asked at most once per `staleSeconds`), least recently looked at first.
+   * Claims whose outcome a request never learnt or never recorded (pending, or settling/settled
+   * for `staleSeconds`), and failures at settlement not yet known final (asked at most once per
+   * `staleSeconds`), least recently looked at first: one that stays unresolved records when it
+   * was asked (`rechecked_at`, `markRechecked`) and goes behind the others, so stuck claims rotate
+   * instead of filling every pass.
    */
   async unfinished(staleSeconds: number, limit: number): Promise<PaymentRow[]> {
     const { sql } = this;
+    const stale = sql`now() - make_interval(secs => ${staleSeconds})`;
     return sql<PaymentRow[]>`
       select ${this.cols()} from x402_payments
-      where status = 'pending'
-         or (status in ('settling', 'settled') and updated_at <= now() - make_interval(secs => ${staleSeconds}))
-         or (${undecidedFailure(sql)}
-             and coalesce(rechecked_at, updated_at) <= now() - make_interval(secs => ${staleSeconds}))
+      where (status = 'pending'
+          or (status in ('settling', 'settled') and updated_at <= ${stale})
+          or (${undecidedFailure(sql)} and coalesce(rechecked_at, updated_at) <= ${stale}))
       order by coalesce(rechecked_at, updated_at) limit ${limit}`;
   }
 

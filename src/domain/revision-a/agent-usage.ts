@@ -19,6 +19,7 @@ export function agentUsageRevisionA(base: string, opts: AgentUsageOptions): stri
     max_price_usdc: opts.maxPriceUsdc,
     max_active_listings: opts.maxActiveListings,
     payout_interval_minutes: opts.payoutIntervalMinutes,
+    chain_clock_grace_seconds: opts.chainClockGraceSeconds,
     limits_section: limitsSection(6, opts, {
       failed:
         'a bad API key or SIWE signature, an authorization replayed for another request, rotate-key by a wallet of no account',

@@ -152,8 +152,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
           payment_identifier: {
             extension: 'payment-identifier',
             required: false,
-            retry:
-              'Put one id per purchase (16-128 of A-Z a-z 0-9 _ -) in your payment\'s extensions["payment-identifier"].info.id and reuse it when you retry after a lost answer: a fresh signature with the same id returns the original result and charges nothing (after 402 payment_settlement_failed it answers the order if the failed transfer was mined after all, and is run afresh once the failed authorization can no longer move money: with a remote facilitator, after its validBefore); the same id for another request answers 409 payment_identifier_conflict.',
+            retry: `Put one id per purchase (16-128 of A-Z a-z 0-9 _ -) in your payment's extensions["payment-identifier"].info.id and reuse it when you retry after a lost answer: a fresh signature with the same id returns the original result and charges nothing (after 402 payment_settlement_failed it answers the order if the failed transfer was mined after all, and is run afresh once the failed authorization can no longer move money: with a remote facilitator, ${config.X402_CHAIN_CLOCK_GRACE_SECONDS} s after its validBefore, as block timestamps may lag); the same id for another request answers 409 payment_identifier_conflict.`,
             kept_seconds_after_window: config.X402_PAYMENT_ID_RETENTION_SECONDS,
           },
         },
@@ -202,6 +201,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
           feedbackWindowDays: config.FEEDBACK_WINDOW_DAYS,
           platformFeedbackPerDay: config.PLATFORM_FEEDBACK_DAILY_LIMIT,
           payoutIntervalMinutes: Math.round(config.PAYOUT_INTERVAL_SECONDS / 6) / 10,
+          chainClockGraceSeconds: config.X402_CHAIN_CLOCK_GRACE_SECONDS,
           ratingThreshold: config.RATING_VISIBILITY_THRESHOLD,
           rateLimits: rateLimitsOf(config),
           catalogName: config.DISCOVERY_CATALOG_NAME,
