@@ -77,7 +77,7 @@ export const ERROR_CATALOG = catalog({
   ],
   payment_settlement_failed: [
     402,
-    'The facilitator reported this payment as failed and this authorization is spent. Before signing anew, send this same request again once the authorization has expired: if the transfer was mined after all, that answers your order.',
+    'The facilitator reported this payment as failed and this authorization is spent. It can report failure after broadcasting the transfer: do not sign a new payment before decided_after (when given). After it, a fresh signature with the same payment-identifier id answers your order if the transfer was mined after all (the same signed request answers its order_id).',
   ],
   payment_settlement_pending: [
     409,

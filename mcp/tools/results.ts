@@ -65,7 +65,7 @@ const COMMON_HINTS: Hints = {
     `The marketplace reconciles it from the chain; check later with ${b.order_id ? `get_order { order_id: "${b.order_id}" }` : 'list_my_orders and get_order'}.`,
   payment_settlement_failed: (b) =>
     `The facilitator reported the payment as failed${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
-    'Do not pay again at once: a facilitator can report failure after broadcasting the transfer, and if it is mined after all the marketplace creates the order (check list_my_orders after the authorization expires). If no order appears, report the reason to the operator.',
+    `Do not pay again${b.decided_after ? ` before ${b.decided_after}` : ' at once'}: a facilitator can report failure after broadcasting the transfer, and if it is mined after all the marketplace creates the order (check list_my_orders then). If no order appears, report the reason to the operator.`,
   region_unavailable: 'Purchases are not offered in this region. This is final; do not retry.',
   agent_not_found:
     'The configured wallet has never bought or sold here, so it owns no orders. Use the order_id returned by acquire_item with the same wallet.',

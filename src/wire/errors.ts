@@ -19,5 +19,10 @@ export const ErrorDetailsSchema = ErrorSchema.partial().extend({
   network: z.string().optional(),
   /** `payment_settlement_pending`: the order the payment is for. */
   order_id: z.string().optional(),
+  /**
+   * `payment_settlement_failed` on a remote rail: until then the transfer may still be mined (its
+   * validBefore and the chain clock's grace), so a buyer signs nothing new before it.
+   */
+  decided_after: z.string().optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

@@ -73,7 +73,14 @@ async function failedPurchase() {
   const res = await send();
   fake.mode = 'ok';
   expect(res.statusCode).toBe(402);
-  expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
+  // when it is decided (the transfer may be mined until then): the buyer signs nothing new before
+  const decidedAfter = new Date(
+    (validBeforeOf(signed.payload) + t.runtime.deps.config.X402_CHAIN_CLOCK_GRACE_SECONDS) * 1000,
+  ).toISOString();
+  expect(res.json()).toMatchObject({
+    error: 'payment_settlement_failed',
+    decided_after: decidedAfter,
+  });
   const [row] = await t.runtime.deps.sql<{ id: string }[]>`
     select id from x402_payments where nonce = ${signed.nonce}`;
   return { item, buyer, signed, send, paymentId: row!.id };
@@ -162,8 +169,11 @@ describe('a settlement answered as failed', () => {
 
   it('mined after all, no pass yet: the buyer retrying the same payment gets the purchase at once', async () => {
     const { item, buyer, signed, send, paymentId } = await failedPurchase();
-    // still undecided: the retry answers the failure, as before
-    expect((await send()).json()).toMatchObject({ error: 'payment_settlement_failed' });
+    // still undecided: the retry answers the failure, and when it is decided, as before
+    expect((await send()).json()).toMatchObject({
+      error: 'payment_settlement_failed',
+      decided_after: expect.any(String),
+    });
     rpc.mine(buyer.address, signed.nonce, `0x${'ce'.repeat(32)}`);
     const retries = await Promise.all([send(), send()]);
     expect(retries.map((r) => r.statusCode)).toEqual([200, 200]);

@@ -147,6 +147,8 @@ describe('HttpFacilitator over the x402 wire protocol', () => {
       error: 'payment_settlement_failed',
       message: expect.any(String),
       reason: 'invalid_exact_evm_transaction_failed',
+      // a remote facilitator: the transfer may be mined until then (validBefore + the grace)
+      decided_after: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/),
     });
 
     fake.mode = 'settle_pending';

@@ -151,7 +151,7 @@ export class PaymentProcessor {
         throw settlementPending(claimed, outcome.transaction, pending);
       case 'failed':
         await this.store.markFailed(claimed.id, outcome.reason);
-        throw new AppError('payment_settlement_failed', { reason: outcome.reason });
+        throw this.settlementFailed(payment.validBefore, outcome.reason);
     }
   }
 
@@ -333,6 +333,21 @@ export class PaymentProcessor {
     return closedAt < Date.now();
   }
 
+  /**
+   * A failure at settlement as the buyer reads it. On a remote rail the transfer may still be
+   * mined until `decided_after` (validBefore and the chain clock's grace): a buyer who signed a
+   * fresh authorization before then could pay twice, so the answer says when it is decided.
+   */
+  private settlementFailed(validBefore: Date, reason: string): AppError {
+    if (this.facilitator.kind === 'local')
+      return new AppError('payment_settlement_failed', { reason });
+    const decided = new Date(validBefore.getTime() + this.opts.chainClockGraceSeconds * 1000);
+    return new AppError('payment_settlement_failed', {
+      reason,
+      details: { decided_after: decided.toISOString() },
+    });
+  }
+
   /** A claim that already exists for this payer and nonce: the same request again, or a replay. */
   private async resume<R extends JsonObject, C extends JsonObject>(
     row: PaymentRow,
@@ -369,12 +384,11 @@ export class PaymentProcessor {
               continue;
             }
           }
-          throw new AppError(
-            row.errorCode === 'payment_settlement_failed'
-              ? 'payment_settlement_failed'
-              : 'payment_verification_failed',
-            { reason: row.errorReason ?? 'settlement_failed' },
-          );
+          if (row.errorCode === 'payment_settlement_failed')
+            throw this.settlementFailed(row.validBefore, row.errorReason ?? 'settlement_failed');
+          throw new AppError('payment_verification_failed', {
+            reason: row.errorReason ?? 'settlement_failed',
+          });
         case 'released':
           // The earlier attempt released the nonce (capacity): this request starts afresh.
           return this.run<C, R>(input);
