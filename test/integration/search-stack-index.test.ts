@@ -93,6 +93,25 @@ describe('per-stack vector indexes', () => {
     expect(after).toEqual(before);
   });
 
+  it('a substring index an earlier build made for a rewritten word ("node.js") is dropped: nothing could use it', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const dims = embedder.dimensions;
+    // as the earlier build made it: partial on the raw text, which no filter of the word tests
+    await sql.unsafe(
+      `create index if not exists ${stackIndexName(dims, 'node.js')} on items
+         using hnsw ((embedding::vector(${dims})) vector_cosine_ops)
+         where status = 'active' and embedding_dims = ${dims} and tech_stack ilike '%node.js%'`,
+    );
+    const legacy = () =>
+      sql`select 1 from pg_indexes where indexname = ${stackIndexName(dims, 'node.js')}`;
+    expect(await legacy()).toHaveLength(1);
+    Object.assign(STACK_INDEX, { minListings: 6 });
+    await ensureStackIndexes(sql, dims);
+    // every write to items paid for it; the word's own index serves the filter
+    expect(await legacy()).toHaveLength(0);
+    expect(await indexedStackTerms(sql, dims)).toContain('nodejs');
+  });
+
   it('a filter on a rewritten stack word ("C#", "Node.js") walks that word\'s own graph', async () => {
     const { sql, embedder } = t.runtime.deps;
     Object.assign(STACK_INDEX, { minListings: 6 });

@@ -125,6 +125,14 @@ export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string
       group by term having count(*) >= ${minListings}
       order by count(*) desc, term limit ${maxTerms}`;
     const existing = await readIndexedStackTerms(tx, dims);
+    // an earlier build made substring indexes for rewritten words ("node.js", "c#"), which no
+    // filter can use (the filter tests the word): every write paid for them, so they go
+    for (const term of existing) {
+      if (rewrittenWord(term) === undefined) continue;
+      // the name is the term in hex: nothing else reaches the SQL text
+      await tx.unsafe(`drop index if exists ${stackIndexName(dims, term)}`);
+      existing.delete(term);
+    }
     const existingWords = await readIndexedStackWords(tx, dims);
     const terms: string[] = [];
     for (const { term } of named) {
