@@ -8,6 +8,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { encodeSIWxHeader, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import { z } from 'zod';
 import { MarketplaceError, readJson } from '../../src/client/errors.js';
+import { checkedAs } from '../tools/output-schemas.js';
 
 /** The x402 MCP transport's `_meta` keys (x402 specs/transports-v2/mcp.md, tool-result binding). */
 export const PAYMENT_META = 'x402/payment';
@@ -102,20 +103,7 @@ const PromptSchema = z.looseObject({
  * metadata into its JSON Schema), while the server still checks a success against `result`.
  */
 export function orPaymentRequired(result: z.ZodObject): z.ZodObject {
-  const { $schema: _, ...either } = z.toJSONSchema(z.union([result, PromptSchema]), {
-    io: 'output',
-    target: 'draft-7',
-    unrepresentable: 'any',
-  });
-  return z
-    .looseObject({})
-    .superRefine((value, ctx) => {
-      const parsed = result.safeParse(value);
-      if (!parsed.success)
-        for (const issue of parsed.error.issues)
-          ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    })
-    .meta(either);
+  return checkedAs(result, z.union([result, PromptSchema]));
 }
 
 export type PaidAnswer<T> =

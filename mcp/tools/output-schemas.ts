@@ -27,7 +27,15 @@ export function openJsonSchema<T>(schema: T): T {
  * checks a success against `schema`, which ignores unknown keys unless it says otherwise.
  */
 export function additiveOutput(schema: z.ZodObject): z.ZodObject {
-  const { $schema: _, ...listed } = z.toJSONSchema(schema, {
+  return checkedAs(schema, schema);
+}
+
+/**
+ * A result schema that checks a result against `checked` and is listed as `listed`'s JSON Schema
+ * (zod merges a schema's metadata into its JSON Schema), open to new fields.
+ */
+export function checkedAs(checked: z.ZodObject, listed: z.ZodType): z.ZodObject {
+  const { $schema: _, ...json } = z.toJSONSchema(listed, {
     io: 'output',
     target: 'draft-7',
     unrepresentable: 'any',
@@ -35,12 +43,12 @@ export function additiveOutput(schema: z.ZodObject): z.ZodObject {
   return z
     .looseObject({})
     .superRefine((value, ctx) => {
-      const parsed = schema.safeParse(value);
+      const parsed = checked.safeParse(value);
       if (!parsed.success)
         for (const issue of parsed.error.issues)
           ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
     })
-    .meta(openJsonSchema(listed));
+    .meta(openJsonSchema(json));
 }
 
 /**
