@@ -6,15 +6,11 @@ import { readBacklog } from '../../src/domain/ops/backlog.js';
 import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
-import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
+import type { FakeFacilitator } from '../helpers/fake-facilitator.js';
+import type { FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
-import {
-  sellerStatus,
-  startSellingApp,
-  uploadRequest,
-  type SellingContext,
-} from '../helpers/selling.js';
+import { startRemoteRail, type RemoteRail } from '../helpers/remote-rail.js';
+import { sellerStatus, uploadRequest, type SellingContext } from '../helpers/selling.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
@@ -26,27 +22,17 @@ import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
  * and the chain (JSON-RPC: the token's `authorizationState`) are loopback servers. Runs on the
  * Postgres tier too (TEST_TIER=postgres), where concurrent passes really run in parallel.
  */
+let rail: RemoteRail;
 let t: SellingContext;
 let fake: FakeFacilitator;
 let rpc: FakeRpc;
 beforeAll(async () => {
-  fake = await startFakeFacilitator();
-  rpc = await startFakeRpc();
-  t = await startSellingApp({
-    FACILITATOR_URL: fake.url,
-    FACILITATOR_TIMEOUT_MS: '3000',
-    RPC_URL_BASE: rpc.url,
-    RPC_URL_POLYGON: rpc.url,
-    // a test here moves the clock past a window: nothing settling may look abandoned meanwhile
-    // (passes are run with staleSeconds 0 where a test wants one)
-    RECONCILE_STALE_SECONDS: '3600',
-  });
+  // a test here moves the clock past a window: nothing settling may look abandoned meanwhile
+  // (passes are run with staleSeconds 0 where a test wants one)
+  rail = await startRemoteRail({ RECONCILE_STALE_SECONDS: '3600' });
+  ({ t, fake, rpc } = rail);
 });
-afterAll(async () => {
-  await t?.close();
-  await fake?.close();
-  await rpc?.close();
-});
+afterAll(() => rail?.close());
 beforeEach(() => {
   fake.mode = 'ok';
 });

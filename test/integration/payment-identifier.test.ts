@@ -16,9 +16,10 @@ import { reconcileNow } from '../../src/runtime.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-facilitator.js';
-import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
+import type { FakeFacilitator } from '../helpers/fake-facilitator.js';
+import type { FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
+import { startRemoteRail, type RemoteRail } from '../helpers/remote-rail.js';
 import { idPayer, moneyOf, nonceTouched, withRawId } from '../helpers/payment-id.js';
 import {
   ON_POSTGRES,
@@ -518,27 +519,17 @@ describe('ids are durable', () => {
  * caught while it settles and then released (503, nothing moved).
  */
 describe('an id whose payment is settling, released or out of its window', () => {
+  let rail: RemoteRail;
   let t: SellingContext;
   let fake: FakeFacilitator;
   let rpc: FakeRpc;
   beforeAll(async () => {
-    fake = await startFakeFacilitator();
-    rpc = await startFakeRpc();
-    t = await startSellingApp({
-      FACILITATOR_URL: fake.url,
-      FACILITATOR_TIMEOUT_MS: '3000',
-      RPC_URL_BASE: rpc.url,
-      RPC_URL_POLYGON: rpc.url,
-      // tests here move the clock past a window (up to X402_MAX_TIMEOUT_SECONDS + 180 s ahead): a
-      // claim still settling across that jump must not look abandoned (stale after 30 s)
-      RECONCILE_STALE_SECONDS: '3600',
-    });
+    // tests here move the clock past a window (up to X402_MAX_TIMEOUT_SECONDS + 180 s ahead): a
+    // claim still settling across that jump must not look abandoned (stale after 30 s)
+    rail = await startRemoteRail({ RECONCILE_STALE_SECONDS: '3600' });
+    ({ t, fake, rpc } = rail);
   });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
-    await rpc?.close();
-  });
+  afterAll(() => rail?.close());
   beforeEach(() => {
     fake.mode = 'ok';
     fake.hold = undefined;
