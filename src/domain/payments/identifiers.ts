@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/index.js';
 import type { SqlFragment } from './fulfilment.js';
+import { unresolvedPayment } from './rows.js';
 
 /**
  * The x402 `payment-identifier` ids (issue 27, `x402_payment_identifiers`): a client's
@@ -94,9 +95,7 @@ export async function pruneIdentifiers(sql: Sql, retentionSeconds: number): Prom
     delete from x402_payment_identifiers i
     using x402_payments p
     where p.id = i.payment_id
-      and (p.status in ('completed', 'released')
-           or (p.status = 'failed' and (p.error_code is distinct from 'payment_settlement_failed'
-                                        or p.failure_final_at is not null)))
+      and ${unresolvedPayment(sql)} is not true
       and i.valid_before < now() - make_interval(secs => ${retentionSeconds})`;
   return pruned.count;
 }

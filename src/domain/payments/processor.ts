@@ -375,20 +375,20 @@ export class PaymentProcessor {
         case 'pending':
           throw settlementPending(row, row.transaction ?? '', pending);
         case 'failed':
+          if (row.errorCode !== 'payment_settlement_failed')
+            throw new AppError('payment_verification_failed', {
+              reason: row.errorReason ?? 'settlement_failed',
+            });
           // A failure at settlement whose transfer may have been mined after all: asked once here
           // (as the reconciler asks); mined, the payment is completed and answered as such.
-          if (!askedChain && row.errorCode === 'payment_settlement_failed') {
+          if (!askedChain) {
             askedChain = true;
             if ((await this.settleFailed(row)) === 'completed') {
               row = (await this.store.byId(row.id))!;
               continue;
             }
           }
-          if (row.errorCode === 'payment_settlement_failed')
-            throw this.settlementFailed(row.validBefore, row.errorReason ?? 'settlement_failed');
-          throw new AppError('payment_verification_failed', {
-            reason: row.errorReason ?? 'settlement_failed',
-          });
+          throw this.settlementFailed(row.validBefore, row.errorReason ?? 'settlement_failed');
         case 'released':
           // The earlier attempt released the nonce (capacity): this request starts afresh.
           return this.run<C, R>(input);

@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Sql } from '../../db/index.js';
+import type { Db, Sql } from '../../db/index.js';
 import type { VerifiedPayment } from '../../x402/guard.js';
 import { chainOfNetwork } from '../../wire/chains.js';
 import type { JsonObject, PaidContext, SqlFragment } from './fulfilment.js';
@@ -93,3 +93,16 @@ export function paidContext(r: PaymentRow, transaction = r.transaction ?? ''): P
     context: JSON.parse(r.contextJson) as JsonObject,
   };
 }
+
+/** A payment failed at settlement whose transfer may still be mined (migration 370). */
+export const undecidedFailure = (sql: Db) =>
+  sql`(status = 'failed' and error_code = 'payment_settlement_failed' and failure_final_at is null)`;
+
+/**
+ * A payment not yet resolved: money may have moved without its order (claimed, pending, settled
+ * but not completed, or failed at settlement while its transfer may still be mined). What the
+ * reconciler works through, what operators are shown and alerted on, and what keeps an upload's
+ * archive: one definition for all of them.
+ */
+export const unresolvedPayment = (sql: Db) =>
+  sql`(status in ('settling', 'pending', 'settled') or ${undecidedFailure(sql)})`;

@@ -1,5 +1,5 @@
 import type { SettleResponse } from '@x402/core/types';
-import type { Db, Sql } from '../../db/index.js';
+import type { Sql } from '../../db/index.js';
 import { completion, type Completing } from './completion.js';
 import type { Fulfilment } from './fulfilment.js';
 import {
@@ -14,11 +14,19 @@ import {
   ClaimConditionFailed,
   json,
   signedProof,
+  undecidedFailure,
+  unresolvedPayment,
   type ClaimInput,
   type PaymentRow,
 } from './rows.js';
 
-export { ClaimConditionFailed, paidContext, type PaymentRow, type PaymentStatus } from './rows.js';
+export {
+  ClaimConditionFailed,
+  paidContext,
+  unresolvedPayment,
+  type PaymentRow,
+  type PaymentStatus,
+} from './rows.js';
 export type { ClaimInput } from './rows.js';
 export type { Completing } from './completion.js';
 
@@ -274,16 +282,3 @@ export class PaymentStore {
     return pruned.count;
   }
 }
-
-/** A payment failed at settlement whose transfer may still be mined (migration 370). */
-const undecidedFailure = (sql: Db) =>
-  sql`(status = 'failed' and error_code = 'payment_settlement_failed' and failure_final_at is null)`;
-
-/**
- * A payment not yet resolved: money may have moved without its order (claimed, pending, settled
- * but not completed, or failed at settlement while its transfer may still be mined). What the
- * reconciler works through, what operators are shown and alerted on, and what keeps an upload's
- * archive: one definition for all of them.
- */
-export const unresolvedPayment = (sql: Db) =>
-  sql`(status in ('settling', 'pending', 'settled') or ${undecidedFailure(sql)})`;
