@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
 import type { WellKnownX402 } from '../../wire/discovery.js';
+import { sellerPayable } from '../items/public-item.js';
 
 /**
  * The discovery documents an agent or an indexer reads before the API (docs/discovery-and-siwx.md):
@@ -40,7 +41,7 @@ export async function wellKnownX402(
   const rows = await sql<{ id: string }[]>`
     select i.id from items i
     where i.status = 'active'
-      ${opts.payableOnly ? sql`and exists (select 1 from payable_chains pc where pc.agent_id = i.seller_id)` : sql``}
+      ${opts.payableOnly ? sql`and ${sellerPayable(sql)}` : sql``}
     order by i.created_at desc, i.id
     limit ${WELL_KNOWN_RESOURCE_CAP + 1}`;
   const capped = rows.length > WELL_KNOWN_RESOURCE_CAP;

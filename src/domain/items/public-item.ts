@@ -24,6 +24,15 @@ export interface PublicItemRow {
 }
 
 /**
+ * Whether the listing `i`'s seller can be paid on at least one chain (the `payable_chains` view,
+ * migration 045): the condition of listings offered where a purchase needs a payout address
+ * (Revision A's search and discovery).
+ */
+export function sellerPayable(sql: Db) {
+  return sql`exists (select 1 from payable_chains pc where pc.agent_id = i.seller_id)`;
+}
+
+/**
  * SQL fragment of the public projection. `available_chains` = the seller's rows of the
  * `payable_chains` view (migration 045); ratings count approved feedback with a rating only.
  */

@@ -2,7 +2,12 @@ import { BoundedCache } from '../../bounded-cache.js';
 import type { Db, Sql, SqlFragment } from '../../db/index.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { toMicro } from '../../wire/money.js';
-import { publicColumns, toPublicItem, type PublicItemRow } from '../items/public-item.js';
+import {
+  publicColumns,
+  sellerPayable,
+  toPublicItem,
+  type PublicItemRow,
+} from '../items/public-item.js';
 import { SEARCH_LIMITS, type SearchQuery, type SearchResult } from '../../wire/items.js';
 import { calibrationFor, SIMILARITY_FLOOR } from './calibration.js';
 import {
@@ -130,7 +135,7 @@ async function publicRows(
     select ${publicColumns(sql)}
     from items i join agents a on a.id = i.seller_id
     where i.id = any(${ids}::uuid[]) and i.status = 'active'
-      ${payableOnly ? sql`and exists (select 1 from payable_chains pc where pc.agent_id = i.seller_id)` : sql``}`;
+      ${payableOnly ? sql`and ${sellerPayable(sql)}` : sql``}`;
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -325,7 +330,7 @@ function candidateSql(
       from scored sc join items i on i.id = sc.id
       -- Revision A: payable on at least one chain (checked on the few candidates, not per
       -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
-      ${opts.payableOnly ? tx`where exists (select 1 from payable_chains pc where pc.agent_id = i.seller_id)` : tx``}
+      ${opts.payableOnly ? tx`where ${sellerPayable(tx)}` : tx``}
       -- pre-ranking of the candidates; the final ranking below refines it
       order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
       limit ${CANDIDATES}`,
