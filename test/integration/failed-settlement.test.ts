@@ -101,6 +101,16 @@ async function listed(paymentId: string) {
 /** X402_CHAIN_CLOCK_GRACE_SECONDS: how long past `validBefore` a transfer may still be mined. */
 const grace = () => t.runtime.deps.config.X402_CHAIN_CLOCK_GRACE_SECONDS;
 
+/** One reconciler pass as the periodic task runs it, with this stale threshold and limit. */
+const reconcilePass = (staleSeconds: number, limit?: number) =>
+  reconcilePayments(t.runtime.deps.payments, {
+    staleSeconds,
+    alertAfterSeconds: 600,
+    logger: t.runtime.deps.logger,
+    paymentIdRetentionSeconds: 86_400,
+    ...(limit !== undefined && { limit }),
+  });
+
 /** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
 async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
   vi.useFakeTimers({ toFake: ['Date'] });
@@ -174,13 +184,7 @@ describe('a settlement answered as failed', () => {
   it('two reconciler passes at once (and a retry): one order', async () => {
     const { item, buyer, signed, send, paymentId } = await failedPurchase();
     rpc.mine(buyer.address, signed.nonce, `0x${'cf'.repeat(32)}`);
-    const pass = () =>
-      reconcilePayments(t.runtime.deps.payments, {
-        staleSeconds: 0,
-        alertAfterSeconds: 600,
-        logger: t.runtime.deps.logger,
-        paymentIdRetentionSeconds: 86_400,
-      });
+    const pass = () => reconcilePass(0);
     const [a, b, retry] = await Promise.all([pass(), pass(), send()]);
     expect(a.unresolved + b.unresolved).toBe(0);
     expect(retry.statusCode).toBe(200);
@@ -198,14 +202,7 @@ describe('a settlement answered as failed', () => {
     const undecided = await failedPurchase();
     const mined = await failedPurchase();
     rpc.mine(mined.buyer.address, mined.signed.nonce, `0x${'d1'.repeat(32)}`);
-    const pass = () =>
-      reconcilePayments(t.runtime.deps.payments, {
-        staleSeconds: 0,
-        alertAfterSeconds: 600,
-        logger: t.runtime.deps.logger,
-        paymentIdRetentionSeconds: 86_400,
-        limit: 1,
-      });
+    const pass = () => reconcilePass(0, 1);
     // the older one first: still undecided, so it waits its turn behind the other
     expect(await pass()).toMatchObject({ completed: 0, unresolved: 1 });
     expect(await pass()).toMatchObject({ completed: 1, unresolved: 0 });
@@ -377,14 +374,7 @@ describe('a reconciler pass never starves', () => {
       where nonce = ${stuckSigned.nonce}`;
     await sql`update x402_payments set updated_at = now() - interval '1 hour'
       where nonce = ${minedSigned.nonce}`;
-    const pass = () =>
-      reconcilePayments(t.runtime.deps.payments, {
-        staleSeconds: 60,
-        alertAfterSeconds: 600,
-        logger: t.runtime.deps.logger,
-        paymentIdRetentionSeconds: 86_400,
-        limit: 1,
-      });
+    const pass = () => reconcilePass(60, 1);
     expect(await pass()).toMatchObject({ completed: 0, unresolved: 1 });
     expect(await pass()).toMatchObject({ completed: 1, unresolved: 0 });
     const [row] = await sql<{ id: string }[]>`
