@@ -66,6 +66,11 @@ export async function startTestApp(
     // close test run it explicitly, and TEST_DB_THREAD=true runs every test app with it.
     EMBEDDED_DB_THREAD: process.env.TEST_DB_THREAD ?? 'false',
     ...(env.DATABASE_URL ? {} : await databaseEnv()),
+    // never the checkout's ./data (`npm start`'s default store): archives a test writes go to a
+    // directory of its own, unless the test names one
+    ...(env.ARCHIVES_DIR || env.DATA_DIR
+      ? {}
+      : { ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'test-archives-')) }),
     ...env,
   });
   const runtime = await createRuntime(config, {
