@@ -157,7 +157,7 @@ export class PaymentProcessor {
         await this.store.markPending(claimed.id, outcome.transaction, outcome.reason);
         throw settlementPending(claimed, outcome.transaction, pending);
       case 'failed':
-        await this.store.markFailed(claimed.id, outcome.reason);
+        await this.store.markFailed(claimed.id, outcome.reason, outcome.response?.transaction);
         throw this.recheck.settlementFailed(payment.validBefore, outcome.reason);
     }
   }

@@ -57,10 +57,14 @@ export class SettlementRecheck {
    * checks `block.timestamp < validBefore`, and block timestamps lag real time (our clock may run
    * fast too): a transfer can still be mined a little after our clock passed `validBefore`, so
    * the window counts as closed only `chainClockGraceSeconds` later.
+   *
+   * On a chain, `pending` (a transaction known, no receipt, the token's nonce still unused) counts
+   * the same: the transaction was dropped or is stuck, and once the window closed it can only
+   * revert. (The local ledger's `pending` is a transfer it may still confirm: never final.)
    */
   private neverMoves(row: PaymentRow, state: AuthorizationState): boolean {
-    if (state.state !== 'unused') return false;
-    if (this.facilitator.kind === 'local') return true;
+    if (this.facilitator.kind === 'local') return state.state === 'unused';
+    if (state.state !== 'unused' && state.state !== 'pending') return false;
     const closedAt = row.validBefore.getTime() + this.chainClockGraceSeconds * 1000;
     return closedAt < Date.now();
   }
