@@ -7,7 +7,7 @@ import { readBacklog } from '../../src/domain/ops/backlog.js';
 import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import type { FakeFacilitator } from '../helpers/fake-facilitator.js';
+import type { FakeFacilitator, FakeMode } from '../helpers/fake-facilitator.js';
 import type { FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
 import { idPayer } from '../helpers/payment-id.js';
@@ -43,8 +43,11 @@ const LEGAL = { policy_accepted: true, license_accepted: true };
 const validBeforeOf = (payload: PaymentPayload) =>
   Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
 
-/** A purchase whose settlement the facilitator answers as failed (402); `send()` retries it. */
-async function failedPurchase() {
+/**
+ * A purchase whose settlement the facilitator answers as failed (402), in `mode` (with a
+ * transaction hash: `settle_failed_broadcast`); `send()` retries it.
+ */
+async function failedPurchase(mode: FakeMode = 'settle_failed') {
   const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
   const url = `/api/v1/items/${item.itemId}/acquire`;
   const required = promptOf(await t.app.inject({ method: 'POST', url }));
@@ -57,7 +60,7 @@ async function failedPurchase() {
       headers: { 'payment-signature': signed.header },
       payload: LEGAL,
     });
-  fake.mode = 'settle_failed';
+  fake.mode = mode;
   const res = await send();
   fake.mode = 'ok';
   expect(res.statusCode).toBe(402);
@@ -69,9 +72,9 @@ async function failedPurchase() {
     error: 'payment_settlement_failed',
     decided_after: decidedAfter,
   });
-  const [row] = await t.runtime.deps.sql<{ id: string }[]>`
-    select id from x402_payments where nonce = ${signed.nonce}`;
-  return { item, buyer, signed, send, paymentId: row!.id };
+  const [row] = await t.runtime.deps.sql<{ id: string; transaction: string | null }[]>`
+    select id, transaction from x402_payments where nonce = ${signed.nonce}`;
+  return { item, buyer, signed, send, paymentId: row!.id, transaction: row!.transaction };
 }
 
 /** What the buyer got for this item: orders, their legal audit rows, the payment's state. */
@@ -538,28 +541,8 @@ describe('a pending settlement whose transaction was dropped', () => {
  * recheck asks for its receipt before the token's record of the nonce.
  */
 describe('a settlement failure that names its transaction', () => {
-  async function failedWithHash() {
-    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
-    const url = `/api/v1/items/${item.itemId}/acquire`;
-    const required = promptOf(await t.app.inject({ method: 'POST', url }));
-    const buyer = newWallet();
-    const signed = await signPayment(buyer, required, required.accepts[0]!);
-    fake.mode = 'settle_failed_broadcast';
-    const res = await t.app.inject({
-      method: 'POST',
-      url,
-      headers: { 'payment-signature': signed.header },
-      payload: LEGAL,
-    });
-    fake.mode = 'ok';
-    expect(res.json()).toMatchObject({ error: 'payment_settlement_failed' });
-    const [row] = await t.runtime.deps.sql<{ id: string; transaction: string | null }[]>`
-      select id, transaction from x402_payments where nonce = ${signed.nonce}`;
-    return { item, buyer, signed, paymentId: row!.id, transaction: row!.transaction };
-  }
-
   it('is kept and shown, and its receipt decides the recheck: mined, one order with it', async () => {
-    const { item, paymentId, transaction } = await failedWithHash();
+    const { item, paymentId, transaction } = await failedPurchase('settle_failed_broadcast');
     expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
     // the operator command and the console page show it
     const command = await unresolvedPayments(t.runtime.deps.payments.store, 0);
@@ -581,7 +564,8 @@ describe('a settlement failure that names its transaction', () => {
   });
 
   it('never mined (no receipt, nonce unused) and its window closed: final', async () => {
-    const { item, signed, paymentId, transaction } = await failedWithHash();
+    const { item, signed, paymentId, transaction } =
+      await failedPurchase('settle_failed_broadcast');
     await at(validBeforeOf(signed.payload) + grace() + 60, async () => {
       expect((await reconcilePass(0)).failed).toBeGreaterThanOrEqual(1);
     });
