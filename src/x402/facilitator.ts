@@ -73,6 +73,10 @@ export interface AuthorizationQuery {
 
 export type AuthorizationState =
   | { state: 'settled'; transaction: string }
+  /**
+   * A transaction broadcast and not mined. Read from a chain: the token says the nonce is unused,
+   * so past the authorization's window it can never move money.
+   */
   | { state: 'pending'; transaction?: string }
   /** Definitely not used on chain (and the transaction, if any, failed). */
   | { state: 'unused' }
@@ -255,9 +259,11 @@ export async function readAuthorizationState(
       args: [q.payer as Address, q.nonce as Hex],
     });
     if (used) {
+      // The known transaction did not succeed (no receipt, or reverted): the authorization was
+      // used by another one (a resubmission, a replacement), which the token's event names.
       return {
         state: 'settled',
-        transaction: q.transaction || (await usedAuthorizationTransaction(rpc, q)) || '',
+        transaction: (await usedAuthorizationTransaction(rpc, q)) || q.transaction || '',
       };
     }
     // Broadcast but not mined yet: it may still land.

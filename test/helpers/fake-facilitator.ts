@@ -15,6 +15,7 @@ export type FakeMode =
   | 'settle_pending'
   | 'settle_capacity'
   | 'settle_failed'
+  | 'settle_failed_broadcast'
   | 'settle_slow'
   | 'settle_hang';
 
@@ -111,6 +112,15 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
               errorReason: 'invalid_exact_evm_transaction_failed',
               transaction: '',
               network,
+            });
+          case 'settle_failed_broadcast':
+            // it sent the transfer, then gave up on its receipt: a failure with the hash
+            return send(400, {
+              success: false,
+              errorReason: 'invalid_exact_evm_transaction_failed',
+              transaction: tx,
+              network,
+              payer: auth.from,
             });
           case 'settle_slow':
             setTimeout(

@@ -59,6 +59,8 @@ export interface FakeRpc {
   asked: string[];
   /** Transaction receipts by hash; an absent hash has no receipt yet. */
   receipts: Map<string, 'success' | 'reverted'>;
+  /** Every receipt asked for, by hash (lower-case), in order. */
+  receiptsAsked: string[];
   /** Records a settlement as the chain would: the authorization used, its event and receipt. */
   mine(payer: string, nonce: string, transaction: string): void;
   /** `eth_call`s answered. */
@@ -77,6 +79,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     usedAuthorizations: new Set(),
     asked: [],
     receipts: new Map(),
+    receiptsAsked: [],
     mine(payer, nonce, transaction) {
       const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
       state.usedAuthorizations.add(key);
@@ -143,6 +146,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
         }
         if (msg.method === 'eth_getTransactionReceipt') {
           const hash = String(msg.params[0]).toLowerCase();
+          state.receiptsAsked.push(hash);
           const status = state.receipts.get(hash);
           if (!status) return reply({ result: null });
           return reply({ result: receipt(hash, status) });

@@ -1,4 +1,5 @@
 import type { PaymentPayload } from '@x402/core/types';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { overview } from '../../src/domain/operator/overview.js';
 import { unresolvedSettlements } from '../../src/domain/operator/payments.js';
@@ -6,9 +7,10 @@ import { readBacklog } from '../../src/domain/ops/backlog.js';
 import { reconcilePayments, unresolvedPayments } from '../../src/domain/payments/reconciler.js';
 import { reconcileNow } from '../../src/runtime.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import type { FakeFacilitator } from '../helpers/fake-facilitator.js';
+import type { FakeFacilitator, FakeMode } from '../helpers/fake-facilitator.js';
 import type { FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
+import { idPayer } from '../helpers/payment-id.js';
 import { startRemoteRail, type RemoteRail } from '../helpers/remote-rail.js';
 import { sellerStatus, uploadRequest, type SellingContext } from '../helpers/selling.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
@@ -41,8 +43,11 @@ const LEGAL = { policy_accepted: true, license_accepted: true };
 const validBeforeOf = (payload: PaymentPayload) =>
   Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
 
-/** A purchase whose settlement the facilitator answers as failed (402); `send()` retries it. */
-async function failedPurchase() {
+/**
+ * A purchase whose settlement the facilitator answers as failed (402), in `mode` (with a
+ * transaction hash: `settle_failed_broadcast`); `send()` retries it.
+ */
+async function failedPurchase(mode: FakeMode = 'settle_failed') {
   const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
   const url = `/api/v1/items/${item.itemId}/acquire`;
   const required = promptOf(await t.app.inject({ method: 'POST', url }));
@@ -55,7 +60,7 @@ async function failedPurchase() {
       headers: { 'payment-signature': signed.header },
       payload: LEGAL,
     });
-  fake.mode = 'settle_failed';
+  fake.mode = mode;
   const res = await send();
   fake.mode = 'ok';
   expect(res.statusCode).toBe(402);
@@ -67,9 +72,9 @@ async function failedPurchase() {
     error: 'payment_settlement_failed',
     decided_after: decidedAfter,
   });
-  const [row] = await t.runtime.deps.sql<{ id: string }[]>`
-    select id from x402_payments where nonce = ${signed.nonce}`;
-  return { item, buyer, signed, send, paymentId: row!.id };
+  const [row] = await t.runtime.deps.sql<{ id: string; transaction: string | null }[]>`
+    select id, transaction from x402_payments where nonce = ${signed.nonce}`;
+  return { item, buyer, signed, send, paymentId: row!.id, transaction: row!.transaction };
 }
 
 /** What the buyer got for this item: orders, their legal audit rows, the payment's state. */
@@ -389,5 +394,183 @@ describe('a reconciler pass never starves', () => {
       select id, status from x402_payments where nonce = ${stuckSigned.nonce}`;
     expect(stuckRow!.status).toBe('pending');
     expect(await listed(stuckRow!.id)).toBe(true);
+  });
+});
+
+/**
+ * A settlement left `pending` (the facilitator broadcast it and answered with its hash) whose
+ * transaction is dropped and never mined: once the window closed on the chain's clock (validBefore
+ * + X402_CHAIN_CLOCK_GRACE_SECONDS) and the token still says the nonce is unused, it can never
+ * move money, so the reconciler releases it (off the unresolved list and counts), and the buyer's
+ * retry with the same payment id runs anew like any final failure. Used after all (mined late,
+ * even by another transaction): completed once, with the transaction that moved the money.
+ */
+describe('a pending settlement whose transaction was dropped', () => {
+  /** A purchase carrying a payment id that the facilitator answers as pending (409). */
+  async function pendingPurchase() {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = idPayer(newWallet());
+    const id = generatePaymentId();
+    const signed = await buyer.sign(prompt, id);
+    const acquire = (header: string) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': header },
+        payload: LEGAL,
+      });
+    fake.mode = 'settle_pending';
+    const res = await acquire(signed.header);
+    fake.mode = 'ok';
+    expect(res.statusCode).toBe(409);
+    const { transaction } = res.json() as { transaction: string };
+    const [row] = await t.runtime.deps.sql<{ id: string; transaction: string }[]>`
+      select id, transaction from x402_payments where nonce = ${signed.nonce}`;
+    expect(row!.transaction).toBe(transaction);
+    /** The same purchase with the same id, signed afresh (a new nonce). */
+    const retry = async () => acquire((await buyer.sign(prompt, id)).header);
+    return { item, buyer, signed, acquire, retry, paymentId: row!.id, transaction };
+  }
+  const settles = () => fake.requests.filter((r) => r.path === '/settle').length;
+  const orderOf = async (itemId: string) =>
+    t.runtime.deps.sql<{ id: string; transaction: string }[]>`
+      select id, transaction from orders where item_id = ${itemId}`;
+
+  it('never mined and its window closed: released, off the unresolved list; the same id signed afresh buys once', async () => {
+    const { item, signed, acquire, retry, paymentId } = await pendingPurchase();
+    // its window still open: it may yet be mined, so it stays pending and listed
+    await reconcilePass(0);
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'pending' });
+    expect(await listed(paymentId)).toBe(true);
+    // just past the window by our clock: the chain's clock may lag, still undecided
+    await at(validBeforeOf(signed.payload) + 60, async () => {
+      await reconcilePass(0);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'pending' });
+    });
+    await at(validBeforeOf(signed.payload) + grace() + 60, async () => {
+      expect((await reconcilePass(0)).released).toBeGreaterThanOrEqual(1);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({
+        orders: 0,
+        status: 'released',
+      });
+      expect(await listed(paymentId)).toBe(false);
+      // the dropped authorization itself: expired, nothing settled
+      const before = settles();
+      const stale = await acquire(signed.header);
+      expect(stale.statusCode).toBe(402);
+      expect(settles()).toBe(before);
+      // the same purchase with the same id, signed afresh: run anew, one charge, one order
+      const bought = await retry();
+      expect(bought.statusCode).toBe(200);
+      expect(settles()).toBe(before + 1);
+      const again = await retry();
+      expect(again.json().order_id).toBe(bought.json().order_id);
+      expect(settles()).toBe(before + 1);
+    });
+    expect(await orderOf(item.itemId)).toHaveLength(1);
+  });
+
+  it('used after all by another transaction, past its window: completed once with that transaction', async () => {
+    const { item, buyer, signed, retry, paymentId, transaction } = await pendingPurchase();
+    // the facilitator's transaction was replaced: another one used the authorization
+    const replacement = `0x${'f1'.repeat(32)}`;
+    expect(replacement).not.toBe(transaction);
+    rpc.mine(buyer.address, signed.nonce, replacement);
+    await at(validBeforeOf(signed.payload) + grace() + 60, async () => {
+      expect((await reconcilePass(0)).completed).toBeGreaterThanOrEqual(1);
+    });
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    expect(await listed(paymentId)).toBe(false);
+    const [order] = await orderOf(item.itemId);
+    expect(order!.transaction).toBe(replacement);
+    // the buyer's retry with the same id answers that order; nothing settled again
+    const before = settles();
+    const res = await retry();
+    expect(res.json()).toMatchObject({ order_id: order!.id });
+    expect(settles()).toBe(before);
+    expect((await reconcilePass(0)).completed).toBe(0);
+    expect(await orderOf(item.itemId)).toHaveLength(1);
+  });
+
+  it('reconciler passes racing the buyer retrying with the same id: one order, whichever decides', async () => {
+    // mined late: the passes complete it while the retry asks
+    const mined = await pendingPurchase();
+    rpc.mine(mined.buyer.address, mined.signed.nonce, mined.transaction);
+    const [, , retried] = await Promise.all([reconcilePass(0), reconcilePass(0), mined.retry()]);
+    expect([200, 409]).toContain(retried.statusCode);
+    expect(await recorded(mined.item.itemId, mined.paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    const [order] = await orderOf(mined.item.itemId);
+    expect((await mined.retry()).json()).toMatchObject({ order_id: order!.id });
+    // dropped, its window closed: the passes release it while the retry runs anew
+    const dropped = await pendingPurchase();
+    await at(validBeforeOf(dropped.signed.payload) + grace() + 60, async () => {
+      const before = settles();
+      const [c, d, first] = await Promise.all([
+        reconcilePass(0),
+        reconcilePass(0),
+        dropped.retry(),
+      ]);
+      expect(c.released + d.released).toBeGreaterThanOrEqual(1);
+      // asked before the release landed, the retry answers pending: the next one buys
+      const bought = first.statusCode === 200 ? first : await dropped.retry();
+      expect(bought.statusCode).toBe(200);
+      expect(settles()).toBe(before + 1);
+      const [placed] = await orderOf(dropped.item.itemId);
+      expect(bought.json()).toMatchObject({ order_id: placed!.id });
+    });
+    expect(await orderOf(dropped.item.itemId)).toHaveLength(1);
+    expect(await recorded(dropped.item.itemId, dropped.paymentId)).toMatchObject({
+      status: 'released',
+    });
+  });
+});
+
+/**
+ * A facilitator may send the hash of the transaction it broadcast with a FAILURE answer. It is kept
+ * on the payment: operators see it (`payments:unresolved`, the console's payments page), and the
+ * recheck asks for its receipt before the token's record of the nonce.
+ */
+describe('a settlement failure that names its transaction', () => {
+  it('is kept and shown, and its receipt decides the recheck: mined, one order with it', async () => {
+    const { item, paymentId, transaction } = await failedPurchase('settle_failed_broadcast');
+    expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    // the operator command and the console page show it
+    const command = await unresolvedPayments(t.runtime.deps.payments.store, 0);
+    expect(command.find((p) => p.paymentId === paymentId)?.transaction).toBe(transaction);
+    const page = await unresolvedSettlements(t.runtime.deps.sql);
+    expect(page.find((p) => p.payment_id === paymentId)?.transaction).toBe(transaction);
+    // its transaction is mined: the recheck reads its receipt
+    rpc.receipts.set(transaction!, 'success');
+    expect((await reconcilePass(0)).completed).toBe(1);
+    expect(rpc.receiptsAsked).toContain(transaction);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    const [order] = await t.runtime.deps.sql<{ transaction: string }[]>`
+      select transaction from orders where item_id = ${item.itemId}`;
+    expect(order!.transaction).toBe(transaction);
+  });
+
+  it('never mined (no receipt, nonce unused) and its window closed: final', async () => {
+    const { item, signed, paymentId, transaction } =
+      await failedPurchase('settle_failed_broadcast');
+    await at(validBeforeOf(signed.payload) + grace() + 60, async () => {
+      expect((await reconcilePass(0)).failed).toBeGreaterThanOrEqual(1);
+    });
+    expect(rpc.receiptsAsked).toContain(transaction);
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'failed' });
+    expect(await listed(paymentId)).toBe(false);
   });
 });

@@ -4,7 +4,6 @@ import { AppError } from '../../errors.js';
 import {
   classifySettle,
   classifySettleError,
-  type AuthorizationState,
   type Facilitator,
   type SettleOutcome,
 } from '../../x402/facilitator.js';
@@ -25,6 +24,7 @@ import {
   type RunInput,
 } from './paid-request.js';
 import { isIdentifierTaken, type IdentifiedPayment } from './identifiers.js';
+import { SettlementRecheck } from './recheck.js';
 import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js';
 
 export { ClaimConditionFailed, requestDigest };
@@ -61,11 +61,18 @@ export class PaymentProcessor {
   /** Test seam: runs right after the facilitator settled, before anything is written. */
   testHooks: { afterSettle?: () => void | Promise<void> } = {};
 
+  /** Asks the facilitator or the chain about unresolved payments (recheck.ts). */
+  private readonly recheck: SettlementRecheck;
+
   constructor(
     readonly store: PaymentStore,
     readonly facilitator: Facilitator,
     private readonly opts: ProcessorOptions,
-  ) {}
+  ) {
+    this.recheck = new SettlementRecheck(store, facilitator, opts.chainClockGraceSeconds, (r, s) =>
+      this.completeSettled(r, s),
+    );
+  }
 
   /** Registers the fulfilment of an operation (once, at start-up; the reconciler needs it too). */
   define<C extends JsonObject>(operation: string, fulfil: Fulfilment<C>): void {
@@ -150,8 +157,8 @@ export class PaymentProcessor {
         await this.store.markPending(claimed.id, outcome.transaction, outcome.reason);
         throw settlementPending(claimed, outcome.transaction, pending);
       case 'failed':
-        await this.store.markFailed(claimed.id, outcome.reason);
-        throw this.settlementFailed(payment.validBefore, outcome.reason);
+        await this.store.markFailed(claimed.id, outcome.reason, outcome.response?.transaction);
+        throw this.recheck.settlementFailed(payment.validBefore, outcome.reason);
     }
   }
 
@@ -270,7 +277,7 @@ export class PaymentProcessor {
     if (fresh && row.status === 'failed' && id) {
       // The chain is asked once for this request: its answer decides here and is not asked
       // again by `resume`.
-      const decided = await this.decideFailed(row);
+      const decided = await this.recheck.decideFailed(row);
       if (decided === 'failed') {
         // The id's payment failed at settlement: nothing was charged, and that authorization is
         // spent here for good. A payer who topped up retries the same request with the same id:
@@ -287,68 +294,6 @@ export class PaymentProcessor {
     return this.resume<R, C>(row, input, digest, fresh);
   }
 
-  /**
-   * A failed payment decided from one question to the facilitator or the chain: a failure at
-   * settlement as `settleFailed` decides it (mined: completed; final: failed, asked no more);
-   * any other failure is 'failed' when it can never move money.
-   */
-  private async decideFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
-    if (row.errorCode === 'payment_settlement_failed') return this.settleFailed(row);
-    return (await this.canNeverMove(row)) ? 'failed' : 'unresolved';
-  }
-
-  /**
-   * Whether a payment recorded as failed at settlement moved no money and never will: a facilitator
-   * may answer failure after it broadcast the transfer (a receipt wait that timed out), which can
-   * still be mined. So the facilitator or the chain is asked, as the reconciler asks of an
-   * abandoned claim. Until then the id keeps answering the failure, and the payer's retry is
-   * charged nothing twice.
-   */
-  private async canNeverMove(row: PaymentRow): Promise<boolean> {
-    return this.neverMoves(row, await this.chainStateOf(row));
-  }
-
-  /** What the facilitator or the chain says of a payment's authorization. */
-  private chainStateOf(row: PaymentRow): Promise<AuthorizationState> {
-    return this.facilitator.authorizationState({
-      network: row.network,
-      asset: row.asset,
-      payer: row.payer,
-      nonce: row.nonce,
-      ...(row.transaction && { transaction: row.transaction }),
-    });
-  }
-
-  /**
-   * Not used and can no longer be: the local ledger is authoritative; otherwise the authorization's
-   * window has closed on the chain's clock, so nobody was or will be charged by it. The token
-   * checks `block.timestamp < validBefore`, and block timestamps lag real time (our clock may run
-   * fast too): a transfer can still be mined a little after our clock passed `validBefore`, so
-   * the window counts as closed only `chainClockGraceSeconds` later.
-   */
-  private neverMoves(row: PaymentRow, state: AuthorizationState): boolean {
-    if (state.state !== 'unused') return false;
-    if (this.facilitator.kind === 'local') return true;
-    const closedAt = row.validBefore.getTime() + this.opts.chainClockGraceSeconds * 1000;
-    return closedAt < Date.now();
-  }
-
-  /**
-   * A failure at settlement as the buyer reads it. On a remote rail the transfer may still be
-   * mined until `decided_after` (validBefore and the chain clock's grace): a buyer who signed a
-   * fresh authorization before then could pay twice, so the answer says when it is decided.
-   */
-  private settlementFailed(validBefore: Date, reason: string): AppError {
-    if (this.facilitator.kind === 'local')
-      return new AppError('payment_settlement_failed', { reason });
-    const decided = new Date(validBefore.getTime() + this.opts.chainClockGraceSeconds * 1000);
-    return new AppError('payment_settlement_failed', {
-      reason,
-      details: { decided_after: decided.toISOString() },
-    });
-  }
-
-  /** A claim that already exists for this payer and nonce: the same request again, or a replay. */
   private async resume<R extends JsonObject, C extends JsonObject>(
     row: PaymentRow,
     input: RunInput<C>,
@@ -383,19 +328,22 @@ export class PaymentProcessor {
           // (as the reconciler asks); mined, the payment is completed and answered as such.
           if (!askedChain) {
             askedChain = true;
-            if ((await this.settleFailed(row)) === 'completed') {
+            if ((await this.recheck.settleFailed(row)) === 'completed') {
               row = (await this.store.byId(row.id))!;
               continue;
             }
           }
-          throw this.settlementFailed(row.validBefore, row.errorReason ?? 'settlement_failed');
+          throw this.recheck.settlementFailed(
+            row.validBefore,
+            row.errorReason ?? 'settlement_failed',
+          );
         case 'released':
           // The earlier attempt released the nonce (capacity): this request starts afresh.
           return this.run<C, R>(input);
         case 'settling':
           if (Date.now() - row.updatedAt.getTime() > this.opts.staleSeconds * 1000) {
             // The request that claimed it is gone (crash): learn the outcome now.
-            await this.settleAbandoned(row);
+            await this.recheck.settleAbandoned(row);
             row = (await this.store.byId(row.id))!;
             if (row.status === 'settling')
               throw settlementPending(row, row.transaction ?? '', pending);
@@ -409,68 +357,10 @@ export class PaymentProcessor {
   }
 
   /**
-   * Resolves a claim whose request never learnt (or never recorded) the outcome: asks the
-   * facilitator or the chain, then completes the operation or releases the nonce. Safe from
-   * several processes at once: every transition is a guarded statement.
+   * Resolves a claim whose request never learnt (or never recorded) the outcome, or a failure at
+   * settlement not yet final (`SettlementRecheck.settleAbandoned`): for the reconciler.
    */
-  async settleAbandoned(
-    row: PaymentRow,
-  ): Promise<'completed' | 'released' | 'failed' | 'unresolved'> {
-    if (row.status === 'failed') return this.settleFailed(row);
-    if (row.status === 'settled') {
-      await this.completeSettled(row, JSON.parse(row.settlementJson!) as SettleResponse);
-      return 'completed';
-    }
-    const state = await this.chainStateOf(row);
-    if (state.state === 'settled') {
-      await this.completeSettled(row, minedSettlement(row, state.transaction));
-      return 'completed';
-    }
-    if (this.neverMoves(row, state)) {
-      // nobody was charged: the nonce is free again
-      await this.store.release(row.id);
-      return 'released';
-    }
-    // still open (pending, or the chain has no answer yet): asked again in its turn
-    await this.store.markRechecked(row.id);
-    return 'unresolved';
+  settleAbandoned(row: PaymentRow): Promise<'completed' | 'released' | 'failed' | 'unresolved'> {
+    return this.recheck.settleAbandoned(row);
   }
-
-  /**
-   * A payment the facilitator answered as failed at settlement (`failed`,
-   * `payment_settlement_failed`) while its failure is not known final: a remote facilitator may
-   * answer failure after it broadcast the transfer (a receipt wait that timed out), and the
-   * transfer may be mined. So the facilitator or the chain is asked: mined, the payment is reopened
-   * `settled` and completed as an abandoned settled claim is (one order, the sale recorded once);
-   * the window closed and the authorization unused, the failure is final (`failureFinalAt`; never
-   * asked again); otherwise still undecided ('unresolved', asked again on a later pass). Safe from
-   * several processes at once: every transition is a guarded statement.
-   */
-  async settleFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
-    if (row.failureFinalAt) return 'failed';
-    const state = await this.chainStateOf(row);
-    if (state.state === 'settled') {
-      const settlement = minedSettlement(row, state.transaction);
-      await this.store.reopenFailed(row.id, settlement);
-      await this.completeSettled(row, settlement);
-      return 'completed';
-    }
-    if (this.neverMoves(row, state)) {
-      await this.store.markFailureFinal(row.id);
-      return 'failed';
-    }
-    await this.store.markRechecked(row.id);
-    return 'unresolved';
-  }
-}
-
-/** The settlement of a transfer found mined on chain (no facilitator answer to keep). */
-function minedSettlement(row: PaymentRow, transaction: string): SettleResponse {
-  return {
-    success: true,
-    transaction,
-    network: row.network as SettleResponse['network'],
-    payer: row.payer,
-    amount: String(row.amountMicro),
-  };
 }

@@ -27,7 +27,7 @@ export interface ReconcilerOptions {
  * One reconciliation pass (a periodic task): every claim whose request died or whose settlement
  * was left pending is resolved from the facilitator's or the chain's record, completed or
  * released; a failure at settlement not yet known final is completed if its transfer was mined
- * after all, or made final once its window closed unused (`PaymentProcessor.settleFailed`).
+ * after all, or made final once its window closed unused (`SettlementRecheck.settleFailed`).
  * At most `limit` (100) payments per pass, least recently looked at first; one that stays
  * unresolved records when it was asked and goes behind the others. A settlement still
  * unresolved after `alertAfterSeconds` is logged at error level on every pass (money may have moved

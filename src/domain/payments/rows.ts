@@ -10,7 +10,7 @@ import type { JsonObject, PaidContext, SqlFragment } from './fulfilment.js';
  * Payment states: `settling` (claimed, settle in flight) → `completed` (settled and fulfilled), or
  * `settled` (money moved, fulfilment still to run), `pending` (broadcast, outcome unknown),
  * `failed` (settlement refused; terminal once `failureFinalAt` is set, see
- * `PaymentProcessor.settleFailed`), `released` (nothing moved; the nonce is free again).
+ * `SettlementRecheck.settleFailed`), `released` (nothing moved; the nonce is free again).
  */
 export type PaymentStatus =
   'settling' | 'pending' | 'settled' | 'completed' | 'failed' | 'released';

@@ -155,10 +155,15 @@ export class PaymentStore {
       where id = ${id} and status = 'settling'`;
   }
 
-  async markFailed(id: string, reason: string): Promise<void> {
+  /**
+   * The facilitator answered the settlement as failed. A transaction hash it sent with the failure
+   * (it broadcast, then gave up) is kept: operators see it, and the recheck asks for its receipt
+   * before the token's record of the nonce.
+   */
+  async markFailed(id: string, reason: string, transaction?: string): Promise<void> {
     await this.sql`
       update x402_payments set status = 'failed', error_code = 'payment_settlement_failed',
-        error_reason = ${reason}, updated_at = now()
+        error_reason = ${reason}, transaction = ${transaction || null}, updated_at = now()
       where id = ${id} and status = 'settling'`;
   }
 

@@ -1,0 +1,152 @@
+import type { SettleResponse } from '@x402/core/types';
+import { AppError } from '../../errors.js';
+import type { AuthorizationState, Facilitator } from '../../x402/facilitator.js';
+import type { PaymentRow, PaymentStore } from './store.js';
+
+/**
+ * The recheck half of payments (moved out of processor.ts): what the facilitator or the chain says
+ * of a payment whose outcome its request never learnt, or learnt as a failure that may not be
+ * final, and the guarded transition that follows (completed through the processor's completion,
+ * released, failed for good, or still unresolved). Used by the reconciler, through
+ * `PaymentProcessor.settleAbandoned`, and by a buyer's retry of a failed payment.
+ */
+export class SettlementRecheck {
+  constructor(
+    private readonly store: PaymentStore,
+    private readonly facilitator: Facilitator,
+    private readonly chainClockGraceSeconds: number,
+    /** `PaymentProcessor.completeSettled`: completes a payment whose money moved. */
+    private readonly complete: (row: PaymentRow, settlement: SettleResponse) => Promise<unknown>,
+  ) {}
+
+  /**
+   * A failed payment decided from one question to the facilitator or the chain: a failure at
+   * settlement as `settleFailed` decides it (mined: completed; final: failed, asked no more);
+   * any other failure is 'failed' when it can never move money.
+   */
+  async decideFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
+    if (row.errorCode === 'payment_settlement_failed') return this.settleFailed(row);
+    return (await this.canNeverMove(row)) ? 'failed' : 'unresolved';
+  }
+
+  /**
+   * Whether a payment recorded as failed at settlement moved no money and never will: a facilitator
+   * may answer failure after it broadcast the transfer (a receipt wait that timed out), which can
+   * still be mined. So the facilitator or the chain is asked, as the reconciler asks of an
+   * abandoned claim. Until then the id keeps answering the failure, and the payer's retry is
+   * charged nothing twice.
+   */
+  private async canNeverMove(row: PaymentRow): Promise<boolean> {
+    return this.neverMoves(row, await this.chainStateOf(row));
+  }
+
+  /** What the facilitator or the chain says of a payment's authorization. */
+  private chainStateOf(row: PaymentRow): Promise<AuthorizationState> {
+    return this.facilitator.authorizationState({
+      network: row.network,
+      asset: row.asset,
+      payer: row.payer,
+      nonce: row.nonce,
+      ...(row.transaction && { transaction: row.transaction }),
+    });
+  }
+
+  /**
+   * Not used and can no longer be: the local ledger is authoritative; otherwise the authorization's
+   * window has closed on the chain's clock, so nobody was or will be charged by it. The token
+   * checks `block.timestamp < validBefore`, and block timestamps lag real time (our clock may run
+   * fast too): a transfer can still be mined a little after our clock passed `validBefore`, so
+   * the window counts as closed only `chainClockGraceSeconds` later.
+   *
+   * On a chain, `pending` (a transaction known, no receipt, the token's nonce still unused) counts
+   * the same: the transaction was dropped or is stuck, and once the window closed it can only
+   * revert. (The local ledger's `pending` is a transfer it may still confirm: never final.)
+   */
+  private neverMoves(row: PaymentRow, state: AuthorizationState): boolean {
+    if (this.facilitator.kind === 'local') return state.state === 'unused';
+    if (state.state !== 'unused' && state.state !== 'pending') return false;
+    const closedAt = row.validBefore.getTime() + this.chainClockGraceSeconds * 1000;
+    return closedAt < Date.now();
+  }
+
+  /**
+   * A failure at settlement as the buyer reads it. On a remote rail the transfer may still be
+   * mined until `decided_after` (validBefore and the chain clock's grace): a buyer who signed a
+   * fresh authorization before then could pay twice, so the answer says when it is decided.
+   */
+  settlementFailed(validBefore: Date, reason: string): AppError {
+    if (this.facilitator.kind === 'local')
+      return new AppError('payment_settlement_failed', { reason });
+    const decided = new Date(validBefore.getTime() + this.chainClockGraceSeconds * 1000);
+    return new AppError('payment_settlement_failed', {
+      reason,
+      details: { decided_after: decided.toISOString() },
+    });
+  }
+
+  /**
+   * Resolves a claim whose request never learnt (or never recorded) the outcome: asks the
+   * facilitator or the chain, then completes the operation or releases the nonce. Safe from
+   * several processes at once: every transition is a guarded statement.
+   */
+  async settleAbandoned(
+    row: PaymentRow,
+  ): Promise<'completed' | 'released' | 'failed' | 'unresolved'> {
+    if (row.status === 'failed') return this.settleFailed(row);
+    if (row.status === 'settled') {
+      await this.complete(row, JSON.parse(row.settlementJson!) as SettleResponse);
+      return 'completed';
+    }
+    const state = await this.chainStateOf(row);
+    if (state.state === 'settled') {
+      await this.complete(row, minedSettlement(row, state.transaction));
+      return 'completed';
+    }
+    if (this.neverMoves(row, state)) {
+      // nobody was charged: the nonce is free again
+      await this.store.release(row.id);
+      return 'released';
+    }
+    // still open (pending, or the chain has no answer yet): asked again in its turn
+    await this.store.markRechecked(row.id);
+    return 'unresolved';
+  }
+
+  /**
+   * A payment the facilitator answered as failed at settlement (`failed`,
+   * `payment_settlement_failed`) while its failure is not known final: a remote facilitator may
+   * answer failure after it broadcast the transfer (a receipt wait that timed out), and the
+   * transfer may be mined. So the facilitator or the chain is asked: mined, the payment is reopened
+   * `settled` and completed as an abandoned settled claim is (one order, the sale recorded once);
+   * the window closed and the authorization unused, the failure is final (`failureFinalAt`; never
+   * asked again); otherwise still undecided ('unresolved', asked again on a later pass). Safe from
+   * several processes at once: every transition is a guarded statement.
+   */
+  async settleFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
+    if (row.failureFinalAt) return 'failed';
+    const state = await this.chainStateOf(row);
+    if (state.state === 'settled') {
+      const settlement = minedSettlement(row, state.transaction);
+      await this.store.reopenFailed(row.id, settlement);
+      await this.complete(row, settlement);
+      return 'completed';
+    }
+    if (this.neverMoves(row, state)) {
+      await this.store.markFailureFinal(row.id);
+      return 'failed';
+    }
+    await this.store.markRechecked(row.id);
+    return 'unresolved';
+  }
+}
+
+/** The settlement of a transfer found mined on chain (no facilitator answer to keep). */
+function minedSettlement(row: PaymentRow, transaction: string): SettleResponse {
+  return {
+    success: true,
+    transaction,
+    network: row.network as SettleResponse['network'],
+    payer: row.payer,
+    amount: String(row.amountMicro),
+  };
+}
