@@ -49,4 +49,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # exec form: node runs as PID 1 and gets SIGTERM directly; main.ts then shuts down gracefully
-CMD ["node", "--wasm-num-compilation-tasks=1", "--max-semi-space-size=8", "dist/src/main.js", "serve"]
+CMD ["node", "--wasm-num-compilation-tasks=1", "--max-semi-space-size=8", "--experimental-wasm-compilation-hints", "--no-wasm-dynamic-tiering", "dist/src/main.js", "serve"]

@@ -175,6 +175,13 @@ export const ConfigSchema = z
      * lose the last seconds). Ignored in memory and with DATABASE_URL (Postgres's own settings).
      */
     EMBEDDED_DB_FSYNC: bool.default(true),
+    /**
+     * Keep the embedded database's SQL parser on V8's baseline compiler (src/db/parser-baseline.ts):
+     * optimising it takes ~600 MB for up to a second, the whole start peak. Takes effect only
+     * under node's --experimental-wasm-compilation-hints --no-wasm-dynamic-tiering (npm start and
+     * the image give them). Ignored with DATABASE_URL.
+     */
+    EMBEDDED_DB_PARSER_BASELINE: bool.default(true),
 
     /** HMAC key for signed download and invoice URLs. Generated and kept under DATA_DIR when embedded. */
     URL_SIGNING_SECRET: z.string().min(32).optional(),

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import postgres from 'postgres';
 import { StartupError, type Config } from '../config.js';
 import { DURABLE_SETTINGS, makeFsyncDurable } from './durable-fs.js';
+import { hintFlagsGiven, parserBaselineModule } from './parser-baseline.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
 import { inProcess, pgliteSocket } from './pglite-wire.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
@@ -113,14 +114,24 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     // on disk, commits wait for the disk unless EMBEDDED_DB_FSYNC=false (./durable-fs.ts)
     const durable = dataDir !== undefined && config.EMBEDDED_DB_FSYNC;
     const settings = durable ? [...EMBEDDED_SETTINGS, ...DURABLE_SETTINGS] : EMBEDDED_SETTINGS;
+    // the SQL parser kept off V8's optimising compiler, under npm start's flags (./parser-baseline.ts)
+    const pgliteWasmModule =
+      config.EMBEDDED_DB_PARSER_BASELINE && hintFlagsGiven()
+        ? await parserBaselineModule(opts.logger)
+        : undefined;
     db = config.EMBEDDED_DB_THREAD
       ? await startPGliteThread({
           ...(dataDir !== undefined && { dataDir }),
           ...(loadDataDir && { template: await loadDataDir.arrayBuffer() }),
+          ...(pgliteWasmModule && { pgliteWasmModule }),
           settings,
           durable,
         })
-      : await inProcessPGlite({ dataDir, loadDataDir }, settings, durable);
+      : await inProcessPGlite(
+          { dataDir, loadDataDir, ...(pgliteWasmModule && { pgliteWasmModule }) },
+          settings,
+          durable,
+        );
   } catch (e) {
     await releaseLock();
     throw e;

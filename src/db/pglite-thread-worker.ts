@@ -17,6 +17,7 @@ const db = await PGlite.create({
   ...(init.dataDir !== undefined && { dataDir: init.dataDir }),
   extensions: { vector, pg_trgm },
   ...(init.template && { loadDataDir: new Blob([init.template]) }),
+  ...(init.pgliteWasmModule && { pgliteWasmModule: init.pgliteWasmModule }),
   startParams: [...PGlite.defaultStartParams, ...init.settings],
 }).catch((e: unknown) => {
   port.postMessage({ id: 0, error: String((e as Error)?.message ?? e) } satisfies ThreadReply);

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { WasmModule } from './parser-baseline.js';
 import type { WireBackend } from './pglite-wire.js';
 
 /**
@@ -18,6 +19,8 @@ export interface ThreadInit {
   settings: string[];
   /** Give the file system a real fsync (./durable-fs.ts); with `DURABLE_SETTINGS` in `settings`. */
   durable?: boolean;
+  /** PGlite's module to run instead of its own (./parser-baseline.ts). */
+  pgliteWasmModule?: WasmModule;
 }
 
 type Request = { op: 'exec'; messages: Uint8Array } | { op: 'rollback' | 'dump' | 'close' };
