@@ -317,8 +317,6 @@ export class PaymentProcessor {
           return readCompleted<R>(this.store, row.id, true);
         case 'settled':
           return this.completeSettled<R>(row, JSON.parse(row.settlementJson!) as SettleResponse);
-        case 'pending':
-          throw settlementPending(row, row.transaction ?? '', pending);
         case 'failed':
           if (row.errorCode !== 'payment_settlement_failed')
             throw new AppError('payment_verification_failed', {
@@ -338,18 +336,28 @@ export class PaymentProcessor {
             row.errorReason ?? 'settlement_failed',
           );
         case 'released':
-          // The earlier attempt released the nonce (capacity): this request starts afresh.
+          // The earlier attempt released the nonce (capacity, or a dropped transaction whose
+          // window closed): this request starts afresh, unless its own authorization expired
+          // meanwhile (as the guard answers it once no claim holds the nonce; nothing settles).
+          if (Date.now() >= input.payment.validBefore.getTime())
+            throw new AppError('payment_verification_failed', {
+              reason: 'invalid_exact_evm_payload_authorization_valid_before',
+            });
           return this.run<C, R>(input);
+        case 'pending':
         case 'settling':
           if (Date.now() - row.updatedAt.getTime() > this.opts.staleSeconds * 1000) {
-            // The request that claimed it is gone (crash): learn the outcome now.
+            // The request that claimed it is gone (crash), or its transaction was left pending:
+            // learn the outcome now (one question to the chain per retry), as the reconciler does.
             await this.recheck.settleAbandoned(row);
             row = (await this.store.byId(row.id))!;
-            if (row.status === 'settling')
+            if (row.status === 'settling' || row.status === 'pending')
               throw settlementPending(row, row.transaction ?? '', pending);
             continue;
           }
-          if (Date.now() > deadline) throw settlementPending(row, row.transaction ?? '', pending);
+          // a young pending one is answered as it stands (the reconciler or a later retry asks)
+          if (row.status === 'pending' || Date.now() > deadline)
+            throw settlementPending(row, row.transaction ?? '', pending);
           await sleep(25);
           row = (await this.store.byId(row.id))!;
       }
