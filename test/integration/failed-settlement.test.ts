@@ -619,6 +619,58 @@ describe('a pending settlement whose transaction was dropped', () => {
     });
     expect(await orderOf(item.itemId)).toHaveLength(1);
   });
+
+  /** Payments completed, released, and failures made final, so far (what passes report). */
+  const decided = async () => {
+    const [r] = await t.runtime.deps.sql<{ completed: number; released: number; failed: number }[]>`
+      select count(*) filter (where status = 'completed')::int as completed,
+             count(*) filter (where status = 'released')::int as released,
+             count(*) filter (where failure_final_at is not null)::int as failed
+      from x402_payments`;
+    return r!;
+  };
+
+  it('two reconciler passes at once over one mined payment: completed counted once in total', async () => {
+    const pending = await pendingPurchase();
+    rpc.mine(pending.buyer.address, pending.signed.nonce, pending.transaction);
+    const failed = await failedPurchase();
+    rpc.mine(failed.buyer.address, failed.signed.nonce, `0x${'c2'.repeat(32)}`);
+    const before = await decided();
+    const [a, b] = await Promise.all([reconcilePass(0), reconcilePass(0)]);
+    // the console's "Reconciled: N completed" and the report say what happened (these two,
+    // and any payment an earlier test left to be completed), each payment once
+    const after = await decided();
+    expect(a.completed + b.completed).toBe(after.completed - before.completed);
+    expect(after.completed - before.completed).toBeGreaterThanOrEqual(2);
+    expect(await recorded(pending.item.itemId, pending.paymentId)).toMatchObject({
+      orders: 1,
+      status: 'completed',
+    });
+    expect(await recorded(failed.item.itemId, failed.paymentId)).toMatchObject({
+      orders: 1,
+      status: 'completed',
+    });
+  });
+
+  it('two reconciler passes at once over a dropped claim and a final failure: each counted once', async () => {
+    const dropped = await pendingPurchase();
+    const failed = await failedPurchase();
+    await at(validBeforeOf(failed.signed.payload) + grace() + 60, async () => {
+      const before = await decided();
+      const [a, b] = await Promise.all([reconcilePass(0), reconcilePass(0)]);
+      // these two, and any payment an earlier test left open whose window closed: each once
+      const after = await decided();
+      expect(a.released + b.released).toBe(after.released - before.released);
+      expect(a.failed + b.failed).toBe(after.failed - before.failed);
+      expect(a.completed + b.completed).toBe(after.completed - before.completed);
+    });
+    expect(await recorded(dropped.item.itemId, dropped.paymentId)).toMatchObject({
+      status: 'released',
+    });
+    expect(await recorded(failed.item.itemId, failed.paymentId)).toMatchObject({
+      status: 'failed',
+    });
+  });
 });
 
 /**

@@ -24,7 +24,7 @@ import {
   type RunInput,
 } from './paid-request.js';
 import { isIdentifierTaken, type IdentifiedPayment } from './identifiers.js';
-import { SettlementRecheck } from './recheck.js';
+import { SettlementRecheck, type RecheckOutcome } from './recheck.js';
 import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js';
 
 export { ClaimConditionFailed, requestDigest };
@@ -69,8 +69,11 @@ export class PaymentProcessor {
     readonly facilitator: Facilitator,
     private readonly opts: ProcessorOptions,
   ) {
-    this.recheck = new SettlementRecheck(store, facilitator, opts.chainClockGraceSeconds, (r, s) =>
-      this.completeSettled(r, s),
+    this.recheck = new SettlementRecheck(
+      store,
+      facilitator,
+      opts.chainClockGraceSeconds,
+      async (r, s) => (await this.completeRow(r, s)) !== undefined,
     );
   }
 
@@ -216,12 +219,23 @@ export class PaymentProcessor {
     row: PaymentRow,
     settlement: SettleResponse,
   ): Promise<PaidResult<R>> {
+    const resultJson = await this.completeRow(row, settlement);
+    if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
+    return readCompleted<R>(this.store, row.id, false);
+  }
+
+  /**
+   * `completeSettled`'s statement: the result when this call completed the payment, undefined
+   * when it was no longer open (completed by a concurrent request or reconciler pass).
+   */
+  private async completeRow(
+    row: PaymentRow,
+    settlement: SettleResponse,
+  ): Promise<string | undefined> {
     const fulfil = this.fulfilment(row.operation);
     for (let attempt = 1; ; attempt++) {
       try {
-        const { resultJson } = await this.store.completion({ row, settlement }, fulfil);
-        if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
-        return readCompleted<R>(this.store, row.id, false);
+        return (await this.store.completion({ row, settlement }, fulfil)).resultJson;
       } catch (err) {
         this.opts.logger.warn(
           { err, paymentId: row.id, attempt },
@@ -368,7 +382,7 @@ export class PaymentProcessor {
    * Resolves a claim whose request never learnt (or never recorded) the outcome, or a failure at
    * settlement not yet final (`SettlementRecheck.settleAbandoned`): for the reconciler.
    */
-  settleAbandoned(row: PaymentRow): Promise<'completed' | 'released' | 'failed' | 'unresolved'> {
+  settleAbandoned(row: PaymentRow): Promise<RecheckOutcome> {
     return this.recheck.settleAbandoned(row);
   }
 }
