@@ -586,7 +586,7 @@ describe('a pending settlement whose transaction was dropped', () => {
   });
 
   it('retried while pending and old, dropped and past the grace: released by the retry, which runs anew once', async () => {
-    const { item, signed, retry, paymentId, transaction } = await pendingPurchase();
+    const { item, retry, paymentId, transaction } = await pendingPurchase();
     const other = await pendingPurchase();
     await olderThanStale(paymentId);
     await olderThanStale(other.paymentId);
