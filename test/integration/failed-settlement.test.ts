@@ -533,6 +533,144 @@ describe('a pending settlement whose transaction was dropped', () => {
       status: 'released',
     });
   });
+
+  /** Makes the payment's claim older than RECONCILE_STALE_SECONDS (the retry then asks). */
+  const olderThanStale = (paymentId: string) => t.runtime.deps.sql`
+    update x402_payments
+    set updated_at = now() - make_interval(secs => ${t.runtime.deps.config.RECONCILE_STALE_SECONDS + 60})
+    where id = ${paymentId}`;
+  /** Chain reads about this transaction (its receipt is read first on every recheck). */
+  const reads = (transaction: string) =>
+    rpc.receiptsAsked.filter((h) => h === transaction.toLowerCase()).length;
+
+  it('retried while pending: a young claim answers 409 unasked; an old one asks the chain once per retry, and still open, answers the same 409', async () => {
+    const { item, signed, acquire, paymentId, transaction } = await pendingPurchase();
+    const before = reads(transaction);
+    const young = await acquire(signed.header);
+    expect(young.statusCode).toBe(409);
+    expect(young.json()).toMatchObject({ error: 'payment_settlement_pending', transaction });
+    expect(reads(transaction)).toBe(before);
+    await olderThanStale(paymentId);
+    for (const n of [1, 2]) {
+      const old = await acquire(signed.header);
+      expect(old.statusCode).toBe(409);
+      expect(old.json()).toMatchObject({ error: 'payment_settlement_pending', transaction });
+      expect(reads(transaction)).toBe(before + n);
+    }
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'pending' });
+    expect(await listed(paymentId)).toBe(true);
+  });
+
+  it('retried while pending and old, mined meanwhile: the retry asks once and gets the order, placed once', async () => {
+    const { item, buyer, signed, acquire, retry, paymentId, transaction } = await pendingPurchase();
+    rpc.mine(buyer.address, signed.nonce, transaction);
+    await olderThanStale(paymentId);
+    const before = { reads: reads(transaction), settles: settles() };
+    const res = await acquire(signed.header);
+    expect(res.statusCode).toBe(200);
+    expect(reads(transaction)).toBe(before.reads + 1);
+    const [order] = await orderOf(item.itemId);
+    expect(order!.transaction).toBe(transaction);
+    expect(res.json()).toMatchObject({ order_id: order!.id });
+    // answered from the record from now on: the same request, or the same id signed afresh
+    expect((await acquire(signed.header)).json()).toMatchObject({ order_id: order!.id });
+    expect((await retry()).json()).toMatchObject({ order_id: order!.id });
+    expect(reads(transaction)).toBe(before.reads + 1);
+    expect(settles()).toBe(before.settles);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    expect(await listed(paymentId)).toBe(false);
+  });
+
+  it('retried while pending and old, dropped and past the grace: released by the retry, which runs anew once', async () => {
+    const { item, retry, paymentId, transaction } = await pendingPurchase();
+    const other = await pendingPurchase();
+    await olderThanStale(paymentId);
+    await olderThanStale(other.paymentId);
+    await at(validBeforeOf(other.signed.payload) + grace() + 60, async () => {
+      // the same id signed afresh: the dropped claim is released, this payment buys once
+      const before = { reads: reads(transaction), settles: settles() };
+      const bought = await retry();
+      expect(bought.statusCode).toBe(200);
+      expect(reads(transaction)).toBe(before.reads + 1);
+      expect(settles()).toBe(before.settles + 1);
+      const [order] = await orderOf(item.itemId);
+      expect(bought.json()).toMatchObject({ order_id: order!.id });
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'released' });
+      expect(await listed(paymentId)).toBe(false);
+      // the dropped authorization itself, retried: released too, and expired, so nothing settles
+      const o = { reads: reads(other.transaction), settles: settles() };
+      const stale = await other.acquire(other.signed.header);
+      expect(stale.statusCode).toBe(402);
+      expect(stale.json()).toMatchObject({
+        error: 'payment_verification_failed',
+        reason: 'invalid_exact_evm_payload_authorization_valid_before',
+      });
+      expect(reads(other.transaction)).toBe(o.reads + 1);
+      expect(settles()).toBe(o.settles);
+      expect(await recorded(other.item.itemId, other.paymentId)).toMatchObject({
+        orders: 0,
+        status: 'released',
+      });
+      expect(await listed(other.paymentId)).toBe(false);
+    });
+    expect(await orderOf(item.itemId)).toHaveLength(1);
+  });
+
+  /** Payments completed, released, and failures made final, so far (what passes report). */
+  const decided = async () => {
+    const [r] = await t.runtime.deps.sql<{ completed: number; released: number; failed: number }[]>`
+      select count(*) filter (where status = 'completed')::int as completed,
+             count(*) filter (where status = 'released')::int as released,
+             count(*) filter (where failure_final_at is not null)::int as failed
+      from x402_payments`;
+    return r!;
+  };
+
+  it('two reconciler passes at once over one mined payment: completed counted once in total', async () => {
+    const pending = await pendingPurchase();
+    rpc.mine(pending.buyer.address, pending.signed.nonce, pending.transaction);
+    const failed = await failedPurchase();
+    rpc.mine(failed.buyer.address, failed.signed.nonce, `0x${'c2'.repeat(32)}`);
+    const before = await decided();
+    const [a, b] = await Promise.all([reconcilePass(0), reconcilePass(0)]);
+    // the console's "Reconciled: N completed" and the report say what happened (these two,
+    // and any payment an earlier test left to be completed), each payment once
+    const after = await decided();
+    expect(a.completed + b.completed).toBe(after.completed - before.completed);
+    expect(after.completed - before.completed).toBeGreaterThanOrEqual(2);
+    expect(await recorded(pending.item.itemId, pending.paymentId)).toMatchObject({
+      orders: 1,
+      status: 'completed',
+    });
+    expect(await recorded(failed.item.itemId, failed.paymentId)).toMatchObject({
+      orders: 1,
+      status: 'completed',
+    });
+  });
+
+  it('two reconciler passes at once over a dropped claim and a final failure: each counted once', async () => {
+    const dropped = await pendingPurchase();
+    const failed = await failedPurchase();
+    await at(validBeforeOf(failed.signed.payload) + grace() + 60, async () => {
+      const before = await decided();
+      const [a, b] = await Promise.all([reconcilePass(0), reconcilePass(0)]);
+      // these two, and any payment an earlier test left open whose window closed: each once
+      const after = await decided();
+      expect(a.released + b.released).toBe(after.released - before.released);
+      expect(a.failed + b.failed).toBe(after.failed - before.failed);
+      expect(a.completed + b.completed).toBe(after.completed - before.completed);
+    });
+    expect(await recorded(dropped.item.itemId, dropped.paymentId)).toMatchObject({
+      status: 'released',
+    });
+    expect(await recorded(failed.item.itemId, failed.paymentId)).toMatchObject({
+      status: 'failed',
+    });
+  });
 });
 
 /**

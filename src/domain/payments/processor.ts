@@ -24,7 +24,7 @@ import {
   type RunInput,
 } from './paid-request.js';
 import { isIdentifierTaken, type IdentifiedPayment } from './identifiers.js';
-import { SettlementRecheck } from './recheck.js';
+import { SettlementRecheck, type RecheckOutcome } from './recheck.js';
 import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js';
 
 export { ClaimConditionFailed, requestDigest };
@@ -69,8 +69,11 @@ export class PaymentProcessor {
     readonly facilitator: Facilitator,
     private readonly opts: ProcessorOptions,
   ) {
-    this.recheck = new SettlementRecheck(store, facilitator, opts.chainClockGraceSeconds, (r, s) =>
-      this.completeSettled(r, s),
+    this.recheck = new SettlementRecheck(
+      store,
+      facilitator,
+      opts.chainClockGraceSeconds,
+      async (r, s) => (await this.completeRow(r, s)) !== undefined,
     );
   }
 
@@ -216,12 +219,23 @@ export class PaymentProcessor {
     row: PaymentRow,
     settlement: SettleResponse,
   ): Promise<PaidResult<R>> {
+    const resultJson = await this.completeRow(row, settlement);
+    if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
+    return readCompleted<R>(this.store, row.id, false);
+  }
+
+  /**
+   * `completeSettled`'s statement: the result when this call completed the payment, undefined
+   * when it was no longer open (completed by a concurrent request or reconciler pass).
+   */
+  private async completeRow(
+    row: PaymentRow,
+    settlement: SettleResponse,
+  ): Promise<string | undefined> {
     const fulfil = this.fulfilment(row.operation);
     for (let attempt = 1; ; attempt++) {
       try {
-        const { resultJson } = await this.store.completion({ row, settlement }, fulfil);
-        if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
-        return readCompleted<R>(this.store, row.id, false);
+        return (await this.store.completion({ row, settlement }, fulfil)).resultJson;
       } catch (err) {
         this.opts.logger.warn(
           { err, paymentId: row.id, attempt },
@@ -317,8 +331,6 @@ export class PaymentProcessor {
           return readCompleted<R>(this.store, row.id, true);
         case 'settled':
           return this.completeSettled<R>(row, JSON.parse(row.settlementJson!) as SettleResponse);
-        case 'pending':
-          throw settlementPending(row, row.transaction ?? '', pending);
         case 'failed':
           if (row.errorCode !== 'payment_settlement_failed')
             throw new AppError('payment_verification_failed', {
@@ -338,18 +350,28 @@ export class PaymentProcessor {
             row.errorReason ?? 'settlement_failed',
           );
         case 'released':
-          // The earlier attempt released the nonce (capacity): this request starts afresh.
+          // The earlier attempt released the nonce (capacity, or a dropped transaction whose
+          // window closed): this request starts afresh, unless its own authorization expired
+          // meanwhile (as the guard answers it once no claim holds the nonce; nothing settles).
+          if (Date.now() >= input.payment.validBefore.getTime())
+            throw new AppError('payment_verification_failed', {
+              reason: 'invalid_exact_evm_payload_authorization_valid_before',
+            });
           return this.run<C, R>(input);
+        case 'pending':
         case 'settling':
           if (Date.now() - row.updatedAt.getTime() > this.opts.staleSeconds * 1000) {
-            // The request that claimed it is gone (crash): learn the outcome now.
+            // The request that claimed it is gone (crash), or its transaction was left pending:
+            // learn the outcome now (one question to the chain per retry), as the reconciler does.
             await this.recheck.settleAbandoned(row);
             row = (await this.store.byId(row.id))!;
-            if (row.status === 'settling')
+            if (row.status === 'settling' || row.status === 'pending')
               throw settlementPending(row, row.transaction ?? '', pending);
             continue;
           }
-          if (Date.now() > deadline) throw settlementPending(row, row.transaction ?? '', pending);
+          // a young pending one is answered as it stands (the reconciler or a later retry asks)
+          if (row.status === 'pending' || Date.now() > deadline)
+            throw settlementPending(row, row.transaction ?? '', pending);
           await sleep(25);
           row = (await this.store.byId(row.id))!;
       }
@@ -360,7 +382,7 @@ export class PaymentProcessor {
    * Resolves a claim whose request never learnt (or never recorded) the outcome, or a failure at
    * settlement not yet final (`SettlementRecheck.settleAbandoned`): for the reconciler.
    */
-  settleAbandoned(row: PaymentRow): Promise<'completed' | 'released' | 'failed' | 'unresolved'> {
+  settleAbandoned(row: PaymentRow): Promise<RecheckOutcome> {
     return this.recheck.settleAbandoned(row);
   }
 }

@@ -15,8 +15,11 @@ export class SettlementRecheck {
     private readonly store: PaymentStore,
     private readonly facilitator: Facilitator,
     private readonly chainClockGraceSeconds: number,
-    /** `PaymentProcessor.completeSettled`: completes a payment whose money moved. */
-    private readonly complete: (row: PaymentRow, settlement: SettleResponse) => Promise<unknown>,
+    /**
+     * Completes a payment whose money moved (the processor's completion); true when this call
+     * completed it, false when it was no longer open (completed by a concurrent pass or retry).
+     */
+    private readonly complete: (row: PaymentRow, settlement: SettleResponse) => Promise<boolean>,
   ) {}
 
   /**
@@ -25,7 +28,8 @@ export class SettlementRecheck {
    * any other failure is 'failed' when it can never move money.
    */
   async decideFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
-    if (row.errorCode === 'payment_settlement_failed') return this.settleFailed(row);
+    if (row.errorCode === 'payment_settlement_failed')
+      return (await this.failedOutcome(row)).outcome;
     return (await this.canNeverMove(row)) ? 'failed' : 'unresolved';
   }
 
@@ -87,25 +91,26 @@ export class SettlementRecheck {
   /**
    * Resolves a claim whose request never learnt (or never recorded) the outcome: asks the
    * facilitator or the chain, then completes the operation or releases the nonce. Safe from
-   * several processes at once: every transition is a guarded statement.
+   * several processes at once: every transition is a guarded statement, and only the call whose
+   * statement changed the payment reports the transition ('concurrent': another did it).
    */
-  async settleAbandoned(
-    row: PaymentRow,
-  ): Promise<'completed' | 'released' | 'failed' | 'unresolved'> {
-    if (row.status === 'failed') return this.settleFailed(row);
+  async settleAbandoned(row: PaymentRow): Promise<RecheckOutcome> {
+    if (row.status === 'failed') {
+      const { outcome, changed } = await this.failedOutcome(row);
+      return changed ? outcome : 'concurrent';
+    }
     if (row.status === 'settled') {
-      await this.complete(row, JSON.parse(row.settlementJson!) as SettleResponse);
-      return 'completed';
+      const done = await this.complete(row, JSON.parse(row.settlementJson!) as SettleResponse);
+      return done ? 'completed' : 'concurrent';
     }
     const state = await this.chainStateOf(row);
     if (state.state === 'settled') {
-      await this.complete(row, minedSettlement(row, state.transaction));
-      return 'completed';
+      const done = await this.complete(row, minedSettlement(row, state.transaction));
+      return done ? 'completed' : 'concurrent';
     }
     if (this.neverMoves(row, state)) {
       // nobody was charged: the nonce is free again
-      await this.store.release(row.id);
-      return 'released';
+      return (await this.store.release(row.id)) ? 'released' : 'concurrent';
     }
     // still open (pending, or the chain has no answer yet): asked again in its turn
     await this.store.markRechecked(row.id);
@@ -123,22 +128,34 @@ export class SettlementRecheck {
    * several processes at once: every transition is a guarded statement.
    */
   async settleFailed(row: PaymentRow): Promise<'completed' | 'failed' | 'unresolved'> {
-    if (row.failureFinalAt) return 'failed';
+    return (await this.failedOutcome(row)).outcome;
+  }
+
+  /** `settleFailed`, and whether this call's guarded statement made the transition. */
+  private async failedOutcome(
+    row: PaymentRow,
+  ): Promise<{ outcome: 'completed' | 'failed' | 'unresolved'; changed: boolean }> {
+    if (row.failureFinalAt) return { outcome: 'failed', changed: false };
     const state = await this.chainStateOf(row);
     if (state.state === 'settled') {
       const settlement = minedSettlement(row, state.transaction);
       await this.store.reopenFailed(row.id, settlement);
-      await this.complete(row, settlement);
-      return 'completed';
+      return { outcome: 'completed', changed: await this.complete(row, settlement) };
     }
     if (this.neverMoves(row, state)) {
-      await this.store.markFailureFinal(row.id);
-      return 'failed';
+      return { outcome: 'failed', changed: await this.store.markFailureFinal(row.id) };
     }
     await this.store.markRechecked(row.id);
-    return 'unresolved';
+    return { outcome: 'unresolved', changed: true };
   }
 }
+
+/**
+ * What one recheck did: completed, released or made final by THIS call (its guarded statement
+ * changed the payment), still unresolved, or 'concurrent' (another pass or a retry decided it
+ * first: nothing to count).
+ */
+export type RecheckOutcome = 'completed' | 'released' | 'failed' | 'unresolved' | 'concurrent';
 
 /** The settlement of a transfer found mined on chain (no facilitator answer to keep). */
 function minedSettlement(row: PaymentRow, transaction: string): SettleResponse {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { PaymentProcessor } from './processor.js';
+import type { RecheckOutcome } from './recheck.js';
 import type { PaymentRow, PaymentStore } from './store.js';
 
 export interface ReconcileReport {
@@ -47,7 +48,7 @@ export async function reconcilePayments(
     prunedPaymentIdentifiers: 0,
   };
   for (const row of await store.unfinished(opts.staleSeconds, opts.limit ?? 100)) {
-    let outcome: 'completed' | 'released' | 'failed' | 'unresolved';
+    let outcome: RecheckOutcome;
     try {
       outcome = await processor.settleAbandoned(row);
     } catch (err) {
@@ -58,7 +59,8 @@ export async function reconcilePayments(
         opts.logger.warn({ err: e, paymentId: row.id }, 'recording a recheck failed');
       });
     }
-    report[outcome]++;
+    // counted by the pass whose statement made the transition (a race is not counted twice)
+    if (outcome !== 'concurrent') report[outcome]++;
     if (outcome === 'unresolved' && ageSeconds(row) >= opts.alertAfterSeconds) {
       opts.logger.error(
         describeUnresolved(row),

@@ -183,11 +183,15 @@ export class PaymentStore {
       ${nonceInsert(this.sql, 'paid', { rowsOf: 'settled' }, { onConflict: 'do nothing' })}`;
   }
 
-  /** A failure at settlement that can never move money: final, never asked about again. */
-  async markFailureFinal(id: string): Promise<void> {
-    await this.sql`
+  /**
+   * A failure at settlement that can never move money: final, never asked about again. True when
+   * this call made it final (false: it already was, e.g. by a concurrent reconciler pass).
+   */
+  async markFailureFinal(id: string): Promise<boolean> {
+    const made = await this.sql`
       update x402_payments set failure_final_at = now(), rechecked_at = now()
       where id = ${id} and status = 'failed' and failure_final_at is null`;
+    return made.count > 0;
   }
 
   /**
@@ -200,16 +204,22 @@ export class PaymentStore {
       where id = ${id} and ${unresolvedPayment(this.sql)}`;
   }
 
-  /** Nothing moved: the claim goes, and the nonce and any payment-identifier id are free again. */
-  async release(id: string): Promise<void> {
-    await this.sql`
+  /**
+   * Nothing moved: the claim goes, and the nonce and any payment-identifier id are free again.
+   * True when this call released it (false: no longer open, e.g. a concurrent pass released it).
+   */
+  async release(id: string): Promise<boolean> {
+    const [row] = await this.sql<{ released: boolean }[]>`
       with r as (
         update x402_payments set status = 'released', updated_at = now()
         where id = ${id} and status in ('settling', 'pending') returning id, payer, nonce
       ), ids as (
         delete from x402_payment_identifiers i using r where i.payment_id = r.id
+      ), n as (
+        delete from x402_nonces n using r where n.payer = r.payer and n.nonce = r.nonce
       )
-      delete from x402_nonces n using r where n.payer = r.payer and n.nonce = r.nonce`;
+      select exists (select 1 from r) as released`;
+    return row?.released ?? false;
   }
 
   /** The payment a payer's `payment-identifier` id first came with, if the id is known. */
