@@ -15,9 +15,13 @@ function modulesLoadedBy(entry: string): string[] {
     await import(${JSON.stringify(path.resolve(entry))});
     console.log(JSON.stringify(urls));
   `;
-  const res = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    encoding: 'utf8',
-  });
+  const res = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      encoding: 'utf8',
+    },
+  );
   expect(res.status, res.stderr).toBe(0);
   return JSON.parse(res.stdout.trim().split('\n').pop()!) as string[];
 }
