@@ -35,12 +35,8 @@ export class WordVectors {
   /**
    * The table's int8 rows as stored, each with its scale: a quarter of the memory of float rows
    * (6 MB instead of 24 MB, resident for the life of every process that searches or embeds).
-   * A view of the file as read, not a copy: row i starts at `rowStart + i * stride`. A copy cost
-   * 6 MB more while the file was held and left the freed file in the process's malloc heap.
    */
   private readonly rows: Int8Array;
-  private readonly rowStart: number;
-  private readonly stride: number;
   private readonly scales: Float32Array;
   /** Euclidean norm of each int8 row (unscaled: cosines need no scale). */
   private readonly norms: Float32Array;
@@ -56,14 +52,13 @@ export class WordVectors {
     this.pc = new Float32Array(dims);
     for (let d = 0; d < dims; d++) this.pc[d] = bytes.readFloatLE(16 + 4 * d);
     const start = 16 + 4 * dims;
-    const stride = (this.stride = 12 + dims);
-    this.rowStart = start + 12;
+    const stride = 12 + dims;
     this.weights = new Float32Array(count);
-    this.rows = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    this.rows = new Int8Array(count * dims);
     this.scales = new Float32Array(count);
     this.hubs = new Float32Array(count);
     this.norms = new Float32Array(count);
-    const raw = this.rows;
+    const raw = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     for (let i = 0; i < count; i++) {
       const at = start + i * stride;
       const p = 1 / ((bytes.readUInt32LE(at) + 1) * harmonic);
@@ -71,6 +66,7 @@ export class WordVectors {
       this.scales[i] = bytes.readFloatLE(at + 4);
       this.hubs[i] = bytes.readFloatLE(at + 8);
       const row = raw.subarray(at + 12, at + 12 + dims);
+      this.rows.set(row, i * dims);
       let n = 0;
       for (let d = 0; d < dims; d++) n += row[d]! * row[d]!;
       this.norms[i] = Math.sqrt(n) || 1;
@@ -98,10 +94,8 @@ export class WordVectors {
   similarity(i: number, j: number): number {
     const d = this.dims;
     const v = this.rows;
-    const a = this.rowStart + i * this.stride;
-    const b = this.rowStart + j * this.stride;
     let dot = 0;
-    for (let k = 0; k < d; k++) dot += v[a + k]! * v[b + k]!;
+    for (let k = 0; k < d; k++) dot += v[i * d + k]! * v[j * d + k]!;
     return dot / (this.norms[i]! * this.norms[j]!);
   }
   /**
@@ -127,8 +121,7 @@ export class WordVectors {
       const i = this.index.get(t);
       if (i === undefined) continue;
       const w = this.weights[i]! * this.scales[i]!;
-      const at = this.rowStart + i * this.stride;
-      for (let d = 0; d < dims; d++) v[d]! += w * this.rows[at + d]!;
+      for (let d = 0; d < dims; d++) v[d]! += w * this.rows[i * dims + d]!;
     }
     let dot = 0;
     for (let d = 0; d < dims; d++) dot += v[d]! * this.pc[d]!;
