@@ -12,7 +12,7 @@ import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
 import { representationOf } from '../representation.js';
 import { llmsTxt, wellKnownX402, type HostedMcpInfo } from '../../domain/discovery/documents.js';
-import { hostedMcpTools } from '../../../mcp/hosted/server.js';
+import { hostedMcpTools } from '../../../mcp/hosted/tool-names.js';
 import { WellKnownX402Schema } from '../../wire/discovery.js';
 
 const FAVICON = readFileSync(new URL('../../../assets/favicon.svg', import.meta.url));

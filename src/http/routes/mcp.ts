@@ -1,7 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { createHostedMcpServer } from '../../../mcp/hosted/server.js';
 import type { MarketplaceFetch } from '../../../mcp/hosted/paid-call.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
@@ -78,6 +76,28 @@ function largeBodyGate(
   };
 }
 
+/**
+ * The MCP SDK and the hosted server's tools, loaded at the first `POST /mcp` rather than at start:
+ * a service that is never called there (most of them, and every idle one) does not hold their
+ * modules (about 5 MB of heap, ~15 MB resident).
+ */
+let hosted:
+  | Promise<
+      [
+        typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+        typeof import('../../../mcp/hosted/server.js'),
+      ]
+    >
+  | undefined;
+function loadHosted() {
+  hosted ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('../../../mcp/hosted/server.js'),
+  ]);
+  hosted.catch(() => (hosted = undefined));
+  return hosted;
+}
+
 function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
 }
@@ -100,6 +120,7 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
       onRequest: largeBodyGate(config),
     },
     async (request, reply) => {
+      const [{ StreamableHTTPServerTransport }, { createHostedMcpServer }] = await loadHosted();
       const server = createHostedMcpServer({
         baseUrl: config.PUBLIC_BASE_URL,
         fetch: inProcessFetch(root, request, config),
