@@ -8,12 +8,17 @@ import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
  * On a Postgres server a plain `create index` takes a SHARE lock on `items` for the whole build:
  * every write of the replicas still serving waits behind it, for minutes on a large catalogue. So
  * there (`concurrently`) an index is built with `create index concurrently`, outside any
- * transaction, on a connection of its own that holds a session advisory lock for that index only:
- * a second process wanting the same index at the same time does not wait for it, it skips it
- * (`pg_try_advisory_lock`; `npm run reindex` waits instead, `wait`). A build that died half-way
- * (a crash, a kill, a cancel) leaves an INVALID index, which Postgres still maintains on every
- * write and never uses: whoever next holds that index's lock drops it and builds it again (an
- * invalid index whose lock is held is a build in progress, left alone).
+ * transaction, on a connection of its own holding a session advisory lock, the build lock: a
+ * second process that finds it held does not wait, it skips that index (`pg_try_advisory_lock`;
+ * `npm run reindex` waits instead, `wait`), so no index is ever built twice at once. The lock is
+ * the whole table's, not one per index: two concurrent builds on one table each wait for the
+ * other (the second for the first's table lock, the first for the second's snapshot to end) and
+ * Postgres ends one as a deadlock; a concurrent drop meets the same. One build at a time on
+ * `items`, the others' processes serving meanwhile.
+ *
+ * A build that died half-way (a crash, a kill, a cancel) leaves an INVALID index, which Postgres
+ * still maintains on every write and never uses: whoever next holds the build lock drops it and
+ * builds it again (while the lock is held, an invalid index is the holder's build in progress).
  *
  * The embedded database (PGlite) has one session: no other session's write can wait for a build,
  * every query queues behind the statement running anyway, and `concurrently` would only add its
@@ -36,7 +41,7 @@ export interface IndexBuildOptions {
 /** What became of one index: it was there (valid), this call built it, or another process holds it. */
 export type IndexOutcome = 'exists' | 'built' | 'skipped';
 
-/** Advisory lock class (first key of the two-key form) of the per-index build locks. */
+/** Advisory lock class (first key of the two-key form) of the build locks, one per table. */
 export const INDEX_BUILD_LOCK_CLASS = 727275;
 
 /**
@@ -71,7 +76,7 @@ export async function buildIndex(
     const state = await indexState(conn, name);
     if (state === 'valid') return 'exists';
     if (state === 'invalid') {
-      // its lock is ours: no build of it is running, a builder died half-way
+      // the build lock is ours: no build of it is running, a builder died half-way
       opts.logger?.warn({ index: name }, 'index left invalid by an interrupted build: rebuilding');
       await conn.unsafe(`drop index concurrently if exists ${name}`);
     }
@@ -102,7 +107,7 @@ export async function buildIndex(
 
 /**
  * Drops index `name` if it exists. On a server, concurrently (no lock that stops reads or writes)
- * and only under that index's build lock: an index another process is building is left alone.
+ * and only under the build lock, skipped while another process builds.
  */
 export async function dropIndex(
   sql: Sql,
@@ -136,10 +141,10 @@ export async function indexState(sql: Db, name: string): Promise<'valid' | 'inva
 }
 
 /**
- * Runs `work` on a connection of its own holding the session advisory lock of index `name` (in
- * this schema); 'skipped' when another session holds it and `wait` is not set. A session lock,
- * not a transaction's: `create index concurrently` cannot run in a transaction. A process that
- * dies loses its connection and with it the lock.
+ * Runs `work` on a connection of its own holding the build lock of `items` in this schema;
+ * 'skipped' when another session holds it and `wait` is not set. A session lock, not a
+ * transaction's: `create index concurrently` cannot run in a transaction. A process that dies
+ * loses its connection and with it the lock.
  */
 async function withIndexLock(
   sql: Sql,
@@ -150,14 +155,17 @@ async function withIndexLock(
   const conn = await sql.reserve();
   try {
     const [{ key } = { key: 0 }] = await conn<{ key: number }[]>`
-      select hashtext(current_schema() || '.' || ${name}) as key`;
+      select hashtext(current_schema() || '.items') as key`;
     if (opts.wait) {
       await conn`select pg_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key})`;
     } else {
       const [row] = await conn<{ locked: boolean }[]>`
         select pg_try_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key}) as locked`;
       if (!row?.locked) {
-        opts.logger?.info({ index: name }, 'index build skipped: another process is building it');
+        opts.logger?.info(
+          { index: name },
+          'index build skipped: another process is building search indexes',
+        );
         return 'skipped';
       }
     }
