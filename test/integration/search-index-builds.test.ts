@@ -3,6 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { indexState, INDEX_BUILD_LOCK_CLASS } from '../../src/domain/search/index-builds.js';
 import {
   ensurePriceIndexes,
+  ensureVectorIndex,
   indexName,
   PRICE_INDEX,
   priceIndexName,
@@ -232,5 +233,28 @@ describe.skipIf(!ON_POSTGRES)('search index builds on a Postgres server', () => 
     expect(names.map((r) => r.indexname).sort()).toEqual(
       [priceIndexName(dims, 12_000_000), priceIndexName(dims, 24_000_000)].sort(),
     );
+  });
+
+  it("an operator's build (reindex) reports its phase and progress while it runs", async () => {
+    const { sql, dims, ids } = await catalogue(3);
+    await sql.unsafe(`drop index ${indexName(dims)}`);
+    const endWrite = await openWrite(sql, ids[0]!);
+    const logs = captureLogs();
+    const build = ensureVectorIndex(sql, dims, {
+      concurrently: true,
+      wait: true,
+      logger: logs.logger,
+      progressMs: 50,
+    });
+    await until('a progress line', async () =>
+      logs.lines.some((l) => l.msg === 'index build progress'),
+    );
+    expect(logs.lines.find((l) => l.msg === 'index build progress')).toMatchObject({
+      index: indexName(dims),
+      phase: expect.stringMatching(/waiting for writers/),
+    });
+    await endWrite();
+    await within(30_000, 'the build', build);
+    expect(await indexState(sql, indexName(dims))).toBe('valid');
   });
 });

@@ -20,10 +20,11 @@ import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
  * still maintains on every write and never uses: whoever next holds the build lock drops it and
  * builds it again (while the lock is held, an invalid index is the holder's build in progress).
  *
- * The embedded database (PGlite) has one session: no other session's write can wait for a build,
- * every query queues behind the statement running anyway, and `concurrently` would only add its
- * second table scan and its waits. There each build is a plain `create index` in a transaction
- * under the schema lock, as the migrations are.
+ * The embedded database (PGlite) accepts `concurrently` but has one session: no other session's
+ * write can wait for a build, every query queues behind the statement running anyway (a build in
+ * the background would hold up every request instead), and `concurrently` would only add its
+ * second table scan. There each build is a plain `create index` in a transaction under the schema
+ * lock, as the migrations are, before the process serves.
  */
 export interface IndexBuildOptions {
   /** `create index concurrently` outside a transaction, one builder per index (Postgres server). */
