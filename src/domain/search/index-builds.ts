@@ -8,10 +8,10 @@ import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
  * On a Postgres server a plain `create index` takes a SHARE lock on `items` for the whole build:
  * every write of the replicas still serving waits behind it, for minutes on a large catalogue. So
  * there (`concurrently`) an index is built with `create index concurrently`, outside any
- * transaction, on a connection of its own holding a session advisory lock, the build lock: a
- * second process that finds it held does not wait, it skips that index (`pg_try_advisory_lock`;
- * `npm run reindex` waits instead, `wait`), so no index is ever built twice at once. The lock is
- * the whole table's, not one per index: two concurrent builds on one table each wait for the
+ * transaction, on a connection of its own holding a session advisory lock, the build lock, for
+ * the whole run of a start's builds: a second process that finds it held does not wait, it skips
+ * them (`pg_try_advisory_lock`; `npm run reindex` waits instead, `wait`), so no index is ever
+ * built twice at once. The lock is the whole table's, not one per index: two concurrent builds on one table each wait for the
  * other (the second for the first's table lock, the first for the second's snapshot to end) and
  * Postgres ends one as a deadlock; a concurrent drop meets the same. One build at a time on
  * `items`, the others' processes serving meanwhile.
@@ -37,6 +37,8 @@ export interface IndexBuildOptions {
   progressMs?: number;
   /** Stops: the running build is cancelled (its invalid index is dropped by a later start). */
   signal?: AbortSignal;
+  /** The connection holding the build lock (withBuildLock's), on which builds and drops run. */
+  held?: Sql;
 }
 
 /** What became of one index: it was there (valid), this call built it, or another process holds it. */
@@ -73,7 +75,8 @@ export async function buildIndex(
       return 'built' as const;
     });
   }
-  return withIndexLock(sql, name, opts, async (conn) => {
+  return withBuildLock(sql, opts, 'skipped', async ({ held }) => {
+    const conn = held!;
     const state = await indexState(conn, name);
     if (state === 'valid') return 'exists';
     if (state === 'invalid') {
@@ -124,13 +127,11 @@ export async function dropIndex(
     opts.logger?.info({ index: name }, 'index dropped');
     return true;
   }
-  const outcome = await withIndexLock(sql, name, { ...opts, wait: false }, async (conn) => {
-    await conn.unsafe(`drop index concurrently if exists ${name}`);
-    return 'built' as const;
+  return withBuildLock(sql, { ...opts, wait: false }, false, async ({ held }) => {
+    await held!.unsafe(`drop index concurrently if exists ${name}`);
+    opts.logger?.info({ index: name }, 'index dropped');
+    return true;
   });
-  if (outcome === 'skipped') return false;
-  opts.logger?.info({ index: name }, 'index dropped');
-  return true;
 }
 
 /** Valid, invalid (a build in progress or one that died) or absent, in the current schema. */
@@ -142,17 +143,21 @@ export async function indexState(sql: Db, name: string): Promise<'valid' | 'inva
 }
 
 /**
- * Runs `work` on a connection of its own holding the build lock of `items` in this schema;
- * 'skipped' when another session holds it and `wait` is not set. A session lock, not a
- * transaction's: `create index concurrently` cannot run in a transaction. A process that dies
- * loses its connection and with it the lock.
+ * Runs `work` on a connection of its own holding the build lock of `items` in this schema (in
+ * `held`); `skipped` when another session holds it and `wait` is not set. Held for a whole run of
+ * builds (vectors.ts takes it once for all of a start's): a process that took and released it per
+ * index could skip an index while the other held it for the one before, and the other skip it in
+ * turn. A session lock, not a transaction's: `create index concurrently` cannot run in a
+ * transaction; a process that dies loses its connection and with it the lock. Off a server, or
+ * with the lock already held, `work` runs as it is.
  */
-async function withIndexLock(
+export async function withBuildLock<T>(
   sql: Sql,
-  name: string,
   opts: IndexBuildOptions,
-  work: (conn: Sql) => Promise<IndexOutcome>,
-): Promise<IndexOutcome> {
+  skipped: T,
+  work: (opts: IndexBuildOptions) => Promise<T>,
+): Promise<T> {
+  if (!opts.concurrently || opts.held) return work(opts);
   const conn = await sql.reserve();
   try {
     const [{ key } = { key: 0 }] = await conn<{ key: number }[]>`
@@ -163,15 +168,12 @@ async function withIndexLock(
       const [row] = await conn<{ locked: boolean }[]>`
         select pg_try_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key}) as locked`;
       if (!row?.locked) {
-        opts.logger?.info(
-          { index: name },
-          'index build skipped: another process is building search indexes',
-        );
-        return 'skipped';
+        opts.logger?.info('index builds skipped: another process is building search indexes');
+        return skipped;
       }
     }
     try {
-      return await work(conn as unknown as Sql);
+      return await work({ ...opts, held: conn as unknown as Sql });
     } finally {
       await conn`select pg_advisory_unlock(${INDEX_BUILD_LOCK_CLASS}, ${key})`.catch(() => {});
     }

@@ -1,6 +1,6 @@
 import pgvector from 'pgvector';
 import type { Db, Sql } from '../../db/index.js';
-import { buildIndex, dropIndex, type IndexBuildOptions } from './index-builds.js';
+import { buildIndex, dropIndex, withBuildLock, type IndexBuildOptions } from './index-builds.js';
 import { impliesRawText, stackFilterNames, stackWords } from './stacks.js';
 
 /**
@@ -34,14 +34,16 @@ export async function ensureVectorIndex(
   opts: IndexBuildOptions = {},
 ): Promise<void> {
   vectorType(sql, dims);
-  await buildIndex(
-    sql,
-    indexName(dims),
-    `on items using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
-       where status = 'active' and embedding_dims = ${dims}`,
-    opts,
-  );
-  await ensureStackIndexes(sql, dims, opts);
+  await withBuildLock(sql, opts, undefined, async (held) => {
+    await buildIndex(
+      sql,
+      indexName(dims),
+      `on items using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+         where status = 'active' and embedding_dims = ${dims}`,
+      held,
+    );
+    await ensureStackIndexes(sql, dims, held);
+  });
 }
 
 const HNSW_PARAMS = 'm = 16, ef_construction = 64';
@@ -119,10 +121,12 @@ export async function ensureStackIndexes(
   opts: IndexBuildOptions = {},
 ): Promise<string[]> {
   vectorType(sql, dims);
-  const made = await stackIndexes(sql, dims, opts);
-  indexedTerms.get(sql)?.delete(dims);
-  await ensurePriceIndexes(sql, dims, opts);
-  return made;
+  return withBuildLock(sql, opts, [], async (held) => {
+    const made = await stackIndexes(sql, dims, held);
+    indexedTerms.get(sql)?.delete(dims);
+    await ensurePriceIndexes(sql, dims, held);
+    return made;
+  });
 }
 
 async function stackIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Promise<string[]> {
@@ -248,6 +252,10 @@ export async function ensurePriceIndexes(
   opts: IndexBuildOptions = {},
 ): Promise<number[]> {
   vectorType(sql, dims);
+  return withBuildLock(sql, opts, [], (held) => priceIndexes(sql, dims, held));
+}
+
+async function priceIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Promise<number[]> {
   const { minListings, shares, keepWithin } = PRICE_INDEX;
   const [all] = await sql<{ active: number }[]>`
     select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
@@ -282,7 +290,7 @@ export async function ensurePriceIndexes(
       opts,
     );
     if (outcome === 'skipped') {
-      complete = false; // another process is building it: the drifted ones stay until it is done
+      complete = false; // stopping, or another process builds: the drifted ones stay until it is done
       continue;
     }
     bounds.push(bound);
