@@ -74,6 +74,7 @@ export async function createRuntime(
   const tracing = await startTracing(config, config.OTEL_SERVICE_NAME);
   const db = await openDatabase(config, { template: opts.template, logger });
   tracing?.instrumentSql(db.sql);
+  const stopBuilds = new AbortController();
   try {
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);
@@ -90,7 +91,6 @@ export async function createRuntime(
       }
     }
     const embedder = createEmbedder(config);
-    const stopBuilds = new AbortController();
     let indexBuilds = Promise.resolve();
     if (opts.buildIndexes ?? opts.migrate !== false) {
       const build = { concurrently: db.kind === 'server', logger, signal: stopBuilds.signal };
@@ -146,6 +146,7 @@ export async function createRuntime(
       },
     };
   } catch (e) {
+    stopBuilds.abort();
     await db.close().catch(() => {});
     throw e;
   }
