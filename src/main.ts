@@ -54,7 +54,8 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     case 'reindex': {
       // Recompute listing vectors after a provider or dimension change; `--force` redoes all.
-      const runtime = await createRuntime(config, { logger });
+      // Then the search indexes, built here (not in the background as at start), each reported.
+      const runtime = await createRuntime(config, { logger, buildIndexes: false });
       const { sql, embedder } = runtime.deps;
       // loaded here: the only command that draws a progress bar (serve never needs it)
       const { default: cliProgress } = await import('cli-progress');
@@ -77,7 +78,14 @@ async function main(command: string, args: string[]): Promise<void> {
           },
         });
         bar.stop();
-        await ensureVectorIndex(sql, embedder.dimensions);
+        // on a server concurrently (the fleet's writes proceed), waiting for a replica's build of
+        // the same index rather than skipping it; progress every few seconds
+        await ensureVectorIndex(sql, embedder.dimensions, {
+          concurrently: runtime.db.kind === 'server',
+          wait: true,
+          logger,
+          progressMs: 5_000,
+        });
         logger.info(
           { reindexed: res.done, model: embedder.model, dimensions: embedder.dimensions },
           'reindex done',

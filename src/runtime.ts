@@ -24,7 +24,7 @@ import { DevLedgerRail } from './domain/payouts/dev-ledger-rail.js';
 import type { PayoutRail } from './domain/payouts/rail.js';
 import { runPayouts } from './domain/payouts/payout-job.js';
 import { SCAN_JOB, scanJobHandler } from './domain/scan/scan-job.js';
-import { ensureStackIndexes, ensureVectorIndex, indexName } from './domain/search/vectors.js';
+import { ensureVectorIndex } from './domain/search/vectors.js';
 import { createEmbedder } from './embeddings/index.js';
 import type { JobHandlers } from './jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from './jobs/runner.js';
@@ -45,6 +45,11 @@ import { paymentNetworks } from './x402/networks.js';
 export interface Runtime {
   deps: Deps;
   db: Database;
+  /**
+   * The search index builds this start began (on a Postgres server they run in the background
+   * while the service serves); settles when they are done, never rejects.
+   */
+  indexBuilds: Promise<void>;
   /** Runs the due background jobs now (tests and one-shot commands); returns how many ran. */
   runDueJobs(max?: number): Promise<number>;
   close(): Promise<void>;
@@ -58,12 +63,18 @@ export interface Runtime {
  */
 export async function createRuntime(
   config: Config,
-  opts: { logger?: Logger; migrate?: boolean } & OpenOptions = {},
+  opts: {
+    logger?: Logger;
+    migrate?: boolean;
+    /** Build the missing search indexes at start (default: when migrating); reindex builds its own. */
+    buildIndexes?: boolean;
+  } & OpenOptions = {},
 ): Promise<Runtime> {
   const logger = opts.logger ?? createLogger(config);
   const tracing = await startTracing(config, config.OTEL_SERVICE_NAME);
   const db = await openDatabase(config, { template: opts.template, logger });
   tracing?.instrumentSql(db.sql);
+  const stopBuilds = new AbortController();
   try {
     if (opts.migrate !== false) {
       const res = await migrate(db.sql);
@@ -80,7 +91,22 @@ export async function createRuntime(
       }
     }
     const embedder = createEmbedder(config);
-    if (opts.migrate !== false) await vectorIndexes(db.sql, embedder.dimensions);
+    let indexBuilds = Promise.resolve();
+    if (opts.buildIndexes ?? opts.migrate !== false) {
+      const build = { concurrently: db.kind === 'server', logger, signal: stopBuilds.signal };
+      if (db.kind === 'embedded') await ensureVectorIndex(db.sql, embedder.dimensions, build);
+      else {
+        // a serving fleet's writes proceed during the build, and this process serves meanwhile
+        // (search is the same without the indexes, only slower): vectors.ts, index-builds.ts
+        indexBuilds = ensureVectorIndex(db.sql, embedder.dimensions, {
+          ...build,
+          progressMs: 30_000,
+        }).catch((err: unknown) => {
+          if (!stopBuilds.signal.aborted)
+            logger.warn({ err }, 'search index build failed: the next start tries again');
+        });
+      }
+    }
     const secrets = await loadSecrets(config);
     const admin = await loadAdminToken(config);
     if (admin.created) {
@@ -110,28 +136,20 @@ export async function createRuntime(
     return {
       deps,
       db,
+      indexBuilds,
       runDueJobs: (max?: number) => runDueJobs(deps, jobHandlers(deps), max),
       async close() {
+        stopBuilds.abort();
+        await indexBuilds;
         await unlisten?.().catch(() => {});
         await db.close();
       },
     };
   } catch (e) {
+    stopBuilds.abort();
     await db.close().catch(() => {});
     throw e;
   }
-}
-
-/**
- * The search indexes of this dimension: the whole catalogue's, created if missing (`create index
- * if not exists` commits even when the index exists: a start on disk would wait for an fsync), and
- * the per-stack ones that the catalogue now calls for.
- */
-async function vectorIndexes(sql: Deps['sql'], dims: number): Promise<void> {
-  const [present] = await sql`
-    select 1 from pg_indexes where schemaname = current_schema() and indexname = ${indexName(dims)}`;
-  if (present) await ensureStackIndexes(sql, dims);
-  else await ensureVectorIndex(sql, dims);
 }
 
 /** The Postgres channel on which the processes of one deployment share sale item cache changes. */

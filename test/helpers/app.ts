@@ -77,6 +77,9 @@ export async function startTestApp(
     logger: opts.logger ?? createLogger(config, 2),
     template: dbTemplate(),
   });
+  // on a server the start's index builds run in the background: a test starts from a settled
+  // database (search-index-builds.test.ts drives the background itself)
+  await runtime.indexBuilds;
   const app = await buildApp(config, runtime.deps);
   opts.beforeReady?.(app);
   await app.ready();

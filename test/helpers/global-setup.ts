@@ -95,6 +95,9 @@ async function migratePostgresTemplate(): Promise<void> {
     ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
     LOG_LEVEL: 'silent',
   });
-  // the runtime's start: every migration and the default embedder's vector index
-  await (await createRuntime(config, { logger: createLogger(config, 2) })).close();
+  // the runtime's start: every migration and the default embedder's vector index (built in the
+  // background on a server: awaited, so that every copy holds it valid)
+  const runtime = await createRuntime(config, { logger: createLogger(config, 2) });
+  await runtime.indexBuilds;
+  await runtime.close();
 }

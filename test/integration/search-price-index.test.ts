@@ -103,4 +103,25 @@ describe('price-ceiling vector indexes', () => {
     expect(after).toEqual(before);
     expect(await walked()).toBeGreaterThan(w0);
   });
+
+  it('a price index whose bound drifted out of the reuse band is dropped once its replacement is built', async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const dims = embedder.dimensions;
+    Object.assign(PRICE_INDEX, { minListings: 10 });
+    expect(await ensurePriceIndexes(sql, dims)).toEqual([5_000_000, 10_000_000]);
+    // every price four times higher: the quarter and half now end at 20 and 40 USDC
+    await sql`update items set price_micro = price_micro * 4`;
+    try {
+      expect(await ensurePriceIndexes(sql, dims)).toEqual([20_000_000, 40_000_000]);
+      const names = await sql<{ indexname: string }[]>`
+        select indexname from pg_indexes
+        where tablename = 'items' and starts_with(indexname, ${`items_hnsw_${dims}_price_le_`})`;
+      // the old ones no budget needs any more are gone: every write paid for them
+      expect(names.map((r) => r.indexname).sort()).toEqual(
+        [priceIndexName(dims, 20_000_000), priceIndexName(dims, 40_000_000)].sort(),
+      );
+    } finally {
+      await sql`update items set price_micro = price_micro / 4`;
+    }
+  });
 });

@@ -129,4 +129,22 @@ describe('per-stack vector indexes', () => {
     expect(found.length).toBeGreaterThan(0);
     expect(await scans()).toBeGreaterThan(before);
   });
+
+  it("a words index built with another release's word test (the word's aliases changed) is replaced", async () => {
+    const { sql, embedder } = t.runtime.deps;
+    const dims = embedder.dimensions;
+    const name = stackWordIndexName(dims, 'nodejs');
+    // as a release whose names for the word were "nodejs" and "node" built it: no filter of
+    // today's tests that set, so the planner could never use it
+    await sql.unsafe(`drop index if exists ${name}`);
+    await sql.unsafe(
+      `create index ${name} on items using hnsw ((embedding::vector(${dims})) vector_cosine_ops)
+         where status = 'active' and embedding_dims = ${dims} and stack_words && '{nodejs,node}'::text[]`,
+    );
+    Object.assign(STACK_INDEX, { minListings: 6 });
+    expect(await ensureStackIndexes(sql, dims)).toContain('nodejs');
+    const [idx] = await sql<{ indexdef: string }[]>`
+      select indexdef from pg_indexes where indexname = ${name}`;
+    expect(idx?.indexdef).toContain("stack_words && '{nodejs}'::text[]");
+  });
 });

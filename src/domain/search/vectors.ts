@@ -1,6 +1,6 @@
 import pgvector from 'pgvector';
 import type { Db, Sql } from '../../db/index.js';
-import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
+import { buildIndex, dropIndex, withBuildLock, type IndexBuildOptions } from './index-builds.js';
 import { impliesRawText, stackFilterNames, stackWords } from './stacks.js';
 
 /**
@@ -23,21 +23,27 @@ export function indexName(dims: number): string {
 }
 
 /**
- * Creates the HNSW index for this dimension if it does not exist yet (idempotent). Every process
- * calls this at start, so it runs under the schema lock: two `create index if not exists` racing on
- * a real server both build the index and one then fails on the catalog's unique index (pg_class).
+ * Builds the HNSW index for this dimension if it is missing, then the per-stack and price-ceiling
+ * ones the catalogue calls for (idempotent). Every process calls this at start: how a build runs
+ * without stopping the writes of a serving fleet, and why two processes never build the same
+ * index, is index-builds.ts's.
  */
-export async function ensureVectorIndex(sql: Sql, dims: number): Promise<void> {
+export async function ensureVectorIndex(
+  sql: Sql,
+  dims: number,
+  opts: IndexBuildOptions = {},
+): Promise<void> {
   vectorType(sql, dims);
-  await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
-    await tx.unsafe(
-      `create index if not exists ${indexName(dims)} on items
-         using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+  await withBuildLock(sql, opts, undefined, async (held) => {
+    await buildIndex(
+      sql,
+      indexName(dims),
+      `on items using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
          where status = 'active' and embedding_dims = ${dims}`,
+      held,
     );
+    await ensureStackIndexes(sql, dims, held);
   });
-  await ensureStackIndexes(sql, dims);
 }
 
 const HNSW_PARAMS = 'm = 16, ef_construction = 64';
@@ -105,81 +111,103 @@ function rewrittenWord(term: string): string | undefined {
   return ws.length === 1 && !impliesRawText(ws[0]!) ? ws[0] : undefined;
 }
 
-/** Creates the per-term indexes (see STACK_INDEX) that are missing; returns the indexed terms. */
-export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string[]> {
+/**
+ * Creates the per-term indexes (see STACK_INDEX) that are missing and replaces a words index whose
+ * word test changed (a stack's aliases, stackFilterNames); returns the indexed terms.
+ */
+export async function ensureStackIndexes(
+  sql: Sql,
+  dims: number,
+  opts: IndexBuildOptions = {},
+): Promise<string[]> {
   vectorType(sql, dims);
+  return withBuildLock(sql, opts, [], async (held) => {
+    const made = await stackIndexes(sql, dims, held);
+    indexedTerms.get(sql)?.delete(dims);
+    await ensurePriceIndexes(sql, dims, held);
+    return made;
+  });
+}
+
+async function stackIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Promise<string[]> {
   const { minListings, maxShare, maxTerms } = STACK_INDEX;
-  const made = await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
-    const [all] = await tx<{ active: number }[]>`
-      select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
-    const active = all?.active ?? 0;
-    if (active < minListings) return [];
-    const named = await tx<{ term: string }[]>`
-      select term from (
-        select distinct i.id, lower(btrim(e)) as term
-        from items i, unnest(string_to_array(i.tech_stack, ',')) e
-        where i.status = 'active' and i.embedding_dims = ${dims}
-      ) t
-      where term ~ ${STACK_TERM.source}
-      group by term having count(*) >= ${minListings}
-      order by count(*) desc, term limit ${maxTerms}`;
-    const existing = await readIndexedStackTerms(tx, dims);
-    // an earlier build made substring indexes for rewritten words ("node.js", "c#"), which no
-    // filter can use (the filter tests the word): every write paid for them, so they go
-    for (const term of existing) {
-      if (rewrittenWord(term) === undefined) continue;
-      // the name is the term in hex: nothing else reaches the SQL text
-      await tx.unsafe(`drop index if exists ${stackIndexName(dims, term)}`);
-      existing.delete(term);
-    }
-    const existingWords = await readIndexedStackWords(tx, dims);
-    const terms: string[] = [];
-    for (const { term } of named) {
-      if (!STACK_TERM.test(term)) continue;
-      const word = rewrittenWord(term);
-      if (word !== undefined) {
-        const predicate = stackWordsPredicate(word);
-        if (predicate === undefined || terms.includes(word)) continue;
-        if (existingWords.has(word)) {
-          terms.push(word);
-          continue;
-        }
-        const [filter] = await tx<{ kept: number }[]>`
-          select count(*)::int as kept from items
-          where status = 'active' and embedding_dims = ${dims}
-            and stack_words && ${stackFilterNames(word)}::text[]`;
-        if ((filter?.kept ?? 0) > maxShare * active) continue;
-        // the word and its names are checked above: letters and digits only reach the SQL text
-        await tx.unsafe(
-          `create index if not exists ${stackWordIndexName(dims, word)} on items
-             using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
-             where status = 'active' and embedding_dims = ${dims} and ${predicate}`,
-        );
+  const [all] = await sql<{ active: number }[]>`
+    select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
+  const active = all?.active ?? 0;
+  if (active < minListings) return [];
+  const named = await sql<{ term: string }[]>`
+    select term from (
+      select distinct i.id, lower(btrim(e)) as term
+      from items i, unnest(string_to_array(i.tech_stack, ',')) e
+      where i.status = 'active' and i.embedding_dims = ${dims}
+    ) t
+    where term ~ ${STACK_TERM.source}
+    group by term having count(*) >= ${minListings}
+    order by count(*) desc, term limit ${maxTerms}`;
+  const existing = await readIndexedStackTerms(sql, dims);
+  // an earlier build made substring indexes for rewritten words ("node.js", "c#"), which no
+  // filter can use (the filter tests the word): every write paid for them, so they go
+  for (const term of existing) {
+    if (rewrittenWord(term) === undefined) continue;
+    // the name is the term in hex: nothing else reaches the SQL text
+    await dropIndex(sql, stackIndexName(dims, term), opts);
+    existing.delete(term);
+  }
+  // a words index is known by its word, but its predicate is the word's names (aliases) of the
+  // release that built it: one whose test is no longer the filter's can serve no filter, so it
+  // goes, and is built again below with today's test if the word still qualifies
+  const existingWords = new Set<string>();
+  for (const [word, def] of await readStackWordIndexes(sql, dims)) {
+    const predicate = stackWordsPredicate(word);
+    if (predicate !== undefined && def.includes(predicate)) existingWords.add(word);
+    else await dropIndex(sql, stackWordIndexName(dims, word), opts);
+  }
+  const terms: string[] = [];
+  for (const { term } of named) {
+    if (!STACK_TERM.test(term)) continue;
+    const word = rewrittenWord(term);
+    if (word !== undefined) {
+      const predicate = stackWordsPredicate(word);
+      if (predicate === undefined || terms.includes(word)) continue;
+      if (existingWords.has(word)) {
         terms.push(word);
         continue;
       }
-      if (existing.has(term)) {
-        terms.push(term); // made by an earlier start: no need to count its filter again
-        continue;
-      }
-      const [filter] = await tx<{ kept: number }[]>`
+      const [filter] = await sql<{ kept: number }[]>`
         select count(*)::int as kept from items
-        where status = 'active' and embedding_dims = ${dims} and tech_stack ilike ${`%${term}%`}`;
+        where status = 'active' and embedding_dims = ${dims}
+          and stack_words && ${stackFilterNames(word)}::text[]`;
       if ((filter?.kept ?? 0) > maxShare * active) continue;
-      // the term is checked above: no quote, backslash, % or _ can reach the SQL text
-      await tx.unsafe(
-        `create index if not exists ${stackIndexName(dims, term)} on items
-           using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
-           where status = 'active' and embedding_dims = ${dims} and tech_stack ilike '%${term}%'`,
+      // the word and its names are checked above: letters and digits only reach the SQL text
+      const outcome = await buildIndex(
+        sql,
+        stackWordIndexName(dims, word),
+        `on items using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+           where status = 'active' and embedding_dims = ${dims} and ${predicate}`,
+        opts,
       );
-      terms.push(term);
+      if (outcome !== 'skipped') terms.push(word);
+      continue;
     }
-    return terms;
-  });
-  indexedTerms.get(sql)?.delete(dims);
-  await ensurePriceIndexes(sql, dims);
-  return made;
+    if (existing.has(term)) {
+      terms.push(term); // made by an earlier start: no need to count its filter again
+      continue;
+    }
+    const [filter] = await sql<{ kept: number }[]>`
+      select count(*)::int as kept from items
+      where status = 'active' and embedding_dims = ${dims} and tech_stack ilike ${`%${term}%`}`;
+    if ((filter?.kept ?? 0) > maxShare * active) continue;
+    // the term is checked above: no quote, backslash, % or _ can reach the SQL text
+    const outcome = await buildIndex(
+      sql,
+      stackIndexName(dims, term),
+      `on items using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+         where status = 'active' and embedding_dims = ${dims} and tech_stack ilike '%${term}%'`,
+      opts,
+    );
+    if (outcome !== 'skipped') terms.push(term);
+  }
+  return terms;
 }
 
 /**
@@ -194,8 +222,9 @@ export async function ensureStackIndexes(sql: Sql, dims: number): Promise<string
  *
  * Made from `minListings` active listings on (fewer are ranked exactly, cheaply), at start and by
  * `npm run reindex`. A bound within a factor of `keepWithin` of an existing price index's reuses
- * it, so that a drifting price distribution does not pile up indexes; an index that is no longer
- * wanted stays, which costs only its upkeep.
+ * it, so that a drifting price distribution does not rebuild at every start; an index whose bound
+ * is no longer within that band of a wanted one is dropped once every wanted bound has a valid
+ * index (until then it still serves the budgets it proves), so that drift does not pile them up.
  */
 export const PRICE_INDEX = { minListings: 2000, shares: [0.25, 0.5], keepWithin: 1.5 };
 
@@ -213,45 +242,66 @@ export function priceBound(micro: number): number {
   return Math.ceil(micro / step) * step;
 }
 
-/** Creates the price-ceiling indexes (see PRICE_INDEX) that are missing; returns their bounds. */
-export async function ensurePriceIndexes(sql: Sql, dims: number): Promise<number[]> {
+/**
+ * Creates the price-ceiling indexes (see PRICE_INDEX) that are missing and drops those no longer
+ * wanted; returns the bounds indexed.
+ */
+export async function ensurePriceIndexes(
+  sql: Sql,
+  dims: number,
+  opts: IndexBuildOptions = {},
+): Promise<number[]> {
   vectorType(sql, dims);
+  return withBuildLock(sql, opts, [], (held) => priceIndexes(sql, dims, held));
+}
+
+async function priceIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Promise<number[]> {
   const { minListings, shares, keepWithin } = PRICE_INDEX;
-  return sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
-    const [all] = await tx<{ active: number }[]>`
-      select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
-    if ((all?.active ?? 0) < minListings) return [];
-    const quantiles = await tx<{ price: number }[]>`
-      select unnest(percentile_disc(${shares}::float8[]) within group (order by price_micro))::bigint as price
-      from items where status = 'active' and embedding_dims = ${dims}`;
-    const prefix = priceIndexPrefix(dims);
-    const rows = await tx<{ indexname: string }[]>`
-      select indexname from pg_indexes
-      where tablename = 'items' and schemaname = current_schema() and starts_with(indexname, ${prefix})`;
-    const bounds = rows
-      .map((r) => Number(r.indexname.slice(prefix.length)))
-      .filter((b) => Number.isSafeInteger(b) && b > 0);
-    const kept: number[] = [];
-    for (const { price } of quantiles) {
-      const bound = priceBound(Number(price));
-      const near = bounds.find((b) => b <= bound * keepWithin && b * keepWithin >= bound);
-      if (near !== undefined) {
-        if (!kept.includes(near)) kept.push(near);
-        continue;
-      }
-      // an integer: nothing else reaches the SQL text
-      if (!Number.isSafeInteger(bound) || bound <= 0) continue;
-      await tx.unsafe(
-        `create index if not exists ${priceIndexName(dims, bound)} on items
-           using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
-           where status = 'active' and embedding_dims = ${dims} and price_micro <= ${bound}`,
-      );
-      bounds.push(bound);
-      kept.push(bound);
-    }
-    return kept;
+  const [all] = await sql<{ active: number }[]>`
+    select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
+  if ((all?.active ?? 0) < minListings) return [];
+  const quantiles = await sql<{ price: number }[]>`
+    select unnest(percentile_disc(${shares}::float8[]) within group (order by price_micro))::bigint as price
+    from items where status = 'active' and embedding_dims = ${dims}`;
+  const prefix = priceIndexPrefix(dims);
+  const toBound = (name: string) => Number(name.slice(prefix.length));
+  const present = (await readIndexes(sql, prefix)).filter((r) => {
+    const b = toBound(r.name);
+    return Number.isSafeInteger(b) && b > 0;
   });
+  // reused: the valid ones only (an invalid one is a build in progress or one that died)
+  const bounds = present.filter((r) => r.valid).map((r) => toBound(r.name));
+  const kept: number[] = [];
+  let complete = true;
+  for (const { price } of quantiles) {
+    const bound = priceBound(Number(price));
+    const near = bounds.find((b) => b <= bound * keepWithin && b * keepWithin >= bound);
+    if (near !== undefined) {
+      if (!kept.includes(near)) kept.push(near);
+      continue;
+    }
+    // an integer: nothing else reaches the SQL text
+    if (!Number.isSafeInteger(bound) || bound <= 0) continue;
+    const outcome = await buildIndex(
+      sql,
+      priceIndexName(dims, bound),
+      `on items using hnsw ((embedding::vector(${dims})) vector_cosine_ops) with (${HNSW_PARAMS})
+         where status = 'active' and embedding_dims = ${dims} and price_micro <= ${bound}`,
+      opts,
+    );
+    if (outcome === 'skipped') {
+      complete = false; // stopping, or another process builds: the drifted ones stay until it is done
+      continue;
+    }
+    bounds.push(bound);
+    kept.push(bound);
+  }
+  if (complete) {
+    for (const { name } of present) {
+      if (!kept.includes(toBound(name))) await dropIndex(sql, name, opts);
+    }
+  }
+  return kept;
 }
 
 /**
@@ -275,21 +325,45 @@ export function indexedStackTerms(sql: Sql, dims: number): Promise<Set<string>> 
 const INDEXED_TERMS_TTL_MS = 60_000;
 const indexedTerms = new WeakMap<Sql, Map<number, { at: number; terms: Promise<Set<string>> }>>();
 
-async function readIndexedStackTerms(sql: Db, dims: number): Promise<Set<string>> {
+async function readIndexedStackTerms(sql: Sql, dims: number): Promise<Set<string>> {
   const terms = await readIndexSuffixes(sql, stackIndexPrefix(dims));
   return new Set(terms.filter((t) => STACK_TERM.test(t)));
 }
 
-async function readIndexedStackWords(sql: Db, dims: number): Promise<Set<string>> {
-  const words = await readIndexSuffixes(sql, stackWordIndexPrefix(dims));
-  return new Set(words.filter((w) => STACK_WORD.test(w)));
+async function readIndexedStackWords(sql: Sql, dims: number): Promise<Set<string>> {
+  return new Set((await readStackWordIndexes(sql, dims)).keys());
 }
 
-async function readIndexSuffixes(sql: Db, prefix: string): Promise<string[]> {
-  const rows = await sql<{ indexname: string }[]>`
-    select indexname from pg_indexes
-    where tablename = 'items' and schemaname = current_schema() and starts_with(indexname, ${prefix})`;
-  return rows.map((r) => Buffer.from(r.indexname.slice(prefix.length), 'hex').toString());
+/** The words indexes of this dimension, valid ones only, by word, with their definitions. */
+async function readStackWordIndexes(sql: Sql, dims: number): Promise<Map<string, string>> {
+  const prefix = stackWordIndexPrefix(dims);
+  const words = new Map<string, string>();
+  for (const r of await readIndexes(sql, prefix)) {
+    const word = Buffer.from(r.name.slice(prefix.length), 'hex').toString();
+    if (r.valid && STACK_WORD.test(word)) words.set(word, r.def);
+  }
+  return words;
+}
+
+async function readIndexSuffixes(sql: Sql, prefix: string): Promise<string[]> {
+  return (await readIndexes(sql, prefix))
+    .filter((r) => r.valid)
+    .map((r) => Buffer.from(r.name.slice(prefix.length), 'hex').toString());
+}
+
+/**
+ * The indexes on items of this schema whose names start with `prefix`. An invalid one (a build in
+ * progress, or one that died) serves no query: readers of what is indexed skip it.
+ */
+async function readIndexes(
+  sql: Sql,
+  prefix: string,
+): Promise<Array<{ name: string; valid: boolean; def: string }>> {
+  return sql<Array<{ name: string; valid: boolean; def: string }>>`
+    select c.relname as name, i.indisvalid as valid, pg_get_indexdef(c.oid) as def
+    from pg_index i join pg_class c on c.oid = i.indexrelid
+    where i.indrelid = 'items'::regclass and c.relnamespace = current_schema()::regnamespace
+      and starts_with(c.relname, ${prefix})`;
 }
 
 /** pgvector's text form (via the pgvector package); sent as a parameter cast to the typed vector. */

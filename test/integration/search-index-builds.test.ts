@@ -1,0 +1,260 @@
+import postgres from 'postgres';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { indexState, INDEX_BUILD_LOCK_CLASS } from '../../src/domain/search/index-builds.js';
+import {
+  ensurePriceIndexes,
+  ensureVectorIndex,
+  indexName,
+  PRICE_INDEX,
+  priceIndexName,
+  STACK_INDEX,
+  stackIndexName,
+} from '../../src/domain/search/vectors.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { seedListing } from '../helpers/catalog.js';
+import { captureLogs, type LogLine } from '../helpers/logs.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
+
+/**
+ * Start-up index builds on a Postgres server (issue 25): a serving fleet keeps writing to `items`
+ * while a new replica builds its search indexes (`create index concurrently`), the start does not
+ * wait for them, a build that died is redone, and replicas starting together build each index
+ * once. The embedded database has one session: nothing there can write during a build.
+ */
+const pricing = { ...PRICE_INDEX };
+const stacks = { ...STACK_INDEX };
+const open: Array<{ close(): Promise<unknown> }> = [];
+/** Open writes end first: a start that waits for one (the bug) could not be closed before. */
+const writes: Array<() => Promise<void>> = [];
+async function closeAll() {
+  for (const end of writes.splice(0)) await end();
+  for (const o of open.splice(0).reverse()) await o.close();
+}
+afterEach(async () => {
+  Object.assign(PRICE_INDEX, pricing);
+  Object.assign(STACK_INDEX, stacks);
+  await closeAll();
+});
+afterAll(closeAll);
+
+function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not complete within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A catalogue of `n` active listings; its sql, dimension and listing ids. */
+async function catalogue(n: number) {
+  const t: TestContext = await startTestApp();
+  open.push(t);
+  const { sql, embedder } = t.runtime.deps;
+  const ids: string[] = [];
+  for (let k = 0; k < n; k++) {
+    ids.push(
+      await seedListing(sql, embedder, {
+        title: `Rate limiter middleware ${k}`,
+        description: `A token bucket rate limiter, edition ${k}.`,
+        techStack: 'Python',
+        price: k + 1,
+      }),
+    );
+  }
+  return { t, sql, dims: embedder.dimensions, ids };
+}
+
+/**
+ * A serving replica's write to items, left open: any index build must wait for it to end (a plain
+ * build holding, meanwhile, the lock every other write then queues behind).
+ */
+async function openWrite(sql: postgres.Sql, id: string): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let written!: () => void;
+  const ready = new Promise<void>((r) => (written = r));
+  const tx = sql.begin(async (tx) => {
+    await tx`update items set title = title where id = ${id}`;
+    written();
+    await held;
+  });
+  await ready;
+  let done = false;
+  const end = async () => {
+    if (done) return;
+    done = true;
+    release();
+    await tx;
+  };
+  writes.push(end);
+  return end;
+}
+
+async function buildsOnItems(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from pg_stat_progress_create_index where relid = 'items'::regclass`;
+  return row?.n ?? 0;
+}
+
+/** A replica starting on the same database, with its log lines. */
+async function replica(t: TestContext): Promise<{ runtime: Runtime; lines: LogLine[] }> {
+  const logs = captureLogs();
+  const starting = createRuntime(t.config, { logger: logs.logger });
+  // closed even when a test gives up waiting for its start
+  open.push({ close: async () => (await starting).close() });
+  return { runtime: await starting, lines: logs.lines };
+}
+
+const started = (lines: LogLine[]) =>
+  lines.filter((l) => l.msg === 'index build started').map((l) => l.index as string);
+
+describe.skipIf(!ON_POSTGRES)('search index builds on a Postgres server', () => {
+  it("a replica's start builds while the fleet writes: it serves at once, and a write meanwhile is not held up", async () => {
+    const { t, sql, dims, ids } = await catalogue(3);
+    await sql.unsafe(`drop index ${indexName(dims)}`); // as before an upgrade that adds it
+    const endWrite = await openWrite(sql, ids[0]!);
+
+    const starting = replica(t);
+    // the build is under way, waiting for the open write (or, a plain build, for its table lock)
+    await until('the build to start', async () => {
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from pg_locks where relation = 'items'::regclass and not granted`;
+      return (row?.n ?? 0) > 0 || (await buildsOnItems(sql)) > 0;
+    });
+    // other replicas' writes, meanwhile
+    await within(
+      3_000,
+      'an update of items',
+      sql`update items set title = title where id = ${ids[1]!}`,
+    );
+    await within(
+      3_000,
+      'an insert into items',
+      seedListing(sql, t.runtime.deps.embedder, {
+        title: 'A new listing during the build',
+        description: 'Written by a replica that keeps serving.',
+        techStack: 'Go',
+      }),
+    );
+    // and the replica serves without waiting for its build
+    const { runtime, lines } = await within(5_000, 'the start', starting);
+    expect(await indexState(sql, indexName(dims))).toBe('invalid'); // still building
+    await endWrite();
+    await within(30_000, 'the build', runtime.indexBuilds);
+    expect(await indexState(sql, indexName(dims))).toBe('valid');
+    const finished = lines.find((l) => l.msg === 'index build finished');
+    expect(finished).toMatchObject({ index: indexName(dims), ms: expect.any(Number) });
+  });
+
+  it('an index a killed build left INVALID is dropped and built again at the next start', async () => {
+    const { t, sql, dims, ids } = await catalogue(3);
+    const name = indexName(dims);
+    await sql.unsafe(`drop index ${name}`);
+    const endWrite = await openWrite(sql, ids[0]!);
+    // a replica's build, killed half-way (its index is in the catalog, waiting for the write)
+    const other = postgres(t.config.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    open.push({ close: () => other.end({ timeout: 1 }) });
+    const build = other
+      .unsafe(
+        `create index concurrently ${name} on items
+           using hnsw ((embedding::vector(${dims})) vector_cosine_ops)
+           where status = 'active' and embedding_dims = ${dims}`,
+      )
+      .catch((e: unknown) => e);
+    await until('the build to start', async () => (await buildsOnItems(sql)) > 0);
+    await sql`select pg_terminate_backend(pid) from pg_stat_progress_create_index
+              where relid = 'items'::regclass`;
+    expect(await build).toBeInstanceOf(Error);
+    await endWrite();
+    expect(await indexState(sql, name)).toBe('invalid');
+
+    const { runtime, lines } = await replica(t);
+    await within(30_000, 'the build', runtime.indexBuilds);
+    expect(await indexState(sql, name)).toBe('valid');
+    expect(started(lines)).toEqual([name]);
+  });
+
+  it('two replicas starting at once build each index once, and neither waits for the other', async () => {
+    const { t, sql, dims, ids } = await catalogue(12);
+    Object.assign(STACK_INDEX, { minListings: 6, maxShare: 1 });
+    Object.assign(PRICE_INDEX, { minListings: 6 });
+    await sql.unsafe(`drop index ${indexName(dims)}`);
+    // the builds overlap: none can finish before this write ends
+    const endWrite = await openWrite(sql, ids[0]!);
+    const [a, b] = await within(5_000, 'both starts', Promise.all([replica(t), replica(t)]));
+    await until('a build to start', async () => (await buildsOnItems(sql)) > 0);
+    await endWrite();
+    await within(60_000, 'the builds', Promise.all([a.runtime.indexBuilds, b.runtime.indexBuilds]));
+
+    const wanted = [
+      indexName(dims),
+      stackIndexName(dims, 'python'),
+      priceIndexName(dims, 3_000_000),
+      priceIndexName(dims, 6_000_000),
+    ];
+    for (const name of wanted) expect(await indexState(sql, name)).toBe('valid');
+    const all = [...started(a.lines), ...started(b.lines)].sort();
+    expect(all).toEqual([...wanted].sort());
+    // the one that found the builder busy said so, and went on serving
+    const skipped = [...a.lines, ...b.lines].filter((l) => String(l.msg).includes('skipped'));
+    expect(skipped.length).toBeGreaterThan(0);
+  });
+
+  it("a drifted price index stays while its replacement is another process's build, and goes once it is valid", async () => {
+    const { sql, dims } = await catalogue(12);
+    Object.assign(PRICE_INDEX, { minListings: 6 });
+    const build = { concurrently: true };
+    expect(await ensurePriceIndexes(sql, dims, build)).toEqual([3_000_000, 6_000_000]);
+    await sql`update items set price_micro = price_micro * 4`;
+    // another replica holds the build lock (it is building the replacement)
+    const other = await sql.reserve();
+    open.push({ close: async () => other.release() });
+    const [{ key } = { key: 0 }] = await other<{ key: number }[]>`
+      select hashtext(current_schema() || '.items') as key`;
+    await other`select pg_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key})`;
+    expect(await ensurePriceIndexes(sql, dims, build)).toEqual([]);
+    expect(await indexState(sql, priceIndexName(dims, 3_000_000))).toBe('valid');
+    await other`select pg_advisory_unlock(${INDEX_BUILD_LOCK_CLASS}, ${key})`;
+
+    expect(await ensurePriceIndexes(sql, dims, build)).toEqual([12_000_000, 24_000_000]);
+    const names = await sql<{ indexname: string }[]>`
+      select indexname from pg_indexes
+      where tablename = 'items' and indexname like ${`items_hnsw_${dims}_price_le_%`}
+      order by indexname`;
+    expect(names.map((r) => r.indexname).sort()).toEqual(
+      [priceIndexName(dims, 12_000_000), priceIndexName(dims, 24_000_000)].sort(),
+    );
+  });
+
+  it("an operator's build (reindex) reports its phase and progress while it runs", async () => {
+    const { sql, dims, ids } = await catalogue(3);
+    await sql.unsafe(`drop index ${indexName(dims)}`);
+    const endWrite = await openWrite(sql, ids[0]!);
+    const logs = captureLogs();
+    const build = ensureVectorIndex(sql, dims, {
+      concurrently: true,
+      wait: true,
+      logger: logs.logger,
+      progressMs: 50,
+    });
+    await until('a progress line', async () =>
+      logs.lines.some((l) => l.msg === 'index build progress'),
+    );
+    expect(logs.lines.find((l) => l.msg === 'index build progress')).toMatchObject({
+      index: indexName(dims),
+      phase: expect.stringMatching(/waiting for writers/),
+    });
+    await endWrite();
+    await within(30_000, 'the build', build);
+    expect(await indexState(sql, indexName(dims))).toBe('valid');
+  });
+});
