@@ -68,6 +68,8 @@ export async function createRuntime(
     migrate?: boolean;
     /** Build the missing search indexes at start (default: when migrating); reindex builds its own. */
     buildIndexes?: boolean;
+    /** A person reads stderr (default: it is a terminal): a generated operator token is shown there. */
+    terminal?: boolean;
   } & OpenOptions = {},
 ): Promise<Runtime> {
   const logger = opts.logger ?? createLogger(config);
@@ -110,12 +112,15 @@ export async function createRuntime(
     const secrets = await loadSecrets(config);
     const admin = await loadAdminToken(config);
     if (admin.created) {
-      // The one time the generated operator token is shown: it stays in the file for later.
+      // The generated operator token never enters the log stream (logs are shipped and kept): the
+      // log names its file (mode 0600), and a person at a terminal sees it once, on the terminal.
       logger.warn(
         { file: admin.file },
-        `operator console: open ${config.PUBLIC_BASE_URL}/admin and sign in with this token ` +
-          `(shown once; kept in ${admin.file}): ${admin.token}`,
+        `operator console: open ${config.PUBLIC_BASE_URL}/admin and sign in with the token ` +
+          `kept in ${admin.file}`,
       );
+      if (opts.terminal ?? process.stderr.isTTY)
+        process.stderr.write(`\noperator console token (shown once): ${admin.token}\n\n`);
     }
     const telemetry = new Metrics({ readBacklog: () => readBacklog(db.sql), logger });
     const deps: Deps = {

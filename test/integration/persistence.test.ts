@@ -4,7 +4,7 @@ import { access, cp, mkdtemp, mkdir, readFile, rm, stat, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -30,6 +30,42 @@ afterAll(async () => {
 // The embedded database's data directory (restart, template, lock, reachability): the Postgres tier
 // has none, these run in `npm test`.
 describe.skipIf(ON_POSTGRES)('embedded database on disk', () => {
+  it('keeps a generated operator token out of the log: the log names its file, a terminal is shown it once', async () => {
+    const config = loadConfig({
+      DATA_DIR: await tempDir(),
+      LOG_LEVEL: 'silent',
+      IN_PROCESS_WORKER: 'false',
+    });
+    const shown: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => {
+      shown.push(String(chunk));
+      return true;
+    });
+    const logs = captureLogs();
+    let runtime;
+    try {
+      runtime = await createRuntime(config, { logger: logs.logger, terminal: true });
+    } finally {
+      stderr.mockRestore();
+    }
+    try {
+      const file = path.join(config.DATA_DIR, 'secrets', 'admin.token');
+      const token = readFileSync(file, 'utf8').trim();
+      expect(token.length).toBeGreaterThanOrEqual(32);
+      const told = logs.lines.find((l) => String(l.msg).startsWith('operator console:'));
+      expect(told?.msg).toContain(file);
+      expect(JSON.stringify(logs.lines)).not.toContain(token);
+      expect(shown.filter((w) => w.includes(token))).toHaveLength(1);
+    } finally {
+      await runtime.close();
+    }
+    // a restart neither logs nor shows it again; without a terminal it is never shown
+    const again = captureLogs();
+    const restarted = await createRuntime(config, { logger: again.logger, terminal: false });
+    await restarted.close();
+    expect(again.lines.some((l) => String(l.msg).startsWith('operator console:'))).toBe(false);
+  });
+
   it('keeps every row across a restart on the same DATA_DIR', async () => {
     const config = loadConfig({
       DATA_DIR: await tempDir(),
