@@ -33,6 +33,9 @@ export type { PaidResult, ProcessorOptions, RunInput };
 /** 409: the id came with a payment for another request; this one is not claimed nor settled. */
 const identifierConflict = () => new AppError('payment_identifier_conflict');
 
+/** When this claim last changed or was last asked about (ms since the epoch). */
+const lastAsked = (row: PaymentRow) => (row.recheckedAt ?? row.updatedAt).getTime();
+
 /**
  * Runs a paid operation at most once per EIP-3009 authorization (money safety, spec 7.1):
  *
@@ -258,10 +261,11 @@ export class PaymentProcessor {
     if (earlier) {
       if (earlier.requestDigest !== requestDigest(input)) throw identifierConflict();
       // Only a payment that moved money answers for this one without the caller's own checks
-      // (duplicates, the listing cap): one still settling may yet be released, and this
-      // request's authorization then settles in its place.
+      // (duplicates, the listing cap): one still settling, or pending (its transaction may be
+      // dropped and released after its window), may yet be released, and this request's
+      // authorization then settles in its place.
       const first = await this.store.byId(earlier.paymentId);
-      return first !== undefined && ['completed', 'pending', 'settled'].includes(first.status);
+      return first !== undefined && ['completed', 'settled'].includes(first.status);
     }
     const row = await this.store.find(input.payment.payer, input.payment.nonce);
     if (!row || row.status === 'released') return false;
@@ -360,9 +364,11 @@ export class PaymentProcessor {
           return this.run<C, R>(input);
         case 'pending':
         case 'settling':
-          if (Date.now() - row.updatedAt.getTime() > this.opts.staleSeconds * 1000) {
+          if (Date.now() - lastAsked(row) > this.opts.staleSeconds * 1000) {
             // The request that claimed it is gone (crash), or its transaction was left pending:
-            // learn the outcome now (one question to the chain per retry), as the reconciler does.
+            // learn the outcome now, as the reconciler does. Asked at most once per stale period
+            // (retries, the reconciler's passes and every replica count alike), so retries cannot
+            // turn into a stream of chain reads.
             await this.recheck.settleAbandoned(row);
             row = (await this.store.byId(row.id))!;
             if (row.status === 'settling' || row.status === 'pending')

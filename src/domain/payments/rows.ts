@@ -40,6 +40,8 @@ export interface PaymentRow {
    * unused); null while the money may still move (migration 370).
    */
   failureFinalAt: Date | null;
+  /** When the facilitator or the chain was last asked about it (`markRechecked`; migration 370). */
+  recheckedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -44,8 +44,8 @@ export class PaymentStore {
     return this.sql`
       id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro, valid_before, status,
       transaction, context::text as context_json, settlement::text as settlement_json,
-      result::text as result_json, error_code, error_reason, request_digest, failure_final_at, created_at,
-      updated_at`;
+      result::text as result_json, error_code, error_reason, request_digest, failure_final_at, rechecked_at,
+      created_at, updated_at`;
   }
 
   async find(payer: string, nonce: string): Promise<PaymentRow | undefined> {
