@@ -120,7 +120,19 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
       onRequest: largeBodyGate(config),
     },
     async (request, reply) => {
-      const [{ StreamableHTTPServerTransport }, { createHostedMcpServer }] = await loadHosted();
+      let loaded: Awaited<ReturnType<typeof loadHosted>>;
+      try {
+        loaded = await loadHosted();
+      } catch (err) {
+        // loaded at the first POST (not at start): a failed load answers this request as the MCP
+        // client reads errors, and the next request loads again
+        request.log.error({ err }, 'the hosted MCP server could not be loaded');
+        return reply
+          .code(503)
+          .header('retry-after', '5')
+          .send(jsonRpcError(-32603, 'the MCP server could not be loaded: try again shortly'));
+      }
+      const [{ StreamableHTTPServerTransport }, { createHostedMcpServer }] = loaded;
       const server = createHostedMcpServer({
         baseUrl: config.PUBLIC_BASE_URL,
         fetch: inProcessFetch(root, request, config),
