@@ -79,8 +79,9 @@ export class SettlementRecheck {
 
   /**
    * A failure at settlement as the buyer reads it. On a remote rail the transfer may still be
-   * mined until `decided_after` (validBefore and the chain clock's grace): a buyer who signed a
-   * fresh authorization before then could pay twice, so the answer says when it is decided.
+   * mined until `decided_after` (validBefore and the chain clock's grace; later while the chain's
+   * head is still before validBefore): a buyer who signed a fresh authorization before then
+   * could pay twice, so the answer says when it is decided (at the earliest).
    */
   settlementFailed(validBefore: Date, reason: string): AppError {
     if (this.facilitator.kind === 'local')
