@@ -113,6 +113,8 @@ export interface FakeRpc {
   usedAuthorizations: Set<string>;
   /** Every `authorizationState` asked, as `payer:nonce` (lower-case), in order. */
   asked: string[];
+  /** The block each `authorizationState` was read at (the eth_call's block tag or hex number). */
+  askedAt: string[];
   /** Transaction receipts by hash; an absent hash has no receipt yet. */
   receipts: Map<string, 'success' | 'reverted'>;
   /** Every receipt asked for, by hash (lower-case), in order. */
@@ -146,6 +148,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     accounts: new Map(),
     usedAuthorizations: new Set(),
     asked: [],
+    askedAt: [],
     receipts: new Map(),
     receiptsAsked: [],
     mine(payer, nonce, transaction, asset = BASE_USDC) {
@@ -229,6 +232,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           const [payer, nonce] = args as [Hex, Hex];
           const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
           state.asked.push(key);
+          state.askedAt.push(String(msg.params[1] ?? 'latest'));
           const used = state.usedAuthorizations.has(key);
           return reply({
             result: encodeFunctionResult({

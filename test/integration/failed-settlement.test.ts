@@ -504,6 +504,8 @@ describe('a pending settlement whose transaction was dropped', () => {
     rpc.head = { number: 7n, timestamp: end - 30 };
     await at(end + grace() + 3600, async () => {
       await reconcilePass(0);
+      // the token's record is read at that head block
+      expect(rpc.askedAt.at(-1)).toBe('0x7');
       expect(await recorded(item.itemId, paymentId)).toMatchObject({
         orders: 0,
         status: 'pending',
@@ -639,6 +641,7 @@ describe('a pending settlement whose transaction was dropped', () => {
   it('retried while pending: a young claim answers 409 unasked; an old one asks the chain once per retry, and still open, answers the same 409', async () => {
     const { item, signed, acquire, paymentId, transaction } = await pendingPurchase();
     const before = reads(transaction);
+    const heads = rpc.headsAsked;
     const young = await acquire(signed.header);
     expect(young.statusCode).toBe(409);
     expect(young.json()).toMatchObject({ error: 'payment_settlement_pending', transaction });
@@ -648,7 +651,9 @@ describe('a pending settlement whose transaction was dropped', () => {
       const old = await acquire(signed.header);
       expect(old.statusCode).toBe(409);
       expect(old.json()).toMatchObject({ error: 'payment_settlement_pending', transaction });
+      // one recheck: one head block, its receipt, the token's record at that head
       expect(reads(transaction)).toBe(before + n);
+      expect(rpc.headsAsked).toBe(heads + n);
     }
     expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'pending' });
     expect(await listed(paymentId)).toBe(true);
