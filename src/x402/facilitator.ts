@@ -12,7 +12,16 @@ import type {
 } from '@x402/core/types';
 import { SettleError, VerifyError } from '@x402/core/types';
 import type { Piece } from '../db/pieces.js';
-import { parseAbi, parseAbiItem, type Address, type Hex, type PublicClient } from 'viem';
+import {
+  decodeEventLog,
+  isAddressEqual,
+  parseAbi,
+  parseAbiItem,
+  type Address,
+  type Hex,
+  type Log,
+  type PublicClient,
+} from 'viem';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 
 /**
@@ -72,14 +81,18 @@ export interface AuthorizationQuery {
 }
 
 export type AuthorizationState =
+  /** Used: `transaction` moved the money ('' when no transaction can be named). */
   | { state: 'settled'; transaction: string }
   /**
-   * A transaction broadcast and not mined. Read from a chain: the token says the nonce is unused,
-   * so past the authorization's window it can never move money.
+   * A transaction broadcast and not mined. Read from a chain: the token says the nonce is unused
+   * as of the head block whose time is `chainTime`.
    */
-  | { state: 'pending'; transaction?: string }
-  /** Definitely not used on chain (and the transaction, if any, failed). */
-  | { state: 'unused' }
+  | { state: 'pending'; transaction?: string; chainTime?: number }
+  /**
+   * Not used (and the known transaction, if any, did not use it). Read from a chain: as of the
+   * head block whose time is `chainTime`.
+   */
+  | { state: 'unused'; chainTime?: number }
   | { state: 'unknown' };
 
 /** How the processor reads a facilitator answer (spec 7.1). */
@@ -153,9 +166,9 @@ const AUTHORIZATION_LOOKBACK_BLOCKS = 10_000n;
 async function usedAuthorizationTransaction(
   rpc: PublicClient,
   q: AuthorizationQuery,
+  latest: bigint,
 ): Promise<string | undefined> {
   try {
-    const latest = await rpc.getBlockNumber();
     const logs = await rpc.getLogs({
       address: q.asset as Address,
       event: AUTHORIZATION_USED,
@@ -237,9 +250,14 @@ export class HttpFacilitator implements Facilitator {
 }
 
 /**
- * What the chain says about one authorization: its settlement receipt when the transaction is
- * known, else the token's own `authorizationState` (a used authorization moved the money, whoever
- * sent it). `unknown` without RPC or when the chain cannot be read.
+ * What the chain says about one authorization, as of ONE head block (`latest`, read first): the
+ * receipt of the known transaction counts only when its logs hold the token's
+ * `AuthorizationUsed(payer, nonce)` from the asset (a hash that moved nothing, or moved another
+ * authorization, places no order); else the token's own `authorizationState` at that head decides
+ * (a used authorization moved the money, whoever sent it). Unused or pending carry the head's
+ * timestamp: the token rejects the transfer only once `block.timestamp >= validBefore`, so
+ * whether the window closed is the chain's clock to say, not ours. `unknown` without RPC or when
+ * the chain (its head included) cannot be read.
  */
 export async function readAuthorizationState(
   networks: PaymentNetworks,
@@ -248,28 +266,49 @@ export async function readAuthorizationState(
   const rpc = networkByCaip2(networks, q.network)?.rpc;
   if (!rpc) return { state: 'unknown' };
   try {
+    const head = await rpc.getBlock({ blockTag: 'latest' });
+    if (head.number == null) return { state: 'unknown' };
+    const chainTime = Number(head.timestamp);
     const receipt = q.transaction
       ? await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined)
       : undefined;
-    if (receipt?.status === 'success') return { state: 'settled', transaction: q.transaction! };
+    if (receipt?.status === 'success' && receipt.logs.some((l) => usesAuthorization(l, q)))
+      return { state: 'settled', transaction: receipt.transactionHash };
     const used = await rpc.readContract({
       address: q.asset as Address,
       abi: EIP3009_STATE_ABI,
       functionName: 'authorizationState',
       args: [q.payer as Address, q.nonce as Hex],
+      blockNumber: head.number,
     });
     if (used) {
-      // The known transaction did not succeed (no receipt, or reverted): the authorization was
-      // used by another one (a resubmission, a replacement), which the token's event names.
+      // The known transaction did not use it (no receipt, reverted, or another transfer): another
+      // one did (a resubmission, a replacement), which the token's event names. Not found, no
+      // hash is recorded rather than one that moved nothing.
       return {
         state: 'settled',
-        transaction: (await usedAuthorizationTransaction(rpc, q)) || q.transaction || '',
+        transaction: (await usedAuthorizationTransaction(rpc, q, head.number)) ?? '',
       };
     }
     // Broadcast but not mined yet: it may still land.
-    if (q.transaction && !receipt) return { state: 'pending', transaction: q.transaction };
-    return { state: 'unused' };
+    if (q.transaction && !receipt)
+      return { state: 'pending', transaction: q.transaction, chainTime };
+    return { state: 'unused', chainTime };
   } catch {
     return { state: 'unknown' };
+  }
+}
+
+/** Whether a receipt's log is the token's `AuthorizationUsed` event for this authorization. */
+function usesAuthorization(log: Log, q: AuthorizationQuery): boolean {
+  if (!isAddressEqual(log.address, q.asset as Address)) return false;
+  try {
+    const event = decodeEventLog({ abi: [AUTHORIZATION_USED], data: log.data, topics: log.topics });
+    return (
+      isAddressEqual(event.args.authorizer, q.payer as Address) &&
+      event.args.nonce.toLowerCase() === q.nonce.toLowerCase()
+    );
+  } catch {
+    return false;
   }
 }

@@ -22,8 +22,37 @@ const AUTHORIZATION_USED = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
+/** The USDC token on Base (the configured default): where `mine`d events come from by default. */
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+interface MinedEvent {
+  payer: Hex;
+  nonce: Hex;
+  transaction: string;
+  asset: string;
+}
+
+/** The token's `AuthorizationUsed` log as JSON-RPC returns it. */
+function authorizationLog(e: MinedEvent, address: string, logIndex: number) {
+  return {
+    address,
+    topics: encodeEventTopics({
+      abi: AUTHORIZATION_USED,
+      eventName: 'AuthorizationUsed',
+      args: { authorizer: e.payer, nonce: e.nonce },
+    }) as Hex[],
+    data: '0x',
+    blockNumber: '0x1',
+    blockHash: `0x${'1'.repeat(64)}`,
+    transactionHash: e.transaction,
+    transactionIndex: '0x0',
+    logIndex: `0x${logIndex.toString(16)}`,
+    removed: false,
+  };
+}
+
 /** A minimal receipt as JSON-RPC returns it (what viem's getTransactionReceipt parses). */
-function receipt(hash: string, status: 'success' | 'reverted') {
+function receipt(hash: string, status: 'success' | 'reverted', logs: unknown[]) {
   return {
     transactionHash: hash,
     transactionIndex: '0x0',
@@ -35,10 +64,37 @@ function receipt(hash: string, status: 'success' | 'reverted') {
     gasUsed: '0x5208',
     effectiveGasPrice: '0x1',
     contractAddress: null,
-    logs: [],
+    logs,
     logsBloom: `0x${'0'.repeat(512)}`,
     status: status === 'success' ? '0x1' : '0x0',
     type: '0x2',
+  };
+}
+
+/** A block header as `eth_getBlockByNumber(tag, false)` returns it. */
+function block(number: bigint, timestamp: number) {
+  return {
+    number: `0x${number.toString(16)}`,
+    hash: `0x${number.toString(16).padStart(64, '0')}`,
+    parentHash: `0x${(number > 0n ? number - 1n : 0n).toString(16).padStart(64, '0')}`,
+    timestamp: `0x${timestamp.toString(16)}`,
+    nonce: '0x0000000000000000',
+    sha3Uncles: `0x${'0'.repeat(64)}`,
+    logsBloom: `0x${'0'.repeat(512)}`,
+    transactionsRoot: `0x${'0'.repeat(64)}`,
+    stateRoot: `0x${'0'.repeat(64)}`,
+    receiptsRoot: `0x${'0'.repeat(64)}`,
+    miner: `0x${'0'.repeat(40)}`,
+    difficulty: '0x0',
+    totalDifficulty: '0x0',
+    extraData: '0x',
+    size: '0x220',
+    gasLimit: '0x1c9c380',
+    gasUsed: '0x0',
+    baseFeePerGas: '0x1',
+    mixHash: `0x${'0'.repeat(64)}`,
+    transactions: [],
+    uncles: [],
   };
 }
 
@@ -57,12 +113,26 @@ export interface FakeRpc {
   usedAuthorizations: Set<string>;
   /** Every `authorizationState` asked, as `payer:nonce` (lower-case), in order. */
   asked: string[];
+  /** The block each `authorizationState` was read at (the eth_call's block tag or hex number). */
+  askedAt: string[];
   /** Transaction receipts by hash; an absent hash has no receipt yet. */
   receipts: Map<string, 'success' | 'reverted'>;
   /** Every receipt asked for, by hash (lower-case), in order. */
   receiptsAsked: string[];
-  /** Records a settlement as the chain would: the authorization used, its event and receipt. */
-  mine(payer: string, nonce: string, transaction: string): void;
+  /**
+   * Records a settlement as the chain would: the authorization used, and its transaction's
+   * receipt holding the token's `AuthorizationUsed` event (from `asset`, Base USDC by default).
+   */
+  mine(payer: string, nonce: string, transaction: string, asset?: string): void;
+  /**
+   * The head block (`eth_getBlockByNumber('latest')`, `eth_blockNumber`): its number (default 1)
+   * and time in unix seconds (default: this process's clock when asked, a faked one included).
+   * `unavailable`: the head cannot be read (an RPC error). Tests set it; `resetHead` restores it.
+   */
+  head: { number?: bigint; timestamp?: number; unavailable?: boolean };
+  resetHead(): void;
+  /** Head blocks served. */
+  headsAsked: number;
   /** `eth_call`s answered. */
   calls: number;
   /** Every JSON-RPC request received, answered or not. */
@@ -78,20 +148,27 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     accounts: new Map(),
     usedAuthorizations: new Set(),
     asked: [],
+    askedAt: [],
     receipts: new Map(),
     receiptsAsked: [],
-    mine(payer, nonce, transaction) {
+    mine(payer, nonce, transaction, asset = BASE_USDC) {
       const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
       state.usedAuthorizations.add(key);
       state.receipts.set(transaction.toLowerCase(), 'success');
-      events.push({ payer: payer as Hex, nonce: nonce as Hex, transaction });
+      events.push({ payer: payer as Hex, nonce: nonce as Hex, transaction, asset });
     },
+    head: {},
+    resetHead() {
+      state.head = {};
+    },
+    headsAsked: 0,
     calls: 0,
     received: 0,
     blackhole: false,
     close: async () => {},
   };
-  const events: Array<{ payer: Hex; nonce: Hex; transaction: string }> = [];
+  const events: MinedEvent[] = [];
+  const headNumber = () => state.head.number ?? 1n;
   const server: Server = createServer((req, res) => {
     // counted on arrival: a client that gives up before the body is read still reached the node
     state.received++;
@@ -110,7 +187,16 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...body }));
         };
         if (msg.method === 'eth_chainId') return reply({ result: '0x2105' });
-        if (msg.method === 'eth_blockNumber') return reply({ result: '0x1' });
+        if (msg.method === 'eth_blockNumber') {
+          if (state.head.unavailable) return reply({ error: { code: -32000, message: 'no head' } });
+          return reply({ result: `0x${headNumber().toString(16)}` });
+        }
+        if (msg.method === 'eth_getBlockByNumber' && msg.params[0] === 'latest') {
+          state.headsAsked++;
+          if (state.head.unavailable) return reply({ error: { code: -32000, message: 'no head' } });
+          const time = state.head.timestamp ?? Math.floor(Date.now() / 1000);
+          return reply({ result: block(headNumber(), time) });
+        }
         if (msg.method === 'eth_getCode') {
           // the smart accounts are deployed contracts; every other address is an EOA
           const address = String(msg.params[0]).toLowerCase();
@@ -119,24 +205,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
         if (msg.method === 'eth_getLogs') {
           // The token's AuthorizationUsed events, filtered by the topics viem sends.
           const filter = msg.params[0] as { address: string; topics?: Array<string | null> };
-          const logs = events.map((e, i) => {
-            const topics = encodeEventTopics({
-              abi: AUTHORIZATION_USED,
-              eventName: 'AuthorizationUsed',
-              args: { authorizer: e.payer, nonce: e.nonce },
-            }) as Hex[];
-            return {
-              address: filter.address,
-              topics,
-              data: '0x',
-              blockNumber: '0x1',
-              blockHash: `0x${'1'.repeat(64)}`,
-              transactionHash: e.transaction,
-              transactionIndex: '0x0',
-              logIndex: `0x${i.toString(16)}`,
-              removed: false,
-            };
-          });
+          const logs = events.map((e, i) => authorizationLog(e, filter.address, i));
           const wanted = filter.topics ?? [];
           return reply({
             result: logs.filter((l) =>
@@ -149,7 +218,10 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           state.receiptsAsked.push(hash);
           const status = state.receipts.get(hash);
           if (!status) return reply({ result: null });
-          return reply({ result: receipt(hash, status) });
+          const logs = events.flatMap((e, i) =>
+            e.transaction.toLowerCase() === hash ? [authorizationLog(e, e.asset, i)] : [],
+          );
+          return reply({ result: receipt(hash, status, logs) });
         }
         if (msg.method !== 'eth_call')
           return reply({ error: { code: -32601, message: 'method not found' } });
@@ -160,6 +232,7 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           const [payer, nonce] = args as [Hex, Hex];
           const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
           state.asked.push(key);
+          state.askedAt.push(String(msg.params[1] ?? 'latest'));
           const used = state.usedAuthorizations.has(key);
           return reply({
             result: encodeFunctionResult({

@@ -37,6 +37,7 @@ beforeAll(async () => {
 afterAll(() => rail?.close());
 beforeEach(() => {
   fake.mode = 'ok';
+  rpc.resetHead();
 });
 
 const LEGAL = { policy_accepted: true, license_accepted: true };
@@ -335,6 +336,28 @@ describe("decided on the chain's clock", () => {
       status: 'completed',
     });
   });
+
+  it("a failure at settlement long past the grace (our clock) while the chain's head is before validBefore is not final: mined on catch-up, its order", async () => {
+    const { item, buyer, signed, send, paymentId } = await failedPurchase();
+    const end = validBeforeOf(signed.payload);
+    // the chain halted, or our node is stuck behind: the head it serves is stamped before the end
+    rpc.head = { number: 5n, timestamp: end - 30 };
+    await at(end + grace() + 3600, async () => {
+      await reconcileNow(t.runtime.deps, 0);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'failed' });
+      expect(await listed(paymentId)).toBe(true);
+      // the chain catches up: the transfer lands in a block stamped before validBefore
+      rpc.head = { number: 6n, timestamp: end - 28 };
+      rpc.mine(buyer.address, signed.nonce, `0x${'e3'.repeat(32)}`);
+      await reconcileNow(t.runtime.deps, 0);
+    });
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    expect((await send()).statusCode).toBe(200);
+  });
 });
 
 describe('a reconciler pass never starves', () => {
@@ -472,6 +495,78 @@ describe('a pending settlement whose transaction was dropped', () => {
     expect(await orderOf(item.itemId)).toHaveLength(1);
   });
 
+  it("past the grace on our clock while the chain's head is before validBefore: not released; mined on catch-up: one order, one charge, the same id signed afresh charged nothing", async () => {
+    const { item, buyer, signed, retry, paymentId, transaction } = await pendingPurchase();
+    const end = validBeforeOf(signed.payload);
+    const before = settles();
+    // the chain halted, or our node is stuck behind: the head it serves is stamped before the end,
+    // so the nonce reads unused and the transaction has no receipt yet
+    rpc.head = { number: 7n, timestamp: end - 30 };
+    await at(end + grace() + 3600, async () => {
+      await reconcilePass(0);
+      // the token's record is read at that head block
+      expect(rpc.askedAt.at(-1)).toBe('0x7');
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({
+        orders: 0,
+        status: 'pending',
+      });
+      expect(await listed(paymentId)).toBe(true);
+      // the buyer's retry of the old claim with the same id signed afresh asks too: still open
+      await olderThanStale(paymentId);
+      expect((await retry()).json()).toMatchObject({ error: 'payment_settlement_pending' });
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'pending' });
+      // the chain catches up: the broadcast transfer lands in a block stamped before validBefore
+      rpc.head = { number: 8n, timestamp: end - 28 };
+      rpc.mine(buyer.address, signed.nonce, transaction);
+      await reconcilePass(0);
+      expect(await recorded(item.itemId, paymentId)).toEqual({
+        orders: 1,
+        audits: 1,
+        status: 'completed',
+      });
+      const [order] = await orderOf(item.itemId);
+      expect(order!.transaction).toBe(transaction);
+      // the same purchase id signed afresh: answered from the record, charged once in all
+      expect((await retry()).json()).toMatchObject({ order_id: order!.id });
+      expect(settles()).toBe(before);
+    });
+  });
+
+  it("released once the chain's head is stamped at validBefore with the nonce unused (and our clock past the grace); never while the head cannot be read", async () => {
+    const { item, signed, paymentId } = await pendingPurchase();
+    const end = validBeforeOf(signed.payload);
+    await at(end + grace() + 3600, async () => {
+      rpc.head = { unavailable: true };
+      await reconcilePass(0);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'pending' });
+      // the last block in which the token still accepts it
+      rpc.head = { timestamp: end - 1 };
+      await reconcilePass(0);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'pending' });
+      rpc.head = { timestamp: end };
+      expect((await reconcilePass(0)).released).toBeGreaterThanOrEqual(1);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({
+        orders: 0,
+        status: 'released',
+      });
+      expect(await listed(paymentId)).toBe(false);
+    });
+  });
+
+  it('just past the grace on our clock with the head at validBefore: still open (the grace stays a margin)', async () => {
+    const { item, signed, paymentId } = await pendingPurchase();
+    const end = validBeforeOf(signed.payload);
+    rpc.head = { timestamp: end + 60 };
+    await at(end + grace() - 5, async () => {
+      await reconcilePass(0);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'pending' });
+    });
+    await at(end + grace() + 5, async () => {
+      await reconcilePass(0);
+      expect(await recorded(item.itemId, paymentId)).toMatchObject({ status: 'released' });
+    });
+  });
+
   it('used after all by another transaction, past its window: completed once with that transaction', async () => {
     const { item, buyer, signed, retry, paymentId, transaction } = await pendingPurchase();
     // the facilitator's transaction was replaced: another one used the authorization
@@ -551,6 +646,7 @@ describe('a pending settlement whose transaction was dropped', () => {
   it('retried while pending: a young claim answers 409 unasked; an old one asks the chain once per stale period, and still open, answers the same 409', async () => {
     const { item, signed, acquire, paymentId, transaction } = await pendingPurchase();
     const before = reads(transaction);
+    const heads = rpc.headsAsked;
     const young = await acquire(signed.header);
     expect(young.statusCode).toBe(409);
     expect(young.json()).toMatchObject({ error: 'payment_settlement_pending', transaction });
@@ -559,7 +655,9 @@ describe('a pending settlement whose transaction was dropped', () => {
       const old = await acquire(signed.header);
       expect(old.statusCode).toBe(409);
       expect(old.json()).toMatchObject({ error: 'payment_settlement_pending', transaction });
+      // one recheck: one head block, its receipt, the token's record at that head
       expect(reads(transaction)).toBe(before + asked);
+      expect(rpc.headsAsked).toBe(heads + asked);
     };
     await olderThanStale(paymentId);
     await pendingAgain(1);
@@ -691,18 +789,25 @@ describe('a pending settlement whose transaction was dropped', () => {
  * recheck asks for its receipt before the token's record of the nonce.
  */
 describe('a settlement failure that names its transaction', () => {
-  it('is kept and shown, and its receipt decides the recheck: mined, one order with it', async () => {
-    const { item, paymentId, transaction } = await failedPurchase('settle_failed_broadcast');
+  it("is kept and shown, and its receipt decides the recheck only with the token's event: mined, one order with it", async () => {
+    const { item, buyer, signed, paymentId, transaction } =
+      await failedPurchase('settle_failed_broadcast');
     expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
     // the operator command and the console page show it
     const command = await unresolvedPayments(t.runtime.deps.payments.store, 0);
     expect(command.find((p) => p.paymentId === paymentId)?.transaction).toBe(transaction);
     const page = await unresolvedSettlements(t.runtime.deps.sql);
     expect(page.find((p) => p.payment_id === paymentId)?.transaction).toBe(transaction);
-    // its transaction is mined: the recheck reads its receipt
+    // a success receipt for that hash whose logs do not use this authorization (a wrong or
+    // foreign hash): no order for it; the token says the nonce is unused, so still undecided
     rpc.receipts.set(transaction!, 'success');
-    expect((await reconcilePass(0)).completed).toBe(1);
+    await reconcilePass(0);
     expect(rpc.receiptsAsked).toContain(transaction);
+    expect(await recorded(item.itemId, paymentId)).toMatchObject({ orders: 0, status: 'failed' });
+    expect(await listed(paymentId)).toBe(true);
+    // its transaction is mined: its receipt holds the token's AuthorizationUsed(payer, nonce)
+    rpc.mine(buyer.address, signed.nonce, transaction!);
+    expect((await reconcilePass(0)).completed).toBe(1);
     expect(await recorded(item.itemId, paymentId)).toEqual({
       orders: 1,
       audits: 1,
@@ -711,6 +816,23 @@ describe('a settlement failure that names its transaction', () => {
     const [order] = await t.runtime.deps.sql<{ transaction: string }[]>`
       select transaction from orders where item_id = ${item.itemId}`;
     expect(order!.transaction).toBe(transaction);
+  });
+
+  it("used, but neither its receipt nor the token's events name the transaction: one order, recording no hash rather than the one that failed", async () => {
+    const { item, buyer, signed, paymentId, transaction } =
+      await failedPurchase('settle_failed_broadcast');
+    // the named transaction reverted; the nonce was used by one whose event is out of reach
+    rpc.receipts.set(transaction!, 'reverted');
+    rpc.usedAuthorizations.add(`${buyer.address.toLowerCase()}:${signed.nonce.toLowerCase()}`);
+    await reconcilePass(0);
+    expect(await recorded(item.itemId, paymentId)).toEqual({
+      orders: 1,
+      audits: 1,
+      status: 'completed',
+    });
+    const [order] = await t.runtime.deps.sql<{ transaction: string }[]>`
+      select transaction from orders where item_id = ${item.itemId}`;
+    expect(order!.transaction).toBe('');
   });
 
   it('never mined (no receipt, nonce unused) and its window closed: final', async () => {

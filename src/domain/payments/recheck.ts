@@ -58,9 +58,12 @@ export class SettlementRecheck {
   /**
    * Not used and can no longer be: the local ledger is authoritative; otherwise the authorization's
    * window has closed on the chain's clock, so nobody was or will be charged by it. The token
-   * checks `block.timestamp < validBefore`, and block timestamps lag real time (our clock may run
-   * fast too): a transfer can still be mined a little after our clock passed `validBefore`, so
-   * the window counts as closed only `chainClockGraceSeconds` later.
+   * rejects the transfer only once `block.timestamp >= validBefore`: the head block the state was
+   * read at must be stamped at or past `validBefore` (a node stuck behind, or a halted chain that
+   * catches up with blocks stamped in the past, can still mine it after our clock passed it). Our
+   * clock must also be `chainClockGraceSeconds` past it: a margin for a head that is reorganised
+   * away or a node that serves a head ahead of the one the transfer lands against. A state without
+   * the head's time (the chain unreadable) is never final.
    *
    * On a chain, `pending` (a transaction known, no receipt, the token's nonce still unused) counts
    * the same: the transaction was dropped or is stuck, and once the window closed it can only
@@ -69,14 +72,16 @@ export class SettlementRecheck {
   private neverMoves(row: PaymentRow, state: AuthorizationState): boolean {
     if (this.facilitator.kind === 'local') return state.state === 'unused';
     if (state.state !== 'unused' && state.state !== 'pending') return false;
-    const closedAt = row.validBefore.getTime() + this.chainClockGraceSeconds * 1000;
-    return closedAt < Date.now();
+    const validBefore = row.validBefore.getTime();
+    if (state.chainTime === undefined || state.chainTime * 1000 < validBefore) return false;
+    return validBefore + this.chainClockGraceSeconds * 1000 < Date.now();
   }
 
   /**
    * A failure at settlement as the buyer reads it. On a remote rail the transfer may still be
-   * mined until `decided_after` (validBefore and the chain clock's grace): a buyer who signed a
-   * fresh authorization before then could pay twice, so the answer says when it is decided.
+   * mined until `decided_after` (validBefore and the chain clock's grace; later while the chain's
+   * head is still before validBefore): a buyer who signed a fresh authorization before then
+   * could pay twice, so the answer says when it is decided (at the earliest).
    */
   settlementFailed(validBefore: Date, reason: string): AppError {
     if (this.facilitator.kind === 'local')
