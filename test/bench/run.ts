@@ -21,6 +21,7 @@ const suites: Array<[string, Suite]> = [
   ['search_route', async () => (await import('./search-route.js')).benchSearchRoute(process.env)],
   ['memory', async () => (await import('./search-route.js')).benchMemory(process.env)],
   ['memory_flags', async () => (await import('./memory-flags.js')).benchMemoryFlags()],
+  ['idle_variants', async () => (await load('./idle-variants.js', 'benchIdleVariants'))()],
   ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
   ['load', async () => (await load('./load.js', 'benchLoad'))()],
   ['scale', async () => (await load('./scale.js', 'benchScale'))()],
@@ -31,7 +32,14 @@ const suites: Array<[string, Suite]> = [
 for (const [name, run] of suites) {
   if (!all && !wanted.has(name)) continue;
   // a tuning tool, and a bench that needs a Postgres cluster (scripts/postgres.sh): only when named
-  if (all && (name === 'relevance_tune' || name === 'scale' || name === 'search_cpu')) continue;
+  if (
+    all &&
+    (name === 'relevance_tune' ||
+      name === 'scale' ||
+      name === 'search_cpu' ||
+      name === 'idle_variants')
+  )
+    continue;
   console.log(`\n=== ${name} ===`);
   try {
     report[name] = await run();

@@ -337,6 +337,15 @@ try {
       if (cmd[0] !== 'node') throw new Error(`unexpected CMD ${cmd.join(' ')}`);
       // the image runs node as `npm start` does: the same memory settings (docs/operating.md, "Memory")
       const served = servedNode(app);
+      // npm run worker and npm run demo run node as npm start does (only the command differs)
+      const scripts = (
+        JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')) as {
+          scripts: Record<string, string>;
+        }
+      ).scripts;
+      for (const name of ['worker', 'demo'])
+        if (scripts[name] !== scripts.start!.replace(/ serve$/, ` ${name}`))
+          throw new Error(`npm run ${name} does not run node as npm start does: ${scripts[name]}`);
       const flags = cmd.slice(1, cmd.indexOf('dist/src/main.js'));
       if (flags.join(' ') !== served.execArgv.join(' '))
         throw new Error(`CMD node flags "${flags.join(' ')}" differ from npm start's`);
