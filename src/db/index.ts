@@ -1,4 +1,4 @@
-import { access, chmod, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { access, chmod, mkdir, open, readFile, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
@@ -235,29 +235,51 @@ async function createDataDir(dataDir: string, opts: OpenOptions): Promise<Blob |
 /**
  * PGlite has no postmaster: two processes opening one data directory would corrupt it. A pid file
  * makes the second one (a `npm run worker`, `migrate` or `reindex` beside a running `npm start`)
- * stop with a clear message instead; a file left by a dead process is taken over.
+ * stop with a clear message instead; a file left by a dead process is taken over. The file also
+ * names the directory it locks (its real path): a copy of a live data directory (a backup taken
+ * with `cp -a`) carries the file along, and must not count as held by the original's process.
  */
 async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const file = path.join(dataDir, '..', 'embedded-db.pid');
+  const file = lockFile(dataDir);
+  const dir = await realpath(path.dirname(file));
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const handle = await open(file, 'wx');
-      await handle.writeFile(String(process.pid));
+      await handle.writeFile(JSON.stringify({ pid: process.pid, dir }));
       await handle.close();
       return () => rm(file, { force: true });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-      if (pid && isAlive(pid)) {
+      const pid = await lockHolder(file, dir);
+      if (pid !== undefined) {
         throw new StartupError(
           `the embedded database in ${path.dirname(file)} is in use by process ${pid}: ` +
             'stop it first, or run every process against a shared DATABASE_URL',
         );
       }
-      await rm(file, { force: true }); // stale: its process is gone
+      await rm(file, { force: true }); // stale: its process is gone, or it locked another directory
     }
   }
   throw new Error(`could not lock the embedded database in ${path.dirname(file)}`);
+}
+
+const lockFile = (pgDir: string) => path.join(pgDir, '..', 'embedded-db.pid');
+
+/**
+ * The live process holding the lock in `file` for the directory `dir`, if any. A file written
+ * before the lock named its directory holds the pid alone, and counts as it did then.
+ */
+async function lockHolder(file: string, dir: string): Promise<number | undefined> {
+  const text = (await readFile(file, 'utf8').catch(() => '')).trim();
+  let lock: { pid?: unknown; dir?: unknown };
+  try {
+    lock = text.startsWith('{') ? (JSON.parse(text) as typeof lock) : { pid: Number(text) };
+  } catch {
+    return undefined;
+  }
+  const pid = typeof lock.pid === 'number' ? lock.pid : 0;
+  if (!pid || !isAlive(pid)) return undefined;
+  return lock.dir === undefined || lock.dir === dir ? pid : undefined;
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -284,7 +306,9 @@ export async function embeddedDbHolder(
   config: Pick<Config, 'DATA_DIR' | 'DATABASE_URL' | 'EMBEDDED_DB_IN_MEMORY'>,
 ): Promise<number | undefined> {
   if (config.DATABASE_URL || config.EMBEDDED_DB_IN_MEMORY) return undefined;
-  const file = path.join(path.resolve(config.DATA_DIR, 'pg'), '..', 'embedded-db.pid');
-  const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-  return pid && pid !== process.pid && isAlive(pid) ? pid : undefined;
+  const file = lockFile(path.resolve(config.DATA_DIR, 'pg'));
+  const dir = await realpath(path.dirname(file)).catch(() => undefined);
+  if (dir === undefined) return undefined;
+  const pid = await lockHolder(file, dir);
+  return pid !== process.pid ? pid : undefined;
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/index.js';
+import { embeddedDbHolder, openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrate.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
@@ -287,6 +287,38 @@ describe.skipIf(ON_POSTGRES)('embedded database lock', () => {
     const [row] = await again.sql`select 1 as ok`;
     expect(row!.ok).toBe(1);
     await again.close();
+  });
+});
+
+describe.skipIf(ON_POSTGRES)('a copy of a live data directory', () => {
+  it('is not held by the original’s process: it opens, while the original stays locked', async () => {
+    const dataDir = await tempDir();
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const live = await openDatabase(config);
+    try {
+      await live.sql`create table copied (x int)`;
+      await live.sql`insert into copied values (7)`;
+      await live.sql`checkpoint`;
+      // a backup taken with `cp -a` while the service runs carries the lock file along
+      const copyDir = await tempDir();
+      await cp(dataDir, copyDir, { recursive: true });
+      expect(await readFile(path.join(copyDir, 'embedded-db.pid'), 'utf8')).toContain(
+        String(process.pid),
+      );
+      const copyConfig = loadConfig({ DATA_DIR: copyDir });
+      expect(await embeddedDbHolder(copyConfig)).toBeUndefined();
+      const copy = await openDatabase(copyConfig);
+      try {
+        const [row] = await copy.sql`select x from copied`;
+        expect(row!.x).toBe(7);
+      } finally {
+        await copy.close();
+      }
+      // the original is still held: a second opener there is refused
+      await expect(openDatabase(config)).rejects.toThrow(/in use by process/);
+    } finally {
+      await live.close();
+    }
   });
 });
 
