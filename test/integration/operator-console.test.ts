@@ -349,6 +349,15 @@ describe('console actions', () => {
       headers: auth,
     });
     expect(unresolved.json()).toEqual({ items: [] });
+    // without the age: the command's default age (RECONCILE_ALERT_AFTER_SECONDS), not a 400
+    const byDefault = await t.app.inject({ url: '/admin/api/payments/unresolved', headers: auth });
+    expect(byDefault.statusCode).toBe(200);
+    expect(byDefault.json()).toEqual({ items: [] });
+    const bad = await t.app.inject({
+      url: '/admin/api/payments/unresolved?older_than_seconds=-1',
+      headers: auth,
+    });
+    expect(bad.statusCode).toBe(400);
   });
 });
 

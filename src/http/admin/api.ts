@@ -7,7 +7,7 @@ import { code } from '../../errors.js';
 import { HIDE, TOKEN, type AdminApp } from './context.js';
 
 /** The operator API under /admin/api (the terminal commands while the service holds the database). */
-export function operatorApiRoutes(app: AdminApp, deps: Pick<Deps, 'sql' | 'payments'>): void {
+export function operatorApiRoutes(app: AdminApp, deps: Pick<Deps, 'sql' | 'payments' | 'config'>): void {
   const { sql } = deps;
   app.get(
     '/admin/api/moderation',
@@ -47,11 +47,15 @@ export function operatorApiRoutes(app: AdminApp, deps: Pick<Deps, 'sql' | 'payme
       config: TOKEN,
       schema: {
         ...HIDE,
-        querystring: z.object({ older_than_seconds: z.coerce.number().int().min(0) }),
+        // omitted: the age `npm run payments:unresolved` lists by default
+        querystring: z.object({ older_than_seconds: z.coerce.number().int().min(0).optional() }),
       },
     },
     async (request) => ({
-      items: await unresolvedPayments(deps.payments.store, request.query.older_than_seconds),
+      items: await unresolvedPayments(
+        deps.payments.store,
+        request.query.older_than_seconds ?? deps.config.RECONCILE_ALERT_AFTER_SECONDS,
+      ),
     }),
   );
 }
