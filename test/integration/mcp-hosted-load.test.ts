@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import type { ListeningTestContext } from '../helpers/app.js';
 
 // The hosted MCP server loads at the first POST /mcp, not at start. A load that fails answers
 // that request as an MCP client reads errors (503, a JSON-RPC error, Retry-After), the service
@@ -12,6 +12,10 @@ vi.mock('../../mcp/hosted/server.js', async (original) => {
 
 let t: ListeningTestContext;
 beforeAll(async () => {
+  // Files share a worker's modules (vitest isolate: false): an earlier file may have loaded the
+  // hosted server already. A fresh module graph gives this file's app its own first load.
+  vi.resetModules();
+  const { startListeningTestApp } = await import('../helpers/app.js');
   t = await startListeningTestApp({});
 });
 afterAll(() => t?.close());
