@@ -1,3 +1,5 @@
+import type { PaymentPayload } from '@x402/core/types';
+import { vi } from 'vitest';
 import { startFakeFacilitator, type FakeFacilitator } from './fake-facilitator.js';
 import { startFakeRpc, type FakeRpc } from './fake-rpc.js';
 import { startSellingApp, type SellingContext } from './selling.js';
@@ -39,4 +41,19 @@ export async function startRemoteRail(env: Record<string, string> = {}): Promise
       await rpc.close();
     },
   };
+}
+
+/** An EIP-3009 payload's `validBefore` (unix seconds). */
+export const validBeforeOf = (payload: PaymentPayload) =>
+  Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
+
+/** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
+export async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(unixSeconds * 1000);
+  try {
+    return await then();
+  } finally {
+    vi.useRealTimers();
+  }
 }

@@ -1,6 +1,5 @@
-import type { PaymentPayload } from '@x402/core/types';
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { overview } from '../../src/domain/operator/overview.js';
 import { unresolvedSettlements } from '../../src/domain/operator/payments.js';
 import { readBacklog } from '../../src/domain/ops/backlog.js';
@@ -11,7 +10,7 @@ import type { FakeFacilitator, FakeMode } from '../helpers/fake-facilitator.js';
 import type { FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
 import { idPayer } from '../helpers/payment-id.js';
-import { startRemoteRail, type RemoteRail } from '../helpers/remote-rail.js';
+import { at, startRemoteRail, validBeforeOf, type RemoteRail } from '../helpers/remote-rail.js';
 import { sellerStatus, uploadRequest, type SellingContext } from '../helpers/selling.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
@@ -41,8 +40,6 @@ beforeEach(() => {
 });
 
 const LEGAL = { policy_accepted: true, license_accepted: true };
-const validBeforeOf = (payload: PaymentPayload) =>
-  Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
 
 /**
  * A purchase whose settlement the facilitator answers as failed (402), in `mode` (with a
@@ -116,17 +113,6 @@ const reconcilePass = (staleSeconds: number, limit?: number) =>
     paymentIdRetentionSeconds: 86_400,
     ...(limit !== undefined && { limit }),
   });
-
-/** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
-async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(unixSeconds * 1000);
-  try {
-    return await then();
-  } finally {
-    vi.useRealTimers();
-  }
-}
 
 describe('a settlement answered as failed', () => {
   it('mined after all: the reconciler places one order and the buyer retrying the same payment downloads it', async () => {

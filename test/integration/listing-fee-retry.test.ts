@@ -1,10 +1,9 @@
-import type { PaymentPayload } from '@x402/core/types';
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import type { FakeFacilitator } from '../helpers/fake-facilitator.js';
 import { idPayer } from '../helpers/payment-id.js';
-import { startRemoteRail, type RemoteRail } from '../helpers/remote-rail.js';
+import { at, startRemoteRail, validBeforeOf, type RemoteRail } from '../helpers/remote-rail.js';
 import { listItem, uploadRequest, type SellingContext } from '../helpers/selling.js';
 import { newWallet, promptOf } from '../helpers/wallets.js';
 
@@ -24,18 +23,6 @@ afterAll(() => rail?.close());
 beforeEach(() => {
   fake.mode = 'ok';
 });
-
-const validBeforeOf = (payload: PaymentPayload) =>
-  Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
-async function at<T>(unixSeconds: number, then: () => Promise<T>): Promise<T> {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(unixSeconds * 1000);
-  try {
-    return await then();
-  } finally {
-    vi.useRealTimers();
-  }
-}
 
 describe('a listing fee retried after its pending payment was dropped', () => {
   it('an archive another seller listed meanwhile: 409 duplicate_code, and no fee is charged', async () => {

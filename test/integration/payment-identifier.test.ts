@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import type { PaymentRequired } from '@x402/core/types';
 import {
   generatePaymentId,
   isPaymentIdentifierRequired,
@@ -19,7 +19,7 @@ import { uniqueProject, zipOf } from '../helpers/archives.js';
 import type { FakeFacilitator } from '../helpers/fake-facilitator.js';
 import type { FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
-import { startRemoteRail, type RemoteRail } from '../helpers/remote-rail.js';
+import { at, startRemoteRail, validBeforeOf, type RemoteRail } from '../helpers/remote-rail.js';
 import { idPayer, moneyOf, nonceTouched, withRawId } from '../helpers/payment-id.js';
 import {
   ON_POSTGRES,
@@ -42,8 +42,6 @@ import { newWallet, promptOf } from '../helpers/wallets.js';
  */
 const LEGAL = { policy_accepted: true, license_accepted: true };
 /** An EIP-3009 payment's `validBefore` (unix seconds). */
-const validBeforeOf = (payload: PaymentPayload) =>
-  Number((payload.payload as { authorization: { validBefore: string } }).authorization.validBefore);
 const START = 10_000_000;
 
 describe.each(['B', 'A'] as const)('Revision %s acquire', (revision) => {
@@ -565,16 +563,6 @@ describe('an id whose payment is settling, released or out of its window', () =>
         headers: { 'payment-signature': header },
       });
     return { item, url, prompt, buyer: idPayer(newWallet()), id: generatePaymentId(), acquire };
-  };
-  /** Runs `then` with the clock (Date only) moved to `unixSeconds`. */
-  const at = async <T>(unixSeconds: number, then: () => Promise<T>): Promise<T> => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(unixSeconds * 1000);
-    try {
-      return await then();
-    } finally {
-      vi.useRealTimers();
-    }
   };
   const post = (req: ReturnType<typeof uploadRequest>, header?: string) =>
     t.app.inject({

@@ -7,7 +7,10 @@ import { code } from '../../errors.js';
 import { HIDE, TOKEN, type AdminApp } from './context.js';
 
 /** The operator API under /admin/api (the terminal commands while the service holds the database). */
-export function operatorApiRoutes(app: AdminApp, deps: Pick<Deps, 'sql' | 'payments' | 'config'>): void {
+export function operatorApiRoutes(
+  app: AdminApp,
+  deps: Pick<Deps, 'sql' | 'payments' | 'config'>,
+): void {
   const { sql } = deps;
   app.get(
     '/admin/api/moderation',
