@@ -72,3 +72,13 @@ export async function seedRatings(
               values (${itemId}, ${buyer.id}, ${rating}, ${moderation})`;
   }
 }
+
+/** Six unlike tasks to seed a catalogue with (the search index tests spread them over stacks or prices). */
+export const TASKS = [
+  'CSV to JSON converter with schema inference',
+  'Rate limiter middleware with a token bucket',
+  'PDF invoice generator with templates',
+  'Web crawler that respects robots.txt',
+  'JWT login and refresh token service',
+  'Image thumbnail resizing worker',
+];

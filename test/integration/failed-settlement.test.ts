@@ -85,6 +85,11 @@ async function recorded(itemId: string, paymentId: string) {
   return r!;
 }
 
+/** The buyer got exactly one order for this item, with its legal audit row; the payment completed. */
+async function expectPlacedOnce(itemId: string, paymentId: string) {
+  expect(await recorded(itemId, paymentId)).toEqual({ orders: 1, audits: 1, status: 'completed' });
+}
+
 /**
  * Whether operators see the payment as unresolved: `npm run payments:unresolved`, the console's
  * payments page, and the counts they are alerted on (the `settlements_unresolved` metric, the
@@ -127,11 +132,7 @@ describe('a settlement answered as failed', () => {
     rpc.mine(buyer.address, signed.nonce, tx);
     report = await reconcileNow(t.runtime.deps, 0);
     expect(report.completed).toBe(1);
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
     expect(await listed(paymentId)).toBe(false);
     const [order] = await t.runtime.deps.sql<{ id: string; transaction: string }[]>`
       select id, transaction from orders where item_id = ${item.itemId}`;
@@ -166,11 +167,7 @@ describe('a settlement answered as failed', () => {
     const retries = await Promise.all([send(), send()]);
     expect(retries.map((r) => r.statusCode)).toEqual([200, 200]);
     expect(retries[0]!.json().order_id).toBe(retries[1]!.json().order_id);
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
   });
 
   it('two reconciler passes at once (and a retry): one order', async () => {
@@ -180,11 +177,7 @@ describe('a settlement answered as failed', () => {
     const [a, b, retry] = await Promise.all([pass(), pass(), send()]);
     expect(a.unresolved + b.unresolved).toBe(0);
     expect(retry.statusCode).toBe(200);
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
     const [order] = await t.runtime.deps.sql<{ id: string }[]>`
       select id from orders where item_id = ${item.itemId}`;
     expect(retry.json()).toMatchObject({ order_id: order!.id });
@@ -278,11 +271,7 @@ describe("decided on the chain's clock", () => {
       rpc.mine(buyer.address, signed.nonce, `0x${'e1'.repeat(32)}`);
       expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(1);
     });
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
   });
 
   it('a claim abandoned (its request died) just past its window (our clock) is not released: mined then, it gets its order', async () => {
@@ -316,11 +305,7 @@ describe("decided on the chain's clock", () => {
       rpc.mine(buyer.address, signed.nonce, `0x${'e2'.repeat(32)}`);
       expect((await reconcileNow(t.runtime.deps, 0)).completed).toBe(1);
     });
-    expect(await recorded(item.itemId, row!.id)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, row!.id);
   });
 
   it("a failure at settlement long past the grace (our clock) while the chain's head is before validBefore is not final: mined on catch-up, its order", async () => {
@@ -337,11 +322,7 @@ describe("decided on the chain's clock", () => {
       rpc.mine(buyer.address, signed.nonce, `0x${'e3'.repeat(32)}`);
       await reconcileNow(t.runtime.deps, 0);
     });
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
     expect((await send()).statusCode).toBe(200);
   });
 });
@@ -393,11 +374,7 @@ describe('a reconciler pass never starves', () => {
     expect(await pass()).toMatchObject({ completed: 1, unresolved: 0 });
     const [row] = await sql<{ id: string }[]>`
       select id from x402_payments where nonce = ${minedSigned.nonce}`;
-    expect(await recorded(mined.itemId, row!.id)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(mined.itemId, row!.id);
     // the stuck one is asked again once its turn comes (staleSeconds after it was asked)
     const [stuckRow] = await sql<{ id: string; status: string }[]>`
       select id, status from x402_payments where nonce = ${stuckSigned.nonce}`;
@@ -505,11 +482,7 @@ describe('a pending settlement whose transaction was dropped', () => {
       rpc.head = { number: 8n, timestamp: end - 28 };
       rpc.mine(buyer.address, signed.nonce, transaction);
       await reconcilePass(0);
-      expect(await recorded(item.itemId, paymentId)).toEqual({
-        orders: 1,
-        audits: 1,
-        status: 'completed',
-      });
+      await expectPlacedOnce(item.itemId, paymentId);
       const [order] = await orderOf(item.itemId);
       expect(order!.transaction).toBe(transaction);
       // the same purchase id signed afresh: answered from the record, charged once in all
@@ -562,11 +535,7 @@ describe('a pending settlement whose transaction was dropped', () => {
     await at(validBeforeOf(signed.payload) + grace() + 60, async () => {
       expect((await reconcilePass(0)).completed).toBeGreaterThanOrEqual(1);
     });
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
     expect(await listed(paymentId)).toBe(false);
     const [order] = await orderOf(item.itemId);
     expect(order!.transaction).toBe(replacement);
@@ -585,11 +554,7 @@ describe('a pending settlement whose transaction was dropped', () => {
     rpc.mine(mined.buyer.address, mined.signed.nonce, mined.transaction);
     const [, , retried] = await Promise.all([reconcilePass(0), reconcilePass(0), mined.retry()]);
     expect([200, 409]).toContain(retried.statusCode);
-    expect(await recorded(mined.item.itemId, mined.paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(mined.item.itemId, mined.paymentId);
     const [order] = await orderOf(mined.item.itemId);
     expect((await mined.retry()).json()).toMatchObject({ order_id: order!.id });
     // dropped, its window closed: the passes release it while the retry runs anew
@@ -673,11 +638,7 @@ describe('a pending settlement whose transaction was dropped', () => {
     expect((await retry()).json()).toMatchObject({ order_id: order!.id });
     expect(reads(transaction)).toBe(before.reads + 1);
     expect(settles()).toBe(before.settles);
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
     expect(await listed(paymentId)).toBe(false);
   });
 
@@ -794,11 +755,7 @@ describe('a settlement failure that names its transaction', () => {
     // its transaction is mined: its receipt holds the token's AuthorizationUsed(payer, nonce)
     rpc.mine(buyer.address, signed.nonce, transaction!);
     expect((await reconcilePass(0)).completed).toBe(1);
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
     const [order] = await t.runtime.deps.sql<{ transaction: string }[]>`
       select transaction from orders where item_id = ${item.itemId}`;
     expect(order!.transaction).toBe(transaction);
@@ -811,11 +768,7 @@ describe('a settlement failure that names its transaction', () => {
     rpc.receipts.set(transaction!, 'reverted');
     rpc.usedAuthorizations.add(`${buyer.address.toLowerCase()}:${signed.nonce.toLowerCase()}`);
     await reconcilePass(0);
-    expect(await recorded(item.itemId, paymentId)).toEqual({
-      orders: 1,
-      audits: 1,
-      status: 'completed',
-    });
+    await expectPlacedOnce(item.itemId, paymentId);
     const [order] = await t.runtime.deps.sql<{ transaction: string }[]>`
       select transaction from orders where item_id = ${item.itemId}`;
     expect(order!.transaction).toBe('');

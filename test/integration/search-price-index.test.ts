@@ -5,7 +5,7 @@ import {
   priceBound,
   priceIndexName,
 } from '../../src/domain/search/vectors.js';
-import { seedListing } from '../helpers/catalog.js';
+import { seedListing, TASKS } from '../helpers/catalog.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 
 /**
@@ -15,15 +15,6 @@ import { startTestApp, type TestContext } from '../helpers/app.js';
  */
 let t: TestContext;
 const defaults = { ...PRICE_INDEX };
-
-const TASKS = [
-  'CSV to JSON converter with schema inference',
-  'Rate limiter middleware with a token bucket',
-  'PDF invoice generator with templates',
-  'Web crawler that respects robots.txt',
-  'JWT login and refresh token service',
-  'Image thumbnail resizing worker',
-];
 
 beforeAll(async () => {
   t = await startTestApp();

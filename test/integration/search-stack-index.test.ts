@@ -6,7 +6,7 @@ import {
   stackIndexName,
   stackWordIndexName,
 } from '../../src/domain/search/vectors.js';
-import { seedListing } from '../helpers/catalog.js';
+import { seedListing, TASKS } from '../helpers/catalog.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 
 /**
@@ -18,14 +18,6 @@ let t: TestContext;
 const defaults = { ...STACK_INDEX };
 
 const STACKS = ['Python, FastAPI', 'Python, Django', 'Go', 'Rust', 'TypeScript, Node.js'];
-const TASKS = [
-  'CSV to JSON converter with schema inference',
-  'Rate limiter middleware with a token bucket',
-  'PDF invoice generator with templates',
-  'Web crawler that respects robots.txt',
-  'JWT login and refresh token service',
-  'Image thumbnail resizing worker',
-];
 
 beforeAll(async () => {
   t = await startTestApp();
