@@ -81,7 +81,7 @@ export const ERROR_CATALOG = catalog({
   ],
   payment_settlement_pending: [
     409,
-    'The payment was broadcast and its outcome is not known yet: do not pay again; check the order later.',
+    'The payment may have been charged and its outcome is not known yet: do not pay again; the marketplace resolves it from the chain. Check the order later.',
   ],
   authorization_already_used: [
     409,
