@@ -44,4 +44,29 @@ describe('retention purge of a sold, deleted listing', () => {
     });
     expect(res.statusCode).toBe(200);
   });
+
+  it('keeps them when a rejected listing with the same bytes is purged', async () => {
+    const sold = await createSaleItem(t.runtime.deps, { priceUsdc: 1 });
+    const buyer = newWallet();
+    const { order } = await clientFor(t.app, buyer).acquire(sold.itemId);
+    const { sql } = t.runtime.deps;
+    await sql`update items set status = 'deleted', status_reason = 'removed',
+                deleted_at = now() - interval '1 day' where id = ${sold.itemId}`;
+    expect((await purgeDeleted(t.runtime.deps)).hidden).toBe(1);
+    // the same archive uploaded again by another seller and rejected long ago
+    const copy = await createSaleItem(t.runtime.deps, { bytes: sold.bytes });
+    await sql`update items set status = 'rejected', status_reason = 'safety_checks_failed',
+                updated_at = now() - interval '1 day' where id = ${copy.itemId}`;
+    expect((await purgeDeleted(t.runtime.deps)).rejected).toBe(1);
+
+    const [row] = await sql<{ archiveKey: string }[]>`
+      select archive_key from items where id = ${sold.itemId}`;
+    expect(await t.runtime.deps.storage.stat(row!.archiveKey)).toBeDefined();
+    const links = await clientFor(t.app, buyer).getOrder(order.order_id);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: new URL(links.download_url).pathname + new URL(links.download_url).search,
+    });
+    expect(res.statusCode).toBe(200);
+  });
 });
