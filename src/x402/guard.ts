@@ -83,6 +83,12 @@ export interface VerifiedPayment {
    * format; `payments.run` answers a repeat of it with the payment it first came with.
    */
   paymentIdentifier?: string;
+  /**
+   * A retry of an authorization already claimed on this route, taken from the payload's own
+   * `accepted` requirement (`X402Guard.claimed`) although it may no longer be offered: answered
+   * from its claim only, never claimed or settled anew.
+   */
+  resumed?: true;
 }
 
 export interface GuardOptions {
@@ -380,11 +386,19 @@ export class X402Guard {
       throw prompt.error();
     }
     await offer.beforeVerify?.();
-    const { requirement, payload, auth, chain, paymentIdentifier } = await this.check(
-      signature,
-      prompt,
-      5,
-    );
+    let checked;
+    try {
+      checked = await this.check(signature, prompt, 5);
+    } catch (err) {
+      // used already: on this very route that is the retry of a request whose terms changed since
+      // (price, chain, recipient), answered from its claim; elsewhere, another request (409)
+      if (err instanceof AppError && err.code === 'authorization_already_used') {
+        const resumed = await this.claimed(req, offer.resource);
+        if (resumed) return resumed;
+      }
+      throw err;
+    }
+    const { requirement, payload, auth, chain, paymentIdentifier } = checked;
     if (offer.completionChain !== undefined && chain !== offer.completionChain) {
       const payer = auth.from.toLowerCase();
       if (await this.opts.nonces.claimOf(payer, auth.nonce)) throw authorizationAlreadyUsed();
@@ -401,6 +415,62 @@ export class X402Guard {
       resource: offer.resource ?? this.resourceKey(req),
       amount: microOfAtomic(requirement.amount),
       ...(paymentIdentifier !== undefined && { paymentIdentifier }),
+    };
+  }
+
+  /**
+   * The request's signed payment when its authorization holds a paid claim on THIS route (key
+   * `resource`, default `METHOD /path`): a retry of a request this server accepted, whatever it
+   * offers now (the seller changed price or chains, the fee or its recipient changed, the listing
+   * is gone). The claim proves its requirement was issued here, so the payment is taken from the
+   * payload's own `accepted` requirement once the signature verifies and the authorization pays
+   * exactly it; it comes back `resumed`: the processor answers it from that claim only (the same
+   * request's order or verdict), never claiming or settling anew. Undefined otherwise.
+   */
+  async claimed(req: GuardRequest, resource?: string): Promise<VerifiedPayment | undefined> {
+    const signature = paymentSignatureOf(req);
+    if (!signature) return undefined;
+    let payload: PaymentPayload | undefined;
+    try {
+      payload = parsePaymentPayloadV2(decodePaymentSignatureHeader(signature)) ?? undefined;
+    } catch {
+      return undefined;
+    }
+    if (!payload || payload.accepted.scheme !== 'exact') return undefined;
+    const requirement = payload.accepted;
+    const net = networkByCaip2(this.opts.networks, requirement.network);
+    const exact = parseExactEvmPayload(payload.payload);
+    if (!net || !exact) return undefined;
+    const auth = exact.authorization;
+    const reason = checkAuthorization(auth, requirement, {
+      nowSeconds: this.nowSeconds(),
+      skewSeconds: this.opts.config.X402_CLOCK_SKEW_SECONDS,
+    });
+    if (reason?.endsWith('_mismatch')) return undefined;
+    const payer = auth.from.toLowerCase();
+    const claim = await this.opts.nonces.claimOf(payer, auth.nonce);
+    const key = resource ?? this.resourceKey(req);
+    if (claim?.kind !== 'paid' || claim.resource !== key) return undefined;
+    if (!(await verifyAuthorizationSignature(net, exact).catch(() => false))) return undefined;
+    const paymentIdentifier = paymentIdentifierOf(payload);
+    return {
+      payer,
+      chain: net.chain,
+      requirement,
+      payload: {
+        x402Version: X402_VERSION,
+        ...(payload.resource && { resource: payload.resource }),
+        accepted: requirement,
+        payload: verifiedExactPayload(exact, payload.payload.authorization),
+        ...(payload.extensions && { extensions: payload.extensions }),
+      },
+      authorization: auth,
+      nonce: auth.nonce,
+      validBefore: new Date(Number(auth.validBefore) * 1000),
+      resource: key,
+      amount: microOfAtomic(requirement.amount),
+      ...(paymentIdentifier !== undefined && { paymentIdentifier }),
+      resumed: true,
     };
   }
 }

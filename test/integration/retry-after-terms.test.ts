@@ -2,9 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Address } from 'viem';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { callAs } from '../helpers/accounts.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
+import { uploadRequest } from '../helpers/selling.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
@@ -72,10 +75,81 @@ describe('a paid retry after the seller changed terms', () => {
       });
     const first = await send();
     expect(first.statusCode).toBe(200);
-    await t.runtime.deps.sql`update items set status = 'deleted', deleted_at = now() where id = ${item.itemId}`;
+    await t.runtime.deps
+      .sql`update items set status = 'deleted', deleted_at = now() where id = ${item.itemId}`;
     t.runtime.deps.saleItems?.invalidate(item.itemId);
     const retry = await send();
     expect(retry.statusCode, JSON.stringify(retry.json())).toBe(200);
     expect(retry.json().order_id).toBe(first.json().order_id);
   });
+
+  it('after a price change, the identical retry answers the order; on another listing it is 409', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 1 });
+    const other = await createSaleItem(t.runtime.deps, { priceUsdc: 1 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const buyer = newWallet();
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
+    const send = (to: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: to,
+        headers: { 'payment-signature': signed.header },
+        payload: { policy_accepted: true, license_accepted: true },
+      });
+    const first = await send(url);
+    expect(first.statusCode).toBe(200);
+    await t.runtime.deps
+      .sql`update items set price_micro = 2000000 where id in ${t.runtime.deps.sql([item.itemId, other.itemId])}`;
+    t.runtime.deps.saleItems?.invalidate(item.itemId);
+    t.runtime.deps.saleItems?.invalidate(other.itemId);
+    const retry = await send(url);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json().order_id).toBe(first.json().order_id);
+    // the claim answers only the route it was made on: elsewhere it is another request
+    const elsewhere = await send(`/api/v1/items/${other.itemId}/acquire`);
+    expect(elsewhere.statusCode).toBe(409);
+    expect(elsewhere.json().error).toBe('authorization_already_used');
+    const [n] = await t.runtime.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from orders where lower(payer) = ${buyer.address.toLowerCase()}`;
+    expect(n!.n).toBe(1);
+  });
+});
+
+describe('a paid listing fee retried after the fee terms changed', () => {
+  for (const change of ['LISTING_FEE_USDC', 'PLATFORM_PAY_TO'] as const) {
+    it(`(${change}) answers the same listing, never "nothing was charged"`, async () => {
+      const deps = t.runtime.deps as typeof t.runtime.deps & { platformPayTo: Address };
+      const { config } = deps;
+      const saved = { fee: config.LISTING_FEE_USDC, payTo: deps.platformPayTo };
+      const req = uploadRequest({ bytes: zipOf(uniqueProject()) });
+      const prompt = promptOf(await t.app.inject({ method: 'POST', url: '/api/v1/items', ...req }));
+      const seller = newWallet();
+      const signed = await signPayment(seller, prompt, prompt.accepts[0]!);
+      const send = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/items',
+          payload: req.payload,
+          headers: { ...req.headers, 'payment-signature': signed.header },
+        });
+      const first = await send();
+      expect(first.statusCode, first.body).toBe(202);
+      try {
+        if (change === 'LISTING_FEE_USDC') config.LISTING_FEE_USDC = saved.fee + 1;
+        else deps.platformPayTo = newWallet().address;
+        const retry = await send();
+        expect(retry.json().error, retry.body).not.toBe('authorization_already_used');
+        expect(retry.statusCode).toBe(202);
+        expect(retry.json().item_id).toBe(first.json().item_id);
+      } finally {
+        config.LISTING_FEE_USDC = saved.fee;
+        deps.platformPayTo = saved.payTo;
+      }
+      const [n] = await t.runtime.deps.sql<{ n: number }[]>`
+        select count(*)::int as n from items i join agents a on a.id = i.seller_id
+        where a.address = ${seller.address.toLowerCase()}`;
+      expect(n!.n).toBe(1);
+    });
+  }
 });
