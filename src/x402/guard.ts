@@ -284,17 +284,19 @@ export class X402Guard {
     const resource = opts.resource ?? this.resourceKey(req);
     const payTo = identityPayTo(this.opts.secret, resource);
     const url = this.resourceUrl(req);
+    // a sign-in proof is bound to the method too, as the zero-value proof is by its payTo
+    const target = { route: this.resourceKey(req), uri: url };
     const prompt = new Prompt(
       url,
       CHAINS.map((c) => this.issuer.requirement(c, payTo, 0)),
       opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`,
       // the same proof as a SIGN-IN-WITH-X header (./siwx.ts), for clients that sign in that way
-      () => siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs()),
+      () => siwxChallenge(this.opts.secret, target, this.opts.networks, this.nowMs()),
       this.service(),
     );
     const siwx = headerOf(req, SIWX_HEADER);
     if (siwx) {
-      const proof = await checkSiwx(siwx, url, {
+      const proof = await checkSiwx(siwx, target, {
         secret: this.opts.secret,
         networks: this.opts.networks,
         nowMs: this.nowMs(),
@@ -340,7 +342,13 @@ export class X402Guard {
         ...paymentIdentifierDeclaration(signIn !== undefined),
         ...(typeof extensions === 'function' ? extensions() : extensions),
         ...(signIn &&
-          siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs(), false)),
+          siwxChallenge(
+            this.opts.secret,
+            { route: this.resourceKey(req), uri: url },
+            this.opts.networks,
+            this.nowMs(),
+            false,
+          )),
       }),
       this.service(offer.tags),
     );
@@ -357,11 +365,15 @@ export class X402Guard {
     const header = headerOf(req, SIWX_HEADER);
     if (!offer.signIn || !header || paymentSignatureOf(req)) return undefined;
     const prompt = this.paidPrompt(req, offer);
-    const proof = await checkSiwx(header, prompt.resourceUrl, {
-      secret: this.opts.secret,
-      networks: this.opts.networks,
-      nowMs: this.nowMs(),
-    });
+    const proof = await checkSiwx(
+      header,
+      { route: this.resourceKey(req), uri: prompt.resourceUrl },
+      {
+        secret: this.opts.secret,
+        networks: this.opts.networks,
+        nowMs: this.nowMs(),
+      },
+    );
     if ('refused' in proof) throw fail(proof.refused, prompt.header);
     const fresh = await this.opts.nonces.claimIdentityNonce({
       payer: proof.payer,

@@ -44,4 +44,30 @@ describe('sign-in-with-x binds the method as the zero-value proof does', () => {
     });
     expect(put.statusCode, put.body).toBe(402);
   });
+
+  it('a proof signed from the PUT prompt authorises the PUT (once)', async () => {
+    const wallet = newWallet();
+    await createSaleItem(t.runtime.deps, { sellerAddress: wallet.address.toLowerCase() });
+    const url = '/api/v1/agent/username';
+    const put = (headers: Record<string, string>) =>
+      t.app.inject({
+        method: 'PUT',
+        url,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify({ username: `own_${wallet.address.slice(2, 10).toLowerCase()}` }),
+      });
+    const required = promptOf(await put({}));
+    const ext = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
+    const chain = ext.supportedChains[0]!;
+    const proof = encodeSIWxHeader(
+      await createSIWxPayload(
+        { ...ext.info, chainId: chain.chainId, type: chain.type },
+        wallet,
+        ext.info.uri,
+      ),
+    );
+    const res = await put({ 'sign-in-with-x': proof });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await put({ 'sign-in-with-x': proof })).statusCode).toBe(402);
+  });
 });
