@@ -85,7 +85,7 @@ export const ERROR_CATALOG = catalog({
   ],
   authorization_already_used: [
     409,
-    'This payment authorization was already used for another request; nothing was stored or charged. Sign a fresh authorization for this one.',
+    'This payment authorization was already used for another request, whose payment stands; this request stored and charged nothing. Sign a fresh authorization for this one.',
   ],
   invalid_payment_identifier: [
     400,

@@ -142,7 +142,7 @@ const fail = (reason: string, promptHeader?: () => string) =>
 export const authorizationAlreadyUsed = () =>
   new AppError('authorization_already_used', {
     message:
-      'the authorization was already used for another request; nothing was stored or charged. Sign a fresh authorization for this request.',
+      'the authorization was already used for another request, whose payment stands; this request stored and charged nothing. Sign a fresh authorization for this request.',
   });
 
 export class X402Guard {
