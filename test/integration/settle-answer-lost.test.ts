@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileNow } from '../../src/runtime.js';
-import { startTestApp, type TestContext } from '../helpers/app.js';
+import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
+import { connectMcp, textOf } from '../helpers/mcp.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
@@ -24,7 +25,7 @@ import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
  */
 type Fault = 'reset' | 'gateway';
 let fault: Fault = 'reset';
-let t: TestContext;
+let t: ListeningTestContext;
 let rpc: FakeRpc;
 let server: Server;
 beforeAll(async () => {
@@ -69,14 +70,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t = await startTestApp({
+  t = await startListeningTestApp({
     ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'rv-lost-')),
     FACILITATOR_URL: url,
     RPC_URL_BASE: rpc.url,
     RPC_URL_POLYGON: rpc.url,
   });
 });
+const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
+  await Promise.all(closers.map((c) => c()));
   await t?.close();
   await new Promise((r) => server?.close(r));
   await rpc?.close();
@@ -122,4 +125,24 @@ describe('a facilitator that moved the money and lost its answer', () => {
       expect(retry.statusCode).toBe(200);
     });
   }
+
+  it('(MCP acquire_item) says do not pay again and keeps the spend counted', async () => {
+    fault = 'reset';
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7 });
+    const c = await connectMcp(t.base);
+    closers.push(c.close);
+    const r = await c.call('acquire_item', {
+      item_id: item.itemId,
+      max_price_usdc: 1,
+      accept_terms: true,
+    });
+    expect(r.isError).toBe(true);
+    const text = textOf(r);
+    expect(text).toMatch(/409 payment_settlement_pending.*Do NOT pay again/);
+    expect(text).not.toMatch(/nothing was charged/i);
+    // the budget reservation is not given back: the money may have moved (it did here)
+    expect((await c.call('list_my_orders')).structuredContent).toMatchObject({
+      spent_last_24h_usdc: 0.7,
+    });
+  });
 });
