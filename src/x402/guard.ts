@@ -18,7 +18,9 @@
  *   signature made for one route never verifies on another. Failures: 402
  *   `payment_verification_failed` with a `reason` naming the mismatch, before anything settles.
  * - The retry of an authorization this server already claimed is let through past its validity
- *   window, so the buyer keeps hearing its outcome (pending, then the order) instead of a 402.
+ *   window, so the buyer keeps hearing its outcome (pending, then the order) instead of a 402;
+ *   and on the route it was claimed on, also when the route no longer offers what it signed
+ *   (`claimed`: the claim answers it, nothing settles anew).
  *
  * Requests are any object with `method`, `url` and `headers` (a Fastify request fits), so the
  * guard carries no framework import.

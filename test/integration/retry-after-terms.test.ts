@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { callAs } from '../helpers/accounts.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
@@ -81,6 +82,35 @@ describe('a paid retry after the seller changed terms', () => {
     const retry = await send();
     expect(retry.statusCode, JSON.stringify(retry.json())).toBe(200);
     expect(retry.json().order_id).toBe(first.json().order_id);
+  });
+
+  it('a pending purchase retried after the listing was deleted answers pending with its order_id', async () => {
+    const local = t.runtime.deps.facilitator as LocalFacilitator;
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 1 });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const signed = await signPayment(newWallet(), prompt, prompt.accepts[0]!);
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': signed.header },
+        payload: { policy_accepted: true, license_accepted: true },
+      });
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    const first = await send();
+    expect(first.statusCode).toBe(409);
+    expect(first.json().error).toBe('payment_settlement_pending');
+    await t.runtime.deps
+      .sql`update items set status = 'deleted', deleted_at = now() where id = ${item.itemId}`;
+    t.runtime.deps.saleItems?.invalidate(item.itemId);
+    const retry = await send();
+    expect(retry.statusCode, retry.body).toBe(409);
+    expect(retry.json()).toMatchObject({
+      error: 'payment_settlement_pending',
+      order_id: first.json().order_id,
+      transaction: first.json().transaction,
+    });
   });
 
   it('after a price change, the identical retry answers the order; on another listing it is 409', async () => {
