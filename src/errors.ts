@@ -81,11 +81,11 @@ export const ERROR_CATALOG = catalog({
   ],
   payment_settlement_pending: [
     409,
-    'The payment was broadcast and its outcome is not known yet: do not pay again; check the order later.',
+    'The payment may have been charged and its outcome is not known yet: do not pay again; the marketplace resolves it from the chain. Check the order later.',
   ],
   authorization_already_used: [
     409,
-    'This payment authorization was already used for another request; nothing was stored or charged. Sign a fresh authorization for this one.',
+    'This payment authorization was already used for another request, whose payment stands; this request stored and charged nothing. Sign a fresh authorization for this one.',
   ],
   invalid_payment_identifier: [
     400,

@@ -60,7 +60,7 @@ const COMMON_HINTS: Hints = {
   settlement_capacity: (b) =>
     `The payment service is briefly unavailable; nothing was charged. Call again after ${b.retry_after ?? 'a few'} seconds.`,
   payment_settlement_pending: (b) =>
-    `The payment was broadcast and its outcome is unknown (transaction ${b.transaction ?? '?'} on ${b.network ?? '?'}` +
+    `The payment may have been charged and its outcome is unknown (${b.transaction ? `transaction ${b.transaction}` : 'no transaction named yet'} on ${b.network ?? '?'}` +
     `${b.order_id ? `, order_id ${b.order_id}` : ''}). Do NOT pay again: a new attempt would pay twice. ` +
     `The marketplace reconciles it from the chain; check later with ${b.order_id ? `get_order { order_id: "${b.order_id}" }` : 'list_my_orders and get_order'}.`,
   payment_settlement_failed: (b) =>

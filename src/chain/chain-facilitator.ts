@@ -28,6 +28,7 @@ import {
   type AuthorizationState,
   type CheckedSettlement,
   type Facilitator,
+  SettlementNotAttempted,
 } from '../x402/facilitator.js';
 import type { PaymentNetworks } from '../x402/networks.js';
 import type { ChainClients, Relayer } from './clients.js';
@@ -112,7 +113,13 @@ export class ChainFacilitator implements Facilitator {
     payload: PaymentPayload,
     req: PaymentRequirements,
   ): Promise<CheckedSettlement> {
-    const verdict = await this.verify(payload, req);
+    let verdict: VerifyResponse;
+    try {
+      verdict = await this.verify(payload, req);
+    } catch (err) {
+      // nothing was sent: the processor answers capacity
+      throw new SettlementNotAttempted(err);
+    }
     if (!verdict.isValid) {
       const reason = verdict.invalidReason ?? 'verification_failed';
       return {

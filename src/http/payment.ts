@@ -11,5 +11,6 @@ import type { PaidOffer } from '../x402/guard.js';
 export function payFor(deps: Pick<Deps, 'x402'>, request: FastifyRequest): Pay {
   return Object.assign((offer: PaidOffer) => deps.x402.paid(request, offer), {
     signIn: (offer: PaidOffer) => deps.x402.signIn(request, offer),
+    claimed: (resource?: string) => deps.x402.claimed(request, resource),
   });
 }

@@ -38,7 +38,8 @@ export interface Facilitator extends FacilitatorClient {
    * `rejectedBeforeSettlement` says a failure happened before anything could move (invalid
    * signature, nonce used, balance...), which the processor answers exactly as a failed verify.
    * The local facilitator makes the checks atomically with its ledger transfer; an HTTP one calls
-   * /verify, then /settle. Throws when the facilitator could not be reached or timed out.
+   * /verify, then /settle. Throws when the facilitator could not be reached or timed out
+   * (`SettlementNotAttempted` when it failed before settlement was requested).
    */
   settleChecked(payload: PaymentPayload, req: PaymentRequirements): Promise<CheckedSettlement>;
   /**
@@ -124,14 +125,49 @@ export function classifySettle(r: SettleResponse, httpStatus?: number): SettleOu
   if (PENDING_REASONS.has(reason) || (r.transaction && /pending|timeout/.test(reason))) {
     return { kind: 'pending', transaction: r.transaction ?? '', network: r.network, reason };
   }
-  if (CAPACITY_REASONS.has(reason) || httpStatus === 429 || httpStatus === 503)
+  if (CAPACITY_REASONS.has(reason) || httpStatus === 429 || httpStatus === 503) {
+    // "busy" that names a transaction: it may have been broadcast, so the chain decides it
+    if (r.transaction)
+      return { kind: 'pending', transaction: r.transaction, network: r.network, reason };
     return { kind: 'capacity', reason };
+  }
   return { kind: 'failed', reason, response: r };
 }
 
 /**
- * A thrown settle call: a timeout may have broadcast (outcome unknown: pending, reconciled later);
- * anything else (refused connection, 5xx without an x402 body) happened before settlement.
+ * Thrown by a facilitator's `settleChecked` when it failed before asking anything to move money
+ * (the HTTP facilitator's /verify could not be reached or answered nonsense): the claim can be
+ * released as `capacity`.
+ */
+export class SettlementNotAttempted extends Error {
+  constructor(cause: unknown) {
+    super('the facilitator failed before settlement was requested', { cause });
+    this.name = 'SettlementNotAttempted';
+  }
+}
+
+/** Connection errors that happen before a request's first byte is written. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether a fetch failure is a connection that was never made (`fetch failed`, cause.code). */
+function neverConnected(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown; errors?: { code?: unknown }[] } }).cause;
+  if (!cause) return false;
+  if (NOT_CONNECTED.has(String(cause.code))) return true;
+  // happy eyeballs: every address refused (an AggregateError)
+  const all = cause.errors;
+  return (
+    Array.isArray(all) && all.length > 0 && all.every((e) => NOT_CONNECTED.has(String(e.code)))
+  );
+}
+
+/**
+ * A thrown settle call. `capacity` (claim released, "nothing was charged") only when the
+ * facilitator provably never received the settle request: a failure before settlement was asked
+ * (`SettlementNotAttempted`), a connection that was never made, or an explicit 429/503 naming no
+ * transaction. Anything else after /settle was sent (a timeout, a connection lost mid-answer, a
+ * 5xx or 504 without an x402 body, an unreadable 200) may follow a broadcast: `pending`, decided
+ * from the chain by the reconciler.
  */
 export function classifySettleError(err: unknown, network: string): SettleOutcome {
   if (err instanceof SettleError) {
@@ -147,7 +183,15 @@ export function classifySettleError(err: unknown, network: string): SettleOutcom
   }
   if (err instanceof FacilitatorTimeoutError)
     return { kind: 'pending', transaction: '', network, reason: 'settlement_timeout' };
-  return { kind: 'capacity', reason: 'facilitator_unavailable' };
+  if (err instanceof SettlementNotAttempted || neverConnected(err))
+    return { kind: 'capacity', reason: 'facilitator_unavailable' };
+  // @x402/core's HTTP client: `Facilitator settle failed (<status>): <non-x402 body>`
+  const status = /^Facilitator settle failed \((\d{3})\)/.exec(
+    err instanceof Error ? err.message : '',
+  )?.[1];
+  if (status === '429' || status === '503')
+    return { kind: 'capacity', reason: 'facilitator_unavailable' };
+  return { kind: 'pending', transaction: '', network, reason: 'settlement_unknown' };
 }
 
 const EIP3009_STATE_ABI = parseAbi([
@@ -224,7 +268,13 @@ export class HttpFacilitator implements Facilitator {
     payload: PaymentPayload,
     req: PaymentRequirements,
   ): Promise<CheckedSettlement> {
-    const verdict = await this.verify(payload, req);
+    let verdict: VerifyResponse;
+    try {
+      verdict = await this.verify(payload, req);
+    } catch (err) {
+      // /settle was never called: nothing can have moved
+      throw new SettlementNotAttempted(err);
+    }
     if (!verdict.isValid) {
       return {
         response: {

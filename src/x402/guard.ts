@@ -18,7 +18,9 @@
  *   signature made for one route never verifies on another. Failures: 402
  *   `payment_verification_failed` with a `reason` naming the mismatch, before anything settles.
  * - The retry of an authorization this server already claimed is let through past its validity
- *   window, so the buyer keeps hearing its outcome (pending, then the order) instead of a 402.
+ *   window, so the buyer keeps hearing its outcome (pending, then the order) instead of a 402;
+ *   and on the route it was claimed on, also when the route no longer offers what it signed
+ *   (`claimed`: the claim answers it, nothing settles anew).
  *
  * Requests are any object with `method`, `url` and `headers` (a Fastify request fits), so the
  * guard carries no framework import.
@@ -83,6 +85,12 @@ export interface VerifiedPayment {
    * format; `payments.run` answers a repeat of it with the payment it first came with.
    */
   paymentIdentifier?: string;
+  /**
+   * A retry of an authorization already claimed on this route, taken from the payload's own
+   * `accepted` requirement (`X402Guard.claimed`) although it may no longer be offered: answered
+   * from its claim only, never claimed or settled anew.
+   */
+  resumed?: true;
 }
 
 export interface GuardOptions {
@@ -136,7 +144,7 @@ const fail = (reason: string, promptHeader?: () => string) =>
 export const authorizationAlreadyUsed = () =>
   new AppError('authorization_already_used', {
     message:
-      'the authorization was already used for another request; nothing was stored or charged. Sign a fresh authorization for this request.',
+      'the authorization was already used for another request, whose payment stands; this request stored and charged nothing. Sign a fresh authorization for this request.',
   });
 
 export class X402Guard {
@@ -278,17 +286,19 @@ export class X402Guard {
     const resource = opts.resource ?? this.resourceKey(req);
     const payTo = identityPayTo(this.opts.secret, resource);
     const url = this.resourceUrl(req);
+    // a sign-in proof is bound to the method too, as the zero-value proof is by its payTo
+    const target = { route: this.resourceKey(req), uri: url };
     const prompt = new Prompt(
       url,
       CHAINS.map((c) => this.issuer.requirement(c, payTo, 0)),
       opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`,
       // the same proof as a SIGN-IN-WITH-X header (./siwx.ts), for clients that sign in that way
-      () => siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs()),
+      () => siwxChallenge(this.opts.secret, target, this.opts.networks, this.nowMs()),
       this.service(),
     );
     const siwx = headerOf(req, SIWX_HEADER);
     if (siwx) {
-      const proof = await checkSiwx(siwx, url, {
+      const proof = await checkSiwx(siwx, target, {
         secret: this.opts.secret,
         networks: this.opts.networks,
         nowMs: this.nowMs(),
@@ -334,7 +344,13 @@ export class X402Guard {
         ...paymentIdentifierDeclaration(signIn !== undefined),
         ...(typeof extensions === 'function' ? extensions() : extensions),
         ...(signIn &&
-          siwxChallenge(this.opts.secret, url, this.opts.networks, this.nowMs(), false)),
+          siwxChallenge(
+            this.opts.secret,
+            { route: this.resourceKey(req), uri: url },
+            this.opts.networks,
+            this.nowMs(),
+            false,
+          )),
       }),
       this.service(offer.tags),
     );
@@ -351,11 +367,15 @@ export class X402Guard {
     const header = headerOf(req, SIWX_HEADER);
     if (!offer.signIn || !header || paymentSignatureOf(req)) return undefined;
     const prompt = this.paidPrompt(req, offer);
-    const proof = await checkSiwx(header, prompt.resourceUrl, {
-      secret: this.opts.secret,
-      networks: this.opts.networks,
-      nowMs: this.nowMs(),
-    });
+    const proof = await checkSiwx(
+      header,
+      { route: this.resourceKey(req), uri: prompt.resourceUrl },
+      {
+        secret: this.opts.secret,
+        networks: this.opts.networks,
+        nowMs: this.nowMs(),
+      },
+    );
     if ('refused' in proof) throw fail(proof.refused, prompt.header);
     const fresh = await this.opts.nonces.claimIdentityNonce({
       payer: proof.payer,
@@ -380,11 +400,19 @@ export class X402Guard {
       throw prompt.error();
     }
     await offer.beforeVerify?.();
-    const { requirement, payload, auth, chain, paymentIdentifier } = await this.check(
-      signature,
-      prompt,
-      5,
-    );
+    let checked;
+    try {
+      checked = await this.check(signature, prompt, 5);
+    } catch (err) {
+      // used already: on this very route that is the retry of a request whose terms changed since
+      // (price, chain, recipient), answered from its claim; elsewhere, another request (409)
+      if (err instanceof AppError && err.code === 'authorization_already_used') {
+        const resumed = await this.claimed(req, offer.resource);
+        if (resumed) return resumed;
+      }
+      throw err;
+    }
+    const { requirement, payload, auth, chain, paymentIdentifier } = checked;
     if (offer.completionChain !== undefined && chain !== offer.completionChain) {
       const payer = auth.from.toLowerCase();
       if (await this.opts.nonces.claimOf(payer, auth.nonce)) throw authorizationAlreadyUsed();
@@ -401,6 +429,62 @@ export class X402Guard {
       resource: offer.resource ?? this.resourceKey(req),
       amount: microOfAtomic(requirement.amount),
       ...(paymentIdentifier !== undefined && { paymentIdentifier }),
+    };
+  }
+
+  /**
+   * The request's signed payment when its authorization holds a paid claim on THIS route (key
+   * `resource`, default `METHOD /path`): a retry of a request this server accepted, whatever it
+   * offers now (the seller changed price or chains, the fee or its recipient changed, the listing
+   * is gone). The claim proves its requirement was issued here, so the payment is taken from the
+   * payload's own `accepted` requirement once the signature verifies and the authorization pays
+   * exactly it; it comes back `resumed`: the processor answers it from that claim only (the same
+   * request's order or verdict), never claiming or settling anew. Undefined otherwise.
+   */
+  async claimed(req: GuardRequest, resource?: string): Promise<VerifiedPayment | undefined> {
+    const signature = paymentSignatureOf(req);
+    if (!signature) return undefined;
+    let payload: PaymentPayload | undefined;
+    try {
+      payload = parsePaymentPayloadV2(decodePaymentSignatureHeader(signature)) ?? undefined;
+    } catch {
+      return undefined;
+    }
+    if (!payload || payload.accepted.scheme !== 'exact') return undefined;
+    const requirement = payload.accepted;
+    const net = networkByCaip2(this.opts.networks, requirement.network);
+    const exact = parseExactEvmPayload(payload.payload);
+    if (!net || !exact) return undefined;
+    const auth = exact.authorization;
+    const reason = checkAuthorization(auth, requirement, {
+      nowSeconds: this.nowSeconds(),
+      skewSeconds: this.opts.config.X402_CLOCK_SKEW_SECONDS,
+    });
+    if (reason?.endsWith('_mismatch')) return undefined;
+    const payer = auth.from.toLowerCase();
+    const claim = await this.opts.nonces.claimOf(payer, auth.nonce);
+    const key = resource ?? this.resourceKey(req);
+    if (claim?.kind !== 'paid' || claim.resource !== key) return undefined;
+    if (!(await verifyAuthorizationSignature(net, exact).catch(() => false))) return undefined;
+    const paymentIdentifier = paymentIdentifierOf(payload);
+    return {
+      payer,
+      chain: net.chain,
+      requirement,
+      payload: {
+        x402Version: X402_VERSION,
+        ...(payload.resource && { resource: payload.resource }),
+        accepted: requirement,
+        payload: verifiedExactPayload(exact, payload.payload.authorization),
+        ...(payload.extensions && { extensions: payload.extensions }),
+      },
+      authorization: auth,
+      nonce: auth.nonce,
+      validBefore: new Date(Number(auth.validBefore) * 1000),
+      resource: key,
+      amount: microOfAtomic(requirement.amount),
+      ...(paymentIdentifier !== undefined && { paymentIdentifier }),
+      resumed: true,
     };
   }
 }

@@ -16,12 +16,13 @@ import {
   type ExactEvmPayload,
 } from './eip3009.js';
 import { SignatureCheckUnavailable } from './smart-accounts.js';
-import type {
-  AuthorizationQuery,
-  AuthorizationState,
-  CheckedSettlement,
-  Facilitator,
-  InlineSettlement,
+import {
+  SettlementNotAttempted,
+  type AuthorizationQuery,
+  type AuthorizationState,
+  type CheckedSettlement,
+  type Facilitator,
+  type InlineSettlement,
 } from './facilitator.js';
 import {
   InsufficientFunds,
@@ -219,8 +220,11 @@ export class LocalFacilitator implements Facilitator {
       rejectedBeforeSettlement: true,
     });
     const fault = this.takeFault('settle');
+    // a facilitator that could not be reached: nothing was asked to move
     if (fault?.outcome === 'unreachable')
-      throw new Error('local facilitator: simulated connection failure');
+      throw new SettlementNotAttempted(
+        new Error('local facilitator: simulated connection failure'),
+      );
     if (fault?.outcome === 'capacity') return settled(failure('settlement_capacity'));
     if (fault?.outcome === 'failed')
       return settled(failure('invalid_exact_evm_transaction_failed'));

@@ -4,8 +4,10 @@
  * the message checks and the signature check; this file binds them to the marketplace:
  * - the prompt's challenge names this origin (`domain`: host and port), the route's URL (`uri`),
  *   both supported chains, a five-minute expiry and a nonce this server derived (random half +
- *   HMAC of it and the URL with the server secret), so a nonce from elsewhere or for another
- *   route never verifies and nothing is stored until a proof arrives;
+ *   HMAC of it, the route key `METHOD /path` and the URL with the server secret), so a nonce from
+ *   elsewhere, for another route or for another method on the same URL (a proof signed from a
+ *   GET prompt never authorises the PUT) never verifies, and nothing is stored until a proof
+ *   arrives; the signed message names the URL only, as the extension defines it;
  * - a proof is accepted once: its nonce is claimed per signer in the same single-use table as the
  *   zero-value proofs (survives restarts, shared by replicas); its URI must be the route's;
  * - smart accounts (EIP-1271, ERC-6492) are checked over the chain's bounded RPC client, as the
@@ -27,33 +29,43 @@ export const SIWX_HEADER = 'sign-in-with-x';
 /** How long a challenge may be signed and used. */
 export const SIWX_TTL_SECONDS = 300;
 
-const mac = (secret: Buffer, random: string, uri: string) =>
-  createHmac('sha256', secret).update(`x402-siwx:v1:${random}:${uri}`).digest('hex').slice(0, 32);
-
-/** A nonce only this server issues for `uri`: `0x` + 32 random hex + 32 hex of their HMAC. */
-export function siwxNonce(secret: Buffer, uri: string): string {
-  const random = randomBytes(16).toString('hex');
-  return `0x${random}${mac(secret, random, uri)}`;
+/** Where a proof is used: the route key (`METHOD /path`) and the absolute URL it names. */
+export interface SiwxTarget {
+  route: string;
+  uri: string;
 }
 
-function issuedHere(secret: Buffer, uri: string, nonce: string): boolean {
+const mac = (secret: Buffer, random: string, { route, uri }: SiwxTarget) =>
+  createHmac('sha256', secret)
+    .update(`x402-siwx:v2:${random}:${route}:${uri}`)
+    .digest('hex')
+    .slice(0, 32);
+
+/** A nonce only this server issues for `target`: `0x` + 32 random hex + 32 hex of their HMAC. */
+export function siwxNonce(secret: Buffer, target: SiwxTarget): string {
+  const random = randomBytes(16).toString('hex');
+  return `0x${random}${mac(secret, random, target)}`;
+}
+
+function issuedHere(secret: Buffer, target: SiwxTarget, nonce: string): boolean {
   const m = /^0x([0-9a-f]{32})([0-9a-f]{32})$/.exec(nonce);
   if (!m) return false;
-  return timingSafeEqual(Buffer.from(m[2]!), Buffer.from(mac(secret, m[1]!, uri)));
+  return timingSafeEqual(Buffer.from(m[2]!), Buffer.from(mac(secret, m[1]!, target)));
 }
 
 /**
- * `extensions["sign-in-with-x"]` of a prompt for `uri`. `withSchema: false` (the acquire prompt,
+ * `extensions["sign-in-with-x"]` of a prompt for `target`. `withSchema: false` (the acquire prompt,
  * whose header must also carry the bazaar entry within 8 KB) leaves out the JSON schema of the
  * proof, which clients do not read to sign.
  */
 export function siwxChallenge(
   secret: Buffer,
-  uri: string,
+  target: SiwxTarget,
   networks: PaymentNetworks,
   nowMs: number,
   withSchema = true,
 ): Record<string, unknown> {
+  const { uri } = target;
   return {
     [SIGN_IN_WITH_X]: {
       info: {
@@ -61,7 +73,7 @@ export function siwxChallenge(
         uri,
         statement: 'Sign in to the code artifact marketplace with this wallet.',
         version: '1',
-        nonce: siwxNonce(secret, uri),
+        nonce: siwxNonce(secret, target),
         issuedAt: new Date(nowMs).toISOString(),
         expirationTime: new Date(nowMs + SIWX_TTL_SECONDS * 1000).toISOString(),
         resources: [uri],
@@ -83,14 +95,16 @@ export interface SiwxProof {
 }
 
 /**
- * The signer of a SIGN-IN-WITH-X header for `uri`, or the reason it is refused (an
- * `invalid_siwx_*` code). The nonce is not claimed here: the caller claims it.
+ * The signer of a SIGN-IN-WITH-X header for `target` (its nonce issued for that very route key
+ * and URL), or the reason it is refused (an `invalid_siwx_*` code). The nonce is not claimed
+ * here: the caller claims it.
  */
 export async function checkSiwx(
   header: string,
-  uri: string,
+  target: SiwxTarget,
   opts: { secret: Buffer; networks: PaymentNetworks; nowMs: number },
 ): Promise<SiwxProof | { refused: string }> {
+  const { uri } = target;
   let payload: SIWxPayload;
   try {
     payload = parseSIWxHeader(header);
@@ -98,7 +112,7 @@ export async function checkSiwx(
     return { refused: 'invalid_siwx_payload' };
   }
   if (payload.uri !== uri) return { refused: 'invalid_siwx_uri_mismatch' };
-  if (!issuedHere(opts.secret, uri, payload.nonce)) return { refused: 'invalid_siwx_nonce' };
+  if (!issuedHere(opts.secret, target, payload.nonce)) return { refused: 'invalid_siwx_nonce' };
   const net = networkByCaip2(opts.networks, payload.chainId);
   if (!net) return { refused: 'invalid_siwx_unsupported_chain' };
   const valid = await validateSIWxMessage(payload, new URL(uri), {

@@ -48,7 +48,16 @@ describe('settlement outcome classification (spec 7.1)', () => {
     expect(classifySettleError(new FacilitatorTimeoutError('settle', 100), net).kind).toBe(
       'pending',
     );
-    expect(classifySettleError(new TypeError('fetch failed'), net).kind).toBe('capacity');
+    // a connection never made is capacity; a fetch that failed otherwise may have been sent
+    expect(
+      classifySettleError(
+        new TypeError('fetch failed', {
+          cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+        }),
+        net,
+      ).kind,
+    ).toBe('capacity');
+    expect(classifySettleError(new TypeError('fetch failed'), net).kind).toBe('pending');
     expect(
       classifySettleError(
         new SettleError(400, {

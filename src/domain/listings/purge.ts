@@ -65,12 +65,16 @@ export async function purgeDeleted(
 }
 
 /**
- * Keys still needed: any listing not purged, and any payment that may still create one (open, or
- * failed at settlement while its transfer may yet be mined: migration 370).
+ * Keys still needed: any listing not purged, any listing buyers hold orders for (purged or not:
+ * a deleted listing that sold is hidden, and its buyers still download it), and any payment that
+ * may still create one (open, or failed at settlement while its transfer may yet be mined:
+ * migration 370).
  */
 export async function referenced(deps: Pick<ScanDeps, 'sql'>, key: string): Promise<boolean> {
   const [row] = await deps.sql`
-    select 1 where exists (select 1 from items where archive_key = ${key} and purged_at is null)
+    select 1 where exists (select 1 from items i where i.archive_key = ${key}
+                             and (i.purged_at is null
+                                  or exists (select 1 from orders o where o.item_id = i.id)))
        or exists (select 1 from x402_payments
                   where ${unresolvedPayment(deps.sql)}
                     and context ->> 'archive_key' = ${key})`;

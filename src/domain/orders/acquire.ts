@@ -106,7 +106,7 @@ export class SaleItemCache {
    * True while this very item (as `get` returned it) is still the cached entry: no delete,
    * moderation or change of the seller's terms reached this process since it was read.
    */
-  holds(item: SaleItem): boolean {
+  holds(item: Pick<SaleItem, 'id'>): boolean {
     const entry = this.entries.get(item.id);
     return entry !== undefined && entry.item === item && entry.expires > this.now();
   }
@@ -202,14 +202,26 @@ async function acquireOnce(
   }
   assertRegionServed(deps.config, country);
   if (fresh) deps.saleItems?.invalidate(itemId);
-  const item = deps.saleItems
-    ? (await deps.saleItems.get(deps.sql, itemId)).item
-    : await loadSaleItem(deps.sql, itemId);
-  const options = saleOptions(item, body.chain);
-  if (options.length === 0) {
-    throw new AppError('seller_wallet_missing', {
-      message: 'the seller accepts no sales on any supported chain right now',
-    });
+  let item: SaleItem;
+  let options: PaidOption[];
+  try {
+    item = deps.saleItems
+      ? (await deps.saleItems.get(deps.sql, itemId)).item
+      : await loadSaleItem(deps.sql, itemId);
+    options = saleOptions(item, body.chain);
+    if (options.length === 0) {
+      throw new AppError('seller_wallet_missing', {
+        message: 'the seller accepts no sales on any supported chain right now',
+      });
+    }
+  } catch (err) {
+    // Not for sale (any more): the retry of a purchase whose claim is held gets its order or
+    // verdict all the same (the seller deleted it, or left every chain, after it was paid).
+    if (err instanceof AppError && ['item_not_found', 'seller_wallet_missing'].includes(err.code)) {
+      const resumed = await resumeClaimed(deps, itemId, body, pay, mode);
+      if (resumed) return resumed;
+    }
+    throw err;
   }
   const legal = currentLegal(deps.config.PUBLIC_BASE_URL);
   const offer: PaidOffer = {
@@ -268,19 +280,7 @@ async function acquireOnce(
       message: 'a wallet cannot buy its own listing',
     });
   }
-  const context: AcquireContext = {
-    orderId: randomUUID(),
-    itemId: item.id,
-    sellerId: item.sellerId,
-    legal: {
-      policyVersion: legal.policy.version,
-      policyUrl: legal.policy.url,
-      licenseVersion: legal.license.version,
-      licenseUrl: legal.license.url,
-    },
-    acceptedAt: new Date().toISOString(),
-    ...(mode.buyerId && { buyerId: mode.buyerId }),
-  };
+  const context = acquireContext(deps.config, item, mode);
   const done = await deps.payments.run<AcquireContext, AcquireResult>({
     operation: ACQUIRE_OPERATION,
     payment,
@@ -302,6 +302,62 @@ async function acquireOnce(
   };
 }
 
+/** What a purchase's claim stores: the reserved order id, the item, the legal terms accepted. */
+function acquireContext(
+  config: Config,
+  item: Pick<SaleItem, 'id' | 'sellerId'>,
+  mode: AcquireMode,
+): AcquireContext {
+  const legal = currentLegal(config.PUBLIC_BASE_URL);
+  return {
+    orderId: randomUUID(),
+    itemId: item.id,
+    sellerId: item.sellerId,
+    legal: {
+      policyVersion: legal.policy.version,
+      policyUrl: legal.policy.url,
+      licenseVersion: legal.license.version,
+      licenseUrl: legal.license.url,
+    },
+    acceptedAt: new Date().toISOString(),
+    ...(mode.buyerId && { buyerId: mode.buyerId }),
+  };
+}
+
+/**
+ * A signed purchase whose authorization holds a claim on this route (`Pay.claimed`), answered from
+ * that claim while the listing is not for sale: the same request's order (or pending / failed
+ * verdict), never a new purchase. Undefined when the request carries no such payment, or the item
+ * row is gone.
+ */
+async function resumeClaimed(
+  deps: AcquireDeps,
+  itemId: string,
+  body: AcquireBody,
+  pay: Pay,
+  mode: AcquireMode,
+): Promise<
+  { response: AnyAcquireResponse; paymentResponseHeader: string | undefined } | undefined
+> {
+  const payment = await pay.claimed?.();
+  if (!payment) return undefined;
+  const [item] = await deps.sql<Array<{ id: string; sellerId: string; archiveSha256: string }>>`
+    select id, seller_id, archive_sha256 from items where id = ${itemId}`;
+  if (!item) return undefined;
+  const done = await deps.payments.run<AcquireContext, AcquireResult>({
+    operation: ACQUIRE_OPERATION,
+    payment,
+    // never stored: a resumed payment is answered from its claim, whose context stands
+    context: acquireContext(deps.config, item, mode),
+    pendingDetails: (c) => ({ order_id: c.orderId }),
+    request: { item_id: item.id, chain: body.chain ?? null, buyer_id: mode.buyerId ?? null },
+  });
+  return {
+    response: await purchaseAnswer(deps, { ...item, attestation: null }, mode, done.result, false),
+    paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
 /**
  * The answer of a purchase: the order, its freshly signed links and the item's attestation. A
  * purchase this request just completed answers with the report read with the item (a report is
@@ -313,7 +369,7 @@ async function acquireOnce(
  */
 async function purchaseAnswer(
   deps: AcquireDeps,
-  item: SaleItem,
+  item: Pick<SaleItem, 'id' | 'archiveSha256' | 'attestation'>,
   mode: AcquireMode,
   result: AcquireResult,
   justBought: boolean,

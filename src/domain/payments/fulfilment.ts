@@ -61,4 +61,10 @@ export type Pay = ((offer: PaidOffer) => Promise<VerifiedPayment>) & {
    * undefined (no proof, or a payment too: payment wins); refusals end with the prompt.
    */
   signIn?: (offer: PaidOffer) => Promise<string | undefined>;
+  /**
+   * The request's signed payment when its authorization already holds a paid claim on this
+   * route (`resource`, default the route's own key): a retry, answered from that claim even when
+   * the route no longer offers what it paid for (the listing is gone). Undefined otherwise.
+   */
+  claimed?: (resource?: string) => Promise<VerifiedPayment | undefined>;
 };

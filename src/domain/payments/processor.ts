@@ -101,6 +101,12 @@ export class PaymentProcessor {
     const id = payment.paymentIdentifier;
     const earlier = id && (await this.store.identified(payment.payer, id));
     if (earlier) return this.answerIdentified<R, C>(earlier, input, digest);
+    if (payment.resumed) {
+      // a retry on terms no longer offered: its claim answers it; nothing is claimed anew
+      const known = await this.store.find(payment.payer, payment.nonce);
+      if (known && known.status !== 'released') return this.resume<R, C>(known, input, digest);
+      throw new AppError('payment_verification_failed', { reason: 'requirements_not_issued' });
+    }
     const fused = await this.runInOneStatement<C, R>(input, digest);
     if (fused) return fused;
     let claimed: PaymentRow | undefined;

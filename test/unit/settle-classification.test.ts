@@ -1,0 +1,124 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HTTPFacilitatorClient } from '@x402/core/http';
+import { FacilitatorResponseError, SettleError, type PaymentPayload } from '@x402/core/types';
+import { describe, expect, it } from 'vitest';
+import {
+  classifySettle,
+  classifySettleError,
+  SettlementNotAttempted,
+} from '../../src/x402/facilitator.js';
+import { exampleRequirement } from '../helpers/wallets.js';
+
+/**
+ * Review s27: `capacity` releases the claim (nonce and payment id free again, never asked about
+ * again) and tells the buyer "nothing was charged". It must only be chosen when the facilitator
+ * cannot have broadcast. A settle answer that names a transaction, a connection lost after the
+ * request was sent, or an unparseable 200 all may have moved the money.
+ */
+const net = 'eip155:8453';
+describe('classifySettle / classifySettleError never call a possible broadcast "capacity"', () => {
+  it('a 503 x402 body that names a transaction', () => {
+    const o = classifySettle(
+      {
+        success: false,
+        errorReason: 'unexpected_settle_error',
+        transaction: '0xabc',
+        network: net,
+      },
+      503,
+    );
+    expect(o.kind).not.toBe('capacity');
+  });
+  it('a 502 SettleError that names a transaction', () => {
+    const o = classifySettleError(
+      new SettleError(502, {
+        success: false,
+        errorReason: 'unexpected_settle_error',
+        transaction: '0xabc',
+        network: net,
+      } as never),
+      net,
+    );
+    expect(o.kind).not.toBe('capacity');
+  });
+  it('a connection reset after the request was sent', () => {
+    const err = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+    });
+    expect(classifySettleError(err, net).kind).not.toBe('capacity');
+  });
+  it('a 200 whose body does not parse', () => {
+    const err = new FacilitatorResponseError('Facilitator settle returned invalid JSON: <html>');
+    expect(classifySettleError(err, net).kind).not.toBe('capacity');
+  });
+});
+
+/** What @x402/core's HTTP client throws when /settle goes to `url`. */
+async function settleError(url: string): Promise<unknown> {
+  const payload = { x402Version: 2, accepted: exampleRequirement, payload: {} } as PaymentPayload;
+  return new HTTPFacilitatorClient({ url, timeoutMs: 5_000 })
+    .settle(payload, exampleRequirement)
+    .then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+}
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<Server> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
+const urlOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+const closed = (s: Server) => new Promise((r) => s.close(r));
+
+describe('capacity stays for what provably never reached /settle', () => {
+  it('a refused connection (real fetch to a closed port) is capacity', async () => {
+    const server = await listen(() => undefined);
+    const url = urlOf(server);
+    await closed(server);
+    expect(classifySettleError(await settleError(url), net)).toMatchObject({
+      kind: 'capacity',
+      reason: 'facilitator_unavailable',
+    });
+  });
+  it('a connection reset after the request was read (real socket) is pending', async () => {
+    const server = await listen((req) => req.on('data', () => req.socket.destroy()));
+    const err = await settleError(urlOf(server));
+    await closed(server);
+    expect(classifySettleError(err, net)).toMatchObject({ kind: 'pending', transaction: '' });
+  });
+  it('a gateway 504 with an HTML body is pending; an explicit 503 or 429 is capacity', async () => {
+    let status = 504;
+    const server = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(status, { 'content-type': 'text/html' });
+        res.end('<html>busy</html>');
+      });
+    });
+    const gateway = await settleError(urlOf(server));
+    status = 503;
+    const busy = await settleError(urlOf(server));
+    status = 429;
+    const limited = await settleError(urlOf(server));
+    await closed(server);
+    expect(classifySettleError(gateway, net).kind).toBe('pending');
+    expect(classifySettleError(busy, net).kind).toBe('capacity');
+    expect(classifySettleError(limited, net).kind).toBe('capacity');
+  });
+  it('a failure before settlement was requested (the verify phase) is capacity', () => {
+    expect(classifySettleError(new SettlementNotAttempted(new Error('verify 502')), net).kind).toBe(
+      'capacity',
+    );
+  });
+  it('a 503 x402 body without a transaction is capacity', () => {
+    expect(
+      classifySettle(
+        { success: false, errorReason: 'unexpected_settle_error', transaction: '', network: net },
+        503,
+      ).kind,
+    ).toBe('capacity');
+  });
+});
