@@ -1,4 +1,4 @@
-import { bytecodeMagic, gitConfigExec, isGitConfig, pathFinding } from './binaries.js';
+import { bytecodeMagic, GitConfigLines, isGitConfig, pathFinding } from './binaries.js';
 import { FileCode } from './code-rules.js';
 import { Sketch } from './fingerprint.js';
 import { FileInstall, installFileKind } from './install-hooks.js';
@@ -124,7 +124,7 @@ export class EntryInspector {
   private code: FileCode | undefined;
   /** Files whose every line is asked: real `.env` files, install-time files, `.git/config`. */
   private readonly install: FileInstall | undefined;
-  private readonly gitConfig: boolean;
+  private readonly gitConfig: GitConfigLines | undefined;
   /** Already reported as bytecode from its name (its magic bytes need not say it again). */
   private readonly bytecodeByPath: boolean;
   private everyLine: boolean;
@@ -153,8 +153,8 @@ export class EntryInspector {
     this.bytecodeByPath = byPath?.check === 'bytecode';
     const install = installFileKind(path);
     this.install = install && new FileInstall(install);
-    this.gitConfig = isGitConfig(path);
-    this.everyLine = !!this.install || this.gitConfig;
+    this.gitConfig = isGitConfig(path) ? new GitConfigLines() : undefined;
+    this.everyLine = !!this.install || !!this.gitConfig;
     if (path.includes('.env') && ENV_LIKE.test(path)) {
       this.secrets = new FileSecrets(path);
       this.everyLine ||= this.secrets.realEnv;
@@ -464,7 +464,7 @@ export class EntryInspector {
       if (hit) return this.report(hit.rule, lineNo, hit.kind);
     }
     if (this.gitConfig) {
-      const key = gitConfigExec(text);
+      const key = this.gitConfig.line(text);
       if (key) return this.report('git_config_exec', lineNo, key);
     }
     const askCode =
