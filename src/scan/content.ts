@@ -527,7 +527,8 @@ const TOKEN_RUN = 20;
 const PAYLOAD_RUN = 40;
 const DASH_RUN = Buffer.from('-----');
 const DJANGO_KEY = Buffer.from('SECRET_KEY');
-const FIREBASE = Buffer.from('firebaseapp.com');
+/** With its dot: found as fast as the other markers (memchr-like), unlike the bare word. */
+const FIREBASE = Buffer.from('.firebaseapp.com');
 const PHRASE_WORDS = 12;
 /** Twelve words of 3+ letters and the 11 gaps between them. */
 const PHRASE_SPAN = PHRASE_WORDS * 3 + PHRASE_WORDS - 1;
