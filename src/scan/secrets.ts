@@ -246,8 +246,11 @@ export class FileSecrets {
   private macLine = 0;
   /** A private key header whose body is still to come (within PEM_BODY_WITHIN lines). */
   private pem: { line: number; kind: string } | undefined;
-  /** A Google API key under `apiKey`, held until the file shows whether it is a Firebase config. */
-  private googleKey: SecretHit | undefined;
+  /**
+   * Keys under `apiKey`, held until the file shows whether each is a Firebase web config's (an
+   * auth domain within FIREBASE_NEAR lines, before or after); the last auth domain's line.
+   */
+  private held: SecretHit[] = [];
   private firebaseLine = 0;
 
   constructor(path: string) {
@@ -266,11 +269,15 @@ export class FileSecrets {
       return { rule: 'secret:wallet_key', kind: 'evm_private_key', line: lineNo };
     const keystore = this.keystore(line, lineNo);
     if (keystore) return keystore;
-    if (line.includes(FIREBASE_HOST)) this.firebaseLine = lineNo;
+    if (line.includes(FIREBASE_HOST)) {
+      this.firebaseLine = lineNo;
+      if (this.held.length) this.held = this.held.filter((h) => lineNo - h.line > FIREBASE_NEAR);
+    }
     const found = findToken(line);
     if (found && FIREBASE_API_KEY.test(line)) {
       // public by design in a Firebase web config (next to its authDomain): decided at the end
-      if (!this.firebaseNear(lineNo)) this.googleKey ??= { ...found, line: lineNo };
+      const near = this.firebaseLine > 0 && lineNo - this.firebaseLine <= FIREBASE_NEAR;
+      if (!near && this.held.length < 5) this.held.push({ ...found, line: lineNo });
       return undefined;
     }
     // a bare 64-hex value under a key name in prose (docs, comments): an example, as above
@@ -313,15 +320,11 @@ export class FileSecrets {
     return isRealPassword(value) ? { rule: NAMED, kind, line: lineNo } : undefined;
   }
 
-  /** What the whole file decides: a Google API key under `apiKey` outside a Firebase config. */
+  /** What the whole file decides: a key under `apiKey` with no Firebase auth domain near it. */
   end(): SecretHit | undefined {
-    const held = this.googleKey;
-    this.googleKey = undefined;
-    return held && !this.firebaseNear(held.line) ? held : undefined;
-  }
-
-  private firebaseNear(lineNo: number): boolean {
-    return this.firebaseLine > 0 && Math.abs(this.firebaseLine - lineNo) <= FIREBASE_NEAR;
+    const first = this.held[0];
+    this.held = [];
+    return first;
   }
 
   /** A private key block: a header with its body on the line or on one of the next lines. */

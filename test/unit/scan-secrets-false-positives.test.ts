@@ -62,6 +62,12 @@ describe('false positives', () => {
       2,
     ],
     [
+      'a second key under apiKey, far from the Firebase config of the file',
+      'src/config.ts',
+      `export const firebase = {\n  apiKey: "AIzaSyDOCAbC123dEf456GhI789jKl012-MnO",\n  authDomain: "demo-app.firebaseapp.com",\n};\n${'// -\n'.repeat(20)}export const maps = {\n  apiKey: "${GOOGLE_KEY}",\n};\n`,
+      26,
+    ],
+    [
       'a JWT not signed with a published example secret',
       'test/auth.test.ts',
       `const token = "${JWT_IO.slice(0, -4)}Qx9z";\n`,
