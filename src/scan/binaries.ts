@@ -19,8 +19,9 @@ const PYC_EXT = /\.py[co]$/i;
 const CLASS_EXT = /\.class$/i;
 const DEX_EXT = /\.dex$/i;
 /** Cheap first look: only these paths can get a finding here. */
-const MAYBE = /\.(?:py[co]|class|dex|jar|war|ear|aar)$|\.git\/hooks\//i;
-const GIT_HOOK = /(?:^|\/)\.git\/hooks\/([^/]+)$/;
+const MAYBE = /\.(?:py[co]|class|dex|jar|war|ear|aar)$|\.git\/(?:.+\/)?hooks\//i;
+/** A hook of a repository, of its submodules or worktrees, or of a bare repository (`x.git/`). */
+const GIT_HOOK = /(?:^|\/)[^/]*\.git\/(?:(?:modules|worktrees)\/(?:[^/]+\/)+)?hooks\/([^/]+)$/i;
 
 /** The path inside the innermost archive, and whether an enclosing archive is an accepted jar. */
 function innermost(path: string): { inner: string; inAcceptedJar: boolean } {
@@ -65,17 +66,79 @@ export function bytecodeMagic(b: Buffer, path: string): string | undefined {
   return undefined;
 }
 
-/** `.git/config` keys that make git run a command: refused in a shipped repository. */
-const GIT_CONFIG_EXEC =
-  /^\s*(fsmonitor|hookspath|sshcommand|askpass|editor|pager|gpg\.?program)\s*=/i;
+/**
+ * A repository's own configuration files: `.git/config` at any depth, the configs of its
+ * submodules and worktrees (`.git/modules/<name>/config`, `config.worktree`), and a bare
+ * repository's (`<name>.git/config`), in any case (case-insensitive filesystems). Git reads them
+ * when run inside the folder (`git status`).
+ */
+const GIT_CONFIG_PATH =
+  /(?:^|\/)[^/]*\.git\/(?:(?:modules|worktrees)\/(?:[^/]+\/)+)?config(?:\.worktree)?$/i;
 
 export function isGitConfig(path: string): boolean {
-  if (!path.endsWith('/config') && path !== '.git/config') return false;
-  return /(?:^|\/)\.git\/config$/.test(innermost(path).inner);
+  const lower = path.slice(-15).toLowerCase();
+  if (!lower.endsWith('config') && !lower.endsWith('config.worktree')) return false;
+  return GIT_CONFIG_PATH.test(innermost(path).inner);
 }
 
-/** The key of a `.git/config` line that makes git run a command, or undefined. */
-export function gitConfigExec(line: string): string | undefined {
-  const m = GIT_CONFIG_EXEC.exec(line);
-  return m ? m[1]!.toLowerCase() : undefined;
+/**
+ * The keys a shipped repository's config may set, by section: what `git init`, `git clone` and
+ * `git submodule add` write, and settings of the same kind (line endings, names). `*` marks a
+ * section that takes a subsection name (`[remote "origin"]`), without it one that takes none.
+ * Every other key is refused: git runs commands from many (`core.fsmonitor`, `core.gitProxy`,
+ * `filter.*.clean`, `diff.*.textconv`, `merge.*.driver`, `credential.helper`, `include.path`…).
+ */
+const GIT_CONFIG_ALLOWED: Record<string, readonly string[]> = {
+  core: [
+    'repositoryformatversion',
+    'filemode',
+    'bare',
+    'logallrefupdates',
+    'ignorecase',
+    'precomposeunicode',
+    'symlinks',
+    'autocrlf',
+    'safecrlf',
+    'eol',
+    'worktree',
+    'quotepath',
+  ],
+  'remote.*': ['url', 'pushurl', 'fetch', 'push', 'tagopt', 'mirror', 'prune'],
+  'branch.*': ['remote', 'merge', 'rebase', 'pushremote'],
+  'submodule.*': ['url', 'active', 'branch'],
+  user: ['name', 'email'],
+  pull: ['rebase', 'ff'],
+  init: ['defaultbranch'],
+  extensions: ['objectformat', 'worktreeconfig'],
+};
+
+/** `[section]`, `[section "subsection"]` or `[section.subsection]`, then maybe a key on the line. */
+const SECTION = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\]\s*(.*)$/;
+const KEY = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=.*)?$/;
+
+/**
+ * The lines of one git config file in order: each key is judged with the section it is in.
+ * `line` returns what is refused (`section.key` or `unparsed_line`) or undefined.
+ */
+export class GitConfigLines {
+  private section = '';
+
+  line(text: string): string | undefined {
+    let rest = text;
+    const header = SECTION.exec(text);
+    if (header) {
+      const name = header[1]!.toLowerCase();
+      const dot = name.indexOf('.');
+      const sub = header[2] !== undefined || dot > 0;
+      this.section = `${dot > 0 ? name.slice(0, dot) : name}${sub ? '.*' : ''}`;
+      rest = header[3]!;
+    }
+    const t = rest.trimStart();
+    if (t === '' || t.startsWith('#') || t.startsWith(';')) return undefined;
+    const kv = KEY.exec(rest);
+    if (!kv) return 'unparsed_line';
+    const key = kv[1]!.toLowerCase();
+    const shown = this.section ? `${this.section.replace('.*', '')}.${key}` : key;
+    return GIT_CONFIG_ALLOWED[this.section]?.includes(key) ? undefined : shown;
+  }
 }

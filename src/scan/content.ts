@@ -1,4 +1,4 @@
-import { bytecodeMagic, gitConfigExec, isGitConfig, pathFinding } from './binaries.js';
+import { bytecodeMagic, GitConfigLines, isGitConfig, pathFinding } from './binaries.js';
 import { FileCode } from './code-rules.js';
 import { Sketch } from './fingerprint.js';
 import { FileInstall, installFileKind } from './install-hooks.js';
@@ -124,7 +124,7 @@ export class EntryInspector {
   private code: FileCode | undefined;
   /** Files whose every line is asked: real `.env` files, install-time files, `.git/config`. */
   private readonly install: FileInstall | undefined;
-  private readonly gitConfig: boolean;
+  private readonly gitConfig: GitConfigLines | undefined;
   /** Already reported as bytecode from its name (its magic bytes need not say it again). */
   private readonly bytecodeByPath: boolean;
   private everyLine: boolean;
@@ -153,8 +153,8 @@ export class EntryInspector {
     this.bytecodeByPath = byPath?.check === 'bytecode';
     const install = installFileKind(path);
     this.install = install && new FileInstall(install);
-    this.gitConfig = isGitConfig(path);
-    this.everyLine = !!this.install || this.gitConfig;
+    this.gitConfig = isGitConfig(path) ? new GitConfigLines() : undefined;
+    this.everyLine = !!this.install || !!this.gitConfig;
     if (path.includes('.env') && ENV_LIKE.test(path)) {
       this.secrets = new FileSecrets(path);
       this.everyLine ||= this.secrets.realEnv;
@@ -180,6 +180,8 @@ export class EntryInspector {
     if (this.kind !== 'binary' && this.kind !== 'nested' && this.carry)
       this.lines(this.carry, this.carry.length, true);
     this.carry = undefined;
+    const held = this.found < 5 ? this.secrets?.end() : undefined;
+    if (held) this.report(held.rule, held.line, held.kind);
     this.preview?.end(
       this.kind === 'pending' || this.kind === 'skip' ? 'other' : this.kind,
       this.codeLines,
@@ -360,6 +362,10 @@ export class EntryInspector {
    */
   private lines(buf: Buffer, end: number, final: boolean): void {
     let nextDashes = buf.indexOf(DASH_RUN);
+    // Words that send a line to the secret rules though it has no token run (Django's random
+    // SECRET_KEY has symbols; a Firebase config's auth domain clears its public apiKey).
+    let nextDjango = buf.indexOf(DJANGO_KEY);
+    let nextFirebase = buf.indexOf(FIREBASE);
     // Single bytes some rules need (memchr-fast): where the next one is, as for the dash run.
     let nextAt = buf.indexOf(64); // @
     let nextBackslash = buf.indexOf(92);
@@ -389,7 +395,15 @@ export class EntryInspector {
       }
       if (last - first >= 3) {
         if (nextDashes !== -1 && nextDashes < first) nextDashes = buf.indexOf(DASH_RUN, first);
-        const dashes = nextDashes !== -1 && nextDashes + DASH_RUN.length <= last + 1;
+        let marked = nextDashes !== -1 && nextDashes + DASH_RUN.length <= last + 1;
+        if (nextDjango !== -1 && nextDjango <= last) {
+          if (nextDjango < first) nextDjango = buf.indexOf(DJANGO_KEY, first);
+          marked ||= nextDjango !== -1 && nextDjango <= last;
+        }
+        if (nextFirebase !== -1 && nextFirebase <= last) {
+          if (nextFirebase < first) nextFirebase = buf.indexOf(FIREBASE, first);
+          marked ||= nextFirebase !== -1 && nextFirebase <= last;
+        }
         let cls = 0;
         if (nextAt !== -1 && nextAt <= last) {
           if (nextAt < first) nextAt = buf.indexOf(64, first);
@@ -407,7 +421,7 @@ export class EntryInspector {
           if (nextAmp < first) nextAmp = buf.indexOf(38, first);
           if (nextAmp !== -1 && nextAmp <= last) cls |= PIPE;
         }
-        this.endLine(buf, first, last, h, dashes, cls);
+        this.endLine(buf, first, last, h, marked, cls);
       }
       this.lineNo++;
       i++;
@@ -419,7 +433,8 @@ export class EntryInspector {
   /**
    * A finished line (trimmed bytes [first, last], 4 or more); `lineNo` still counts the lines
    * before it. Meaningful (a letter or digit) → hashed into the fingerprint; then handed to the
-   * content rules when it can hold what they look for: a token run or a PEM dash run (secrets,
+   * content rules when it can hold what they look for: a token run, a PEM dash run or a marker
+   * word (`SECRET_KEY`, `firebaseapp.com`) (secrets,
    * encoded payloads), a phrase (mnemonics), an `@` (credentials in a URL), a backslash escape, a
    * pipe or `&` (droppers), a long line; every line of the files that ask for it.
    */
@@ -428,7 +443,7 @@ export class EntryInspector {
     first: number,
     last: number,
     hash: number,
-    dashes: boolean,
+    marked: boolean,
     cls: number,
   ): void {
     const ctx = this.ctx;
@@ -442,7 +457,7 @@ export class EntryInspector {
         ctx.sourceLineHashes.add(h);
     }
     if (this.found >= 5) return;
-    const tokens = dashes || hasRun(buf, first, last + 1, TOKEN_CHAR, TOKEN_RUN);
+    const tokens = marked || hasRun(buf, first, last + 1, TOKEN_CHAR, TOKEN_RUN);
     const words =
       hasRun(buf, first, last + 1, PHRASE_CHAR, PHRASE_SPAN) &&
       phraseWords(buf, first, last) >= PHRASE_WORDS;
@@ -464,7 +479,7 @@ export class EntryInspector {
       if (hit) return this.report(hit.rule, lineNo, hit.kind);
     }
     if (this.gitConfig) {
-      const key = gitConfigExec(text);
+      const key = this.gitConfig.line(text);
       if (key) return this.report('git_config_exec', lineNo, key);
     }
     const askCode =
@@ -511,6 +526,9 @@ const TOKEN_RUN = 20;
 /** A token run this long can be an encoded payload (the code rules look at it). */
 const PAYLOAD_RUN = 40;
 const DASH_RUN = Buffer.from('-----');
+const DJANGO_KEY = Buffer.from('SECRET_KEY');
+/** With its dot: found as fast as the other markers (memchr-like), unlike the bare word. */
+const FIREBASE = Buffer.from('.firebaseapp.com');
 const PHRASE_WORDS = 12;
 /** Twelve words of 3+ letters and the 11 gaps between them. */
 const PHRASE_SPAN = PHRASE_WORDS * 3 + PHRASE_WORDS - 1;

@@ -2,22 +2,29 @@ import { DOWNLOAD, runsWhatItFetches } from './code-rules.js';
 
 /**
  * Code that runs when a project is installed or imported and reaches out: npm lifecycle scripts
- * that download, decode or run inline network code; Python build files (`setup.py`,
- * `hatch_build.py`) and module-level package code (`__init__.py`) that fetch over the network or
- * run a downloaded command. Every line of these files is asked (they are few and small).
+ * that download, decode or run inline network code; the command expansions of a node-gyp file
+ * (`binding.gyp`: `npm install` runs `node-gyp rebuild`, which runs them) judged as those scripts;
+ * Python build files (`setup.py`, `hatch_build.py`) and module-level package code
+ * (`__init__.py`), and Cargo build scripts (`build.rs`, run by `cargo build`), that fetch over the
+ * network or run a download tool. Every line of these files is asked (they are few and small).
  */
 export interface InstallHit {
   rule: string;
   kind: string;
 }
 
-export type InstallFile = 'npm_manifest' | 'python_build' | 'python_init';
+export type InstallFile = 'npm_manifest' | 'python_build' | 'python_init' | 'gyp' | 'cargo_build';
+
+/** Cheap first look: only these paths can be install-time files. */
+const MAYBE_INSTALL = /(?:\.py|package\.json|\.gypi?|\/build\.rs|^build\.rs)$/;
 
 export function installFileKind(path: string): InstallFile | undefined {
-  if (!path.endsWith('.py') && !path.endsWith('package.json')) return undefined;
+  if (!MAYBE_INSTALL.test(path)) return undefined;
   const inner = path.slice(path.lastIndexOf('!/') + 1);
   const base = inner.slice(inner.lastIndexOf('/') + 1);
   if (base === 'package.json') return 'npm_manifest';
+  if (base.endsWith('.gyp') || base.endsWith('.gypi')) return 'gyp';
+  if (base === 'build.rs') return 'cargo_build';
   if (base === 'setup.py' || base === 'hatch_build.py' || base === 'build_backend.py')
     return 'python_build';
   if (base === '__init__.py') return 'python_init';
@@ -63,6 +70,14 @@ const PY_NETWORK =
   /\b(?:urlopen|urlretrieve|requests\.(?:get|post|put|request|Session)|httpx\.(?:get|post|Client)|http\.client\.HTTPS?Connection|socket\.(?:socket|create_connection)|pycurl\.Curl|aiohttp\.ClientSession|ftplib\.FTP|smtplib\.SMTP)\s*\(/;
 const PY_RUNS = /\b(?:os\.system|os\.popen|subprocess\.\w+|Popen|os\.exec\w*|os\.spawn\w*)\s*\(/;
 
+/** A GYP command expansion, in any phase (`<`, `>`, `^`), string or list (`@`): `<!(cmd)`. */
+const GYP_COMMAND = /[<>^]!@?\(/;
+/** Rust build-script code that reaches out: HTTP clients and raw sockets. */
+const RS_NETWORK =
+  /\b(?:reqwest::(?:blocking::)?(?:get|Client)|ureq::(?:get|post|agent|Agent)|attohttpc::(?:get|post)|minreq::(?:get|post)|TcpStream::connect|curl::easy::Easy)\b/;
+/** A download tool named in a string literal (`Command::new("curl")`, `.arg("curl … | sh")`). */
+const RS_DOWNLOAD_STRING = /"[^"]*\b(?:curl|wget|Invoke-WebRequest|iwr|certutil|bitsadmin)\b/i;
+
 export class FileInstall {
   constructor(private readonly kind: InstallFile) {}
 
@@ -83,8 +98,21 @@ export class FileInstall {
       }
       return undefined;
     }
-    // Python: comments never count; __init__.py only at module level (unindented).
     const t = text.trimStart();
+    if (this.kind === 'gyp') {
+      const at = GYP_COMMAND.exec(text);
+      if (!at || t.startsWith('#')) return undefined;
+      const kind = hookKind(text.slice(at.index + at[0].length));
+      return kind ? { rule: 'install:gyp_command', kind } : undefined;
+    }
+    if (this.kind === 'cargo_build') {
+      if (t.startsWith('//')) return undefined;
+      if (RS_NETWORK.test(text)) return { rule: 'install:cargo_build', kind: 'network' };
+      if (RS_DOWNLOAD_STRING.test(text))
+        return { rule: 'install:cargo_build', kind: 'download_command' };
+      return undefined;
+    }
+    // Python: comments never count; __init__.py only at module level (unindented).
     if (t.startsWith('#')) return undefined;
     if (this.kind === 'python_init' && (indented || t.length !== text.length)) return undefined;
     const rule = this.kind === 'python_init' ? 'install:import_hook' : 'install:python_build';

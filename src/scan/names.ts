@@ -15,27 +15,37 @@ export function stripCurrentDir(name: string): string {
   return n === '.' ? '' : n;
 }
 
+/**
+ * Refuses a name that could land outside the extraction root or read differently elsewhere. The
+ * finding's file is the entry's path (`outer.zip!/…` inside a nested archive); its detail is the
+ * name quoted (JSON), so that control characters and the like are shown escaped.
+ */
 export function checkEntryName(name: string, where: string): void {
   const shown = JSON.stringify(name.slice(0, 200));
+  const refuse = (check: string, why?: string) =>
+    unsafe(check, where, why ? `${shown} ${why}` : shown);
   if (name.length === 0) throw unsafe('empty_name', where);
   if (name.length > 4096) throw unsafe('name_too_long', where);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw unsafe('control_character_in_name', shown);
-  if (name.includes('\ufffd')) throw unsafe('undecodable_name', shown);
-  if (name.includes('\\')) throw unsafe('backslash_in_name', shown);
-  if (name.startsWith('/')) throw unsafe('absolute_path', shown);
-  if (/^[A-Za-z]:/.test(name)) throw unsafe('drive_letter', shown);
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw refuse('control_character_in_name');
+  if (name.includes('\ufffd')) throw refuse('undecodable_name');
+  if (name.includes('\\')) throw refuse('backslash_in_name');
+  if (name.startsWith('/')) throw refuse('absolute_path');
+  if (/^[A-Za-z]:/.test(name)) throw refuse('drive_letter');
   const segments = name.replace(/\/$/, '').split('/');
   for (const s of segments) {
-    if (s === '..') throw unsafe('path_traversal', shown);
-    if (s === '.' || s === '') throw unsafe('ambiguous_path_segment', shown);
+    if (s === '..') throw refuse('path_traversal');
+    if (s === '.' || s === '') throw refuse('ambiguous_path_segment');
   }
-  if (segments.length > 64) throw unsafe('path_too_deep', shown);
+  if (segments.length > 64) throw refuse('path_too_deep');
   // Compatibility forms (`‥`, fullwidth `．` and `／`) read as `..` and `/` by tools that normalise.
   const folded = name.normalize('NFKC');
   if (folded !== name && folded.split(/[/\\]/).includes('..'))
-    throw unsafe('path_traversal', shown, 'after Unicode normalisation');
-  for (const s of segments) checkPortableSegment(s, shown);
+    throw refuse('path_traversal', 'after Unicode normalisation');
+  for (const s of segments) {
+    const check = portableSegment(s);
+    if (check) throw refuse(check);
+  }
 }
 
 /** Windows device names: the stem before the first dot, any case, any extension. */
@@ -47,14 +57,15 @@ const WINDOWS_INVALID = /[<>:"|?*]/;
 /**
  * A segment every common filesystem can hold as written: Windows strips trailing dots and spaces
  * (two names become one, or a name its reader did not see), opens a device for `CON`, `NUL`,
- * `COM1`... whatever the extension, and refuses `<>:"|?*`.
+ * `COM1`... whatever the extension, and refuses `<>:"|?*`. Returns the check it fails, if any.
  */
-function checkPortableSegment(s: string, shown: string): void {
-  if (s.endsWith('.') || s.endsWith(' ')) throw unsafe('trailing_dot_or_space', shown);
+function portableSegment(s: string): string | undefined {
+  if (s.endsWith('.') || s.endsWith(' ')) return 'trailing_dot_or_space';
   const dot = s.indexOf('.');
   const stem = (dot < 0 ? s : s.slice(0, dot)).trimEnd();
-  if (RESERVED_STEM.test(stem)) throw unsafe('reserved_name', shown);
-  if (WINDOWS_INVALID.test(s)) throw unsafe('windows_invalid_character', shown);
+  if (RESERVED_STEM.test(stem)) return 'reserved_name';
+  if (WINDOWS_INVALID.test(s)) return 'windows_invalid_character';
+  return undefined;
 }
 
 /**

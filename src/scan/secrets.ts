@@ -1,4 +1,4 @@
-import { createHash, pbkdf2Sync } from 'node:crypto';
+import { createHash, createHmac, pbkdf2Sync } from 'node:crypto';
 import { english, HDKey } from 'viem/accounts';
 
 /**
@@ -93,6 +93,12 @@ const RULES: Rule[] = [
   },
   {
     rule: NAMED,
+    kind: 'django_secret_key',
+    re: /\bSECRET_KEY\s*[:=]\s*[rbuRBU]?["']([^"'\s]{32,200})["']/,
+    accept: djangoKey,
+  },
+  {
+    rule: NAMED,
     kind: 'high_entropy_token',
     re: /(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret|credentials?)[A-Za-z0-9_]{0,64}["']?\s*[:=]\s*["'`]([A-Za-z0-9+/_\-=.]{20,})["'`]/i,
     accept: namedValue,
@@ -116,20 +122,61 @@ function closedQuote(line: string, at: number, len: number): boolean {
   return (q === '"' || q === "'" || q === '`') && line[at - 1] === q;
 }
 
-/** The kind and rule of the token on this line, if any. */
+const PEM_RULE = 'secret:private_key_block';
+
+function pemKind(header: RegExpExecArray): string {
+  const words = header[1] ?? '';
+  return header[2]
+    ? 'putty_private_key'
+    : words.startsWith('OPENSSH') || words.startsWith('SSH2')
+      ? 'ssh_private_key'
+      : words.startsWith('PGP')
+        ? 'pgp_private_key'
+        : 'private_key';
+}
+
+/**
+ * A private key block is decided by its body, not its header: 40 or more base64 characters right
+ * after the header on its line (past blanks and escaped line breaks: `"-----BEGIN …-----\nMIIE…"`),
+ * or on one of the next lines (`PEM_BODY_WITHIN`: PGP and encrypted PEM put headers and a blank line
+ * in between), quoted or not. A header with code after it (`'-----BEGIN …-----\n' + body`, an
+ * f-string) builds or looks for a key.
+ */
+const PEM_BODY_AFTER = /^(?:\s|\\[rn])*[A-Za-z0-9+/]{40}/;
+const PEM_BODY_WITHIN = 4;
+/** A base64 run of 40+ characters mixing cases and digits (a body line, not a long word). */
+function pemBodyLine(line: string): boolean {
+  for (const m of line.matchAll(/[A-Za-z0-9+/]{40,}/g)) {
+    const v = m[0];
+    if (/[0-9]/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v)) return true;
+  }
+  return false;
+}
+/** `-----BEGIN` in base64 (a whole PEM file encoded: Kubernetes secrets, CI variables). */
+const PEM_BASE64 = /LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}/;
+
+/** A base64-encoded private key block on the line: decoded, a header then a body line. */
+function base64Pem(line: string): string | undefined {
+  const m = PEM_BASE64.exec(line);
+  if (!m) return undefined;
+  const run = m[0].slice(0, 160);
+  const decoded = Buffer.from(run.slice(0, run.length & ~3), 'base64').toString('latin1');
+  const header = PEM_HEADER.exec(decoded);
+  if (!header || header.index !== 0 || header[2]) return undefined;
+  const body = decoded.slice(header[0].length);
+  return /^\r?\n[A-Za-z0-9+/]{16}/.test(body) ? pemKind(header) : undefined;
+}
+
+/** The kind and rule of the token on this line, if any (a private key block by its header). */
 export function findSecret(line: string): { rule: string; kind: string } | undefined {
   const pem = line.includes('-----') || line.includes('PuTTY') ? PEM_HEADER.exec(line) : null;
-  if (pem && !closedQuote(line, pem.index, pem[0].length)) {
-    const words = pem[1] ?? '';
-    const kind = pem[2]
-      ? 'putty_private_key'
-      : words.startsWith('OPENSSH') || words.startsWith('SSH2')
-        ? 'ssh_private_key'
-        : words.startsWith('PGP')
-          ? 'pgp_private_key'
-          : 'private_key';
-    return { rule: 'secret:private_key_block', kind };
-  }
+  if (pem && !closedQuote(line, pem.index, pem[0].length))
+    return { rule: PEM_RULE, kind: pemKind(pem) };
+  return findToken(line);
+}
+
+/** The token rules alone (no private key block). */
+function findToken(line: string): { rule: string; kind: string } | undefined {
   for (const rule of RULES) {
     const m = rule.re.exec(line);
     if (!m) continue;
@@ -166,7 +213,7 @@ export function looksRandom(v: string): boolean {
 
 /** A value under a secret name that is a secret: random-looking, not a public development key. */
 function namedValue(v: string, match: string): boolean {
-  if (!looksRandom(v) || /^0x[0-9a-fA-F]{40}$/.test(v)) return false;
+  if (!looksRandom(v) || /^0x[0-9a-fA-F]{40}$/.test(v) || isPublicExampleJwt(v)) return false;
   const name = /^\s*(?:export\s+|ENV\s+|-\s+)?["']?([\w.-]+)/.exec(match)?.[1] ?? '';
   if (isExcludedName(name)) return false;
   const hex = v.startsWith('0x') ? v.slice(2) : v;
@@ -197,6 +244,14 @@ export class FileSecrets {
   private readonly docs: boolean;
   private ciphertextLine = 0;
   private macLine = 0;
+  /** A private key header whose body is still to come (within PEM_BODY_WITHIN lines). */
+  private pem: { line: number; kind: string } | undefined;
+  /**
+   * Keys under `apiKey`, held until the file shows whether each is a Firebase web config's (an
+   * auth domain within FIREBASE_NEAR lines, before or after); the last auth domain's line.
+   */
+  private held: SecretHit[] = [];
+  private firebaseLine = 0;
 
   constructor(path: string) {
     this.base = path.slice(path.lastIndexOf('/') + 1);
@@ -208,11 +263,23 @@ export class FileSecrets {
 
   /** A line holding a long token-like run or a PEM dash run. */
   tokenLine(line: string, lineNo: number): SecretHit | undefined {
+    const pem = this.pemLine(line, lineNo);
+    if (pem) return pem;
     if (line.length >= 64 && hasHex64(line) && this.walletKey(line))
       return { rule: 'secret:wallet_key', kind: 'evm_private_key', line: lineNo };
     const keystore = this.keystore(line, lineNo);
     if (keystore) return keystore;
-    const found = findSecret(line);
+    if (line.includes(FIREBASE_HOST)) {
+      this.firebaseLine = lineNo;
+      if (this.held.length) this.held = this.held.filter((h) => lineNo - h.line > FIREBASE_NEAR);
+    }
+    const found = findToken(line);
+    if (found && FIREBASE_API_KEY.test(line)) {
+      // public by design in a Firebase web config (next to its authDomain): decided at the end
+      const near = this.firebaseLine > 0 && lineNo - this.firebaseLine <= FIREBASE_NEAR;
+      if (!near && this.held.length < 5) this.held.push({ ...found, line: lineNo });
+      return undefined;
+    }
     // a bare 64-hex value under a key name in prose (docs, comments): an example, as above
     if (found && !(found.rule === NAMED && this.proseHex(line))) return { ...found, line: lineNo };
     if (this.config) {
@@ -253,6 +320,36 @@ export class FileSecrets {
     return isRealPassword(value) ? { rule: NAMED, kind, line: lineNo } : undefined;
   }
 
+  /** What the whole file decides: a key under `apiKey` with no Firebase auth domain near it. */
+  end(): SecretHit | undefined {
+    const first = this.held[0];
+    this.held = [];
+    return first;
+  }
+
+  /** A private key block: a header with its body on the line or on one of the next lines. */
+  private pemLine(line: string, lineNo: number): SecretHit | undefined {
+    if (this.pem && lineNo > this.pem.line + PEM_BODY_WITHIN) this.pem = undefined;
+    const header = line.includes('-----') || line.includes('PuTTY') ? PEM_HEADER.exec(line) : null;
+    if (header) {
+      const kind = pemKind(header);
+      const after = line.slice(header.index + header[0].length);
+      if (header[2] || PEM_BODY_AFTER.test(after)) return { rule: PEM_RULE, kind, line: lineNo };
+      this.pem = { line: lineNo, kind };
+      return undefined;
+    }
+    if (this.pem) {
+      if (line.includes('-----END')) this.pem = undefined;
+      else if (pemBodyLine(line)) {
+        const { line: at, kind } = this.pem;
+        this.pem = undefined;
+        return { rule: PEM_RULE, kind, line: at };
+      }
+    }
+    const encoded = line.includes('LS0tLS1CRUdJTi') ? base64Pem(line) : undefined;
+    return encoded ? { rule: PEM_RULE, kind: encoded, line: lineNo } : undefined;
+  }
+
   /**
    * A 64-hex value that could be a secp256k1 key, given to a secret-ish name
    * (`PRIVATE_KEY = "0x…"`, `signerKey: '0x…'`, `privateKeyToAccount('0x…')`, `--private-key 0x…`,
@@ -271,7 +368,9 @@ export class FileSecrets {
       const name = assignedName(line, m.index);
       const secret =
         name !== undefined
-          ? (prefixed || this.config ? isSecretName(name) : isWalletName(name)) ||
+          ? (prefixed || this.config
+              ? isSecretName(name) || isWalletName(name)
+              : isWalletName(name)) ||
             (this.envFile && !isExcludedName(name))
           : (prefixed && this.envFile) || (BARE_VALUE.test(line.trim()) && isSecretName(this.base));
       if (secret && !isPublicDevKey(hex)) return true;
@@ -308,6 +407,37 @@ const CONFIG_FILE =
   /\.(?:ya?ml|toml|ini|cfg|conf|properties|sh|bash|zsh|envrc)$|^(?:Dockerfile.*|\.npmrc|\.pypirc|\.yarnrc(?:\.yml)?)$/i;
 const HEX64 = /(?<![\w$])(0x)?([0-9a-fA-F]{64})(?![\w$])/g;
 const COMMENT = /^\s*(?:\*|\/\/|#|--|;|<!--)/;
+/** A Firebase web config: its `apiKey` is public by design, next to the project's auth domain. */
+const FIREBASE_HOST = 'firebaseapp.com';
+const FIREBASE_API_KEY = /\bapiKey["']?\s*[:=]\s*["'`]AIza/;
+const FIREBASE_NEAR = 10;
+
+/**
+ * Secrets published as documentation examples (jwt.io signs its example tokens with this one):
+ * a JWT that verifies with one of them is an example, not a credential.
+ */
+const PUBLIC_JWT_SECRETS = ['your-256-bit-secret'];
+
+function isPublicExampleJwt(v: string): boolean {
+  const parts = v.split('.');
+  if (parts.length !== 3 || !v.startsWith('eyJ')) return false;
+  const signed = `${parts[0]}.${parts[1]}`;
+  return PUBLIC_JWT_SECRETS.some(
+    (k) => createHmac('sha256', k).update(signed).digest('base64url') === parts[2],
+  );
+}
+
+/**
+ * Django's SECRET_KEY: `django-insecure-…` as startproject writes it, or a random value; not a
+ * placeholder or a template (`{{ … }}`; Django's own alphabet has no braces).
+ */
+const DJANGO_PLACEHOLDER =
+  /example|sample|dummy|placeholder|your|change|xxxx|redacted|fake|insert|replace|\{/i;
+function djangoKey(v: string): boolean {
+  if (DJANGO_PLACEHOLDER.test(v)) return false;
+  return v.startsWith('django-insecure-') ? v.length >= 40 : entropy(v) >= 4.2;
+}
+
 /**
  * A run of 64 hex digits somewhere on the line: looks at the last character of each window of 64
  * and walks back only while hex (a non-hex character rules out every window holding it).
@@ -436,7 +566,7 @@ function assignedName(line: string, at: number): string | undefined {
 }
 
 const ASSIGNED =
-  /(?:^|[^\w$.-])([A-Za-z_$][\w$.-]*)["'`]?\]?\s*(?::[^=:;,(){}"'`]{1,40})?(?::=|\?=|=>|\?\?|\|\||=|:|\()\s*["'`]?$/;
+  /(?:^|[^\w$.-])([A-Za-z_$][\w$.-]*)["'`]?\]?\s*(?::[^=:;,(){}"'`]{1,40})?(?::=|\?=|=>|\?\?|\|\||=|:|\()\s*\[?\s*["'`]?$/;
 const FLAG = /(?:^|\s)--?([A-Za-z][\w-]*)\s+["']?$/;
 const ELEMENT = /<([A-Za-z_][\w.-]*)[^<>]*>\s*$/;
 
@@ -466,7 +596,7 @@ function isWalletName(name: string): boolean {
   const words = nameWords(name);
   return (
     words.some((w) =>
-      /^(?:private|priv|pk|signer|wallet|mnemonic|seed|secret|deployer)$/.test(w),
+      /^(?:private|priv|pk|signer|wallet|mnemonic|seed|secret|deployer|accounts)$/.test(w),
     ) && !words.some((w) => EXCLUDED_WORD.test(w))
   );
 }

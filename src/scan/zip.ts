@@ -83,6 +83,7 @@ export async function scanZip(
       spans.push(checkLocalHeader(buf, entry, layout, path));
     }
     checkSpans(spans, layout, prefix);
+    checkDirectory(entries, layout, prefix);
     // Then the declared sizes, before anything is inflated.
     let declaredTotal = ctx.stats.extractedBytes;
     for (const { entry, name } of entries) {
@@ -264,6 +265,25 @@ function checkSpans(spans: Span[], layout: Layout, prefix: string): void {
     throw unsafe('unaccounted_bytes', prefix || undefined, 'before central directory');
   const cdSize = layout.cdEnd - layout.cdOffset;
   if (cdSize < 0) throw unsafe('malformed_zip', prefix || undefined, 'central directory bounds');
+}
+
+/**
+ * The central records read (as many as the end record counts) must fill the directory exactly.
+ * Readers that walk the directory by its size (Python's zipfile) see a record hidden after the
+ * counted ones, whose local header can sit inside another entry's stored bytes: an entry this scan
+ * never looked at.
+ */
+function checkDirectory(entries: Array<{ entry: Entry }>, layout: Layout, prefix: string): void {
+  let read = 0;
+  for (const { entry } of entries)
+    read += 46 + entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength;
+  const cdSize = layout.cdEnd - layout.cdOffset;
+  if (read !== cdSize)
+    throw unsafe(
+      'unaccounted_bytes',
+      prefix || undefined,
+      `central directory: ${cdSize - read} bytes outside the counted records`,
+    );
 }
 
 /**

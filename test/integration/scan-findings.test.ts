@@ -30,7 +30,7 @@ const REPRESENTATIVES: Array<[string, { rule: string; kind: string; file?: strin
   ['links/zip-symlink-host-beos-zip', { rule: 'symlink', kind: 'link', file: 'etc-passwd' }],
   [
     'names/reserved-aux-mixed-case-tar.gz',
-    { rule: 'reserved_name', kind: 'name', file: '"lib/Aux.js"' },
+    { rule: 'reserved_name', kind: 'name', file: 'lib/Aux.js' },
   ],
   [
     'bombs/gzip-data-file-zip',
@@ -47,7 +47,7 @@ const REPRESENTATIVES: Array<[string, { rule: string; kind: string; file?: strin
   ],
   [
     'traversal/pax-path-dotdot-tar.gz',
-    { rule: 'path_traversal', kind: 'traversal', file: '"../../.bashrc"' },
+    { rule: 'path_traversal', kind: 'traversal', file: '../../.bashrc' },
   ],
 ];
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { bytecodeMagic, gitConfigExec, pathFinding } from '../../src/scan/binaries.js';
+import { bytecodeMagic, GitConfigLines, pathFinding } from '../../src/scan/binaries.js';
 import { FileCode } from '../../src/scan/code-rules.js';
 import { FileInstall, hookKind } from '../../src/scan/install-hooks.js';
 import { scanArchive } from '../../src/scan/scan-archive.js';
@@ -457,11 +457,18 @@ describe('git_hook, git_config_exec, bytecode', () => {
   });
 
   it('.git/config keys that run a command', () => {
-    expect(gitConfigExec('\tfsmonitor = "curl x | sh"')).toBe('fsmonitor');
-    expect(gitConfigExec('\thooksPath = .githooks')).toBe('hookspath');
-    expect(gitConfigExec('\tsshCommand = ssh -i key')).toBe('sshcommand');
-    expect(gitConfigExec('\trepositoryformatversion = 0')).toBeUndefined();
-    expect(gitConfigExec('\turl = https://github.com/a/b.git')).toBeUndefined();
+    const core = () => {
+      const c = new GitConfigLines();
+      c.line('[core]');
+      return c;
+    };
+    expect(core().line('\tfsmonitor = "curl x | sh"')).toBe('core.fsmonitor');
+    expect(core().line('\thooksPath = .githooks')).toBe('core.hookspath');
+    expect(core().line('\tsshCommand = ssh -i key')).toBe('core.sshcommand');
+    expect(core().line('\trepositoryformatversion = 0')).toBeUndefined();
+    const remote = new GitConfigLines();
+    remote.line('[remote "origin"]');
+    expect(remote.line('\turl = https://github.com/a/b.git')).toBeUndefined();
   });
 
   it('a vendored jar under test/ passes with its classes; one at the root is refused', async () => {

@@ -83,8 +83,8 @@ describe('secrets in large files (streamed in chunks)', () => {
   const cases: Array<[string, () => string, string, string]> = [
     ['an AWS key id', () => `aws_key_id = "${aws()}"`, 'aws_access_key_id', 'secret:token'],
     [
-      'a PEM private key header',
-      () => '-----BEGIN RSA PRIVATE KEY-----',
+      'a PEM private key header (with its body: a header alone is not a key)',
+      () => `"key": "-----BEGIN RSA PRIVATE KEY-----\\n${randomBytes(48).toString('base64')}\\n"`,
       'private_key',
       'secret:private_key_block',
     ],

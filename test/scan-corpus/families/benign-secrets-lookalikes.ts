@@ -259,7 +259,35 @@ const generated: Files = {
   'static/vendor/vendor.min.js': minified(),
 };
 
+const JWT_IO =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+const pemHelpersAndPublicKeys: Files = {
+  'src/crypto/pem.ts':
+    "export const toPem = (der: Buffer) =>\n  '-----BEGIN PRIVATE KEY-----\\n' +\n  der.toString('base64').replace(/(.{64})/g, '$1\\n') +\n  '\\n-----END PRIVATE KEY-----\\n';\n",
+  'tools/pem.py':
+    'def to_pem(body: str) -> str:\n    return f"-----BEGIN RSA PRIVATE KEY-----\\n{body}\\n-----END RSA PRIVATE KEY-----\\n"\n',
+  'web/src/firebase.ts':
+    "import { initializeApp } from 'firebase/app';\n\nexport const app = initializeApp({\n  apiKey: 'AIzaSyB2x7Qm4Rt9Vw1Yz3Cd5Ef7Gh9Jk1Lm3Np',\n  authDomain: 'todo-5c1e2.firebaseapp.com',\n  projectId: 'todo-5c1e2',\n  appId: '1:905181241213:web:4b6e0f1d2c3a',\n});\n",
+  'test/auth.test.ts': `const token = '${JWT_IO}';\nexpect(decode(token).name).toBe('John Doe');\n`,
+  'docs/keys.md':
+    'Paste the key; it starts with\n\n    -----BEGIN PRIVATE KEY-----\n\nand ends with the matching END line.\n',
+};
+const nativeAndGitSubmodules: Files = {
+  'binding.gyp':
+    "{\n  'targets': [\n    {\n      'target_name': 'addon',\n      'sources': [ 'src/addon.cc' ],\n      'include_dirs': [ \"<!(node -p \\\"require('node-addon-api').include\\\")\" ],\n      'defines': [ 'NAPI_DISABLE_CPP_EXCEPTIONS' ],\n    }\n  ]\n}\n",
+  'native/build.rs':
+    'fn main() {\n    println!("cargo:rerun-if-changed=src/native.c");\n    cc::Build::new().file("src/native.c").compile("native");\n}\n',
+  '.git/HEAD': 'ref: refs/heads/main\n',
+  '.git/config':
+    '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n[remote "origin"]\n\turl = https://github.com/acme/todo.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n[submodule "vendor/lib"]\n\turl = https://github.com/acme/lib.git\n\tactive = true\n[user]\n\tname = Ada\n\temail = ada@example.com\n',
+  '.git/modules/vendor/lib/config':
+    '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n\tworktree = ../../../../vendor/lib\n[remote "origin"]\n\turl = https://github.com/acme/lib.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n',
+  'vendor/lib/.git': 'gitdir: ../../.git/modules/vendor/lib\n',
+};
+
 const benign: Array<[string, keyof typeof BENIGN_PROJECTS, Files]> = [
+  ['pem-helpers-firebase-jwt-io', 'node-express-api', pemHelpersAndPublicKeys],
+  ['native-addon-and-git-submodules', 'node-express-api', nativeAndGitSubmodules],
   ['env-example-placeholders', 'node-express-api', envExample],
   ['hardhat-docs-keys', 'node-express-api', hardhatDocs],
   ['lockfile-hashes', 'rust-lib', lockfiles],

