@@ -10,7 +10,10 @@ export interface McpDeps {
   /** The marketplace's public base URL (for links in descriptions and messages). */
   baseUrl: string;
   /** Public catalogue reads (and the unsigned purchase prompt); no wallet involved. */
-  catalog: Pick<CatalogClient, 'search' | 'getItem' | 'quote' | 'preview' | 'attestationSigner'>;
+  catalog: Pick<
+    CatalogClient,
+    'search' | 'getItem' | 'quote' | 'preview' | 'attestation' | 'attestationSigners'
+  >;
   /**
    * The client that signs with the configured wallet, built on first use (viem and x402 load
    * then, so a client connects without waiting for them); absent when no key is configured.

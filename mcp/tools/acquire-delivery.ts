@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { scanReportProblem } from '../../src/client/attestation.js';
+import { publishedScanReportProblem } from '../../src/client/attestation.js';
 import type { MarketplaceClient } from '../../src/client/index.js';
 import { AcquireResponseSchema, type AcquireResponse } from '../../src/wire/orders.js';
 import type { McpDeps } from '../deps.js';
@@ -28,7 +28,11 @@ export const AcquireResultSchema = AcquireResponseSchema.extend({
   scan_report: z
     .object({
       verified: z.literal(true),
-      signer: z.string().describe("The marketplace's attestation address (from /api/v1/skills)"),
+      signer: z
+        .string()
+        .describe(
+          "The marketplace's attestation address that signed it (published in /api/v1/skills: the current one or a retired one)",
+        ),
       scanned_at: z.string(),
       scanner_version: z.string(),
     })
@@ -83,8 +87,7 @@ export async function deliverOrder(
     }
     let scanReport: z.infer<typeof AcquireResultSchema>['scan_report'];
     if (order.attestation) {
-      const problem = await scanReportProblem(order.attestation, {
-        signer: await deps.catalog.attestationSigner(),
+      const problem = await publishedScanReportProblem(deps.catalog, order.attestation, {
         itemId: item_id,
         sha256: download.sha256,
       });

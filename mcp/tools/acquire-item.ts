@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { publishedScanReportProblem } from '../../src/client/attestation.js';
 import { MarketplaceError } from '../../src/client/errors.js';
 import type { MarketplaceClient } from '../../src/client/index.js';
 import { ChainSchema } from '../../src/wire/chains.js';
@@ -39,7 +40,7 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
       title: 'Buy listing',
       description:
         "Buys one listing, downloads the archive into this server's download folder, checks its SHA-256 against the marketplace's digest " +
-        "and its signed scan report (EIP-712, verified against the marketplace's published attestation address), " +
+        "and its signed scan report (EIP-712, verified against the marketplace's published attestation addresses before paying, and against the archive after), " +
         "and on request unpacks it into a new folder (refusing unsafe entries with the marketplace scan's rules). Use it once the user " +
         `has chosen an item and agreed to its price (check it with quote_item). Costs the item's price in USDC from this server's wallet (x402); ` +
         `this server pays at most ${cap} USDC per purchase and ${limits.daily} USDC per rolling 24 hours, and asks the human above ${limits.confirmAbove} USDC. ` +
@@ -132,7 +133,12 @@ async function buy(
 ) {
   const { item_id, chain, max_price_usdc } = args;
   const cap = deps.limits.perPurchase;
-  const item = await deps.catalog.getItem(item_id).catch(() => undefined);
+  const [item, report] = await Promise.all([
+    deps.catalog.getItem(item_id).catch(() => undefined),
+    reportProblem(deps, item_id),
+  ]);
+  if (report)
+    return failure(`acquire_item refused before paying: ${report} Nothing was signed or charged.`);
   let reservation: string | undefined;
   let price = 0;
   let paidOn = chain ?? 'unknown';
@@ -245,4 +251,25 @@ async function buy(
     record,
     unpack: args.unpack,
   });
+}
+
+/**
+ * The listing's signed scan report, checked before anything is signed (the same check as after
+ * the download, less the archive's digest): a report the marketplace's published signers did not
+ * sign, or that does not verify, costs nothing. A listing without a report (404) passes: the
+ * purchase result then carries none either.
+ */
+async function reportProblem(deps: McpDeps, itemId: string): Promise<string | undefined> {
+  let problem: string | undefined;
+  try {
+    const report = await deps.catalog.attestation(itemId);
+    problem = await publishedScanReportProblem(deps.catalog, report, { itemId });
+  } catch (err) {
+    if (err instanceof MarketplaceError && err.status === 404) return undefined;
+    return `could not read this listing's signed scan report or the marketplace's attestation addresses (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); try again later.`;
+  }
+  return (
+    problem &&
+    `the marketplace's signed scan report of this listing does not hold: ${problem}. Do not buy it; report it to the operator.`
+  );
 }

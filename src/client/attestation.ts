@@ -1,20 +1,27 @@
 import { isAddressEqual, verifyTypedData, type Hex } from 'viem';
 import type { ScanAttestation } from '../wire/previews.js';
+import type { CatalogClient } from './catalog.js';
 
 /**
  * Checks a signed scan report (issue 29) as a buyer would, with viem alone: the EIP-712 signature
- * is the marketplace's attestation key's (`signer`, from /api/v1/skills), the statement is about
- * this item, and it names the archive that was downloaded. Returns what is wrong, or undefined.
+ * is one of the marketplace's attestation keys' (`signers`: its current address and the retired
+ * ones that still sign stored reports, from /api/v1/skills), the statement is about this item,
+ * and, once downloaded (`sha256`), it names the archive that was downloaded. Returns what is
+ * wrong, or undefined.
  */
 export async function scanReportProblem(
   a: ScanAttestation,
-  expected: { signer: string; itemId: string; sha256: string },
+  expected: { signers: readonly string[]; itemId: string; sha256?: string | undefined },
 ): Promise<string | undefined> {
-  if (!isAddressEqual(a.signer as Hex, expected.signer as Hex))
-    return `signed by ${a.signer}, not the marketplace's attestation address ${expected.signer}`;
+  if (!expected.signers.some((s) => isAddressEqual(a.signer as Hex, s as Hex)))
+    return `signed by ${a.signer}, which is not one of the marketplace's published attestation addresses (${expected.signers.join(', ')})`;
   const m = a.typed_data.message;
-  if (m.itemId !== expected.itemId) return `it is about item ${m.itemId}`;
-  if (m.archiveSha256.toLowerCase() !== `0x${expected.sha256.toLowerCase()}`)
+  if (a.item_id !== expected.itemId || m.itemId !== expected.itemId)
+    return `it is about item ${m.itemId}`;
+  if (
+    expected.sha256 !== undefined &&
+    m.archiveSha256.toLowerCase() !== `0x${expected.sha256.toLowerCase()}`
+  )
     return `it names archive ${m.archiveSha256}, not the downloaded 0x${expected.sha256}`;
   const valid = await verifyTypedData({
     address: a.signer as Hex,
@@ -23,4 +30,19 @@ export async function scanReportProblem(
     signature: a.signature as Hex,
   } as Parameters<typeof verifyTypedData>[0]);
   return valid ? undefined : 'its signature does not verify';
+}
+
+/**
+ * scanReportProblem against the signers the marketplace publishes now: the list is read once, and
+ * read again when a report names a signer it lacks (the key was rotated since it was read).
+ */
+export async function publishedScanReportProblem(
+  catalog: Pick<CatalogClient, 'attestationSigners'>,
+  a: ScanAttestation,
+  expected: { itemId: string; sha256?: string | undefined },
+): Promise<string | undefined> {
+  let signers = await catalog.attestationSigners();
+  if (!signers.some((s) => isAddressEqual(a.signer as Hex, s as Hex)))
+    signers = await catalog.attestationSigners({ fresh: true });
+  return scanReportProblem(a, { ...expected, signers });
 }

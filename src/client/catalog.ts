@@ -70,15 +70,20 @@ export class CatalogClient {
     );
   }
 
-  private signer: Promise<string> | undefined;
+  private signers: Promise<string[]> | undefined;
 
-  /** The address that signs scan reports, as the discovery manifest publishes it (read once). */
-  async attestationSigner(): Promise<string> {
-    this.signer ??= this.fetchFn(`${this.opts.baseUrl}/api/v1/skills`)
+  /**
+   * The addresses that sign scan reports, as the discovery manifest publishes them: the current
+   * one first, then retired keys that still sign stored reports (after a key rotation). Read once;
+   * `fresh` reads them again.
+   */
+  async attestationSigners(opts: { fresh?: boolean } = {}): Promise<string[]> {
+    if (opts.fresh) this.signers = undefined;
+    this.signers ??= this.fetchFn(`${this.opts.baseUrl}/api/v1/skills`)
       .then((res) => readJson(res, SkillsSignerSchema))
-      .then((m) => m.scan_attestation.signer);
-    return this.signer.catch((err: unknown) => {
-      this.signer = undefined;
+      .then((m) => [m.scan_attestation.signer, ...(m.scan_attestation.retired_signers ?? [])]);
+    return this.signers.catch((err: unknown) => {
+      this.signers = undefined;
       throw err;
     });
   }
@@ -124,8 +129,13 @@ export class CatalogClient {
   }
 }
 
+const AddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const SkillsSignerSchema = z.object({
-  scan_attestation: z.object({ signer: z.string().regex(/^0x[0-9a-fA-F]{40}$/) }),
+  // retired_signers: absent from a marketplace older than key rotation
+  scan_attestation: z.object({
+    signer: AddressSchema,
+    retired_signers: z.array(AddressSchema).optional(),
+  }),
 });
 
 /**

@@ -87,7 +87,7 @@ describe('acquire_item checks the signed scan report', () => {
     expect(out.archive).toMatchObject({ verified: true, bytes: bytes.length });
   });
 
-  it('refuses to report done, and keeps no archive, when the report was altered', async () => {
+  it('refuses before paying, and keeps no archive, when the report was altered', async () => {
     const { id } = await scannedListing('mcpprv3');
     // the statement as stored no longer matches its signature (a tampered row)
     await t.runtime.deps.sql`
@@ -97,8 +97,11 @@ describe('acquire_item checks the signed scan report', () => {
     const r = await call('acquire_item', { item_id: id, max_price_usdc: 10, accept_terms: true });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(
-      /paid \(order_id .*signed scan report does not hold: its signature does not verify/,
+      /refused before paying: .*signed scan report of this listing does not hold: its signature does not verify.*Nothing was signed or charged/,
     );
+    const [orders] = await t.runtime.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${id}`;
+    expect(orders!.n).toBe(0);
     expect(existsSync(path.join(dataDir, 'downloads'))).toBe(false);
   });
 });

@@ -112,6 +112,21 @@ describe('operator credential', () => {
     });
     expect(tls.statusCode).toBe(303);
     expect([tls.headers['set-cookie']].flat().join('\n')).toMatch(/admin_session=[^\n]*Secure/);
+    // over TLS the names carry the __Host- prefix: Secure, Path=/, no Domain
+    expect(Object.keys(cookiesOf(login))).toEqual(['__Host-admin_csrf']);
+    expect(Object.keys(cookiesOf(tls))).toEqual(['__Host-admin_session']);
+  });
+
+  it('over plain http (localhost) the cookies keep their plain names on Path=/admin', async () => {
+    const login = await t.app.inject({ url: '/admin/login' });
+    const csrf = [login.headers['set-cookie']].flat().join('\n');
+    expect(csrf).toMatch(/^admin_csrf=[^;]+; Path=\/admin; HttpOnly; SameSite=Strict$/);
+    const { res, jar } = await signIn(t.app);
+    expect(Object.keys(jar).sort()).toEqual(['admin_csrf', 'admin_session']);
+    expect(
+      (await t.app.inject({ url: '/admin', headers: { cookie: cookieHeader(jar) } })).statusCode,
+    ).toBe(200);
+    expect(res.statusCode).toBe(303);
   });
 
   it('behind a TLS proxy that does not say so (PUBLIC_BASE_URL https): the cookies are Secure, as HSTS is sent', async () => {
@@ -124,13 +139,40 @@ describe('operator credential', () => {
       expect(login.headers['strict-transport-security']).toBeDefined();
       const csrfCookie = [login.headers['set-cookie']].flat().join('\n');
       expect(csrfCookie).toMatch(/admin_csrf=[^\n]*Secure/);
-      const { res } = await signIn(tls.app);
+      // __Host-: a sibling subdomain can neither set nor shadow it (Secure, Path=/, no Domain)
+      expect(csrfCookie).toMatch(
+        /^__Host-admin_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+      );
+      const { res, jar } = await signIn(tls.app);
       expect(res.statusCode).toBe(303);
       const session = [res.headers['set-cookie']]
         .flat()
-        .find((c) => c!.startsWith('admin_session='));
+        .find((c) => c!.startsWith('__Host-admin_session='));
       expect(session).toMatch(/Secure/);
       expect(session).toMatch(/HttpOnly/);
+      expect(session).toMatch(/; Path=\/;/);
+      expect(session).not.toMatch(/Domain/i);
+      const page = (cookie: string) => tls.app.inject({ url: '/admin', headers: { cookie } });
+      expect((await page(cookieHeader(jar))).statusCode).toBe(200);
+      // the plain names are not read over TLS: a session id planted as admin_session is no session
+      expect((await page(`admin_session=${jar['__Host-admin_session']}`)).statusCode).toBe(401);
+
+      // a CSRF secret and its token that a sibling subdomain could plant (admin_csrf, any
+      // Domain): the form is refused, nothing signs in
+      const http = await t.app.inject({ url: '/admin/login' });
+      const planted = await tls.app.inject({
+        method: 'POST',
+        url: '/admin/login',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: cookieHeader(cookiesOf(http)),
+        },
+        payload: form({ token: TEST_ADMIN_TOKEN, _csrf: csrfOf(http.body) }),
+      });
+      expect(Object.keys(cookiesOf(http))).toEqual(['admin_csrf']);
+      expect(planted.statusCode).toBe(403);
+      expect(planted.body).toContain('csrf_invalid');
+      expect(String(planted.headers['set-cookie'] ?? '')).not.toMatch(/admin_session/);
     } finally {
       await tls.close();
     }

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { summaryOf, type Preview } from '../../scan/preview.js';
+import { neutraliseUnsafeLinks } from '../../wire/markdown.js';
 import type { ItemPreview, PreviewSummaryWire } from '../../wire/previews.js';
 
 /**
@@ -28,7 +29,14 @@ export async function getPublicPreview(sql: Db, itemId: string): Promise<ItemPre
     where i.id = ${itemId} and i.status = 'active'`;
   if (!row) throw notFound('item_not_found', 'No active item with this id.');
   if (!row.preview || !row.computedAt) throw notFound('preview_not_available');
-  return { item_id: itemId, ...row.preview, computed_at: row.computedAt.toISOString() };
+  const { readme } = row.preview;
+  return {
+    item_id: itemId,
+    ...row.preview,
+    // clients may render the excerpt as Markdown: no javascript:/data:/vbscript: links
+    readme: readme && { ...readme, excerpt: neutraliseUnsafeLinks(readme.excerpt) },
+    computed_at: row.computedAt.toISOString(),
+  };
 }
 
 /** SQL of the summary columns for the public projection (alias `i` = items), null when absent. */

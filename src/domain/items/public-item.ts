@@ -1,3 +1,4 @@
+import { neutraliseUnsafeLinks } from '../../wire/markdown.js';
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { type Chain } from '../../wire/chains.js';
@@ -55,8 +56,9 @@ export function toPublicItem(row: PublicItemRow, ratingThreshold: number): Publi
     status: row.status,
     metadata: {
       title: row.title,
-      description: row.description,
-      ...(row.promptSummary ? { prompt_summary: row.promptSummary } : {}),
+      // clients may render these as Markdown: no javascript:/data:/vbscript: links
+      description: neutraliseUnsafeLinks(row.description),
+      ...(row.promptSummary ? { prompt_summary: neutraliseUnsafeLinks(row.promptSummary) } : {}),
       tech_stack: row.techStack,
       prices: { USDC: toUsdc(row.price) },
       seller_username: row.sellerUsername,

@@ -9,6 +9,7 @@ import {
   type ScanAttestation,
 } from '../../wire/previews.js';
 import type { Attestor } from './attestor.js';
+import { recordSigner } from './signers.js';
 
 /*
  * The signed scan report (issue 29), stored and read here; the key and the signing are in
@@ -18,9 +19,16 @@ import type { Attestor } from './attestor.js';
 /**
  * Signs and stores the statement of an item turning active, inside the activation's transaction
  * (the item, its archive and its seller are read there). An item already attested keeps its
- * first statement (a retried activation signs nothing new).
+ * first statement (a retried activation signs nothing new), unless `resign`: then a statement
+ * signed by another key (before a key rotation) is replaced by this one (backfill.ts, after it
+ * scanned the archive again), so reports signed by a retired key age out.
  */
-export async function attestActivation(tx: Db, attestor: Attestor, itemId: string): Promise<void> {
+export async function attestActivation(
+  tx: Db,
+  attestor: Attestor,
+  itemId: string,
+  opts: { resign?: boolean } = {},
+): Promise<void> {
   const [row] = await tx<{ archiveSha256: string; archiveSize: number; seller: string }[]>`
     select i.archive_sha256, i.archive_size::float8 as archive_size, a.address as seller
     from items i join agents a on a.id = i.seller_id where i.id = ${itemId}`;
@@ -37,12 +45,21 @@ export async function attestActivation(tx: Db, attestor: Attestor, itemId: strin
     scannedAt: Math.floor(Date.now() / 1000),
   };
   const signature = await attestor.sign(message);
-  await tx`insert into scan_attestations (item_id, signer, message, signature)
-           values (${itemId}, ${attestor.address}, ${tx.json(message)}, ${signature.toLowerCase()})
-           on conflict (item_id) do nothing`;
+  await recordSigner(tx, attestor.address);
+  if (opts.resign)
+    await tx`insert into scan_attestations (item_id, signer, message, signature)
+             values (${itemId}, ${attestor.address}, ${tx.json(message)}, ${signature.toLowerCase()})
+             on conflict (item_id) do update
+               set signer = excluded.signer, message = excluded.message,
+                   signature = excluded.signature, created_at = now()
+               where lower(scan_attestations.signer) <> lower(excluded.signer)`;
+  else
+    await tx`insert into scan_attestations (item_id, signer, message, signature)
+             values (${itemId}, ${attestor.address}, ${tx.json(message)}, ${signature.toLowerCase()})
+             on conflict (item_id) do nothing`;
 }
 
-/** A statement as stored (immutable once written). */
+/** A statement as stored (replaced only when signed again after a key rotation). */
 export interface StoredAttestation {
   signer: string;
   message: AttestationMessage;

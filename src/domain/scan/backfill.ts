@@ -16,10 +16,13 @@ export interface BackfillProgress {
 
 /**
  * The one-off for listings that went active before issue 29 (`npm run previews`): each active
- * listing without a preview or a signed scan report is scanned again from its stored archive,
- * with today's rules, and gets what it lacks. A listing the current scan would refuse keeps its
- * status (an operator decides, see `moderate`) and gets neither; `force` recomputes every
- * preview (a statement, once signed, is never replaced). Resumable: it only looks at what lacks.
+ * listing without a preview or a signed scan report, or whose report was signed by another key
+ * than today's (before ATTESTATION_PRIVATE_KEY changed), is scanned again from its stored
+ * archive, with today's rules, and gets what it lacks: a report signed by a retired key is
+ * replaced by one signed with the current key, so buyers soon need only the current signer. A
+ * listing the current scan would refuse keeps its status (an operator decides, see `moderate`)
+ * and gets neither; `force` recomputes every preview (a report signed with the current key is
+ * never replaced). Resumable: it only looks at what lacks.
  */
 export async function backfillPreviews(
   deps: ScanDeps,
@@ -27,10 +30,14 @@ export async function backfillPreviews(
 ): Promise<BackfillProgress> {
   const { sql, logger } = deps;
   const batchSize = opts.batchSize ?? 50;
+  const current = deps.attestor?.address ?? '';
+  // attested here: a report signed with today's key
+  const attested = sql`exists (select 1 from scan_attestations s
+                               where s.item_id = i.id and lower(s.signer) = lower(${current}))`;
   const lacking = opts.force
     ? sql`true`
     : sql`(not exists (select 1 from item_previews p where p.item_id = i.id)
-           ${deps.attestor ? sql`or not exists (select 1 from scan_attestations s where s.item_id = i.id)` : sql``})`;
+           ${deps.attestor ? sql`or not ${attested}` : sql``})`;
   const [{ total } = { total: 0 }] = await sql<{ total: number }[]>`
     select count(*)::int as total from items i where i.status = 'active' and ${lacking}`;
   const p: BackfillProgress = { done: 0, total, previews: 0, attestations: 0, skipped: 0 };
@@ -40,8 +47,7 @@ export async function backfillPreviews(
     const rows = await sql<
       { id: string; archiveKey: string; compression: Compression; attested: boolean }[]
     >`
-      select i.id, i.archive_key, i.compression,
-             exists (select 1 from scan_attestations s where s.item_id = i.id) as attested
+      select i.id, i.archive_key, i.compression, ${attested} as attested
       from items i where i.status = 'active' and i.id > ${after} and ${lacking}
       order by i.id limit ${batchSize}`;
     if (rows.length === 0) break;
@@ -74,7 +80,7 @@ export async function backfillPreviews(
             const signed = await sql.begin(async (tx) => {
               const [still] = await tx`select 1 from items where id = ${r.id} and status = 'active'
                                        for update`;
-              if (still) await attestActivation(tx, deps.attestor!, r.id);
+              if (still) await attestActivation(tx, deps.attestor!, r.id, { resign: true });
               return !!still;
             });
             if (signed) p.attestations++;

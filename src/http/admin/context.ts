@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
-import csrf from '@fastify/csrf-protection';
+import Tokens from '@fastify/csrf';
 import formbody from '@fastify/formbody';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
@@ -42,24 +42,50 @@ declare module 'fastify' {
     /** The signed-in operator (console session or token). */
     operator?: string;
   }
+  interface FastifyInstance {
+    /** preHandler of the console's forms: 403 csrf_invalid unless the form's token is this browser's. */
+    csrfProtection: preHandlerAsyncHookHandler;
+  }
 }
 
-export const SESSION_COOKIE = 'admin_session';
-const CSRF_COOKIE = 'admin_csrf';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * Cookies are `Secure` wherever HSTS is sent (servedOverTls): over TLS directly, behind a proxy
- * that says so, or when PUBLIC_BASE_URL is https (a TLS proxy TRUST_PROXY does not name).
- */
 type TlsConfig = Pick<Config, 'PUBLIC_BASE_URL'>;
 
-export const cookieOptions = (request: FastifyRequest, config: TlsConfig) => ({
-  path: '/admin',
-  httpOnly: true,
-  sameSite: 'strict' as const,
-  secure: servedOverTls(request, config),
-});
+/**
+ * The console's two cookies (the session and the CSRF secret), named and scoped by how the request
+ * came. Wherever HSTS is sent (servedOverTls: over TLS directly, behind a proxy that says so, or
+ * when PUBLIC_BASE_URL is https) they are `__Host-admin_session` and `__Host-admin_csrf`: Secure,
+ * Path=/ and no Domain, which browsers enforce for the prefix, so a sibling subdomain cannot plant
+ * or shadow them; such a request reads only the prefixed names. Over plain http (localhost) the
+ * prefix cannot be used: `admin_session` and `admin_csrf` on Path=/admin.
+ */
+export function consoleCookies(request: FastifyRequest, config: TlsConfig) {
+  const tls = servedOverTls(request, config);
+  const prefix = tls ? '__Host-' : '';
+  return {
+    session: `${prefix}admin_session`,
+    csrf: `${prefix}admin_csrf`,
+    options: {
+      path: tls ? '/' : '/admin',
+      httpOnly: true,
+      sameSite: 'strict' as const,
+      secure: tls,
+    },
+  };
+}
+
+/** Where a form's CSRF token may come (as @fastify/csrf-protection reads it). */
+const csrfTokenOf = (request: FastifyRequest): string | undefined => {
+  const body = request.body as { _csrf?: unknown } | undefined;
+  const token =
+    body?._csrf ??
+    request.headers['csrf-token'] ??
+    request.headers['xsrf-token'] ??
+    request.headers['x-csrf-token'] ??
+    request.headers['x-xsrf-token'];
+  return typeof token === 'string' ? token : undefined;
+};
 
 /** Typed text an operator sends (filters, a reason): no NUL or control character reaches SQL. */
 export const plainText = (max: number) =>
@@ -117,9 +143,13 @@ export async function installConsoleContext(
   // cookies, form bodies and CSRF exist in this context only: the API keeps its JSON-only parsers
   await app.register(cookie);
   await app.register(formbody);
-  await app.register(csrf, {
-    cookieKey: CSRF_COOKIE,
-    cookieOpts: { path: '/admin', sameSite: 'strict', httpOnly: true },
+  // Synchronizer tokens with @fastify/csrf, its secret in a cookie (as @fastify/csrf-protection
+  // does, whose cookie name is fixed at registration: this one follows the request's scheme).
+  const tokens = Tokens();
+  app.decorate('csrfProtection', async (request: FastifyRequest) => {
+    const secret = request.cookies[consoleCookies(request, deps.config).csrf];
+    const token = csrfTokenOf(request);
+    if (!secret || !token || !tokens.verify(secret, token)) throw new AppError('csrf_invalid');
   });
 
   // The console is same-origin only: no cross-origin reads of its pages or its API.
@@ -130,8 +160,15 @@ export async function installConsoleContext(
     return payload;
   });
 
-  const csrfToken = (request: FastifyRequest, reply: FastifyReply) =>
-    reply.generateCsrf({ secure: servedOverTls(request, deps.config) });
+  const csrfToken = (request: FastifyRequest, reply: FastifyReply) => {
+    const names = consoleCookies(request, deps.config);
+    let secret = request.cookies[names.csrf];
+    if (!secret) {
+      secret = tokens.secretSync();
+      reply.setCookie(names.csrf, secret, names.options);
+    }
+    return tokens.create(secret);
+  };
 
   const signInPage = (
     request: FastifyRequest,
@@ -167,7 +204,10 @@ export async function installConsoleContext(
       return;
     }
     if (gate === 'session') {
-      const actor = await sessionActor(sql, request.cookies[SESSION_COOKIE]);
+      const actor = await sessionActor(
+        sql,
+        request.cookies[consoleCookies(request, deps.config).session],
+      );
       // A missing or ended session is not a failed credential: the sign-in page, 401.
       if (!actor) return signInPage(request, reply, 401);
       request.operator = actor;
@@ -177,10 +217,7 @@ export async function installConsoleContext(
   // Errors of console pages are pages; the operator API's (and anything unexpected) go to the
   // service's one JSON error handler.
   app.setErrorHandler(async (err: Error & { code?: string }, request, reply) => {
-    const e =
-      err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET'
-        ? new AppError('csrf_invalid')
-        : (validationError(err) ?? err);
+    const e = validationError(err) ?? err;
     if (!(e instanceof AppError) || request.routeOptions.config.operator === 'token') throw e;
     for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
     // (a refusal before this context's hooks ran, a 429, has no cookies parsed: a plain page)
@@ -253,8 +290,9 @@ export function sessionRoutes(
       }
       const s = await startSession(sql, TOKEN_ACTOR, config.ADMIN_SESSION_TTL_SECONDS);
       await recordAudit(sql, { actor: TOKEN_ACTOR, action: 'session.sign_in' });
-      reply.setCookie(SESSION_COOKIE, s.id, {
-        ...cookieOptions(request, config),
+      const names = consoleCookies(request, config);
+      reply.setCookie(names.session, s.id, {
+        ...names.options,
         maxAge: config.ADMIN_SESSION_TTL_SECONDS,
       });
       return reply.redirect(safeNext(request.body.next), 303);
@@ -265,9 +303,10 @@ export function sessionRoutes(
     '/admin/logout',
     { config: SESSION, schema: HIDE, preHandler: app.csrfProtection },
     async (request, reply) => {
-      await endSession(sql, request.cookies[SESSION_COOKIE]);
+      const names = consoleCookies(request, config);
+      await endSession(sql, request.cookies[names.session]);
       await recordAudit(sql, { actor: request.operator!, action: 'session.sign_out' });
-      reply.clearCookie(SESSION_COOKIE, cookieOptions(request, config));
+      reply.clearCookie(names.session, names.options);
       return reply.redirect('/admin/login', 303);
     },
   );

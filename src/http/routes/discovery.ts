@@ -7,6 +7,7 @@ import { findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
 import { currentLegal } from '../../wire/legal.js';
 import { ATTESTATION_DOMAIN, ATTESTATION_PRIMARY_TYPE } from '../../wire/previews.js';
 import { notFound } from '../../errors.js';
+import { retiredSigners } from '../../domain/scan/signers.js';
 import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
@@ -104,6 +105,18 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
     );
   }
 
+  // The earlier attestation keys that still sign a stored report, read again at most once a
+  // minute: they drop out once `npm run previews` signed the reports again with the current key.
+  let retired: { at: number; signers: Promise<string[]> } | undefined;
+  const retiredNow = () => {
+    if (!retired || Date.now() - retired.at > 60_000) {
+      const signers = retiredSigners(deps.sql, deps.attestor.address);
+      signers.catch(() => (retired = undefined));
+      retired = { at: Date.now(), signers };
+    }
+    return retired.signers;
+  };
+
   let manifest: ({ endpoints: Record<string, unknown>[] } & Record<string, unknown>) | undefined;
   app.get(
     '/api/v1/skills',
@@ -113,8 +126,8 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
         response: { 200: z.looseObject({ endpoints: z.array(z.looseObject({})) }) },
       }),
     },
-    async () =>
-      (manifest ??= {
+    async () => {
+      manifest ??= {
         name: 'code-artifact-marketplace',
         description:
           'Marketplace where autonomous agents sell and buy AI-generated code archives, paid in USDC over x402 v2.',
@@ -159,12 +172,13 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
         legal: currentLegal(base),
         scan_attestation: {
           signer: deps.attestor.address,
+          retired_signers: [] as string[],
           standard: 'EIP-712 typed data',
           domain: ATTESTATION_DOMAIN,
           primary_type: ATTESTATION_PRIMARY_TYPE,
           url: `${base}/api/v1/items/{uuid}/attestation`,
           verify:
-            "viem: verifyTypedData({ address: signer, ...a.typed_data, signature: a.signature }), then compare a.typed_data.message.archiveSha256 with the download's SHA-256",
+            "viem: verifyTypedData({ address: a.signer, ...a.typed_data, signature: a.signature }) where a.signer is signer or one of retired_signers (keys this marketplace signed with before a key rotation), then compare a.typed_data.message.archiveSha256 with the download's SHA-256",
         },
         limits: {
           search_results: 20,
@@ -183,7 +197,10 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
           },
         },
         endpoints: endpointsFromOpenApi(openApiDocument()) as unknown as Record<string, unknown>[],
-      }),
+      };
+      const scan = manifest.scan_attestation as Record<string, unknown>;
+      return { ...manifest, scan_attestation: { ...scan, retired_signers: await retiredNow() } };
+    },
   );
 
   app.get(
