@@ -297,6 +297,7 @@ export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_ST
   return reconcilePayments(deps.payments, {
     staleSeconds,
     alertAfterSeconds: deps.config.RECONCILE_ALERT_AFTER_SECONDS,
+    chainWarnSeconds: deps.config.RECONCILE_CHAIN_WARN_SECONDS,
     logger: deps.logger,
     paymentIdRetentionSeconds: deps.config.X402_PAYMENT_ID_RETENTION_SECONDS,
   });
