@@ -384,6 +384,11 @@ export const ConfigSchema = z
     RECONCILE_STALE_SECONDS: z.coerce.number().int().min(0).default(30),
     /** Age after which a settlement still unresolved is logged at error level on every pass. */
     RECONCILE_ALERT_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
+    /**
+     * A chain that cannot be read (an RPC node without or failing a method the recheck needs)
+     * leaves claims undecided: warned of once per network and RPC method this often.
+     */
+    RECONCILE_CHAIN_WARN_SECONDS: z.coerce.number().int().min(0).default(600),
     /** Seconds a client should wait after 503 settlement_capacity. */
     SETTLEMENT_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(5),
 

@@ -45,7 +45,7 @@ async function main(command: string, args: string[]): Promise<void> {
     case 'migrate': {
       const db = await openDatabase(config);
       try {
-        const res = await migrate(db.sql);
+        const res = await migrate(db.sql, undefined, { logger });
         logger.info({ applied: res.applied, already: res.skipped.length }, 'migrations done');
       } finally {
         await db.close();

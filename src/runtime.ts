@@ -79,7 +79,7 @@ export async function createRuntime(
   const stopBuilds = new AbortController();
   try {
     if (opts.migrate !== false) {
-      const res = await migrate(db.sql);
+      const res = await migrate(db.sql, undefined, { logger });
       if (res.applied.length) logger.info({ applied: res.applied }, 'migrations applied');
       // Rules that differ per contract revision (payable chains) read it in SQL. Written only when
       // it changed: a start that writes nothing commits nothing (on disk, a commit waits for an
@@ -297,6 +297,7 @@ export function reconcileNow(deps: Deps, staleSeconds = deps.config.RECONCILE_ST
   return reconcilePayments(deps.payments, {
     staleSeconds,
     alertAfterSeconds: deps.config.RECONCILE_ALERT_AFTER_SECONDS,
+    chainWarnSeconds: deps.config.RECONCILE_CHAIN_WARN_SECONDS,
     logger: deps.logger,
     paymentIdRetentionSeconds: deps.config.X402_PAYMENT_ID_RETENTION_SECONDS,
   });

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StartupError } from '../config.js';
-import type { Sql } from './index.js';
+import type { Db, Sql } from './index.js';
 
 /**
  * `migrations/` at the package root: two levels up from `src/db/` when run from source, three from
@@ -22,6 +22,19 @@ export const MIGRATIONS_DIR = [
  */
 export const SCHEMA_LOCK_KEY = 727274;
 
+/**
+ * Advisory lock class (first key of the two-key form) of the search index build locks, one per
+ * table (src/domain/search/index-builds.ts): a migration holds `items`' for its transaction.
+ */
+export const INDEX_BUILD_LOCK_CLASS = 727275;
+
+export interface MigrateOptions {
+  /** Says once that the migrations wait for another process's index build. */
+  logger?: { info(obj: object, msg: string): void };
+  /** How often the build lock is tried again while another process builds (ms). */
+  retryMs?: number;
+}
+
 export interface MigrationResult {
   applied: string[];
   skipped: string[];
@@ -32,7 +45,11 @@ export interface MigrationResult {
  * `schema_migrations`. An advisory lock makes concurrent migrators (several replicas starting at
  * once) apply each file exactly once. Forward only: a landed file is never edited.
  */
-export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+export async function migrate(
+  sql: Sql,
+  dir = MIGRATIONS_DIR,
+  opts: MigrateOptions = {},
+): Promise<MigrationResult> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   // Every start of an up-to-date database: one read shows each file recorded (committed, so
   // applied), and nothing is locked, read or written file by file.
@@ -49,21 +66,51 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
       )`;
   });
   const result: MigrationResult = { applied: [], skipped: [] };
+  let waited = false;
   for (const name of files) {
     const body = await readFile(path.join(dir, name), 'utf8');
-    const applied = await sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
-      const [done] = await tx`select 1 from schema_migrations where name = ${name}`;
-      if (done) return false;
-      await tx.unsafe(body).catch((e: unknown) => {
-        throw migrationError(name, e);
+    for (;;) {
+      const applied = await sql.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+        if (!(await buildLockTaken(tx))) return 'building' as const;
+        const [done] = await tx`select 1 from schema_migrations where name = ${name}`;
+        if (done) return false;
+        await tx.unsafe(body).catch((e: unknown) => {
+          throw migrationError(name, e);
+        });
+        await tx`insert into schema_migrations (name) values (${name})`;
+        return true;
       });
-      await tx`insert into schema_migrations (name) values (${name})`;
-      return true;
-    });
-    (applied ? result.applied : result.skipped).push(name);
+      if (applied !== 'building') {
+        (applied ? result.applied : result.skipped).push(name);
+        break;
+      }
+      if (!waited)
+        opts.logger?.info(
+          { migration: name },
+          "migrations wait for another process's search index build",
+        );
+      waited = true;
+      await new Promise((r) => setTimeout(r, opts.retryMs ?? 500));
+    }
   }
   return result;
+}
+
+/**
+ * Takes `items`' index build lock for the migration's transaction, or false while another process
+ * builds a search index (`create index concurrently`, src/domain/search/index-builds.ts). A
+ * migration that alters `items` during a build would queue an ACCESS EXCLUSIVE lock behind the
+ * build's for the whole build, and every read and write of `items` by the replicas serving would
+ * queue behind it. Tried, not waited for: a statement waiting on the lock holds a snapshot, which
+ * the build's last phase waits for (a deadlock Postgres would end by cancelling one of the two);
+ * between tries the migrator holds nothing. A builder that finds it taken skips its builds.
+ */
+async function buildLockTaken(tx: Db): Promise<boolean> {
+  const [row] = await tx<{ locked: boolean }[]>`
+    select pg_try_advisory_xact_lock(${INDEX_BUILD_LOCK_CLASS}, hashtext(current_schema() || '.items'))
+      as locked`;
+  return row?.locked === true;
 }
 
 /**

@@ -79,6 +79,21 @@ export interface AuthorizationQuery {
   nonce: string;
   /** The settlement transaction when one is known. */
   transaction?: string;
+  /**
+   * When the payment was claimed: a used authorization's transaction is looked for back to (an
+   * hour before) it. Without it, the last `AUTHORIZATION_LOOKBACK_BLOCKS` only.
+   */
+  since?: Date;
+}
+
+/**
+ * Why the chain could not be read: the JSON-RPC method that failed (and its error code when the
+ * node answered one), or no RPC URL configured for the network (`method` undefined).
+ */
+export interface ChainReadFailure {
+  network: string;
+  method?: string;
+  code?: number;
 }
 
 export type AuthorizationState =
@@ -94,7 +109,7 @@ export type AuthorizationState =
    * head block whose time is `chainTime`.
    */
   | { state: 'unused'; chainTime?: number }
-  | { state: 'unknown' };
+  | { state: 'unknown'; cause?: ChainReadFailure };
 
 /** How the processor reads a facilitator answer (spec 7.1). */
 export type SettleOutcome =
@@ -200,31 +215,77 @@ const EIP3009_STATE_ABI = parseAbi([
 const AUTHORIZATION_USED = parseAbiItem(
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 );
-/** How far back a used authorization's transaction is looked for (about 5 h of 2 s blocks). */
+/**
+ * How many blocks one `eth_getLogs` asks for (about 5 h of 2 s blocks; many providers refuse
+ * wider ranges), and how far back the search goes without a claim time.
+ */
 const AUTHORIZATION_LOOKBACK_BLOCKS = 10_000n;
+/** Margin before the claim's time where the search stops (clocks, a transfer sent early). */
+const SINCE_MARGIN_SECONDS = 3_600;
+
+/** A chain read that failed: which JSON-RPC method, for the operator's warning. */
+class ChainReadError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number | undefined,
+    options: { cause: unknown },
+  ) {
+    super(`${method} failed`, options);
+  }
+}
+
+/** Runs one RPC call; its failure names the method (and the node's error code, if any). */
+async function reading<T>(method: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ChainReadError) throw err;
+    throw new ChainReadError(method, rpcErrorCode(err), { cause: err });
+  }
+}
+
+/** The JSON-RPC error code viem's error chain carries (none for a transport failure). */
+function rpcErrorCode(err: unknown): number | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e;) {
+    if (typeof e.code === 'number') return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
 
 /**
  * The transaction that used an authorization, from the token's `AuthorizationUsed` event (when
- * the settlement's own answer was lost, e.g. the process died after broadcast).
+ * the settlement's own answer was lost, e.g. the process died after broadcast). Searched backwards
+ * from the head in windows of `AUTHORIZATION_LOOKBACK_BLOCKS`, down to the first window that
+ * starts before the claim (`since`, less a margin) or to the genesis: a transfer mined more than
+ * one window ago is found too. Undefined when the whole range holds no event (a node that keeps
+ * no such logs); a failed read throws (the caller asks again later).
  */
 async function usedAuthorizationTransaction(
   rpc: PublicClient,
   q: AuthorizationQuery,
   latest: bigint,
 ): Promise<string | undefined> {
-  try {
-    const logs = await rpc.getLogs({
-      address: q.asset as Address,
-      event: AUTHORIZATION_USED,
-      args: { authorizer: q.payer as Address, nonce: q.nonce as Hex },
-      fromBlock:
-        latest > AUTHORIZATION_LOOKBACK_BLOCKS ? latest - AUTHORIZATION_LOOKBACK_BLOCKS : 0n,
-      toBlock: latest,
-    });
-    return logs[0]?.transactionHash ?? undefined;
-  } catch {
-    return undefined;
+  const stopAt = q.since ? Math.floor(q.since.getTime() / 1000) - SINCE_MARGIN_SECONDS : undefined;
+  for (let to = latest; to >= 0n;) {
+    const from = to >= AUTHORIZATION_LOOKBACK_BLOCKS ? to - AUTHORIZATION_LOOKBACK_BLOCKS + 1n : 0n;
+    const logs = await reading('eth_getLogs', () =>
+      rpc.getLogs({
+        address: q.asset as Address,
+        event: AUTHORIZATION_USED,
+        args: { authorizer: q.payer as Address, nonce: q.nonce as Hex },
+        fromBlock: from,
+        toBlock: to,
+      }),
+    );
+    const hash = logs[0]?.transactionHash;
+    if (hash) return hash;
+    if (from === 0n || stopAt === undefined) return undefined;
+    const start = await reading('eth_getBlockByNumber', () => rpc.getBlock({ blockNumber: from }));
+    if (Number(start.timestamp) <= stopAt) return undefined;
+    to = from - 1n;
   }
+  return undefined;
 }
 
 /**
@@ -314,27 +375,32 @@ export async function readAuthorizationState(
   q: AuthorizationQuery,
 ): Promise<AuthorizationState> {
   const rpc = networkByCaip2(networks, q.network)?.rpc;
-  if (!rpc) return { state: 'unknown' };
+  if (!rpc) return { state: 'unknown', cause: { network: q.network } };
   try {
-    const head = await rpc.getBlock({ blockTag: 'latest' });
-    if (head.number == null) return { state: 'unknown' };
+    const head = await reading('eth_getBlockByNumber', () => rpc.getBlock({ blockTag: 'latest' }));
+    if (head.number == null) {
+      return { state: 'unknown', cause: { network: q.network, method: 'eth_getBlockByNumber' } };
+    }
     const chainTime = Number(head.timestamp);
     const receipt = q.transaction
       ? await rpc.getTransactionReceipt({ hash: q.transaction as Hex }).catch(() => undefined)
       : undefined;
     if (receipt?.status === 'success' && receipt.logs.some((l) => usesAuthorization(l, q)))
       return { state: 'settled', transaction: receipt.transactionHash };
-    const used = await rpc.readContract({
-      address: q.asset as Address,
-      abi: EIP3009_STATE_ABI,
-      functionName: 'authorizationState',
-      args: [q.payer as Address, q.nonce as Hex],
-      blockNumber: head.number,
-    });
+    const used = await reading('eth_call', () =>
+      rpc.readContract({
+        address: q.asset as Address,
+        abi: EIP3009_STATE_ABI,
+        functionName: 'authorizationState',
+        args: [q.payer as Address, q.nonce as Hex],
+        blockNumber: head.number,
+      }),
+    );
     if (used) {
       // The known transaction did not use it (no receipt, reverted, or another transfer): another
-      // one did (a resubmission, a replacement), which the token's event names. Not found, no
-      // hash is recorded rather than one that moved nothing.
+      // one did (a resubmission, a replacement), which the token's event names. Not found in the
+      // whole range searched, no hash is recorded rather than one that moved nothing; a search
+      // that failed is asked again later rather than recorded without the hash.
       return {
         state: 'settled',
         transaction: (await usedAuthorizationTransaction(rpc, q, head.number)) ?? '',
@@ -344,8 +410,16 @@ export async function readAuthorizationState(
     if (q.transaction && !receipt)
       return { state: 'pending', transaction: q.transaction, chainTime };
     return { state: 'unused', chainTime };
-  } catch {
-    return { state: 'unknown' };
+  } catch (err) {
+    const failed = err instanceof ChainReadError ? err : undefined;
+    return {
+      state: 'unknown',
+      cause: {
+        network: q.network,
+        method: failed?.method ?? 'unknown',
+        ...(failed?.code !== undefined && { code: failed.code }),
+      },
+    };
   }
 }
 

@@ -30,7 +30,11 @@ interface MinedEvent {
   nonce: Hex;
   transaction: string;
   asset: string;
+  block: bigint;
 }
+
+/** Seconds between two blocks of the fake chain (Base's): block n's time is the head's less the gap. */
+export const FAKE_BLOCK_SECONDS = 2;
 
 /** The token's `AuthorizationUsed` log as JSON-RPC returns it. */
 function authorizationLog(e: MinedEvent, address: string, logIndex: number) {
@@ -42,8 +46,8 @@ function authorizationLog(e: MinedEvent, address: string, logIndex: number) {
       args: { authorizer: e.payer, nonce: e.nonce },
     }) as Hex[],
     data: '0x',
-    blockNumber: '0x1',
-    blockHash: `0x${'1'.repeat(64)}`,
+    blockNumber: `0x${e.block.toString(16)}`,
+    blockHash: `0x${e.block.toString(16).padStart(64, '0')}`,
     transactionHash: e.transaction,
     transactionIndex: '0x0',
     logIndex: `0x${logIndex.toString(16)}`,
@@ -121,9 +125,16 @@ export interface FakeRpc {
   receiptsAsked: string[];
   /**
    * Records a settlement as the chain would: the authorization used, and its transaction's
-   * receipt holding the token's `AuthorizationUsed` event (from `asset`, Base USDC by default).
+   * receipt holding the token's `AuthorizationUsed` event (from `asset`, Base USDC by default),
+   * in block `block` (default: the head's number).
    */
-  mine(payer: string, nonce: string, transaction: string, asset?: string): void;
+  mine(payer: string, nonce: string, transaction: string, asset?: string, block?: bigint): void;
+  /** JSON-RPC methods this node does not have (answered -32601 method not found). */
+  unsupported: Set<string>;
+  /** `eth_getLogs` ranges asked, as [fromBlock, toBlock]. */
+  logRanges: Array<[bigint, bigint]>;
+  /** When set, `eth_getLogs` over more blocks than this is an error (as many providers answer). */
+  maxLogRange?: bigint;
   /**
    * The head block (`eth_getBlockByNumber('latest')`, `eth_blockNumber`): its number (default 1)
    * and time in unix seconds (default: this process's clock when asked, a faked one included).
@@ -151,12 +162,14 @@ export async function startFakeRpc(): Promise<FakeRpc> {
     askedAt: [],
     receipts: new Map(),
     receiptsAsked: [],
-    mine(payer, nonce, transaction, asset = BASE_USDC) {
+    mine(payer, nonce, transaction, asset = BASE_USDC, block = headNumber()) {
       const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
       state.usedAuthorizations.add(key);
       state.receipts.set(transaction.toLowerCase(), 'success');
-      events.push({ payer: payer as Hex, nonce: nonce as Hex, transaction, asset });
+      events.push({ payer: payer as Hex, nonce: nonce as Hex, transaction, asset, block });
     },
+    unsupported: new Set(),
+    logRanges: [],
     head: {},
     resetHead() {
       state.head = {};
@@ -186,6 +199,8 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...body }));
         };
+        if (state.unsupported.has(msg.method))
+          return reply({ error: { code: -32601, message: 'the method does not exist' } });
         if (msg.method === 'eth_chainId') return reply({ result: '0x2105' });
         if (msg.method === 'eth_blockNumber') {
           if (state.head.unavailable) return reply({ error: { code: -32000, message: 'no head' } });
@@ -197,6 +212,15 @@ export async function startFakeRpc(): Promise<FakeRpc> {
           const time = state.head.timestamp ?? Math.floor(Date.now() / 1000);
           return reply({ result: block(headNumber(), time) });
         }
+        if (msg.method === 'eth_getBlockByNumber') {
+          // an older block: one every FAKE_BLOCK_SECONDS before the head
+          const n = BigInt(String(msg.params[0]));
+          if (n > headNumber()) return reply({ result: null });
+          const time = state.head.timestamp ?? Math.floor(Date.now() / 1000);
+          return reply({
+            result: block(n, time - Number(headNumber() - n) * FAKE_BLOCK_SECONDS),
+          });
+        }
         if (msg.method === 'eth_getCode') {
           // the smart accounts are deployed contracts; every other address is an EOA
           const address = String(msg.params[0]).toLowerCase();
@@ -204,8 +228,20 @@ export async function startFakeRpc(): Promise<FakeRpc> {
         }
         if (msg.method === 'eth_getLogs') {
           // The token's AuthorizationUsed events, filtered by the topics viem sends.
-          const filter = msg.params[0] as { address: string; topics?: Array<string | null> };
-          const logs = events.map((e, i) => authorizationLog(e, filter.address, i));
+          const filter = msg.params[0] as {
+            address: string;
+            topics?: Array<string | null>;
+            fromBlock?: string;
+            toBlock?: string;
+          };
+          const from = filter.fromBlock ? BigInt(filter.fromBlock) : 0n;
+          const to = filter.toBlock ? BigInt(filter.toBlock) : headNumber();
+          state.logRanges.push([from, to]);
+          if (state.maxLogRange !== undefined && to - from + 1n > state.maxLogRange)
+            return reply({ error: { code: -32005, message: 'query exceeds max block range' } });
+          const logs = events.flatMap((e, i) =>
+            e.block >= from && e.block <= to ? [authorizationLog(e, filter.address, i)] : [],
+          );
           const wanted = filter.topics ?? [];
           return reply({
             result: logs.filter((l) =>

@@ -131,6 +131,7 @@ export async function reconcileNowAudited(
     config: {
       RECONCILE_STALE_SECONDS: number;
       RECONCILE_ALERT_AFTER_SECONDS: number;
+      RECONCILE_CHAIN_WARN_SECONDS: number;
       X402_PAYMENT_ID_RETENTION_SECONDS: number;
     };
   },
@@ -139,6 +140,7 @@ export async function reconcileNowAudited(
   const report = await reconcilePayments(deps.payments, {
     staleSeconds: deps.config.RECONCILE_STALE_SECONDS,
     alertAfterSeconds: deps.config.RECONCILE_ALERT_AFTER_SECONDS,
+    chainWarnSeconds: deps.config.RECONCILE_CHAIN_WARN_SECONDS,
     logger: deps.logger,
     paymentIdRetentionSeconds: deps.config.X402_PAYMENT_ID_RETENTION_SECONDS,
   });

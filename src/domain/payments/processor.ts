@@ -23,6 +23,7 @@ import {
   type ProcessorOptions,
   type RunInput,
 } from './paid-request.js';
+import type { ChainReadWarnings } from './chain-reads.js';
 import { isIdentifierTaken, type IdentifiedPayment } from './identifiers.js';
 import { SettlementRecheck, type RecheckOutcome } from './recheck.js';
 import { ClaimConditionFailed, PaymentStore, type PaymentRow } from './store.js';
@@ -396,5 +397,10 @@ export class PaymentProcessor {
    */
   settleAbandoned(row: PaymentRow): Promise<RecheckOutcome> {
     return this.recheck.settleAbandoned(row);
+  }
+
+  /** Why rechecks (the reconciler's and buyers' retries) could not read the chain. */
+  get chainReads(): ChainReadWarnings {
+    return this.recheck.chainReads;
   }
 }

@@ -1,6 +1,7 @@
 import type { SettleResponse } from '@x402/core/types';
 import { AppError } from '../../errors.js';
 import type { AuthorizationState, Facilitator } from '../../x402/facilitator.js';
+import { ChainReadWarnings } from './chain-reads.js';
 import type { PaymentRow, PaymentStore } from './store.js';
 
 /**
@@ -11,6 +12,9 @@ import type { PaymentRow, PaymentStore } from './store.js';
  * `PaymentProcessor.settleAbandoned`, and by a buyer's retry of a failed payment.
  */
 export class SettlementRecheck {
+  /** Why rechecks could not read the chain, for one warning per cause per period (reconciler). */
+  readonly chainReads = new ChainReadWarnings();
+
   constructor(
     private readonly store: PaymentStore,
     private readonly facilitator: Facilitator,
@@ -44,15 +48,21 @@ export class SettlementRecheck {
     return this.neverMoves(row, await this.chainStateOf(row));
   }
 
-  /** What the facilitator or the chain says of a payment's authorization. */
-  private chainStateOf(row: PaymentRow): Promise<AuthorizationState> {
-    return this.facilitator.authorizationState({
+  /**
+   * What the facilitator or the chain says of a payment's authorization; a chain that could not
+   * be read is recorded for the reconciler's warning (`chainReads`).
+   */
+  private async chainStateOf(row: PaymentRow): Promise<AuthorizationState> {
+    const state = await this.facilitator.authorizationState({
       network: row.network,
       asset: row.asset,
       payer: row.payer,
       nonce: row.nonce,
+      since: row.createdAt,
       ...(row.transaction && { transaction: row.transaction }),
     });
+    this.chainReads.record(row.id, state.state === 'unknown' ? state.cause : undefined);
+    return state;
   }
 
   /**

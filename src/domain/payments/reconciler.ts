@@ -22,6 +22,11 @@ export interface ReconcilerOptions {
   limit?: number;
   /** How long a payment-identifier id outlives its payment's window (X402_PAYMENT_ID_RETENTION_SECONDS). */
   paymentIdRetentionSeconds: number;
+  /**
+   * At most one warning per unreadable chain cause (network, RPC method) this often
+   * (RECONCILE_CHAIN_WARN_SECONDS); default 600.
+   */
+  chainWarnSeconds?: number;
 }
 
 /**
@@ -68,6 +73,8 @@ export async function reconcilePayments(
       );
     }
   }
+  // why claims stay open when the chain cannot be read: one line per cause, not one per claim
+  processor.chainReads.flush(opts.logger, opts.chainWarnSeconds ?? 600);
   report.prunedIdentityNonces = await store.pruneIdentityNonces();
   report.prunedPaymentIdentifiers = await store.prunePaymentIdentifiers(
     opts.paymentIdRetentionSeconds,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../../db/index.js';
-import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
+import { INDEX_BUILD_LOCK_CLASS, SCHEMA_LOCK_KEY } from '../../db/migrate.js';
 
 /**
  * How the search indexes (vectors.ts) are built and dropped.
@@ -14,7 +14,9 @@ import { SCHEMA_LOCK_KEY } from '../../db/migrate.js';
  * built twice at once. The lock is the whole table's, not one per index: two concurrent builds on one table each wait for the
  * other (the second for the first's table lock, the first for the second's snapshot to end) and
  * Postgres ends one as a deadlock; a concurrent drop meets the same. One build at a time on
- * `items`, the others' processes serving meanwhile.
+ * `items`, the others' processes serving meanwhile. A migration holds the same lock for its
+ * transaction (src/db/migrate.ts) and tries it rather than waits: migrations wait for a build
+ * to end, and a build that finds a migration running is skipped.
  *
  * A build that died half-way (a crash, a kill, a cancel) leaves an INVALID index, which Postgres
  * still maintains on every write and never uses: whoever next holds the build lock drops it and
@@ -44,8 +46,8 @@ export interface IndexBuildOptions {
 /** What became of one index: it was there (valid), this call built it, or another process holds it. */
 export type IndexOutcome = 'exists' | 'built' | 'skipped';
 
-/** Advisory lock class (first key of the two-key form) of the build locks, one per table. */
-export const INDEX_BUILD_LOCK_CLASS = 727275;
+/** Advisory lock class of the build locks, one per table; migrations take `items`' too. */
+export { INDEX_BUILD_LOCK_CLASS };
 
 /**
  * Builds index `name` (`create index <name> <definition>`, definition starting with `on items`)
