@@ -79,7 +79,7 @@ export async function createRuntime(
   const stopBuilds = new AbortController();
   try {
     if (opts.migrate !== false) {
-      const res = await migrate(db.sql);
+      const res = await migrate(db.sql, undefined, logger);
       if (res.applied.length) logger.info({ applied: res.applied }, 'migrations applied');
       // Rules that differ per contract revision (payable chains) read it in SQL. Written only when
       // it changed: a start that writes nothing commits nothing (on disk, a commit waits for an

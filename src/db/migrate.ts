@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
 import { StartupError } from '../config.js';
-import type { Sql } from './index.js';
+import type { Db, Sql } from './index.js';
 
 /**
  * `migrations/` at the package root: two levels up from `src/db/` when run from source, three from
@@ -32,7 +33,12 @@ export interface MigrationResult {
  * `schema_migrations`. An advisory lock makes concurrent migrators (several replicas starting at
  * once) apply each file exactly once. Forward only: a landed file is never edited.
  */
-export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+export async function migrate(
+  sql: Sql,
+  dir = MIGRATIONS_DIR,
+  logger?: Pick<Logger, 'info'>,
+): Promise<MigrationResult> {
+  const lock = schemaLock(logger);
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   // Every start of an up-to-date database: one read shows each file recorded (committed, so
   // applied), and nothing is locked, read or written file by file.
@@ -41,7 +47,7 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
   // Under the lock too: on a real server two `create table if not exists` racing on an empty
   // database both miss the table and one fails on the catalog's unique index (pg_type).
   await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    await lock(tx);
     await tx`
       create table if not exists schema_migrations (
         name text primary key,
@@ -52,7 +58,7 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
   for (const name of files) {
     const body = await readFile(path.join(dir, name), 'utf8');
     const applied = await sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+      await lock(tx);
       const [done] = await tx`select 1 from schema_migrations where name = ${name}`;
       if (done) return false;
       await tx.unsafe(body).catch((e: unknown) => {
@@ -64,6 +70,35 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<Migration
     (applied ? result.applied : result.skipped).push(name);
   }
   return result;
+}
+
+/**
+ * Takes the schema lock in a migration's transaction. A process that finds it held (another
+ * replica migrating, or building a search index) says so once, before it blocks, and once more
+ * when it got the lock: an operator watching a start that seems stuck knows why.
+ */
+function schemaLock(logger?: Pick<Logger, 'info'>): (tx: Db) => Promise<void> {
+  let told = false;
+  return async (tx) => {
+    const [free] = await tx<{ locked: boolean }[]>`
+      select pg_try_advisory_xact_lock(${SCHEMA_LOCK_KEY}) as locked`;
+    if (free?.locked) return;
+    const since = Date.now();
+    if (!told) {
+      logger?.info(
+        { lock: SCHEMA_LOCK_KEY },
+        "waiting for another process's migrations (or search index build) to finish: the schema lock is held",
+      );
+    }
+    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    if (!told) {
+      logger?.info(
+        { lock: SCHEMA_LOCK_KEY, waited_ms: Date.now() - since },
+        'got the schema lock: applying the migrations still missing',
+      );
+    }
+    told = true;
+  };
 }
 
 /**
