@@ -12,7 +12,7 @@ import { createLogger } from './logger.js';
 import { progressOnStderr } from './progress.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
 import { moderateCommand } from './domain/feedback/moderation.js';
-import { createRuntime, startBackground, type Runtime } from './runtime.js';
+import { createRuntime, startBackground, vectorIndexMeaning, type Runtime } from './runtime.js';
 import {
   moderateOverApi,
   operatorApiOf,
@@ -84,7 +84,7 @@ async function main(command: string, args: string[]): Promise<void> {
         await ensureVectorIndex(sql, embedder.dimensions, {
           concurrently: runtime.db.kind === 'server',
           wait: true,
-          logger,
+          logger: logger.child(vectorIndexMeaning(embedder)),
           progressMs: 5_000,
         });
         const result = {

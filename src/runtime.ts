@@ -95,7 +95,12 @@ export async function createRuntime(
     const embedder = createEmbedder(config);
     let indexBuilds = Promise.resolve();
     if (opts.buildIndexes ?? opts.migrate !== false) {
-      const build = { concurrently: db.kind === 'server', logger, signal: stopBuilds.signal };
+      // the index's lines say what it is for: the vectors of this embedder, of this dimension
+      const build = {
+        concurrently: db.kind === 'server',
+        logger: logger.child(vectorIndexMeaning(embedder)),
+        signal: stopBuilds.signal,
+      };
       if (db.kind === 'embedded') await ensureVectorIndex(db.sql, embedder.dimensions, build);
       else {
         // a serving fleet's writes proceed during the build, and this process serves meanwhile
@@ -157,6 +162,22 @@ export async function createRuntime(
   }
 }
 
+/**
+ * What a vector index's build lines add to its name (`items_embedding_hnsw_356`): the search index
+ * over listing vectors of this many dimensions, made by this embedder.
+ */
+export function vectorIndexMeaning(embedder: { model: string; dimensions: number }): {
+  purpose: string;
+  dimensions: number;
+  embedder: string;
+} {
+  return {
+    purpose: 'semantic search over listing vectors',
+    dimensions: embedder.dimensions,
+    embedder: embedder.model,
+  };
+}
+
 /** The Postgres channel on which the processes of one deployment share sale item cache changes. */
 export const SALE_ITEM_CHANNEL = 'marketplace_sale_items';
 
@@ -170,13 +191,28 @@ export const SALE_ITEM_CHANNEL = 'marketplace_sale_items';
  */
 async function shareSaleItemChanges(deps: Deps): Promise<() => Promise<void>> {
   const { sql, saleItems, logger } = deps;
-  const listening = await sql.listen(SALE_ITEM_CHANNEL, (payload) => {
-    try {
-      saleItems.apply(JSON.parse(payload) as SaleItemChange);
-    } catch (err) {
-      logger.warn({ err }, 'ignored a malformed sale item change notice');
-    }
-  });
+  let listens = 0;
+  const listening = await sql.listen(
+    SALE_ITEM_CHANNEL,
+    (payload) => {
+      try {
+        saleItems.apply(JSON.parse(payload) as SaleItemChange);
+      } catch (err) {
+        logger.warn({ err }, 'ignored a malformed sale item change notice');
+      }
+    },
+    // postgres.js listens again after its LISTEN connection dropped (a Postgres restart, a
+    // failover, a killed backend): the second and later calls are recoveries
+    () => {
+      if (++listens === 1) return;
+      logger.info(
+        { channel: SALE_ITEM_CHANNEL },
+        'cross-replica cache invalidation listening again after its connection was lost: ' +
+          "changes other replicas made meanwhile reach this replica's caches by their TTL " +
+          '(30 s)',
+      );
+    },
+  );
   saleItems.broadcast = (change) => {
     sql.notify(SALE_ITEM_CHANNEL, JSON.stringify(change)).catch((err: unknown) => {
       logger.warn({ err }, 'could not tell the other replicas of a sale item change');
