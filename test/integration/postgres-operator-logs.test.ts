@@ -53,10 +53,14 @@ describe.skipIf(!ON_POSTGRES)('operator log lines on a Postgres server', () => {
     const { logger, lines } = captureLogs();
     const migrating = migrate(migrator, dir, logger);
     const said = (l: LogLine) => l.msg ?? '';
-    await until('the waiting line', () => lines.some((l) => said(l).startsWith('waiting')));
-    await sleep(200);
-    release();
-    await holding;
+    try {
+      await until('the waiting line', () => lines.some((l) => said(l).startsWith('waiting')));
+      await sleep(200);
+    } finally {
+      // a failing test must not leave the migrator blocked behind the lock
+      release();
+      await holding;
+    }
     expect((await migrating).applied).toEqual(['990_probe_a.sql', '991_probe_b.sql']);
     expect(lines.map(said)).toEqual([
       expect.stringMatching(/^waiting for another process's migrations/),
