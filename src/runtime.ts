@@ -192,6 +192,8 @@ export const SALE_ITEM_CHANNEL = 'marketplace_sale_items';
 async function shareSaleItemChanges(deps: Deps): Promise<() => Promise<void>> {
   const { sql, saleItems, logger } = deps;
   let listens = 0;
+  let lost = false;
+  let stopped = false;
   const listening = await sql.listen(
     SALE_ITEM_CHANNEL,
     (payload) => {
@@ -204,6 +206,7 @@ async function shareSaleItemChanges(deps: Deps): Promise<() => Promise<void>> {
     // postgres.js listens again after its LISTEN connection dropped (a Postgres restart, a
     // failover, a killed backend): the second and later calls are recoveries
     () => {
+      lost = false;
       if (++listens === 1) return;
       logger.info(
         { channel: SALE_ITEM_CHANNEL },
@@ -213,14 +216,43 @@ async function shareSaleItemChanges(deps: Deps): Promise<() => Promise<void>> {
       );
     },
   );
+  onListenConnectionClosed(sql, () => {
+    // once per outage: each failed reconnect closes the connection again
+    if (stopped || lost) return;
+    lost = true;
+    logger.warn(
+      { channel: SALE_ITEM_CHANNEL },
+      'cross-replica cache invalidation lost its LISTEN connection: until it is back, changes ' +
+        "other replicas make reach this replica's caches by their TTL (30 s); reconnecting",
+    );
+  });
   saleItems.broadcast = (change) => {
     sql.notify(SALE_ITEM_CHANNEL, JSON.stringify(change)).catch((err: unknown) => {
       logger.warn({ err }, 'could not tell the other replicas of a sale item change');
     });
   };
   return async () => {
+    stopped = true;
     delete saleItems.broadcast;
     await listening.unlisten();
+  };
+}
+
+/**
+ * postgres.js keeps LISTEN on a connection pool of its own (`sql.listen.sql`, outside its typed
+ * API) and reconnects it by itself without telling anyone of the loss; that pool reads its
+ * `onclose` option at each close, so wrapping it hears the loss. Where the shape differs (another
+ * postgres.js version) the loss goes unlogged; the recovery still is (listen's own callback).
+ */
+function onListenConnectionClosed(sql: Deps['sql'], heard: () => void): void {
+  type Options = { onclose?: (connectionId: number) => void };
+  const pool = (sql.listen as unknown as { sql?: { options?: Options } }).sql;
+  const options = pool?.options;
+  if (!options) return;
+  const original = options.onclose;
+  options.onclose = (connectionId) => {
+    heard();
+    original?.(connectionId);
   };
 }
 

@@ -73,11 +73,13 @@ describe.skipIf(!ON_POSTGRES)('operator log lines on a Postgres server', () => {
     const { logger, lines } = captureLogs();
     const config = loadConfig({ ...(await databaseEnv()), LOG_LEVEL: 'info' });
     const runtime = await createRuntime(config, { logger });
-    closers.push(() => runtime.close());
+    closers.push(() => runtime.close().catch(() => {}));
     const admin = postgres(config.DATABASE_URL!, { max: 1, onnotice: () => {} });
     closers.push(() => admin.end());
     const recovered = () => lines.filter((l) => (l.msg ?? '').includes('listening again'));
+    const lost = () => lines.filter((l) => (l.msg ?? '').includes('lost its LISTEN connection'));
     expect(recovered()).toEqual([]);
+    expect(lost()).toEqual([]);
     // what a Postgres restart or failover does to the LISTEN connection
     const killed = await admin`
       select pg_terminate_backend(pid) from pg_stat_activity
@@ -85,6 +87,12 @@ describe.skipIf(!ON_POSTGRES)('operator log lines on a Postgres server', () => {
     expect(killed.length).toBe(1);
     await until('the recovery line', () => recovered().length > 0);
     expect(recovered()[0]).toMatchObject({ level: 30, channel: SALE_ITEM_CHANNEL });
+    // the loss was said first, once, at warn
+    expect(lost()).toEqual([expect.objectContaining({ level: 40, channel: SALE_ITEM_CHANNEL })]);
+    expect(lines.indexOf(lost()[0]!)).toBeLessThan(lines.indexOf(recovered()[0]!));
     expect(recovered()[0]!.msg).toMatch(/by their TTL/);
+    // a runtime that stops listening says nothing of a loss
+    await runtime.close();
+    expect(lost()).toHaveLength(1);
   });
 });
