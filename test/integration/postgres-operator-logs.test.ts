@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { migrate, SCHEMA_LOCK_KEY } from '../../src/db/migrate.js';
+import { indexName } from '../../src/domain/search/vectors.js';
 import { createRuntime, SALE_ITEM_CHANNEL } from '../../src/runtime.js';
 import { captureLogs, type LogLine } from '../helpers/logs.js';
 import { databaseEnv, freshDatabase, ON_POSTGRES } from '../helpers/postgres.js';
@@ -94,5 +95,33 @@ describe.skipIf(!ON_POSTGRES)('operator log lines on a Postgres server', () => {
     // a runtime that stops listening says nothing of a loss
     await runtime.close();
     expect(lost()).toHaveLength(1);
+  });
+
+  it("a vector index build's lines say what the index is: its dimensions and embedder", async () => {
+    const env = await databaseEnv();
+    const config = loadConfig({ ...env, LOG_LEVEL: 'info' });
+    const admin = postgres(config.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    closers.push(() => admin.end());
+    const first = await createRuntime(config, { logger: captureLogs().logger });
+    const { dimensions, model } = first.deps.embedder;
+    await first.indexBuilds;
+    await first.close();
+    await admin.unsafe(`drop index if exists ${indexName(dimensions)}`);
+    const { logger, lines } = captureLogs();
+    const runtime = await createRuntime(config, { logger });
+    closers.push(() => runtime.close().catch(() => {}));
+    await runtime.indexBuilds;
+    const meaning = {
+      index: indexName(dimensions),
+      purpose: 'semantic search over listing vectors',
+      dimensions,
+      embedder: model,
+    };
+    expect(lines.filter((l) => l.msg === 'index build started')).toEqual([
+      expect.objectContaining(meaning),
+    ]);
+    expect(lines.filter((l) => l.msg === 'index build finished')).toEqual([
+      expect.objectContaining(meaning),
+    ]);
   });
 });
