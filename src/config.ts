@@ -102,6 +102,11 @@ export const ConfigSchema = z
      * dependency). Unset: pretty when stdout is a terminal and NODE_ENV is not production.
      */
     LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+    /**
+     * `reindex` and `previews` draw a progress bar on a terminal; on a pipe (a job runner, `docker
+     * exec` without -t) they write a plain progress line to stderr this often instead.
+     */
+    PROGRESS_INTERVAL_MS: z.coerce.number().int().min(10).default(5000),
     NODE_ENV: z.string().optional(),
     /** Which contract revision this deployment follows: B (wallet identity, default) or A (API keys). */
     CONTRACT_REVISION: z.enum(['A', 'B']).default('B'),

@@ -9,9 +9,10 @@ import { ensureVectorIndex } from './domain/search/vectors.js';
 import { buildApp } from './http/app.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createLogger } from './logger.js';
+import { progressOnStderr } from './progress.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
 import { moderateCommand } from './domain/feedback/moderation.js';
-import { createRuntime, startBackground, type Runtime } from './runtime.js';
+import { createRuntime, startBackground, vectorIndexMeaning, type Runtime } from './runtime.js';
 import {
   moderateOverApi,
   operatorApiOf,
@@ -30,6 +31,14 @@ const COMMANDS = [
   'moderate',
 ];
 
+/** Commands that do their work and exit, with results on stdout (the others serve until stopped). */
+const ONE_SHOT = ['migrate', 'reindex', 'previews', 'unresolved-payments', 'moderate'];
+
+/** A one-shot command's result: one JSON object on its own line of stdout. */
+function printResult(result: object): void {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
 /**
  * Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `previews`, `demo`,
  * `unresolved-payments`, `moderate`.
@@ -39,14 +48,18 @@ async function main(command: string, args: string[]): Promise<void> {
     throw new StartupError(`unknown command "${command}": use one of ${COMMANDS.join(', ')}`);
   }
   const config = loadConfig(process.env);
-  const logger = createLogger(config);
+  // A one-shot command's stdout carries its results only (JSON lines a script parses): its log
+  // lines go to stderr. serve, worker and demo log to stdout, as a container's log.
+  const logger = createLogger(config, ONE_SHOT.includes(command) ? 2 : 1);
 
   switch (command) {
     case 'migrate': {
       const db = await openDatabase(config);
       try {
         const res = await migrate(db.sql, undefined, { logger });
-        logger.info({ applied: res.applied, already: res.skipped.length }, 'migrations done');
+        const result = { applied: res.applied, already: res.skipped.length };
+        logger.info(result, 'migrations done');
+        printResult(result);
       } finally {
         await db.close();
       }
@@ -57,41 +70,32 @@ async function main(command: string, args: string[]): Promise<void> {
       // Then the search indexes, built here (not in the background as at start), each reported.
       const runtime = await createRuntime(config, { logger, buildIndexes: false });
       const { sql, embedder } = runtime.deps;
-      // loaded here: the only command that draws a progress bar (serve never needs it)
-      const { default: cliProgress } = await import('cli-progress');
-      const bar = new cliProgress.SingleBar(
-        {
-          format: 'reindex [{bar}] {percentage}% | {value}/{total} listings | {duration_formatted}',
-          stream: process.stderr,
-        },
-        cliProgress.Presets.shades_classic,
-      );
+      const progress = await progressOnStderr('reindex', 'listings', {
+        intervalMs: config.PROGRESS_INTERVAL_MS,
+      });
       try {
-        let started = false;
         const res = await reindexAll(sql, embedder, {
           force: args.includes('--force'),
-          onProgress: ({ done, total }) => {
-            if (!started) bar.start(total, 0);
-            started = true;
-            bar.setTotal(total);
-            bar.update(done);
-          },
+          onProgress: ({ done, total }) => progress.update(done, total),
         });
-        bar.stop();
+        progress.stop();
         // on a server concurrently (the fleet's writes proceed), waiting for a replica's build of
         // the same index rather than skipping it; progress every few seconds
         await ensureVectorIndex(sql, embedder.dimensions, {
           concurrently: runtime.db.kind === 'server',
           wait: true,
-          logger,
+          logger: logger.child(vectorIndexMeaning(embedder)),
           progressMs: 5_000,
         });
-        logger.info(
-          { reindexed: res.done, model: embedder.model, dimensions: embedder.dimensions },
-          'reindex done',
-        );
+        const result = {
+          reindexed: res.done,
+          model: embedder.model,
+          dimensions: embedder.dimensions,
+        };
+        logger.info(result, 'reindex done');
+        printResult(result);
       } finally {
-        bar.stop();
+        progress.stop();
         await runtime.close();
       }
       return;
@@ -99,30 +103,20 @@ async function main(command: string, args: string[]): Promise<void> {
     case 'previews': {
       // Previews and signed scan reports for listings active before they existed (issue 29).
       const runtime = await createRuntime(config, { logger });
-      const { default: cliProgress } = await import('cli-progress');
-      const bar = new cliProgress.SingleBar(
-        {
-          format:
-            'previews [{bar}] {percentage}% | {value}/{total} listings | {skipped} skipped | {duration_formatted}',
-          stream: process.stderr,
-        },
-        cliProgress.Presets.shades_classic,
-      );
+      const progress = await progressOnStderr('previews', 'listings', {
+        intervalMs: config.PROGRESS_INTERVAL_MS,
+        extras: ['skipped'],
+      });
       try {
-        let started = false;
         const res = await backfillPreviews(runtime.deps, {
           force: args.includes('--force'),
-          onProgress: (p) => {
-            if (!started) bar.start(p.total, 0, { skipped: 0 });
-            started = true;
-            bar.setTotal(p.total);
-            bar.update(p.done, { skipped: p.skipped });
-          },
+          onProgress: (p) => progress.update(p.done, p.total, { skipped: p.skipped }),
         });
-        bar.stop();
+        progress.stop();
         logger.info(res, 'previews done');
+        printResult(res);
       } finally {
-        bar.stop();
+        progress.stop();
         await runtime.close();
       }
       return;

@@ -95,7 +95,12 @@ export async function createRuntime(
     const embedder = createEmbedder(config);
     let indexBuilds = Promise.resolve();
     if (opts.buildIndexes ?? opts.migrate !== false) {
-      const build = { concurrently: db.kind === 'server', logger, signal: stopBuilds.signal };
+      // the index's lines say what it is for: the vectors of this embedder, of this dimension
+      const build = {
+        concurrently: db.kind === 'server',
+        logger: logger.child(vectorIndexMeaning(embedder)),
+        signal: stopBuilds.signal,
+      };
       if (db.kind === 'embedded') await ensureVectorIndex(db.sql, embedder.dimensions, build);
       else {
         // a serving fleet's writes proceed during the build, and this process serves meanwhile
@@ -157,6 +162,22 @@ export async function createRuntime(
   }
 }
 
+/**
+ * What a vector index's build lines add to its name (`items_embedding_hnsw_356`): the search index
+ * over listing vectors of this many dimensions, made by this embedder.
+ */
+export function vectorIndexMeaning(embedder: { model: string; dimensions: number }): {
+  purpose: string;
+  dimensions: number;
+  embedder: string;
+} {
+  return {
+    purpose: 'semantic search over listing vectors',
+    dimensions: embedder.dimensions,
+    embedder: embedder.model,
+  };
+}
+
 /** The Postgres channel on which the processes of one deployment share sale item cache changes. */
 export const SALE_ITEM_CHANNEL = 'marketplace_sale_items';
 
@@ -170,12 +191,40 @@ export const SALE_ITEM_CHANNEL = 'marketplace_sale_items';
  */
 async function shareSaleItemChanges(deps: Deps): Promise<() => Promise<void>> {
   const { sql, saleItems, logger } = deps;
-  const listening = await sql.listen(SALE_ITEM_CHANNEL, (payload) => {
-    try {
-      saleItems.apply(JSON.parse(payload) as SaleItemChange);
-    } catch (err) {
-      logger.warn({ err }, 'ignored a malformed sale item change notice');
-    }
+  let listens = 0;
+  let lost = false;
+  let stopped = false;
+  const listening = await sql.listen(
+    SALE_ITEM_CHANNEL,
+    (payload) => {
+      try {
+        saleItems.apply(JSON.parse(payload) as SaleItemChange);
+      } catch (err) {
+        logger.warn({ err }, 'ignored a malformed sale item change notice');
+      }
+    },
+    // postgres.js listens again after its LISTEN connection dropped (a Postgres restart, a
+    // failover, a killed backend): the second and later calls are recoveries
+    () => {
+      lost = false;
+      if (++listens === 1) return;
+      logger.info(
+        { channel: SALE_ITEM_CHANNEL },
+        'cross-replica cache invalidation listening again after its connection was lost: ' +
+          "changes other replicas made meanwhile reach this replica's caches by their TTL " +
+          '(30 s)',
+      );
+    },
+  );
+  onListenConnectionClosed(sql, () => {
+    // once per outage: each failed reconnect closes the connection again
+    if (stopped || lost) return;
+    lost = true;
+    logger.warn(
+      { channel: SALE_ITEM_CHANNEL },
+      'cross-replica cache invalidation lost its LISTEN connection: until it is back, changes ' +
+        "other replicas make reach this replica's caches by their TTL (30 s); reconnecting",
+    );
   });
   saleItems.broadcast = (change) => {
     sql.notify(SALE_ITEM_CHANNEL, JSON.stringify(change)).catch((err: unknown) => {
@@ -183,8 +232,27 @@ async function shareSaleItemChanges(deps: Deps): Promise<() => Promise<void>> {
     });
   };
   return async () => {
+    stopped = true;
     delete saleItems.broadcast;
     await listening.unlisten();
+  };
+}
+
+/**
+ * postgres.js keeps LISTEN on a connection pool of its own (`sql.listen.sql`, outside its typed
+ * API) and reconnects it by itself without telling anyone of the loss; that pool reads its
+ * `onclose` option at each close, so wrapping it hears the loss. Where the shape differs (another
+ * postgres.js version) the loss goes unlogged; the recovery still is (listen's own callback).
+ */
+function onListenConnectionClosed(sql: Deps['sql'], heard: () => void): void {
+  type Options = { onclose?: (connectionId: number) => void };
+  const pool = (sql.listen as unknown as { sql?: { options?: Options } }).sql;
+  const options = pool?.options;
+  if (!options) return;
+  const original = options.onclose;
+  options.onclose = (connectionId) => {
+    heard();
+    original?.(connectionId);
   };
 }
 

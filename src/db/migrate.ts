@@ -50,6 +50,7 @@ export async function migrate(
   dir = MIGRATIONS_DIR,
   opts: MigrateOptions = {},
 ): Promise<MigrationResult> {
+  const lock = schemaLock(opts.logger);
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   // Every start of an up-to-date database: one read shows each file recorded (committed, so
   // applied), and nothing is locked, read or written file by file.
@@ -58,7 +59,7 @@ export async function migrate(
   // Under the lock too: on a real server two `create table if not exists` racing on an empty
   // database both miss the table and one fails on the catalog's unique index (pg_type).
   await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    await lock(tx);
     await tx`
       create table if not exists schema_migrations (
         name text primary key,
@@ -71,7 +72,7 @@ export async function migrate(
     const body = await readFile(path.join(dir, name), 'utf8');
     for (;;) {
       const applied = await sql.begin(async (tx) => {
-        await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+        await lock(tx);
         if (!(await buildLockTaken(tx))) return 'building' as const;
         const [done] = await tx`select 1 from schema_migrations where name = ${name}`;
         if (done) return false;
@@ -111,6 +112,35 @@ async function buildLockTaken(tx: Db): Promise<boolean> {
     select pg_try_advisory_xact_lock(${INDEX_BUILD_LOCK_CLASS}, hashtext(current_schema() || '.items'))
       as locked`;
   return row?.locked === true;
+}
+
+/**
+ * Takes the schema lock in a migration's transaction. A process that finds it held (another
+ * replica migrating, or building a search index) says so once, before it blocks, and once more
+ * when it got the lock: an operator watching a start that seems stuck knows why.
+ */
+function schemaLock(logger?: MigrateOptions['logger']): (tx: Db) => Promise<void> {
+  let told = false;
+  return async (tx) => {
+    const [free] = await tx<{ locked: boolean }[]>`
+      select pg_try_advisory_xact_lock(${SCHEMA_LOCK_KEY}) as locked`;
+    if (free?.locked) return;
+    const since = Date.now();
+    if (!told) {
+      logger?.info(
+        { lock: SCHEMA_LOCK_KEY },
+        "waiting for another process's migrations (or search index build) to finish: the schema lock is held",
+      );
+    }
+    await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+    if (!told) {
+      logger?.info(
+        { lock: SCHEMA_LOCK_KEY, waited_ms: Date.now() - since },
+        'got the schema lock: applying the migrations still missing',
+      );
+    }
+    told = true;
+  };
 }
 
 /**

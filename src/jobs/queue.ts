@@ -16,6 +16,8 @@ export interface Job<P extends JobPayload = JobPayload> {
   payload: P;
   attempts: number;
   maxAttempts: number;
+  /** Claimed again after its lease ran out (its worker stopped or lost the database): when it ended. */
+  leaseExpiredAt?: Date;
 }
 
 /**
@@ -66,6 +68,7 @@ interface JobRow {
   payloadJson: string;
   attempts: number;
   maxAttempts: number;
+  expiredLease: Date | null;
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -74,12 +77,13 @@ const toJob = (r: JobRow): Job => ({
   payload: JSON.parse(r.payloadJson) as JobPayload,
   attempts: r.attempts,
   maxAttempts: r.maxAttempts,
+  ...(r.expiredLease && { leaseExpiredAt: r.expiredLease }),
 });
 
 export async function claimJob(sql: Sql, leaseSeconds: number): Promise<Job | undefined> {
   const [row] = await sql<JobRow[]>`
     with due as (
-      select id from jobs
+      select id, case when state = 'running' then locked_until end as expired_lease from jobs
       where (state = 'queued' and run_after <= now()) or (state = 'running' and locked_until < now())
       order by run_after, id
       limit 1
@@ -88,7 +92,8 @@ export async function claimJob(sql: Sql, leaseSeconds: number): Promise<Job | un
     update jobs j set state = 'running', attempts = attempts + 1,
       locked_until = now() + make_interval(secs => ${leaseSeconds}), updated_at = now()
     from due where j.id = due.id
-    returning j.id, j.kind, j.payload::text as payload_json, j.attempts, j.max_attempts`;
+    returning j.id, j.kind, j.payload::text as payload_json, j.attempts, j.max_attempts,
+      due.expired_lease`;
   return row && toJob(row);
 }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Sql } from '../db/index.js';
+import { unreachableDatabase } from '../db/unreachable.js';
 import {
   backoffMs,
   claimJob,
@@ -43,6 +44,19 @@ export async function runDueJobs(
     const job = await claimJob(deps.sql, deps.config.SCAN_LEASE_SECONDS);
     if (!job) break;
     n++;
+    if (job.leaseExpiredAt) {
+      // no process holds it any more: the one whose lease ran out stopped or lost the database
+      deps.logger.warn(
+        {
+          jobId: job.id,
+          kind: job.kind,
+          attempt: job.attempts,
+          maxAttempts: job.maxAttempts,
+          leaseExpiredAt: job.leaseExpiredAt.toISOString(),
+        },
+        'reclaimed a job whose lease expired (its worker stopped or lost the database): running it again',
+      );
+    }
     await runOne(deps, handlers, job);
   }
   return n;
@@ -79,7 +93,13 @@ async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promis
       }
     } catch (bookkeeping) {
       // The database is gone: the lease runs out and the job is claimed again.
-      deps.logger.error({ err: bookkeeping, jobId: job.id }, 'job bookkeeping failed');
+      const reason = unreachableDatabase(bookkeeping);
+      if (reason) {
+        deps.logger.warn(
+          { reason, jobId: job.id },
+          'job bookkeeping failed: the database is out of reach; the job runs again when its lease expires',
+        );
+      } else deps.logger.error({ err: bookkeeping, jobId: job.id }, 'job bookkeeping failed');
     }
   }
 }
@@ -122,7 +142,14 @@ export function startJobRunner(
       try {
         await runDueJobs(deps, handlers);
       } catch (err) {
-        deps.logger.error({ err }, 'job pass failed');
+        // the database restarting or out of reach: a line, no stack; the next pass tries again
+        const reason = unreachableDatabase(err);
+        if (reason) {
+          deps.logger.warn(
+            { reason, retryInMs: deps.config.WORKER_POLL_MS },
+            'job pass failed: the database is out of reach, trying again',
+          );
+        } else deps.logger.error({ err }, 'job pass failed');
       }
       if (stopped) break;
       await new Promise<void>((resolve) => {

@@ -1,0 +1,90 @@
+import postgres from 'postgres';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { enqueueJob } from '../../src/jobs/queue.js';
+import { runDueJobs, startJobRunner, WorkSignal } from '../../src/jobs/runner.js';
+import { freePort } from '../helpers/app.js';
+import { captureLogs } from '../helpers/logs.js';
+import { databaseEnv } from '../helpers/postgres.js';
+
+const config = { SCAN_LEASE_SECONDS: 30, SCAN_RETRY_BASE_MS: 1000, WORKER_POLL_MS: 20 };
+
+/** What an operator reads in a worker's log when jobs change hands or the database goes away. */
+describe('the job runner tells the operator', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase(
+      loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', ...(await databaseEnv()) }),
+    );
+  });
+  afterAll(() => db?.close());
+
+  it('which job it took over after another worker’s lease expired', async () => {
+    const [queued] = await enqueueJob(db.sql, {
+      kind: 'lease_probe',
+      payload: {},
+      maxAttempts: 3,
+    });
+    const id = Number(queued!.id);
+    // a worker claimed it (attempt 1) and vanished: its lease ended a minute ago
+    await db.sql`
+      update jobs set state = 'running', attempts = 1, locked_until = now() - interval '1 minute'
+      where id = ${id}`;
+    const { logger, lines } = captureLogs();
+    let ran = 0;
+    await runDueJobs(
+      { sql: db.sql, logger, config },
+      { lease_probe: { run: async () => void ran++ } },
+    );
+    expect(ran).toBe(1);
+    const reclaimed = lines.filter((l) => l.msg?.startsWith('reclaimed a job whose lease expired'));
+    expect(reclaimed).toEqual([
+      expect.objectContaining({
+        level: 40,
+        jobId: id,
+        kind: 'lease_probe',
+        attempt: 2,
+        maxAttempts: 3,
+        leaseExpiredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      }),
+    ]);
+    // a job claimed from the queue is not a takeover
+    await enqueueJob(db.sql, { kind: 'lease_probe', payload: {}, maxAttempts: 3 });
+    await runDueJobs(
+      { sql: db.sql, logger, config },
+      { lease_probe: { run: async () => void ran++ } },
+    );
+    expect(ran).toBe(2);
+    expect(lines.filter((l) => l.msg?.startsWith('reclaimed'))).toHaveLength(1);
+  });
+
+  it('that the database is out of reach, in one warn line without a stack (a Postgres restart)', async () => {
+    // nothing listens on this port: every pass meets ECONNREFUSED, as while Postgres restarts
+    const gone = postgres(`postgres://u:p@127.0.0.1:${await freePort()}/db`, {
+      max: 1,
+      onnotice: () => {},
+    });
+    const { logger, lines } = captureLogs();
+    const stop = startJobRunner({ sql: gone, logger, config }, {}, new WorkSignal());
+    try {
+      const deadline = Date.now() + 10_000;
+      while (lines.length < 2 && Date.now() < deadline) await sleep(20);
+    } finally {
+      await stop();
+      await gone.end({ timeout: 0 });
+    }
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) {
+      expect(line).toEqual(
+        expect.objectContaining({
+          level: 40,
+          msg: 'job pass failed: the database is out of reach, trying again',
+          reason: expect.stringMatching(/ECONNREFUSED/),
+        }),
+      );
+      expect(line).not.toHaveProperty('err');
+    }
+  });
+});
