@@ -68,6 +68,15 @@ describe('search by meaning (issue 30)', () => {
     expect(await first('send my users a weekly recap by mail')).toBe('Email newsletter sender');
   });
 
+  it('knows software words the lexicon lacks, from the npm registry descriptions', async () => {
+    // "oauth2" names no concept of the lexicon; package descriptions that use it name signing in
+    // (assets/search/software-corpus.txt). Without that, the chat server ranked first (3.5) on
+    // sharing "server"
+    const hits = await search('an oauth2 server for my app');
+    expect(hits[0]!.metadata.title).toBe('JWT login and refresh-token service');
+    expect(hits[0]!.similarity).toBeGreaterThanOrEqual(4);
+  });
+
   it('ranks the listing that does the named task first, not one that shares the tool word', async () => {
     // the demo catalogue has no Python CSV parser: the CSV converter does the task, in Rust; the
     // C++ JSON parser only shares "parser"

@@ -1,5 +1,5 @@
 import { isSentenceModel } from '../../embeddings/sentence.js';
-import { SOFT_MATCH_FLOOR, SOFT_MATCH_FULL, LEXICON_MATCH } from './soft-match.js';
+import { CORPUS_CREDIT, SOFT_MATCH_FLOOR, SOFT_MATCH_FULL, LEXICON_MATCH } from './soft-match.js';
 
 /**
  * Calibration of the final score (see docs/search.md). Every signal is first put on 0-1 and the
@@ -54,6 +54,13 @@ export const CALIBRATION = {
   softFull: SOFT_MATCH_FULL,
   /** Credit of a query word whose task concept the listing names in other words (assets/search/task-lexicon.txt). */
   lexiconMatch: LEXICON_MATCH,
+  /**
+   * What the npm registry's descriptions teach (assets/search/software-corpus.txt, soft-match.ts
+   * CORPUS_CREDIT): credit per P(concept | word) of a concept a query word predicts, and per NPMI
+   * of a word it goes with; 0 turns either off.
+   */
+  corpusConcept: CORPUS_CREDIT.concept,
+  corpusWord: CORPUS_CREDIT.word,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.5,
   /**
@@ -79,6 +86,9 @@ export const SENTENCE_CALIBRATION: Calibration = {
   ...CALIBRATION,
   // chosen with the concept signal off and the earlier scale; not re-tuned with it
   concept: 0,
+  // the software corpus was measured with the word embedder only; with this option it put the
+  // dotfiles sync tool first for "keep my work and personal appointments in step"
+  corpusConcept: 0,
   conceptBody: 1,
   meaningBody: 1,
   lexicalKnown: 0,

@@ -98,9 +98,17 @@ function preparedQuery(
   floor: number,
   full: number,
   lexiconMatch: number,
+  corpus: { concept: number; word: number },
 ): PreparedQuery {
   let p = prepared.get(query);
-  if (!p || p.floor !== floor || p.full !== full || p.lexiconMatch !== lexiconMatch) {
+  if (
+    !p ||
+    p.floor !== floor ||
+    p.full !== full ||
+    p.lexiconMatch !== lexiconMatch ||
+    p.corpus.concept !== corpus.concept ||
+    p.corpus.word !== corpus.word
+  ) {
     p = prepareQuery(
       sharedWordVectors(),
       query.tokens,
@@ -109,6 +117,7 @@ function preparedQuery(
       full,
       lexiconMatch,
       query.task,
+      corpus,
     );
     prepared.set(query, p);
   }
@@ -130,7 +139,10 @@ export function candidateSignals(
 ): CandidateSignals {
   const wv = sharedWordVectors();
   const words = listingWords(wv, row);
-  const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch);
+  const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch, {
+    concept: c.corpusConcept,
+    word: c.corpusWord,
+  });
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {
     lexical: c.lexicalKnown ? row.lexical * query.known : row.lexical,

@@ -1,6 +1,7 @@
 import { conceptsOf, stem, tokenize } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
+import { softwareCorpus } from './software-corpus.js';
 import { ACTION_WEIGHT, isAction, lexiconConcepts } from './task-lexicon.js';
 
 /**
@@ -18,6 +19,16 @@ export const CONCEPT_MATCH = 0.8;
  * listing names in other words ("hammering" ~ "rate limiter", "cheaper" ~ "price drop").
  */
 export const LEXICON_MATCH = 0.8;
+/**
+ * What the npm registry's descriptions teach (software-corpus.ts), as credits in word matching:
+ * `concept` × P(concept | word) for a query word that names no concept of the lexicon where the
+ * listing names a concept the word predicts (at most LEXICON_MATCH: "spam" ~ an e-mail listing,
+ * "translator" ~ an i18n one); `word` × NPMI for a listing word the query word goes with in
+ * package descriptions (off: it lowered the tuning halves' hit@1 at every weight tried, and the
+ * shipped table leaves those rows out). Chosen by `BENCH_TUNE_GRID=corpus npm run bench --
+ * relevance_tune` on the tuning halves (docs/search-meaning.md).
+ */
+export const CORPUS_CREDIT = { concept: 3, word: 0 };
 
 /**
  * How well a listing's words cover a query's words, 0-1, with word meaning: each query word scores
@@ -153,11 +164,16 @@ export interface PreparedQuery {
   full: number;
   /** credit of a task concept shared through the lexicon */
   lexiconMatch: number;
+  corpus: { concept: number; word: number };
   words: Array<{
     stem: string;
     concepts: readonly string[];
     /** the lexicon's task concepts this word names (alone or in a phrase of the query) */
     tasks: readonly string[];
+    /** concepts the word predicts in the software corpus (only when it names none itself) */
+    predicts: ReadonlyArray<[string, number]>;
+    /** word stems it goes with in the software corpus */
+    related: ReadonlyArray<[string, number]>;
     id: number | undefined;
     weight: number;
   }>;
@@ -174,12 +190,19 @@ export function prepareQuery(
   full = SOFT_MATCH_FULL,
   lexiconMatch = LEXICON_MATCH,
   text = queryTokens.join(' '),
+  corpus = CORPUS_CREDIT,
 ): PreparedQuery {
   // a word the catalogue lacks weighs as much as its rarest word
   const maxIdf = idf && idf.size > 0 ? Math.max(...idf.values()) : 1;
   const named = lexiconConcepts(text, true);
+  const table = corpus.concept > 0 || corpus.word > 0 ? softwareCorpus() : undefined;
   const words = [...new Set(queryTokens)].map((w) => ({
     stem: stem(w),
+    predicts:
+      table && corpus.concept > 0 && !named.has(w) && !isStackWord(w)
+        ? (table.concepts.get(stem(w)) ?? [])
+        : [],
+    related: table && corpus.word > 0 && !isStackWord(w) ? (table.words.get(stem(w)) ?? []) : [],
     // a stack name is compared by identity only, not by its group ("react" is not "dashboard")
     concepts: isStackWord(w) ? [] : conceptsOf(w),
     tasks: [...(named.get(w) ?? [])],
@@ -194,6 +217,7 @@ export function prepareQuery(
     floor,
     full,
     lexiconMatch,
+    corpus,
     words,
     total: words.reduce((s, w) => s + w.weight, 0),
   };
@@ -239,6 +263,16 @@ export function softMatchWords(
       // (the best of body × each credit is body × the best credit: rounding is monotonic)
       const inBody = body < 1 && closest.body > -Infinity ? closest.body * body : closest.body;
       best = Math.max(best, closest.title, inBody);
+    }
+    for (const [c, p] of w.predicts) {
+      const credit = Math.min(q.lexiconMatch, q.corpus.concept * p);
+      if (doc.titleConcepts.has(c)) best = Math.max(best, credit);
+      else if (doc.concepts.has(c)) best = Math.max(best, credit * body);
+    }
+    for (const [d, npmi] of w.related) {
+      const credit = Math.min(q.lexiconMatch, q.corpus.word * npmi);
+      if (doc.titleStems.has(d)) best = Math.max(best, credit);
+      else if (doc.stems.has(d)) best = Math.max(best, credit * body);
     }
     num += w.weight * best;
   }
