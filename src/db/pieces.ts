@@ -47,16 +47,8 @@ export class Pieces<Named extends string, Given extends string = never> {
     return new Pieces<G, G>(given, []);
   }
 
-  /** Whether a relation of this name is given or named by a piece (no set built: called per piece). */
-  private names(name: string): boolean {
-    return (
-      (this.given as readonly string[]).includes(name) ||
-      this.list.some((p) => p.piece.name === name)
-    );
-  }
-
-  private missing(needs: readonly string[]): string[] {
-    return needs.every((n) => this.names(n)) ? [] : needs.filter((n) => !this.names(n));
+  private named(): Set<string> {
+    return new Set<string>([...this.given, ...this.list.map((p) => p.piece.name)]);
   }
 
   /**
@@ -64,17 +56,18 @@ export class Pieces<Named extends string, Given extends string = never> {
    * text it had when written in one template, so its prepared form and plans stay the same).
    */
   then<N extends string>(p: Piece<N, Named>, lead = ' '): Pieces<Named | N, Given> {
-    const missing = this.missing(p.needs);
+    const named = this.named();
+    const missing = p.needs.filter((n) => !named.has(n));
     if (missing.length) throw new Error(`piece ${p.name} needs ${missing.join(', ')} before it`);
-    if (this.names(p.name)) throw new Error(`piece ${p.name} is named twice`);
-    if (lead !== ' ' && !/^\s*$/.test(lead))
-      throw new Error(`piece ${p.name}: lead must be whitespace`);
-    return new Pieces<Named | N, Given>(this.given, this.list.concat({ piece: p, lead }));
+    if (named.has(p.name)) throw new Error(`piece ${p.name} is named twice`);
+    if (!/^\s*$/.test(lead)) throw new Error(`piece ${p.name}: lead must be whitespace`);
+    return new Pieces<Named | N, Given>(this.given, [...this.list, { piece: p, lead }]);
   }
 
   /** Appends pieces written against relations `G` that this statement names by now. */
   join<N extends string, G extends Named>(more: Pieces<N, G>): Pieces<Named | N, Given> {
-    const missing = this.missing(more.given);
+    const named = this.named();
+    const missing = more.given.filter((n) => !named.has(n));
     if (missing.length) throw new Error(`pieces need ${missing.join(', ')} before them`);
     let all = this as Pieces<string, Given>;
     for (const p of more.list) all = all.then(p.piece, p.lead);

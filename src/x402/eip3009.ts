@@ -1,9 +1,8 @@
 import { authorizationTypes } from '@x402/evm';
-import type { Address, Hex } from 'viem';
+import { getAddress, isAddressEqual, type Hex } from 'viem';
 import { z } from 'zod';
-import { BoundedCache } from '../bounded-cache.js';
 import type { PaymentNetwork } from './networks.js';
-import { checksumAddress, recoverAuthorizationSigner } from './recovery.js';
+import { recoverAuthorizationSigner } from './recovery.js';
 
 /**
  * EIP-3009 `TransferWithAuthorization` as carried in an x402 `exact` EVM payload, and its
@@ -12,27 +11,13 @@ import { checksumAddress, recoverAuthorizationSigner } from './recovery.js';
  * through the chain's RPC when one is configured. Shared by the guard and the local facilitator.
  */
 
-/**
- * The EIP-55 form of an address a payment names (its payer, its recipient): what viem's
- * `getAddress` answers, from the native Keccak (./recovery.ts), kept for the addresses a process
- * keeps seeing. viem's own goes through a JavaScript Keccak and two 8,192-entry LRU maps that it
- * re-orders on every read (a delete and a set each), several times per paid request.
- */
-const checksummed = new BoundedCache<string, string>(4096);
-export function eip55(address: string): Address {
-  return checksummed.get(address.slice(2).toLowerCase(), checksumAddress) as Address;
-}
-
-/** Two addresses (0x + 40 hex digits, any case) name the same account. */
-export const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-
 const uint = z
   .union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()])
   .transform((v) => BigInt(v));
 const hexAddress = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/)
-  .transform((a) => eip55(a));
+  .transform((a) => getAddress(a));
 const signatureHex = z
   .string()
   .regex(/^(0x)?[0-9a-fA-F]+$/)
@@ -168,7 +153,8 @@ export function checkAuthorization(
 ): string | undefined {
   const now = BigInt(opts.nowSeconds);
   const skew = BigInt(opts.skewSeconds);
-  if (!sameAddress(auth.to, expect.payTo)) return 'invalid_exact_evm_recipient_mismatch';
+  if (!isAddressEqual(auth.to, getAddress(expect.payTo)))
+    return 'invalid_exact_evm_recipient_mismatch';
   if (auth.value !== BigInt(expect.amount))
     return 'invalid_exact_evm_payload_authorization_value_mismatch';
   if (auth.validAfter > now + skew) return 'invalid_exact_evm_payload_authorization_valid_after';
