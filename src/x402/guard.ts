@@ -39,6 +39,7 @@ import {
   verifiedExactPayload,
   verifyAuthorizationSignature,
   type Eip3009Authorization,
+  type ExactEvmPayload,
 } from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 import { paymentIdentifierDeclaration, paymentIdentifierOf } from './payment-identifier.js';
@@ -248,13 +249,7 @@ export class X402Guard {
     }
     return {
       requirement,
-      payload: {
-        x402Version: X402_VERSION,
-        ...(payload.resource && { resource: payload.resource }),
-        accepted: requirement,
-        payload: verifiedExactPayload(exact, payload.payload.authorization),
-        ...(payload.extensions && { extensions: payload.extensions }),
-      },
+      payload: verifiedPayload(payload, requirement, exact),
       auth: exact.authorization,
       chain: net.chain,
       paymentIdentifier,
@@ -471,13 +466,7 @@ export class X402Guard {
       payer,
       chain: net.chain,
       requirement,
-      payload: {
-        x402Version: X402_VERSION,
-        ...(payload.resource && { resource: payload.resource }),
-        accepted: requirement,
-        payload: verifiedExactPayload(exact, payload.payload.authorization),
-        ...(payload.extensions && { extensions: payload.extensions }),
-      },
+      payload: verifiedPayload(payload, requirement, exact),
       authorization: auth,
       nonce: auth.nonce,
       validBefore: new Date(Number(auth.validBefore) * 1000),
@@ -487,4 +476,22 @@ export class X402Guard {
       resumed: true,
     };
   }
+}
+
+/**
+ * The payment as it is settled and recorded: the client's payload answering `requirement`, its
+ * signature normalised (the verified one, `exact`) and its authorization as sent.
+ */
+function verifiedPayload(
+  payload: PaymentPayload,
+  requirement: PaymentRequirements,
+  exact: ExactEvmPayload,
+): PaymentPayload {
+  return {
+    x402Version: X402_VERSION,
+    ...(payload.resource && { resource: payload.resource }),
+    accepted: requirement,
+    payload: verifiedExactPayload(exact, payload.payload.authorization),
+    ...(payload.extensions && { extensions: payload.extensions }),
+  };
 }
