@@ -47,9 +47,24 @@ async function snapshot() {
            n_tup_del::int8 as del, pg_relation_size(relid)::int8 as size
     from pg_stat_user_tables`;
   const indexes = await sql<
-    { relname: string; indexrelname: string; scans: number; size: number }[]
-  >`select relname, indexrelname, idx_scan::int8 as scans, pg_relation_size(indexrelid)::int8 as size
-    from pg_stat_user_indexes`;
+    {
+      relname: string;
+      indexrelname: string;
+      scans: number;
+      size: number;
+      predicate: string | null;
+      kept?: number;
+    }[]
+  >`select s.relname, s.indexrelname, s.idx_scan::int8 as scans,
+           pg_relation_size(s.indexrelid)::int8 as size, pg_get_expr(i.indpred, i.indrelid) as predicate
+    from pg_stat_user_indexes s join pg_index i on i.indexrelid = s.indexrelid`;
+  // a partial index takes an entry only for a row its predicate keeps: count those rows
+  for (const i of indexes.filter((x) => x.predicate)) {
+    const [c] = await sql.unsafe<{ n: number }[]>(
+      `select count(*)::int8 as n from ${i.relname} where ${i.predicate}`,
+    );
+    i.kept = c!.n;
+  }
   const [lsn] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
   return { wal: wal!, ckpt: ckpt!, tables, indexes, lsn: lsn!.lsn };
 }
@@ -84,10 +99,14 @@ function report(kind: string, a: Snap, b: Snap, n: number) {
     const grew = i.size - o.size;
     const written = b.tables.find((t) => t.relname === i.relname)!;
     const ot = a.tables.find((t) => t.relname === i.relname)!;
-    const touched = written.ins - ot.ins + (written.upd - ot.upd) - (written.hot - ot.hot);
-    if (!scans && !grew && !touched) continue;
+    const touched =
+      i.kept !== undefined
+        ? i.kept - o.kept!
+        : written.ins - ot.ins + (written.upd - ot.upd) - (written.hot - ot.hot);
+    // (the snapshot's own counts scan a partial index once each)
+    if (scans <= 1 && !grew && !touched) continue;
     console.log(
-      `    ${i.indexrelname.padEnd(44)} on ${i.relname.padEnd(22)} scans ${per(scans)}, entries ${per(touched)}, +${Math.round(grew / n)} B`,
+      `    ${i.indexrelname.padEnd(44)} on ${i.relname.padEnd(22)} scans ${per(scans)}, entries ${per(touched)}${i.predicate ? ' (partial)' : ''}, +${Math.round(grew / n)} B`,
     );
   }
 }
