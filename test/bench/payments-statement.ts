@@ -7,7 +7,8 @@
  * Reports process CPU and CPU inside PGlite per execution, and WAL bytes per execution. The
  * variants remove writes the product must keep; they exist only to price them.
  * STATEMENT_N (2000) executions per variant per round, STATEMENT_ROUNDS (3) after one of warm-up,
- * STATEMENT_DDL (`;`-separated) runs first (e.g. `set plan_cache_mode = force_custom_plan`).
+ * STATEMENT_DDL (`;`-separated) runs first (e.g. `set plan_cache_mode = force_custom_plan`);
+ * STATEMENT_AB (below) replaces the variants with edits of the statement's text.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
@@ -149,6 +150,22 @@ const sides: Array<[string, () => Promise<unknown>]> = [
       sql`insert into bench_floor (payer, nonce) values (${randomBytes(20).toString('hex')}, ${randomBytes(32).toString('hex')})`,
   ],
 ];
+
+// STATEMENT_AB (JSON: [{ name, from, to }]) compares only the statement with these edits of its
+// text (plain string replaced), e.g. its writes into a table created by STATEMENT_DDL in another shape
+if (process.env.STATEMENT_AB) {
+  const edits = JSON.parse(process.env.STATEMENT_AB) as {
+    name: string;
+    from: string;
+    to: string;
+  }[];
+  sides.splice(1, sides.length - 1);
+  for (const e of edits)
+    sides.push([e.name, replay(without(new RegExp(escape(e.from), 'g'), e.to))]);
+}
+function escape(text: string) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 const wal = new Map<string, number>();
 for (const [name, run] of sides) {

@@ -204,6 +204,42 @@ describe('acquire completion', () => {
     expect(await local.balanceOf('eip155:8453', payTo)).toBe(500_000);
   });
 
+  it("keys the legal audit row by its order alone: one index entry per purchase, one row per order, the invoice's terms read through it", async () => {
+    const { sql } = deps();
+    const item = await createSaleItem(deps());
+    const buyer = newWallet();
+    const { order } = await clientFor(t.app, buyer).acquire(item.itemId);
+    // the row's only index is its order's: no random id drawn and indexed per purchase
+    const indexes = await sql<{ name: string; primary: boolean; def: string }[]>`
+      select indexrelid::regclass::text as name, indisprimary as primary, pg_get_indexdef(indexrelid) as def
+      from pg_index where indrelid = 'legal_acceptances'::regclass`;
+    expect(indexes).toEqual([
+      {
+        name: 'legal_acceptances_pkey',
+        primary: true,
+        def: expect.stringMatching(/\(order_id\)$/),
+      },
+    ]);
+    // still one audit row per order
+    await expect(
+      sql`insert into legal_acceptances (order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at)
+          select order_id, payer, policy_version, policy_url, license_version, license_url, accepted_at
+          from legal_acceptances where order_id = ${order.order_id}`,
+    ).rejects.toMatchObject({ code: '23505' });
+    const plan = await sql<{ plan: string }[]>`
+      explain (costs off) select l.license_version from orders o
+      join legal_acceptances l on l.order_id = o.id where o.id = ${order.order_id}`;
+    expect(plan.map((r) => Object.values(r)[0]).join('\n')).toMatch(
+      /Index Scan using legal_acceptances_pkey on legal_acceptances/,
+    );
+    const invoice = await t.app.inject({
+      method: 'GET',
+      url: new URL(order.invoice_url).pathname + new URL(order.invoice_url).search,
+    });
+    expect(invoice.statusCode).toBe(200);
+    expect(invoice.body).toContain('http://marketplace.test/license/v1');
+  });
+
   it('takes the chain from the signed payment', async () => {
     const item = await createSaleItem(deps());
     const { order, settlement } = await clientFor(t.app, newWallet()).acquire(item.itemId, {
