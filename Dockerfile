@@ -20,8 +20,8 @@ COPY assets ./assets
 # npm run build also writes dist/db-template/ (PGlite's initdb and the migrations run once here, by
 # the same PGlite version the image runs): a first start on an empty /data copies it instead
 COPY migrations ./migrations
-# the prune list is scripts/prune-runtime.sh, shared with `npm run image:check`
-COPY scripts/prune-runtime.sh ./scripts/
+# the one build (scripts/build.mjs); the prune list is scripts/prune-runtime.sh, shared with `npm run image:check`
+COPY scripts/build.mjs scripts/prune-runtime.sh ./scripts/
 RUN npm run build && sh scripts/prune-runtime.sh
 
 FROM node:24-bookworm-slim AS runtime

@@ -81,6 +81,43 @@ export function isGitConfig(path: string): boolean {
   return GIT_CONFIG_PATH.test(innermost(path).inner);
 }
 
+/** A `.git` file (a submodule's or worktree's checkout): `gitdir: <path>` names its repository. */
+const GIT_FILE = /(?:^|\/)\.git$/i;
+
+export function isGitFile(path: string): boolean {
+  return GIT_FILE.test(innermost(path).inner);
+}
+
+/**
+ * Where a `.git` file's `gitdir:` may lead: a repository folder of the same archive whose config and
+ * hooks the scan checks (GIT_CONFIG_PATH, GIT_HOOK): `<x>/.git`, `<name>.git`, or a submodule's or
+ * worktree's folder under one (`.git/modules/<name>`, `.git/worktrees/<name>`).
+ */
+const GIT_DIR_TARGET = /(?:^|\/)[^/]*\.git(?:\/(?:modules|worktrees)(?:\/[^/]+)+)?$/i;
+
+/**
+ * What a `.git` file's line makes git do that is refused, or undefined. Git follows `gitdir:` on
+ * `git status` and reads the config and hooks there: an absolute path (another user's repository,
+ * `~`, a drive), a path climbing out of the archive, or one to an archive folder outside a
+ * repository's own tree (a config there is never checked) is refused. Judged within the innermost
+ * archive; backslashes count as separators (Git for Windows).
+ */
+export function gitFileLine(path: string, text: string): string | undefined {
+  const m = /^\s*gitdir\s*:\s*(.*?)\s*$/i.exec(text);
+  if (!m) return undefined;
+  const target = m[1]!.replaceAll('\\', '/');
+  if (target.startsWith('/') || target.startsWith('~') || /^[A-Za-z]:/.test(target))
+    return 'absolute_path';
+  const inner = innermost(path).inner;
+  const parts = inner.split('/').slice(0, -1);
+  for (const seg of target.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg !== '..') parts.push(seg);
+    else if (parts.pop() === undefined) return 'outside_archive';
+  }
+  return GIT_DIR_TARGET.test(parts.join('/')) ? undefined : 'outside_git_dir';
+}
+
 /**
  * The keys a shipped repository's config may set, by section: what `git init`, `git clone` and
  * `git submodule add` write, and settings of the same kind (line endings, names). `*` marks a

@@ -1,7 +1,21 @@
-import { bytecodeMagic, GitConfigLines, isGitConfig, pathFinding } from './binaries.js';
+import {
+  bytecodeMagic,
+  GitConfigLines,
+  gitFileLine,
+  isGitConfig,
+  isGitFile,
+  pathFinding,
+} from './binaries.js';
 import { FileCode } from './code-rules.js';
 import { Sketch } from './fingerprint.js';
-import { FileInstall, installFileKind } from './install-hooks.js';
+import {
+  CargoBuildScripts,
+  CargoManifestLines,
+  FileInstall,
+  installFileKind,
+  RS_MARKER,
+  type HeldHit,
+} from './install-hooks.js';
 import type { FilePreview, PreviewCollector } from './preview.js';
 import { FileSecrets, type SecretHit } from './secrets.js';
 import {
@@ -62,6 +76,8 @@ export class ScanContext {
   meaningfulLines = 0;
   /** Gathers the buyer's preview of the outer archive's files (scan-job.ts asks for it). */
   preview: PreviewCollector | undefined;
+  /** Build scripts Cargo manifests name (`build = "gen.rs"`), and what each other `.rs` file holds. */
+  readonly cargoScripts = new CargoBuildScripts();
   /** Distinct meaningful lines of source files, collected only up to the complexity minimum. */
   readonly sourceLineHashes = new Set<number>();
   scanNested: NestedScanner = async () => {
@@ -125,6 +141,14 @@ export class EntryInspector {
   /** Files whose every line is asked: real `.env` files, install-time files, `.git/config`. */
   private readonly install: FileInstall | undefined;
   private readonly gitConfig: GitConfigLines | undefined;
+  /** Files asked line by line by one narrow rule only: `.git` files, Cargo manifests, `.rs` files. */
+  private readonly gitFile: boolean;
+  private readonly cargoManifest: CargoManifestLines | undefined;
+  /** A `.rs` file read as a build script (a manifest may name it), and its first hit. */
+  private rsScript: FileInstall | undefined;
+  private rsHit: HeldHit | undefined;
+  /** The bytes being walked hold an RS_MARKER word (else no line of them can be a hit). */
+  private rsAsk = false;
   /** Already reported as bytecode from its name (its magic bytes need not say it again). */
   private readonly bytecodeByPath: boolean;
   private everyLine: boolean;
@@ -155,6 +179,10 @@ export class EntryInspector {
     this.install = install && new FileInstall(install);
     this.gitConfig = isGitConfig(path) ? new GitConfigLines() : undefined;
     this.everyLine = !!this.install || !!this.gitConfig;
+    this.gitFile = isGitFile(path);
+    const base = path.slice(path.lastIndexOf('/') + 1);
+    this.cargoManifest = base === 'Cargo.toml' ? new CargoManifestLines() : undefined;
+    if (path.endsWith('.rs') && !install) this.rsScript = new FileInstall('cargo_build');
     if (path.includes('.env') && ENV_LIKE.test(path)) {
       this.secrets = new FileSecrets(path);
       this.everyLine ||= this.secrets.realEnv;
@@ -180,6 +208,8 @@ export class EntryInspector {
     if (this.kind !== 'binary' && this.kind !== 'nested' && this.carry)
       this.lines(this.carry, this.carry.length, true);
     this.carry = undefined;
+    if (this.rsHit && !this.ctx.cargoScripts.isNamed(this.path))
+      this.ctx.cargoScripts.hold(this.path, this.rsHit);
     const held = this.found < 5 ? this.secrets?.end() : undefined;
     if (held) this.report(held.rule, held.line, held.kind);
     this.preview?.end(
@@ -361,6 +391,7 @@ export class EntryInspector {
    * whether it can hold a secret (hasRun skips through a line in strides).
    */
   private lines(buf: Buffer, end: number, final: boolean): void {
+    if (this.rsScript && !this.rsHit) this.rsAsk = RS_MARKER.test(buf.toString('latin1', 0, end));
     let nextDashes = buf.indexOf(DASH_RUN);
     // Words that send a line to the secret rules though it has no token run (Django's random
     // SECRET_KEY has symbols; a Firebase config's auth domain clears its public apiKey).
@@ -457,6 +488,7 @@ export class EntryInspector {
         ctx.sourceLineHashes.add(h);
     }
     if (this.found >= 5) return;
+    if (this.gitFile || this.cargoManifest || this.rsAsk) this.narrowLine(buf, first, last);
     const tokens = marked || hasRun(buf, first, last + 1, TOKEN_CHAR, TOKEN_RUN);
     const words =
       hasRun(buf, first, last + 1, PHRASE_CHAR, PHRASE_SPAN) &&
@@ -494,10 +526,58 @@ export class EntryInspector {
     if (hit) this.report(hit.rule, lineNo, hit.kind);
   }
 
+  /** The line-by-line rules that ask only one kind of file (see the fields). */
+  private narrowLine(buf: Buffer, first: number, last: number): void {
+    const text = buf.toString('latin1', first, last + 1);
+    const lineNo = this.lineNo + 1;
+    if (this.gitFile) {
+      const kind = gitFileLine(this.path, text);
+      if (kind) this.report('git_gitdir', lineNo, kind);
+    } else if (this.cargoManifest) {
+      const named = this.cargoManifest.line(text);
+      const script = named === undefined ? undefined : besideFile(this.path, named);
+      if (script === undefined) return;
+      if (!script.endsWith('.rs'))
+        return this.report('install:cargo_build', lineNo, 'build_script_not_rs');
+      const held = this.ctx.cargoScripts.name(script);
+      if (held)
+        this.ctx.addFinding({
+          check: held.rule,
+          file: script,
+          line: held.line,
+          detail: held.kind,
+        });
+    } else if (this.rsScript && !this.rsHit) {
+      const hit = this.rsScript.line(text);
+      if (!hit) return;
+      this.rsHit = { ...hit, line: lineNo };
+      this.rsAsk = false;
+      if (this.ctx.cargoScripts.isNamed(this.path)) this.report(hit.rule, lineNo, hit.kind);
+    }
+  }
+
   private report(check: string, line: number, detail: string): void {
     this.found++;
     this.ctx.addFinding({ check, file: this.path, line, detail });
   }
+}
+
+/**
+ * `rel` (a path a file names, `/` or `\\` separated) from the folder of `from`, within the innermost
+ * archive (`outer.zip!/crate/Cargo.toml`); undefined when it is absolute or leaves that archive.
+ */
+function besideFile(from: string, rel: string): string | undefined {
+  const nested = from.lastIndexOf('!/');
+  const prefix = nested < 0 ? '' : from.slice(0, nested + 2);
+  const target = rel.replaceAll('\\', '/');
+  if (target.startsWith('/') || /^[A-Za-z]:/.test(target)) return undefined;
+  const parts = from.slice(prefix.length).split('/').slice(0, -1);
+  for (const seg of target.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg !== '..') parts.push(seg);
+    else if (parts.pop() === undefined) return undefined;
+  }
+  return prefix + parts.join('/');
 }
 
 /** Paths of `.env`-style files (decided before any line: every line of a real one is asked). */

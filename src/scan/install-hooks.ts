@@ -70,13 +70,70 @@ const PY_NETWORK =
   /\b(?:urlopen|urlretrieve|requests\.(?:get|post|put|request|Session)|httpx\.(?:get|post|Client)|http\.client\.HTTPS?Connection|socket\.(?:socket|create_connection)|pycurl\.Curl|aiohttp\.ClientSession|ftplib\.FTP|smtplib\.SMTP)\s*\(/;
 const PY_RUNS = /\b(?:os\.system|os\.popen|subprocess\.\w+|Popen|os\.exec\w*|os\.spawn\w*)\s*\(/;
 
-/** A GYP command expansion, in any phase (`<`, `>`, `^`), string or list (`@`): `<!(cmd)`. */
-const GYP_COMMAND = /[<>^]!@?\(/;
+/**
+ * A GYP command expansion, in any phase (`<`, `>`, `^`), string or list (`@`): `<!(cmd)`, or
+ * `<!pymod_do_main(module args)`, which imports `module` from the gyp file's folder and calls its
+ * `DoMain` (gyp's input.py; any other name before the parenthesis is an error there).
+ */
+const GYP_COMMAND = /[<>^]!@?(pymod_do_main)?\(/;
 /** Rust build-script code that reaches out: HTTP clients and raw sockets. */
 const RS_NETWORK =
   /\b(?:reqwest::(?:blocking::)?(?:get|Client)|ureq::(?:get|post|agent|Agent)|attohttpc::(?:get|post)|minreq::(?:get|post)|TcpStream::connect|curl::easy::Easy)\b/;
+/** Words one of the two above needs: a `.rs` file's bytes without any are not asked line by line. */
+export const RS_MARKER =
+  /reqwest|ureq|attohttpc|minreq|TcpStream|curl|wget|Invoke-WebRequest|iwr|certutil|bitsadmin/i;
 /** A download tool named in a string literal (`Command::new("curl")`, `.arg("curl … | sh")`). */
 const RS_DOWNLOAD_STRING = /"[^"]*\b(?:curl|wget|Invoke-WebRequest|iwr|certutil|bitsadmin)\b/i;
+
+/**
+ * A Cargo manifest's lines in order: the build script it names (`[package] build = "gen.rs"`, or
+ * `package.build = …` at the top), as written; `build = false` and `true` name none.
+ */
+export class CargoManifestLines {
+  private section = '';
+
+  line(text: string): string | undefined {
+    const t = text.trim();
+    const header = /^\[\s*([A-Za-z0-9_.-]+)\s*\]/.exec(t);
+    if (header) {
+      this.section = header[1]!;
+      return undefined;
+    }
+    const m = /^(package\s*\.\s*)?build\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/.exec(t);
+    if (!m || this.section !== (m[1] ? '' : 'package')) return undefined;
+    return m[2] ?? m[3];
+  }
+}
+
+export interface HeldHit extends InstallHit {
+  line: number;
+}
+
+/**
+ * Cargo build scripts named by a manifest, across the archive's files in whatever order they come:
+ * a `.rs` file not named `build.rs` is read as a build script and its first hit held; it is
+ * reported once a manifest names the file, whether the manifest comes before it or after.
+ */
+export class CargoBuildScripts {
+  private readonly named = new Set<string>();
+  private readonly held = new Map<string, HeldHit>();
+
+  /** A manifest names `path`: the hit held for it, if that file was already read. */
+  name(path: string): HeldHit | undefined {
+    this.named.add(path);
+    const hit = this.held.get(path);
+    this.held.delete(path);
+    return hit;
+  }
+
+  isNamed(path: string): boolean {
+    return this.named.has(path);
+  }
+
+  hold(path: string, hit: HeldHit): void {
+    this.held.set(path, hit);
+  }
+}
 
 export class FileInstall {
   constructor(private readonly kind: InstallFile) {}
@@ -102,6 +159,8 @@ export class FileInstall {
     if (this.kind === 'gyp') {
       const at = GYP_COMMAND.exec(text);
       if (!at || t.startsWith('#')) return undefined;
+      // Python shipped beside the gyp file, run by `npm install`: no npm package needs it.
+      if (at[1]) return { rule: 'install:gyp_command', kind: 'pymod_do_main' };
       const kind = hookKind(text.slice(at.index + at[0].length));
       return kind ? { rule: 'install:gyp_command', kind } : undefined;
     }

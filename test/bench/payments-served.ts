@@ -41,10 +41,18 @@ import { digestsOf } from './payments.js';
  * `name:NAME=value --flag;name2:...` (e.g. `quiet:LOG_LEVEL=warn`); `entry=/path/dist/src/main.js`
  * in a variant serves another build (a before/after in one run), `dir=/dev/shm` puts its data directory there.
  */
-const N = Number(process.env.BENCH_PAYMENTS_N ?? 600);
-const CONCURRENCY = Number(process.env.BENCH_PAYMENTS_CONCURRENCY ?? 8);
-const WARMUP = Number(process.env.BENCH_PAYMENTS_WARMUP ?? 1200);
-const ROUNDS = Number(process.env.BENCH_PAYMENTS_ROUNDS ?? 5);
+/** A whole number from the environment, at least `min`; anything else stops the bench at once. */
+export function countEnv(name: string, fallback: number, min: number, env = process.env): number {
+  const raw = env[name];
+  const n = raw === undefined || raw.trim() === '' ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name}=${raw}: a whole number >= ${min}`);
+  return n;
+}
+const N = countEnv('BENCH_PAYMENTS_N', 600, 1);
+const CONCURRENCY = countEnv('BENCH_PAYMENTS_CONCURRENCY', 8, 1);
+/** 0: no warm-up round, the first rounds measured cold. */
+const WARMUP = countEnv('BENCH_PAYMENTS_WARMUP', 1200, 0);
+const ROUNDS = countEnv('BENCH_PAYMENTS_ROUNDS', 5, 1);
 const IN_PROCESS = process.env.BENCH_PAYMENTS_IN_PROCESS !== '0';
 export const BODY = JSON.stringify({ policy_accepted: true, license_accepted: true });
 const REPEAT_WALLETS = 40;
@@ -188,14 +196,52 @@ export function nativeRecoveryMs(headers: string[]): number {
   return (used.user + used.system) / 1000 / digests.length;
 }
 
-interface Side {
+/** What a side measured: its rounds and, apart, the CPU of its warm-up rounds (none at WARMUP=0). */
+export interface SideRounds {
   name: string;
+  repeat: Round[];
+  first: Round[];
+  warmUpCpuMs: number[];
+}
+
+interface Side extends SideRounds {
   target: Target;
   /** CPU so far of the process that serves this side, ms. */
   cpu: () => number;
   repeatWallets: LocalAccount[];
-  repeat: Round[];
-  first: Round[];
+}
+
+/** Each side's figures against the native recovery of the same rounds, and the lines printed. */
+export function servedSummary(
+  sides: SideRounds[],
+  recovery: number[],
+): { perSide: Record<string, Record<string, unknown>>; lines: string[] } {
+  const ms = (x: number) => Number(x.toFixed(3));
+  const x1 = (x: number) => Number(x.toFixed(1));
+  const spread = (xs: number[]) => `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
+  const perSide: Record<string, Record<string, unknown>> = {};
+  const lines: string[] = [];
+  for (const side of sides) {
+    const rep = side.repeat.map((r, i) => r.cpuMs / recovery[i]!);
+    const fst = side.first.map((r, i) => r.cpuMs / recovery[i]!);
+    perSide[side.name] = {
+      repeat_cpu_ms: ms(median(side.repeat.map((r) => r.cpuMs))),
+      first_time_cpu_ms: ms(median(side.first.map((r) => r.cpuMs))),
+      repeat_x_recovery: x1(median(rep)),
+      first_time_x_recovery: x1(median(fst)),
+      repeat_x_recovery_spread: spread(rep),
+      first_time_x_recovery_spread: spread(fst),
+      repeat_per_second: Math.round(median(side.repeat.map((r) => r.perSecond))),
+      first_time_per_second: Math.round(median(side.first.map((r) => r.perSecond))),
+      warm_up_cpu_ms: side.warmUpCpuMs.map(ms),
+    };
+    lines.push(
+      `  ${side.name.padEnd(12)} repeat ${median(side.repeat.map((r) => r.cpuMs)).toFixed(3)} ms = ${x1(median(rep))}x (${spread(rep)}), ` +
+        `first-time ${median(side.first.map((r) => r.cpuMs)).toFixed(3)} ms = ${x1(median(fst))}x (${spread(fst)}) one recovery; ` +
+        `${Math.round(median(side.repeat.map((r) => r.perSecond)))}/s and ${Math.round(median(side.first.map((r) => r.perSecond)))}/s`,
+    );
+  }
+  return { perSide, lines };
 }
 
 async function measuredRound(driver: Driver, side: Side, headers: string[]): Promise<Round> {
@@ -221,6 +267,7 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
       repeatWallets: Array.from({ length: REPEAT_WALLETS }, () => newWallet()),
       repeat: [],
       first: [],
+      warmUpCpuMs: [],
     }));
     if (inProcess) {
       sides.push({
@@ -233,6 +280,7 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
         repeatWallets: Array.from({ length: REPEAT_WALLETS }, () => newWallet()),
         repeat: [],
         first: [],
+        warmUpCpuMs: [],
       });
     }
     // the repeat wallets buy once first, so that every measured repeat purchase is a repeat
@@ -243,7 +291,6 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
     }
     const warmChunks = Math.ceil(WARMUP / N);
     const recovery: number[] = [];
-    const cold: Record<string, number[]> = {};
     console.log(
       `${sides.length} sides, ${warmChunks + ROUNDS} rounds of ${N} repeat + ${N} first-time completions each (signing before each round, not timed)…`,
     );
@@ -263,7 +310,7 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
           );
         }
         if (warm) {
-          (cold[side.name] ??= []).push(rep.cpuMs, fst.cpuMs);
+          side.warmUpCpuMs.push(rep.cpuMs, fst.cpuMs);
         } else {
           side.repeat.push(rep);
           side.first.push(fst);
@@ -273,7 +320,6 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
     }
     const ms = (x: number) => Number(x.toFixed(3));
     const x1 = (x: number) => Number(x.toFixed(1));
-    const spread = (xs: number[]) => `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
     const result: Record<string, unknown> = {
       completions_per_round: N,
       rounds: ROUNDS,
@@ -283,30 +329,13 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
       native_recovery_ms: ms(median(recovery)),
       goals: { repeat: '<= 25x', first_time: '<= 35x' },
     };
+    const { perSide, lines: sideLines } = servedSummary(sides, recovery);
+    Object.assign(result, perSide);
     const lines = [
       `paid completions as served (${N} per round x ${ROUNDS} rounds after ${warmChunks * N} of warm-up per kind, concurrency ${CONCURRENCY}; load average ${loadBefore[0]!.toFixed(1)} before):`,
       `  native recovery ${ms(median(recovery))} ms CPU (rounds ${recovery.map((x) => x.toFixed(3)).join(', ')})`,
+      ...sideLines,
     ];
-    for (const side of sides) {
-      const rep = side.repeat.map((r, i) => r.cpuMs / recovery[i]!);
-      const fst = side.first.map((r, i) => r.cpuMs / recovery[i]!);
-      result[side.name] = {
-        repeat_cpu_ms: ms(median(side.repeat.map((r) => r.cpuMs))),
-        first_time_cpu_ms: ms(median(side.first.map((r) => r.cpuMs))),
-        repeat_x_recovery: x1(median(rep)),
-        first_time_x_recovery: x1(median(fst)),
-        repeat_x_recovery_spread: spread(rep),
-        first_time_x_recovery_spread: spread(fst),
-        repeat_per_second: Math.round(median(side.repeat.map((r) => r.perSecond))),
-        first_time_per_second: Math.round(median(side.first.map((r) => r.perSecond))),
-        warm_up_cpu_ms: cold[side.name]!.map(ms),
-      };
-      lines.push(
-        `  ${side.name.padEnd(12)} repeat ${median(side.repeat.map((r) => r.cpuMs)).toFixed(3)} ms = ${x1(median(rep))}x (${spread(rep)}), ` +
-          `first-time ${median(side.first.map((r) => r.cpuMs)).toFixed(3)} ms = ${x1(median(fst))}x (${spread(fst)}) one recovery; ` +
-          `${Math.round(median(side.repeat.map((r) => r.perSecond)))}/s and ${Math.round(median(side.first.map((r) => r.perSecond)))}/s`,
-      );
-    }
     console.log(lines.join('\n'));
     return result;
   } finally {

@@ -18,18 +18,24 @@ async function newestSource(): Promise<number> {
   return newest;
 }
 
-/** The compiled build (`npm run build`), run when dist/ is missing or older than the sources. */
+/**
+ * The compiled code and its assets (`scripts/build.mjs --code`: `npm run build` less the database
+ * template), run when either is missing or older than the sources. Never tsc alone: a dist/ without
+ * dist/assets is one `npm start` cannot serve the console from.
+ */
 export async function ensureBuilt(): Promise<void> {
-  const built = await stat(MCP_ENTRY).then(
-    (s) => s.mtimeMs,
-    () => 0,
+  const built = await Promise.all(
+    [MCP_ENTRY, path.join(ROOT, 'dist/assets')].map((f) =>
+      stat(f).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    ),
   );
-  if (built >= (await newestSource())) return;
-  await promisify(execFile)(
-    process.execPath,
-    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    { cwd: ROOT },
-  );
+  if (Math.min(...built) >= (await newestSource())) return;
+  await promisify(execFile)(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--code'], {
+    cwd: ROOT,
+  });
 }
 
 /**

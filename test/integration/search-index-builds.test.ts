@@ -235,6 +235,40 @@ describe.skipIf(!ON_POSTGRES)('search index builds on a Postgres server', () => 
     );
   });
 
+  it("reindex waits for another process's build holding nothing, says so, and builds once it is free", async () => {
+    const { sql, dims } = await catalogue(3);
+    await sql.unsafe(`drop index ${indexName(dims)}`);
+    // another replica holds the build lock (it is building)
+    const other = await sql.reserve();
+    open.push({ close: async () => other.release() });
+    const [{ key } = { key: 0 }] = await other<{ key: number }[]>`
+      select hashtext(current_schema() || '.items') as key`;
+    await other`select pg_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key})`;
+    const logs = captureLogs();
+    const build = ensureVectorIndex(sql, dims, {
+      concurrently: true,
+      wait: true,
+      logger: logs.logger,
+      retryMs: 20,
+    });
+    await until('the wait to be logged', async () =>
+      logs.lines.some((l) => String(l.msg).startsWith('index builds wait')),
+    );
+    // tried again and again, never queued on the lock: no statement of it waits (with a snapshot
+    // the other's build would wait for in its last phase)
+    for (let i = 0; i < 5; i++) {
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`;
+      expect(row?.n).toBe(0);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(await indexState(sql, indexName(dims))).toBeUndefined();
+    await other`select pg_advisory_unlock(${INDEX_BUILD_LOCK_CLASS}, ${key})`;
+    await within(30_000, 'the build', build);
+    expect(await indexState(sql, indexName(dims))).toBe('valid');
+    expect(logs.lines.some((l) => l.msg === 'got the build lock: building')).toBe(true);
+  });
+
   it("an operator's build (reindex) reports its phase and progress while it runs", async () => {
     const { sql, dims, ids } = await catalogue(3);
     await sql.unsafe(`drop index ${indexName(dims)}`);

@@ -102,6 +102,59 @@ describe('git config that runs a command on the buyer machine', () => {
   });
 });
 
+describe('a .git file whose gitdir leads out of the archive own repositories', () => {
+  // `git status` in vendor/lib follows the gitdir and runs the fsmonitor of the config it finds.
+  const evilRepo = {
+    'tools/repo/config': `[core]\n\tfsmonitor = "${EVIL}"\n`,
+    'tools/repo/HEAD': 'ref: refs/heads/main\n',
+  };
+
+  it.each([
+    [
+      'an absolute path (another user repository)',
+      'gitdir: /home/other/project/.git',
+      'absolute_path',
+    ],
+    ['a home-relative path', 'gitdir: ~/work/project/.git/modules/lib', 'absolute_path'],
+    ['a Windows drive path', 'gitdir: C:\\Users\\other\\repo\\.git', 'absolute_path'],
+    ['.. climbing out of the archive', 'gitdir: ../../../.git/modules/lib', 'outside_archive'],
+    [
+      'a folder of the archive outside any .git tree (its config is never checked)',
+      'gitdir: ../../tools/repo',
+      'outside_git_dir',
+    ],
+    ['backslashes to the same folder', 'gitdir: ..\\..\\tools\\repo', 'outside_git_dir'],
+    ['a .git folder not of modules or worktrees', 'gitdir: ../../.git/refs/lib', 'outside_git_dir'],
+  ])('%s is refused', async (_what, line, kind) => {
+    const out = await scanWith({ ...HEAD, ...evilRepo, 'vendor/lib/.git': `${line}\n` });
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'git_gitdir',
+      file: 'vendor/lib/.git',
+      detail: kind,
+    });
+  });
+
+  it('inside a nested archive, .. may not climb into the outer archive', async () => {
+    const inner = zipOf({ 'lib/.git': 'gitdir: ../../tools/repo\n' });
+    const out = await scanWith({ ...evilRepo, 'vendor/dep.zip': inner });
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'git_gitdir',
+      file: 'vendor/dep.zip!/lib/.git',
+      detail: 'outside_archive',
+    });
+  });
+
+  it.each([
+    ['a submodule into .git/modules', 'vendor/lib/.git', 'gitdir: ../../.git/modules/vendor/lib'],
+    ['a worktree into .git/worktrees, CRLF', 'wt/.git', 'gitdir: ../.git/worktrees/wt\r'],
+    ['a nested submodule', 'a/b/.git', 'gitdir: ../../.git/modules/a/modules/b'],
+    ['a bare repository of the archive', 'src/.git', 'gitdir: ../mirror.git'],
+  ])('%s stays accepted', async (_what, file, line) => {
+    const out = await scanWith({ ...HEAD, [file]: `${line}\n` });
+    expect(out.verdict === 'reject' ? out.findings : 'accept').toBe('accept');
+  });
+});
+
 describe('the configs real git writes are accepted', () => {
   it('git init, git clone, git submodule add, user and pull settings', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'git-config-'));

