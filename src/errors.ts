@@ -109,6 +109,10 @@ export const ERROR_CATALOG = catalog({
   policy_acceptance_required: [400, 'Send policy_accepted: true with the signed request.'],
   license_acceptance_required: [400, 'Send license_accepted: true with the signed request.'],
   self_purchase_forbidden: [403, 'A wallet cannot buy its own listing.'],
+  payer_not_linked: [
+    403,
+    "The paying wallet is not linked to this API key's account; nothing was charged.",
+  ],
   seller_wallet_missing: [409, 'The seller accepts no sales on the requested chain right now.'],
   order_not_found: [404, 'No completed order with this id belongs to the caller.'],
   invalid_link: [403, 'The link signature does not match.'],

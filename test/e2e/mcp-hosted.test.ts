@@ -591,6 +591,69 @@ describe('hosted /mcp', () => {
     await a.client.close();
   });
 
+  it('a payment signed for one listing (or one tool) buys no other: refused before anything moves', async () => {
+    // twins: same seller, same price, so the signed transfer (recipient, amount) fits both
+    const seller = `0x${'5e'.repeat(20)}`;
+    const x = await createSaleItem(t.runtime.deps, { sellerAddress: seller, priceUsdc: 0.25 });
+    const y = await createSaleItem(t.runtime.deps, { sellerAddress: seller, priceUsdc: 0.25 });
+    const a = await agent();
+    const forX = await a.payer.createPaymentPayload(
+      a.requiredOf(await a.call('acquire_item', { item_id: x.itemId, accept_terms: true }))!,
+    );
+    const onY = await a.call('acquire_item', { item_id: y.itemId, accept_terms: true }, forX);
+    expect(a.requiredOf(onY)?.error).toMatch(/refused and nothing was charged/);
+    expect(await countOrders(y.itemId)).toBe(0);
+    expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(10_000_000);
+    // a zero-value identity proof made for one tool's route opens no other tool's
+    await createSaleItem(t.runtime.deps, { sellerAddress: a.account.address.toLowerCase() });
+    const forChains = await a.payer.createPaymentPayload(
+      a.requiredOf(await a.call('get_sales_chains', {}))!,
+    );
+    const onItems = await a.call('list_my_items', {}, forChains);
+    expect(a.requiredOf(onItems)?.error).toMatch(/refused and nothing was charged/);
+    // the untouched proof still serves the tool it was made for (the refusal spent nothing)
+    const own = await a.call('get_sales_chains', {}, forChains);
+    expect(own.isError, textOf(own)).toBeFalsy();
+    // and X's payment still buys X
+    const bought = await a.call('acquire_item', { item_id: x.itemId, accept_terms: true }, forX);
+    expect(bought.isError, textOf(bought)).toBeFalsy();
+    expect(await countOrders(x.itemId)).toBe(1);
+    await a.client.close();
+  });
+
+  it('concurrent callers each get their own identity: nothing of one call reaches another', async () => {
+    const agents = await Promise.all([agent(), agent(), agent(), agent()]);
+    const names = new Map<string, string>();
+    for (const a of agents) {
+      const item = await createSaleItem(t.runtime.deps, {
+        sellerAddress: a.account.address.toLowerCase(),
+      });
+      names.set(a.account.address, item.seller.username);
+    }
+    const prompts = await Promise.all(
+      agents.map(async (a) => a.requiredOf(await a.call('get_username', {}))!),
+    );
+    const proofs = await Promise.all(
+      agents.map((a, i) => a.payer.createPaymentPayload(prompts[i]!)),
+    );
+    // all at once, twice over, with an unproved call of each in between
+    const answers = await Promise.all(
+      [...agents, ...agents].flatMap((a, i) => [
+        a.call('get_username', {}, i < agents.length ? proofs[i] : undefined),
+        a.call('get_username', {}),
+      ]),
+    );
+    for (const [i, a] of agents.entries()) {
+      const proved = answers[2 * i]!;
+      expect(proved.isError, textOf(proved)).toBeFalsy();
+      expect(proved.structuredContent).toMatchObject({ username: names.get(a.account.address) });
+    }
+    // every call without a proof (its own, or a later one) is a prompt, never another's answer
+    const unproved = answers.filter((_, j) => j % 2 === 1 || j >= 2 * agents.length);
+    for (const r of unproved) expect(agents[0]!.requiredOf(r)).toBeDefined();
+    await Promise.all(agents.map((a) => a.client.close()));
+  });
+
   it('answers 405 to GET (stateless endpoint)', async () => {
     const res = await fetch(`${t.base}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(405);

@@ -261,6 +261,69 @@ describe('CSRF', () => {
   });
 });
 
+describe('CSRF on every state-changing console route', () => {
+  it('each one from the route table, signed in but without the form token, is 403 and changes nothing; the Bearer API takes no cookie', async () => {
+    const changing = t.app.routeTable.filter(
+      (r) => r.url.startsWith('/admin') && !['GET', 'HEAD', 'OPTIONS'].includes(r.method),
+    );
+    const consoleForms = changing.filter((r) => !r.url.startsWith('/admin/api/'));
+    const api = changing.filter((r) => r.url.startsWith('/admin/api/'));
+    // login, logout, moderation, take-down, reconcile: a new form joins this list by itself
+    expect(consoleForms.length).toBeGreaterThanOrEqual(5);
+    expect(api.length).toBeGreaterThanOrEqual(1);
+    const { feedbackId } = await pendingReview('kept pending: no token, no verdict');
+    const item = await createSaleItem(t.runtime.deps, { title: 'Never taken down' });
+    const { jar, csrf } = await signIn(t.app);
+    const fields: Record<string, Record<string, string>> = {
+      '/admin/login': { token: TEST_ADMIN_TOKEN },
+      '/admin/moderation': { verdict: 'approve', ids: feedbackId },
+      '/admin/listings/:uuid/take-down': { reason: 'forged form' },
+    };
+    const audits = (await auditRows()).length;
+    for (const r of consoleForms) {
+      const url = r.url.replace(':uuid', item.itemId);
+      const body = fields[r.url] ?? {};
+      for (const token of [undefined, '', other(csrf)]) {
+        const res = await post(t.app, url, jar, {
+          ...body,
+          ...(token !== undefined && { _csrf: token }),
+        });
+        expect(res.statusCode, `${r.method} ${url} _csrf=${String(token)}`).toBe(403);
+        expect(res.body).toContain('csrf_invalid');
+      }
+    }
+    // nothing happened: the review is pending, the listing active, the session alive, no audit row
+    const [fb] = await t.runtime.deps.sql<{ moderationStatus: string }[]>`
+      select moderation_status from item_feedback where id = ${feedbackId}`;
+    expect(fb!.moderationStatus).toBe('pending');
+    const [it] = await t.runtime.deps.sql<{ status: string }[]>`
+      select status from items where id = ${item.itemId}`;
+    expect(it!.status).toBe('active');
+    expect((await auditRows()).length).toBe(audits);
+    const still = await t.app.inject({
+      url: '/admin/moderation',
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(still.statusCode).toBe(200);
+    // the operator API is entered with the Bearer token only: the console's cookies open nothing
+    for (const r of api) {
+      const res = await t.app.inject({
+        method: r.method as 'POST',
+        url: r.url,
+        headers: { cookie: cookieHeader(jar), 'x-csrf-token': csrf },
+        payload: { verdict: 'approve', ids: [feedbackId] },
+      });
+      expect(res.statusCode, `${r.method} ${r.url}`).toBe(401);
+    }
+    const [after] = await t.runtime.deps.sql<{ moderationStatus: string }[]>`
+      select moderation_status from item_feedback where id = ${feedbackId}`;
+    expect(after!.moderationStatus).toBe('pending');
+  });
+});
+
+/** A well-formed token that is not `csrf` (its last characters changed). */
+const other = (csrf: string) => `${csrf.slice(0, -2)}${csrf.endsWith('xx') ? 'yy' : 'xx'}`;
+
 describe('console actions', () => {
   it('approving reviews puts them in the seller inbox at once, with an audit row each', async () => {
     const a = await pendingReview('first review text');

@@ -440,3 +440,82 @@ describe('public acquire in Revision A', () => {
     expect(res.json().buyer_account).toMatchObject({ created: false, username: buyer.username });
   });
 });
+
+/** Links a fresh wallet to `agent` (its key plus a signed link-wallet challenge). */
+async function linkedWallet(agent: Registered, chain: 'base' | 'polygon' = 'base') {
+  const wallet = newWallet();
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/link-wallet',
+    headers: key(agent),
+    payload: await signedChallenge(t.app, wallet, 'link-wallet', chain),
+  });
+  expect(res.statusCode).toBe(200);
+  return wallet;
+}
+
+describe('whose wallet pays a keyed purchase', () => {
+  /** Orders of the item, and payments of the signature: both stay empty when a refusal is early. */
+  async function nothingMoved(item: string, nonce: string) {
+    const sql = t.runtime.deps.sql;
+    const [orders] = await sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${item}`;
+    expect(orders!.n).toBe(0);
+    const [payments] = await sql<{ n: number }[]>`
+      select count(*)::int as n from x402_payments where nonce = ${nonce}`;
+    expect(payments!.n).toBe(0);
+  }
+
+  it("account B's key cannot spend account A's linked wallet: refused before anything settles", async () => {
+    const seller = await registerAgent(t.app);
+    const a = await registerAgent(t.app);
+    const b = await registerAgent(t.app);
+    const item = await listingOf(seller);
+    const aSecond = await linkedWallet(a);
+    for (const payer of [a.wallet, aSecond, newWallet()]) {
+      const prompt = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/buy',
+        headers: key(b),
+        payload: { item_id: item, chain: 'base' },
+      });
+      const required = promptOf(prompt);
+      const signed = await signPayment(payer, required, required.accepts[0]!);
+      const done = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/buy',
+        headers: { ...key(b), 'payment-signature': signed.header },
+        payload: { item_id: item, chain: 'base', policy_accepted: true, license_accepted: true },
+      });
+      expect(done.statusCode).toBe(403);
+      expect(done.json()).toMatchObject({ error: 'payer_not_linked' });
+      await nothingMoved(item, signed.nonce);
+    }
+    // B's own linked wallet pays for B's order.
+    const bSecond = await linkedWallet(b);
+    const own = await buy(b, { item_id: item, chain: 'base' }, { payer: bSecond });
+    expect(own.done.statusCode).toBe(200);
+    const [row] = await t.runtime.deps.sql<{ buyerId: string; payer: string }[]>`
+      select buyer_id, payer from orders where id = ${own.done.json().order_id}`;
+    expect(row).toEqual({ buyerId: b.agentId, payer: bSecond.address.toLowerCase() });
+  });
+
+  it("a seller's second linked wallet cannot buy its own listing on the public acquire", async () => {
+    const seller = await registerAgent(t.app);
+    const item = await listingOf(seller);
+    const second = await linkedWallet(seller);
+    const url = `/api/v1/items/${item}/acquire`;
+    const prompt = await t.app.inject({ method: 'POST', url, payload: { chain: 'base' } });
+    const required = promptOf(prompt);
+    const signed = await signPayment(second, required, required.accepts[0]!);
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': signed.header },
+      payload: { chain: 'base', policy_accepted: true, license_accepted: true },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ error: 'self_purchase_forbidden' });
+    await nothingMoved(item, signed.nonce);
+  });
+});

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import type { Config } from '../../config.js';
+import type { Db } from '../../db/index.js';
 import type { Chain } from '../../wire/chains.js';
 import {
   AcquireBodySchema,
@@ -49,6 +50,11 @@ export interface AcquireMode {
   completionChain(body: AcquireBody): Chain | undefined;
   /** Checks before the signature is verified, besides the legal flags (A: the chain). */
   beforeVerify(body: AcquireBody, options: PaidOption[]): void;
+  /**
+   * Checks of the verified payer before anything is claimed or settled (A: a wallet linked to the
+   * seller's account is the seller; the keyed purchase is paid by a wallet of the key's account).
+   */
+  payerCheck?(sql: Db, payer: string, sellerId: string): Promise<void>;
   /** The purchase answer. */
   response(
     config: Pick<Config, 'PUBLIC_BASE_URL'>,

@@ -162,7 +162,7 @@ function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
  * `POST /api/v1/items/{uuid}/acquire` (both revisions) and `POST /api/v1/buy` (Revision A, keyed):
  * 402 prompt, or a completed purchase.
  * Order of checks: body -> region -> item (briefly cached) -> payable chains -> (signed) legal
- * flags -> signature -> self-purchase -> claim (re-checking the item) -> settle once per nonce ->
+ * flags -> signature -> self-purchase (and the mode's payer check) -> claim (re-checking the item) -> settle once per nonce ->
  * order.
  */
 export async function acquire(
@@ -280,6 +280,7 @@ async function acquireOnce(
       message: 'a wallet cannot buy its own listing',
     });
   }
+  await mode.payerCheck?.(deps.sql, payment.payer, item.sellerId);
   const context = acquireContext(deps.config, item, mode);
   const done = await deps.payments.run<AcquireContext, AcquireResult>({
     operation: ACQUIRE_OPERATION,

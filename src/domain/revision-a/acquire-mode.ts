@@ -1,3 +1,4 @@
+import type { Db } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import {
   AcquireBodySchema,
@@ -60,6 +61,24 @@ export function revisionAAcquire(buyerId?: string): AcquireMode {
         });
       }
     },
+    // A wallet names one account (its binding). A wallet linked to the seller's account is the
+    // seller, whichever of its wallets is the listing's. A key names the buyer but not the payer:
+    // another account's wallet (or a wallet of none) paying for the key's order would make a
+    // signed authorization that reached someone else spend its owner's money on their order.
+    payerCheck: async (sql, payer, sellerId) => {
+      const owner = await walletOwner(sql, payer);
+      if (owner === sellerId) {
+        throw new AppError('self_purchase_forbidden', {
+          message: 'this wallet is linked to the seller of this listing',
+        });
+      }
+      if (keyed && owner !== buyerId) {
+        throw new AppError('payer_not_linked', {
+          message:
+            'sign the payment with a wallet linked to your account (POST /api/v1/auth/link-wallet), or buy without a key through /api/v1/items/{id}/acquire',
+        });
+      }
+    },
     response: (config, result, links) => {
       const { download_url, expires_in } = links;
       if (buyerId) return { order_id: result.orderId, download_url, expires_in };
@@ -75,4 +94,11 @@ export function revisionAAcquire(buyerId?: string): AcquireMode {
       };
     },
   };
+}
+
+/** The agent a wallet is bound to (linked, registered, or a smart account's controller). */
+async function walletOwner(sql: Db, wallet: string): Promise<string | undefined> {
+  const [row] = await sql<Array<{ agentId: string }>>`
+    select agent_id from wallet_bindings where address = ${wallet.toLowerCase()}`;
+  return row?.agentId;
 }

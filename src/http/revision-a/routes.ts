@@ -48,7 +48,7 @@ export const keyedRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { 
         auth: 'key',
         price: 'item price',
         payment: 'purchase',
-        errors: PURCHASE_ERRORS,
+        errors: [...PURCHASE_ERRORS, 'payer_not_linked'],
       },
       schema: describe(
         'purchase',
