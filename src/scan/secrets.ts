@@ -47,8 +47,8 @@ const RULES: Rule[] = [
     kind: 'github_token',
     re: /\b((?:gh[pousr]_[A-Za-z0-9]{36,})|(?:github_pat_[A-Za-z0-9_]{50,}))\b/,
   },
-  { rule: TOKEN, kind: 'gitlab_token', re: /\b(glpat-[A-Za-z0-9_-]{20,})\b/ },
-  { rule: TOKEN, kind: 'slack_token', re: /\b(xox[abprse]-[A-Za-z0-9-]{20,})\b/ },
+  { rule: TOKEN, kind: 'gitlab_token', re: /(?<![\w-])(glpat-[A-Za-z0-9_-]{20,})\b/ },
+  { rule: TOKEN, kind: 'slack_token', re: /(?<![\w-])(xox[abprse]-[A-Za-z0-9-]{20,})\b/ },
   {
     rule: TOKEN,
     kind: 'slack_webhook',
@@ -58,7 +58,7 @@ const RULES: Rule[] = [
   {
     rule: TOKEN,
     kind: 'openai_style_key',
-    re: /\b(sk-(?:proj-|ant-[a-z0-9]+-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})\b/,
+    re: /(?<![\w-])(sk-(?:proj-|ant-[a-z0-9]+-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})\b/,
     accept: (v) => !PLACEHOLDER.test(v) && entropy(v) >= 3.5,
   },
   { rule: TOKEN, kind: 'google_api_key', re: /\b(AIza[0-9A-Za-z_-]{35})(?![\w-])/ },

@@ -194,6 +194,15 @@ describe('secret:token and secret:npmrc_auth — vendor formats', () => {
     expect(findSecret(`value = "${value}"`)).toMatchObject({ kind });
   });
 
+  it('not: a prefix that happens to occur inside a longer base64url run (random data, a hash)', () => {
+    // base64url's alphabet has `-`, so `\b` alone let "-sk-…" inside a blob read as a key
+    for (const prefix of ['sk-', 'sk-proj-', 'glpat-', 'xoxb-']) {
+      const blob = `${token(40)}-${prefix}${token(48)}-${token(40)}`;
+      expect(findSecret(`readme ${blob}`)).toBeUndefined();
+      expect(findSecret(`key: ${prefix}${token(48)}`)).toBeDefined();
+    }
+  });
+
   it('.npmrc auth tokens, but not a variable', () => {
     expect(secretOf('.npmrc', `//registry.npmjs.org/:_authToken=${randomUUID()}`)).toMatchObject({
       rule: 'secret:npmrc_auth',
