@@ -238,7 +238,12 @@ describe('a proxy that answers 503 without forwarding /settle', () => {
       // the stale authorization: refused before settlement, nothing charged
       const stale = await send();
       expect(stale.statusCode).toBe(402);
-      expect(stale.json()).toMatchObject({ error: 'payment_verification_failed' });
+      // which says so: its window passed, nothing settled (spec 7.1: "nothing charged")
+      expect(stale.json()).toMatchObject({
+        error: 'payment_verification_failed',
+        reason: 'invalid_exact_evm_payload_authorization_valid_before',
+      });
+      expect(stale.json().order_id).toBeUndefined();
       expect(settles).toBe(before);
       // a fresh one: one charge, one order
       const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
