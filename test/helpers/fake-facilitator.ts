@@ -14,7 +14,6 @@ export type FakeMode =
   | 'verify_invalid'
   | 'settle_pending'
   | 'settle_capacity'
-  | 'settle_broadcast_unavailable'
   | 'settle_failed'
   | 'settle_failed_broadcast'
   | 'settle_slow'
@@ -27,8 +26,8 @@ export interface FakeFacilitator {
   slowMs: number;
   requests: Array<{ path: string; body: unknown; valid: boolean }>;
   /**
-   * Told of every settlement this facilitator sends to the chain (modes `ok`, `settle_slow`,
-   * `settle_hang` and `settle_broadcast_unavailable`), before it answers: e.g. to record it on a fake chain (`FakeRpc.mine`).
+   * Told of every settlement this facilitator sends to the chain (modes `ok`, `settle_slow` and
+   * `settle_hang`), before it answers: e.g. to record it on a fake chain (`FakeRpc.mine`).
    */
   onSettle?: (s: { payer: string; nonce: string; transaction: string; network: string }) => void;
   /**
@@ -92,7 +91,7 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
       }
       const settle = (mode: FakeMode) => {
         const tx = `0x${randomBytes(32).toString('hex')}`;
-        if (['ok', 'settle_slow', 'settle_hang', 'settle_broadcast_unavailable'].includes(mode)) {
+        if (['ok', 'settle_slow', 'settle_hang'].includes(mode)) {
           state.onSettle?.({ payer: auth.from, nonce: auth.nonce, transaction: tx, network });
         }
         switch (mode) {
@@ -112,10 +111,6 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
               transaction: '',
               network,
             });
-          case 'settle_broadcast_unavailable':
-            // it sent the transfer, then a proxy in front of it answers for it (the upstream died)
-            res.writeHead(503, { 'content-type': 'text/plain' });
-            return res.end('upstream connect error or disconnect/reset before headers');
           case 'settle_failed':
             return send(400, {
               success: false,
