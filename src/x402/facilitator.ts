@@ -178,34 +178,40 @@ function neverConnected(err: unknown): boolean {
 
 /**
  * A thrown settle call. `capacity` (claim released, "nothing was charged") only when the
- * facilitator provably never received the settle request: a failure before settlement was asked
- * (`SettlementNotAttempted`), a connection that was never made, or an explicit 429/503 naming no
- * transaction. Anything else after /settle was sent (a timeout, a connection lost mid-answer, a
- * 5xx or 504 without an x402 body, an unreadable 200) may follow a broadcast: `pending`, decided
- * from the chain by the reconciler.
+ * facilitator provably never received the settle request or itself answered that it did not
+ * process it: a failure before settlement was asked (`SettlementNotAttempted`), a connection that
+ * was never made, or the facilitator's own x402 settle body (an `errorReason`) with 429/503 or a
+ * busy reason, naming no transaction. Anything else after /settle was sent (a timeout, a
+ * connection lost mid-answer, an unreadable 200, any status without an x402 body: a proxy's
+ * 502/503/504 or 429 page, sent after its upstream may have taken the request) may follow a
+ * broadcast: `pending`, decided from the chain by the reconciler.
  */
 export function classifySettleError(err: unknown, network: string): SettleOutcome {
   if (err instanceof SettleError) {
-    return classifySettle(
-      {
-        success: false,
-        errorReason: err.errorReason ?? 'settlement_failed',
-        transaction: err.transaction ?? '',
-        network: (err.network ?? network) as SettleResponse['network'],
-      },
-      err.statusCode,
-    );
+    const r: SettleResponse = {
+      success: false,
+      errorReason: err.errorReason ?? 'settlement_failed',
+      transaction: err.transaction ?? '',
+      network: (err.network ?? network) as SettleResponse['network'],
+    };
+    // JSON with `success` but no reason is not a facilitator's settle answer: its status alone
+    // (a gateway's 429/503) does not say the request went unprocessed
+    const ownAnswer = typeof err.errorReason === 'string' && err.errorReason !== '';
+    if (!ownAnswer && (err.statusCode === 429 || err.statusCode >= 500))
+      return {
+        kind: 'pending',
+        transaction: r.transaction,
+        network: r.network,
+        reason: 'settlement_unknown',
+      };
+    return classifySettle(r, err.statusCode);
   }
   if (err instanceof FacilitatorTimeoutError)
     return { kind: 'pending', transaction: '', network, reason: 'settlement_timeout' };
   if (err instanceof SettlementNotAttempted || neverConnected(err))
     return { kind: 'capacity', reason: 'facilitator_unavailable' };
-  // @x402/core's HTTP client: `Facilitator settle failed (<status>): <non-x402 body>`
-  const status = /^Facilitator settle failed \((\d{3})\)/.exec(
-    err instanceof Error ? err.message : '',
-  )?.[1];
-  if (status === '429' || status === '503')
-    return { kind: 'capacity', reason: 'facilitator_unavailable' };
+  // @x402/core's HTTP client: `Facilitator settle failed (<status>): <non-x402 body>`, a page from
+  // whatever answered (a proxy, a load balancer), which cannot say the facilitator never acted
   return { kind: 'pending', transaction: '', network, reason: 'settlement_unknown' };
 }
 

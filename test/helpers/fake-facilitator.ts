@@ -104,8 +104,13 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
               payer: auth.from,
             });
           case 'settle_capacity':
-            res.writeHead(503, { 'content-type': 'text/plain' });
-            return res.end('relayer busy');
+            // the facilitator's own answer: busy, nothing sent
+            return send(503, {
+              success: false,
+              errorReason: 'settlement_capacity',
+              transaction: '',
+              network,
+            });
           case 'settle_failed':
             return send(400, {
               success: false,

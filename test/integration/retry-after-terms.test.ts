@@ -144,6 +144,60 @@ describe('a paid retry after the seller changed terms', () => {
       select count(*)::int as n from orders where lower(payer) = ${buyer.address.toLowerCase()}`;
     expect(n!.n).toBe(1);
   });
+
+  it('the same nonce signed for another chain is not resumed from the claim: 409, no order, nothing settled', async () => {
+    // review s28: `claimed()` takes the payload's own requirement; the claim it resumes must be
+    // the one made on that chain (the request digest names network and asset)
+    const sellerWallet = newWallet();
+    const item = await createSaleItem(t.runtime.deps, {
+      sellerAddress: sellerWallet.address.toLowerCase(),
+      priceUsdc: 1,
+    });
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const on = (network: string) => prompt.accepts.find((a) => a.network === network)!;
+    const buyer = newWallet();
+    const onBase = await signPayment(buyer, prompt, on('eip155:8453'));
+    // the same nonce on Polygon: as offered, and (a crafted payload) to Base's recipient, so that
+    // only the chain and the token differ from the claim
+    const polygon = on('eip155:137');
+    const onPolygon = [polygon, { ...polygon, payTo: on('eip155:8453').payTo }].map((r) =>
+      signPayment(buyer, prompt, r, { authorization: { nonce: onBase.nonce } }),
+    );
+    const send = (header: string) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': header },
+        payload: { policy_accepted: true, license_accepted: true },
+      });
+    const settled = async () => {
+      const [r] = await t.runtime.deps.sql<{ n: number }[]>`
+        select count(*)::int as n from x402_payments
+        where payer = ${buyer.address.toLowerCase()} and transaction is not null`;
+      return r!.n;
+    };
+    const first = await send(onBase.header);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(await settled()).toBe(1);
+    for (const chains of [['base', 'polygon'], ['base']]) {
+      // also once the seller left the chain signed for: taken from the payload's own requirement
+      const put = await callAs(t, sellerWallet, 'PUT', '/api/v1/agent/sales-chains', {
+        sales_chains: chains,
+      });
+      expect(put.statusCode).toBe(200);
+      for (const signed of onPolygon) {
+        const other = await send((await signed).header);
+        expect(other.statusCode, other.body).toBe(409);
+        expect(other.json()).toMatchObject({ error: 'authorization_already_used' });
+        expect(other.json().order_id).toBeUndefined();
+        expect(await settled()).toBe(1);
+      }
+    }
+    const [n] = await t.runtime.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from orders where lower(payer) = ${buyer.address.toLowerCase()}`;
+    expect(n!.n).toBe(1);
+  });
 });
 
 describe('a paid listing fee retried after the fee terms changed', () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { startListeningTestApp, type ListeningTestContext } from '../helpers/app
 import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
+import { at, validBeforeOf } from '../helpers/remote-rail.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
@@ -19,15 +20,32 @@ import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
  * so the claim is RELEASED though the money moved: no order, the reconciler never looks at it,
  * and the buyer's retry of the same signature is refused (the real facilitator's /verify sees the
  * nonce used on chain). The buyer was charged and has no order.
+ * Review s28: the same for a proxy's 503 page (Envoy's "upstream connect error or
+ * disconnect/reset before headers" once its upstream reset after taking the request).
  *
- * The facilitator here speaks the x402 wire protocol; its /verify reads the chain (the fake
- * RPC's token record) as a real facilitator's does.
+ * The app talks to a small proxy in front of the facilitator. The facilitator speaks the x402
+ * wire protocol; its /verify reads the chain (the fake RPC's token record) as a real one's does.
  */
-type Fault = 'reset' | 'gateway';
+/** What the facilitator does with a /settle: broadcast (mined), then answer or lose the answer. */
+type Fault = 'none' | 'reset' | 'gateway';
 let fault: Fault = 'reset';
+/**
+ * The proxy: `pass` forwards (an upstream reset is passed on as a reset); `envoy` answers an
+ * upstream reset with Envoy's 503 text page; `down` answers /settle 503 without forwarding it.
+ */
+type ProxyMode = 'pass' | 'envoy' | 'down';
+let proxyMode: ProxyMode = 'pass';
+/** /settle requests the facilitator itself received. */
+let settles = 0;
 let t: ListeningTestContext;
 let rpc: FakeRpc;
 let server: Server;
+let proxy: Server;
+const urlOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+const unavailable = (res: ServerResponse, reason: string) => {
+  res.writeHead(503, { 'content-type': 'text/plain' });
+  res.end(`upstream connect error or disconnect/reset before headers. reset reason: ${reason}`);
+};
 beforeAll(async () => {
   rpc = await startFakeRpc();
   server = createServer((req, res) => {
@@ -61,18 +79,46 @@ beforeAll(async () => {
           });
         return send(200, { isValid: true, payer: auth.from });
       }
-      // /settle: the transfer is broadcast and mined, then the answer is lost
-      rpc.mine(auth.from, auth.nonce, `0x${randomBytes(32).toString('hex')}`);
+      // /settle: the transfer is broadcast and mined, then answered (or the answer is lost)
+      settles++;
+      const transaction = `0x${randomBytes(32).toString('hex')}`;
+      rpc.mine(auth.from, auth.nonce, transaction);
+      if (fault === 'none')
+        return send(200, {
+          success: true,
+          transaction,
+          network: body.paymentRequirements.network,
+          payer: auth.from,
+        });
       if (fault === 'reset') return res.socket?.destroy();
       res.writeHead(504, { 'content-type': 'text/html' });
       res.end('<html><body>504 Gateway Time-out</body></html>');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy = createServer((req, res) => {
+    if (proxyMode === 'down' && req.url === '/settle') {
+      req.resume();
+      return req.on('end', () => unavailable(res, 'connection failure'));
+    }
+    const up = request(
+      `${urlOf(server)}${req.url}`,
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    up.on('error', () => {
+      if (proxyMode === 'envoy') unavailable(res, 'connection termination');
+      else res.socket?.destroy();
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   t = await startListeningTestApp({
     ARCHIVES_DIR: mkdtempSync(path.join(tmpdir(), 'rv-lost-')),
-    FACILITATOR_URL: url,
+    FACILITATOR_URL: urlOf(proxy),
     RPC_URL_BASE: rpc.url,
     RPC_URL_POLYGON: rpc.url,
   });
@@ -81,35 +127,48 @@ const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
   await Promise.all(closers.map((c) => c()));
   await t?.close();
+  await new Promise((r) => proxy?.close(r));
   await new Promise((r) => server?.close(r));
   await rpc?.close();
 });
 
-async function paidButAnswerLost(f: Fault) {
+async function purchase(f: Fault, via: ProxyMode) {
   fault = f;
+  proxyMode = via;
   const item = await createSaleItem(t.runtime.deps, { priceUsdc: 2 });
   const url = `/api/v1/items/${item.itemId}/acquire`;
   const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
   const buyer = newWallet();
   const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
-  const send = () =>
+  const send = (header = signed.header) =>
     t.app.inject({
       method: 'POST',
       url,
-      headers: { 'payment-signature': signed.header },
+      headers: { 'payment-signature': header },
       payload: { policy_accepted: true, license_accepted: true },
     });
   const first = await send();
   const charged = rpc.usedAuthorizations.has(
     `${buyer.address.toLowerCase()}:${signed.nonce.toLowerCase()}`,
   );
-  return { first, charged, send, buyer, signed };
+  return { first, charged, send, buyer, signed, item, url };
 }
+const ordersOf = async (buyer: { address: string }) => {
+  const [orders] = await t.runtime.deps.sql<{ n: number }[]>`
+    select count(*)::int as n from orders where lower(payer) = ${buyer.address.toLowerCase()}`;
+  return orders!.n;
+};
+
+const LOST = [
+  { name: 'reset', fault: 'reset', via: 'pass' },
+  { name: 'gateway 504', fault: 'gateway', via: 'pass' },
+  { name: "proxy 503 'upstream reset' after the broadcast", fault: 'reset', via: 'envoy' },
+] as const;
 
 describe('a facilitator that moved the money and lost its answer', () => {
-  for (const f of ['reset', 'gateway'] as const) {
-    it(`(${f}) never releases the claim: the buyer ends with an order`, async () => {
-      const { first, charged, send, buyer } = await paidButAnswerLost(f);
+  for (const c of LOST) {
+    it(`(${c.name}) never releases the claim: the buyer ends with an order`, async () => {
+      const { first, charged, send, buyer } = await purchase(c.fault, c.via);
       expect(charged).toBe(true); // the buyer's USDC moved
       // never "try again later, nothing happened": the outcome is unknown (409 pending) at worst
       expect(first.json().error, JSON.stringify(first.json())).not.toBe('settlement_capacity');
@@ -119,30 +178,80 @@ describe('a facilitator that moved the money and lost its answer', () => {
       // the reconciler (which reads the chain) and the buyer's retry then give the order
       await reconcileNow(t.runtime.deps, 0);
       const retry = await send();
-      const [orders] = await t.runtime.deps.sql<{ n: number }[]>`
-        select count(*)::int as n from orders where lower(payer) = ${buyer.address.toLowerCase()}`;
-      expect(orders!.n, JSON.stringify(retry.json())).toBe(1);
+      expect(await ordersOf(buyer), JSON.stringify(retry.json())).toBe(1);
       expect(retry.statusCode).toBe(200);
     });
   }
 
-  it('(MCP acquire_item) says do not pay again and keeps the spend counted', async () => {
-    fault = 'reset';
-    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7 });
-    const c = await connectMcp(t.base);
-    closers.push(c.close);
-    const r = await c.call('acquire_item', {
-      item_id: item.itemId,
-      max_price_usdc: 1,
-      accept_terms: true,
+  for (const c of [LOST[0], LOST[2]]) {
+    it(`(${c.name}, MCP acquire_item) says do not pay again and keeps the spend counted`, async () => {
+      fault = c.fault;
+      proxyMode = c.via;
+      const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7 });
+      const c2 = await connectMcp(t.base);
+      closers.push(c2.close);
+      const r = await c2.call('acquire_item', {
+        item_id: item.itemId,
+        max_price_usdc: 1,
+        accept_terms: true,
+      });
+      expect(r.isError).toBe(true);
+      const text = textOf(r);
+      expect(text).toMatch(/409 payment_settlement_pending.*Do NOT pay again/);
+      expect(text).not.toMatch(/nothing was charged/i);
+      // the budget reservation is not given back: the money may have moved (it did here)
+      expect((await c2.call('list_my_orders')).structuredContent).toMatchObject({
+        spent_last_24h_usdc: 0.7,
+      });
     });
-    expect(r.isError).toBe(true);
-    const text = textOf(r);
-    expect(text).toMatch(/409 payment_settlement_pending.*Do NOT pay again/);
-    expect(text).not.toMatch(/nothing was charged/i);
-    // the budget reservation is not given back: the money may have moved (it did here)
-    expect((await c.call('list_my_orders')).structuredContent).toMatchObject({
-      spent_last_24h_usdc: 0.7,
+  }
+});
+
+/**
+ * A proxy that answers 503 without ever contacting the facilitator looks, from here, like one
+ * whose upstream took the request: pending too. Nothing was broadcast, so once the window closed
+ * on the chain's clock the reconciler releases the claim, and the buyer can pay again: the stale
+ * authorization is refused before settlement (nothing charged), a fresh one buys once.
+ */
+describe('a proxy that answers 503 without forwarding /settle', () => {
+  it('pending, released once the window closed, then the buyer pays once', async () => {
+    const before = settles;
+    const { first, charged, send, buyer, signed, url } = await purchase('none', 'down');
+    expect(settles).toBe(before); // the facilitator never saw it
+    expect(charged).toBe(false);
+    expect(first.statusCode, JSON.stringify(first.json())).toBe(409);
+    expect(first.json()).toMatchObject({ error: 'payment_settlement_pending' });
+    const status = async () => {
+      const [row] = await t.runtime.deps.sql<{ status: string }[]>`
+        select status from x402_payments where nonce = ${signed.nonce}`;
+      return row!.status;
+    };
+    // its window still open: it may yet be mined, so it stays pending
+    await reconcileNow(t.runtime.deps, 0);
+    expect(await status()).toBe('pending');
+    proxyMode = 'pass';
+    const grace = t.runtime.deps.config.X402_CHAIN_CLOCK_GRACE_SECONDS;
+    await at(validBeforeOf(signed.payload) + grace + 60, async () => {
+      expect((await reconcileNow(t.runtime.deps, 0)).released).toBeGreaterThanOrEqual(1);
+      expect(await status()).toBe('released');
+      expect(await ordersOf(buyer)).toBe(0);
+      // the stale authorization: refused before settlement, nothing charged
+      const stale = await send();
+      expect(stale.statusCode).toBe(402);
+      // which says so: its window passed, nothing settled (spec 7.1: "nothing charged")
+      expect(stale.json()).toMatchObject({
+        error: 'payment_verification_failed',
+        reason: 'invalid_exact_evm_payload_authorization_valid_before',
+      });
+      expect(stale.json().order_id).toBeUndefined();
+      expect(settles).toBe(before);
+      // a fresh one: one charge, one order
+      const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+      const fresh = await signPayment(buyer, prompt, prompt.accepts[0]!);
+      const bought = await send(fresh.header);
+      expect(bought.statusCode, JSON.stringify(bought.json())).toBe(200);
+      expect(settles).toBe(before + 1);
     });
+    expect(await ordersOf(buyer)).toBe(1);
   });
 });

@@ -14,7 +14,8 @@ import { exampleRequirement } from '../helpers/wallets.js';
  * Review s27: `capacity` releases the claim (nonce and payment id free again, never asked about
  * again) and tells the buyer "nothing was charged". It must only be chosen when the facilitator
  * cannot have broadcast. A settle answer that names a transaction, a connection lost after the
- * request was sent, or an unparseable 200 all may have moved the money.
+ * request was sent, or an unparseable 200 all may have moved the money. Review s28: so may a
+ * 503/502/429 page without an x402 body, which a proxy sends after its upstream took the request.
  */
 const net = 'eip155:8453';
 describe('classifySettle / classifySettleError never call a possible broadcast "capacity"', () => {
@@ -89,24 +90,50 @@ describe('capacity stays for what provably never reached /settle', () => {
     await closed(server);
     expect(classifySettleError(err, net)).toMatchObject({ kind: 'pending', transaction: '' });
   });
-  it('a gateway 504 with an HTML body is pending; an explicit 503 or 429 is capacity', async () => {
-    let status = 504;
+  it("a 429/503 is capacity only as the facilitator's own x402 body naming no transaction", async () => {
+    let answer: { status: number; type: string; body: string } = {
+      status: 503,
+      type: 'text/plain',
+      body: '',
+    };
     const server = await listen((req, res) => {
       req.resume();
       req.on('end', () => {
-        res.writeHead(status, { 'content-type': 'text/html' });
-        res.end('<html>busy</html>');
+        res.writeHead(answer.status, { 'content-type': answer.type });
+        res.end(answer.body);
       });
     });
-    const gateway = await settleError(urlOf(server));
-    status = 503;
-    const busy = await settleError(urlOf(server));
-    status = 429;
-    const limited = await settleError(urlOf(server));
-    await closed(server);
-    expect(classifySettleError(gateway, net).kind).toBe('pending');
-    expect(classifySettleError(busy, net).kind).toBe('capacity');
-    expect(classifySettleError(limited, net).kind).toBe('capacity');
+    const kindOf = async (status: number, type: string, body: string) => {
+      answer = { status, type, body };
+      return classifySettleError(await settleError(urlOf(server)), net).kind;
+    };
+    const x402 = (errorReason: string, transaction = '') =>
+      JSON.stringify({ success: false, errorReason, transaction, network: net });
+    try {
+      // pages from a proxy or load balancer, which answer after the upstream may have taken the
+      // request (Envoy's reset, a dead backend, a gateway timeout): the money may have moved
+      const envoy =
+        'upstream connect error or disconnect/reset before headers. reset reason: connection termination';
+      expect(await kindOf(503, 'text/plain', envoy)).toBe('pending');
+      expect(await kindOf(503, 'text/html', '<html>Service Unavailable</html>')).toBe('pending');
+      expect(await kindOf(502, 'text/html', '<html>502 Bad Gateway</html>')).toBe('pending');
+      expect(await kindOf(504, 'text/html', '<html>busy</html>')).toBe('pending');
+      expect(await kindOf(429, 'text/html', '<html>Too Many Requests</html>')).toBe('pending');
+      expect(await kindOf(503, 'application/json', '{"message":"no healthy upstream"}')).toBe(
+        'pending',
+      );
+      expect(await kindOf(503, 'application/json', '{"success":false}')).toBe('pending');
+      // the facilitator's own answer that it did not settle
+      expect(await kindOf(503, 'application/json', x402('settlement_capacity'))).toBe('capacity');
+      expect(await kindOf(429, 'application/json', x402('rate_limited'))).toBe('capacity');
+      expect(await kindOf(503, 'application/json', x402('unexpected_settle_error'))).toBe(
+        'capacity',
+      );
+      // ...unless it names a transaction: broadcast, the chain decides
+      expect(await kindOf(503, 'application/json', x402('relayer_busy', '0xabc'))).toBe('pending');
+    } finally {
+      await closed(server);
+    }
   });
   it('a failure before settlement was requested (the verify phase) is capacity', () => {
     expect(classifySettleError(new SettlementNotAttempted(new Error('verify 502')), net).kind).toBe(
