@@ -8,6 +8,9 @@ import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
  * relative (read as a renderer would: escapes, entities, whitespace and control characters
  * undone); any other is replaced by `#` (a link's text stays).
  *
+ * 0. Every line that reads as a definition (`[label]: dest`, up to 3 spaces in) outside fenced
+ *    code gets `#` for an unsafe destination, even where CommonMark reads it as paragraph text
+ *    (after a paragraph line): some renderers take it as a definition there.
  * 1. Fast path: without `<`, and without a `](` or `]:` followed by a `:` or `&`, no unsafe link
  *    can exist; the text is returned unparsed.
  * 2. The judge: markdown-it as a permissive renderer (raw HTML on, bare URLs linked, every
@@ -20,7 +23,8 @@ import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
  *    again; if anything still fails, every `\ [ ] <` is backslash-escaped so that a renderer shows
  *    the text without any link or tag, which is safe by construction (judged once more).
  */
-export function neutraliseUnsafeLinks(text: string): string {
+export function neutraliseUnsafeLinks(input: string): string {
+  const text = rewriteDefinitionLines(input);
   if (fastSafe(text) || judgeSafe(text)) return text;
   const targeted = rewriteFound(text);
   if (targeted !== null && judgeSafe(targeted)) return targeted;
@@ -28,6 +32,36 @@ export function neutraliseUnsafeLinks(text: string): string {
   if (judgeSafe(escaped)) return escaped;
   // not reached in practice: no markup left at all
   return text.replace(/[!-/:-@[-`{-~]/g, '\\$&');
+}
+
+const DEFINITION_LINE = /^([ \t]{0,3}\[[^\]\n]+\]:[ \t]*(?:\r?\n[ \t]*)?)(\S+)/gm;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** Step 0, line by line: a fence opens and closes with the same character, at least as long. */
+function rewriteDefinitionLines(text: string): string {
+  if (!/^[ \t]{0,3}\[/m.test(text)) return text;
+  let fence = '';
+  let outside = '';
+  let out = '';
+  const flush = () => {
+    out += outside.replace(DEFINITION_LINE, (_m, lead: string, dest: string) =>
+      safeDestination(dest) ? lead + dest : `${lead}#`,
+    );
+    outside = '';
+  };
+  for (const line of text.split(/(?<=\n)/)) {
+    const f = FENCE.exec(line)?.[1];
+    if (fence) {
+      out += line;
+      if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = '';
+    } else if (f && !(f[0] === '`' && line.slice(line.indexOf(f) + f.length).includes('`'))) {
+      flush();
+      out += line;
+      fence = f;
+    } else outside += line;
+  }
+  flush();
+  return out;
 }
 
 /**
