@@ -1,4 +1,5 @@
 import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
+import { BoundedCache } from '../../bounded-cache.js';
 
 /**
  * Text shown to clients that may render it as Markdown (a README excerpt, a listing's
@@ -11,8 +12,8 @@ import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
  * 0. Every line that reads as a definition (`[label]: dest`, up to 3 spaces in) outside fenced
  *    code gets `#` for an unsafe destination, even where CommonMark reads it as paragraph text
  *    (after a paragraph line): some renderers take it as a definition there.
- * 1. Fast path: without `<`, and without a `](` or `]:` followed by a `:` or `&`, no unsafe link
- *    can exist; the text is returned unparsed.
+ * 1. Fast path: without a `<` that could open a tag or autolink, when every run of text after a
+ *    `](` or `]:` is a safe destination, no unsafe link can exist; the text is returned unparsed.
  * 2. The judge: markdown-it as a permissive renderer (raw HTML on, bare URLs linked, every
  *    scheme accepted) parses the text; every link, image and definition destination is checked
  *    (code spans and code blocks are text to it, so they are never touched), and when
@@ -25,7 +26,16 @@ import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
  */
 export function neutraliseUnsafeLinks(input: string): string {
   const text = rewriteDefinitionLines(input);
-  if (fastSafe(text) || judgeSafe(text)) return text;
+  if (fastSafe(text)) return text;
+  // the same descriptions come back page after page of search results
+  return judged.get(text, neutraliseJudged);
+}
+
+/** Parsed texts and their outcome: the texts are at most a few kB (descriptions, excerpts). */
+const judged = new BoundedCache<string, string>(256);
+
+function neutraliseJudged(text: string): string {
+  if (judgeSafe(text)) return text;
   const targeted = rewriteFound(text);
   if (targeted !== null && judgeSafe(targeted)) return targeted;
   const escaped = escapeMarkup(targeted ?? text);
@@ -65,14 +75,17 @@ function rewriteDefinitionLines(text: string): string {
 }
 
 /**
- * Step 1: a link to another scheme needs a destination (after `](`, or after `]:` in a
- * definition) holding `:` or an entity (`&`) that could spell one; raw HTML and autolinks need
- * `<`; bare URLs are linked only as http(s), ftp or mailto.
+ * Step 1: without `<` there is no raw HTML or autolink, bare URLs are linked only as http(s),
+ * ftp or mailto, and every link destination follows a `](` or a definition's `]:` (then spaces,
+ * a line break, a container's `>`): when each such run of text is safe, so is every destination
+ * (a destination is a prefix of its run, so the check can only be stricter than the parser).
+ * A `<` that cannot open a tag or an autolink (`a < b`, `<=`) does not count.
  */
 function fastSafe(text: string): boolean {
-  if (text.includes('<')) return false;
-  const i = text.search(/\][(:]/);
-  return i < 0 || !/[:&]/.test(text.slice(i + 2));
+  if (/<[A-Za-z!?/]/.test(text)) return false;
+  for (const m of text.matchAll(/\](?:\(|:)[\s>]*([^\s<]*)/g))
+    if (!safeDestination(m[1]!)) return false;
+  return true;
 }
 
 const ALLOWED = /^(?:https?:|mailto:)/i;
