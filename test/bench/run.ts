@@ -26,6 +26,7 @@ const suites: Array<[string, Suite]> = [
   ['load', async () => (await load('./load.js', 'benchLoad'))()],
   ['scale', async () => (await load('./scale.js', 'benchScale'))()],
   ['search_cpu', async () => (await load('./search-cpu.js', 'benchSearchCpu'))()],
+  ['markdown', async () => (await load('./markdown.js', 'benchMarkdown'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],
 ];
 

@@ -58,4 +58,58 @@ describe('links in public listing text', () => {
     );
     expect(hit?.metadata.description).toBe(expected);
   });
+
+  it('drop script links a regex missed: autolinks, definitions in containers, raw HTML', async () => {
+    const readme = [
+      '# Nested project',
+      '',
+      '- [a]: javascript:alert(1)',
+      '',
+      '[a\\]b]: vbscript:msgbox(1)',
+      '',
+      '[list][a] [label][a\\]b] and `[x](javascript:alert(1))` in code',
+    ].join('\n');
+    const description = [
+      'Try <javascript:alert(1)> or <a href="javascript:alert(2)" onclick="alert(3)">this</a>.',
+      '',
+      '> [q]: javascript:alert(4)',
+      '',
+      '[quoted][q], `<a href="javascript:x">` in code, [site](https://example.com)',
+    ].join('\n');
+    const id = await listItem(t, newWallet(), {
+      bytes: zipOf({ ...uniqueProject('mdnested'), 'README.md': readme }),
+      metadata: { ...METADATA, title: 'Nested link project', description },
+    });
+    await t.runtime.runDueJobs();
+    const preview = await t.app.inject(`/api/v1/items/${id}/preview`);
+    expect(preview.statusCode).toBe(200);
+    expect(preview.json().readme.excerpt).toBe(
+      [
+        '# Nested project',
+        '',
+        '- [a]: #',
+        '',
+        '[a\\]b]: #',
+        '',
+        '[list][a] [label][a\\]b] and `[x](javascript:alert(1))` in code',
+      ].join('\n'),
+    );
+    const expected = [
+      'Try # or <a href="#" >this</a>.',
+      '',
+      '> [q]: #',
+      '',
+      '[quoted][q], `<a href="javascript:x">` in code, [site](https://example.com)',
+    ].join('\n');
+    const detail = await t.app.inject(`/api/v1/items/${id}`);
+    expect(detail.json().metadata.description).toBe(expected);
+    const found = await t.app.inject({
+      url: '/api/v1/search',
+      query: { q: 'Nested link project' },
+    });
+    const hit = (found.json() as { id: string; metadata: { description: string } }[]).find(
+      (i) => i.id === id,
+    );
+    expect(hit?.metadata.description).toBe(expected);
+  });
 });

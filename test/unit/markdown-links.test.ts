@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { neutraliseUnsafeLinks } from '../../src/wire/markdown.js';
+import { neutraliseUnsafeLinks } from '../../src/domain/items/markdown.js';
 
 /** Links in text clients may render as Markdown: only http(s), mailto and relative stay. */
 describe('neutraliseUnsafeLinks', () => {

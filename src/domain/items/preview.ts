@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { summaryOf, type Preview } from '../../scan/preview.js';
-import { neutraliseUnsafeLinks } from '../../wire/markdown.js';
+import { neutraliseUnsafeLinks } from './markdown.js';
 import type { ItemPreview, PreviewSummaryWire } from '../../wire/previews.js';
 
 /**

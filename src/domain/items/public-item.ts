@@ -1,4 +1,4 @@
-import { neutraliseUnsafeLinks } from '../../wire/markdown.js';
+import { neutraliseUnsafeLinks } from './markdown.js';
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../errors.js';
 import { type Chain } from '../../wire/chains.js';
