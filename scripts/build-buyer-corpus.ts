@@ -24,8 +24,8 @@ const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).path
 const HEADER = [
   '# Buyer queries labelled with the task-lexicon concept each means (issue 30), one a line:',
   '# concept<TAB>query. Written on 2026-11-26 by three engineers of the project (LLM agents, as',
-  '# our buyers are), blind to every relevance judgment set (their listings and queries), from the',
-  "# lexicon's concept names and entries only (~16 queries per concept, mostly in effect and",
+  '# our buyers are), blind to every relevance judgment set (their listings and queries), given',
+  "# each lexicon concept's name and entries only (~16 queries per concept, mostly in effect and",
   '# situation wording). Cleaned mechanically by scripts/build-buyer-corpus.ts import (lines whose',
   '# concept the lexicon lacks, empty or malformed lines and repeated lines dropped; no query edited),',
   '# sorted. The table assets/search/buyer-corpus.txt is built from this file by `build`.',
@@ -104,10 +104,10 @@ export interface BuyerOptions {
 }
 /** Chosen by `cv` (the share of held-out queries whose concept their words predict first). */
 export const BUYER_OPTIONS: BuyerOptions = {
-  prior: 2,
+  prior: 5,
   minPair: 1,
-  minP: 0.1,
-  maxSpread: 12,
+  minP: 0.05,
+  maxSpread: 48,
   top: 3,
 };
 
@@ -227,8 +227,8 @@ else if (cmd === 'build') writeFileSync(rest[0] ?? TABLE, buildBuyerTable(buyerQ
 else if (cmd === 'cv') {
   const data = buyerQueries();
   for (const prior of [0.5, 1, 2, 5])
-    for (const minP of [0.1, 0.2, 0.3])
-      for (const maxSpread of [3, 6, 12])
+    for (const minP of [0.05, 0.1, 0.2, 0.3])
+      for (const maxSpread of [3, 6, 12, 24, 48])
         for (const minPair of [1, 2])
           console.log(
             JSON.stringify({ prior, minP, maxSpread, minPair }),

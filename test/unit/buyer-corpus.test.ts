@@ -62,7 +62,7 @@ describe('the buyer corpus (buyer queries labelled with the concept each means)'
     ];
     // spread: a word seen with more concepts than maxSpread is generic
     for (let i = 0; i < 4; i++) data.push({ concept: `c${i}`, query: `something odd ${i}` });
-    const table = learnBuyer(data, { ...BUYER_OPTIONS, maxSpread: 3 });
+    const table = learnBuyer(data, { ...BUYER_OPTIONS, prior: 2, minP: 0.2, maxSpread: 3 });
     const greedy = table.get('greedy')!;
     expect(greedy[0]![0]).toBe('rate_limit');
     // 3 of its 4 queries, shrunk by 2 pseudo-queries at the base rate (3 of the 8 queries)

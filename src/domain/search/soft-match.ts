@@ -28,7 +28,7 @@ export const LEXICON_MATCH = 0.8;
  * shipped table leaves those rows out). Chosen by `BENCH_TUNE_GRID=corpus npm run bench --
  * relevance_tune` on the tuning halves (docs/search-meaning.md).
  */
-export const CORPUS_CREDIT: CorpusCredit = { concept: 3, word: 0, buyer: 0, classify: 0 };
+export const CORPUS_CREDIT: CorpusCredit = { concept: 3, word: 0, buyer: 12, classify: 0 };
 /**
  * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept);
  * `classify`: the buyer corpus's predictions of a query word naming no concept enter the query's
