@@ -6,6 +6,14 @@ import {
   buyerQueries,
   learnBuyer,
 } from '../../scripts/build-buyer-corpus.js';
+import { tokenize } from '../../src/embeddings/builtin.js';
+import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
+import {
+  CORPUS_CREDIT,
+  listingWords,
+  prepareQuery,
+  softMatchWords,
+} from '../../src/domain/search/soft-match.js';
 import { taskLexicon } from '../../src/domain/search/task-lexicon.js';
 import {
   BUYER_CORPUS_FILE,
@@ -70,5 +78,29 @@ describe('the buyer corpus (buyer queries labelled with the concept each means)'
     expect(table.has('odd')).toBe(false);
     // "throttle" names rate limiting itself (the lexicon): it teaches nothing new
     expect(table.get('throttle')?.some(([c]) => c === 'rate_limit') ?? false).toBe(false);
+  });
+
+  it('credits a query word naming no concept where the listing names one buyers mean by it', () => {
+    const wv = sharedWordVectors();
+    const q = 'a single front door for my microservices';
+    const gateway = listingWords(wv, {
+      title: 'GraphQL API gateway',
+      techStack: 'Node.js',
+      description: 'One GraphQL endpoint stitching several REST services, with caching.',
+    });
+    const uptime = listingWords(wv, {
+      title: 'Uptime monitor with status page',
+      techStack: 'Go',
+      description: 'Pings your endpoints every minute and alerts on downtime.',
+    });
+    const prep = (buyer: number) =>
+      prepareQuery(wv, tokenize(q), undefined, undefined, undefined, undefined, q, {
+        ...CORPUS_CREDIT,
+        buyer,
+      });
+    const [on, off] = [prep(CORPUS_CREDIT.buyer), prep(0)];
+    expect(CORPUS_CREDIT.buyer).toBeGreaterThan(0);
+    expect(softMatchWords(wv, on, gateway)).toBeGreaterThan(softMatchWords(wv, off, gateway) + 0.1);
+    expect(softMatchWords(wv, on, uptime)).toBe(softMatchWords(wv, off, uptime));
   });
 });

@@ -30,9 +30,12 @@ export const LEXICON_MATCH = 0.8;
  */
 export const CORPUS_CREDIT: CorpusCredit = { concept: 3, word: 0, buyer: 12, classify: 0 };
 /**
- * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept);
- * `classify`: the buyer corpus's predictions of a query word naming no concept enter the query's
- * task concepts (the concept signal) weighing `classify` × P × the word's weight.
+ * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept): 12,
+ * so that nearly every prediction it keeps credits as a lexicon match, chosen by
+ * `BENCH_TUNE_GRID=buyer` on the tuning halves (the same from 12 up); `classify`: the buyer
+ * corpus's predictions of a query word naming no concept enter the query's task concepts (the
+ * concept signal) weighing `classify` × P × the word's weight (off: it gained no hit at any weight
+ * and lost some from 0.5; docs/search-meaning.md, Tried and dropped).
  */
 export interface CorpusCredit {
   concept: number;
