@@ -96,6 +96,7 @@ export const SENTENCE_CALIBRATION: Calibration = {
   // the software corpus was measured with the word embedder only; with this option it put the
   // dotfiles sync tool first for "keep my work and personal appointments in step"
   corpusConcept: 0,
+  // the buyer corpus was measured with the word embedder only
   buyerConcept: 0,
   buyerClassify: 0,
   conceptBody: 1,
