@@ -80,6 +80,19 @@ const CORPUS_GRID: ReadonlyArray<readonly [number, number]> = [0, 0.5, 1, 1.5, 2
   (concept) => [0, 0.4, 0.6, 0.8, 1, 1.2].map((word) => [concept, word] as const),
 );
 
+/**
+ * BENCH_TUNE_GRID=buyer: [buyerConcept, buyerClassify] pairs (0 is off; BENCH_BUYER_GRID narrows
+ * it, e.g. "0:0,1:0,2:0.5").
+ */
+const BUYER_GRID: ReadonlyArray<readonly [number, number]> = process.env.BENCH_BUYER_GRID
+  ? process.env.BENCH_BUYER_GRID.split(',').map((p) => {
+      const [a, b] = p.split(':').map(Number);
+      return [a ?? 0, b ?? 0] as const;
+    })
+  : [0, 0.5, 1, 1.5, 2, 3].flatMap((credit) =>
+      [0, 0.25, 0.5, 1, 2].map((classify) => [credit, classify] as const),
+    );
+
 type Ranked = Array<{ key: string; s: CandidateSignals }>;
 
 export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
@@ -152,8 +165,15 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
     // BENCH_TUNE_GRID=corpus (issue 30, the npm registry's descriptions): only the software
     // corpus's credits are searched, every other constant at its shipped value, and no family of
     // issue 11's tuning half may rank worse than under the shipped calibration with them off.
-    const corpusGrid = process.env.BENCH_TUNE_GRID === 'corpus';
-    const earlier = corpusGrid ? { ...CALIBRATION, corpusConcept: 0, corpusWord: 0 } : REFERENCE;
+    // BENCH_TUNE_GRID=buyer (issue 30, buyer queries labelled with their concept): the same for
+    // the buyer corpus's two uses, against the shipped calibration with both off.
+    const buyerGrid = process.env.BENCH_TUNE_GRID === 'buyer';
+    const corpusGrid = process.env.BENCH_TUNE_GRID === 'corpus' || buyerGrid;
+    const earlier = buyerGrid
+      ? { ...CALIBRATION, buyerConcept: 0, buyerClassify: 0 }
+      : corpusGrid
+        ? { ...CALIBRATION, corpusConcept: 0, corpusWord: 0 }
+        : REFERENCE;
     const refSignals = signalsFor(earlier);
     const reference = families(EARLIER_SET, earlier, (si, i) => refSignals[si]![i]!);
     const results: Result[] = [];
@@ -177,9 +197,14 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
           for (const conceptBody of vectorGrid ? [1] : corpusGrid ? [0.5] : [1, 0.5])
             for (const meaningBody of vectorGrid ? [1] : corpusGrid ? [0.8] : [1, 0.9, 0.8])
               for (const [cosineFloor, cosineFull] of cosineMaps)
-                for (const [corpusConcept, corpusWord] of corpusGrid
-                  ? CORPUS_GRID
-                  : [[0, 0] as const]) {
+                for (const [corpusConcept, corpusWord, buyerConcept, buyerClassify] of buyerGrid
+                  ? BUYER_GRID.map(
+                      ([b, k]) =>
+                        [CALIBRATION.corpusConcept, CALIBRATION.corpusWord, b, k] as const,
+                    )
+                  : corpusGrid
+                    ? CORPUS_GRID.map(([c, w]) => [c, w, 0, 0] as const)
+                    : [[0, 0, 0, 0] as const]) {
                   // the signals depend on these only; the weights below just combine them
                   const base = {
                     ...calibrationFor(demo.embedder.model),
@@ -193,6 +218,8 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
                     meaningBody,
                     corpusConcept,
                     corpusWord,
+                    buyerConcept,
+                    buyerClassify,
                   };
                   const signals = perSet.map(({ keyOf, candidates }) =>
                     candidates.map(({ query, rows }) =>

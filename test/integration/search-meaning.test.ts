@@ -77,6 +77,24 @@ describe('search by meaning (issue 30)', () => {
     expect(hits[0]!.similarity).toBeGreaterThanOrEqual(4);
   });
 
+  it("knows a buyer's everyday words for a task, from buyer queries labelled with their concept", async () => {
+    // "repo" and "push" name no task of the lexicon; buyer queries that use them mean CI or a
+    // monorepo (assets/search/buyer-corpus.txt). Without that, the CI pipeline was not returned
+    // at all and the log anomaly detector led at 1.1
+    const ci = await search('build and test every package of my repo on each push');
+    expect(ci[0]!.metadata.title).toBe('GitHub Actions CI pipeline for monorepos');
+    expect(ci[0]!.similarity).toBeGreaterThanOrEqual(2.5);
+    // "front" and "microservices" predict an API gateway: it ranked 6th (2.6) below the
+    // uptime monitor (3.3)
+    const gateway = await search('one endpoint in front of all my microservices');
+    expect(gateway[0]!.metadata.title).toBe('GraphQL API gateway');
+    expect(gateway[0]!.similarity).toBeGreaterThanOrEqual(4);
+    // "publish" and "writing" predict a blog: the CI pipeline led (2.1), the blog generator read 1.2
+    expect(await first('publish my writing as a simple website')).toBe(
+      'Markdown static blog generator',
+    );
+  });
+
   it('ranks the listing that does the named task first, not one that shares the tool word', async () => {
     // the demo catalogue has no Python CSV parser: the CSV converter does the task, in Rust; the
     // C++ JSON parser only shares "parser"

@@ -61,6 +61,13 @@ export const CALIBRATION = {
    */
   corpusConcept: CORPUS_CREDIT.concept,
   corpusWord: CORPUS_CREDIT.word,
+  /**
+   * What buyer queries labelled with their concept teach (assets/search/buyer-corpus.txt,
+   * CORPUS_CREDIT): credit per P(concept | word) in word matching, and the weight per P of a
+   * concept a query word predicts in the concept signal; 0 turns either off.
+   */
+  buyerConcept: CORPUS_CREDIT.buyer,
+  buyerClassify: CORPUS_CREDIT.classify,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.5,
   /**
@@ -89,6 +96,9 @@ export const SENTENCE_CALIBRATION: Calibration = {
   // the software corpus was measured with the word embedder only; with this option it put the
   // dotfiles sync tool first for "keep my work and personal appointments in step"
   corpusConcept: 0,
+  // the buyer corpus was measured with the word embedder only
+  buyerConcept: 0,
+  buyerClassify: 0,
   conceptBody: 1,
   meaningBody: 1,
   lexicalKnown: 0,

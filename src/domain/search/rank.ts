@@ -16,6 +16,7 @@ import {
   prepareQuery,
   queryPairs,
   softMatchWords,
+  type CorpusCredit,
   type PreparedQuery,
 } from './soft-match.js';
 import { namedStacks, stackMatch, taskText, type CodeMix } from './stacks.js';
@@ -98,7 +99,7 @@ function preparedQuery(
   floor: number,
   full: number,
   lexiconMatch: number,
-  corpus: { concept: number; word: number },
+  corpus: CorpusCredit,
 ): PreparedQuery {
   let p = prepared.get(query);
   if (
@@ -107,7 +108,9 @@ function preparedQuery(
     p.full !== full ||
     p.lexiconMatch !== lexiconMatch ||
     p.corpus.concept !== corpus.concept ||
-    p.corpus.word !== corpus.word
+    p.corpus.word !== corpus.word ||
+    p.corpus.buyer !== corpus.buyer ||
+    p.corpus.classify !== corpus.classify
   ) {
     p = prepareQuery(
       sharedWordVectors(),
@@ -142,6 +145,8 @@ export function candidateSignals(
   const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch, {
     concept: c.corpusConcept,
     word: c.corpusWord,
+    buyer: c.buyerConcept,
+    classify: c.buyerClassify,
   });
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {

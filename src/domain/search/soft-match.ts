@@ -1,7 +1,7 @@
 import { conceptsOf, stem, tokenize } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
-import { softwareCorpus } from './software-corpus.js';
+import { buyerCorpus, softwareCorpus } from './software-corpus.js';
 import { ACTION_WEIGHT, isAction, lexiconConcepts } from './task-lexicon.js';
 
 /**
@@ -28,7 +28,21 @@ export const LEXICON_MATCH = 0.8;
  * shipped table leaves those rows out). Chosen by `BENCH_TUNE_GRID=corpus npm run bench --
  * relevance_tune` on the tuning halves (docs/search-meaning.md).
  */
-export const CORPUS_CREDIT = { concept: 3, word: 0 };
+export const CORPUS_CREDIT: CorpusCredit = { concept: 3, word: 0, buyer: 12, classify: 0 };
+/**
+ * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept): 12,
+ * so that nearly every prediction it keeps credits as a lexicon match, chosen by
+ * `BENCH_TUNE_GRID=buyer` on the tuning halves (the same from 12 up); `classify`: the buyer
+ * corpus's predictions of a query word naming no concept enter the query's task concepts (the
+ * concept signal) weighing `classify` × P × the word's weight (off: it gained no hit at any weight
+ * and lost some from 0.5; docs/search-meaning.md, Tried and dropped).
+ */
+export interface CorpusCredit {
+  concept: number;
+  word: number;
+  buyer: number;
+  classify: number;
+}
 
 /**
  * How well a listing's words cover a query's words, 0-1, with word meaning: each query word scores
@@ -164,14 +178,19 @@ export interface PreparedQuery {
   full: number;
   /** credit of a task concept shared through the lexicon */
   lexiconMatch: number;
-  corpus: { concept: number; word: number };
+  corpus: CorpusCredit;
   words: Array<{
     stem: string;
     concepts: readonly string[];
     /** the lexicon's task concepts this word names (alone or in a phrase of the query) */
     tasks: readonly string[];
-    /** concepts the word predicts in the software corpus (only when it names none itself) */
+    /**
+     * concepts the word predicts in the software and buyer corpora (only when it names none
+     * itself), with the credit of each (the corpus's weight × P, at most `lexiconMatch`)
+     */
     predicts: ReadonlyArray<[string, number]>;
+    /** concepts the buyer corpus predicts for it, with P (for `corpus.classify`) */
+    classified: ReadonlyArray<[string, number]>;
     /** word stems it goes with in the software corpus */
     related: ReadonlyArray<[string, number]>;
     id: number | undefined;
@@ -196,11 +215,17 @@ export function prepareQuery(
   const maxIdf = idf && idf.size > 0 ? Math.max(...idf.values()) : 1;
   const named = lexiconConcepts(text, true);
   const table = corpus.concept > 0 || corpus.word > 0 ? softwareCorpus() : undefined;
+  const buyers = corpus.buyer > 0 || corpus.classify > 0 ? buyerCorpus() : undefined;
+  const predicted = (w: string, from: typeof table, credit: number): Array<[string, number]> =>
+    from && credit > 0 && !named.has(w) && !isStackWord(w)
+      ? (from.concepts.get(stem(w)) ?? []).map(([c, p]) => [c, Math.min(lexiconMatch, credit * p)])
+      : [];
   const words = [...new Set(queryTokens)].map((w) => ({
     stem: stem(w),
-    predicts:
-      table && corpus.concept > 0 && !named.has(w) && !isStackWord(w)
-        ? (table.concepts.get(stem(w)) ?? [])
+    predicts: [...predicted(w, table, corpus.concept), ...predicted(w, buyers, corpus.buyer)],
+    classified:
+      buyers && corpus.classify > 0 && !named.has(w) && !isStackWord(w)
+        ? (buyers.concepts.get(stem(w)) ?? [])
         : [],
     related: table && corpus.word > 0 && !isStackWord(w) ? (table.words.get(stem(w)) ?? []) : [],
     // a stack name is compared by identity only, not by its group ("react" is not "dashboard")
@@ -264,8 +289,7 @@ export function softMatchWords(
       const inBody = body < 1 && closest.body > -Infinity ? closest.body * body : closest.body;
       best = Math.max(best, closest.title, inBody);
     }
-    for (const [c, p] of w.predicts) {
-      const credit = Math.min(q.lexiconMatch, q.corpus.concept * p);
+    for (const [c, credit] of w.predicts) {
       if (doc.titleConcepts.has(c)) best = Math.max(best, credit);
       else if (doc.concepts.has(c)) best = Math.max(best, credit * body);
     }
@@ -337,11 +361,21 @@ export function conceptCoverage(
   return total > 0 ? num / total : undefined;
 }
 
-/** Each task concept the query names, weighing as its heaviest query word. */
+/**
+ * Each task concept the query names, weighing as its heaviest query word, and (`corpus.classify`)
+ * each concept the buyer corpus predicts for a word naming none, weighing `classify` × P × the
+ * word's weight (where no word names it).
+ */
 function conceptWeights(q: PreparedQuery): Map<string, number> {
   const weights = new Map<string, number>();
   for (const w of q.words)
     for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
+  const guessed = new Map<string, number>();
+  for (const w of q.words)
+    for (const [c, p] of w.classified)
+      if (!weights.has(c))
+        guessed.set(c, Math.max(guessed.get(c) ?? 0, q.corpus.classify * p * w.weight));
+  for (const [c, weight] of guessed) weights.set(c, weight);
   return weights;
 }
 

@@ -48,3 +48,19 @@ let shared: SoftwareCorpus | undefined;
 export function softwareCorpus(): SoftwareCorpus {
   return (shared ??= parseSoftwareCorpus(readFileSync(SOFTWARE_CORPUS_FILE, 'utf8')));
 }
+
+/**
+ * The buyer corpus (issue 30): the same `c` rows learned from buyer queries labelled with the
+ * concept each means (scripts/build-buyer-corpus.ts, data/search/buyer-queries.txt): what a buyer
+ * writes for a task, where the npm table holds what a package's author writes.
+ */
+export const BUYER_CORPUS_FILE = new URL(
+  '../../../assets/search/buyer-corpus.txt',
+  import.meta.url,
+);
+
+let buyers: SoftwareCorpus | undefined;
+/** The shipped buyer table, read once per process on first use. */
+export function buyerCorpus(): SoftwareCorpus {
+  return (buyers ??= parseSoftwareCorpus(readFileSync(BUYER_CORPUS_FILE, 'utf8')));
+}

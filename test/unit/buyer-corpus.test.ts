@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  BUYER_OPTIONS,
+  buildBuyerTable,
+  buyerQueries,
+  learnBuyer,
+} from '../../scripts/build-buyer-corpus.js';
+import { tokenize } from '../../src/embeddings/builtin.js';
+import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
+import {
+  CORPUS_CREDIT,
+  listingWords,
+  prepareQuery,
+  softMatchWords,
+} from '../../src/domain/search/soft-match.js';
+import { taskLexicon } from '../../src/domain/search/task-lexicon.js';
+import {
+  BUYER_CORPUS_FILE,
+  buyerCorpus,
+  parseSoftwareCorpus,
+} from '../../src/domain/search/software-corpus.js';
+
+describe('the buyer corpus (buyer queries labelled with the concept each means)', () => {
+  it('is committed cleaned: concept<TAB>query lines of lexicon concepts, sorted, no repeats', () => {
+    const text = readFileSync(
+      new URL('../../data/search/buyer-queries.txt', import.meta.url),
+      'utf8',
+    );
+    expect(text).toMatch(/^# .*blind/m);
+    const lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    expect(lines.length).toBeGreaterThan(2000);
+    expect([...lines].sort()).toEqual(lines);
+    expect(new Set(lines).size).toBe(lines.length);
+    const known = taskLexicon().concepts;
+    for (const l of lines) {
+      const [concept, query, ...rest] = l.split('\t');
+      expect(rest, l).toEqual([]);
+      expect(known.has(concept!), l).toBe(true);
+      expect(query!.trim(), l).toBe(query);
+      expect(query!.length, l).toBeGreaterThan(0);
+    }
+  });
+
+  it('rebuilds the committed table byte for byte', () => {
+    expect(buildBuyerTable(buyerQueries())).toBe(readFileSync(BUYER_CORPUS_FILE, 'utf8'));
+  });
+
+  it('loads in the software corpus format, every concept one of the lexicon', () => {
+    const { concepts } = buyerCorpus();
+    expect(concepts.size).toBeGreaterThan(200);
+    const known = taskLexicon().concepts;
+    for (const [word, list] of concepts) {
+      expect(list.length, word).toBeLessThanOrEqual(BUYER_OPTIONS.top);
+      for (const [c, p] of list) {
+        expect(known.has(c.replace(/^t:/, '')), `${word} ${c}`).toBe(true);
+        expect(p).toBeGreaterThanOrEqual(BUYER_OPTIONS.minP);
+        expect(p).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(() => parseSoftwareCorpus('c puzzle sudoku\n')).toThrow(/line 1/);
+  });
+
+  it('learns P(concept | word) shrunk to the base rate, leaving out generic words and the words naming the concept', () => {
+    const data = [
+      { concept: 'rate_limit', query: 'my api gets hammered by greedy clients' },
+      { concept: 'rate_limit', query: 'greedy clients use up every request' },
+      { concept: 'rate_limit', query: 'throttle greedy users' },
+      { concept: 'csv', query: 'open the spreadsheet export from greedy accounting' },
+    ];
+    // spread: a word seen with more concepts than maxSpread is generic
+    for (let i = 0; i < 4; i++) data.push({ concept: `c${i}`, query: `something odd ${i}` });
+    const table = learnBuyer(data, { ...BUYER_OPTIONS, prior: 2, minP: 0.2, maxSpread: 3 });
+    const greedy = table.get('greedy')!;
+    expect(greedy[0]![0]).toBe('rate_limit');
+    // 3 of its 4 queries, shrunk by 2 pseudo-queries at the base rate (3 of the 8 queries)
+    expect(greedy[0]![1]).toBeCloseTo((3 + 2 * (3 / 8)) / (4 + 2), 5);
+    expect(table.has('odd')).toBe(false);
+    // "throttle" names rate limiting itself (the lexicon): it teaches nothing new
+    expect(table.get('throttle')?.some(([c]) => c === 'rate_limit') ?? false).toBe(false);
+  });
+
+  it('credits a query word naming no concept where the listing names one buyers mean by it', () => {
+    const wv = sharedWordVectors();
+    const q = 'a single front door for my microservices';
+    const gateway = listingWords(wv, {
+      title: 'GraphQL API gateway',
+      techStack: 'Node.js',
+      description: 'One GraphQL endpoint stitching several REST services, with caching.',
+    });
+    const uptime = listingWords(wv, {
+      title: 'Uptime monitor with status page',
+      techStack: 'Go',
+      description: 'Pings your endpoints every minute and alerts on downtime.',
+    });
+    const prep = (buyer: number) =>
+      prepareQuery(wv, tokenize(q), undefined, undefined, undefined, undefined, q, {
+        ...CORPUS_CREDIT,
+        buyer,
+      });
+    const [on, off] = [prep(CORPUS_CREDIT.buyer), prep(0)];
+    expect(CORPUS_CREDIT.buyer).toBeGreaterThan(0);
+    expect(softMatchWords(wv, on, gateway)).toBeGreaterThan(softMatchWords(wv, off, gateway) + 0.1);
+    expect(softMatchWords(wv, on, uptime)).toBe(softMatchWords(wv, off, uptime));
+  });
+});
