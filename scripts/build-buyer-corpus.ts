@@ -1,6 +1,6 @@
 /**
  * Builds the buyer-corpus table (assets/search/buyer-corpus.txt) from a corpus of buyer queries
- * labelled with the task-lexicon concept each means (data/search/buyer-queries.txt): what a buyer
+ * labelled with the task-lexicon concept each means (scripts/corpus/buyer-queries.txt): what a buyer
  * (an LLM agent, or a person) writes for a task, in their words. Nothing here runs at install or
  * run time; the service reads only the committed table.
  *
@@ -18,7 +18,7 @@ import { stem, tokenize } from '../src/embeddings/builtin.js';
 import { isStackWord } from '../src/domain/search/stacks.js';
 import { lexiconConcepts, taskLexicon } from '../src/domain/search/task-lexicon.js';
 
-const DATA = new URL('../data/search/buyer-queries.txt', import.meta.url).pathname;
+const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 
 const HEADER = [
@@ -168,7 +168,7 @@ export function buildBuyerTable(data: Labelled[], o: BuyerOptions = BUYER_OPTION
   const table = learnBuyer(data, o);
   const lines = [
     '# Buyer-corpus associations, built by scripts/build-buyer-corpus.ts from',
-    `# data/search/buyer-queries.txt (${data.length} buyer queries labelled with the concept each means,`,
+    `# scripts/corpus/buyer-queries.txt (${data.length} buyer queries labelled with the concept each means,`,
     `# ${new Set(data.map((d) => d.concept)).size} concepts). Read by src/domain/search/software-corpus.ts. Per word stem:`,
     '# `c stem concept:P(concept|word) ...`. Regenerate, do not edit.',
   ];

@@ -24,7 +24,7 @@ import {
 describe('the buyer corpus (buyer queries labelled with the concept each means)', () => {
   it('is committed cleaned: concept<TAB>query lines of lexicon concepts, sorted, no repeats', () => {
     const text = readFileSync(
-      new URL('../../data/search/buyer-queries.txt', import.meta.url),
+      new URL('../../scripts/corpus/buyer-queries.txt', import.meta.url),
       'utf8',
     );
     expect(text).toMatch(/^# .*blind/m);

@@ -51,7 +51,7 @@ export function softwareCorpus(): SoftwareCorpus {
 
 /**
  * The buyer corpus (issue 30): the same `c` rows learned from buyer queries labelled with the
- * concept each means (scripts/build-buyer-corpus.ts, data/search/buyer-queries.txt): what a buyer
+ * concept each means (scripts/build-buyer-corpus.ts, scripts/corpus/buyer-queries.txt): what a buyer
  * writes for a task, where the npm table holds what a package's author writes.
  */
 export const BUYER_CORPUS_FILE = new URL(
