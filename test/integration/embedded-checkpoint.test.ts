@@ -163,6 +163,20 @@ describe('embedded database checkpoints', () => {
     expect(timers()).toBeLessThanOrEqual(before);
   });
 
+  it('a clean close writes a shutdown checkpoint: the next start replays nothing', async () => {
+    const dir = tmp();
+    const config = loadConfig(settings({ DATA_DIR: dir, EMBEDDED_CHECKPOINT_WAL_MB: '0' }));
+    db = await openDatabase(config);
+    await db.sql`create table paid (n int primary key)`;
+    await db.sql`insert into paid select generate_series(1, 20000)`;
+    const [end] = await db.sql<{ lsn: string }[]>`select pg_current_wal_insert_lsn()::text as lsn`;
+    await db.close();
+    db = await openDatabase(config);
+    const [r] = await db.sql<{ redo: string; ckpt: string }[]>`
+      select redo_lsn::text as redo, checkpoint_lsn::text as ckpt from pg_control_checkpoint()`;
+    expect(r).toEqual({ redo: end!.lsn, ckpt: end!.lsn });
+  });
+
   it('kill -9 right after a checkpoint and in the middle of writes loses nothing acknowledged', async () => {
     const dir = tmp();
     child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/checkpoint-child.ts'], {
