@@ -187,6 +187,16 @@ export const ConfigSchema = z
      * the image give them). Ignored with DATABASE_URL.
      */
     EMBEDDED_DB_PARSER_BASELINE: bool.default(true),
+    /**
+     * The embedded database has no checkpointer of its own (src/db/checkpoint.ts): the service
+     * runs CHECKPOINT once this many MB of WAL were written since the last one, so the WAL on disk
+     * and the replay after a crash stay bounded. 0: never by size. Ignored with DATABASE_URL.
+     */
+    EMBEDDED_CHECKPOINT_WAL_MB: z.coerce.number().min(0).default(64),
+    /** ... or once this many seconds passed since the last one, if anything was written. 0: never by time. */
+    EMBEDDED_CHECKPOINT_SECONDS: z.coerce.number().min(0).default(300),
+    /** How often those two are checked (one small query). */
+    EMBEDDED_CHECKPOINT_CHECK_SECONDS: z.coerce.number().positive().default(10),
 
     /** HMAC key for signed download and invoice URLs. Generated and kept under DATA_DIR when embedded. */
     URL_SIGNING_SECRET: z.string().min(32).optional(),

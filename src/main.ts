@@ -54,7 +54,7 @@ async function main(command: string, args: string[]): Promise<void> {
 
   switch (command) {
     case 'migrate': {
-      const db = await openDatabase(config);
+      const db = await openDatabase(config, { logger });
       try {
         const res = await migrate(db.sql, undefined, { logger });
         const result = { applied: res.applied, already: res.skipped.length };

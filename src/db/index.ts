@@ -4,6 +4,7 @@ import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import postgres from 'postgres';
 import { StartupError, type Config } from '../config.js';
+import { startCheckpointer } from './checkpoint.js';
 import { DURABLE_SETTINGS, makeFsyncDurable } from './durable-fs.js';
 import { hintFlagsGiven, parserBaselineModule } from './parser-baseline.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
@@ -160,11 +161,26 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     fetch_types: true,
   };
   const sql = postgres(clientOptions(inProcess));
+  // no checkpointer in a single-user Postgres: the service runs them (./checkpoint.ts)
+  const checkpointer = await startCheckpointer(
+    sql,
+    {
+      walBytes: config.EMBEDDED_CHECKPOINT_WAL_MB * 1024 * 1024,
+      intervalMs: config.EMBEDDED_CHECKPOINT_SECONDS * 1000,
+      checkMs: config.EMBEDDED_CHECKPOINT_CHECK_SECONDS * 1000,
+    },
+    opts.logger,
+  ).catch(async (e: unknown) => {
+    await sql.end({ timeout: 5 });
+    await db.close().finally(releaseLock);
+    throw e;
+  });
   return {
     sql,
     kind: 'embedded',
     dump: () => db.dump(),
     async close() {
+      await checkpointer.stop();
       await sql.end({ timeout: 5 });
       try {
         await db.close();
