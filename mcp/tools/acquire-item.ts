@@ -236,6 +236,12 @@ async function buy(
           : `The price is ${b.price_usdc} USDC, above max_price_usdc ${max_price_usdc}. Nothing was signed. If the user agrees to pay ${b.price_usdc} USDC, call again with max_price_usdc >= ${b.price_usdc}.`,
       self_purchase_forbidden:
         "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
+      payment_settlement_pending: (b: ErrorBody) =>
+        `The payment may have been charged and its outcome is unknown (${b.transaction ? `transaction ${b.transaction}` : 'no transaction named yet'} on ${b.network ?? '?'}` +
+        `${b.order_id ? `, order_id ${b.order_id}` : ''}). Do NOT pay again: a new payment could pay twice. ` +
+        `${b.order_id ? `Once settled, get_order { order_id: "${b.order_id}" } gives the links. ` : ''}` +
+        `To learn how it ended, call acquire_item again with the same arguments in a minute${sent?.validBefore ? ` (or after ${new Date(sent.validBefore * 1000).toISOString()}, when its window closes)` : ''}: ` +
+        'it re-sends this same signed payment, which cannot charge twice, and answers the order, still pending, or released with nothing charged.',
     });
   }
   if (reservation) await spentPayment(server, deps, reservation);

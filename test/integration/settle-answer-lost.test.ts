@@ -291,6 +291,7 @@ describe('MCP acquire_item after a pending settlement learns how it ended', () =
     const before = settles;
     const first = await c2.call('acquire_item', args(item.itemId));
     expect(textOf(first)).toMatch(/409 payment_settlement_pending/);
+    expect(textOf(first)).toMatch(/call acquire_item again with the same arguments/);
     expect(settles).toBe(before + 1);
     await reconcileNow(t.runtime.deps, 0);
     fault = 'none';
