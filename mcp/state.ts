@@ -10,7 +10,8 @@ import type { SpendingLimits } from './config.js';
  * bought (what `list_my_orders` shows and what stops an accidental second purchase) and a ledger of
  * every payment it signed (what the rolling 24-hour limit sums, so a restart does not reset it).
  * Written atomically (temporary file + rename, mode 0600) after every change; changes from
- * concurrent tool calls are serialised. It holds no key and no signed link.
+ * concurrent tool calls are serialised. It holds no key and no signed link; the one signature it
+ * keeps is a pending purchase's own payment, until its outcome is known.
  */
 export const LocalOrderSchema = z.object({
   order_id: z.string().describe('The marketplace order id'),
@@ -22,13 +23,32 @@ export const LocalOrderSchema = z.object({
   chain: z.string().optional(),
   transaction: z.string().optional().describe('Settlement transaction, when known'),
   status: z
-    .enum(['completed', 'settlement_pending'])
-    .describe('settlement_pending: paid, outcome unknown; check later with get_order'),
+    .enum(['completed', 'settlement_pending', 'released'])
+    .describe(
+      'settlement_pending: paid, outcome unknown (acquire_item re-sends the same payment to learn it); released: the payment never settled, nothing was charged',
+    ),
   bought_at: z.string(),
   local_path: z.string().optional().describe('Where acquire_item saved the archive'),
   unpacked_to: z.string().optional(),
+  /**
+   * While settlement_pending: the signed payment (`PAYMENT-SIGNATURE`), re-sent unchanged to learn
+   * how it ended (same nonce: it can never charge twice), its validBefore, and its ledger entry.
+   * Dropped once the outcome is known; list_my_orders never shows them.
+   */
+  payment: z.string().optional(),
+  /** The chain the paid request named, if any (re-sent unchanged: the marketplace digests it). */
+  payment_chain: z.enum(['base', 'polygon']).optional(),
+  valid_before: z.number().optional(),
+  spend_id: z.string().optional(),
 });
 export type LocalOrder = z.infer<typeof LocalOrderSchema>;
+/** An order as list_my_orders shows it: without the kept payment and its ledger entry. */
+export const ShownOrderSchema = LocalOrderSchema.omit({
+  payment: true,
+  payment_chain: true,
+  spend_id: true,
+});
+export const shownOrder = ({ payment: _p, payment_chain: _c, spend_id: _s, ...o }: LocalOrder) => o;
 
 const SpendSchema = z.object({
   id: z.string(),
@@ -197,8 +217,16 @@ export class LocalState {
   recordOrder(order: LocalOrder): Promise<void> {
     return this.change((s) => {
       const i = s.orders.findIndex((o) => o.order_id === order.order_id);
-      if (i >= 0) s.orders[i] = { ...s.orders[i], ...order };
-      else s.orders.push(order);
+      const merged = i >= 0 ? { ...s.orders[i], ...order } : order;
+      if (merged.status !== 'settlement_pending') {
+        // the outcome is known: the kept payment is of no more use
+        delete merged.payment;
+        delete merged.payment_chain;
+        delete merged.valid_before;
+        delete merged.spend_id;
+      }
+      if (i >= 0) s.orders[i] = merged;
+      else s.orders.push(merged);
     });
   }
 
@@ -211,9 +239,9 @@ export class LocalState {
     );
   }
 
-  /** The wallet's latest order of this item, if any. */
+  /** The wallet's latest order of this item, if any (a released payment is none). */
   async orderOfItem(wallet: string, itemId: string): Promise<LocalOrder | undefined> {
-    return (await this.orders(wallet)).find((o) => o.item_id === itemId);
+    return (await this.orders(wallet)).find((o) => o.item_id === itemId && o.status !== 'released');
   }
 }
 

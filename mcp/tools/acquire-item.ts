@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { publishedScanReportProblem } from '../../src/client/attestation.js';
 import { MarketplaceError } from '../../src/client/errors.js';
@@ -7,6 +8,7 @@ import { ChainSchema } from '../../src/wire/chains.js';
 import { currentLegal } from '../../src/wire/legal.js';
 import type { AcquireResponse } from '../../src/wire/orders.js';
 import type { McpDeps } from '../deps.js';
+import type { LocalOrder } from '../state.js';
 import { AcquireResultSchema, deliverOrder, paidThenCancelled } from './acquire-delivery.js';
 import {
   authorizePayment,
@@ -45,6 +47,8 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
         `has chosen an item and agreed to its price (check it with quote_item). Costs the item's price in USDC from this server's wallet (x402); ` +
         `this server pays at most ${cap} USDC per purchase and ${limits.daily} USDC per rolling 24 hours, and asks the human above ${limits.confirmAbove} USDC. ` +
         'Buying the same listing again is refused (returning the earlier order) unless buy_again is true; for fresh links use get_order. ' +
+        'When an earlier purchase of this listing ended settlement_pending, it first re-sends that same signed payment (it cannot charge twice) ' +
+        'and answers how it ended: the order, still pending (call again later), or released with nothing charged (call again to buy). ' +
         `Buying accepts the marketplace policy (${legal.policy.url}) and the buyer license (${legal.license.url}). ` +
         'Reports progress (quote, payment, download, checks, unpack); cancelled before the payment is signed, nothing is paid; ' +
         'cancelled after, the order is kept and recorded (no second purchase) and download_order fetches the archive. ' +
@@ -99,16 +103,26 @@ export function registerAcquireItem(server: McpServer, deps: McpDeps): void {
         return failure(
           'acquire_item refused: a purchase of this listing by this wallet is already under way. Nothing was signed; wait for it and check list_my_orders.',
         );
-      const earlier = await deps.state.orderOfItem(wallet.address, item_id);
-      if (earlier && !buy_again) {
-        return failure(
-          `acquire_item refused: this wallet already bought this listing on ${earlier.bought_at} (order_id ${earlier.order_id}, ${earlier.price_usdc} USDC, ` +
-            `status ${earlier.status}${earlier.local_path ? `, saved at ${earlier.local_path}` : ''}). Nothing was signed. ` +
-            `For fresh download links call get_order { order_id: "${earlier.order_id}" }; only if the user wants to pay for it again, call acquire_item with buy_again: true.`,
-        );
-      }
       inFlight.add(key);
       try {
+        // a payment of this listing whose outcome is unknown is settled first: never a second one
+        const pending = (await deps.state.orders(wallet.address)).find(
+          (o) => o.item_id === item_id && o.status === 'settlement_pending',
+        );
+        if (pending) {
+          const settled = await settlePending(deps, wallet, pending);
+          if ('result' in settled) return settled.result;
+          const progress = new Progress(extra, unpack ? 3 : 2);
+          return await deliverOrder(deps, wallet, progress, { ...settled, item_id, unpack });
+        }
+        const earlier = await deps.state.orderOfItem(wallet.address, item_id);
+        if (earlier && !buy_again) {
+          return failure(
+            `acquire_item refused: this wallet already bought this listing on ${earlier.bought_at} (order_id ${earlier.order_id}, ${earlier.price_usdc} USDC, ` +
+              `status ${earlier.status}${earlier.local_path ? `, saved at ${earlier.local_path}` : ''}). Nothing was signed. ` +
+              `For fresh download links call get_order { order_id: "${earlier.order_id}" }; only if the user wants to pay for it again, call acquire_item with buy_again: true.`,
+          );
+        }
         // quote, pay, download, check and save, (unpack)
         const progress = new Progress(extra, unpack ? 5 : 4);
         return await buy(server, deps, wallet, progress, {
@@ -144,6 +158,7 @@ async function buy(
   let paidOn = chain ?? 'unknown';
   let order: AcquireResponse;
   let transaction: string | undefined;
+  let sent: { header: string; validBefore?: number } | undefined;
   try {
     progress.check();
     await progress.step('asking the marketplace for the price');
@@ -173,6 +188,9 @@ async function buy(
           progress.signal,
         );
         await progress.step(`paying ${price} USDC on ${paidOn}`);
+      },
+      signed: ({ header, payload }) => {
+        sent = { header, ...validBeforeOf(payload.payload) };
       },
     });
     order = res.order;
@@ -204,6 +222,11 @@ async function buy(
           ...(b.transaction && { transaction: b.transaction }),
           status: 'settlement_pending',
           bought_at: new Date().toISOString(),
+          // kept to learn the outcome by re-sending it (see settlePending)
+          ...(sent && { payment: sent.header }),
+          ...(chain && { payment_chain: chain }),
+          ...(sent?.validBefore !== undefined && { valid_before: sent.validBefore }),
+          ...(reservation && { spend_id: reservation }),
         });
     }
     return apiFailure(err, 'acquire_item', deps.baseUrl, {
@@ -213,6 +236,12 @@ async function buy(
           : `The price is ${b.price_usdc} USDC, above max_price_usdc ${max_price_usdc}. Nothing was signed. If the user agrees to pay ${b.price_usdc} USDC, call again with max_price_usdc >= ${b.price_usdc}.`,
       self_purchase_forbidden:
         "The configured wallet is this listing's seller; a seller cannot buy its own listing.",
+      payment_settlement_pending: (b: ErrorBody) =>
+        `The payment may have been charged and its outcome is unknown (${b.transaction ? `transaction ${b.transaction}` : 'no transaction named yet'} on ${b.network ?? '?'}` +
+        `${b.order_id ? `, order_id ${b.order_id}` : ''}). Do NOT pay again: a new payment could pay twice. ` +
+        `${b.order_id ? `Once settled, get_order { order_id: "${b.order_id}" } gives the links. ` : ''}` +
+        `To learn how it ended, call acquire_item again with the same arguments in a minute${sent?.validBefore ? ` (or after ${new Date(sent.validBefore * 1000).toISOString()}, when its window closes)` : ''}: ` +
+        'it re-sends this same signed payment, which cannot charge twice, and answers the order, still pending, or released with nothing charged.',
     });
   }
   if (reservation) await spentPayment(server, deps, reservation);
@@ -251,6 +280,127 @@ async function buy(
     record,
     unpack: args.unpack,
   });
+}
+
+/** The authorization's validBefore (unix seconds) of an exact EVM payload. */
+function validBeforeOf(payload: Record<string, unknown>): { validBefore?: number } {
+  const auth = payload.authorization as { validBefore?: unknown } | undefined;
+  const v = Number(auth?.validBefore);
+  return Number.isFinite(v) && v > 0 ? { validBefore: v } : {};
+}
+
+const VALID_BEFORE_REASON = 'invalid_exact_evm_payload_authorization_valid_before';
+
+/**
+ * An earlier purchase of this listing ended `settlement_pending`: its SAME signed payment is sent
+ * again (same nonce, so it can never charge twice; nothing new is signed while it can still
+ * settle). 200: the order, recorded as bought (the spend stays counted). Refused before settlement
+ * once its window passed (or the marketplace released it): nothing was charged, the record says
+ * released and the spend goes back to the budget. 409: still pending, and when to ask again.
+ */
+async function settlePending(
+  deps: McpDeps,
+  wallet: MarketplaceClient,
+  pending: LocalOrder,
+): Promise<
+  | { result: CallToolResult }
+  | {
+      order: AcquireResponse;
+      base: z.infer<typeof AcquireResultSchema>;
+      record: LocalOrder;
+    }
+> {
+  const { order_id, item_id } = pending;
+  const closes = pending.valid_before
+    ? new Date(pending.valid_before * 1000).toISOString()
+    : undefined;
+  if (!pending.payment) {
+    // recorded before payments were kept: only the order's links can tell
+    try {
+      await wallet.getOrder(order_id);
+      await deps.state.recordOrder({ ...pending, status: 'completed' });
+      return {
+        result: failure(
+          `acquire_item: the earlier payment for this listing settled (order_id ${order_id}). Nothing was signed. ` +
+            `Do not pay again: call get_order { order_id: "${order_id}" } for the download links.`,
+        ),
+      };
+    } catch {
+      return {
+        result: failure(
+          `acquire_item refused: an earlier payment for this listing (order_id ${order_id}) is still settlement_pending and its outcome is unknown. ` +
+            `Nothing was signed. Do NOT pay again; check later with get_order { order_id: "${order_id}" }.`,
+        ),
+      };
+    }
+  }
+  let res: Awaited<ReturnType<MarketplaceClient['acquire']>>;
+  try {
+    res = await wallet.acquire(item_id, {
+      resend: pending.payment,
+      ...(pending.payment_chain && { chain: pending.payment_chain }),
+    });
+  } catch (err) {
+    const b = err instanceof MarketplaceError ? bodyOf(err) : {};
+    const expired =
+      (pending.valid_before !== undefined && Date.now() / 1000 > pending.valid_before) ||
+      b.reason === VALID_BEFORE_REASON;
+    if (
+      err instanceof MarketplaceError &&
+      err.code === 'payment_verification_failed' &&
+      expired &&
+      nothingCharged(err)
+    ) {
+      // its window closed unsettled: it can never be charged now
+      if (pending.spend_id) await deps.state.release(pending.spend_id);
+      await deps.state.recordOrder({ ...pending, status: 'released' });
+      return {
+        result: failure(
+          `acquire_item: the earlier payment for this listing (order_id ${order_id}, ${pending.price_usdc} USDC) was released: ` +
+            `it never settled and its authorization expired${closes ? ` at ${closes}` : ''}, so nothing was charged and no order exists. ` +
+            `Its ${pending.price_usdc} USDC are back in the 24-hour budget. Nothing new was signed. ` +
+            'If the user still wants this listing, call acquire_item again with the same arguments: it signs a fresh payment.',
+        ),
+      };
+    }
+    if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
+      return {
+        result: failure(
+          `acquire_item: the earlier payment for this listing (order_id ${order_id}) is still settlement_pending; re-sending the same signed payment ` +
+            `(it cannot charge twice) gave no outcome yet. Nothing new was signed. Do NOT pay again. ` +
+            (closes
+              ? `Its authorization is valid until ${closes}; the marketplace settles or releases it from the chain soon after. Call acquire_item again after ${closes}.`
+              : 'Call acquire_item again later.'),
+        ),
+      };
+    }
+    return {
+      result: apiFailure(err, 'acquire_item', deps.baseUrl, {
+        payment_verification_failed: (e: ErrorBody) =>
+          `Re-sending the earlier payment for this listing (order_id ${order_id}, still settlement_pending) was refused${e.reason ? ` (reason: ${e.reason})` : ''}. ` +
+          `Nothing new was signed. Do NOT pay again before ${closes ?? 'it is resolved'}; then call acquire_item again.`,
+      }),
+    };
+  }
+  const transaction = res.settlement?.transaction || pending.transaction;
+  const record: LocalOrder = {
+    ...pending,
+    order_id: res.order.order_id,
+    ...(transaction && { transaction }),
+    status: 'completed',
+  };
+  await deps.state.recordOrder(record);
+  return {
+    order: res.order,
+    record,
+    base: {
+      ...res.order,
+      item_id,
+      price_usdc: pending.price_usdc,
+      chain: pending.chain ?? 'unknown',
+      ...(transaction && { transaction }),
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { McpDeps } from '../deps.js';
-import { LocalOrderSchema } from '../state.js';
+import { shownOrder, ShownOrderSchema } from '../state.js';
 import { NO_WALLET } from './acquire-item.js';
 import { apiFailure, failure, success } from './results.js';
 
@@ -18,7 +18,7 @@ export function registerListMyOrders(server: McpServer, deps: McpDeps): void {
         item_id: z.uuid().optional().describe('Only the orders of this listing (a uuid)'),
       },
       outputSchema: z.object({
-        orders: z.array(LocalOrderSchema),
+        orders: z.array(ShownOrderSchema),
         spent_last_24h_usdc: z.number(),
         daily_limit_usdc: z.number(),
       }),
@@ -33,7 +33,7 @@ export function registerListMyOrders(server: McpServer, deps: McpDeps): void {
       if (!deps.wallet) return failure(`list_my_orders failed: ${NO_WALLET}`);
       try {
         const { address } = await deps.wallet();
-        const orders = await deps.state.orders(address);
+        const orders = (await deps.state.orders(address)).map(shownOrder);
         return success({
           orders: item_id ? orders.filter((o) => o.item_id === item_id) : orders,
           spent_last_24h_usdc: await deps.state.spentLast24h(address),

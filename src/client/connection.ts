@@ -19,6 +19,23 @@ import { MarketplaceError, readJson } from './errors.js';
 
 export type PayMode = 'none' | 'identity' | 'paid';
 export type Approve = (required: PaymentRequired) => void | Promise<void>;
+/** Sees the signed payment before it is sent (e.g. to keep it for re-sending the same nonce). */
+export type OnSigned = (signed: {
+  header: string;
+  payload: PaymentPayload;
+}) => void | Promise<void>;
+
+/** A purchase's options: the chain, the gate before signing, and re-sending a kept signature. */
+export interface AcquireOpts {
+  chain?: Chain;
+  approve?: Approve;
+  signed?: OnSigned;
+  /**
+   * A `PAYMENT-SIGNATURE` signed earlier for this purchase, sent again as it is (same nonce: it
+   * can never charge twice); nothing new is signed.
+   */
+  resend?: string;
+}
 
 /**
  * The account's username. `username_type` is Revision B's (`automatic` until changed once); a
@@ -51,7 +68,7 @@ export interface Transport {
   acquire(
     c: Connection,
     itemId: string,
-    opts: { chain?: Chain; approve?: Approve },
+    opts: AcquireOpts,
     limit: ((required: PaymentRequired) => void) | undefined,
   ): Promise<Bought>;
   getOrder(c: Connection, orderId: string): Promise<OrderLinks>;
@@ -179,6 +196,9 @@ export class Connection {
        * refuse the payment.
        */
       approve?: Approve;
+      signed?: OnSigned;
+      /** A payment signed earlier for this same request: sent as it is, nothing new is signed. */
+      resend?: string;
     } = {},
   ): Promise<Response> {
     const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
@@ -195,6 +215,7 @@ export class Connection {
       },
       ...(opts.body !== undefined && { body: JSON.stringify(opts.body) }),
     });
+    if (opts.resend) return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': opts.resend }));
     const first = await this.fetchFn(url, init());
     if (first.status !== 402 || !opts.pay || opts.pay === 'none') return first;
     const body: unknown = await first.json().catch(() => undefined);
@@ -203,8 +224,9 @@ export class Connection {
       throw new MarketplaceError(402, 'unexpected_charge', required);
     }
     await opts.approve?.(required);
-    const { header } = await this.signPayment(required, opts.chain);
-    return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': header }));
+    const signed = await this.signPayment(required, opts.chain);
+    await opts.signed?.(signed);
+    return this.fetchFn(url, init({ 'PAYMENT-SIGNATURE': signed.header }));
   }
 
   json<T>(res: Response, schema?: z.ZodType<T>): Promise<T> {

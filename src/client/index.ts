@@ -22,6 +22,7 @@ import {
   Connection,
   type AccountUsername,
   type Approve,
+  type OnSigned,
   type Bought,
   type Listed,
   type PayMode,
@@ -158,6 +159,10 @@ export class MarketplaceClient {
       maxPriceUsdc?: number;
       /** Runs after the price check, before signing (spending limits, a human's confirmation). */
       approve?: Approve;
+      /** Sees the signed payment before it is sent. */
+      signed?: OnSigned;
+      /** Re-sends a payment signed earlier for this item (same nonce); nothing new is signed. */
+      resend?: string;
     } = {},
   ): Promise<Bought> {
     const limit = opts.maxPriceUsdc !== undefined ? priceLimit(opts.maxPriceUsdc) : undefined;

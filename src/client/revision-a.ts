@@ -15,7 +15,7 @@ import {
 } from '../wire/listings.js';
 import { BuyResponseSchema, DownloadLinkSchema } from '../wire/orders.js';
 import { SellerPayoutsASchema } from '../wire/payouts.js';
-import type { AccountUsername, Approve, Bought, Connection, Transport } from './connection.js';
+import type { AccountUsername, AcquireOpts, Bought, Connection, Transport } from './connection.js';
 import { MarketplaceError } from './errors.js';
 import { sellerItems } from './listings.js';
 
@@ -49,7 +49,7 @@ export class KeyedTransport implements Transport {
   async acquire(
     c: Connection,
     itemId: string,
-    opts: { chain?: Chain; approve?: Approve },
+    opts: AcquireOpts,
     limit: ((required: PaymentRequired) => void) | undefined,
   ): Promise<Bought> {
     const post = (body: unknown, extra: Record<string, string> = {}) =>
@@ -58,13 +58,19 @@ export class KeyedTransport implements Transport {
         headers: { 'content-type': 'application/json', ...this.accountHeaders(), ...extra },
         body: JSON.stringify(body),
       });
-    const required = await c.promptOf(
-      await post({ item_id: itemId, ...(opts.chain && { chain: opts.chain }) }),
-    );
-    limit?.(required);
-    await opts.approve?.(required);
-    const { header, payload } = await c.signPayment(required, opts.chain);
-    const chain = chainOfNetwork(payload.accepted.network);
+    let header = opts.resend;
+    let chain = opts.chain;
+    if (!header) {
+      const required = await c.promptOf(
+        await post({ item_id: itemId, ...(opts.chain && { chain: opts.chain }) }),
+      );
+      limit?.(required);
+      await opts.approve?.(required);
+      const signed = await c.signPayment(required, opts.chain);
+      await opts.signed?.(signed);
+      header = signed.header;
+      chain = chainOfNetwork(signed.payload.accepted.network);
+    }
     const res = await post(
       { item_id: itemId, chain, policy_accepted: true, license_accepted: true },
       { 'PAYMENT-SIGNATURE': header },

@@ -40,6 +40,8 @@ export const walletTransport: Transport = {
         limit?.(required);
         await opts.approve?.(required);
       },
+      ...(opts.signed && { signed: opts.signed }),
+      ...(opts.resend && { resend: opts.resend }),
     });
     const settlement = receiptOf(res);
     return { order: await c.json(res, AcquireResponseSchema), settlement };

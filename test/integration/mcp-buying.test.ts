@@ -270,10 +270,16 @@ describe('settlement outcomes', () => {
       spent_last_24h_usdc: 0.6,
       orders: [{ order_id: orderId, status: 'settlement_pending' }],
     });
-    // the repeat guard holds while the outcome is unknown
+    // the repeat guard holds while the outcome is unknown: the same payment is re-sent, not a new one
     const again = await call('acquire_item', args);
     expect(again.isError).toBe(true);
-    expect(textOf(again)).toContain('already bought');
+    expect(textOf(again)).toMatch(
+      /still settlement_pending.*Nothing new was signed.*Do NOT pay again/,
+    );
+    expect((await call('list_my_orders')).structuredContent).toMatchObject({
+      spent_last_24h_usdc: 0.6,
+      orders: [{ order_id: orderId, status: 'settlement_pending' }],
+    });
   });
 });
 

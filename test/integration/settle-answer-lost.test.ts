@@ -255,3 +255,103 @@ describe('a proxy that answers 503 without forwarding /settle', () => {
     expect(await ordersOf(buyer)).toBe(1);
   });
 });
+
+/**
+ * Review s28: the MCP agent whose purchase ended 409 pending was never told how it ended: its
+ * local record stayed settlement_pending, the spend stayed counted, and acquire_item refused
+ * (or, with buy_again, signed a second payment while the first could still settle). acquire_item
+ * now re-sends the SAME signed payment first (same nonce: it cannot charge twice).
+ */
+describe('MCP acquire_item after a pending settlement learns how it ended', () => {
+  /** Paid authorizations the marketplace received from this wallet (each a signature). */
+  const signedBy = async (address: string) =>
+    (
+      await t.runtime.deps.sql<{ nonce: string }[]>`
+        select distinct nonce from x402_payments
+        where lower(payer) = ${address.toLowerCase()} and amount_micro > 0`
+    ).length;
+  const args = (itemId: string, extra: Record<string, unknown> = {}) => ({
+    item_id: itemId,
+    max_price_usdc: 1,
+    accept_terms: true,
+    ...extra,
+  });
+  const spent = async (c2: Awaited<ReturnType<typeof connectMcp>>) =>
+    (await c2.call('list_my_orders')).structuredContent as {
+      spent_last_24h_usdc: number;
+      orders: Array<{ status: string; payment?: string }>;
+    };
+
+  it('(a) lost answer, transfer mined: the next acquire_item returns the order, one order, one charge', async () => {
+    fault = 'reset';
+    proxyMode = 'pass';
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7 });
+    const c2 = await connectMcp(t.base);
+    closers.push(c2.close);
+    const before = settles;
+    const first = await c2.call('acquire_item', args(item.itemId));
+    expect(textOf(first)).toMatch(/409 payment_settlement_pending/);
+    expect(textOf(first)).toMatch(/call acquire_item again with the same arguments/);
+    expect(settles).toBe(before + 1);
+    await reconcileNow(t.runtime.deps, 0);
+    fault = 'none';
+    const again = await c2.call('acquire_item', args(item.itemId));
+    expect(again.isError, textOf(again)).toBeFalsy();
+    const order = again.structuredContent as { order_id: string; archive: { sha256: string } };
+    expect(order.archive.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(await ordersOf(c2.account)).toBe(1);
+    expect(settles).toBe(before + 1); // one charge
+    expect(await signedBy(c2.account.address)).toBe(1); // the same signature, sent again
+    const mine = await spent(c2);
+    expect(mine.spent_last_24h_usdc).toBe(0.7); // paid: the spend stays counted
+    expect(mine.orders).toMatchObject([{ order_id: order.order_id, status: 'completed' }]);
+    expect(JSON.stringify(mine)).not.toMatch(/payment/);
+  });
+
+  it('(b, c) never forwarded: no new signature while pending; released once the window passed, then one purchase', async () => {
+    fault = 'none';
+    proxyMode = 'down';
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7 });
+    const c2 = await connectMcp(t.base);
+    closers.push(c2.close);
+    const before = settles;
+    const first = await c2.call('acquire_item', args(item.itemId));
+    expect(textOf(first)).toMatch(/409 payment_settlement_pending/);
+    expect(await signedBy(c2.account.address)).toBe(1);
+    // (c) still pending (even asked to buy again): the same payment is re-sent, nothing new signed
+    const pending = await c2.call('acquire_item', args(item.itemId, { buy_again: true }));
+    expect(pending.isError).toBe(true);
+    expect(await signedBy(c2.account.address)).toBe(1);
+    const [local] = await c2.deps.state.orders(c2.account.address);
+    const closes = new Date(local!.valid_before! * 1000).toISOString();
+    expect(textOf(pending)).toMatch(/still settlement_pending/);
+    expect(textOf(pending)).toMatch(/Do NOT pay again/);
+    expect(textOf(pending)).toContain(`Call acquire_item again after ${closes}`);
+    expect(await signedBy(c2.account.address)).toBe(1);
+    expect((await spent(c2)).spent_last_24h_usdc).toBe(0.7);
+    expect(settles).toBe(before);
+
+    // (b) the window passes unsettled: the reconciler releases the claim
+    proxyMode = 'pass';
+    const grace = t.runtime.deps.config.X402_CHAIN_CLOCK_GRACE_SECONDS;
+    await at(local!.valid_before! + grace + 60, async () => {
+      expect((await reconcileNow(t.runtime.deps, 0)).released).toBeGreaterThanOrEqual(1);
+      const released = await c2.call('acquire_item', args(item.itemId));
+      expect(released.isError).toBe(true);
+      expect(textOf(released)).toMatch(/was released/);
+      expect(textOf(released)).toMatch(/nothing was charged/);
+      expect(textOf(released)).toMatch(/call acquire_item again/);
+      expect(await signedBy(c2.account.address)).toBe(1);
+      const after = await spent(c2);
+      expect(after.spent_last_24h_usdc).toBe(0); // the spend is back in the budget
+      expect(after.orders).toMatchObject([{ order_id: local!.order_id, status: 'released' }]);
+      // the agent may pay again: a fresh signature, one charge, one order
+      const bought = await c2.call('acquire_item', args(item.itemId));
+      expect(bought.isError, textOf(bought)).toBeFalsy();
+      expect(await signedBy(c2.account.address)).toBe(2);
+      expect(settles).toBe(before + 1);
+      expect((await spent(c2)).spent_last_24h_usdc).toBe(0.7);
+    });
+    expect(await ordersOf(c2.account)).toBe(1);
+  });
+});
