@@ -34,3 +34,11 @@ describe('modules a service loads at start', () => {
     expect(urls.filter((u) => u.includes('/mcp/hosted/server.'))).toEqual([]);
   });
 });
+
+describe('the Markdown judge', () => {
+  it('leaves markdown-it until a served text needs judging (~8 MB resident otherwise idle)', () => {
+    const urls = modulesLoadedBy('src/http/app.ts');
+    expect(urls.some((u) => u.includes('/src/domain/items/markdown.'))).toBe(true);
+    expect(urls.filter((u) => u.includes('markdown-it'))).toEqual([]);
+  });
+});

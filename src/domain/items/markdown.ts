@@ -1,4 +1,6 @@
-import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
+import { createRequire } from 'node:module';
+import type MarkdownIt from 'markdown-it';
+import type { StateCore, Token } from 'markdown-it';
 import { BoundedCache } from '../../bounded-cache.js';
 
 /**
@@ -101,7 +103,7 @@ function safeDestination(dest: string): boolean {
 
 /** A URL as an HTML attribute holds it: entities decoded (also numeric ones without `;`). */
 function safeAttributeUrl(value: string): boolean {
-  const decoded = md.utils.unescapeAll(
+  const decoded = renderer().utils.unescapeAll(
     value.replace(/&#(x[0-9a-f]+|[0-9]+);?/gi, (_m, n: string) => {
       const code = n[0] === 'x' || n[0] === 'X' ? parseInt(n.slice(1), 16) : parseInt(n, 10);
       return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
@@ -121,10 +123,17 @@ interface Found {
   destinations: Array<{ inline: Token | null; start: number; end: number; href: string }>;
 }
 
-/** A permissive renderer: raw HTML, linkify, and every scheme accepted (validateLink). */
-const md = new MarkdownIt({ html: true, linkify: true });
-md.validateLink = () => true;
-{
+type Renderer = InstanceType<typeof MarkdownIt>;
+let parser: Renderer | undefined;
+/**
+ * A permissive renderer: raw HTML, linkify, and every scheme accepted (validateLink). Loaded at
+ * the first text the fast path cannot pass (~8 MB resident): an idle service never pays for it.
+ */
+function renderer(): Renderer {
+  if (parser) return parser;
+  const Ctor = createRequire(import.meta.url)('markdown-it') as typeof MarkdownIt;
+  const md = new Ctor({ html: true, linkify: true });
+  md.validateLink = () => true;
   const parseDestination = md.helpers.parseLinkDestination;
   (md.helpers as { parseLinkDestination: typeof parseDestination }).parseLinkDestination = (
     str: string,
@@ -152,12 +161,14 @@ md.validateLink = () => true;
     }
     if (currentFound) currentFound.inline = null;
   });
+  return (parser = md);
 }
 /** Set only while rewriteFound parses (synchronously). */
 let currentFound: Found | null = null;
 
 function judgeSafe(text: string): boolean {
   const env: { references?: Record<string, { href: string; title: string }> } = {};
+  const md = renderer();
   const tokens = md.parse(text, env);
   // a definition is a link waiting for its reference, used or not
   for (const ref of Object.values(env.references ?? {}))
@@ -345,7 +356,7 @@ function rewriteFound(input: string): string | null {
   currentFound = found;
   let tokens: Token[];
   try {
-    tokens = md.parse(text, {});
+    tokens = renderer().parse(text, {});
   } finally {
     currentFound = null;
   }
@@ -397,6 +408,7 @@ function rewriteFound(input: string): string | null {
         const re = /<([A-Za-z][A-Za-z0-9.+-]{1,31}:[^<>\u0000-\u0020]*)>/g;
         re.lastIndex = s[0];
         for (let m = re.exec(text); m && m.index < s[1]; m = re.exec(text)) {
+          const md = renderer();
           if (!safeAttributeUrl(md.normalizeLink(md.utils.unescapeAll(m[1]!)))) {
             edits.push({ start: m.index, end: m.index + m[0].length, text: '#' });
           }
