@@ -22,20 +22,28 @@ import { lexiconConcepts, taskLexicon } from '../src/domain/search/task-lexicon.
 const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 
-const HEADER = [
-  '# Buyer queries labelled with the task-lexicon concept each means (issue 30), one a line:',
-  '# concept<TAB>query. Two rounds, each by three engineers of the project (LLM agents, as our',
-  '# buyers are), each given a third of the lexicon (concept names and entries), blind to the code',
-  '# and to every relevance judgment set (their listings and queries). Round 1 (queries-1..3,',
-  '# 2026-11-26 22:20-23:05 UTC): 14-18 queries per concept, at least half in effect and situation',
-  '# wording. Round 2 (queries-b1..b3, three new writers, each on another third, 2026-11-26 23:40 to',
-  '# 2026-11-27 00:08 UTC, blind to round 1 too): 12-14 per concept, half agent-style task',
-  '# sentences of 12-30 words, half plain queries of 2-5 words, two thirds without the concept',
-  "# name's words. Cleaned mechanically by scripts/build-buyer-corpus.ts import (lines whose concept",
-  '# the lexicon lacks, empty or malformed lines and repeated lines, within or across rounds,',
-  '# dropped; no query edited), sorted. The table assets/search/buyer-corpus.txt is built from this',
-  '# file by `build`.',
-];
+/** The data file's header; round 2's lines where its files (queries-b*) are imported. */
+function header(round2: boolean): string[] {
+  return [
+    '# Buyer queries labelled with the task-lexicon concept each means (issue 30), one a line:',
+    '# concept<TAB>query. Written by engineers of the project (LLM agents, as our buyers are), three',
+    '# a round, each given a third of the lexicon (concept names and entries), blind to the code and',
+    '# to every relevance judgment set (their listings and queries). Round 1 (queries-1..3,',
+    '# 2026-11-26 22:20-23:05 UTC): 14-18 queries per concept, at least half in effect and situation',
+    '# wording.',
+    ...(round2
+      ? [
+          '# Round 2 (queries-b1..b3, three new writers, each on another third, 2026-11-26 23:40 to',
+          '# 2026-11-27 00:08 UTC, blind to round 1 too): 12-14 per concept, half agent-style task',
+          '# sentences of 12-30 words, half plain queries of 2-5 words, two thirds without the',
+          "# concept name's words.",
+        ]
+      : []),
+    '# Cleaned mechanically by scripts/build-buyer-corpus.ts import (lines whose concept the lexicon',
+    '# lacks, empty or malformed lines and repeated lines, within or across files, dropped; no query',
+    '# edited), sorted.',
+  ];
+}
 
 export interface Labelled {
   concept: string;
@@ -88,7 +96,7 @@ function importFiles(files: string[], out = DATA): void {
   writeFileSync(
     out,
     [
-      ...HEADER,
+      ...header(files.some((f) => basename(f).startsWith('queries-b'))),
       `# Lines read: ${perFile.join(', ')}.`,
       `# ${total} lines read, ${malformed} malformed, ${unknown} with a concept not in the lexicon, ${repeated} repeated: ${lines.length} kept.`,
       ...lines,
