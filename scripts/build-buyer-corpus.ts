@@ -4,15 +4,16 @@
  * (an LLM agent, or a person) writes for a task, in their words. Nothing here runs at install or
  * run time; the service reads only the committed table.
  *
- *   npx tsx scripts/build-buyer-corpus.ts import <queries.txt ...>   (writes the data file)
- *   npx tsx scripts/build-buyer-corpus.ts build [out]                  (writes the table)
- *   npx tsx scripts/build-buyer-corpus.ts cv                           (5-fold cross-validation)
+ *   npx tsx scripts/build-buyer-corpus.ts import [--out f] <queries.txt ...>  (writes the data file)
+ *   npx tsx scripts/build-buyer-corpus.ts build [out]                           (writes the table)
+ *   npx tsx scripts/build-buyer-corpus.ts cv [queries.txt]          (5-fold cross-validation)
  *
  * import: concatenates files of `concept<TAB>query` lines and cleans them mechanically only (a
  * line whose concept the lexicon lacks, an empty or malformed line, a repeated line are dropped;
  * queries are never edited), sorted, under the header below. build: see buildBuyerTable.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { stem, tokenize } from '../src/embeddings/builtin.js';
 import { isStackWord } from '../src/domain/search/stacks.js';
@@ -21,15 +22,28 @@ import { lexiconConcepts, taskLexicon } from '../src/domain/search/task-lexicon.
 const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 
-const HEADER = [
-  '# Buyer queries labelled with the task-lexicon concept each means (issue 30), one a line:',
-  '# concept<TAB>query. Written on 2026-11-26 by three engineers of the project (LLM agents, as',
-  '# our buyers are), blind to every relevance judgment set (their listings and queries), given',
-  "# each lexicon concept's name and entries only (~16 queries per concept, mostly in effect and",
-  '# situation wording). Cleaned mechanically by scripts/build-buyer-corpus.ts import (lines whose',
-  '# concept the lexicon lacks, empty or malformed lines and repeated lines dropped; no query edited),',
-  '# sorted. The table assets/search/buyer-corpus.txt is built from this file by `build`.',
-];
+/** The data file's header; round 2's lines where its files (queries-b*) are imported. */
+function header(round2: boolean): string[] {
+  return [
+    '# Buyer queries labelled with the task-lexicon concept each means (issue 30), one a line:',
+    '# concept<TAB>query. Written by engineers of the project (LLM agents, as our buyers are), three',
+    '# a round, each given a third of the lexicon (concept names and entries), blind to the code and',
+    '# to every relevance judgment set (their listings and queries). Round 1 (queries-1..3,',
+    '# 2026-11-26 22:20-23:05 UTC): 14-18 queries per concept, at least half in effect and situation',
+    '# wording.',
+    ...(round2
+      ? [
+          '# Round 2 (queries-b1..b3, three new writers, each on another third, 2026-11-26 23:40 to',
+          '# 2026-11-27 00:08 UTC, blind to round 1 too): 12-14 per concept, half agent-style task',
+          '# sentences of 12-30 words, half plain queries of 2-5 words, two thirds without the',
+          "# concept name's words.",
+        ]
+      : []),
+    '# Cleaned mechanically by scripts/build-buyer-corpus.ts import (lines whose concept the lexicon',
+    '# lacks, empty or malformed lines and repeated lines, within or across files, dropped; no query',
+    '# edited), sorted.',
+  ];
+}
 
 export interface Labelled {
   concept: string;
@@ -46,18 +60,21 @@ export function readLabelled(text: string): Labelled[] {
     });
 }
 
-function importFiles(files: string[]): void {
+function importFiles(files: string[], out = DATA): void {
   const known = new Set(taskLexicon().concepts.keys());
   let total = 0;
   let unknown = 0;
   let malformed = 0;
   let repeated = 0;
   const kept = new Set<string>();
-  for (const f of files)
+  const perFile: string[] = [];
+  for (const f of files) {
+    let read = 0;
     for (const raw of readFileSync(f, 'utf8').split('\n')) {
       const line = raw.trim();
       if (line === '') continue;
       total++;
+      read++;
       const parts = line.split('\t');
       const concept = parts[0]!.trim();
       const query = parts.slice(1).join(' ').replace(/\s+/g, ' ').trim();
@@ -73,11 +90,14 @@ function importFiles(files: string[]): void {
       if (kept.has(key)) repeated++;
       else kept.add(key);
     }
+    perFile.push(`${basename(f)} ${read}`);
+  }
   const lines = [...kept].sort();
   writeFileSync(
-    DATA,
+    out,
     [
-      ...HEADER,
+      ...header(files.some((f) => basename(f).startsWith('queries-b'))),
+      `# Lines read: ${perFile.join(', ')}.`,
       `# ${total} lines read, ${malformed} malformed, ${unknown} with a concept not in the lexicon, ${repeated} repeated: ${lines.length} kept.`,
       ...lines,
     ].join('\n') + '\n',
@@ -222,13 +242,17 @@ const main =
   process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (!main) {
   // imported (by the table's unit test)
-} else if (cmd === 'import') importFiles(rest);
-else if (cmd === 'build') writeFileSync(rest[0] ?? TABLE, buildBuyerTable(buyerQueries()));
+} else if (cmd === 'import') {
+  // `import --out <file> ...` writes elsewhere (to try a round in progress)
+  if (rest[0] === '--out') importFiles(rest.slice(2), rest[1]);
+  else importFiles(rest);
+} else if (cmd === 'build') writeFileSync(rest[0] ?? TABLE, buildBuyerTable(buyerQueries()));
 else if (cmd === 'cv') {
-  const data = buyerQueries();
-  for (const prior of [0.5, 1, 2, 5])
-    for (const minP of [0.05, 0.1, 0.2, 0.3])
-      for (const maxSpread of [3, 6, 12, 24, 48])
+  // on the committed corpus, or on another file of the same form (a round in progress)
+  const data = rest[0] === undefined ? buyerQueries() : readLabelled(readFileSync(rest[0], 'utf8'));
+  for (const prior of [1, 2, 5, 10, 20])
+    for (const minP of [0.02, 0.05, 0.1, 0.2])
+      for (const maxSpread of [12, 24, 48, 96, 329])
         for (const minPair of [1, 2])
           console.log(
             JSON.stringify({ prior, minP, maxSpread, minPair }),
