@@ -12,7 +12,8 @@
  * runs with --perf-basic-prof so JavaScript frames have names): `perf report -i <file>`.
  * PROFILE_ALLOC=1 samples allocations instead (V8's sampling heap profiler, objects that the
  * scavenger or a major collection freed included): kB allocated per completion and the functions
- * that allocate it, self and inclusive.
+ * that allocate it, self and inclusive. With PROFILE_ALLOC_SURVIVORS=1 only what outlived a
+ * scavenge is counted (what is copied and promoted, and drives the major collections).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -238,7 +239,8 @@ try {
       await cdp.post('HeapProfiler.startSampling', {
         samplingInterval: 512,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        // PROFILE_ALLOC=survivors: only what outlived the scavenger (promoted to the old space)
+        includeObjectsCollectedByMinorGC: process.env.PROFILE_ALLOC_SURVIVORS !== '1',
       });
     const r = await driver.round(served.url, headers, BODY);
     const allocations = ALLOC

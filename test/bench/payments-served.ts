@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -133,7 +133,17 @@ export async function startServed(variant: Variant): Promise<Served> {
       // the logs go to a pipe this process drains, as to a log collector
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    child.stdout!.resume();
+    // BENCH_PAYMENTS_LOG_DIR keeps each side's output (its log lines, and a `--trace-gc` variant's)
+    if (process.env.BENCH_PAYMENTS_LOG_DIR)
+      child.stdout!.pipe(
+        createWriteStream(
+          path.join(
+            process.env.BENCH_PAYMENTS_LOG_DIR,
+            `${variant.name.replace(/\W+/g, '_')}-${command}.log`,
+          ),
+        ),
+      );
+    else child.stdout!.resume();
     const deadline = Date.now() + 300_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${variant.name}: exited ${child.exitCode}`);
@@ -231,6 +241,8 @@ export function servedSummary(
       first_time_x_recovery: x1(median(fst)),
       repeat_x_recovery_spread: spread(rep),
       first_time_x_recovery_spread: spread(fst),
+      repeat_x_recovery_rounds: rep.map(x1),
+      first_time_x_recovery_rounds: fst.map(x1),
       repeat_per_second: Math.round(median(side.repeat.map((r) => r.perSecond))),
       first_time_per_second: Math.round(median(side.first.map((r) => r.perSecond))),
       warm_up_cpu_ms: side.warmUpCpuMs.map(ms),
