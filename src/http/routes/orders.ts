@@ -13,6 +13,7 @@ import {
   SignedLinkQuerySchema,
 } from '../../wire/orders.js';
 import { attachmentDisposition } from '../../domain/orders/disposition.js';
+import { archiveSize, archiveStream } from '../../domain/orders/download.js';
 import {
   buyerOrders,
   findBuyerOrder,
@@ -79,7 +80,13 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
     {
       config: {
         auth: 'public',
-        errors: ['order_not_found', 'invalid_link', 'link_expired', 'storage_unavailable'],
+        errors: [
+          'order_not_found',
+          'invalid_link',
+          'link_expired',
+          'storage_unavailable',
+          'archive_unavailable',
+        ],
       },
       schema: describe('purchase', 'Download the archive of an order (signed, time-limited link)', {
         params: OrderParamsSchema,
@@ -96,19 +103,18 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
         request.query.exp,
         request.query.sig,
       );
-      const stat = await deps.storage.stat(order.archiveKey);
-      if (!stat) throw orderNotFound();
+      const size = await archiveSize(deps.storage, order, request.log);
       const digest = Buffer.from(order.archiveSha256, 'hex').toString('base64');
       reply
         .type(order.compression === 'zip' ? 'application/zip' : 'application/gzip')
         .header('Content-Disposition', attachmentDisposition(order.fileName))
-        .header('Content-Length', String(stat.size))
+        .header('Content-Length', String(size))
         .header('X-Content-SHA256', order.archiveSha256)
         .header('Repr-Digest', `sha-256=:${digest}:`)
         .header('Cache-Control', 'private, no-store');
       // HEAD (clients probe download_url): headers only; an empty stream keeps Content-Length.
       if (request.method === 'HEAD') return reply.send(Readable.from([]));
-      return reply.send(await deps.storage.createReadStream(order.archiveKey));
+      return reply.send(await archiveStream(deps.storage, order, request.log));
     },
   );
 
