@@ -69,3 +69,67 @@ describe('the store fails after the buyer paid', () => {
     }
   });
 });
+
+describe('byte ranges (a resumed download, curl -C -)', () => {
+  it('Range answers 206 with that slice; 200 advertises Accept-Ranges and a strong ETag', async () => {
+    const { order, item } = await bought();
+    const url = rel(order.download_url);
+    const size = item.bytes.length;
+    const full = await t.app.inject(url);
+    expect(full.statusCode).toBe(200);
+    expect(full.headers['accept-ranges']).toBe('bytes');
+    const etag = full.headers.etag as string;
+    expect(etag).toBe(`"${item.sha256}"`);
+
+    const part = await t.app.inject({ url, headers: { range: 'bytes=10-19' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 10-19/${size}`);
+    expect(part.headers['content-length']).toBe('10');
+    expect(part.rawPayload.equals(item.bytes.subarray(10, 20))).toBe(true);
+
+    // resume from an offset to the end, as curl -C - sends it
+    const rest = await t.app.inject({ url, headers: { range: 'bytes=100-', 'if-range': etag } });
+    expect(rest.statusCode).toBe(206);
+    expect(rest.headers['content-range']).toBe(`bytes 100-${size - 1}/${size}`);
+    expect(rest.rawPayload.equals(item.bytes.subarray(100))).toBe(true);
+
+    // the last bytes
+    const tail = await t.app.inject({ url, headers: { range: 'bytes=-5' } });
+    expect(tail.statusCode).toBe(206);
+    expect(tail.rawPayload.equals(item.bytes.subarray(size - 5))).toBe(true);
+
+    // HEAD with a range: the headers of the 206, no body
+    const head = await t.app.inject({ method: 'HEAD', url, headers: { range: 'bytes=0-0' } });
+    expect(head.statusCode).toBe(206);
+    expect(head.headers['content-length']).toBe('1');
+    expect(head.rawPayload.length).toBe(0);
+  });
+
+  it('a range past the end is 416 with the size; other bytes or a stale If-Range get the whole file', async () => {
+    const { order, item } = await bought();
+    const url = rel(order.download_url);
+    const size = item.bytes.length;
+    const past = await t.app.inject({ url, headers: { range: `bytes=${size}-` } });
+    expect(past.statusCode).toBe(416);
+    expect(past.headers['content-range']).toBe(`bytes */${size}`);
+    expect(past.json()).toMatchObject({ error: 'range_not_satisfiable' });
+
+    for (const headers of [
+      { range: 'bytes=0-1', 'if-range': '"another-version"' },
+      { range: 'bytes=0-1', 'if-range': 'Wed, 21 Oct 2015 07:28:00 GMT' },
+      { range: 'lines=1-2' },
+      { range: 'bytes=oops' },
+      { range: 'bytes=0-1,5-6' },
+    ]) {
+      const res = await t.app.inject({ url, headers });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(200);
+      expect(res.rawPayload.equals(item.bytes)).toBe(true);
+    }
+    // a bad link never gets a 206 or a 416
+    const forged = await t.app.inject({
+      url: url.replace(/sig=[^&]+/, 'sig=AAAA'),
+      headers: { range: `bytes=${size}-` },
+    });
+    expect(forged.statusCode).toBe(403);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import parseRange from 'range-parser';
 import { AppError } from '../../errors.js';
 import { storageUnavailable, type BlobStore } from '../../storage/blob-store.js';
 
@@ -57,4 +58,32 @@ export async function archiveStream(
     log.error({ err, orderId: order.id, key: order.archiveKey }, 'archive store unreadable');
     throw storageUnavailable(UNREADABLE);
   }
+}
+
+/** The archive's strong validator: its bytes never change under an order (the link binds them). */
+export const archiveEtag = (sha256: string): string => `"${sha256}"`;
+
+/**
+ * The byte range a download serves (RFC 9110 section 14), parsed by the jshttp `range-parser`:
+ * undefined for the whole archive (no Range, another unit, a malformed or multi-part request, or
+ * an `If-Range` that is not the archive's ETag: a date never matches, as no Last-Modified is
+ * sent), one inclusive range for a 206, or 416 `range_not_satisfiable` (its Content-Range names
+ * the size) when it starts past the end.
+ */
+export function byteRange(
+  size: number,
+  etag: string,
+  range: string | undefined,
+  ifRange: string | undefined,
+): { start: number; end: number } | undefined {
+  if (!range) return undefined;
+  if (ifRange !== undefined && ifRange.trim() !== etag) return undefined;
+  const ranges = parseRange(size, range, { combine: true });
+  if (ranges === -1) {
+    throw new AppError('range_not_satisfiable', {
+      headers: { 'Content-Range': `bytes */${size}` },
+    });
+  }
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return ranges[0];
 }

@@ -13,7 +13,12 @@ import {
   SignedLinkQuerySchema,
 } from '../../wire/orders.js';
 import { attachmentDisposition } from '../../domain/orders/disposition.js';
-import { archiveSize, archiveStream } from '../../domain/orders/download.js';
+import {
+  archiveEtag,
+  archiveSize,
+  archiveStream,
+  byteRange,
+} from '../../domain/orders/download.js';
 import {
   buyerOrders,
   findBuyerOrder,
@@ -86,12 +91,13 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
           'link_expired',
           'storage_unavailable',
           'archive_unavailable',
+          'range_not_satisfiable',
         ],
       },
       schema: describe('purchase', 'Download the archive of an order (signed, time-limited link)', {
         params: OrderParamsSchema,
         querystring: SignedLinkQuerySchema,
-        response: { 200: ArchiveDownloadSchema },
+        response: { 200: ArchiveDownloadSchema, 206: ArchiveDownloadSchema },
       }),
     },
     async (request, reply) => {
@@ -104,17 +110,32 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
         request.query.sig,
       );
       const size = await archiveSize(deps.storage, order, request.log);
+      const etag = archiveEtag(order.archiveSha256);
+      // a resumed download (RFC 9110 ranges): one range of the same bytes, validated by the ETag
+      const range = byteRange(
+        size,
+        etag,
+        request.headers.range,
+        request.headers['if-range'] as string | undefined,
+      );
       const digest = Buffer.from(order.archiveSha256, 'hex').toString('base64');
       reply
         .type(order.compression === 'zip' ? 'application/zip' : 'application/gzip')
         .header('Content-Disposition', attachmentDisposition(order.fileName))
-        .header('Content-Length', String(size))
+        .header('Accept-Ranges', 'bytes')
+        .header('ETag', etag)
         .header('X-Content-SHA256', order.archiveSha256)
         .header('Repr-Digest', `sha-256=:${digest}:`)
         .header('Cache-Control', 'private, no-store');
+      if (range) {
+        reply
+          .code(206)
+          .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+          .header('Content-Length', String(range.end - range.start + 1));
+      } else reply.header('Content-Length', String(size));
       // HEAD (clients probe download_url): headers only; an empty stream keeps Content-Length.
       if (request.method === 'HEAD') return reply.send(Readable.from([]));
-      return reply.send(await archiveStream(deps.storage, order, request.log));
+      return reply.send(await archiveStream(deps.storage, order, request.log, range));
     },
   );
 
