@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
-import { clientFor, newWallet } from '../helpers/wallets.js';
+import { clientFor, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
  * A buyer who paid can download (issue s29): what the download route answers when the archive
@@ -131,5 +131,33 @@ describe('byte ranges (a resumed download, curl -C -)', () => {
       headers: { range: `bytes=${size}-` },
     });
     expect(forged.statusCode).toBe(403);
+  });
+});
+
+describe('a replayed payment', () => {
+  it('after it succeeded answers the same order with a link that downloads, charging nothing more', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const url = `/api/v1/items/${item.itemId}/acquire`;
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'payment-signature': signed.header },
+        payload: { policy_accepted: true, license_accepted: true },
+      });
+    const first = (await send()).json() as { order_id: string };
+    const again = await send();
+    expect(again.statusCode).toBe(200);
+    const body = again.json() as { order_id: string; download_url: string };
+    expect(body.order_id).toBe(first.order_id);
+    const dl = await t.app.inject(rel(body.download_url));
+    expect(dl.statusCode).toBe(200);
+    expect(dl.rawPayload.equals(item.bytes)).toBe(true);
+    const [n] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${item.itemId}`;
+    expect(n!.n).toBe(1);
   });
 });
