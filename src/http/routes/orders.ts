@@ -30,6 +30,7 @@ import { AppError } from '../../errors.js';
 import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
+import type { RevisionFace } from '../face.js';
 
 const orderNotFound = () =>
   new AppError('order_not_found', { message: 'order not found or not downloadable' });
@@ -79,7 +80,13 @@ export const orderLinkRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
 };
 
 /** The signed download and invoice links of an order (both revisions). */
-export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionFace }> = async (
+  app,
+  { deps, face },
+) => {
+  // where the buyer of an expired link gets a fresh one, in this deployment's revision
+  const refresh = (orderId: string) =>
+    `fetch fresh links with ${face.acquire.mode.freshLinks.replaceAll('{order_id}', orderId)}`;
   app.get(
     '/api/v1/downloads/:uuid',
     {
@@ -108,6 +115,8 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
         { kind: 'download', id: order.id, fileSha256: order.archiveSha256 },
         request.query.exp,
         request.query.sig,
+        Date.now(),
+        refresh(order.id),
       );
       const size = await archiveSize(deps.storage, order, request.log);
       const etag = archiveEtag(order.archiveSha256);
@@ -161,6 +170,8 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
         { kind: 'invoice', id: order.id, fileSha256: order.archiveSha256 },
         request.query.exp,
         request.query.sig,
+        Date.now(),
+        refresh(order.id),
       );
       const invoice = buildInvoice(order);
       const doc = invoiceDocument(invoice);
