@@ -115,6 +115,14 @@ export const ERROR_CATALOG = catalog({
   ],
   seller_wallet_missing: [409, 'The seller accepts no sales on the requested chain right now.'],
   order_not_found: [404, 'No completed order with this id belongs to the caller.'],
+  archive_unavailable: [
+    404,
+    'The order stands, but its archive is missing from storage; the operator is alerted. Retry later with a fresh link of the order; do not pay again.',
+  ],
+  range_not_satisfiable: [
+    416,
+    'The requested byte range starts past the end of the archive; Content-Range gives its size.',
+  ],
   invalid_link: [403, 'The link signature does not match.'],
   link_expired: [403, 'This link has expired; fetch a fresh one from the order.'],
   // --- selling ------------------------------------------------------------------------------

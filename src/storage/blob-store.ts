@@ -62,6 +62,15 @@ const STORAGE_FULL = new Set(['ENOSPC', 'EDQUOT']);
 /** Seconds a client waits before retrying an upload refused for a full disk. */
 export const STORAGE_RETRY_AFTER_SECONDS = 60;
 
+/** 503 `storage_unavailable` with `retry_after` (and its header); `message` for the context. */
+export function storageUnavailable(message?: string): AppError {
+  return new AppError('storage_unavailable', {
+    ...(message !== undefined && { message }),
+    retry_after: STORAGE_RETRY_AFTER_SECONDS,
+    headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+  });
+}
+
 /**
  * A store failure as the caller's answer: a full disk is 503 `storage_unavailable` with
  * `retry_after` (nothing was stored, nothing was charged); anything else is left as it is.
@@ -69,10 +78,7 @@ export const STORAGE_RETRY_AFTER_SECONDS = 60;
 export function storageFailure(e: unknown): unknown {
   const code = (e as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !STORAGE_FULL.has(code)) return e;
-  return new AppError('storage_unavailable', {
-    retry_after: STORAGE_RETRY_AFTER_SECONDS,
-    headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
-  });
+  return storageUnavailable();
 }
 
 /** Reads a whole blob into memory, refusing more than `maxBytes` (archives are small and bounded). */

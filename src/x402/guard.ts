@@ -297,6 +297,7 @@ export class X402Guard {
         secret: this.opts.secret,
         networks: this.opts.networks,
         nowMs: this.nowMs(),
+        skewSeconds: this.opts.config.X402_CLOCK_SKEW_SECONDS,
       });
       if ('refused' in proof) throw fail(proof.refused, prompt.header);
       const fresh = await this.opts.nonces.claimIdentityNonce({
@@ -369,6 +370,7 @@ export class X402Guard {
         secret: this.opts.secret,
         networks: this.opts.networks,
         nowMs: this.nowMs(),
+        skewSeconds: this.opts.config.X402_CLOCK_SKEW_SECONDS,
       },
     );
     if ('refused' in proof) throw fail(proof.refused, prompt.header);

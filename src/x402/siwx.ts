@@ -95,6 +95,31 @@ export interface SiwxProof {
 }
 
 /**
+ * The message as `validateSIWxMessage` (which reads `Date.now()` and allows no skew) should judge
+ * it with `skewSeconds` of tolerance, as the zero-value proof's window has: the official client
+ * signs the challenge's own `issuedAt` and `expirationTime`, written by whichever replica answered
+ * the 402, so a proof that lands on a replica a second behind would otherwise be "issued in the
+ * future". Only the copy that is validated is shifted; the signature is checked on the original.
+ */
+function withinSkew(payload: SIWxPayload, skewSeconds: number): SIWxPayload {
+  const skew = skewSeconds * 1000;
+  const now = Date.now();
+  const shift = (iso: string | undefined, ms: number) => {
+    const t = iso === undefined ? NaN : Date.parse(iso);
+    return Number.isFinite(t) ? new Date(t + ms).toISOString() : iso;
+  };
+  const issued = Date.parse(payload.issuedAt);
+  return {
+    ...payload,
+    ...(issued > now && issued <= now + skew && { issuedAt: new Date(now).toISOString() }),
+    ...(payload.expirationTime !== undefined && {
+      expirationTime: shift(payload.expirationTime, skew),
+    }),
+    ...(payload.notBefore !== undefined && { notBefore: shift(payload.notBefore, -skew) }),
+  };
+}
+
+/**
  * The signer of a SIGN-IN-WITH-X header for `target` (its nonce issued for that very route key
  * and URL), or the reason it is refused (an `invalid_siwx_*` code). The nonce is not claimed
  * here: the caller claims it.
@@ -102,7 +127,7 @@ export interface SiwxProof {
 export async function checkSiwx(
   header: string,
   target: SiwxTarget,
-  opts: { secret: Buffer; networks: PaymentNetworks; nowMs: number },
+  opts: { secret: Buffer; networks: PaymentNetworks; nowMs: number; skewSeconds: number },
 ): Promise<SiwxProof | { refused: string }> {
   const { uri } = target;
   let payload: SIWxPayload;
@@ -115,8 +140,8 @@ export async function checkSiwx(
   if (!issuedHere(opts.secret, target, payload.nonce)) return { refused: 'invalid_siwx_nonce' };
   const net = networkByCaip2(opts.networks, payload.chainId);
   if (!net) return { refused: 'invalid_siwx_unsupported_chain' };
-  const valid = await validateSIWxMessage(payload, new URL(uri), {
-    maxAge: SIWX_TTL_SECONDS * 1000,
+  const valid = await validateSIWxMessage(withinSkew(payload, opts.skewSeconds), new URL(uri), {
+    maxAge: (SIWX_TTL_SECONDS + opts.skewSeconds) * 1000,
   });
   if (!valid.isValid) return { refused: valid.invalidReason };
   const signatures = net.signatures;

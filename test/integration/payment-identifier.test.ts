@@ -134,7 +134,14 @@ describe.each(['B', 'A'] as const)('Revision %s acquire', (revision) => {
     // another wallet may use the same id: ids are per payer
     const stranger = idPayer(newWallet());
     const theirs = await stranger.sign(await promptFor(a.itemId), id);
-    expect((await acquire(a.itemId, theirs.header)).statusCode).toBe(200);
+    const strangers = await acquire(a.itemId, theirs.header);
+    expect(strangers.statusCode).toBe(200);
+    // ...and gets an order of its own, never the first payer's (nor its links)
+    const mine = ok.json() as { order_id: string; download_url: string };
+    const their = strangers.json() as { order_id: string; download_url: string };
+    expect(their.order_id).not.toBe(mine.order_id);
+    expect(their.download_url).not.toContain(mine.order_id);
+    expect(await local.balanceOf('eip155:8453', stranger.address)).toBe(START - 500_000);
   });
 
   it('a malformed id: 400 invalid_payment_identifier before the signature is even checked', async () => {

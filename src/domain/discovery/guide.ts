@@ -65,8 +65,10 @@ Rate limits count per window of ${r.windowSeconds} s and answer 429 \`rate_limit
   credential verifies never counts against its address, and a signed payment is never refused by
   the unsigned limit.
 
-503 \`storage_unavailable\` (+\`retry_after\`): the archive store is full; nothing was stored or
-charged; upload again after the delay. A request that stalls (headers or body not arriving in
+503 \`storage_unavailable\` (+\`retry_after\`): the archive store is full or unavailable; nothing was
+stored or charged; upload again, or retry the same download link, after the delay. A paid order's
+download answering 404 \`archive_unavailable\` (+\`order_id\`): the order stands but its archive is
+missing from storage; retry later with fresh links of the order, never pay again. A request that stalls (headers or body not arriving in
 time) is closed with 408 \`request_timeout\`. Malformed HTTP answers 400 \`invalid_request\`.
 Every error body is \`{ "error": <code>, "message": <text> }\`, sometimes with more fields.
 `;

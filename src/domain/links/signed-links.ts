@@ -57,13 +57,17 @@ export function signLink(
   return `${baseUrl}${PATHS[t.kind]}/${t.id}?exp=${exp}&sig=${mac(key, t, exp)}`;
 }
 
-/** Throws 403 `invalid_link` (tampered) or `link_expired`; returns when the link is good. */
+/**
+ * Throws 403 `invalid_link` (tampered) or `link_expired`; returns when the link is good.
+ * `refresh` says where a fresh link comes from when that differs per revision (the order routes).
+ */
 export function verifyLink(
   key: Buffer,
   t: LinkTarget,
   exp: string | undefined,
   sig: string | undefined,
   nowMs = Date.now(),
+  refresh?: string,
 ): void {
   const expN = Number(exp);
   if (!exp || !sig || !/^\d{1,12}$/.test(exp)) throw invalid();
@@ -72,7 +76,7 @@ export function verifyLink(
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
   if (expN * 1000 <= nowMs) {
     throw new AppError('link_expired', {
-      message: `this link has expired; ${REFRESH[t.kind](t.id)}`,
+      message: `this link has expired; ${refresh ?? REFRESH[t.kind](t.id)}`,
     });
   }
 }

@@ -46,6 +46,11 @@ export interface AcquireMode {
     discovery: unknown,
     config: Pick<Config, 'DISCOVERY_CATALOG_NAME'>,
   ): Record<string, unknown>;
+  /**
+   * Where the buyer gets fresh links of an order (`{order_id}` as written), without paying
+   * again: told by `link_expired` and by a purchase replayed after its window.
+   */
+  freshLinks: string;
   /** The chain a signature must be for, when the completion names one (A). */
   completionChain(body: AcquireBody): Chain | undefined;
   /** Checks before the signature is verified, besides the legal flags (A: the chain). */
@@ -63,6 +68,10 @@ export interface AcquireMode {
   ): AnyAcquireResponse;
 }
 
+/** Fresh links by the revision's order route, or by signing in on the item's acquire route. */
+export const SIGNED_IN_AGAIN = (orderRoute: string): string =>
+  `${orderRoute}, or by sending the item's acquire again with a SIGN-IN-WITH-X proof of the paying wallet (never pay again)`;
+
 /** Revision B (the default): wallet identity, invoice link, `{ order_id, ...links }`. */
 export const revisionBAcquire: AcquireMode = {
   schemas: { body: AcquireBodySchema, response: AcquireResponseSchema },
@@ -76,6 +85,9 @@ export const revisionBAcquire: AcquireMode = {
   completionRequired: [],
   discoveryShape: (discovery) => discovery,
   extensions: (discovery) => ({ bazaar: discovery }),
+  freshLinks: SIGNED_IN_AGAIN(
+    'GET /api/v1/orders/{order_id} with an identity proof of the buying wallet',
+  ),
   completionChain: () => undefined,
   beforeVerify: () => {},
   response: (_config, result, links) => ({ order_id: result.orderId, ...links }),

@@ -287,6 +287,7 @@ async function acquireOnce(
     payment,
     context,
     pendingDetails: (c) => ({ order_id: c.orderId }),
+    freshLinks: mode.freshLinks,
     // the same signature buys this item, on the chain asked for, for this buyer, and nothing else
     request: { item_id: item.id, chain: body.chain ?? null, buyer_id: mode.buyerId ?? null },
     claimCondition: saleStillValid(
@@ -351,6 +352,7 @@ async function resumeClaimed(
     // never stored: a resumed payment is answered from its claim, whose context stands
     context: acquireContext(deps.config, item, mode),
     pendingDetails: (c) => ({ order_id: c.orderId }),
+    freshLinks: mode.freshLinks,
     request: { item_id: item.id, chain: body.chain ?? null, buyer_id: mode.buyerId ?? null },
   });
   return {

@@ -40,12 +40,14 @@ export function answer<R extends JsonObject>(
 export function spentAuthorization(
   row: PaymentRow,
   details?: (c: JsonObject) => JsonObject,
+  freshLinks = 'GET /api/v1/orders/{order_id} and an identity proof',
 ): AppError {
   const extra = details?.(JSON.parse(row.contextJson) as JsonObject);
   return new AppError('payment_verification_failed', {
     reason: 'invalid_exact_evm_nonce_already_used',
     message:
-      'this authorization was already used and its validity window has closed; the operation it paid for is done (see order_id or item_id). Fetch fresh links with GET /api/v1/orders/{order_id} and an identity proof.',
+      'this authorization was already used and its validity window has closed; the operation it paid for is done (see order_id or item_id). Fetch fresh links with ' +
+      `${freshLinks}.`,
     ...(extra && { details: extra }),
   });
 }

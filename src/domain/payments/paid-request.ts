@@ -27,6 +27,11 @@ export interface RunInput<C extends JsonObject> {
   /** Extra fields for the 409 payment_settlement_pending body (e.g. the reserved order id). */
   pendingDetails?: (context: C) => JsonObject;
   /**
+   * Where the owner gets fresh links of what a spent authorization paid for, for the message of
+   * its replay after the window (the route and credential differ per contract revision).
+   */
+  freshLinks?: string;
+  /**
    * A boolean SQL expression re-checked inside the claim statement (e.g. the item is still sold
    * on these terms): when false nothing is claimed, settled or written and `run` throws
    * `ClaimConditionFailed`, so the caller can answer from fresh data.

@@ -338,7 +338,7 @@ export class PaymentProcessor {
       switch (row.status) {
         case 'completed':
           if (!freshProof && Date.now() >= row.validBefore.getTime())
-            throw spentAuthorization(row, pending);
+            throw spentAuthorization(row, pending, input.freshLinks);
           return readCompleted<R>(this.store, row.id, true);
         case 'settled':
           return this.completeSettled<R>(row, JSON.parse(row.settlementJson!) as SettleResponse);

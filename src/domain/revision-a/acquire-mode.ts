@@ -6,7 +6,7 @@ import {
   BuyResponseSchema,
   PublicAcquireAResponseSchema,
 } from '../../wire/orders.js';
-import type { AcquireMode } from '../orders/acquire-mode.js';
+import { SIGNED_IN_AGAIN, type AcquireMode } from '../orders/acquire-mode.js';
 
 /**
  * Revision A's purchase (spec 4.2): the public acquire (`buyerId` absent; the payer gets a buyer
@@ -38,6 +38,9 @@ export function revisionAAcquire(buyerId?: string): AcquireMode {
     completionRequired: keyed ? ['item_id', 'chain'] : ['chain'],
     // Revision A clients read the completion example without the `info` level.
     discoveryShape: (discovery) => ({ input: discovery.info.input, ...discovery }),
+    freshLinks: SIGNED_IN_AGAIN(
+      "GET /api/v1/orders/{order_id}/download with the buying account's x-api-key",
+    ),
     // Revision A's live clients read the completion example under their catalog's name
     // (DISCOVERY_CATALOG_NAME); `bazaar` stays beside it for x402 discovery clients.
     // The catalog's copy is the `input` those clients read (the rest is bazaar's), so the prompt

@@ -14,6 +14,12 @@ import {
 } from '../../wire/orders.js';
 import { attachmentDisposition } from '../../domain/orders/disposition.js';
 import {
+  archiveEtag,
+  archiveSize,
+  archiveStream,
+  byteRange,
+} from '../../domain/orders/download.js';
+import {
   buyerOrders,
   findBuyerOrder,
   findCompletedOrder,
@@ -24,6 +30,7 @@ import { AppError } from '../../errors.js';
 import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
+import type { RevisionFace } from '../face.js';
 
 const orderNotFound = () =>
   new AppError('order_not_found', { message: 'order not found or not downloadable' });
@@ -73,18 +80,31 @@ export const orderLinkRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app
 };
 
 /** The signed download and invoice links of an order (both revisions). */
-export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
+export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionFace }> = async (
+  app,
+  { deps, face },
+) => {
+  // where the buyer of an expired link gets a fresh one, in this deployment's revision
+  const refresh = (orderId: string) =>
+    `fetch fresh links with ${face.acquire.mode.freshLinks.replaceAll('{order_id}', orderId)}`;
   app.get(
     '/api/v1/downloads/:uuid',
     {
       config: {
         auth: 'public',
-        errors: ['order_not_found', 'invalid_link', 'link_expired', 'storage_unavailable'],
+        errors: [
+          'order_not_found',
+          'invalid_link',
+          'link_expired',
+          'storage_unavailable',
+          'archive_unavailable',
+          'range_not_satisfiable',
+        ],
       },
       schema: describe('purchase', 'Download the archive of an order (signed, time-limited link)', {
         params: OrderParamsSchema,
         querystring: SignedLinkQuerySchema,
-        response: { 200: ArchiveDownloadSchema },
+        response: { 200: ArchiveDownloadSchema, 206: ArchiveDownloadSchema },
       }),
     },
     async (request, reply) => {
@@ -95,20 +115,36 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
         { kind: 'download', id: order.id, fileSha256: order.archiveSha256 },
         request.query.exp,
         request.query.sig,
+        Date.now(),
+        refresh(order.id),
       );
-      const stat = await deps.storage.stat(order.archiveKey);
-      if (!stat) throw orderNotFound();
+      const size = await archiveSize(deps.storage, order, request.log);
+      const etag = archiveEtag(order.archiveSha256);
+      // a resumed download (RFC 9110 ranges): one range of the same bytes, validated by the ETag
+      const range = byteRange(
+        size,
+        etag,
+        request.headers.range,
+        request.headers['if-range'] as string | undefined,
+      );
       const digest = Buffer.from(order.archiveSha256, 'hex').toString('base64');
       reply
         .type(order.compression === 'zip' ? 'application/zip' : 'application/gzip')
         .header('Content-Disposition', attachmentDisposition(order.fileName))
-        .header('Content-Length', String(stat.size))
+        .header('Accept-Ranges', 'bytes')
+        .header('ETag', etag)
         .header('X-Content-SHA256', order.archiveSha256)
         .header('Repr-Digest', `sha-256=:${digest}:`)
         .header('Cache-Control', 'private, no-store');
+      if (range) {
+        reply
+          .code(206)
+          .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+          .header('Content-Length', String(range.end - range.start + 1));
+      } else reply.header('Content-Length', String(size));
       // HEAD (clients probe download_url): headers only; an empty stream keeps Content-Length.
       if (request.method === 'HEAD') return reply.send(Readable.from([]));
-      return reply.send(await deps.storage.createReadStream(order.archiveKey));
+      return reply.send(await archiveStream(deps.storage, order, request.log, range));
     },
   );
 
@@ -134,6 +170,8 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app,
         { kind: 'invoice', id: order.id, fileSha256: order.archiveSha256 },
         request.query.exp,
         request.query.sig,
+        Date.now(),
+        refresh(order.id),
       );
       const invoice = buildInvoice(order);
       const doc = invoiceDocument(invoice);
