@@ -194,10 +194,11 @@ export function classifySettleError(err: unknown, network: string): SettleOutcom
       transaction: err.transaction ?? '',
       network: (err.network ?? network) as SettleResponse['network'],
     };
-    // JSON with `success` but no reason is not a facilitator's settle answer: its status alone
-    // (a gateway's 429/503) does not say the request went unprocessed
+    // JSON with `success` but no reason is not a facilitator's settle answer, at any status: a
+    // gateway's 429/503, a WAF's or an API gateway's 4xx envelope (`{"success":false,"errors":…}`)
+    // or a load balancer's 408 does not say the request went unprocessed
     const ownAnswer = typeof err.errorReason === 'string' && err.errorReason !== '';
-    if (!ownAnswer && (err.statusCode === 429 || err.statusCode >= 500))
+    if (!ownAnswer)
       return {
         kind: 'pending',
         transaction: r.transaction,

@@ -123,6 +123,19 @@ describe('capacity stays for what provably never reached /settle', () => {
         'pending',
       );
       expect(await kindOf(503, 'application/json', '{"success":false}')).toBe('pending');
+      // Review s29: a 4xx JSON page with a `success` field but no x402 reason is a gateway's or a
+      // WAF's envelope (Cloudflare's API shape, a load balancer's 408), not the facilitator's word
+      const cloudflare =
+        '{"success":false,"errors":[{"code":10000,"message":"Authentication error"}]}';
+      expect(await kindOf(403, 'application/json', cloudflare)).toBe('pending');
+      expect(await kindOf(408, 'application/json', '{"success":false,"error":"timeout"}')).toBe(
+        'pending',
+      );
+      expect(await kindOf(400, 'application/json', '{"success":false}')).toBe('pending');
+      // a definite x402 failure at a 4xx still says the transfer was refused
+      expect(
+        await kindOf(400, 'application/json', x402('invalid_exact_evm_payload_signature')),
+      ).toBe('failed');
       // the facilitator's own answer that it did not settle
       expect(await kindOf(503, 'application/json', x402('settlement_capacity'))).toBe('capacity');
       expect(await kindOf(429, 'application/json', x402('rate_limited'))).toBe('capacity');
