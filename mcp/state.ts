@@ -230,6 +230,13 @@ export class LocalState {
     });
   }
 
+  /** Drops a record kept under a local id (a payment signed before its order was known). */
+  forgetOrder(orderId: string): Promise<void> {
+    return this.change((s) => {
+      s.orders = s.orders.filter((o) => o.order_id !== orderId);
+    });
+  }
+
   /** The wallet's orders, newest first. */
   orders(wallet: string): Promise<LocalOrder[]> {
     return this.read((s) =>
