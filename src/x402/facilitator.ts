@@ -136,7 +136,16 @@ const PENDING_REASONS = new Set([
 /** Maps a settle answer, an HTTP status or a thrown error onto the four spec outcomes. */
 export function classifySettle(r: SettleResponse, httpStatus?: number): SettleOutcome {
   if (r.success) return { kind: 'settled', response: r };
-  const reason = r.errorReason ?? 'settlement_failed';
+  // no reason is no definite x402 failure (a 200 in the settle shape from whatever answered):
+  // the transfer may have gone out, the chain decides
+  if (!r.errorReason)
+    return {
+      kind: 'pending',
+      transaction: r.transaction ?? '',
+      network: r.network,
+      reason: 'settlement_unknown',
+    };
+  const reason = r.errorReason;
   if (PENDING_REASONS.has(reason) || (r.transaction && /pending|timeout/.test(reason))) {
     return { kind: 'pending', transaction: r.transaction ?? '', network: r.network, reason };
   }

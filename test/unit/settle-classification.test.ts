@@ -148,6 +148,31 @@ describe('capacity stays for what provably never reached /settle', () => {
       await closed(server);
     }
   });
+  it('a 200 in the settle shape with no errorReason is pending, not failed (review s29)', async () => {
+    const body = { success: false, transaction: '', network: net };
+    const server = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      });
+    });
+    try {
+      const payload = {
+        x402Version: 2,
+        accepted: exampleRequirement,
+        payload: {},
+      } as PaymentPayload;
+      const answer = await new HTTPFacilitatorClient({
+        url: urlOf(server),
+        timeoutMs: 5_000,
+      }).settle(payload, exampleRequirement);
+      // nothing says the transfer was refused: the chain decides
+      expect(classifySettle(answer)).toMatchObject({ kind: 'pending', transaction: '' });
+    } finally {
+      await closed(server);
+    }
+  });
   it('a failure before settlement was requested (the verify phase) is capacity', () => {
     expect(classifySettleError(new SettlementNotAttempted(new Error('verify 502')), net).kind).toBe(
       'capacity',
