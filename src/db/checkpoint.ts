@@ -72,6 +72,7 @@ export async function startCheckpointer(
       policy.intervalMs > 0 && Date.now() - lastAt >= policy.intervalMs && at.insert > lastInsert;
     if (!bySize && !byTime) return;
     const started = performance.now();
+    logger?.debug({ walBytes: at.since }, 'embedded database checkpoint starting');
     try {
       await sql`checkpoint`;
     } catch (e) {
