@@ -11,7 +11,7 @@ import type { SpendingLimits } from './config.js';
  * every payment it signed (what the rolling 24-hour limit sums, so a restart does not reset it).
  * Written atomically (temporary file + rename, mode 0600) after every change; changes from
  * concurrent tool calls are serialised. It holds no key and no signed link; the one signature it
- * keeps is a pending purchase's own payment, until its outcome is known.
+ * keeps is a purchase's own payment, from just before it is sent until its outcome is known.
  */
 export const LocalOrderSchema = z.object({
   order_id: z.string().describe('The marketplace order id'),
@@ -227,6 +227,13 @@ export class LocalState {
       }
       if (i >= 0) s.orders[i] = merged;
       else s.orders.push(merged);
+    });
+  }
+
+  /** Drops a record kept under a local id (a payment signed before its order was known). */
+  forgetOrder(orderId: string): Promise<void> {
+    return this.change((s) => {
+      s.orders = s.orders.filter((o) => o.order_id !== orderId);
     });
   }
 

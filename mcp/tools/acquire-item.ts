@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -159,6 +160,12 @@ async function buy(
   let order: AcquireResponse;
   let transaction: string | undefined;
   let sent: { header: string; validBefore?: number } | undefined;
+  /**
+   * The local id of the record written BEFORE the signed payment is sent: if its answer is lost
+   * (connection dropped, timeout, this process killed), the next acquire finds it pending and
+   * re-sends the same signature instead of signing a second payment that could also settle.
+   */
+  let unconfirmed: string | undefined;
   try {
     progress.check();
     await progress.step('asking the marketplace for the price');
@@ -189,12 +196,31 @@ async function buy(
         );
         await progress.step(`paying ${price} USDC on ${paidOn}`);
       },
-      signed: ({ header, payload }) => {
+      signed: async ({ header, payload }) => {
         sent = { header, ...validBeforeOf(payload.payload) };
+        unconfirmed = `unconfirmed-${randomUUID()}`;
+        await deps.state.recordOrder({
+          order_id: unconfirmed,
+          item_id,
+          wallet: wallet.address,
+          ...(item?.metadata.title && { title: item.metadata.title }),
+          ...(item?.metadata.seller_username && {
+            seller_username: item.metadata.seller_username,
+          }),
+          price_usdc: price,
+          chain: paidOn,
+          status: 'settlement_pending',
+          bought_at: new Date().toISOString(),
+          payment: header,
+          ...(chain && { payment_chain: chain }),
+          ...(sent.validBefore !== undefined && { valid_before: sent.validBefore }),
+          ...(reservation && { spend_id: reservation }),
+        });
       },
     });
     order = res.order;
     transaction = res.settlement?.transaction || undefined;
+    if (unconfirmed) await deps.state.forgetOrder(unconfirmed);
   } catch (err) {
     if (err instanceof PaymentRefused) return failure(`acquire_item refused: ${err.text}`);
     // without a reservation nothing was signed
@@ -206,6 +232,13 @@ async function buy(
       if (nothingCharged(err)) await releasePayment(server, deps, reservation);
       else await spentPayment(server, deps, reservation);
     }
+    // refused, nothing charged: the signed payment is of no more use. Any other failure keeps the
+    // record (outcome unknown), unless the marketplace named the order (below).
+    const named =
+      err instanceof MarketplaceError &&
+      err.code === 'payment_settlement_pending' &&
+      !!bodyOf(err).order_id;
+    if (unconfirmed && (nothingCharged(err) || named)) await deps.state.forgetOrder(unconfirmed);
     if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
       const b = bodyOf(err);
       if (b.order_id)
@@ -390,6 +423,8 @@ async function settlePending(
     status: 'completed',
   };
   await deps.state.recordOrder(record);
+  // a payment kept under a local id (its answer was lost): the order now has its own record
+  if (record.order_id !== order_id) await deps.state.forgetOrder(order_id);
   return {
     order: res.order,
     record,

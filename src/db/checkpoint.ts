@@ -40,6 +40,12 @@ async function position(sql: postgres.Sql): Promise<Position> {
   return { since: Number(row!.since), insert: BigInt(row!.insert) };
 }
 
+/** ENOSPC as Postgres reports it: SQLSTATE 53100 (disk_full), or its message. */
+function diskFull(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | undefined;
+  return err?.code === '53100' || /no space left on device/i.test(String(err?.message ?? ''));
+}
+
 export async function startCheckpointer(
   sql: postgres.Sql,
   policy: CheckpointPolicy,
@@ -66,11 +72,19 @@ export async function startCheckpointer(
       policy.intervalMs > 0 && Date.now() - lastAt >= policy.intervalMs && at.insert > lastInsert;
     if (!bySize && !byTime) return;
     const started = performance.now();
+    logger?.debug({ walBytes: at.since }, 'embedded database checkpoint starting');
     try {
       await sql`checkpoint`;
     } catch (e) {
-      // the WAL stays (and is replayed at the next start); the next check tries again
-      logger?.warn({ err: e, walBytes: at.since }, 'embedded database checkpoint failed');
+      // the WAL since the last checkpoint stays (replayed at the next start) and keeps growing; the
+      // next check tries again. An error, not a warning: nothing else recycles the WAL. (On a full
+      // disk Postgres may report the failure after the checkpoint itself, making the next segment.)
+      if (diskFull(e))
+        logger?.error(
+          { err: e, walBytes: at.since, diskFull: true },
+          'embedded database checkpoint failed: the disk holding DATA_DIR is full; WAL segments may not be recycled and writes fail until space is freed',
+        );
+      else logger?.error({ err: e, walBytes: at.since }, 'embedded database checkpoint failed');
       return;
     }
     const ms = Math.round(performance.now() - started);

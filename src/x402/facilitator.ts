@@ -136,7 +136,16 @@ const PENDING_REASONS = new Set([
 /** Maps a settle answer, an HTTP status or a thrown error onto the four spec outcomes. */
 export function classifySettle(r: SettleResponse, httpStatus?: number): SettleOutcome {
   if (r.success) return { kind: 'settled', response: r };
-  const reason = r.errorReason ?? 'settlement_failed';
+  // no reason is no definite x402 failure (a 200 in the settle shape from whatever answered):
+  // the transfer may have gone out, the chain decides
+  if (!r.errorReason)
+    return {
+      kind: 'pending',
+      transaction: r.transaction ?? '',
+      network: r.network,
+      reason: 'settlement_unknown',
+    };
+  const reason = r.errorReason;
   if (PENDING_REASONS.has(reason) || (r.transaction && /pending|timeout/.test(reason))) {
     return { kind: 'pending', transaction: r.transaction ?? '', network: r.network, reason };
   }
@@ -194,10 +203,11 @@ export function classifySettleError(err: unknown, network: string): SettleOutcom
       transaction: err.transaction ?? '',
       network: (err.network ?? network) as SettleResponse['network'],
     };
-    // JSON with `success` but no reason is not a facilitator's settle answer: its status alone
-    // (a gateway's 429/503) does not say the request went unprocessed
+    // JSON with `success` but no reason is not a facilitator's settle answer, at any status: a
+    // gateway's 429/503, a WAF's or an API gateway's 4xx envelope (`{"success":false,"errors":…}`)
+    // or a load balancer's 408 does not say the request went unprocessed
     const ownAnswer = typeof err.errorReason === 'string' && err.errorReason !== '';
-    if (!ownAnswer && (err.statusCode === 429 || err.statusCode >= 500))
+    if (!ownAnswer)
       return {
         kind: 'pending',
         transaction: r.transaction,

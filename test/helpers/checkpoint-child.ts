@@ -10,9 +10,20 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/index.js';
 
-const logger = pino({ level: 'info' }, pino.destination({ fd: 1, sync: true }));
+const logger = pino(
+  { level: process.env.CKPT_CHILD_LOG_LEVEL ?? 'info' },
+  pino.destination({ fd: 1, sync: true }),
+);
 const db = await openDatabase(loadConfig(process.env), { logger });
 await db.sql`create table if not exists acked (n int primary key, pad text)`;
+// CKPT_CHILD_BULK_MB: that much written first in one statement, so that the first checkpoint has
+// many dirty pages to write (long enough to be killed in the middle of it)
+const bulk = Number(process.env.CKPT_CHILD_BULK_MB ?? 0);
+if (bulk > 0) {
+  await db.sql`create table bulk as select g as id, string_agg(md5(random()::text), '') as pad
+    from generate_series(1, ${bulk * 320}) g, generate_series(1, 100) x group by g`;
+  process.stdout.write(`${JSON.stringify({ bulk: true })}\n`);
+}
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 for (let n = 1; ; n++) {
   await db.sql`insert into acked values (${n}, ${randomBytes(1000).toString('hex')})`;

@@ -123,6 +123,19 @@ describe('capacity stays for what provably never reached /settle', () => {
         'pending',
       );
       expect(await kindOf(503, 'application/json', '{"success":false}')).toBe('pending');
+      // Review s29: a 4xx JSON page with a `success` field but no x402 reason is a gateway's or a
+      // WAF's envelope (Cloudflare's API shape, a load balancer's 408), not the facilitator's word
+      const cloudflare =
+        '{"success":false,"errors":[{"code":10000,"message":"Authentication error"}]}';
+      expect(await kindOf(403, 'application/json', cloudflare)).toBe('pending');
+      expect(await kindOf(408, 'application/json', '{"success":false,"error":"timeout"}')).toBe(
+        'pending',
+      );
+      expect(await kindOf(400, 'application/json', '{"success":false}')).toBe('pending');
+      // a definite x402 failure at a 4xx still says the transfer was refused
+      expect(
+        await kindOf(400, 'application/json', x402('invalid_exact_evm_payload_signature')),
+      ).toBe('failed');
       // the facilitator's own answer that it did not settle
       expect(await kindOf(503, 'application/json', x402('settlement_capacity'))).toBe('capacity');
       expect(await kindOf(429, 'application/json', x402('rate_limited'))).toBe('capacity');
@@ -131,6 +144,31 @@ describe('capacity stays for what provably never reached /settle', () => {
       );
       // ...unless it names a transaction: broadcast, the chain decides
       expect(await kindOf(503, 'application/json', x402('relayer_busy', '0xabc'))).toBe('pending');
+    } finally {
+      await closed(server);
+    }
+  });
+  it('a 200 in the settle shape with no errorReason is pending, not failed (review s29)', async () => {
+    const body = { success: false, transaction: '', network: net };
+    const server = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      });
+    });
+    try {
+      const payload = {
+        x402Version: 2,
+        accepted: exampleRequirement,
+        payload: {},
+      } as PaymentPayload;
+      const answer = await new HTTPFacilitatorClient({
+        url: urlOf(server),
+        timeoutMs: 5_000,
+      }).settle(payload, exampleRequirement);
+      // nothing says the transfer was refused: the chain decides
+      expect(classifySettle(answer)).toMatchObject({ kind: 'pending', transaction: '' });
     } finally {
       await closed(server);
     }

@@ -85,12 +85,22 @@ function rewriteDefinitionLines(text: string): string {
  */
 function fastSafe(text: string): boolean {
   if (/<[A-Za-z!?/]/.test(text)) return false;
-  for (const m of text.matchAll(/\](?:\(|:)[\s>]*([^\s<]*)/g))
-    if (!safeDestination(m[1]!)) return false;
+  // every `](` and `]:` starts a run of its own: a run is not consumed by the one before it
+  // (`[![i](https://a)](javascript:…)`, `[a](https://a)[b](javascript:…)` have no space between).
+  // Runs are read up to RUN characters (linear time); a longer one not plainly http(s) or mailto
+  // goes to the judge.
+  for (const m of text.matchAll(FAST_RUN)) {
+    const run = m[1]!;
+    // `](< javascript:…>)`: a pointy destination may begin with spaces a renderer trims
+    if (run[0] === '<' || !safeDestination(run) || (run.length === RUN && !ALLOWED.test(run)))
+      return false;
+  }
   return true;
 }
 
 const ALLOWED = /^(?:https?:|mailto:)/i;
+const RUN = 512;
+const FAST_RUN = new RegExp(`(?=\\](?:\\(|:)[\\s>]*(<?[^\\s<]{0,${RUN}}))`, 'g');
 
 function safeDestination(dest: string): boolean {
   // as a renderer reads it: backslash escapes undone; browsers also drop tabs and newlines
@@ -365,10 +375,15 @@ function rewriteFound(input: string): string | null {
   const span = (t: Token): [number, number] | null =>
     t.map ? [lineStarts[t.map[0]]!, lineStarts[t.map[1]] ?? text.length] : null;
   const edits: Edit[] = [];
+  /** Blocks and texts already replaced: each is searched for once (N equal links: N, not N²). */
+  const done = new Set<string>();
   /** Every occurrence of `raw` in the block of `t` becomes `by`. */
   const replaceIn = (t: Token, raw: string, by: string) => {
     const s = span(t);
     if (!s || raw === '') return;
+    const key = `${s[0]}\0${raw}`;
+    if (done.has(key)) return;
+    done.add(key);
     for (
       let k = text.indexOf(raw, s[0]);
       k >= 0 && k + raw.length <= s[1];
@@ -403,7 +418,8 @@ function rewriteFound(input: string): string | null {
       ) {
         // the CommonMark autolink grammar, within this block
         const s = span(t);
-        if (!s) continue;
+        if (!s || done.has(`${s[0]}\0<autolinks>`)) continue;
+        done.add(`${s[0]}\0<autolinks>`);
         // eslint-disable-next-line no-control-regex
         const re = /<([A-Za-z][A-Za-z0-9.+-]{1,31}:[^<>\u0000-\u0020]*)>/g;
         re.lastIndex = s[0];
