@@ -290,9 +290,18 @@ export function looksRandom(v: string): boolean {
   return entropy(v) >= 3.7;
 }
 
+/** A payment provider's test-mode key (Stripe's `sk_test_…`, `pk_test_…`): moves no money. */
+const TEST_MODE_KEY = /^(?:sk|pk|rk)_test_/;
+
 /** A value under a secret name that is a secret: random-looking, not a public development key. */
 function namedValue(v: string, match: string): boolean {
-  if (!looksRandom(v) || /^0x[0-9a-fA-F]{40}$/.test(v) || isPublicExampleJwt(v)) return false;
+  if (
+    !looksRandom(v) ||
+    TEST_MODE_KEY.test(v) ||
+    /^0x[0-9a-fA-F]{40}$/.test(v) ||
+    isPublicExampleJwt(v)
+  )
+    return false;
   const name = /^\s*(?:export\s+|ENV\s+|-\s+)?["']?([\w.-]+)/.exec(match)?.[1] ?? '';
   if (isExcludedName(name)) return false;
   const hex = v.startsWith('0x') ? v.slice(2) : v;
@@ -570,7 +579,7 @@ const DEFAULT_PASSWORDS = new Set(
 
 /** A value that is a real password or secret: not empty, a placeholder, a default or a number. */
 function isRealPassword(v: string): boolean {
-  if (v.length < 6 || isPlaceholder(v) || /^[$%@]/.test(v)) return false;
+  if (v.length < 6 || isPlaceholder(v) || TEST_MODE_KEY.test(v) || /^[$%@]/.test(v)) return false;
   if (DEFAULT_PASSWORDS.has(v.toLowerCase())) return false;
   if (/^(?:\d+|true|false|yes|no|on|off)$/i.test(v)) return false;
   if (/^[a-z]+(?:[-_ ][a-z]+)*$/.test(v)) return false; // lowercase words: a setting or a default

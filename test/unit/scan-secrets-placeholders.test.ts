@@ -116,6 +116,8 @@ describe('values that are placeholders stay accepted', () => {
     ['docs/setup.md', 'Use `postgres://app:S3cretPassw0rd99@db.example.com:5432/app`.\n'],
     ['docs/cache.md', 'Set `redis://:Zq8Lm2Kx9Wp4Vn7@your-redis-host:6379`.\n'],
     ['.npmrc', '//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n'],
+    ['src/pay.rb', 'Stripe.api_key = "sk_test_4eC39HqLyjWDarjtT1zdp7dc"\n'],
+    ['.env.test', 'STRIPE_SECRET_KEY=sk_test_51HxQ2kLm9Pw4xR7Zq8Lm2Kx9Wp4Vn7\n'],
     ['.pypirc', '[pypi]\npassword = pypi-your-token-here-xxxxxxxxxxxx\n'],
   ])('%s', async (file, text) => {
     const out = await scanFiles({ [file]: text });
