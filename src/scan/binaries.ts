@@ -81,41 +81,88 @@ export function isGitConfig(path: string): boolean {
   return GIT_CONFIG_PATH.test(innermost(path).inner);
 }
 
-/** A `.git` file (a submodule's or worktree's checkout): `gitdir: <path>` names its repository. */
+/**
+ * A file whose one line names a repository folder: a `.git` file (a submodule's or worktree's
+ * checkout: `gitdir: <path>`), and inside a repository's folder `commondir` (the shared repository
+ * of a worktree: `.git/worktrees/<name>/commondir`, `../..`) and a worktree's `gitdir` (its
+ * checkout's `.git` file: `.git/worktrees/<name>/gitdir`), both bare paths.
+ */
 const GIT_FILE = /(?:^|\/)\.git$/i;
+const GIT_POINTER =
+  /(?:^|\/)[^/]*\.git\/(?:(?:modules|worktrees)\/(?:[^/]+\/)+)?(commondir|gitdir)$/i;
 
 export function isGitFile(path: string): boolean {
-  return GIT_FILE.test(innermost(path).inner);
+  const inner = innermost(path).inner;
+  return GIT_FILE.test(inner) || GIT_POINTER.test(inner);
 }
 
 /**
- * Where a `.git` file's `gitdir:` may lead: a repository folder of the same archive whose config and
- * hooks the scan checks (GIT_CONFIG_PATH, GIT_HOOK): `<x>/.git`, `<name>.git`, or a submodule's or
- * worktree's folder under one (`.git/modules/<name>`, `.git/worktrees/<name>`).
+ * Where a `.git` file's `gitdir:` or a `commondir` may lead: a repository folder of the same archive
+ * whose config and hooks the scan checks (GIT_CONFIG_PATH, GIT_HOOK): `<x>/.git`, `<name>.git`, or
+ * a submodule's or worktree's folder under one (`.git/modules/<name>`, `.git/worktrees/<name>`).
  */
 const GIT_DIR_TARGET = /(?:^|\/)[^/]*\.git(?:\/(?:modules|worktrees)(?:\/[^/]+)+)?$/i;
 
 /**
- * What a `.git` file's line makes git do that is refused, or undefined. Git follows `gitdir:` on
- * `git status` and reads the config and hooks there: an absolute path (another user's repository,
- * `~`, a drive), a path climbing out of the archive, or one to an archive folder outside a
- * repository's own tree (a config there is never checked) is refused. Judged within the innermost
- * archive; backslashes count as separators (Git for Windows).
+ * Where a path written in a repository file leads from the folder `from` (segments inside the
+ * innermost archive), or why it is refused: an absolute path (another user's repository, `~`, a
+ * drive) or one climbing out of the archive. Backslashes count as separators (Git for Windows).
  */
-export function gitFileLine(path: string, text: string): string | undefined {
-  const m = /^\s*gitdir\s*:\s*(.*?)\s*$/i.exec(text);
-  if (!m) return undefined;
-  const target = m[1]!.replaceAll('\\', '/');
+function gitTarget(
+  from: string[],
+  written: string,
+): { at: string } | { refused: 'absolute_path' | 'outside_archive' } {
+  const target = written.replaceAll('\\', '/');
   if (target.startsWith('/') || target.startsWith('~') || /^[A-Za-z]:/.test(target))
-    return 'absolute_path';
-  const inner = innermost(path).inner;
-  const parts = inner.split('/').slice(0, -1);
+    return { refused: 'absolute_path' };
+  const parts = [...from];
   for (const seg of target.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg !== '..') parts.push(seg);
-    else if (parts.pop() === undefined) return 'outside_archive';
+    else if (parts.pop() === undefined) return { refused: 'outside_archive' };
   }
-  return GIT_DIR_TARGET.test(parts.join('/')) ? undefined : 'outside_git_dir';
+  return { at: parts.join('/') };
+}
+
+/**
+ * What a repository pointer's line makes git do that is refused, or undefined. Git follows a `.git`
+ * file's `gitdir:` and a worktree's `commondir` on `git status` and reads the config and hooks
+ * there: an absolute path, a path climbing out of the archive, or one to an archive folder outside a
+ * repository's own tree (a config there is never checked) is refused. A worktree's `gitdir` file
+ * names the checkout git may prune or repair: absolute or outside the archive is refused. Relative
+ * paths start at the file's folder; judged within the innermost archive.
+ */
+export function gitFileLine(path: string, text: string): string | undefined {
+  const inner = innermost(path).inner;
+  const from = inner.split('/').slice(0, -1);
+  const pointer = GIT_POINTER.exec(inner);
+  if (pointer) {
+    const written = text.replace(/\r$/, '').trim();
+    if (written === '') return undefined;
+    const to = gitTarget(from, written);
+    if ('refused' in to) return to.refused;
+    const common = pointer[1]!.toLowerCase() === 'commondir';
+    return common && !GIT_DIR_TARGET.test(to.at) ? 'outside_git_dir' : undefined;
+  }
+  const m = /^\s*gitdir\s*:\s*(.*?)\s*$/i.exec(text);
+  if (!m) return undefined;
+  const to = gitTarget(from, m[1]!);
+  if ('refused' in to) return to.refused;
+  return GIT_DIR_TARGET.test(to.at) ? undefined : 'outside_git_dir';
+}
+
+/**
+ * A config's `core.worktree` (the checkout git works on, relative to the repository folder the
+ * config is in, `.git/modules/<name>` for a submodule): absolute or climbing out of the archive is
+ * refused like a `.git` file's `gitdir:`, else undefined.
+ */
+function worktreeValue(configPath: string, value: string): string | undefined {
+  let v = value.replace(/\s[#;].*$/, '').trim();
+  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
+  if (v === '') return undefined;
+  const inner = innermost(configPath).inner;
+  const to = gitTarget(inner.split('/').slice(0, -1), v);
+  return 'refused' in to ? to.refused : undefined;
 }
 
 /**
@@ -151,14 +198,27 @@ const GIT_CONFIG_ALLOWED: Record<string, readonly string[]> = {
 
 /** `[section]`, `[section "subsection"]` or `[section.subsection]`, then maybe a key on the line. */
 const SECTION = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\]\s*(.*)$/;
-const KEY = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=.*)?$/;
+const KEY = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/;
 
 /**
  * The lines of one git config file in order: each key is judged with the section it is in.
- * `line` returns what is refused (`section.key` or `unparsed_line`) or undefined.
+ * `line` returns what is refused (`section.key` or `unparsed_line`) or undefined; `pointer` what a
+ * `core.worktree` leading out of the archive is refused as (`gitFileLine`'s kinds) or undefined.
  */
 export class GitConfigLines {
   private section = '';
+
+  /** `path`: the config's path in the archive (relative worktrees start at its folder). */
+  constructor(private readonly path = 'config') {}
+
+  /** Asked after `line` on the same text (the section is then the line's). */
+  pointer(text: string): string | undefined {
+    if (this.section !== 'core') return undefined;
+    const kv = KEY.exec(text.replace(/^\s*\[\s*core\s*\]/i, ''));
+    return kv && kv[1]!.toLowerCase() === 'worktree' && kv[2] !== undefined
+      ? worktreeValue(this.path, kv[2])
+      : undefined;
+  }
 
   line(text: string): string | undefined {
     let rest = text;

@@ -177,7 +177,7 @@ export class EntryInspector {
     this.bytecodeByPath = byPath?.check === 'bytecode';
     const install = installFileKind(path);
     this.install = install && new FileInstall(install);
-    this.gitConfig = isGitConfig(path) ? new GitConfigLines() : undefined;
+    this.gitConfig = isGitConfig(path) ? new GitConfigLines(path) : undefined;
     this.everyLine = !!this.install || !!this.gitConfig;
     this.gitFile = isGitFile(path);
     const base = path.slice(path.lastIndexOf('/') + 1);
@@ -513,6 +513,8 @@ export class EntryInspector {
     if (this.gitConfig) {
       const key = this.gitConfig.line(text);
       if (key) return this.report('git_config_exec', lineNo, key);
+      const pointer = this.gitConfig.pointer(text);
+      if (pointer) return this.report('git_gitdir', lineNo, pointer);
     }
     const askCode =
       (tokens && hasRun(buf, first, last + 1, TOKEN_CHAR, PAYLOAD_RUN)) ||

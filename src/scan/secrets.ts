@@ -19,8 +19,87 @@ interface Rule {
   accept?: (value: string, match: string) => boolean;
 }
 
-const PLACEHOLDER =
-  /example|sample|dummy|placeholder|your|changeme|change_me|xxxx|\*\*\*|<|\$\{|\$\(|\{\{|%\(|redacted|fake|test|insert|replace/i;
+/**
+ * A value that stands in for a secret rather than being one, judged as a whole: it IS a
+ * placeholder (`changeme`, `<token>`, `${API_KEY}`, `{{ secret }}`, `%(pw)s`, `xxxx…`, `****`,
+ * `redacted`, `db.example.com`) or is made of placeholder words, fillers and separators
+ * (`your_api_key_here`, `sk_test_your_key_here`, `InsertYourTokenHere`, `fake-secret-123456`),
+ * with at most a quarter of it left unexplained. A long random value that merely contains one of
+ * the words (`Xk9testQ2#pLm7vR`) is not a placeholder.
+ */
+export function isPlaceholder(v: string): boolean {
+  if (v === '') return true;
+  let marked = false;
+  let left = 0;
+  // interpolations and angle-bracket names are fillers whatever they hold
+  const rest = v.replace(STAND_IN_SYNTAX, () => {
+    marked = true;
+    return ' ';
+  });
+  for (const seg of rest.split(SEPARATORS)) {
+    if (seg === '') continue;
+    for (const word of seg.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(' ')) {
+      if (word === '') continue;
+      const w = word.toLowerCase();
+      if (MARKER_WORD.test(w) || isFiller(w)) marked = true;
+      else if (GENERIC_WORD.test(w)) continue;
+      else {
+        // run-together words (`testpass`, `YOURAPIKEYHERE`, `mysecret123`)
+        const m = /^([a-z]+?)(\d*)$/.exec(w);
+        if (m && joinedStandIn(m[1]!)) {
+          marked = true;
+          if (m[2] && !isFiller(m[2])) left += m[2].length;
+        } else left += word.length;
+      }
+    }
+  }
+  return marked && left * 4 <= v.length;
+}
+
+/** Whole words of three or more letters of MARKER_WORD and GENERIC_WORD, one a marker, run together. */
+function joinedStandIn(w: string): boolean {
+  // ok[i]: w[0, i) splits into words; 1 = without a marker yet, 2 = with one
+  const ok = new Uint8Array(w.length + 1);
+  ok[0] = 1;
+  for (let i = 0; i < w.length; i++) {
+    if (!ok[i]) continue;
+    for (let j = i + 3; j <= w.length && j - i <= 12; j++) {
+      const part = w.slice(i, j);
+      const marker = MARKER_WORD.test(part);
+      if (marker || GENERIC_WORD.test(part)) ok[j] = Math.max(ok[j]!, marker ? 2 : ok[i]!);
+    }
+  }
+  return ok[w.length] === 2;
+}
+
+/** `${VAR}`, `$(cmd)`, `{{ x }}`, `%(name)s`, `<your key>`, `[TOKEN]`: a template's hole. */
+const STAND_IN_SYNTAX =
+  /\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|%\([\w.-]*\)[sdr]?|<[\w .:/@-]*>|\[[A-Z_ ]+\]/g;
+const SEPARATORS = /[\s\-_.:/+=@,;|'"`()[\]{}<>!?#%&^~]+/;
+/** Words that say a value is a stand-in: the value is a placeholder when it is made of them. */
+const MARKER_WORD =
+  /^(?:your|yours|my|here|goes|insert|enter|put|replace|replaceme|changeme|change|changeit|example|examples|sample|samples|dummy|placeholder|fake|test|testing|tests|redacted|removed|hidden|masked|todo|tbd|fixme|foo|bar|baz|qux|none|null|undefined|notset|unset|xxx|xyz|abc|abcd|abcdef|secretkey|apikey|mysecret|mypassword|password)$/;
+/** Words that name what stands in (`your_API_KEY_here`): neither a sign nor unexplained. */
+const GENERIC_WORD =
+  /^(?:a|an|the|to|with|of|for|in|on|at|by|and|or|not|is|be|it|me|do|go|use|set|must|should|before|after|then|please|only|this|that|own|real|deploy|deploying|deployment|env|environment|config|default|unique|very|super|safe|actual|new|some|any|long|strong|random|generated|secret|secrets|pass|passwd|pwd|passphrase|key|keys|api|token|tokens|access|private|public|client|auth|oauth|app|application|account|user|username|name|id|value|string|str|db|database|host|hostname|server|service|project|org|live|prod|production|dev|development|staging|local|sk|pk|rk|proj|aws|github|gh|slack|stripe|openai|jwt|bearer|signing|encryption|session|cookie|django|insecure|webhook|url|com|org|net|io|local|mongodb|postgres|mysql|redis)$/;
+
+/**
+ * A filler: one character repeated (`xxxx`, `0000`, `****`), or ascending runs of three or more
+ * (`123456`, `1234567890abcdef`, `abcdefgh`).
+ */
+function isFiller(w: string): boolean {
+  if (w.length >= 3 && /^(.)\1+$/.test(w)) return true;
+  if (w.length < 3) return false;
+  let run = 1;
+  for (let i = 1; i < w.length; i++) {
+    const prev = w.charCodeAt(i - 1);
+    const c = w.charCodeAt(i);
+    if (c === prev + 1 || (prev === 57 && c === 48)) run++;
+    else if (run < 3) return false;
+    else run = 1;
+  }
+  return run >= 3;
+}
 
 const TOKEN = 'secret:token';
 const NAMED = 'secret:named_value';
@@ -40,7 +119,7 @@ const RULES: Rule[] = [
     rule: NAMED,
     kind: 'aws_secret_access_key',
     re: /aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b/i,
-    accept: (v) => !PLACEHOLDER.test(v) && entropy(v) >= 3.5,
+    accept: (v) => !isPlaceholder(v) && entropy(v) >= 3.5,
   },
   {
     rule: TOKEN,
@@ -59,7 +138,7 @@ const RULES: Rule[] = [
     rule: TOKEN,
     kind: 'openai_style_key',
     re: /(?<![\w-])(sk-(?:proj-|ant-[a-z0-9]+-|svcacct-|admin-)?[A-Za-z0-9_-]{32,})\b/,
-    accept: (v) => !PLACEHOLDER.test(v) && entropy(v) >= 3.5,
+    accept: (v) => !isPlaceholder(v) && entropy(v) >= 3.5,
   },
   { rule: TOKEN, kind: 'google_api_key', re: /\b(AIza[0-9A-Za-z_-]{35})(?![\w-])/ },
   {
@@ -83,13 +162,13 @@ const RULES: Rule[] = [
     rule: TOKEN,
     kind: 'azure_storage_key',
     re: /AccountKey=([A-Za-z0-9+/=]{60,})/,
-    accept: (v) => !PLACEHOLDER.test(v),
+    accept: (v) => !isPlaceholder(v),
   },
   {
     rule: 'secret:npmrc_auth',
     kind: 'npm_auth_token',
     re: /(?:^|[\s:])_(?:authToken|auth|password)\s*=\s*["']?([^\s"']{16,})/,
-    accept: (v) => !PLACEHOLDER.test(v) && !v.startsWith('$'),
+    accept: (v) => !isPlaceholder(v) && !v.startsWith('$'),
   },
   {
     rule: NAMED,
@@ -203,7 +282,7 @@ export function entropy(s: string): number {
  * with high entropy, and not an obvious placeholder.
  */
 export function looksRandom(v: string): boolean {
-  if (PLACEHOLDER.test(v)) return false;
+  if (isPlaceholder(v)) return false;
   if (!/[0-9]/.test(v) || !/[A-Za-z]/.test(v)) return false;
   const isHex = /^[0-9a-f]+$/i.test(v);
   if (isHex) return v.length >= 32 && entropy(v) >= 3.3;
@@ -211,9 +290,18 @@ export function looksRandom(v: string): boolean {
   return entropy(v) >= 3.7;
 }
 
+/** A payment provider's test-mode key (Stripe's `sk_test_…`, `pk_test_…`): moves no money. */
+const TEST_MODE_KEY = /^(?:sk|pk|rk)_test_/;
+
 /** A value under a secret name that is a secret: random-looking, not a public development key. */
 function namedValue(v: string, match: string): boolean {
-  if (!looksRandom(v) || /^0x[0-9a-fA-F]{40}$/.test(v) || isPublicExampleJwt(v)) return false;
+  if (
+    !looksRandom(v) ||
+    TEST_MODE_KEY.test(v) ||
+    /^0x[0-9a-fA-F]{40}$/.test(v) ||
+    isPublicExampleJwt(v)
+  )
+    return false;
   const name = /^\s*(?:export\s+|ENV\s+|-\s+)?["']?([\w.-]+)/.exec(match)?.[1] ?? '';
   if (isExcludedName(name)) return false;
   const hex = v.startsWith('0x') ? v.slice(2) : v;
@@ -429,12 +517,11 @@ function isPublicExampleJwt(v: string): boolean {
 
 /**
  * Django's SECRET_KEY: `django-insecure-…` as startproject writes it, or a random value; not a
- * placeholder or a template (`{{ … }}`; Django's own alphabet has no braces).
+ * placeholder (`isPlaceholder`, the value as a whole) or a template (`{{ … }}`, `{}`; Django's own
+ * alphabet has no braces).
  */
-const DJANGO_PLACEHOLDER =
-  /example|sample|dummy|placeholder|your|change|xxxx|redacted|fake|insert|replace|\{/i;
 function djangoKey(v: string): boolean {
-  if (DJANGO_PLACEHOLDER.test(v)) return false;
+  if (v.includes('{') || isPlaceholder(v)) return false;
   return v.startsWith('django-insecure-') ? v.length >= 40 : entropy(v) >= 4.2;
 }
 
@@ -492,7 +579,7 @@ const DEFAULT_PASSWORDS = new Set(
 
 /** A value that is a real password or secret: not empty, a placeholder, a default or a number. */
 function isRealPassword(v: string): boolean {
-  if (v.length < 6 || PLACEHOLDER.test(v) || /^[$%@]/.test(v)) return false;
+  if (v.length < 6 || isPlaceholder(v) || TEST_MODE_KEY.test(v) || /^[$%@]/.test(v)) return false;
   if (DEFAULT_PASSWORDS.has(v.toLowerCase())) return false;
   if (/^(?:\d+|true|false|yes|no|on|off)$/i.test(v)) return false;
   if (/^[a-z]+(?:[-_ ][a-z]+)*$/.test(v)) return false; // lowercase words: a setting or a default
@@ -514,7 +601,7 @@ function urlPassword(line: string): string | undefined {
       !(pass.length >= 12 && /\d/.test(pass) && /[A-Za-z]/.test(pass))
     )
       continue;
-    if (PLACEHOLDER.test(host) || /^(?:host|hostname|server)$/i.test(host)) continue;
+    if (isPlaceholderHost(host) || /^(?:host|hostname|server)$/i.test(host)) continue;
     const s = scheme
       .toLowerCase()
       .replace(/\+.*$/, '')
@@ -524,8 +611,24 @@ function urlPassword(line: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A connection URL's host that is a stand-in: a placeholder (`your-db-host`, `<host>`, `${HOST}`)
+ * or a domain reserved for documentation (`example.com`, `db.example.org`, `*.example`, `.test`,
+ * `.invalid`, RFC 2606).
+ */
+function isPlaceholderHost(host: string): boolean {
+  const name = host.replace(/:\d+$/, '');
+  return (
+    isPlaceholder(name) ||
+    /(?:^|\.)(?:example\.(?:com|org|net)|example|test|invalid)$/i.test(name) ||
+    name.split(/[.-]/).some((label) => STAND_IN_LABEL.test(label))
+  );
+}
+const STAND_IN_LABEL =
+  /^(?:example|sample|your|yourhost|placeholder|dummy|fake|redacted|host|hostname|xxx+)$/i;
+
 function isRealUrlPassword(v: string): boolean {
-  if (v.length < 3 || PLACEHOLDER.test(v) || /^[$%{:[*]/.test(v)) return false;
+  if (v.length < 3 || isPlaceholder(v) || /^[$%{:[*]/.test(v)) return false;
   return !DEFAULT_PASSWORDS.has(decodeURIComponentSafe(v).toLowerCase());
 }
 

@@ -199,14 +199,54 @@ function checkEntryKind(entry: Entry, isDir: boolean, path: string): void {
   }
   // The file type in the upper 16 bits counts whatever host "version made by" names: Info-ZIP
   // applies Unix modes from Atari, BeOS, AtheOS... hosts too, and other extractors ignore the host.
-  const type = (entry.externalFileAttributes >>> 16) & 0o170000;
-  if (type === 0o120000) throw unsafe('symlink', path, `host ${entry.versionMadeBy >> 8}`);
-  if (type !== 0 && type !== 0o100000 && type !== 0o040000) throw unsafe('special_file', path);
-  if (type === 0o040000 && !isDir) throw unsafe('special_file', path, 'directory mode on a file');
+  checkFileType(entry.externalFileAttributes, isDir, path, `host ${entry.versionMadeBy >> 8}`);
+  for (const f of entry.extraFields) {
+    const attrs = f.id === XL_FIELD ? xlAttributes(f.data) : undefined;
+    if (attrs !== undefined) checkFileType(attrs, isDir, path, 'xl extra field');
+  }
   if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
     throw unsafe('stored_size_mismatch', path);
   }
   if (isDir && entry.uncompressedSize !== 0) throw unsafe('directory_with_content', path);
+}
+
+/** The file type in the upper 16 bits of external attributes: a regular file or directory only. */
+function checkFileType(attrs: number, isDir: boolean, path: string, where: string): void {
+  const type = (attrs >>> 16) & 0o170000;
+  if (type === 0o120000) throw unsafe('symlink', path, where);
+  if (type !== 0 && type !== 0o100000 && type !== 0o040000) throw unsafe('special_file', path);
+  if (type === 0o040000 && !isDir) throw unsafe('special_file', path, 'directory mode on a file');
+}
+
+/**
+ * libarchive's experimental 'xl' extra field (0x6c78) carries external attributes in the local
+ * header (and may in the central record) for streaming extraction; bsdtar (also Windows' tar.exe)
+ * takes the entry's mode from it over the central record's, so a symlink can hide there.
+ */
+const XL_FIELD = 0x6c78;
+
+/** The external attributes an 'xl' field's data holds (bitmap & 4), if any. */
+function xlAttributes(data: Buffer): number | undefined {
+  if (data.length < 1) return undefined;
+  const bitmap = data[0]! & 0x7f;
+  let p = 1;
+  while (p - 1 < data.length && data[p - 1]! & 0x80) p++;
+  if (bitmap & 1) p += 2;
+  if (bitmap & 2) p += 2;
+  return bitmap & 4 && p + 4 <= data.length ? data.readUInt32LE(p) : undefined;
+}
+
+/** The external attributes in the 'xl' fields among raw extra fields (a local header's). */
+function localXlAttributes(extra: Buffer): number[] {
+  const out: number[] = [];
+  for (let p = 0; p + 4 <= extra.length;) {
+    const id = extra.readUInt16LE(p);
+    const size = extra.readUInt16LE(p + 2);
+    const attrs = id === XL_FIELD ? xlAttributes(extra.subarray(p + 4, p + 4 + size)) : undefined;
+    if (attrs !== undefined) out.push(attrs);
+    p += 4 + size;
+  }
+  return out;
 }
 
 /** Cross-checks the local header (and data descriptor) with the central record; returns the span. */
@@ -224,6 +264,9 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
   const dataStart = lh + 30 + nameLen + extraLen;
   const mismatch = (what: string) => unsafe('local_header_mismatch', path, what);
   if (!buf.subarray(lh + 30, lh + 30 + nameLen).equals(entry.fileNameRaw)) throw mismatch('name');
+  const isDir = entry.fileNameRaw[nameLen - 1] === 0x2f;
+  for (const attrs of localXlAttributes(buf.subarray(lh + 30 + nameLen, dataStart)))
+    checkFileType(attrs, isDir, path, 'xl extra field');
   if ((flags & 0x2041) !== (entry.generalPurposeBitFlag & 0x2041))
     throw mismatch('encryption flag');
   if ((flags & 0x8) !== (entry.generalPurposeBitFlag & 0x8)) throw mismatch('descriptor flag');

@@ -22,6 +22,9 @@ export interface ZipEntrySpec {
   unixMode?: number;
   /** Put sizes and CRC in a data descriptor after the data (flag bit 3). */
   descriptor?: boolean;
+  /** Raw extra fields (id, size, data…) of the local header and of the central record. */
+  localExtra?: Buffer;
+  centralExtra?: Buffer;
   /** Overrides of the declared values in the local header and/or the central record. */
   local?: Partial<FieldSet>;
   central?: Partial<FieldSet & { offset: number }>;
@@ -67,7 +70,7 @@ export function buildZip(entries: ZipEntrySpec[], opts: ZipOptions = {}): Buffer
     };
     const local = { ...real, ...e.local };
     const central = { ...real, offset, ...e.central };
-    const localHeader = header(0x04034b50, local, e.descriptor);
+    const localHeader = header(0x04034b50, local, e.descriptor, e.localExtra);
     push(localHeader);
     push(body);
     if (e.descriptor) {
@@ -78,7 +81,7 @@ export function buildZip(entries: ZipEntrySpec[], opts: ZipOptions = {}): Buffer
       d.writeUInt32LE(real.usize, 12);
       push(d);
     }
-    centrals.push(centralRecord(central, e.unixMode));
+    centrals.push(centralRecord(central, e.unixMode, e.centralExtra));
   }
   for (const x of opts.extraCentral ?? []) centrals.push(centralRecord(x));
   const cdOffset = offset;
@@ -95,7 +98,12 @@ export function buildZip(entries: ZipEntrySpec[], opts: ZipOptions = {}): Buffer
   return Buffer.concat(parts);
 }
 
-function header(sig: number, f: FieldSet, descriptor?: boolean): Buffer {
+function header(
+  sig: number,
+  f: FieldSet,
+  descriptor?: boolean,
+  extra: Buffer = Buffer.alloc(0),
+): Buffer {
   const name = Buffer.from(f.name);
   const h = Buffer.alloc(30);
   h.writeUInt32LE(sig, 0);
@@ -108,11 +116,15 @@ function header(sig: number, f: FieldSet, descriptor?: boolean): Buffer {
   h.writeUInt32LE(descriptor ? 0 : f.csize, 18);
   h.writeUInt32LE(descriptor ? 0 : f.usize, 22);
   h.writeUInt16LE(name.length, 26);
-  h.writeUInt16LE(0, 28);
-  return Buffer.concat([h, name]);
+  h.writeUInt16LE(extra.length, 28);
+  return Buffer.concat([h, name, extra]);
 }
 
-function centralRecord(f: FieldSet & { offset: number }, unixMode?: number): Buffer {
+function centralRecord(
+  f: FieldSet & { offset: number },
+  unixMode?: number,
+  extra: Buffer = Buffer.alloc(0),
+): Buffer {
   const name = Buffer.from(f.name);
   const h = Buffer.alloc(46);
   h.writeUInt32LE(0x02014b50, 0);
@@ -126,9 +138,10 @@ function centralRecord(f: FieldSet & { offset: number }, unixMode?: number): Buf
   h.writeUInt32LE(f.csize, 20);
   h.writeUInt32LE(f.usize, 24);
   h.writeUInt16LE(name.length, 28);
+  h.writeUInt16LE(extra.length, 30);
   h.writeUInt32LE(unixMode !== undefined ? (unixMode << 16) >>> 0 : 0, 38);
   h.writeUInt32LE(f.offset, 42);
-  return Buffer.concat([h, name]);
+  return Buffer.concat([h, name, extra]);
 }
 
 export interface TarEntrySpec {

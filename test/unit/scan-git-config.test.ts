@@ -155,6 +155,134 @@ describe('a .git file whose gitdir leads out of the archive own repositories', (
   });
 });
 
+describe('a repository folder whose worktree or common dir points out of the archive', () => {
+  // git reads core.worktree and commondir on `git status`; a worktree's gitdir file names the
+  // checkout `git worktree prune`/`repair` acts on.
+  it.each([
+    [
+      'core.worktree, absolute',
+      '.git/config',
+      '[core]\n\tworktree = /home/other/project\n',
+      2,
+      'absolute_path',
+    ],
+    ['core.worktree, home', '.git/config', '[core]\n\tworktree = ~/project\n', 2, 'absolute_path'],
+    [
+      'core.worktree, a drive, quoted',
+      '.git/config',
+      '[core]\n\tworktree = "C:\\\\src"\n',
+      2,
+      'absolute_path',
+    ],
+    [
+      'core.worktree, .. out of the archive',
+      '.git/config',
+      '[core]\n\tbare = false\n\tworktree = ../..\n',
+      3,
+      'outside_archive',
+    ],
+    [
+      'core.worktree on the section line',
+      '.git/config',
+      '[core] worktree = ../../x\n',
+      1,
+      'outside_archive',
+    ],
+    [
+      'a submodule config climbing one level too far',
+      '.git/modules/libs/up/config',
+      '[core]\n\tworktree = ../../../../../libs/up\n',
+      2,
+      'outside_archive',
+    ],
+    [
+      'a worktree config.worktree',
+      '.git/worktrees/wt/config.worktree',
+      '[core]\n\tworktree = /srv/x\n',
+      2,
+      'absolute_path',
+    ],
+    [
+      'a worktree commondir, absolute',
+      '.git/worktrees/wt/commondir',
+      '/home/other/project/.git\n',
+      1,
+      'absolute_path',
+    ],
+    [
+      'a worktree commondir, .. out',
+      '.git/worktrees/wt/commondir',
+      '../../../..\n',
+      1,
+      'outside_archive',
+    ],
+    [
+      'a worktree commondir to a plain folder',
+      '.git/worktrees/wt/commondir',
+      '../../../tools/repo\n',
+      1,
+      'outside_git_dir',
+    ],
+    ['a commondir in .git itself', '.git/commondir', '~/repo/.git\n', 1, 'absolute_path'],
+    [
+      'a worktree gitdir, absolute (what git worktree add writes)',
+      '.git/worktrees/wt/gitdir',
+      '/home/me/wt/.git\n',
+      1,
+      'absolute_path',
+    ],
+    [
+      'a worktree gitdir, .. out',
+      '.git/worktrees/wt/gitdir',
+      '../../../../wt/.git\n',
+      1,
+      'outside_archive',
+    ],
+  ])('%s is refused', async (_what, file, text, line, kind) => {
+    const out = await scanWith({ ...HEAD, [file]: text });
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'git_gitdir',
+      file,
+      line,
+      detail: kind,
+    });
+  });
+
+  it('inside a nested archive, core.worktree may not climb into the outer archive', async () => {
+    const inner = zipOf({ 'lib/.git/config': '[core]\n\tworktree = ../../../src\n' });
+    const out = await scanWith({ 'vendor/dep.zip': inner });
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'git_gitdir',
+      file: 'vendor/dep.zip!/lib/.git/config',
+      detail: 'outside_archive',
+    });
+  });
+
+  it.each([
+    ['core.worktree to the archive root', '.git/config', '[core]\n\tworktree = ..\n'],
+    [
+      'core.worktree to a folder, comment after',
+      '.git/config',
+      '[core]\n\tworktree = "../app" # x\n',
+    ],
+    [
+      'a submodule config (what git submodule add writes)',
+      '.git/modules/libs/up/config',
+      '[core]\n\tworktree = ../../../../libs/up\n',
+    ],
+    ['a worktree commondir', '.git/worktrees/wt/commondir', '../..\n'],
+    ['a relative worktree gitdir, CRLF', '.git/worktrees/wt/gitdir', '../../../wt/.git\r\n'],
+    ['a worktree key in another section', '.git/config', '[remote "worktree"]\n\turl = ../x\n'],
+  ])('%s stays accepted', async (_what, file, text) => {
+    const out = await scanWith({
+      ...HEAD,
+      [file]: text,
+      'wt/.git': 'gitdir: ../.git/worktrees/wt\n',
+    });
+    expect(out.verdict === 'reject' ? out.findings : 'accept').toBe('accept');
+  });
+});
+
 describe('the configs real git writes are accepted', () => {
   it('git init, git clone, git submodule add, user and pull settings', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'git-config-'));

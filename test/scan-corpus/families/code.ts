@@ -323,6 +323,20 @@ const binaries: Variant[] = [
     }),
   },
   {
+    name: 'git-config-worktree-absolute',
+    expectCheck: 'git_gitdir',
+    files: gitConfig('[core]', '\tworktree = /home/runner/work/shared'),
+  },
+  {
+    name: 'git-worktree-commondir-outside',
+    expectCheck: 'git_gitdir',
+    files: () => ({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.git/worktrees/wt/commondir': '../../../../../../../../../../shared/.git\n',
+      'wt/.git': 'gitdir: ../.git/worktrees/wt\n',
+    }),
+  },
+  {
     name: 'git-file-gitdir-outside-git-tree',
     expectCheck: 'git_gitdir',
     files: () => ({

@@ -10,6 +10,7 @@ import {
   rawTarGz,
   tarBlock,
   tarGzWith,
+  zipWith,
   zipWithMode,
 } from '../build.js';
 
@@ -34,6 +35,17 @@ const HOSTS: Array<[number, string]> = [
   [30, 'atheos'],
 ];
 
+/** libarchive's 'xl' extra field: Unix "version made by" and external attributes (a symlink). */
+const xl = (mode = SYMLINK): Buffer => {
+  const f = Buffer.alloc(11);
+  f.writeUInt16LE(0x6c78, 0);
+  f.writeUInt16LE(7, 2);
+  f[4] = 0x05;
+  f.writeUInt16LE((3 << 8) | 30, 5);
+  f.writeUInt32LE((mode << 16) >>> 0, 7);
+  return f;
+};
+
 const zipLink = (name: string, entry: string, target: string, host = 3, mode = SYMLINK) =>
   zipWithMode(baseProject(name), { name: entry, data: target, mode, host });
 
@@ -56,6 +68,12 @@ export const cases: CorpusCase[] = [
   ),
   hostileCase(F, 'zip-socket-beos', 'zip', 'special_file', (n) =>
     zipLink(n, 'run/agent.sock', '', 16, 0o140755),
+  ),
+  // the mode only in libarchive's 'xl' extra field of the local header (bsdtar, Windows tar.exe)
+  hostileCase(F, 'zip-symlink-xl-local-field', 'zip', 'symlink', (n) =>
+    zipWith(baseProject(n), [
+      { name: 'etc-passwd', data: '/etc/passwd', method: 0, unixMode: 0o100644, localExtra: xl() },
+    ]),
   ),
   hostileCase(F, 'zip-symlink-nested', 'tar.gz', 'symlink', (n) =>
     nest('tar.gz', n, 'vendor/deps.zip', zipLink(`${n}/inner`, 'passwd', '/etc/passwd', 16)),
