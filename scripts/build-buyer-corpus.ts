@@ -7,7 +7,7 @@
  *   npx tsx scripts/build-buyer-corpus.ts import [--out f] <queries.txt ...>  (writes the data file)
  *   npx tsx scripts/build-buyer-corpus.ts build [out]                           (writes the table)
  *   npx tsx scripts/build-buyer-corpus.ts cv [queries.txt]          (5-fold cross-validation)
- *   npx tsx scripts/build-buyer-corpus.ts diag [two-rounds.txt]     (what the spread cap drops, CV)
+ *   npx tsx scripts/build-buyer-corpus.ts diag                      (round 1 against both: cap, CV)
  *
  * import: concatenates files of `concept<TAB>query` lines and cleans them mechanically only (a
  * line whose concept the lexicon lacks, an empty or malformed line, a repeated line are dropped;
@@ -21,7 +21,7 @@ import { isStackWord } from '../src/domain/search/stacks.js';
 import { lexiconConcepts, taskLexicon } from '../src/domain/search/task-lexicon.js';
 
 const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
-const TWO_ROUNDS = new URL('./corpus/buyer-queries-two-rounds.txt', import.meta.url).pathname;
+const ROUND1 = new URL('./corpus/buyer-queries-round1.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 
 /** The data file's header; round 2's lines where its files (queries-b*) are imported. */
@@ -136,14 +136,20 @@ export interface BuyerOptions {
   maxEntropy?: number;
   entropyMinDf?: number;
 }
-/** Chosen by `cv` (the share of held-out queries whose concept their words predict first). */
+/**
+ * Chosen by `cv` and `diag` (the share of held-out queries whose concept their words predict
+ * first) on both rounds: no spread cap (a count cap drops common words once the corpus grows:
+ * "build", "per"), 5 concepts a word (3 left "publish" without blog).
+ */
 export const BUYER_OPTIONS: BuyerOptions = {
   prior: 5,
   minPair: 1,
   minP: 0.05,
-  maxSpread: 48,
-  top: 3,
+  maxSpread: Infinity,
+  top: 5,
 };
+/** Round 1's table (stop 28), the settings `diag` starts from. */
+const ROUND1_OPTIONS: BuyerOptions = { ...BUYER_OPTIONS, maxSpread: 48, top: 3 };
 
 const stemsOf = new WeakMap<Labelled, string[]>();
 /** One query's words by stem, less the stack names and the words that name its concept. */
@@ -275,15 +281,15 @@ function crossValidate(data: Labelled[], o: BuyerOptions): { right: number; cove
 const DIAG_OPTIONS: Array<Partial<BuyerOptions>> = [
   { maxSpread: 48 },
   { maxSpread: 48, spreadRef: 5256 },
-  { maxSpread: 329 },
+  { maxSpread: Infinity },
   { maxEntropy: 0.8, entropyMinDf: 10 },
   { maxEntropy: 0.85, entropyMinDf: 10 },
   { maxEntropy: 0.9, entropyMinDf: 10 },
   { maxEntropy: 0.95, entropyMinDf: 10 },
-  { maxSpread: 329, top: 4 },
-  { maxSpread: 329, top: 5 },
-  { maxSpread: 329, top: 6 },
-  { maxSpread: 329, top: 8 },
+  { maxSpread: Infinity, top: 4 },
+  { maxSpread: Infinity, top: 5 },
+  { maxSpread: Infinity, top: 6 },
+  { maxSpread: Infinity, top: 8 },
 ];
 
 /** The corpus file as committed. */
@@ -314,8 +320,8 @@ else if (cmd === 'cv') {
           );
 } else if (cmd === 'diag') {
   // issue 30, stop 29: does the spread cap drop what round 1 kept once the corpus grows?
-  const r1 = buyerQueries();
-  const both = readLabelled(readFileSync(rest[0] ?? TWO_ROUNDS, 'utf8'));
+  const r1 = readLabelled(readFileSync(ROUND1, 'utf8'));
+  const both = buyerQueries();
   const spread = (data: Labelled[]) => {
     const m = new Map<string, { df: number; by: Map<string, number> }>();
     for (const d of data)
@@ -328,7 +334,7 @@ else if (cmd === 'cv') {
     return m;
   };
   const [s1, s2] = [spread(r1), spread(both)];
-  const t1 = learnBuyer(r1);
+  const t1 = learnBuyer(r1, ROUND1_OPTIONS);
   const show = (t: Map<string, Array<[string, number]>>, w: string) =>
     (t.get(w) ?? []).map(([c, p]) => `${c} ${p.toFixed(2)}`).join(', ') || '-';
   const capped = (m: typeof s1, cap: number) =>
@@ -351,7 +357,7 @@ else if (cmd === 'cv') {
   console.log(
     `\nkept by round 1's table, dropped by the cap 48 on both rounds (${lost.length}); spread on both, round 1's prediction, both rounds' uncapped:`,
   );
-  const uncapped = learnBuyer(both, { ...BUYER_OPTIONS, maxSpread: 329 });
+  const uncapped = learnBuyer(both, { ...ROUND1_OPTIONS, maxSpread: Infinity });
   for (const [w, e] of lost)
     console.log(
       `  ${w} df ${e.df} spread ${e.by.size}${e.by.size > scaled ? ' (over the scaled cap too)' : ''}: r1 ${show(t1, w)} | both ${show(uncapped, w)}`,
@@ -361,5 +367,5 @@ else if (cmd === 'cv') {
     ['both rounds', both],
   ] as const)
     for (const o of DIAG_OPTIONS)
-      console.log(name, JSON.stringify(o), crossValidate(data, { ...BUYER_OPTIONS, ...o }));
+      console.log(name, JSON.stringify(o), crossValidate(data, { ...ROUND1_OPTIONS, ...o }));
 } else throw new Error('usage: build-buyer-corpus.ts import <files> | build [out] | cv | diag');
