@@ -139,7 +139,7 @@ export interface BuyerOptions {
 /**
  * Chosen by `cv` and `diag` (the share of held-out queries whose concept their words predict
  * first) on both rounds: no spread cap (a count cap drops common words once the corpus grows:
- * "build", "per"), 5 concepts a word (3 left "publish" without blog).
+ * "build", "per"), 5 concepts a word (a word leaning to several keeps the one a query needs).
  */
 export const BUYER_OPTIONS: BuyerOptions = {
   prior: 5,
