@@ -7,6 +7,7 @@
  *   npx tsx scripts/build-buyer-corpus.ts import [--out f] <queries.txt ...>  (writes the data file)
  *   npx tsx scripts/build-buyer-corpus.ts build [out]                           (writes the table)
  *   npx tsx scripts/build-buyer-corpus.ts cv [queries.txt]          (5-fold cross-validation)
+ *   npx tsx scripts/build-buyer-corpus.ts diag                      (round 1 against both: cap, CV)
  *
  * import: concatenates files of `concept<TAB>query` lines and cleans them mechanically only (a
  * line whose concept the lexicon lacks, an empty or malformed line, a repeated line are dropped;
@@ -20,6 +21,7 @@ import { isStackWord } from '../src/domain/search/stacks.js';
 import { lexiconConcepts, taskLexicon } from '../src/domain/search/task-lexicon.js';
 
 const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
+const ROUND1 = new URL('./corpus/buyer-queries-round1.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 
 /** The data file's header; round 2's lines where its files (queries-b*) are imported. */
@@ -121,18 +123,43 @@ export interface BuyerOptions {
   maxSpread: number;
   /** per word, at most this many concepts */
   top: number;
+  /**
+   * When set, `maxSpread` is relative to a corpus of this many queries: the cap is `maxSpread` ×
+   * queries ÷ `spreadRef` (a word's spread grows with the corpus; round 1's 5,256 at 48 is 48).
+   */
+  spreadRef?: number;
+  /**
+   * When set, genericity by entropy instead of a count: a word seen in at least `entropyMinDf`
+   * queries whose concepts' entropy, over its largest possible (log of min(queries, concepts)),
+   * exceeds this is generic (spread as evenly as its count allows).
+   */
+  maxEntropy?: number;
+  entropyMinDf?: number;
 }
-/** Chosen by `cv` (the share of held-out queries whose concept their words predict first). */
+/**
+ * Chosen by `cv` and `diag` (the share of held-out queries whose concept their words predict
+ * first) on both rounds: no spread cap (a count cap drops common words once the corpus grows:
+ * "build", "per"), 5 concepts a word (a word leaning to several keeps the one a query needs).
+ */
 export const BUYER_OPTIONS: BuyerOptions = {
   prior: 5,
   minPair: 1,
   minP: 0.05,
-  maxSpread: 48,
-  top: 3,
+  maxSpread: Infinity,
+  top: 5,
 };
+/** Round 1's table (stop 28), the settings `diag` starts from. */
+const ROUND1_OPTIONS: BuyerOptions = { ...BUYER_OPTIONS, maxSpread: 48, top: 3 };
 
+const stemsOf = new WeakMap<Labelled, string[]>();
 /** One query's words by stem, less the stack names and the words that name its concept. */
-function queryStems({ concept, query }: Labelled): string[] {
+function queryStems(d: Labelled): string[] {
+  let stems = stemsOf.get(d);
+  if (!stems) stemsOf.set(d, (stems = computeStems(d)));
+  return stems;
+}
+
+function computeStems({ concept, query }: Labelled): string[] {
   const naming = new Set<string>();
   for (const [word, named] of lexiconConcepts(query, true))
     if (named.includes(`t:${concept}`)) naming.add(stem(word.toLowerCase()));
@@ -170,7 +197,7 @@ export function learnBuyer(
   }
   const out = new Map<string, Array<[string, number]>>();
   for (const [s, byConcept] of wc) {
-    if (byConcept.size > o.maxSpread) continue;
+    if (isGeneric(byConcept, df.get(s)!, N, cf.size, o)) continue;
     const list: Array<[string, number]> = [];
     for (const [c, n] of byConcept) {
       if (n < o.minPair) continue;
@@ -182,6 +209,24 @@ export function learnBuyer(
       out.set(s, list.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, o.top));
   }
   return out;
+}
+
+/** Whether a word is too generic to predict a concept (see BuyerOptions). */
+export function isGeneric(
+  byConcept: Map<string, number>,
+  df: number,
+  N: number,
+  concepts: number,
+  o: BuyerOptions,
+): boolean {
+  if (o.maxEntropy !== undefined) {
+    if (df < (o.entropyMinDf ?? 2)) return false;
+    let h = 0;
+    for (const n of byConcept.values()) h -= (n / df) * Math.log(n / df);
+    return h / Math.log(Math.min(df, concepts)) > o.maxEntropy;
+  }
+  const cap = o.spreadRef === undefined ? o.maxSpread : (o.maxSpread * N) / o.spreadRef;
+  return byConcept.size > cap;
 }
 
 export function buildBuyerTable(data: Labelled[], o: BuyerOptions = BUYER_OPTIONS): string {
@@ -232,6 +277,21 @@ function crossValidate(data: Labelled[], o: BuyerOptions): { right: number; cove
   return { right: right / data.length, covered: covered / data.length };
 }
 
+/** The genericity tests `diag` compares by cross-validation within the corpus. */
+const DIAG_OPTIONS: Array<Partial<BuyerOptions>> = [
+  { maxSpread: 48 },
+  { maxSpread: 48, spreadRef: 5256 },
+  { maxSpread: Infinity },
+  { maxEntropy: 0.8, entropyMinDf: 10 },
+  { maxEntropy: 0.85, entropyMinDf: 10 },
+  { maxEntropy: 0.9, entropyMinDf: 10 },
+  { maxEntropy: 0.95, entropyMinDf: 10 },
+  { maxSpread: Infinity, top: 4 },
+  { maxSpread: Infinity, top: 5 },
+  { maxSpread: Infinity, top: 6 },
+  { maxSpread: Infinity, top: 8 },
+];
+
 /** The corpus file as committed. */
 export function buyerQueries(): Labelled[] {
   return readLabelled(readFileSync(DATA, 'utf8'));
@@ -258,4 +318,54 @@ else if (cmd === 'cv') {
             JSON.stringify({ prior, minP, maxSpread, minPair }),
             crossValidate(data, { ...BUYER_OPTIONS, prior, minP, maxSpread, minPair }),
           );
-} else throw new Error('usage: build-buyer-corpus.ts import <files> | build [out] | cv');
+} else if (cmd === 'diag') {
+  // issue 30, stop 29: does the spread cap drop what round 1 kept once the corpus grows?
+  const r1 = readLabelled(readFileSync(ROUND1, 'utf8'));
+  const both = buyerQueries();
+  const spread = (data: Labelled[]) => {
+    const m = new Map<string, { df: number; by: Map<string, number> }>();
+    for (const d of data)
+      for (const s of queryStems(d)) {
+        const e = m.get(s) ?? { df: 0, by: new Map<string, number>() };
+        e.df++;
+        e.by.set(d.concept, (e.by.get(d.concept) ?? 0) + 1);
+        m.set(s, e);
+      }
+    return m;
+  };
+  const [s1, s2] = [spread(r1), spread(both)];
+  const t1 = learnBuyer(r1, ROUND1_OPTIONS);
+  const show = (t: Map<string, Array<[string, number]>>, w: string) =>
+    (t.get(w) ?? []).map(([c, p]) => `${c} ${p.toFixed(2)}`).join(', ') || '-';
+  const capped = (m: typeof s1, cap: number) =>
+    [...m].filter(([, e]) => e.by.size > cap).sort((a, b) => b[1].by.size - a[1].by.size);
+  console.log(`round 1: ${r1.length} queries; both rounds: ${both.length}`);
+  console.log(
+    `round 1, spread > 48 (${capped(s1, 48).length}):`,
+    capped(s1, 48)
+      .map(([w, e]) => `${w} ${e.df}/${e.by.size}`)
+      .join(' '),
+  );
+  console.log(
+    `both rounds, spread > 48 (${capped(s2, 48).length}):`,
+    capped(s2, 48)
+      .map(([w, e]) => `${w} ${e.df}/${e.by.size}`)
+      .join(' '),
+  );
+  const scaled = (48 * both.length) / r1.length;
+  const lost = capped(s2, 48).filter(([w]) => t1.has(w));
+  console.log(
+    `\nkept by round 1's table, dropped by the cap 48 on both rounds (${lost.length}); spread on both, round 1's prediction, both rounds' uncapped:`,
+  );
+  const uncapped = learnBuyer(both, { ...ROUND1_OPTIONS, maxSpread: Infinity });
+  for (const [w, e] of lost)
+    console.log(
+      `  ${w} df ${e.df} spread ${e.by.size}${e.by.size > scaled ? ' (over the scaled cap too)' : ''}: r1 ${show(t1, w)} | both ${show(uncapped, w)}`,
+    );
+  for (const [name, data] of [
+    ['round 1', r1],
+    ['both rounds', both],
+  ] as const)
+    for (const o of DIAG_OPTIONS)
+      console.log(name, JSON.stringify(o), crossValidate(data, { ...ROUND1_OPTIONS, ...o }));
+} else throw new Error('usage: build-buyer-corpus.ts import <files> | build [out] | cv | diag');

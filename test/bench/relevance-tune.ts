@@ -75,23 +75,13 @@ const REFERENCE: Calibration = {
   floor: 1,
 };
 const EARLIER_SET = 'issue11';
-/** BENCH_TUNE_GRID=corpus: [corpusConcept, corpusWord] pairs (0 is off). */
-const CORPUS_GRID: ReadonlyArray<readonly [number, number]> = [0, 0.5, 1, 1.5, 2, 3].flatMap(
-  (concept) => [0, 0.4, 0.6, 0.8, 1, 1.2].map((word) => [concept, word] as const),
-);
+/** BENCH_TUNE_GRID=corpus: corpusConcept values (0 is off). */
+const CORPUS_GRID: readonly number[] = [0, 0.5, 1, 1.5, 2, 3];
 
-/**
- * BENCH_TUNE_GRID=buyer: [buyerConcept, buyerClassify] pairs (0 is off; BENCH_BUYER_GRID narrows
- * it, e.g. "0:0,1:0,2:0.5").
- */
-const BUYER_GRID: ReadonlyArray<readonly [number, number]> = process.env.BENCH_BUYER_GRID
-  ? process.env.BENCH_BUYER_GRID.split(',').map((p) => {
-      const [a, b] = p.split(':').map(Number);
-      return [a ?? 0, b ?? 0] as const;
-    })
-  : [0, 0.5, 1, 1.5, 2, 3].flatMap((credit) =>
-      [0, 0.25, 0.5, 1, 2].map((classify) => [credit, classify] as const),
-    );
+/** BENCH_TUNE_GRID=buyer: buyerConcept values (0 is off; BENCH_BUYER_GRID sets them, e.g. "0,12,24"). */
+const BUYER_GRID: readonly number[] = process.env.BENCH_BUYER_GRID
+  ? process.env.BENCH_BUYER_GRID.split(',').map(Number)
+  : [0, 3, 6, 12, 24, 48];
 
 type Ranked = Array<{ key: string; s: CandidateSignals }>;
 
@@ -166,13 +156,13 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
     // corpus's credits are searched, every other constant at its shipped value, and no family of
     // issue 11's tuning half may rank worse than under the shipped calibration with them off.
     // BENCH_TUNE_GRID=buyer (issue 30, buyer queries labelled with their concept): the same for
-    // the buyer corpus's two uses, against the shipped calibration with both off.
+    // the buyer corpus's credit, against the shipped calibration with it off.
     const buyerGrid = process.env.BENCH_TUNE_GRID === 'buyer';
     const corpusGrid = process.env.BENCH_TUNE_GRID === 'corpus' || buyerGrid;
     const earlier = buyerGrid
-      ? { ...CALIBRATION, buyerConcept: 0, buyerClassify: 0 }
+      ? { ...CALIBRATION, buyerConcept: 0 }
       : corpusGrid
-        ? { ...CALIBRATION, corpusConcept: 0, corpusWord: 0 }
+        ? { ...CALIBRATION, corpusConcept: 0 }
         : REFERENCE;
     const refSignals = signalsFor(earlier);
     const reference = families(EARLIER_SET, earlier, (si, i) => refSignals[si]![i]!);
@@ -197,14 +187,11 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
           for (const conceptBody of vectorGrid ? [1] : corpusGrid ? [0.5] : [1, 0.5])
             for (const meaningBody of vectorGrid ? [1] : corpusGrid ? [0.8] : [1, 0.9, 0.8])
               for (const [cosineFloor, cosineFull] of cosineMaps)
-                for (const [corpusConcept, corpusWord, buyerConcept, buyerClassify] of buyerGrid
-                  ? BUYER_GRID.map(
-                      ([b, k]) =>
-                        [CALIBRATION.corpusConcept, CALIBRATION.corpusWord, b, k] as const,
-                    )
+                for (const [corpusConcept, buyerConcept] of buyerGrid
+                  ? BUYER_GRID.map((b) => [CALIBRATION.corpusConcept, b] as const)
                   : corpusGrid
-                    ? CORPUS_GRID.map(([c, w]) => [c, w, 0, 0] as const)
-                    : [[0, 0, 0, 0] as const]) {
+                    ? CORPUS_GRID.map((c) => [c, 0] as const)
+                    : [[0, 0] as const]) {
                   // the signals depend on these only; the weights below just combine them
                   const base = {
                     ...calibrationFor(demo.embedder.model),
@@ -217,9 +204,7 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
                     conceptBody,
                     meaningBody,
                     corpusConcept,
-                    corpusWord,
                     buyerConcept,
-                    buyerClassify,
                   };
                   const signals = perSet.map(({ keyOf, candidates }) =>
                     candidates.map(({ query, rows }) =>

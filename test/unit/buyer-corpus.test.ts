@@ -80,6 +80,20 @@ describe('the buyer corpus (buyer queries labelled with the concept each means)'
     expect(table.get('throttle')?.some(([c]) => c === 'rate_limit') ?? false).toBe(false);
   });
 
+  it('keeps a common word that leans to one concept, however many concepts it is seen with', () => {
+    // a count cap on the concepts a word is seen with does not grow with the corpus: with both
+    // rounds, "build" (CI) and "per" (rate limiting) crossed it and were left out
+    const data = Array.from({ length: 60 }, (_, i) => ({
+      concept: `c${i}`,
+      query: `build something odd ${i}`,
+    }));
+    for (let i = 0; i < 12; i++) data.push({ concept: 'ci', query: `build it all on push ${i}` });
+    expect(learnBuyer(data).get('build')?.[0]?.[0]).toBe('ci');
+    const shipped = buyerCorpus().concepts;
+    expect(shipped.get('build')?.map(([c]) => c)).toContain('t:ci');
+    expect(shipped.get('per')?.map(([c]) => c)).toContain('t:rate_limit');
+  });
+
   it('credits a query word naming no concept where the listing names one buyers mean by it', () => {
     const wv = sharedWordVectors();
     const q = 'a single front door for my microservices';

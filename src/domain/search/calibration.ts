@@ -56,18 +56,15 @@ export const CALIBRATION = {
   lexiconMatch: LEXICON_MATCH,
   /**
    * What the npm registry's descriptions teach (assets/search/software-corpus.txt, soft-match.ts
-   * CORPUS_CREDIT): credit per P(concept | word) of a concept a query word predicts, and per NPMI
-   * of a word it goes with; 0 turns either off.
+   * CORPUS_CREDIT): credit per P(concept | word) of a concept a query word predicts; 0 turns it
+   * off.
    */
   corpusConcept: CORPUS_CREDIT.concept,
-  corpusWord: CORPUS_CREDIT.word,
   /**
    * What buyer queries labelled with their concept teach (assets/search/buyer-corpus.txt,
-   * CORPUS_CREDIT): credit per P(concept | word) in word matching, and the weight per P of a
-   * concept a query word predicts in the concept signal; 0 turns either off.
+   * CORPUS_CREDIT): credit per P(concept | word) in word matching; 0 turns it off.
    */
   buyerConcept: CORPUS_CREDIT.buyer,
-  buyerClassify: CORPUS_CREDIT.classify,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.5,
   /**
@@ -98,7 +95,6 @@ export const SENTENCE_CALIBRATION: Calibration = {
   corpusConcept: 0,
   // the buyer corpus was measured with the word embedder only
   buyerConcept: 0,
-  buyerClassify: 0,
   conceptBody: 1,
   meaningBody: 1,
   lexicalKnown: 0,

@@ -108,9 +108,7 @@ function preparedQuery(
     p.full !== full ||
     p.lexiconMatch !== lexiconMatch ||
     p.corpus.concept !== corpus.concept ||
-    p.corpus.word !== corpus.word ||
-    p.corpus.buyer !== corpus.buyer ||
-    p.corpus.classify !== corpus.classify
+    p.corpus.buyer !== corpus.buyer
   ) {
     p = prepareQuery(
       sharedWordVectors(),
@@ -144,9 +142,7 @@ export function candidateSignals(
   const words = listingWords(wv, row);
   const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch, {
     concept: c.corpusConcept,
-    word: c.corpusWord,
     buyer: c.buyerConcept,
-    classify: c.buyerClassify,
   });
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {

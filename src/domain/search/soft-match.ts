@@ -23,25 +23,20 @@ export const LEXICON_MATCH = 0.8;
  * What the npm registry's descriptions teach (software-corpus.ts), as credits in word matching:
  * `concept` × P(concept | word) for a query word that names no concept of the lexicon where the
  * listing names a concept the word predicts (at most LEXICON_MATCH: "spam" ~ an e-mail listing,
- * "translator" ~ an i18n one); `word` × NPMI for a listing word the query word goes with in
- * package descriptions (off: it lowered the tuning halves' hit@1 at every weight tried, and the
- * shipped table leaves those rows out). Chosen by `BENCH_TUNE_GRID=corpus npm run bench --
- * relevance_tune` on the tuning halves (docs/search-meaning.md).
+ * "translator" ~ an i18n one), chosen by `BENCH_TUNE_GRID=corpus npm run bench -- relevance_tune`
+ * on the tuning halves (docs/search-meaning.md).
  */
-export const CORPUS_CREDIT: CorpusCredit = { concept: 3, word: 0, buyer: 12, classify: 0 };
+export const CORPUS_CREDIT: CorpusCredit = { concept: 3, buyer: 24 };
 /**
- * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept): 12,
- * so that nearly every prediction it keeps credits as a lexicon match, chosen by
- * `BENCH_TUNE_GRID=buyer` on the tuning halves (the same from 12 up); `classify`: the buyer
- * corpus's predictions of a query word naming no concept enter the query's task concepts (the
- * concept signal) weighing `classify` × P × the word's weight (off: it gained no hit at any weight
- * and lost some from 0.5; docs/search-meaning.md, Tried and dropped).
+ * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept): 24,
+ * so that every prediction it keeps (P from 0.05) credits as a lexicon match, chosen by
+ * `BENCH_TUNE_GRID=buyer` on the tuning halves (both rounds' table; 12 ranks the same, nDCG@10
+ * 0.002 lower). Word-to-word credits from npm descriptions and the buyer table as a query-level
+ * concept guess were measured and dropped (docs/search-meaning.md, Tried and dropped).
  */
 export interface CorpusCredit {
   concept: number;
-  word: number;
   buyer: number;
-  classify: number;
 }
 
 /**
@@ -189,10 +184,6 @@ export interface PreparedQuery {
      * itself), with the credit of each (the corpus's weight × P, at most `lexiconMatch`)
      */
     predicts: ReadonlyArray<[string, number]>;
-    /** concepts the buyer corpus predicts for it, with P (for `corpus.classify`) */
-    classified: ReadonlyArray<[string, number]>;
-    /** word stems it goes with in the software corpus */
-    related: ReadonlyArray<[string, number]>;
     id: number | undefined;
     weight: number;
   }>;
@@ -214,8 +205,8 @@ export function prepareQuery(
   // a word the catalogue lacks weighs as much as its rarest word
   const maxIdf = idf && idf.size > 0 ? Math.max(...idf.values()) : 1;
   const named = lexiconConcepts(text, true);
-  const table = corpus.concept > 0 || corpus.word > 0 ? softwareCorpus() : undefined;
-  const buyers = corpus.buyer > 0 || corpus.classify > 0 ? buyerCorpus() : undefined;
+  const table = corpus.concept > 0 ? softwareCorpus() : undefined;
+  const buyers = corpus.buyer > 0 ? buyerCorpus() : undefined;
   const predicted = (w: string, from: typeof table, credit: number): Array<[string, number]> =>
     from && credit > 0 && !named.has(w) && !isStackWord(w)
       ? (from.concepts.get(stem(w)) ?? []).map(([c, p]) => [c, Math.min(lexiconMatch, credit * p)])
@@ -223,11 +214,6 @@ export function prepareQuery(
   const words = [...new Set(queryTokens)].map((w) => ({
     stem: stem(w),
     predicts: [...predicted(w, table, corpus.concept), ...predicted(w, buyers, corpus.buyer)],
-    classified:
-      buyers && corpus.classify > 0 && !named.has(w) && !isStackWord(w)
-        ? (buyers.concepts.get(stem(w)) ?? [])
-        : [],
-    related: table && corpus.word > 0 && !isStackWord(w) ? (table.words.get(stem(w)) ?? []) : [],
     // a stack name is compared by identity only, not by its group ("react" is not "dashboard")
     concepts: isStackWord(w) ? [] : conceptsOf(w),
     tasks: [...(named.get(w) ?? [])],
@@ -293,11 +279,6 @@ export function softMatchWords(
       if (doc.titleConcepts.has(c)) best = Math.max(best, credit);
       else if (doc.concepts.has(c)) best = Math.max(best, credit * body);
     }
-    for (const [d, npmi] of w.related) {
-      const credit = Math.min(q.lexiconMatch, q.corpus.word * npmi);
-      if (doc.titleStems.has(d)) best = Math.max(best, credit);
-      else if (doc.stems.has(d)) best = Math.max(best, credit * body);
-    }
     num += w.weight * best;
   }
   return q.total > 0 ? num / q.total : 0;
@@ -361,21 +342,11 @@ export function conceptCoverage(
   return total > 0 ? num / total : undefined;
 }
 
-/**
- * Each task concept the query names, weighing as its heaviest query word, and (`corpus.classify`)
- * each concept the buyer corpus predicts for a word naming none, weighing `classify` × P × the
- * word's weight (where no word names it).
- */
+/** Each task concept the query names, weighing as its heaviest query word. */
 function conceptWeights(q: PreparedQuery): Map<string, number> {
   const weights = new Map<string, number>();
   for (const w of q.words)
     for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
-  const guessed = new Map<string, number>();
-  for (const w of q.words)
-    for (const [c, p] of w.classified)
-      if (!weights.has(c))
-        guessed.set(c, Math.max(guessed.get(c) ?? 0, q.corpus.classify * p * w.weight));
-  for (const [c, weight] of guessed) weights.set(c, weight);
   return weights;
 }
 
