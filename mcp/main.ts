@@ -3,6 +3,7 @@ import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CatalogClient } from '../src/client/catalog.js';
 import { loadTracingConfig } from '../src/config.js';
+import { redactJsonLine } from '../src/log-redact.js';
 import { startTracing } from '../src/telemetry/tracing.js';
 import { approvalPage, Approvals } from './approvals.js';
 import { loadMcpConfig, type McpConfig } from './config.js';
@@ -22,8 +23,9 @@ import { lazyWallet } from './wallet.js';
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 function log(level: 'info' | 'error' | 'fatal', msg: string, extra: object = {}): void {
+  // a tool's extra fields never carry a signature, secret or review text to the log, at any depth
   process.stderr.write(
-    `${JSON.stringify({ level, time: Date.now(), name: 'mcp', ...extra, msg })}\n`,
+    `${redactJsonLine(JSON.stringify({ level, time: Date.now(), name: 'mcp', ...extra, msg }))}\n`,
   );
 }
 

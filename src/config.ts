@@ -123,10 +123,12 @@ export const ConfigSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
     /**
      * The proxies trusted for the client address (rate limits, logs) and https (HSTS, console
-     * cookies): true, false, a hop count or addresses/CIDRs (trustProxy above). Default true, as
-     * before; behind one proxy that appends to X-Forwarded-For, 1 stops a client choosing its address.
+     * cookies): true, false, a hop count or addresses/CIDRs (trustProxy above). Default: proxies on
+     * private networks only (loopback, linklocal, uniquelocal: a Docker, compose or Kubernetes
+     * proxy works unchanged), so a client reaching the service from a public address cannot choose
+     * its address with X-Forwarded-For. Behind a public CDN, set its hop count or its ranges.
      */
-    TRUST_PROXY: trustProxy.default(true),
+    TRUST_PROXY: trustProxy.default(() => [...PROXY_RANGE_NAMES]),
 
     /**
      * The hosted MCP endpoint `POST /mcp` (Streamable HTTP, stateless, mcp/hosted/): the MCP tool

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
+import { CENSOR, redactJsonLine } from './log-redact.js';
 
 type LogConfig = Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT' | 'NODE_ENV'>>;
 
@@ -19,7 +20,8 @@ const REQUEST_FIELDS = 'pid,hostname,reqId,method,route,url,status,ms';
 
 /**
  * Structured JSON logs. Payment headers, signatures, signed URL tokens and review text never reach
- * a log line: the redaction list below removes them wherever they appear in a logged object.
+ * a log line: the header paths below and every `text`, `signature`, `secret` and `apiKey` value
+ * at any depth of the written line (./log-redact.ts) are replaced by "[redacted]".
  * In a terminal (./logFormat) the same lines are made readable by pino-pretty, a development
  * dependency: where it is not installed (the production image) the lines stay JSON.
  */
@@ -35,13 +37,12 @@ export function createLogger(config: LogConfig, destination = 1): Logger {
           'req.headers["x-api-key"]',
           'req.headers.authorization',
           'res.headers["payment-response"]',
-          '*.signature',
-          '*.text',
-          '*.secret',
-          '*.apiKey',
         ],
-        censor: '[redacted]',
+        censor: CENSOR,
       },
+      // review text, signatures, secrets and API keys at any depth (./log-redact.ts): path
+      // redaction names fixed depths, and one nested a level deeper reached the log
+      hooks: { streamWrite: redactJsonLine },
       serializers: {
         req: (req: { method: string; url: string; id: string }) => ({
           method: req.method,

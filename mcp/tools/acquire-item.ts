@@ -18,6 +18,7 @@ import {
   PaymentRefused,
   promptPriceUsdc,
   quoted,
+  pendingPayment,
   releasePayment,
   spentPayment,
 } from './paying.js';
@@ -229,8 +230,11 @@ async function buy(
         'acquire_item cancelled before the payment was signed: nothing was paid or recorded.',
       );
     if (reservation) {
-      if (nothingCharged(err)) await releasePayment(server, deps, reservation);
-      else await spentPayment(server, deps, reservation);
+      if (nothingCharged(err)) await releasePayment(deps, reservation);
+      else if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending')
+        // it may still settle: counted until settlePending learns how it ended
+        await pendingPayment(deps, reservation);
+      else await spentPayment(deps, reservation);
     }
     // refused, nothing charged: the signed payment is of no more use. Any other failure keeps the
     // record (outcome unknown), unless the marketplace named the order (below).
@@ -277,7 +281,7 @@ async function buy(
         'it re-sends this same signed payment, which cannot charge twice, and answers the order, still pending, or released with nothing charged.',
     });
   }
-  if (reservation) await spentPayment(server, deps, reservation);
+  if (reservation) await spentPayment(deps, reservation);
   const record = {
     order_id: order.order_id,
     item_id,
@@ -385,7 +389,8 @@ async function settlePending(
       nothingCharged(err)
     ) {
       // its window closed unsettled: it can never be charged now
-      if (pending.spend_id) await deps.state.release(pending.spend_id);
+      // back in the 24-hour budget and the cap of the session that signed it
+      if (pending.spend_id) await releasePayment(deps, pending.spend_id);
       await deps.state.recordOrder({ ...pending, status: 'released' });
       return {
         result: failure(
@@ -416,6 +421,7 @@ async function settlePending(
     };
   }
   const transaction = res.settlement?.transaction || pending.transaction;
+  if (pending.spend_id) await spentPayment(deps, pending.spend_id);
   const record: LocalOrder = {
     ...pending,
     order_id: res.order.order_id,

@@ -157,7 +157,7 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
             await progress.step(`paying the listing fee of ${fee} USDC`);
           },
         });
-        if (reservation) await spentPayment(server, deps, reservation);
+        if (reservation) await spentPayment(deps, reservation);
         // the caller will not hear of it: the log says what was paid and listed
         if (progress.cancelled)
           deps.log?.('info', 'list_item cancelled after the upload was sent: listed', {
@@ -179,8 +179,8 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
         if (err instanceof Cancelled || (progress.cancelled && !reservation))
           return cancelledBefore();
         if (reservation) {
-          if (nothingCharged(err)) await releasePayment(server, deps, reservation);
-          else await spentPayment(server, deps, reservation);
+          if (nothingCharged(err)) await releasePayment(deps, reservation);
+          else await spentPayment(deps, reservation);
         }
         return apiFailure(err, 'list_item', deps.baseUrl, {
           duplicate_code:

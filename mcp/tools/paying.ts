@@ -74,34 +74,39 @@ export function quoted(text: string): string {
 
 /** What each MCP session (one connected server instance) has signed for, in USDC. */
 const sessionSpent = new WeakMap<McpServer, number>();
-/** The amount each open reservation added to its session's total, until it is spent or released. */
-const sessionReserved = new WeakMap<McpServer, Map<string, number>>();
+/**
+ * Payments counted in a session's total that may still be given back, by ledger spend id: while
+ * signing is under way, and while a settlement is pending (a later acquire_item, in this session
+ * or another, may learn it was released). The amount goes back to the session that counted it.
+ */
+const counted = new Map<string, { server: WeakRef<McpServer>; usdc: number }>();
 
 /**
- * Gives a reservation back: nothing was charged (refused before settlement, or cancelled before
- * signing), so it leaves the 24-hour ledger and the session's total alike.
+ * Gives a reservation back: nothing was charged (refused before settlement, cancelled before
+ * signing, or a pending settlement released), so it leaves the 24-hour ledger and the total of
+ * the session that counted it alike.
  */
-export async function releasePayment(
-  server: McpServer,
-  deps: McpDeps,
-  reservation: string,
-): Promise<void> {
+export async function releasePayment(deps: McpDeps, reservation: string): Promise<void> {
   await deps.state.release(reservation);
-  const held = sessionReserved.get(server);
-  const usdc = held?.get(reservation);
-  if (usdc === undefined) return;
-  held!.delete(reservation);
-  sessionSpent.set(server, Math.max(0, (sessionSpent.get(server) ?? 0) - usdc));
+  const held = counted.get(reservation);
+  if (!held) return;
+  counted.delete(reservation);
+  const server = held.server.deref();
+  if (server) sessionSpent.set(server, Math.max(0, (sessionSpent.get(server) ?? 0) - held.usdc));
 }
 
 /** Marks a reservation as paid: it stays in the 24-hour ledger and the session's total. */
-export async function spentPayment(
-  server: McpServer,
-  deps: McpDeps,
-  reservation: string,
-): Promise<void> {
+export async function spentPayment(deps: McpDeps, reservation: string): Promise<void> {
   await deps.state.spent(reservation);
-  sessionReserved.get(server)?.delete(reservation);
+  counted.delete(reservation);
+}
+
+/**
+ * A payment whose settlement is pending: counted as spent (it may still settle), in the ledger
+ * and the session's total, until releasePayment (it never settled) or spentPayment (it did).
+ */
+export async function pendingPayment(deps: McpDeps, reservation: string): Promise<void> {
+  await deps.state.spent(reservation);
 }
 
 /** The operator's allow-lists of recipients and assets, against the marketplace's answer. */
@@ -157,11 +162,10 @@ export async function authorizePayment(
   try {
     const id = await state.reserve(wallet, intent.kind, intent.usdc, intent.ref, limits);
     sessionSpent.set(server, (sessionSpent.get(server) ?? 0) + intent.usdc);
-    const held = sessionReserved.get(server) ?? new Map<string, number>();
-    sessionReserved.set(server, held.set(id, intent.usdc));
+    counted.set(id, { server: new WeakRef(server), usdc: intent.usdc });
     if (signal?.aborted) {
       // the last moment to stop: nothing is signed yet, so the reservation goes back
-      await releasePayment(server, deps, id);
+      await releasePayment(deps, id);
       throw new Cancelled();
     }
     return id;

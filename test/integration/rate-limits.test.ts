@@ -292,6 +292,31 @@ describe('client address behind a proxy (TRUST_PROXY)', () => {
       headers: { 'x-forwarded-for': forwardedFor },
     });
 
+  it('by default a client from a public address is counted by its own address, whatever X-Forwarded-For it forges; a private-network proxy is believed', async () => {
+    const t = await startTestApp({ RATE_LIMIT_PUBLIC_MAX: '3' });
+    try {
+      // direct from 198.51.100.20, a new forged address each time: one client, limited as one
+      for (let i = 0; i < 3; i++)
+        expect((await search(t, '198.51.100.20', from(100 + i))).statusCode).toBe(200);
+      expectLimited(await search(t, '198.51.100.20', from(110)));
+      // nor can a forged private hop after the public peer launder the header
+      expectLimited(await search(t, '198.51.100.20', `${from(111)}, 10.0.0.9`));
+      // behind a compose/Kubernetes proxy the client it names is the address counted: a
+      // cluster hop (10.42.0.7) after an ingress (172.18.0.5), a loopback or IPv6 private proxy
+      const hops = [
+        ['10.42.0.7', '198.51.100.30, 172.18.0.5'],
+        ['127.0.0.1', '198.51.100.30'],
+        ['fd00::5', '198.51.100.30'],
+      ];
+      for (const [peer, forwarded] of hops)
+        expect((await search(t, peer!, forwarded!)).statusCode).toBe(200);
+      expectLimited(await search(t, '172.18.0.5', '198.51.100.30'));
+      expect((await search(t, '172.18.0.5', '198.51.100.31')).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('with one trusted hop the client is the entry our proxy appended, not a spoofed first one', async () => {
     const t = await startTestApp({ TRUST_PROXY: '1', RATE_LIMIT_PUBLIC_MAX: '3' });
     try {

@@ -312,7 +312,9 @@ describe('MCP acquire_item after a pending settlement learns how it ended', () =
     fault = 'none';
     proxyMode = 'down';
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7 });
-    const c2 = await connectMcp(t.base);
+    const other = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7 });
+    // a session cap of 1 USDC: room for one 0.7 payment at a time
+    const c2 = await connectMcp(t.base, { limits: { perSession: 1 } });
     closers.push(c2.close);
     const before = settles;
     const first = await c2.call('acquire_item', args(item.itemId));
@@ -330,6 +332,10 @@ describe('MCP acquire_item after a pending settlement learns how it ended', () =
     expect(await signedBy(c2.account.address)).toBe(1);
     expect((await spent(c2)).spent_last_24h_usdc).toBe(0.7);
     expect(settles).toBe(before);
+    // while it may still settle it stays counted in the session: another 0.7 passes the cap
+    const capped = await c2.call('acquire_item', args(other.itemId));
+    expect(textOf(capped)).toMatch(/1 USDC per MCP session \(MCP_SESSION_LIMIT_USDC\)/);
+    expect(await signedBy(c2.account.address)).toBe(1);
 
     // (b) the window passes unsettled: the reconciler releases the claim
     proxyMode = 'pass';
@@ -345,7 +351,9 @@ describe('MCP acquire_item after a pending settlement learns how it ended', () =
       const after = await spent(c2);
       expect(after.spent_last_24h_usdc).toBe(0); // the spend is back in the budget
       expect(after.orders).toMatchObject([{ order_id: local!.order_id, status: 'released' }]);
-      // the agent may pay again: a fresh signature, one charge, one order
+      // the agent may pay again, in the same session: the released 0.7 is back under its cap
+      // too (it used to stay counted there, refused with MCP_SESSION_LIMIT_USDC), a fresh
+      // signature, one charge, one order
       const bought = await c2.call('acquire_item', args(item.itemId));
       expect(bought.isError, textOf(bought)).toBeFalsy();
       expect(await signedBy(c2.account.address)).toBe(2);

@@ -141,4 +141,13 @@ describe('Strict-Transport-Security', () => {
       expect(proxied.headers['strict-transport-security'], url).toBe(HSTS);
     }
   });
+
+  it('is not sent when a client reaching the service directly from a public address claims https', async () => {
+    const res = await plain.app.inject({
+      url: '/',
+      remoteAddress: '198.51.100.20',
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+  });
 });

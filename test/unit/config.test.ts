@@ -21,7 +21,9 @@ describe('loadConfig', () => {
   });
 
   it('TRUST_PROXY takes true/false, a hop count or addresses and CIDRs; anything else is a config error', () => {
-    expect(loadConfig({}).TRUST_PROXY).toBe(true);
+    // default: private-network proxies only, so a public client cannot forge X-Forwarded-For
+    expect(loadConfig({}).TRUST_PROXY).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
     expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, ::1/128,loopback' }).TRUST_PROXY).toEqual([

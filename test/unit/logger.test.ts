@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { redactJsonLine } from '../../src/log-redact.js';
 import { createLogger, logFormat } from '../../src/logger.js';
 
 describe('log format', () => {
@@ -36,5 +38,105 @@ describe('log format', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+/** Lines written by createLogger (JSON) for `write`, parsed. */
+async function linesOf(write: (logger: ReturnType<typeof createLogger>) => void, count: number) {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'logs-')), 'out.log');
+  const fd = openSync(file, 'w');
+  try {
+    write(createLogger({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, fd));
+    let text = '';
+    for (let i = 0; i < 100 && text.split('\n').length <= count; i++) {
+      await sleep(20);
+      text = readFileSync(file, 'utf8');
+    }
+    return {
+      text,
+      lines: text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe('redaction at any depth', () => {
+  const review = 'Great archive, but my password hunter2 is in the README';
+  const signature = `0x${'5e'.repeat(65)}`;
+
+  it('a review text, a signature, a secret or an API key never reaches the log, however deep', async () => {
+    const { text, lines } = await linesOf((logger) => {
+      // depth 2 and 3 as the brief names them, and plain values of every kind
+      logger.warn({ err: { review: { text: review, rating: 2 } } }, 'one');
+      logger.warn({ body: { payload: { signature, nonce: '0x01' } } }, 'two');
+      logger.warn(
+        { op: { action: 'set_webhook', args: { hook: { secret: { value: 'whsec_x' } } } } },
+        'three',
+      );
+      logger.info({ text: review, agent: { apiKey: 12345, keys: [{ apiKey: 'mk_1' }] } }, 'four');
+    }, 4);
+    for (const leaked of [review, signature, 'whsec_x', '12345', 'mk_1'])
+      expect(text).not.toContain(leaked);
+    expect(lines[0]!.err).toEqual({ review: { text: '[redacted]', rating: 2 } });
+    expect(lines[1]!.body).toEqual({ payload: { signature: '[redacted]', nonce: '0x01' } });
+    expect(lines[2]!.op).toEqual({
+      action: 'set_webhook',
+      args: { hook: { secret: '[redacted]' } },
+    });
+    expect(lines[3]).toMatchObject({
+      text: '[redacted]',
+      agent: { apiKey: '[redacted]', keys: [{ apiKey: '[redacted]' }] },
+      msg: 'four',
+    });
+  });
+
+  it('errors that carry a request body or a review in their details are logged without them', async () => {
+    // an error from a facilitator call carrying the payment it sent (err.request...signature)
+    const settle = Object.assign(new Error('facilitator settle failed'), {
+      request: { paymentPayload: { payload: { signature, authorization: { value: '1000' } } } },
+    });
+    // an AppError whose details hold a review, as the error handler logs it
+    const refused = new AppError('invalid_request', {
+      details: { review: { text: review, rating: 1 } },
+    });
+    const { text, lines } = await linesOf((logger) => {
+      logger.child({ reqId: 'r1' }).warn({ err: settle, outcome: 'unknown' }, 'settle threw');
+      logger.error({ err: refused }, 'unhandled error');
+    }, 2);
+    expect(text).not.toContain(signature);
+    expect(text).not.toContain(review);
+    expect(lines[0]).toMatchObject({
+      reqId: 'r1',
+      err: {
+        message: 'facilitator settle failed',
+        request: {
+          paymentPayload: {
+            payload: { signature: '[redacted]', authorization: { value: '1000' } },
+          },
+        },
+      },
+    });
+    expect(lines[1]).toMatchObject({
+      err: { extras: { details: { review: { text: '[redacted]', rating: 1 } } } },
+    });
+  });
+
+  it('leaves everything else as it was, quotes inside strings included', () => {
+    const line = `${JSON.stringify({ level: 30, msg: 'said "text":"hi" and \\"x', url: '/a', n: [1, { b: null }] })}\n`;
+    expect(redactJsonLine(line)).toBe(line);
+    const nested = JSON.stringify({
+      a: { text: 'x "y" \\ z', b: [1, 2] },
+      c: { text: [{ d: '}' }] },
+      e: 1,
+    });
+    expect(JSON.parse(redactJsonLine(nested))).toEqual({
+      a: { text: '[redacted]', b: [1, 2] },
+      c: { text: '[redacted]' },
+      e: 1,
+    });
   });
 });
