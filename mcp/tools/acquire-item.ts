@@ -167,6 +167,23 @@ async function buy(
    * re-sends the same signature instead of signing a second payment that could also settle.
    */
   let unconfirmed: string | undefined;
+  /** A purchase whose outcome is not known yet, kept with the signed payment to re-send it (settlePending). */
+  const pendingRecord = (order_id: string, tx?: string): LocalOrder => ({
+    order_id,
+    item_id,
+    wallet: wallet.address,
+    ...(item?.metadata.title && { title: item.metadata.title }),
+    ...(item?.metadata.seller_username && { seller_username: item.metadata.seller_username }),
+    price_usdc: price,
+    chain: paidOn,
+    ...(tx && { transaction: tx }),
+    status: 'settlement_pending',
+    bought_at: new Date().toISOString(),
+    ...(sent && { payment: sent.header }),
+    ...(chain && { payment_chain: chain }),
+    ...(sent?.validBefore !== undefined && { valid_before: sent.validBefore }),
+    ...(reservation && { spend_id: reservation }),
+  });
   try {
     progress.check();
     await progress.step('asking the marketplace for the price');
@@ -200,23 +217,7 @@ async function buy(
       signed: async ({ header, payload }) => {
         sent = { header, ...validBeforeOf(payload.payload) };
         unconfirmed = `unconfirmed-${randomUUID()}`;
-        await deps.state.recordOrder({
-          order_id: unconfirmed,
-          item_id,
-          wallet: wallet.address,
-          ...(item?.metadata.title && { title: item.metadata.title }),
-          ...(item?.metadata.seller_username && {
-            seller_username: item.metadata.seller_username,
-          }),
-          price_usdc: price,
-          chain: paidOn,
-          status: 'settlement_pending',
-          bought_at: new Date().toISOString(),
-          payment: header,
-          ...(chain && { payment_chain: chain }),
-          ...(sent.validBefore !== undefined && { valid_before: sent.validBefore }),
-          ...(reservation && { spend_id: reservation }),
-        });
+        await deps.state.recordOrder(pendingRecord(unconfirmed));
       },
     });
     order = res.order;
@@ -245,26 +246,7 @@ async function buy(
     if (unconfirmed && (nothingCharged(err) || named)) await deps.state.forgetOrder(unconfirmed);
     if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
       const b = bodyOf(err);
-      if (b.order_id)
-        await deps.state.recordOrder({
-          order_id: b.order_id,
-          item_id,
-          wallet: wallet.address,
-          ...(item?.metadata.title && { title: item.metadata.title }),
-          ...(item?.metadata.seller_username && {
-            seller_username: item.metadata.seller_username,
-          }),
-          price_usdc: price,
-          chain: paidOn,
-          ...(b.transaction && { transaction: b.transaction }),
-          status: 'settlement_pending',
-          bought_at: new Date().toISOString(),
-          // kept to learn the outcome by re-sending it (see settlePending)
-          ...(sent && { payment: sent.header }),
-          ...(chain && { payment_chain: chain }),
-          ...(sent?.validBefore !== undefined && { valid_before: sent.validBefore }),
-          ...(reservation && { spend_id: reservation }),
-        });
+      if (b.order_id) await deps.state.recordOrder(pendingRecord(b.order_id, b.transaction));
     }
     return apiFailure(err, 'acquire_item', deps.baseUrl, {
       price_above_limit: (b: ErrorBody) =>
