@@ -167,8 +167,8 @@ async function buy(
    * re-sends the same signature instead of signing a second payment that could also settle.
    */
   let unconfirmed: string | undefined;
-  /** A purchase whose outcome is not known yet, kept with the signed payment to re-send it (settlePending). */
-  const pendingRecord = (order_id: string, tx?: string): LocalOrder => ({
+  /** This purchase as the local order list keeps it. */
+  const orderRecord = (order_id: string, status: LocalOrder['status'], tx?: string) => ({
     order_id,
     item_id,
     wallet: wallet.address,
@@ -177,8 +177,12 @@ async function buy(
     price_usdc: price,
     chain: paidOn,
     ...(tx && { transaction: tx }),
-    status: 'settlement_pending',
+    status,
     bought_at: new Date().toISOString(),
+  });
+  /** A purchase whose outcome is not known yet, kept with the signed payment to re-send it (settlePending). */
+  const pendingRecord = (order_id: string, tx?: string): LocalOrder => ({
+    ...orderRecord(order_id, 'settlement_pending', tx),
     ...(sent && { payment: sent.header }),
     ...(chain && { payment_chain: chain }),
     ...(sent?.validBefore !== undefined && { valid_before: sent.validBefore }),
@@ -264,18 +268,7 @@ async function buy(
     });
   }
   if (reservation) await spentPayment(deps, reservation);
-  const record = {
-    order_id: order.order_id,
-    item_id,
-    wallet: wallet.address,
-    ...(item?.metadata.title && { title: item.metadata.title }),
-    ...(item?.metadata.seller_username && { seller_username: item.metadata.seller_username }),
-    price_usdc: price,
-    chain: paidOn,
-    ...(transaction && { transaction }),
-    status: 'completed' as const,
-    bought_at: new Date().toISOString(),
-  };
+  const record = orderRecord(order.order_id, 'completed', transaction);
   await deps.state.recordOrder(record);
   const base: z.infer<typeof AcquireResultSchema> = {
     ...order,
