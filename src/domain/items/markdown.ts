@@ -384,6 +384,9 @@ interface Edit {
   text: string;
 }
 
+/** Distinct texts searched for in their blocks by one rewrite, at most (rewriteFound). */
+const SEARCHES = 64;
+
 /** The text with every unsafe destination and tag rewritten, or null when none was located. */
 function rewriteFound(input: string): string | null {
   // positions are those of markdown-it's normalised source
@@ -438,12 +441,16 @@ function rewriteFound(input: string): string | null {
   /** Blocks and texts already replaced: each is searched for once (N equal links: N, not N²). */
   const done = new Set<string>();
   /** Every occurrence of `raw` in the block of `t` becomes `by`. */
+  let searches = 0;
   const replaceIn = (t: Token, raw: string, by: string) => {
     const s = span(t);
     if (!s || raw === '') return;
     const key = `${s[0]}\0${raw}`;
     if (done.has(key)) return;
     done.add(key);
+    // each search reads its block: past SEARCHES distinct texts (only a hostile text has that
+    // many unsafe links in headings or image descriptions) the rest is left to the escape
+    if (++searches > SEARCHES) return;
     for (
       let k = text.indexOf(raw, s[0]);
       k >= 0 && k + raw.length <= s[1];
