@@ -5,8 +5,17 @@
  * extra fields. Pino's path redaction names fixed depths, so the finished JSON line is redacted
  * instead: every value under one of these keys, at whatever depth, becomes "[redacted]".
  *
- * It costs one regular-expression test on a line without such a key (the request line), and a
- * scan of the line's strings otherwise. No dependency: the MCP server's stderr log uses it too.
+ * A secret can also be spelled out inside a string: a message or an error's text that quotes a
+ * header, a key or the calldata of a failed call. Inside every string value the known shapes of a
+ * secret are replaced by "[redacted]" too: 32 bytes of hex (a private key), 64 bytes or more of
+ * hex (a 65-byte signature, calldata carrying one), a bearer token's credential and a Revision A
+ * API key's secret part (its key id, not a secret, stays). 32 bytes of hex are also a transaction
+ * hash, a digest or a nonce: they stay when their key or the few words before them say so
+ * (`txHash`, `sha256`, "transaction 0x…"). Review text has no shape: only its key finds it.
+ *
+ * It costs one regular-expression test on a line with neither such a key nor such a shape (the
+ * request line), and a scan of the line's strings otherwise. No dependency: the MCP server's
+ * stderr log uses it too.
  */
 
 /** The keys whose values never reach a log line, at any depth. */
@@ -22,26 +31,107 @@ const STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
 const STRING_AT = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
 const CENSORED = JSON.stringify(CENSOR);
 
+/** A bearer token or an API key may be in text holding this (hex runs: hasHexRun). */
+const WORD_HINT = /[Bb]earer\s|BEARER\s|mk_[0-9a-f]{16}_/;
+
+/** Whether `s` may hold a secret shape: cheap, no false negative (SHAPES decides). */
+function mayHoldShape(s: string): boolean {
+  return hasHexRun(s) || WORD_HINT.test(s);
+}
+
+/**
+ * Whether `s` holds 64 hex characters in a row, looking at about one character in 64: a run
+ * that long covers every 64th position, so only a hex character there is looked around.
+ * (A regular expression tries every start position: ten times the cost on a request line.)
+ */
+function hasHexRun(s: string): boolean {
+  for (let i = 63; i < s.length;) {
+    if (!isHex(s.charCodeAt(i))) {
+      i += 64;
+      continue;
+    }
+    let j = i - 1;
+    while (j > i - 64 && isHex(s.charCodeAt(j))) j--;
+    if (j === i - 64) return true;
+    // a run of 64 lies wholly after j
+    i = j + 64;
+  }
+  return false;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+}
+
+/**
+ * The shapes themselves, inside one JSON string token: hex of exactly 32 bytes or of 64 bytes and
+ * more (not a run inside a longer word), a bearer credential, an API key's secret part.
+ */
+const SHAPES =
+  /(?<![0-9A-Za-z])(?:0x)?(?:[0-9a-fA-F]{128,}|[0-9a-fA-F]{64})(?![0-9A-Za-z])|(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}|(\bmk_[0-9a-f]{16}_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/gi;
+/** Keys and words that name a 32-byte hex value as public: a hash, digest, nonce or id. */
+const PUBLIC_HEX_KEY =
+  /[Hh]ash|[Dd]igest|[Ss]ha\d|[Nn]once|[Ss]alt|[Rr]oot|^tx|Tx|_tx|^ids?$|Ids?$|_ids?$/;
+const PUBLIC_HEX_WORDS =
+  /(?:\btx(?:id)?|hash|digest|sha-?256|nonce|transaction|block|root)\W{0,8}$/i;
+
 /**
  * A compact JSON text (one log line, as JSON.stringify or pino writes it, a trailing newline
- * allowed) with the value of every key in REDACTED_KEYS replaced by "[redacted]" at any depth.
- * Text that is not such JSON is never made worse: only values after a `"key":` are replaced.
+ * allowed) with the value of every key in REDACTED_KEYS replaced by "[redacted]" at any depth,
+ * and the secret shapes inside every other string value too.
+ * Text that is not such JSON is never made worse: only values after a `"key":` and runs inside
+ * string tokens are replaced.
  */
 export function redactJsonLine(line: string): string {
-  if (!HINT.test(line)) return line;
+  const keys = HINT.test(line);
+  const shapes = mayHoldShape(line);
+  if (!keys && !shapes) return line;
   let out = '';
   let from = 0;
+  let keyStart = -1;
+  let keyEnd = -1;
   STRING.lastIndex = 0;
   for (let m = STRING.exec(line); m; m = STRING.exec(line)) {
     const end = STRING.lastIndex;
     // a string followed by ':' is a key (outside strings JSON has no quote)
-    if (line.charCodeAt(end) !== 58 || !KEYS.has(m[0].slice(1, -1))) continue;
-    const valueEnd = endOfValue(line, end + 1);
-    out += line.slice(from, end + 1) + CENSORED;
-    from = valueEnd;
-    STRING.lastIndex = valueEnd;
+    if (line.charCodeAt(end) === 58) {
+      keyStart = m.index + 1;
+      keyEnd = end - 1;
+      if (!keys || !KEYS.has(m[0].slice(1, -1))) continue;
+      const valueEnd = endOfValue(line, end + 1);
+      out += line.slice(from, end + 1) + CENSORED;
+      from = valueEnd;
+      STRING.lastIndex = valueEnd;
+      continue;
+    }
+    if (!shapes) continue;
+    // a value right after its key (`"key":"…"`), or an array's element (no key of its own)
+    const key = line.charCodeAt(m.index - 1) === 58 ? line.slice(keyStart, keyEnd) : '';
+    const redacted = redactShapes(m[0], key);
+    if (redacted === m[0]) continue;
+    out += line.slice(from, m.index) + redacted;
+    from = end;
   }
   return from === 0 ? line : out + line.slice(from);
+}
+
+/** A JSON string token with every secret shape in it replaced; `key` is the key it is under. */
+function redactShapes(token: string, key: string): string {
+  if (!mayHoldShape(token)) return token;
+  return token.replace(
+    SHAPES,
+    (match: string, bearer: string | undefined, apiKey: string | undefined, at: number) => {
+      if (bearer !== undefined) return bearer + CENSOR;
+      if (apiKey !== undefined) return apiKey + CENSOR;
+      const bytes = (match.length - (match[1] === 'x' || match[1] === 'X' ? 2 : 0)) / 2;
+      if (
+        bytes === 32 &&
+        (PUBLIC_HEX_KEY.test(key) || PUBLIC_HEX_WORDS.test(token.slice(Math.max(0, at - 24), at)))
+      )
+        return match;
+      return CENSOR;
+    },
+  );
 }
 
 /** Where the JSON value starting at `i` ends (exclusive). */

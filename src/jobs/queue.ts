@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type postgres from 'postgres';
 import type { Db, Sql } from '../db/index.js';
 
@@ -18,7 +19,12 @@ export interface Job<P extends JobPayload = JobPayload> {
   maxAttempts: number;
   /** Claimed again after its lease ran out (its worker stopped or lost the database): when it ended. */
   leaseExpiredAt?: Date;
+  /** …and the worker that held that lease (WORKER_ID), when it was recorded (migration 456). */
+  previousHolder?: string;
 }
+
+/** This process as a lease holder: an operator finds the worker by host and process id. */
+export const WORKER_ID = `${hostname()}:${process.pid}`;
 
 /**
  * What runs one kind of job. `run` may end the job itself inside its own transaction (with
@@ -69,6 +75,7 @@ interface JobRow {
   attempts: number;
   maxAttempts: number;
   expiredLease: Date | null;
+  expiredHolder: string | null;
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -78,22 +85,30 @@ const toJob = (r: JobRow): Job => ({
   attempts: r.attempts,
   maxAttempts: r.maxAttempts,
   ...(r.expiredLease && { leaseExpiredAt: r.expiredLease }),
+  ...(r.expiredLease && r.expiredHolder && { previousHolder: r.expiredHolder }),
 });
 
-export async function claimJob(sql: Sql, leaseSeconds: number): Promise<Job | undefined> {
+/** Claims the oldest due job for `holder` (recorded with the lease), if any. */
+export async function claimJob(
+  sql: Sql,
+  leaseSeconds: number,
+  holder: string = WORKER_ID,
+): Promise<Job | undefined> {
   const [row] = await sql<JobRow[]>`
     with due as (
-      select id, case when state = 'running' then locked_until end as expired_lease from jobs
+      select id, case when state = 'running' then locked_until end as expired_lease,
+        case when state = 'running' then locked_by end as expired_holder from jobs
       where (state = 'queued' and run_after <= now()) or (state = 'running' and locked_until < now())
       order by run_after, id
       limit 1
       for update skip locked
     )
     update jobs j set state = 'running', attempts = attempts + 1,
-      locked_until = now() + make_interval(secs => ${leaseSeconds}), updated_at = now()
+      locked_until = now() + make_interval(secs => ${leaseSeconds}), locked_by = ${holder},
+      updated_at = now()
     from due where j.id = due.id
     returning j.id, j.kind, j.payload::text as payload_json, j.attempts, j.max_attempts,
-      due.expired_lease`;
+      due.expired_lease, due.expired_holder`;
   return row && toJob(row);
 }
 

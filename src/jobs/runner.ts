@@ -16,6 +16,8 @@ export interface RunnerDeps {
   sql: Sql;
   logger: Logger;
   config: { SCAN_LEASE_SECONDS: number; SCAN_RETRY_BASE_MS: number; WORKER_POLL_MS: number };
+  /** This worker as a lease holder (default WORKER_ID: host and process id). */
+  workerId?: string;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function runDueJobs(
 ): Promise<number> {
   let n = 0;
   while (n < max) {
-    const job = await claimJob(deps.sql, deps.config.SCAN_LEASE_SECONDS);
+    const job = await claimJob(deps.sql, deps.config.SCAN_LEASE_SECONDS, deps.workerId);
     if (!job) break;
     n++;
     if (job.leaseExpiredAt) {
@@ -53,6 +55,8 @@ export async function runDueJobs(
           attempt: job.attempts,
           maxAttempts: job.maxAttempts,
           leaseExpiredAt: job.leaseExpiredAt.toISOString(),
+          // the worker that stopped or lost the database (unknown for a lease taken before 456)
+          previousHolder: job.previousHolder ?? null,
         },
         'reclaimed a job whose lease expired (its worker stopped or lost the database): running it again',
       );

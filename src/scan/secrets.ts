@@ -25,7 +25,8 @@ interface Rule {
  * `redacted`, `db.example.com`) or is made of placeholder words, fillers and separators
  * (`your_api_key_here`, `sk_test_your_key_here`, `InsertYourTokenHere`, `fake-secret-123456`),
  * with at most a quarter of it left unexplained. A long random value that merely contains one of
- * the words (`Xk9testQ2#pLm7vR`) is not a placeholder.
+ * the words (`Xk9testQ2#pLm7vR`) is not a placeholder, nor are such words run together with a
+ * number that is not a filler (`mysecretpassword1`, `MyPassword2024`).
  */
 export function isPlaceholder(v: string): boolean {
   if (v === '') return true;
@@ -47,8 +48,10 @@ export function isPlaceholder(v: string): boolean {
         // run-together words (`testpass`, `YOURAPIKEYHERE`, `mysecret123`)
         const m = /^([a-z]+?)(\d*)$/.exec(w);
         if (m && joinedStandIn(m[1]!)) {
+          // words and a number of one's own (`mysecretpassword1`, `Password2024`): how real
+          // passwords are made, not a template's filler (`mysecret123`, `changeme0000`)
+          if (m[2] && !isFiller(m[2])) return false;
           marked = true;
-          if (m[2] && !isFiller(m[2])) left += m[2].length;
         } else left += word.length;
       }
     }

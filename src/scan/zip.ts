@@ -200,10 +200,7 @@ function checkEntryKind(entry: Entry, isDir: boolean, path: string): void {
   // The file type in the upper 16 bits counts whatever host "version made by" names: Info-ZIP
   // applies Unix modes from Atari, BeOS, AtheOS... hosts too, and other extractors ignore the host.
   checkFileType(entry.externalFileAttributes, isDir, path, `host ${entry.versionMadeBy >> 8}`);
-  for (const f of entry.extraFields) {
-    const attrs = f.id === XL_FIELD ? xlAttributes(f.data) : undefined;
-    if (attrs !== undefined) checkFileType(attrs, isDir, path, 'xl extra field');
-  }
+  for (const f of entry.extraFields) checkUnixExtra(f.id, f.data, isDir, path);
   if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
     throw unsafe('stored_size_mismatch', path);
   }
@@ -219,11 +216,35 @@ function checkFileType(attrs: number, isDir: boolean, path: string, where: strin
 }
 
 /**
- * libarchive's experimental 'xl' extra field (0x6c78) carries external attributes in the local
- * header (and may in the central record) for streaming extraction; bsdtar (also Windows' tar.exe)
- * takes the entry's mode from it over the central record's, so a symlink can hide there.
+ * Extra fields that declare an entry's Unix type, each read by some extractor:
+ * - libarchive's experimental 'xl' field (0x6c78) carries external attributes in the local header
+ *   (and may in the central record) for streaming extraction; bsdtar (also Windows' tar.exe) takes
+ *   the entry's mode from it over the central record's, so a symlink can hide there.
+ * - ASi Unix (0x756e: CRC-32, mode, size or device, UID, GID, link target): Info-ZIP UnZip takes
+ *   the mode from it when the central record's upper 16 bits are zero (unix/unix.c, mapattr) and
+ *   then makes a symlink of an S_IFLNK mode, the entry's data as the target. Its link-target part
+ *   says "symlink" on its own (Commons Compress reads it so).
+ * - PKWARE Unix (0x000d: atime, mtime, UID, GID, then a hard or symbolic link's target or a
+ *   device's numbers). UnZip, 7-Zip and libarchive read only the times and IDs today (libarchive
+ *   since 2026); a regular file or directory never has the variable part, so one that does is
+ *   refused before an extractor starts to honour it.
  */
 const XL_FIELD = 0x6c78;
+const ASI_UNIX = 0x756e;
+const PKWARE_UNIX = 0x000d;
+
+/** Refuses an entry whose Unix extra field `id` (central or local) declares a link or device. */
+function checkUnixExtra(id: number, data: Buffer, isDir: boolean, path: string): void {
+  if (id === XL_FIELD) {
+    const attrs = xlAttributes(data);
+    if (attrs !== undefined) checkFileType(attrs, isDir, path, 'xl extra field');
+  } else if (id === ASI_UNIX && data.length >= 6) {
+    checkFileType(data.readUInt16LE(4) << 16, isDir, path, 'ASi Unix extra field');
+    if (data.length > 14) throw unsafe('symlink', path, 'ASi Unix extra field: link target');
+  } else if (id === PKWARE_UNIX && data.length > 12) {
+    throw unsafe('symlink', path, 'PKWARE Unix extra field: link target or device');
+  }
+}
 
 /** The external attributes an 'xl' field's data holds (bitmap & 4), if any. */
 function xlAttributes(data: Buffer): number | undefined {
@@ -236,17 +257,14 @@ function xlAttributes(data: Buffer): number | undefined {
   return bitmap & 4 && p + 4 <= data.length ? data.readUInt32LE(p) : undefined;
 }
 
-/** The external attributes in the 'xl' fields among raw extra fields (a local header's). */
-function localXlAttributes(extra: Buffer): number[] {
-  const out: number[] = [];
+/** Checks the Unix extra fields among raw extra fields (a local header's). */
+function checkLocalUnixExtras(extra: Buffer, isDir: boolean, path: string): void {
   for (let p = 0; p + 4 <= extra.length;) {
     const id = extra.readUInt16LE(p);
     const size = extra.readUInt16LE(p + 2);
-    const attrs = id === XL_FIELD ? xlAttributes(extra.subarray(p + 4, p + 4 + size)) : undefined;
-    if (attrs !== undefined) out.push(attrs);
+    checkUnixExtra(id, extra.subarray(p + 4, p + 4 + size), isDir, path);
     p += 4 + size;
   }
-  return out;
 }
 
 /** Cross-checks the local header (and data descriptor) with the central record; returns the span. */
@@ -265,8 +283,7 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
   const mismatch = (what: string) => unsafe('local_header_mismatch', path, what);
   if (!buf.subarray(lh + 30, lh + 30 + nameLen).equals(entry.fileNameRaw)) throw mismatch('name');
   const isDir = entry.fileNameRaw[nameLen - 1] === 0x2f;
-  for (const attrs of localXlAttributes(buf.subarray(lh + 30 + nameLen, dataStart)))
-    checkFileType(attrs, isDir, path, 'xl extra field');
+  checkLocalUnixExtras(buf.subarray(lh + 30 + nameLen, dataStart), isDir, path);
   if ((flags & 0x2041) !== (entry.generalPurposeBitFlag & 0x2041))
     throw mismatch('encryption flag');
   if ((flags & 0x8) !== (entry.generalPurposeBitFlag & 0x8)) throw mismatch('descriptor flag');

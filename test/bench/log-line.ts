@@ -17,6 +17,10 @@ const line = {
   status: 200,
   ms: 41.3,
 };
+/** A signature spelled out inside an error's message: found by its shape, not by a key. */
+const inMessage = {
+  err: { message: `settle failed: signature 0x${'ab'.repeat(65)} was rejected` },
+};
 const nested = {
   err: { data: { paymentPayload: { payload: { signature: `0x${'ab'.repeat(65)}` } } } },
 };
@@ -33,15 +37,21 @@ const requestLine: number[] = [];
 const nestedLine: number[] = [];
 const redactRequest: number[] = [];
 const redactNested: number[] = [];
+const redactInMessage: number[] = [];
 const asWritten = (o: object) =>
   `${JSON.stringify({ level: 30, time: Date.now(), pid: 1, hostname: 'h', reqId: 'r', ...o, msg: 'm' })}\n`;
-const [requestJson, nestedJson] = [asWritten(line), asWritten(nested)];
+const [requestJson, nestedJson, inMessageJson] = [line, nested, inMessage].map(asWritten) as [
+  string,
+  string,
+  string,
+];
 let sink = 0;
 for (let r = 0; r < rounds; r++) {
   requestLine.push(perLine(() => request.info(line, 'request completed'), 100_000));
   nestedLine.push(perLine(() => request.warn(nested, 'facilitator settle threw'), 100_000));
   redactRequest.push(perLine(() => (sink += redactJsonLine(requestJson).length), 1_000_000));
   redactNested.push(perLine(() => (sink += redactJsonLine(nestedJson).length), 1_000_000));
+  redactInMessage.push(perLine(() => (sink += redactJsonLine(inMessageJson).length), 1_000_000));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(
@@ -51,6 +61,7 @@ console.log(
     // the any-depth redaction alone (src/log-redact.ts), on the same lines as written
     redact_request_line_us: Number(median(redactRequest).toFixed(3)),
     redact_nested_line_us: Number(median(redactNested).toFixed(3)),
+    redact_signature_in_message_line_us: Number(median(redactInMessage).toFixed(3)),
     sink: sink > 0,
   }),
 );

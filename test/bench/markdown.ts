@@ -7,7 +7,8 @@ import { SEARCH_LIMITS } from '../../src/wire/items.js';
  * links and code (parsed and judged), a README-like text with raw HTML badges (parsed, rendered,
  * tags read) and a hostile one (rewritten and judged again), each uncached (1024 distinct texts)
  * and for one page served again (the parsed-text cache). The baseline is the regex rewrite
- * the parser replaced (kept here only to measure against).
+ * the parser replaced (kept here only to measure against). Then the hostile worst case at 64 kB
+ * (WORST); `npx tsx test/bench/markdown.ts worst` runs that alone.
  */
 const KB2 = 2048;
 const fill = (unit: string) => unit.repeat(Math.ceil(KB2 / unit.length)).slice(0, KB2);
@@ -46,6 +47,54 @@ function regexBaseline(text: string): string {
     );
 }
 
+/**
+ * The hostile worst case at 64 kB (a description or README excerpt at its largest): the same
+ * unit repeated, and units that differ from each other (`javascript:1`, `javascript:2`, …: a
+ * rewrite that searched its block once per distinct text was quadratic in them). Each is timed
+ * at 16 kB and 64 kB (best of several, CPU time); `ratio` is the 64 kB time over four times the
+ * 16 kB time: 1 is linear, 4 would be quadratic.
+ */
+const WORST: Record<string, (i: number) => string> = {
+  repeated_links_and_tags: () => '[x](javascript:a) <b onclick=1> ![y](data:x) ',
+  repeated_anchor_tags: () => '<a href="javascript:1">',
+  distinct_links: (i) => `[x](javascript:${i}) `,
+  distinct_tags: (i) => `<img src=x onerror=${i}>`,
+  distinct_links_and_tags: (i) => `[x](javascript:${i}) <b onclick=${i}> ![y](data:${i}) `,
+};
+
+function hostileText(unit: (i: number) => string, size: number, salt: number): string {
+  let s = '';
+  for (let i = 0; s.length < size; i++) s += unit(i);
+  return `${s.slice(0, size - 8)} ${salt}`;
+}
+
+function bestMs(unit: (i: number) => string, size: number, reps: number): number {
+  let best = Infinity;
+  for (let r = 0; r < reps; r++) {
+    const text = hostileText(unit, size, Math.random());
+    const start = process.cpuUsage();
+    neutraliseUnsafeLinks(text);
+    const used = process.cpuUsage(start);
+    best = Math.min(best, (used.user + used.system) / 1000);
+  }
+  return best;
+}
+
+function benchWorst(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, unit] of Object.entries(WORST)) {
+    const ms16 = bestMs(unit, 16384, 12);
+    const ms64 = bestMs(unit, 65536, 6);
+    out[name] = {
+      ms_16kb: Number(ms16.toFixed(1)),
+      ms_64kb: Number(ms64.toFixed(1)),
+      ratio: Number((ms64 / (4 * ms16)).toFixed(2)),
+    };
+    console.log(`worst ${name}`, out[name]);
+  }
+  return out;
+}
+
 /** `distinct` inputs: 1024 outrun the parsed-text cache (cold), 20 are one page served again. */
 function microsPerCall(fn: (s: string) => string, text: string, distinct: number): number {
   const inputs = Array.from({ length: distinct }, (_v, i) => `${text.slice(0, -6)} ${i}`);
@@ -78,5 +127,8 @@ export async function benchMarkdown(): Promise<Record<string, unknown>> {
     };
     console.log(name, out[name]);
   }
+  out.worst_64kb = benchWorst();
   return out;
 }
+
+if (process.argv[1]?.endsWith('markdown.ts') && process.argv[2] === 'worst') benchWorst();

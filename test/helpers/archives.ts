@@ -179,6 +179,42 @@ export async function buildTar(entries: TarEntrySpec[]): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * An ASi Unix extra field (0x756e), as Info-ZIP's extrafld.txt lays it out: CRC-32 of what
+ * follows, mode, size (or device), UID, GID, then the link target (empty for a file).
+ */
+export function asiUnixField(mode: number, link = ''): Buffer {
+  const target = Buffer.from(link);
+  const body = Buffer.alloc(10 + target.length);
+  body.writeUInt16LE(mode & 0xffff, 0);
+  body.writeUInt32LE(target.length, 2);
+  body.writeUInt16LE(1000, 6);
+  body.writeUInt16LE(1000, 8);
+  target.copy(body, 10);
+  const head = Buffer.alloc(8);
+  head.writeUInt16LE(0x756e, 0);
+  head.writeUInt16LE(4 + body.length, 2);
+  head.writeUInt32LE(crc32(body), 4);
+  return Buffer.concat([head, body]);
+}
+
+/**
+ * A PKWARE Unix extra field (0x000d, APPNOTE 4.5.7): atime, mtime, UID, GID, then the variable
+ * part (a link's target, a device's numbers; nothing for a file).
+ */
+export function pkwareUnixField(variable: Buffer | string = ''): Buffer {
+  const rest = Buffer.from(variable);
+  const f = Buffer.alloc(16 + rest.length);
+  f.writeUInt16LE(0x000d, 0);
+  f.writeUInt16LE(12 + rest.length, 2);
+  f.writeUInt32LE(1_700_000_000, 4);
+  f.writeUInt32LE(1_700_000_000, 8);
+  f.writeUInt16LE(1000, 12);
+  f.writeUInt16LE(1000, 14);
+  rest.copy(f, 16);
+  return f;
+}
+
 export async function buildTarGz(entries: TarEntrySpec[]): Promise<Buffer> {
   return gzipSync(await buildTar(entries));
 }

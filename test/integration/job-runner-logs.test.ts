@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
-import { enqueueJob } from '../../src/jobs/queue.js';
+import { claimJob, enqueueJob } from '../../src/jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from '../../src/jobs/runner.js';
 import { freePort } from '../helpers/app.js';
 import { captureLogs } from '../helpers/logs.js';
@@ -28,14 +28,14 @@ describe('the job runner tells the operator', () => {
       maxAttempts: 3,
     });
     const id = Number(queued!.id);
-    // a worker claimed it (attempt 1) and vanished: its lease ended a minute ago
-    await db.sql`
-      update jobs set state = 'running', attempts = 1, locked_until = now() - interval '1 minute'
-      where id = ${id}`;
+    // worker A claimed it (attempt 1) and vanished: its lease ended a minute ago
+    const claimed = await claimJob(db.sql, 60, 'worker-a.internal:4242');
+    expect(claimed?.id).toBe(id);
+    await db.sql`update jobs set locked_until = now() - interval '1 minute' where id = ${id}`;
     const { logger, lines } = captureLogs();
     let ran = 0;
     await runDueJobs(
-      { sql: db.sql, logger, config },
+      { sql: db.sql, logger, config, workerId: 'worker-b.internal:99' },
       { lease_probe: { run: async () => void ran++ } },
     );
     expect(ran).toBe(1);
@@ -48,8 +48,12 @@ describe('the job runner tells the operator', () => {
         attempt: 2,
         maxAttempts: 3,
         leaseExpiredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        // the worker whose lease ran out, as it recorded itself when it claimed the job
+        previousHolder: 'worker-a.internal:4242',
       }),
     ]);
+    const [row] = await db.sql<{ lockedBy: string }[]>`select locked_by from jobs where id = ${id}`;
+    expect(row!.lockedBy).toBe('worker-b.internal:99');
     // a job claimed from the queue is not a takeover
     await enqueueJob(db.sql, { kind: 'lease_probe', payload: {}, maxAttempts: 3 });
     await runDueJobs(

@@ -140,3 +140,74 @@ describe('redaction at any depth', () => {
     });
   });
 });
+
+describe('secret shapes inside a log message or any other string', () => {
+  const key = `0x${'4c0883a69102937d6231471b5dbb6204fe512961708279f3f5e3b8e7a6c4d2a1'}`;
+  const bareKey = key.slice(2);
+  const signature = `0x${'5e'.repeat(64)}1b`;
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZ2VudCJ9.c2lnbmF0dXJlLXBhcnQ';
+  const apiKey = `mk_0123456789abcdef_${'Q'.repeat(20)}-_${'z9'.repeat(10)}x`;
+  const txHash = `0x${'ab12'.repeat(16)}`;
+
+  it('a private key, a signature, a bearer token or an API key spelled out in text is redacted', async () => {
+    const { text, lines } = await linesOf((logger) => {
+      logger.error(`invalid private key ${key} for the payout signer`);
+      logger.warn({ err: { message: `signer rejected PRIVATE_KEY=${bareKey}` } }, 'boot');
+      logger.warn(`settle failed: signature ${signature} was rejected`);
+      logger.warn(
+        { err: { message: `call reverted, data: ${signature.slice(0, 10)}${'00'.repeat(96)}` } },
+        'x',
+      );
+      logger.info({ headers: [`Authorization: Bearer ${jwt}`] }, `upstream said "Bearer ${jwt}"`);
+      logger.info(`agent used ${apiKey} twice`);
+    }, 6);
+    for (const leaked of [bareKey, signature.slice(2, 130), jwt, apiKey, '00'.repeat(96)])
+      expect(text).not.toContain(leaked);
+    expect(lines[0]!.msg).toBe('invalid private key [redacted] for the payout signer');
+    expect(lines[1]!.err).toMatchObject({ message: 'signer rejected PRIVATE_KEY=[redacted]' });
+    expect(lines[2]!.msg).toBe('settle failed: signature [redacted] was rejected');
+    expect(lines[4]).toMatchObject({
+      headers: ['Authorization: Bearer [redacted]'],
+      msg: 'upstream said "Bearer [redacted]"',
+    });
+    // the key id finds the key's row; only its secret part is redacted
+    expect(lines[5]!.msg).toBe('agent used mk_0123456789abcdef_[redacted] twice');
+  });
+
+  it('a transaction hash, a digest or a nonce named as such stays readable', async () => {
+    const { lines } = await linesOf((logger) => {
+      logger.info(
+        { txHash, archiveSha256: bareKey, nonce: key },
+        `settled in transaction ${txHash}`,
+      );
+      logger.warn(`receipt not found for hash: ${txHash}`);
+    }, 2);
+    expect(lines[0]).toMatchObject({
+      txHash,
+      archiveSha256: bareKey,
+      nonce: key,
+      msg: `settled in transaction ${txHash}`,
+    });
+    expect(lines[1]!.msg).toBe(`receipt not found for hash: ${txHash}`);
+  });
+
+  it('a key is found wherever it starts in the line, and a run one short of a key is left', () => {
+    for (let pad = 0; pad < 140; pad++) {
+      const line = JSON.stringify({ msg: `${'-'.repeat(pad)}${bareKey} ${'e'.repeat(63)}` });
+      expect(JSON.parse(redactJsonLine(line))).toEqual({
+        msg: `${'-'.repeat(pad)}[redacted] ${'e'.repeat(63)}`,
+      });
+    }
+  });
+
+  it('a line without a secret shape is returned as it is; hex inside a longer word is not one', () => {
+    const line = `${JSON.stringify({
+      level: 30,
+      reqId: '5b0c1c0e-8a4c-4f7e-9d3e-0f6c2a8e4b11',
+      msg: 'request completed',
+      id: `g${bareKey}`,
+      bearer: 'Bearer',
+    })}\n`;
+    expect(redactJsonLine(line)).toBe(line);
+  });
+});

@@ -104,7 +104,8 @@ describe('values that are placeholders stay accepted', () => {
       '.env.production',
       'SESSION_SECRET=********\nSTRIPE_KEY=REDACTED\nTOKEN=InsertYourTokenHere\n',
     ],
-    ['.env.staging', 'APP_PASSWORD=fake-password-123456\nMY_SECRET=mysecretpassword1\n'],
+    ['.env.staging', 'APP_PASSWORD=fake-password-123456\nMY_SECRET=mysecretpassword\n'],
+    ['.env.demo', 'DB_PASSWORD=mysecret123\nAPI_KEY=your-api-key-here\nTOKEN=changeme0000\n'],
     ['src/config.ts', 'const apiKey = "YOUR_API_KEY_GOES_HERE_12345";\n'],
     ['src/llm.py', 'client = OpenAI(api_key="sk-your-openai-api-key-here-1234567890abcdef")\n'],
     ['config/app.yml', 'auth:\n  client_secret: your-client-secret-goes-here\n'],
@@ -123,4 +124,29 @@ describe('values that are placeholders stay accepted', () => {
     const out = await scanFiles({ [file]: text });
     expect(out.verdict === 'reject' ? out.findings : 'accept').toBe('accept');
   });
+});
+
+describe('stand-in words with a number of their own are a real-looking password', () => {
+  it.each([
+    'mysecretpassword1',
+    'MySecretPassword7',
+    'Password2024',
+    'changeme42',
+    'testpass9',
+    'SuperSecret86',
+  ])('MY_SECRET=%s in a .env is refused', async (value) => {
+    const out = await scanFiles({ '.env': `MY_SECRET=${value}\n` });
+    expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+      check: 'secret:named_value',
+      file: '.env',
+    });
+  });
+
+  it.each(['mysecretpassword1', 'Password2024', 'yourapikeyhere5'])(
+    '%s is not a placeholder, its filler-numbered twin is',
+    (value) => {
+      expect(isPlaceholder(value)).toBe(false);
+      expect(isPlaceholder(value.replace(/\d+$/, '123456'))).toBe(true);
+    },
+  );
 });

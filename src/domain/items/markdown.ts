@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type MarkdownIt from 'markdown-it';
-import type { StateCore, Token } from 'markdown-it';
+import type { StateCore, StateInline, Token } from 'markdown-it';
 import { BoundedCache } from '../../bounded-cache.js';
 
 /**
@@ -129,8 +129,19 @@ function safeAttributeUrl(value: string): boolean {
 interface Found {
   /** The inline token being parsed, null while blocks are parsed. */
   inline: Token | null;
-  /** Destinations parsed: absolute positions (definitions) or the inline token they were in. */
-  destinations: Array<{ inline: Token | null; start: number; end: number; href: string }>;
+  /**
+   * Destinations parsed: absolute positions (definitions), or positions in `src` (the inline
+   * token's content, or an image description parsed on its own) and the inline token they were in.
+   */
+  destinations: Array<{
+    inline: Token | null;
+    src: string;
+    start: number;
+    end: number;
+    href: string;
+  }>;
+  /** Raw inline tags parsed, where the parser found them (as destinations). */
+  tags: Array<{ inline: Token; src: string; start: number; end: number }>;
 }
 
 type Renderer = InstanceType<typeof MarkdownIt>;
@@ -155,6 +166,7 @@ function renderer(): Renderer {
     if (res.ok && found) {
       found.destinations.push({
         inline: found.inline,
+        src: str,
         start,
         end: res.pos,
         href: md.normalizeLink(res.str),
@@ -162,6 +174,19 @@ function renderer(): Renderer {
     }
     return res;
   };
+  // raw inline tags, noting where each one was found
+  const rules = (
+    md.inline.ruler as unknown as { __rules__: Array<{ name: string; fn: InlineRule }> }
+  ).__rules__;
+  const htmlInline = rules.find((r) => r.name === 'html_inline')!.fn;
+  md.inline.ruler.at('html_inline', (state: StateInline, silent: boolean) => {
+    const start = state.pos;
+    const ok = htmlInline(state, silent);
+    const found = currentFound;
+    if (ok && !silent && found?.inline)
+      found.tags.push({ inline: found.inline, src: state.src, start, end: state.pos });
+    return ok;
+  });
   // the core `inline` rule, noting which inline token is being parsed
   md.core.ruler.at('inline', (state: StateCore) => {
     for (const tok of state.tokens) {
@@ -173,6 +198,7 @@ function renderer(): Renderer {
   });
   return (parser = md);
 }
+type InlineRule = (state: StateInline, silent: boolean) => boolean;
 /** Set only while rewriteFound parses (synchronously). */
 let currentFound: Found | null = null;
 
@@ -358,11 +384,14 @@ interface Edit {
   text: string;
 }
 
+/** Distinct texts searched for in their blocks by one rewrite, at most (rewriteFound). */
+const SEARCHES = 64;
+
 /** The text with every unsafe destination and tag rewritten, or null when none was located. */
 function rewriteFound(input: string): string | null {
   // positions are those of markdown-it's normalised source
   const text = input.replace(/\r\n?/g, '\n').replace(/\0/g, '\ufffd');
-  const found: Found = { inline: null, destinations: [] };
+  const found: Found = { inline: null, destinations: [], tags: [] };
   currentFound = found;
   let tokens: Token[];
   try {
@@ -375,15 +404,53 @@ function rewriteFound(input: string): string | null {
   const span = (t: Token): [number, number] | null =>
     t.map ? [lineStarts[t.map[0]]!, lineStarts[t.map[1]] ?? text.length] : null;
   const edits: Edit[] = [];
+  /** Where each line of an inline token's content starts in that content. */
+  const contentLines = new Map<Token, number[]>();
+  /**
+   * Where `raw`, at `start` of inline token `t`'s content, is in `text`, or -1. A paragraph's
+   * content is its lines with the container's markers and indentation cut from their starts and
+   * the whole trimmed, so each content line ends where its source line does (the last one before
+   * its trailing spaces). Checked: a heading's, a table cell's or a re-indented line's content
+   * does not end there, and is searched for instead.
+   */
+  const locate = (t: Token, start: number, raw: string): number => {
+    if (!t.map || raw === '') return -1;
+    let starts = contentLines.get(t);
+    if (!starts) {
+      starts = [0];
+      const c = t.content;
+      for (let k = c.indexOf('\n'); k >= 0; k = c.indexOf('\n', k + 1)) starts.push(k + 1);
+      contentLines.set(t, starts);
+    }
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    const line = t.map[0] + lo;
+    if (line >= t.map[1] || line >= lineStarts.length) return -1;
+    const contentEnd = lo + 1 < starts.length ? starts[lo + 1]! - 1 : t.content.length;
+    let end = line + 1 < lineStarts.length ? lineStarts[line + 1]! - 1 : text.length;
+    if (lo + 1 === starts.length)
+      while (end > lineStarts[line]! && /\s/.test(text[end - 1]!)) end--;
+    const at = end - (contentEnd - start);
+    return at >= lineStarts[line]! && text.startsWith(raw, at) ? at : -1;
+  };
   /** Blocks and texts already replaced: each is searched for once (N equal links: N, not N²). */
   const done = new Set<string>();
   /** Every occurrence of `raw` in the block of `t` becomes `by`. */
+  let searches = 0;
   const replaceIn = (t: Token, raw: string, by: string) => {
     const s = span(t);
     if (!s || raw === '') return;
     const key = `${s[0]}\0${raw}`;
     if (done.has(key)) return;
     done.add(key);
+    // each search reads its block: past SEARCHES distinct texts (only a hostile text has that
+    // many unsafe links in headings or image descriptions) the rest is left to the escape
+    if (++searches > SEARCHES) return;
     for (
       let k = text.indexOf(raw, s[0]);
       k >= 0 && k + raw.length <= s[1];
@@ -400,10 +467,22 @@ function rewriteFound(input: string): string | null {
     }
   };
 
+  // each where the parser found it (a search of its block for each distinct text was N²)
+  const place = (inline: Token, src: string, start: number, end: number, by: string) => {
+    const raw = src.slice(start, end);
+    const at = src === inline.content ? locate(inline, start, raw) : -1;
+    if (at >= 0) edits.push({ start: at, end: at + raw.length, text: by });
+    else replaceIn(inline, raw, by);
+  };
   for (const d of found.destinations) {
     if (safeAttributeUrl(d.href)) continue;
     if (d.inline === null) edits.push({ start: d.start, end: d.end, text: '#' });
-    else replaceIn(d.inline, d.inline.content.slice(d.start, d.end), '#');
+    else place(d.inline, d.src, d.start, d.end, '#');
+  }
+  for (const h of found.tags) {
+    const raw = h.src.slice(h.start, h.end);
+    const tag = scanTags(raw)[0];
+    if (tag && unsafeTag(tag)) place(h.inline, h.src, h.start, h.end, sanitiseTag(raw, tag));
   }
   for (const t of tokens) {
     if (t.type === 'html_block') {
@@ -429,10 +508,6 @@ function rewriteFound(input: string): string | null {
             edits.push({ start: m.index, end: m.index + m[0].length, text: '#' });
           }
         }
-      }
-      if (c.type === 'html_inline') {
-        const tag = scanTags(c.content)[0];
-        if (tag && unsafeTag(tag)) replaceIn(t, c.content, sanitiseTag(c.content, tag));
       }
     }
   }

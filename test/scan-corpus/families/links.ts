@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { asiUnixField, pkwareUnixField } from '../../helpers/archives.js';
 import type { CorpusCase } from '../types.js';
 import {
   TAR_END,
@@ -46,6 +47,9 @@ const xl = (mode = SYMLINK): Buffer => {
   return f;
 };
 
+/** An ASi Unix extra field with a symlink's mode. */
+const asi = () => asiUnixField(SYMLINK);
+
 const zipLink = (name: string, entry: string, target: string, host = 3, mode = SYMLINK) =>
   zipWithMode(baseProject(name), { name: entry, data: target, mode, host });
 
@@ -73,6 +77,48 @@ export const cases: CorpusCase[] = [
   hostileCase(F, 'zip-symlink-xl-local-field', 'zip', 'symlink', (n) =>
     zipWith(baseProject(n), [
       { name: 'etc-passwd', data: '/etc/passwd', method: 0, unixMode: 0o100644, localExtra: xl() },
+    ]),
+  ),
+  // the mode only in an ASi Unix extra field, the external attributes' upper 16 bits zero
+  // (Info-ZIP UnZip then takes the ASi mode and makes a symlink)
+  hostileCase(F, 'zip-symlink-asi-central-field', 'zip', 'symlink', (n) =>
+    zipWith(baseProject(n), [
+      {
+        name: 'id_rsa',
+        data: '/home/user/.ssh/id_rsa',
+        method: 0,
+        unixMode: 0,
+        centralExtra: asi(),
+      },
+    ]),
+  ),
+  hostileCase(F, 'zip-symlink-asi-local-field', 'zip', 'symlink', (n) =>
+    zipWith(baseProject(n), [
+      { name: 'etc-passwd', data: '/etc/passwd', method: 0, unixMode: 0, localExtra: asi() },
+    ]),
+  ),
+  hostileCase(F, 'zip-symlink-asi-link-target', 'zip', 'symlink', (n) =>
+    zipWith(baseProject(n), [
+      {
+        name: 'config/credentials',
+        data: '/home/user/.aws/credentials',
+        method: 0,
+        unixMode: 0o100644,
+        centralExtra: asiUnixField(0o100644, '/home/user/.aws/credentials'),
+      },
+    ]),
+  ),
+  // a PKWARE Unix extra field's variable part: a link's target (or a device's numbers)
+  hostileCase(F, 'zip-link-pkware-field', 'zip', 'symlink', (n) =>
+    zipWith(baseProject(n), [
+      {
+        name: 'shadow',
+        data: '/etc/shadow',
+        method: 0,
+        unixMode: 0,
+        centralExtra: pkwareUnixField('/etc/shadow'),
+        localExtra: pkwareUnixField('/etc/shadow'),
+      },
     ]),
   ),
   hostileCase(F, 'zip-symlink-nested', 'tar.gz', 'symlink', (n) =>

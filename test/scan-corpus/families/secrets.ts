@@ -108,6 +108,14 @@ const variants: Variant[] = [
     files: () => ({ '.env': `DB_HOST=db.internal\nDB_USER=shop\nDB_PASSWORD=${password()}\n` }),
   },
   {
+    // stand-in words with a number of their own: what a person types as a real password
+    name: 'env-worded-password',
+    expectCheck: 'secret:named_value',
+    files: () => ({
+      '.env': `APP_ENV=staging\nMY_SECRET=mysecretpassword7\n`,
+    }),
+  },
+  {
     name: 'env-api-key-quoted',
     expectCheck: 'secret:named_value',
     files: () => ({ 'web/.env.local': `VITE_APP_NAME="Shop"\nMAPS_API_KEY="${token(24)}"\n` }),
