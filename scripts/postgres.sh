@@ -90,7 +90,9 @@ free_port() {
 }
 
 start() {
-  install
+  # start's stdout is the one `export` line that `run` evaluates: what installing prints
+  # (apt-get update/install) goes to stderr, or a first run on a clean machine evaluated it
+  install >&2
   local dir port
   dir=$(mktemp -d "${TMPDIR:-/tmp}/marketplace-pg.XXXXXX")
   chmod 755 "$dir"
