@@ -388,6 +388,15 @@ export class X402Guard {
     return proof.payer;
   }
 
+  /**
+   * The `PAYMENT-REQUIRED` header of `offer`'s prompt, without throwing it: for an answer that is
+   * not a 402 but still carries the offer's sign-in-with-x challenge (a listing no longer for sale,
+   * whose buyers sign in to receive their order again).
+   */
+  promptHeader(req: GuardRequest, offer: PaidOffer): string {
+    return this.paidPrompt(req, offer).header();
+  }
+
   async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
     if (offer.options.length === 0) throw new Error('paid offer without options');
     const prompt = this.paidPrompt(req, offer);
