@@ -389,12 +389,19 @@ export class X402Guard {
   }
 
   /**
-   * The `PAYMENT-REQUIRED` header of `offer`'s prompt, without throwing it: for an answer that is
-   * not a 402 but still carries the offer's sign-in-with-x challenge (a listing no longer for sale,
-   * whose buyers sign in to receive their order again).
+   * The sign-in-with-x challenge of this route alone (`extensions` as a prompt carries it), for an
+   * answer that is no payment prompt: a listing no longer for sale, whose buyers sign in to
+   * receive their order again.
    */
-  promptHeader(req: GuardRequest, offer: PaidOffer): string {
-    return this.paidPrompt(req, offer).header();
+  signInChallenge(req: GuardRequest): Record<string, unknown> {
+    const url = this.resourceUrl(req);
+    return siwxChallenge(
+      this.opts.secret,
+      { route: this.resourceKey(req), uri: url },
+      this.opts.networks,
+      this.nowMs(),
+      false,
+    );
   }
 
   async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {

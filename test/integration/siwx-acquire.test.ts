@@ -1,6 +1,5 @@
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { decodePaymentRequiredHeader } from '@x402/core/http';
 import {
   createSIWxPayload,
   encodeSIWxHeader,
@@ -179,8 +178,8 @@ describe('sign-in-with-x on acquire', () => {
 /**
  * "Already paid? Deliver again" once the listing can no longer be paid (s40): a buyer who paid
  * gets the same order again (the bytes are kept for buyers), whatever made the listing unpayable.
- * Its 404/409 carries the sign-in challenge in PAYMENT-REQUIRED (nothing to pay in `accepts`),
- * which the official SIWX helpers sign as wrapFetchWithSIWx signs a 402's.
+ * Its 404/409 (no payment prompt) carries the sign-in challenge in its body, `extensions` as a 402
+ * has it, which the official SIWX helpers sign as wrapFetchWithSIWx signs a 402's.
  */
 describe('sign-in-with-x on a listing that can no longer be paid', () => {
   const deps = () => t.runtime.deps;
@@ -233,20 +232,20 @@ describe('sign-in-with-x on a listing that can no longer be paid', () => {
     return { url, buyer, orderId: ((await res.json()) as { order_id: string }).order_id };
   }
 
-  /** Signs the sign-in challenge a response carries in PAYMENT-REQUIRED, as the official client does. */
-  async function signChallenge(res: Response, signer: ReturnType<typeof newWallet>, url: string) {
-    const header = res.headers.get('payment-required');
-    expect(header, 'the answer carries the sign-in challenge').toBeTruthy();
-    const required = decodePaymentRequiredHeader(header!);
-    expect(required.accepts).toEqual([]);
-    const ext = required.extensions!['sign-in-with-x'] as {
-      info: SIWxExtensionInfo;
-      supportedChains: Array<{ chainId: string; type: 'eip191' }>;
-    };
-    const chain = ext.supportedChains[0]!;
+  /** Signs the sign-in challenge a 404/409 body carries, as the official client signs a 402's. */
+  async function signChallenge(
+    body: { extensions?: Record<string, unknown> },
+    signer: ReturnType<typeof newWallet>,
+    url: string,
+  ) {
+    const ext = body.extensions?.['sign-in-with-x'] as
+      | { info: SIWxExtensionInfo; supportedChains: Array<{ chainId: string; type: 'eip191' }> }
+      | undefined;
+    expect(ext, 'the answer carries the sign-in challenge').toBeDefined();
+    const chain = ext!.supportedChains[0]!;
     return encodeSIWxHeader(
       await createSIWxPayload(
-        { ...ext.info, chainId: chain.chainId, type: chain.type },
+        { ...ext!.info, chainId: chain.chainId, type: chain.type },
         signer,
         url,
       ),
@@ -262,10 +261,13 @@ describe('sign-in-with-x on a listing that can no longer be paid', () => {
 
       const plain = await fetch(url, legal);
       expect(plain.status).toBe(status);
-      expect(await plain.json()).toMatchObject({ error: code });
+      // not a payment prompt: nothing to pay here
+      expect(plain.headers.get('payment-required')).toBeNull();
+      const body = (await plain.json()) as { extensions?: Record<string, unknown> };
+      expect(body).toMatchObject({ error: code });
       const again = await fetch(url, {
         ...legal,
-        headers: { ...legal.headers, 'SIGN-IN-WITH-X': await signChallenge(plain, buyer, url) },
+        headers: { ...legal.headers, 'SIGN-IN-WITH-X': await signChallenge(body, buyer, url) },
       });
       expect(again.status).toBe(200);
       expect(again.headers.get('payment-response')).toBeNull();
@@ -277,7 +279,9 @@ describe('sign-in-with-x on a listing that can no longer be paid', () => {
       expect(await count('x402_payments', item.itemId)).toBe(payments);
 
       // a wallet that never bought it: the listing's own answer, nothing about its buyers
-      const other = await fetch(url, legal);
+      const other = (await (await fetch(url, legal)).json()) as {
+        extensions?: Record<string, unknown>;
+      };
       const stranger = await fetch(url, {
         ...legal,
         headers: {

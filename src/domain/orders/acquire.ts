@@ -367,9 +367,9 @@ async function resumeClaimed(
  * the purge, the seller accepts no chain or has no payout address on any): a buyer must still get
  * the bytes again, as the order's own links serve them, so a valid sign-in-with-x proof of a
  * wallet with a completed order of the item answers that order. Anyone else gets the listing's
- * own answer (`notForSale`: 404 or 409), which carries the sign-in challenge in its
- * `PAYMENT-REQUIRED` header (nothing to pay in `accepts`): the buyer's client signs it. Not on
- * Revision A's keyed purchase (its order belongs to the key's agent).
+ * own answer (`notForSale`: 404 or 409, never a payment prompt), whose body carries the sign-in
+ * challenge as a prompt would (`extensions["sign-in-with-x"]`): the buyer's client signs it. Not
+ * on Revision A's keyed purchase (its order belongs to the key's agent).
  */
 async function redeliver(
   deps: AcquireDeps,
@@ -378,7 +378,7 @@ async function redeliver(
   mode: AcquireMode,
   notForSale: AppError,
 ): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: undefined }> {
-  if (mode.buyerId !== undefined || !pay.signIn || !pay.promptHeader) throw notForSale;
+  if (mode.buyerId !== undefined || !pay.signIn || !pay.signInChallenge) throw notForSale;
   const offer: PaidOffer = {
     options: [],
     description: 'Already paid? Sign in with the buying wallet to receive the order again.',
@@ -393,11 +393,8 @@ async function redeliver(
   if (!payer) {
     throw new AppError(notForSale.code, {
       ...notForSale.extras,
-      headers: {
-        ...notForSale.extras.headers,
-        'PAYMENT-REQUIRED': pay.promptHeader(offer),
-        'Cache-Control': 'no-store',
-      },
+      details: { ...notForSale.extras.details, extensions: pay.signInChallenge() },
+      headers: { ...notForSale.extras.headers, 'Cache-Control': 'no-store' },
     });
   }
   const [item] = await deps.sql<Array<{ id: string; archiveSha256: string }>>`
