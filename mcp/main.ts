@@ -9,6 +9,7 @@ import { approvalPage, Approvals } from './approvals.js';
 import { loadMcpConfig, type McpConfig } from './config.js';
 import { serveHttp } from './http.js';
 import type { McpDeps } from './deps.js';
+import { lockDataDir } from './data-lock.js';
 import { createMcpServer } from './server.js';
 import { LocalState } from './state.js';
 import { lazyWallet } from './wallet.js';
@@ -68,6 +69,15 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadMcpConfig(process.env, process.argv.slice(2));
+  // one process per data directory: waits briefly for another, then refuses (./data-lock.ts)
+  const unlock = await lockDataDir(config.dataDir, {
+    onCompromised: (err) => {
+      log('fatal', `lost the lock on the data directory ${config.dataDir}: stopping`, {
+        reason: err.message,
+      });
+      process.exit(1);
+    },
+  });
   // off unless the OTEL_* settings ask for it (then the SDK loads; otherwise nothing does)
   const tracing = await startTracing(loadTracingConfig(process.env), 'artifact-marketplace-mcp');
   const http: { base?: string } = {};
@@ -107,6 +117,13 @@ async function main(): Promise<void> {
     close = () => server.close();
     // a client that goes away closes stdin: exit with it
     process.stdin.once('end', () => void close().finally(() => process.exit(0)));
+  }
+  {
+    const closeServer = close;
+    close = async () => {
+      await closeServer();
+      await unlock().catch(() => {});
+    };
   }
   if (tracing) {
     const closeServer = close;

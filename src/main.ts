@@ -12,12 +12,16 @@ import { createLogger } from './logger.js';
 import { progressOnStderr } from './progress.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
 import { moderateCommand } from './domain/feedback/moderation.js';
+import { TOKEN_ACTOR } from './domain/operator/credentials.js';
+import { withdrawSigner } from './domain/scan/signers.js';
+import { AppError } from './errors.js';
 import { createRuntime, startBackground, vectorIndexMeaning, type Runtime } from './runtime.js';
 import {
   moderateOverApi,
   operatorApiOf,
   publishOperatorApi,
   unresolvedOverApi,
+  withdrawOverApi,
 } from './operator-api.js';
 
 const COMMANDS = [
@@ -29,10 +33,18 @@ const COMMANDS = [
   'demo',
   'unresolved-payments',
   'moderate',
+  'attestation-withdraw',
 ];
 
 /** Commands that do their work and exit, with results on stdout (the others serve until stopped). */
-const ONE_SHOT = ['migrate', 'reindex', 'previews', 'unresolved-payments', 'moderate'];
+const ONE_SHOT = [
+  'migrate',
+  'reindex',
+  'previews',
+  'unresolved-payments',
+  'moderate',
+  'attestation-withdraw',
+];
 
 /** A one-shot command's result: one JSON object on its own line of stdout. */
 function printResult(result: object): void {
@@ -41,7 +53,7 @@ function printResult(result: object): void {
 
 /**
  * Process entry: `serve` (default), `worker`, `migrate`, `reindex`, `previews`, `demo`,
- * `unresolved-payments`, `moderate`.
+ * `unresolved-payments`, `moderate`, `attestation-withdraw`.
  */
 async function main(command: string, args: string[]): Promise<void> {
   if (!COMMANDS.includes(command)) {
@@ -164,6 +176,35 @@ async function main(command: string, args: string[]): Promise<void> {
         if (!ok) process.exitCode = 1;
       } finally {
         await runtime?.close();
+      }
+      return;
+    }
+    case 'attestation-withdraw': {
+      // Operators: `attestation-withdraw <address>` withdraws a retired attestation key, so the
+      // reports it signed stop verifying (src/domain/scan/signers.ts). While a service holds the
+      // embedded database, through its operator API.
+      const address = args[0];
+      if (!address) throw new StartupError('usage: attestation-withdraw <0x address of the key>');
+      const api = await operatorApiOf(config);
+      if (api) {
+        printResult((await withdrawOverApi(api, address)) as object);
+        return;
+      }
+      const runtime = await createRuntime(config, { logger });
+      try {
+        const result = await withdrawSigner(
+          runtime.deps.sql,
+          address,
+          runtime.deps.attestor.address,
+          TOKEN_ACTOR,
+        );
+        logger.info(result, 'attestation key withdrawn');
+        printResult(result);
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        throw new StartupError(`attestation-withdraw refused: ${e.code}: ${e.message}`);
+      } finally {
+        await runtime.close();
       }
       return;
     }

@@ -126,3 +126,8 @@ export async function unresolvedOverApi(
   );
   return items;
 }
+
+/** `attestation:withdraw` through the operator API: the same result as `withdrawSigner`. */
+export function withdrawOverApi(api: OperatorApi, address: string): Promise<unknown> {
+  return call<unknown>(api, 'POST', '/admin/api/attestation/withdraw', { address });
+}

@@ -23,7 +23,15 @@ import {
   spentPayment,
 } from './paying.js';
 import { Cancelled, Progress } from './progress.js';
-import { apiFailure, bodyOf, failure, nothingCharged, success, type ErrorBody } from './results.js';
+import {
+  apiFailure,
+  bodyOf,
+  failure,
+  mayStillSettle,
+  nothingCharged,
+  success,
+  type ErrorBody,
+} from './results.js';
 
 export { AcquireResultSchema };
 
@@ -236,21 +244,18 @@ async function buy(
       );
     if (reservation) {
       if (nothingCharged(err)) await releasePayment(deps, reservation);
-      else if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending')
+      else if (mayStillSettle(err))
         // it may still settle: counted until settlePending learns how it ended
         await pendingPayment(deps, reservation);
       else await spentPayment(deps, reservation);
     }
     // refused, nothing charged: the signed payment is of no more use. Any other failure keeps the
     // record (outcome unknown), unless the marketplace named the order (below).
-    const named =
-      err instanceof MarketplaceError &&
-      err.code === 'payment_settlement_pending' &&
-      !!bodyOf(err).order_id;
+    const named = mayStillSettle(err) && !!bodyOf(err).order_id;
     if (unconfirmed && (nothingCharged(err) || named)) await deps.state.forgetOrder(unconfirmed);
-    if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
+    if (named) {
       const b = bodyOf(err);
-      if (b.order_id) await deps.state.recordOrder(pendingRecord(b.order_id, b.transaction));
+      await deps.state.recordOrder(pendingRecord(b.order_id!, b.transaction));
     }
     return apiFailure(err, 'acquire_item', deps.baseUrl, {
       price_above_limit: (b: ErrorBody) =>
@@ -265,6 +270,15 @@ async function buy(
         `${b.order_id ? `Once settled, get_order { order_id: "${b.order_id}" } gives the links. ` : ''}` +
         `To learn how it ended, call acquire_item again with the same arguments in a minute${sent?.validBefore ? ` (or after ${new Date(sent.validBefore * 1000).toISOString()}, when its window closes)` : ''}: ` +
         'it re-sends this same signed payment, which cannot charge twice, and answers the order, still pending, or released with nothing charged.',
+      payment_settlement_failed: (b: ErrorBody) => {
+        const decided = decidedAt(sent?.validBefore, b);
+        return (
+          `The facilitator reported the payment as failed${b.reason ? ` (reason: ${b.reason})` : ''}, but the transfer may still be mined` +
+          `${decided ? ` until ${decided}` : ''}: it is kept as settlement_pending and still counts against the budget. Do NOT pay again: a new payment could pay twice. ` +
+          `To learn how it ended, call acquire_item again with the same arguments${decided ? ` after ${decided}` : ' later'}: ` +
+          'it re-sends this same signed payment, which cannot charge twice, and answers the order if the transfer was mined, or releases it with nothing charged once the failure is final.'
+        );
+      },
     });
   }
   if (reservation) await spentPayment(deps, reservation);
@@ -302,6 +316,20 @@ function validBeforeOf(payload: Record<string, unknown>): { validBefore?: number
 }
 
 const VALID_BEFORE_REASON = 'invalid_exact_evm_payload_authorization_valid_before';
+
+/**
+ * When a payment answered 402 `payment_settlement_failed` is decided (ISO): the marketplace's
+ * `decided_after` (validBefore plus its chain-clock grace), and never before the authorization's
+ * own validBefore (a marketplace that names no time, e.g. the dev ledger's). Undefined when
+ * neither is known: then it is never released on this server's clock.
+ */
+function decidedAt(validBefore: number | undefined, b: ErrorBody): string | undefined {
+  const times = [
+    b.decided_after ? Date.parse(b.decided_after) : NaN,
+    validBefore !== undefined ? validBefore * 1000 : NaN,
+  ].filter(Number.isFinite);
+  return times.length ? new Date(Math.max(...times)).toISOString() : undefined;
+}
 
 /**
  * An earlier purchase of this listing ended `settlement_pending`: its SAME signed payment is sent
@@ -376,13 +404,32 @@ async function settlePending(
         ),
       };
     }
-    if (err instanceof MarketplaceError && err.code === 'payment_settlement_pending') {
+    // answered as failed at settlement, and decided: the window closed without the transfer mined
+    // (a mined one answers its order), so the failure is final and nothing was charged
+    const decided =
+      err instanceof MarketplaceError && err.code === 'payment_settlement_failed'
+        ? decidedAt(pending.valid_before, b)
+        : undefined;
+    if (decided && Date.now() > Date.parse(decided)) {
+      if (pending.spend_id) await releasePayment(deps, pending.spend_id);
+      await deps.state.recordOrder({ ...pending, status: 'released' });
+      return {
+        result: failure(
+          `acquire_item: the earlier payment for this listing (order_id ${order_id}, ${pending.price_usdc} USDC) was released: ` +
+            `the facilitator reported it failed${b.reason ? ` (reason: ${b.reason})` : ''} and its transfer was not mined by ${decided}, so nothing was charged and no order exists. ` +
+            `Its ${pending.price_usdc} USDC are back in the 24-hour budget. Nothing new was signed. ` +
+            'If the user still wants this listing, call acquire_item again with the same arguments: it signs a fresh payment.',
+        ),
+      };
+    }
+    if (mayStillSettle(err)) {
+      const after = decided ?? closes;
       return {
         result: failure(
           `acquire_item: the earlier payment for this listing (order_id ${order_id}) is still settlement_pending; re-sending the same signed payment ` +
-            `(it cannot charge twice) gave no outcome yet. Nothing new was signed. Do NOT pay again. ` +
-            (closes
-              ? `Its authorization is valid until ${closes}; the marketplace settles or releases it from the chain soon after. Call acquire_item again after ${closes}.`
+            `(it cannot charge twice) gave no outcome yet (HTTP ${err.status} ${err.code}). Nothing new was signed. Do NOT pay again. ` +
+            (after
+              ? `It is decided from the chain by ${after}. Call acquire_item again after ${after}.`
               : 'Call acquire_item again later.'),
         ),
       };

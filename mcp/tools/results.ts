@@ -35,15 +35,32 @@ export function bodyOf(err: MarketplaceError): ErrorBody {
   return typeof err.body === 'object' && err.body !== null ? (err.body as ErrorBody) : {};
 }
 
+/** Answers after which a signed payment may still be charged (see mayStillSettle). */
+const UNKNOWN_OUTCOME = new Set<string>([
+  'payment_settlement_pending',
+  'payment_settlement_failed',
+]);
+
 /**
  * After a signed payment failed: true when the answer proves nothing was charged (a refusal
- * before or at settlement, or a client-side refusal), so the reservation goes back to the budget.
- * A pending settlement, a 5xx or a lost connection may have charged: they keep counting.
+ * before settlement, or a client-side refusal), so the reservation goes back to the budget.
+ * A pending settlement, a settlement answered as failed (`mayStillSettle`), a 5xx or a lost
+ * connection may have charged: they keep counting.
  */
 export function nothingCharged(err: unknown): boolean {
   if (!(err instanceof MarketplaceError)) return false;
-  if (err.code === 'payment_settlement_pending') return false;
+  if (UNKNOWN_OUTCOME.has(err.code)) return false;
   return err.status < 500 || err.code === 'settlement_capacity';
+}
+
+/**
+ * The signed payment's outcome is not known yet: 409 `payment_settlement_pending`, or 402
+ * `payment_settlement_failed`, which a remote facilitator can answer after it broadcast the
+ * transfer (the marketplace says it may still be mined until `decided_after`). Either keeps the
+ * payment pending, counted and kept to be re-sent, never released on this answer alone.
+ */
+export function mayStillSettle(err: unknown): err is MarketplaceError {
+  return err instanceof MarketplaceError && UNKNOWN_OUTCOME.has(err.code);
 }
 
 /** Codes any route can answer (spec 7.1, 7.2); tool-specific hints take precedence. */

@@ -34,7 +34,8 @@ export async function scanReportProblem(
 
 /**
  * scanReportProblem against the signers the marketplace publishes now: the list is read once, and
- * read again when a report names a signer it lacks (the key was rotated since it was read).
+ * read again when a report names any signer but its current one (the key was rotated since it was
+ * read, or a retired key was withdrawn: see src/domain/scan/signers.ts `withdrawSigner`).
  */
 export async function publishedScanReportProblem(
   catalog: Pick<CatalogClient, 'attestationSigners'>,
@@ -42,7 +43,9 @@ export async function publishedScanReportProblem(
   expected: { itemId: string; sha256?: string | undefined },
 ): Promise<string | undefined> {
   let signers = await catalog.attestationSigners();
-  if (!signers.some((s) => isAddressEqual(a.signer as Hex, s as Hex)))
+  // not the current key: read the list again, as a rotation since may have added it, or the
+  // marketplace may have withdrawn it (a retired key read earlier must not vouch for a report)
+  if (!signers[0] || !isAddressEqual(a.signer as Hex, signers[0] as Hex))
     signers = await catalog.attestationSigners({ fresh: true });
   return scanReportProblem(a, { ...expected, signers });
 }

@@ -11,6 +11,7 @@ import type { PaidOffer } from '../x402/guard.js';
 export function payFor(deps: Pick<Deps, 'x402'>, request: FastifyRequest): Pay {
   return Object.assign((offer: PaidOffer) => deps.x402.paid(request, offer), {
     signIn: (offer: PaidOffer) => deps.x402.signIn(request, offer),
+    signInChallenge: () => deps.x402.signInChallenge(request),
     claimed: (resource?: string) => deps.x402.claimed(request, resource),
   });
 }

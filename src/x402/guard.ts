@@ -388,6 +388,22 @@ export class X402Guard {
     return proof.payer;
   }
 
+  /**
+   * The sign-in-with-x challenge of this route alone (`extensions` as a prompt carries it), for an
+   * answer that is no payment prompt: a listing no longer for sale, whose buyers sign in to
+   * receive their order again.
+   */
+  signInChallenge(req: GuardRequest): Record<string, unknown> {
+    const url = this.resourceUrl(req);
+    return siwxChallenge(
+      this.opts.secret,
+      { route: this.resourceKey(req), uri: url },
+      this.opts.networks,
+      this.nowMs(),
+      false,
+    );
+  }
+
   async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
     if (offer.options.length === 0) throw new Error('paid offer without options');
     const prompt = this.paidPrompt(req, offer);

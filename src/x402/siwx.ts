@@ -9,7 +9,8 @@
  *   GET prompt never authorises the PUT) never verifies, and nothing is stored until a proof
  *   arrives; the signed message names the URL only, as the extension defines it;
  * - a proof is accepted once: its nonce is claimed per signer in the same single-use table as the
- *   zero-value proofs (survives restarts, shared by replicas); its URI must be the route's;
+ *   zero-value proofs (survives restarts, shared by replicas); its URI must be the route's, its
+ *   domain this origin's, its statement the challenge's, its chain one offered;
  * - smart accounts (EIP-1271, ERC-6492) are checked over the chain's bounded RPC client, as the
  *   zero-value proofs are (./smart-accounts.ts); without RPC only EOAs verify.
  */
@@ -28,6 +29,9 @@ import { networkByCaip2, type PaymentNetworks } from './networks.js';
 export const SIWX_HEADER = 'sign-in-with-x';
 /** How long a challenge may be signed and used. */
 export const SIWX_TTL_SECONDS = 300;
+
+/** The statement every challenge carries; a proof must sign exactly this text. */
+export const SIWX_STATEMENT = 'Sign in to the code artifact marketplace with this wallet.';
 
 /** Where a proof is used: the route key (`METHOD /path`) and the absolute URL it names. */
 export interface SiwxTarget {
@@ -71,7 +75,7 @@ export function siwxChallenge(
       info: {
         domain: new URL(uri).host,
         uri,
-        statement: 'Sign in to the code artifact marketplace with this wallet.',
+        statement: SIWX_STATEMENT,
         version: '1',
         nonce: siwxNonce(secret, target),
         issuedAt: new Date(nowMs).toISOString(),
@@ -138,6 +142,11 @@ export async function checkSiwx(
   }
   if (payload.uri !== uri) return { refused: 'invalid_siwx_uri_mismatch' };
   if (!issuedHere(opts.secret, target, payload.nonce)) return { refused: 'invalid_siwx_nonce' };
+  // The wallet must have signed the words we showed it (a statement from elsewhere, or none, is a
+  // signature obtained for something else). The version needs no check: an EIP-4361 message of
+  // any other version cannot be formatted, so its signature never verifies. The times are judged
+  // below (issuedAt's age, expiry), not compared: the nonce and its single use bind the proof.
+  if (payload.statement !== SIWX_STATEMENT) return { refused: 'invalid_siwx_statement_mismatch' };
   const net = networkByCaip2(opts.networks, payload.chainId);
   if (!net) return { refused: 'invalid_siwx_unsupported_chain' };
   const valid = await validateSIWxMessage(withinSkew(payload, opts.skewSeconds), new URL(uri), {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AcquireResultSchema } from '../../mcp/tools/acquire-item.js';
 import { QuoteSchema } from '../../mcp/tools/quote-item.js';
 import { LocalOrderSchema } from '../../mcp/state.js';
@@ -283,6 +283,72 @@ describe('settlement outcomes', () => {
       spent_last_24h_usdc: 0.6,
       orders: [{ order_id: orderId, status: 'settlement_pending' }],
     });
+  });
+});
+
+describe('acquire_item: a settlement answered as failed may still be mined (s40)', () => {
+  it('keeps the payment pending and counted, re-sends the same one, and releases it only once its window closed', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.8, bytes: project() });
+    let signatures = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (new Headers(init?.headers).get('PAYMENT-SIGNATURE')) signatures++;
+      return fetch(input, init);
+    };
+    const walletOf = ({ key }: { key: `0x${string}` }) => {
+      const client = new MarketplaceClient({
+        baseUrl: t.base,
+        account: privateKeyToAccount(key),
+        maxPaymentUsdc: 5,
+        fetch: counting,
+      });
+      return async () => client;
+    };
+    // a session cap of one purchase: a released payment would let the agent sign a second one
+    const { call } = await connect({ walletOf, limits: { perSession: 1 } });
+    const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
+    local.injectFault({ op: 'settle', outcome: 'failed' });
+    const failed = await call('acquire_item', args);
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toMatch(
+      /402 payment_settlement_failed.*may still be mined.*Do NOT pay again/,
+    );
+    const pending = async () =>
+      (await call('list_my_orders')).structuredContent as {
+        orders: Array<{ status: string; decided_after?: string }>;
+        spent_last_24h_usdc: number;
+      };
+    let mine = await pending();
+    expect(mine.spent_last_24h_usdc).toBe(0.8);
+    expect(mine.orders).toEqual([expect.objectContaining({ status: 'settlement_pending' })]);
+    expect(signatures).toBe(1);
+    // asked again before its window closed: the same signed payment is re-sent, nothing new signed
+    const again = await call('acquire_item', args);
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toMatch(
+      /still settlement_pending.*Nothing new was signed.*Do NOT pay again/,
+    );
+    expect(signatures).toBe(2);
+    expect(await ordersOf(item.itemId)).toBe(0);
+    mine = await pending();
+    expect(mine.spent_last_24h_usdc).toBe(0.8);
+    expect(mine.orders).toEqual([expect.objectContaining({ status: 'settlement_pending' })]);
+    // its window closed unmined: the failure is final, the payment released to budget and session
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 60 * 60 * 1000);
+      const released = await call('acquire_item', args);
+      expect(released.isError).toBe(true);
+      expect(textOf(released)).toMatch(/was released.*nothing was charged/);
+      expect(signatures).toBe(3);
+      mine = await pending();
+      expect(mine.spent_last_24h_usdc).toBe(0);
+      expect(mine.orders).toEqual([expect.objectContaining({ status: 'released' })]);
+      const bought = await call('acquire_item', args);
+      expect(bought.isError, textOf(bought)).toBeFalsy();
+      expect(await ordersOf(item.itemId)).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

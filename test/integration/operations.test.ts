@@ -69,7 +69,7 @@ describe('operator mistakes', () => {
     );
     expect('code' in res && res.code).toBe(1);
     expect(res.stderr.trim()).toBe(
-      'error: unknown command "serv": use one of serve, worker, migrate, reindex, previews, demo, unresolved-payments, moderate',
+      'error: unknown command "serv": use one of serve, worker, migrate, reindex, previews, demo, unresolved-payments, moderate, attestation-withdraw',
     );
   });
 });

@@ -1,10 +1,18 @@
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
+import {
+  createSIWxPayload,
+  encodeSIWxHeader,
+  wrapFetchWithSIWx,
+  type SIWxExtensionInfo,
+} from '@x402/extensions/sign-in-with-x';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
-import { createSaleItem } from '../helpers/items.js';
+import { setSalesChains } from '../../src/domain/accounts/account.js';
+import { deleteListing } from '../../src/domain/listings/inventory.js';
+import { purgeDeleted } from '../../src/domain/listings/purge.js';
+import { createSaleItem, type SaleItem } from '../helpers/items.js';
 import { newWallet } from '../helpers/wallets.js';
 
 /**
@@ -164,5 +172,135 @@ describe('sign-in-with-x on acquire', () => {
     expect(res.status).toBe(402);
     expect(res.headers.get('payment-required')).toBeTruthy();
     expect(await res.json()).toMatchObject({ reason: 'invalid_siwx_payload' });
+  });
+});
+
+/**
+ * "Already paid? Deliver again" once the listing can no longer be paid (s40): a buyer who paid
+ * gets the same order again (the bytes are kept for buyers), whatever made the listing unpayable.
+ * Its 404/409 (no payment prompt) carries the sign-in challenge in its body, `extensions` as a 402
+ * has it, which the official SIWX helpers sign as wrapFetchWithSIWx signs a 402's.
+ */
+describe('sign-in-with-x on a listing that can no longer be paid', () => {
+  const deps = () => t.runtime.deps;
+  const ways: Array<[string, number, string, (item: SaleItem) => Promise<unknown>]> = [
+    [
+      'the seller deleted it',
+      404,
+      'item_not_found',
+      (i) => deleteListing(deps(), i.seller.id, i.itemId),
+    ],
+    [
+      'it was deleted and hidden by the purge (kept for its buyers)',
+      404,
+      'item_not_found',
+      async (i) => {
+        await deleteListing(deps(), i.seller.id, i.itemId);
+        await deps()
+          .sql`update items set deleted_at = now() - interval '400 days' where id = ${i.itemId}`;
+        await purgeDeleted(deps());
+        const [row] = await deps().sql<{ purged: boolean }[]>`
+          select purged_at is not null as purged from items where id = ${i.itemId}`;
+        expect(row!.purged).toBe(true);
+      },
+    ],
+    [
+      'the seller accepts sales on no chain any more',
+      409,
+      'seller_wallet_missing',
+      (i) => setSalesChains(deps(), i.seller, []),
+    ],
+    [
+      "the seller's payout addresses are gone",
+      409,
+      'seller_wallet_missing',
+      async (i) => {
+        await deps().sql`delete from payout_addresses where agent_id = ${i.seller.id}`;
+        deps().saleItems?.invalidateSeller(i.seller.id);
+      },
+    ],
+  ];
+
+  /** Buys the item with the official x402 client; returns the buyer and the order id. */
+  async function bought(item: SaleItem) {
+    const url = `${t.base}/api/v1/items/${item.itemId}/acquire`;
+    const buyer = newWallet();
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: buyer });
+    const res = await wrapFetchWithPayment(fetch, client)(url, legal);
+    expect(res.status).toBe(200);
+    return { url, buyer, orderId: ((await res.json()) as { order_id: string }).order_id };
+  }
+
+  /** Signs the sign-in challenge a 404/409 body carries, as the official client signs a 402's. */
+  async function signChallenge(
+    body: { extensions?: Record<string, unknown> },
+    signer: ReturnType<typeof newWallet>,
+    url: string,
+  ) {
+    const ext = body.extensions?.['sign-in-with-x'] as
+      | { info: SIWxExtensionInfo; supportedChains: Array<{ chainId: string; type: 'eip191' }> }
+      | undefined;
+    expect(ext, 'the answer carries the sign-in challenge').toBeDefined();
+    const chain = ext!.supportedChains[0]!;
+    return encodeSIWxHeader(
+      await createSIWxPayload(
+        { ...ext!.info, chainId: chain.chainId, type: chain.type },
+        signer,
+        url,
+      ),
+    );
+  }
+
+  for (const [way, status, code, unpayable] of ways) {
+    it(`${way}: the buyer's proof answers the same order; anyone else gets ${status} ${code}`, async () => {
+      const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+      const { url, buyer, orderId } = await bought(item);
+      await unpayable(item);
+      const payments = await count('x402_payments', item.itemId);
+
+      const plain = await fetch(url, legal);
+      expect(plain.status).toBe(status);
+      // not a payment prompt: nothing to pay here
+      expect(plain.headers.get('payment-required')).toBeNull();
+      const body = (await plain.json()) as { extensions?: Record<string, unknown> };
+      expect(body).toMatchObject({ error: code });
+      const again = await fetch(url, {
+        ...legal,
+        headers: { ...legal.headers, 'SIGN-IN-WITH-X': await signChallenge(body, buyer, url) },
+      });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('payment-response')).toBeNull();
+      const redelivered = (await again.json()) as { order_id: string; download_url: string };
+      expect(redelivered.order_id).toBe(orderId);
+      const download = await fetch(redelivered.download_url);
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer()).equals(item.bytes)).toBe(true);
+      expect(await count('x402_payments', item.itemId)).toBe(payments);
+
+      // a wallet that never bought it: the listing's own answer, nothing about its buyers
+      const other = (await (await fetch(url, legal)).json()) as {
+        extensions?: Record<string, unknown>;
+      };
+      const stranger = await fetch(url, {
+        ...legal,
+        headers: {
+          ...legal.headers,
+          'SIGN-IN-WITH-X': await signChallenge(other, newWallet(), url),
+        },
+      });
+      expect(stranger.status).toBe(status);
+      expect(await stranger.json()).toMatchObject({ error: code });
+    });
+  }
+
+  it('a re-priced listing still re-delivers through the official client', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const { url, buyer, orderId } = await bought(item);
+    await deps().sql`update items set price_micro = 900000 where id = ${item.itemId}`;
+    deps().saleItems?.invalidate(item.itemId);
+    const again = await wrapFetchWithSIWx(fetch, buyer)(url, legal);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { order_id: string }).order_id).toBe(orderId);
   });
 });

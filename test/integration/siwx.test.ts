@@ -1,4 +1,9 @@
-import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
+import {
+  createSIWxMessage,
+  encodeSIWxHeader,
+  wrapFetchWithSIWx,
+  type SIWxExtensionInfo,
+} from '@x402/extensions/sign-in-with-x';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
@@ -92,5 +97,83 @@ describe('SIGN-IN-WITH-X on identity routes', () => {
     });
     expect(res.status).toBe(402);
     expect(await res.json()).toMatchObject({ reason: 'invalid_siwx_payload' });
+  });
+});
+
+/**
+ * Which fields of the signed message must be the challenge's (s40): a proof signed by the right
+ * wallet over a message that differs from what this server issued is refused with the field's
+ * reason. domain, uri and statement must equal the challenge's (an EIP-4361 message of another
+ * version cannot even be formatted); the chain must be one it
+ * offers; the nonce one it issued for this route. The times are judged, not compared: issuedAt at
+ * most 300 s old (+ skew), an expirationTime (if any) not passed.
+ */
+describe('SIGN-IN-WITH-X: the signed message must be the one issued', () => {
+  const url = () => `${t.base}/api/v1/agent/username`;
+
+  /** Signs this route's challenge with `change` applied first, and sends it. */
+  async function signedWith(change: (info: Record<string, unknown>) => void) {
+    const wallet = newWallet();
+    await createSaleItem(t.runtime.deps, { sellerAddress: wallet.address.toLowerCase() });
+    const prompt = (await (await fetch(url())).json()) as {
+      extensions: Record<string, { info: SIWxExtensionInfo }>;
+    };
+    const info: Record<string, unknown> = {
+      ...prompt.extensions['sign-in-with-x']!.info,
+      chainId: 'eip155:8453',
+      type: 'eip191',
+    };
+    change(info);
+    // signed as createSIWxPayload signs, without its client-side check of the domain
+    const complete = info as unknown as Parameters<typeof createSIWxMessage>[0];
+    const message = createSIWxMessage(complete, wallet.address);
+    const payload = {
+      ...complete,
+      address: wallet.address,
+      signature: await wallet.signMessage({ message }),
+    };
+    return fetch(url(), { headers: { 'SIGN-IN-WITH-X': encodeSIWxHeader(payload) } });
+  }
+
+  it('the challenge as issued signs in', async () => {
+    expect((await signedWith(() => {})).status).toBe(200);
+  });
+
+  it.each([
+    [
+      'another statement',
+      (i: Record<string, unknown>) => (i.statement = 'Approve a transfer of 1000 USDC.'),
+      'invalid_siwx_statement_mismatch',
+    ],
+    [
+      'no statement',
+      (i: Record<string, unknown>) => delete i.statement,
+      'invalid_siwx_statement_mismatch',
+    ],
+    [
+      'another domain',
+      (i: Record<string, unknown>) => (i.domain = 'evil.example'),
+      'invalid_siwx_domain_mismatch',
+    ],
+    [
+      'a chain not offered',
+      (i: Record<string, unknown>) => (i.chainId = 'eip155:1'),
+      'invalid_siwx_unsupported_chain',
+    ],
+    [
+      'a nonce not issued here',
+      (i: Record<string, unknown>) => (i.nonce = `0x${'ab'.repeat(32)}`),
+      'invalid_siwx_nonce',
+    ],
+    [
+      'an expiry already passed',
+      (i: Record<string, unknown>) =>
+        (i.expirationTime = new Date(Date.now() - 120_000).toISOString()),
+      'invalid_siwx_expired',
+    ],
+  ])('%s is refused', async (_what, change, reason) => {
+    const res = await signedWith(change);
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ error: 'payment_verification_failed', reason });
   });
 });

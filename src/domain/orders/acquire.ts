@@ -220,6 +220,7 @@ async function acquireOnce(
     if (err instanceof AppError && ['item_not_found', 'seller_wallet_missing'].includes(err.code)) {
       const resumed = await resumeClaimed(deps, itemId, body, pay, mode);
       if (resumed) return resumed;
+      return await redeliver(deps, itemId, pay, mode, err);
     }
     throw err;
   }
@@ -358,6 +359,51 @@ async function resumeClaimed(
   return {
     response: await purchaseAnswer(deps, { ...item, attestation: null }, mode, done.result, false),
     paymentResponseHeader: done.paymentResponseHeader,
+  };
+}
+
+/**
+ * "Already paid? Deliver again" for a listing that can no longer be paid (deleted, hidden after
+ * the purge, the seller accepts no chain or has no payout address on any): a buyer must still get
+ * the bytes again, as the order's own links serve them, so a valid sign-in-with-x proof of a
+ * wallet with a completed order of the item answers that order. Anyone else gets the listing's
+ * own answer (`notForSale`: 404 or 409, never a payment prompt), whose body carries the sign-in
+ * challenge as a prompt would (`extensions["sign-in-with-x"]`): the buyer's client signs it. Not
+ * on Revision A's keyed purchase (its order belongs to the key's agent).
+ */
+async function redeliver(
+  deps: AcquireDeps,
+  itemId: string,
+  pay: Pay,
+  mode: AcquireMode,
+  notForSale: AppError,
+): Promise<{ response: AnyAcquireResponse; paymentResponseHeader: undefined }> {
+  if (mode.buyerId !== undefined || !pay.signIn || !pay.signInChallenge) throw notForSale;
+  const offer: PaidOffer = {
+    options: [],
+    description: 'Already paid? Sign in with the buying wallet to receive the order again.',
+    bind: { item_id: itemId },
+    signIn: async (payer: string) => (await orderOf(deps.sql, itemId, payer)) !== undefined,
+    // a valid signer without an order gets the listing's answer, not a prompt to pay
+    beforePrompt: () => {
+      throw notForSale;
+    },
+  };
+  const payer = await pay.signIn(offer);
+  if (!payer) {
+    throw new AppError(notForSale.code, {
+      ...notForSale.extras,
+      details: { ...notForSale.extras.details, extensions: pay.signInChallenge() },
+      headers: { ...notForSale.extras.headers, 'Cache-Control': 'no-store' },
+    });
+  }
+  const [item] = await deps.sql<Array<{ id: string; archiveSha256: string }>>`
+    select id, archive_sha256 from items where id = ${itemId}::uuid`;
+  const orderId = await orderOf(deps.sql, itemId, payer);
+  if (!item || !orderId) throw notForSale;
+  return {
+    response: await purchaseAnswer(deps, { ...item, attestation: null }, mode, { orderId }, false),
+    paymentResponseHeader: undefined,
   };
 }
 

@@ -61,6 +61,8 @@ export type Pay = ((offer: PaidOffer) => Promise<VerifiedPayment>) & {
    * undefined (no proof, or a payment too: payment wins); refusals end with the prompt.
    */
   signIn?: (offer: PaidOffer) => Promise<string | undefined>;
+  /** The route's sign-in-with-x challenge (`extensions`), for an answer that is no 402 prompt. */
+  signInChallenge?: () => Record<string, unknown>;
   /**
    * The request's signed payment when its authorization already holds a paid claim on this
    * route (`resource`, default the route's own key): a retry, answered from that claim even when

@@ -3,13 +3,14 @@ import type { Deps } from '../../deps.js';
 import { listPendingFeedback } from '../../domain/feedback/moderation.js';
 import { judgeFeedback } from '../../domain/operator/moderation.js';
 import { unresolvedPayments } from '../../domain/payments/reconciler.js';
+import { withdrawSigner } from '../../domain/scan/signers.js';
 import { code } from '../../errors.js';
 import { HIDE, TOKEN, type AdminApp } from './context.js';
 
 /** The operator API under /admin/api (the terminal commands while the service holds the database). */
 export function operatorApiRoutes(
   app: AdminApp,
-  deps: Pick<Deps, 'sql' | 'payments' | 'config'>,
+  deps: Pick<Deps, 'sql' | 'payments' | 'config' | 'attestor'>,
 ): void {
   const { sql } = deps;
   app.get(
@@ -60,5 +61,15 @@ export function operatorApiRoutes(
         request.query.older_than_seconds ?? deps.config.RECONCILE_ALERT_AFTER_SECONDS,
       ),
     }),
+  );
+
+  app.post(
+    '/admin/api/attestation/withdraw',
+    {
+      config: TOKEN,
+      schema: { ...HIDE, body: z.object({ address: z.string().max(64) }) },
+    },
+    async (request) =>
+      withdrawSigner(sql, request.body.address, deps.attestor.address, request.operator!),
   );
 }

@@ -7,7 +7,7 @@ import { findLegalDocument, legalHtml } from '../../domain/legal/legal.js';
 import { currentLegal } from '../../wire/legal.js';
 import { ATTESTATION_DOMAIN, ATTESTATION_PRIMARY_TYPE } from '../../wire/previews.js';
 import { notFound } from '../../errors.js';
-import { retiredSigners } from '../../domain/scan/signers.js';
+import { retiredSigners, signerWithdrawals } from '../../domain/scan/signers.js';
 import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
@@ -107,12 +107,14 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
 
   // The earlier attestation keys that still sign a stored report, read again at most once a
   // minute: they drop out once `npm run previews` signed the reports again with the current key.
-  let retired: { at: number; signers: Promise<string[]> } | undefined;
+  // A withdrawal made by this process is read at once (others within the minute).
+  let retired: { at: number; epoch: number; signers: Promise<string[]> } | undefined;
   const retiredNow = () => {
-    if (!retired || Date.now() - retired.at > 60_000) {
+    const epoch = signerWithdrawals();
+    if (!retired || Date.now() - retired.at > 60_000 || retired.epoch !== epoch) {
       const signers = retiredSigners(deps.sql, deps.attestor.address);
       signers.catch(() => (retired = undefined));
-      retired = { at: Date.now(), signers };
+      retired = { at: Date.now(), epoch, signers };
     }
     return retired.signers;
   };

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureBuilt, MCP_ENTRY, ROOT } from '../helpers/build.js';
+
+/**
+ * Two MCP server processes on one MCP_DATA_DIR (s40): the second waits for the first's lock, then
+ * refuses to start, naming the directory; a holder killed outright (SIGKILL: no exit hook) leaves
+ * a lock that goes stale, and the next process takes it over instead of being blocked forever.
+ * The built entry, spawned as an agent's host runs it. Nothing here talks to a marketplace.
+ */
+const dataDir = mkdtempSync(path.join(tmpdir(), 'mcp-lock-'));
+const env = {
+  ...getDefaultEnvironment(),
+  MARKETPLACE_URL: 'http://127.0.0.1:9',
+  MCP_DATA_DIR: dataDir,
+};
+const clients: Client[] = [];
+
+beforeAll(() => ensureBuilt(), 300_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+});
+
+/** The entry over stdio, connected; its transport (for the child's pid). */
+async function connected() {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MCP_ENTRY],
+    cwd: ROOT,
+    env,
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'lock-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  await client.listTools();
+  return { client, transport };
+}
+
+it('a second process on the same data directory refuses to start, naming it', async () => {
+  const first = await connected();
+  const second = spawn(process.execPath, [MCP_ENTRY], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let logs = '';
+  second.stderr.on('data', (c: Buffer) => (logs += c.toString()));
+  const [code] = (await once(second, 'exit')) as [number];
+  expect(code).toBe(1);
+  expect(logs).toContain(`Another MCP server is running on the data directory ${dataDir}`);
+  expect(logs).not.toContain('mcp server starting');
+  // the first one is untouched and still serves
+  expect((await first.client.listTools()).tools.length).toBeGreaterThan(0);
+  await first.client.close();
+  // a clean exit removes the lock
+  expect(existsSync(path.join(dataDir, 'mcp.lock'))).toBe(false);
+}, 60_000);
+
+it('a holder killed outright does not block forever: the next process takes its stale lock', async () => {
+  const holder = await connected();
+  process.kill(holder.transport.pid!, 'SIGKILL');
+  // the lock stays behind (no exit hook ran)
+  expect(existsSync(path.join(dataDir, 'mcp.lock'))).toBe(true);
+  const next = await connected();
+  expect((await next.client.listTools()).tools.length).toBeGreaterThan(0);
+}, 60_000);
