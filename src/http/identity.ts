@@ -24,24 +24,37 @@ declare module 'fastify' {
  * validation, so bad input is a 400 before any prompt.
  */
 export function installIdentity(app: FastifyInstance, deps: Pick<Deps, 'x402' | 'sql'>): void {
-  app.addHook('preHandler', async (request) => {
+  // a callback hook, so a route without a credential to check (public, paid402) waits for no promise
+  app.addHook('preHandler', (request, _reply, done) => {
     const { auth, anyWallet } = request.routeOptions.config;
-    if (auth === 'key') {
-      request.agent = await agentOfKey(deps, request);
+    if (auth !== 'key' && auth !== 'id402') {
+      done();
       return;
     }
-    if (auth !== 'id402') return;
-    try {
-      const wallet = await deps.x402.identity(request);
-      request.wallet = wallet;
-      if (!anyWallet) request.agent = await requireAgent(deps.sql, wallet);
-    } catch (e) {
-      // A route that judges its body after identity (`attachValidation`: the answer to bad input
-      // depends on the account) still answers bad input with 400 before any prompt.
-      if (request.validationError) throw request.validationError;
-      throw e;
-    }
+    identify(deps, request, auth, anyWallet).then(() => done(), done);
   });
+}
+
+async function identify(
+  deps: Pick<Deps, 'x402' | 'sql'>,
+  request: FastifyRequest,
+  auth: 'key' | 'id402',
+  anyWallet: boolean | undefined,
+): Promise<void> {
+  if (auth === 'key') {
+    request.agent = await agentOfKey(deps, request);
+    return;
+  }
+  try {
+    const wallet = await deps.x402.identity(request);
+    request.wallet = wallet;
+    if (!anyWallet) request.agent = await requireAgent(deps.sql, wallet);
+  } catch (e) {
+    // A route that judges its body after identity (`attachValidation`: the answer to bad input
+    // depends on the account) still answers bad input with 400 before any prompt.
+    if (request.validationError) throw request.validationError;
+    throw e;
+  }
 }
 
 async function agentOfKey(deps: Pick<Deps, 'sql'>, request: FastifyRequest): Promise<Agent> {

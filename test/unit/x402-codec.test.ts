@@ -85,4 +85,83 @@ describe('x402 header codec', () => {
       );
     }
   });
+
+  describe('a payment echoing extensions seen before', () => {
+    // what the official client sends: the prompt's extensions echoed whole, after the payload
+    const echo = {
+      'payment-identifier': { info: { required: false } },
+      bazaar: {
+        info: { input: { type: 'http', method: 'POST', body: { chain: 'base' } } },
+        schema: { type: 'object', properties: { input: { type: 'object' } }, required: ['input'] },
+      },
+      'sign-in-with-x': { info: { domain: '127.0.0.1', nonce: 'abc' } },
+    };
+    const echoText = JSON.stringify(echo);
+    const payment = (nonce: string, extensions: unknown = echo) => ({
+      x402Version: 2,
+      payload: { authorization: { from: '0xabc', nonce }, signature: '0x01' },
+      extensions,
+      resource: { url: 'http://127.0.0.1/api/v1/items/x/acquire' },
+      accepted: exampleRequirement,
+    });
+    const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+    /** Decodes enough payments carrying the echo for the codec to learn it. */
+    const learn = (text: string) => {
+      for (let i = 0; i < 20; i++)
+        ours.decodePaymentSignatureHeader(b64(text.replace('"nonce":"n"', `"nonce":"l${i}"`)));
+    };
+    const base = JSON.stringify(payment('n'));
+
+    it('decodes to what @x402/core decodes, the echo shared and frozen', () => {
+      learn(base);
+      const a = ours.decodePaymentSignatureHeader(b64(base)) as { extensions: unknown };
+      const b = ours.decodePaymentSignatureHeader(b64(base.replace('"n"', '"m"'))) as {
+        extensions: unknown;
+      };
+      expect(a).toEqual(official.decodePaymentSignatureHeader(b64(base)));
+      expect(Object.keys(a)).toEqual(Object.keys(payment('n')));
+      // the second payment's echo was not parsed again: the value learnt is shared
+      expect(b.extensions).toBe(a.extensions);
+      expect(Object.isFrozen((a.extensions as typeof echo).bazaar.schema.required)).toBe(true);
+    });
+
+    it('decides validity and every value as JSON.parse does, around a known echo', () => {
+      learn(base);
+      const at = base.indexOf(echoText);
+      const before = base.slice(0, at);
+      const after = base.slice(at + echoText.length);
+      const texts = [
+        base,
+        // broken after or before the echo
+        `${before}${echoText}${after.slice(0, -1)}`,
+        `${before}${echoText}.5${after}`,
+        `${before}${echoText}x${after}`,
+        `${before}${echoText} ,${after}`,
+        `{"x402Version":2,"extensions":${echoText}`,
+        `[${before.slice(1)}${echoText}${after.slice(0, -1)}]`,
+        `{"extensions"${echoText}}`,
+        `{extensions":${echoText}}`,
+        `{"a":"b"extensions":${echoText}}`,
+        `{"a":"\\"extensions":${echoText}"}`,
+        `{"a":"\\"extensions":${echoText}`,
+        // the echo nested, or another top-level key named extensions
+        `{"x402Version":2,"resource":{"extensions":${echoText}},"extensions":null}`,
+        `{"x402Version":2,"resource":{"extensions":${echoText}},"ext\\u0065nsions":null}`,
+        `{"x402Version":2,"ext\\u0065nsions":null,"extensions":${echoText}}`,
+        `{"x402Version":2,"extensions":${echoText},"ext\\u0065nsions":1}`,
+        `{"x402Version":2,"extensions":${echoText},"extensions":1}`,
+        `{"x402Version":2,"extensions" :${echoText}}`,
+        `{"x402Version":2,"extensions":${echoText}}`,
+        `{"x402Version":2,"extensions":${echoText.slice(0, -1)},"more":1}}`,
+        `{"x402Version":2,"extensions":${echoText}} `,
+        `{"x402Version":2,"extensions":null}`,
+        `{"x402Version":2,"extensions":${echoText}}}`,
+      ];
+      for (const text of texts) {
+        expect(outcome(ours.decodePaymentSignatureHeader, b64(text)), text).toEqual(
+          outcome(official.decodePaymentSignatureHeader, b64(text)),
+        );
+      }
+    });
+  });
 });

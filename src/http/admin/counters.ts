@@ -27,14 +27,15 @@ const ERROR_CODE = /^\{"error":"([a-z0-9_]{1,64})"/;
 
 export const operatorCountersPlugin = fp(
   async (app: FastifyInstance, { counters }: { counters: OperatorCounters }) => {
-    app.addHook('onSend', async (request, reply, payload) => {
+    // a callback hook: nothing to wait for, so no promise per request
+    app.addHook('onSend', (request, reply, payload, done) => {
       if (reply.statusCode >= 400 && typeof payload === 'string') {
         const code = ERROR_CODE.exec(payload)?.[1];
         if (code) counters.errors.set(code, (counters.errors.get(code) ?? 0) + 1);
       } else if (reply.statusCode === 200 && request.routeOptions.url === '/api/v1/search') {
         counters.searches++;
       }
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'operator-counters' },

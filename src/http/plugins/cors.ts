@@ -29,9 +29,11 @@ export const corsPlugin = fp(
         .send(),
     );
 
-    app.addHook('onSend', async (request, reply) => {
+    // a callback hook: nothing to wait for, so no promise per request
+    app.addHook('onSend', (request, reply, payload, done) => {
       reply.headers(CORS_RESPONSE_HEADERS);
       if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
+      done(null, payload);
     });
   },
   { name: 'cors' },

@@ -8,13 +8,18 @@ export const MAX_PAYMENT_SIGNATURE_BYTES = 32 * 1024;
 /** An oversized payment header is refused before any route reads it. */
 export const paymentSignatureCapPlugin = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (request) => {
+    // a callback hook: nothing to wait for, so no promise per request
+    app.addHook('onRequest', (request, _reply, done) => {
       const sig = request.headers['payment-signature'];
       if (typeof sig === 'string' && sig.length > MAX_PAYMENT_SIGNATURE_BYTES) {
-        throw new AppError('payment_header_too_large', {
-          message: `PAYMENT-SIGNATURE is limited to ${MAX_PAYMENT_SIGNATURE_BYTES} bytes`,
-        });
+        done(
+          new AppError('payment_header_too_large', {
+            message: `PAYMENT-SIGNATURE is limited to ${MAX_PAYMENT_SIGNATURE_BYTES} bytes`,
+          }),
+        );
+        return;
       }
+      done();
     });
   },
   { name: 'payment-signature-cap' },

@@ -102,12 +102,17 @@ export const rateLimitPlugin = fp(
     });
 
     // After the identity hook (registered before this plugin): the wallet or account is known.
-    app.addHook('preHandler', async (request) => {
-      if (!request.wallet && !request.agent) return;
-      const state = await accounts(request);
-      if (!state.isAllowed && state.isExceeded) {
-        throw limited(state.ttlInSeconds, 'too many requests for this account');
+    // a callback hook, so a request with no account yet (a paid completion) waits for no promise
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (!request.wallet && !request.agent) {
+        done();
+        return;
       }
+      accounts(request).then((state) => {
+        if (!state.isAllowed && state.isExceeded)
+          done(limited(state.ttlInSeconds, 'too many requests for this account'));
+        else done();
+      }, done);
     });
 
     app.addHook('onError', async (request, _reply, error) => {
