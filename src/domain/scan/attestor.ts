@@ -25,7 +25,10 @@ export class Attestor {
    * not as the service starts: the first elliptic-curve multiplication in the process builds the
    * curve library's tables, ~50 ms of a start (issue 25).
    */
-  constructor(private readonly privateKey: Hex) {
+  constructor(
+    private readonly privateKey: Hex,
+    private readonly derive: (key: Hex) => PrivateKeyAccount = privateKeyToAccount,
+  ) {
     // what the derivation would refuse, refused now: a start with an unusable key stops
     const k = /^0x[0-9a-fA-F]{64}$/.test(privateKey) ? BigInt(privateKey) : 0n;
     if (k <= 0n || k >= SECP256K1_ORDER)
@@ -33,7 +36,7 @@ export class Attestor {
   }
 
   private get account(): PrivateKeyAccount {
-    return (this.made ??= privateKeyToAccount(this.privateKey));
+    return (this.made ??= this.derive(this.privateKey));
   }
 
   get address(): `0x${string}` {
