@@ -33,6 +33,7 @@ export default tseslint.config(
     files: [
       'src/config.ts',
       'src/main.ts',
+      'src/commands.ts',
       'tools/chain/cli.ts',
       'tools/chain/compile.ts',
       'mcp/main.ts',

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 
@@ -43,7 +44,9 @@ const HINTS_SECTION = 'compilationHints';
 const KEEP_ON_BASELINE = (1 << 2) | (1 << 4);
 
 /** The module's layout is not the one expected (another PGlite build, a damaged file). */
-export class WasmLayoutError extends Error {}
+export class WasmLayoutError extends Error {
+  override name = 'WasmLayoutError';
+}
 
 class Reader {
   constructor(
@@ -74,6 +77,15 @@ class Reader {
     const start = this.at;
     this.skip(n);
     return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + start, n).toString('utf8');
+  }
+  /** Skips a name; whether it is `expected` (compared as bytes: no string made for each of thousands). */
+  nameIs(expected: Uint8Array): boolean {
+    const n = this.u32();
+    const start = this.at;
+    this.skip(n);
+    if (n !== expected.length) return false;
+    for (let i = 0; i < n; i++) if (this.bytes[start + i] !== expected[i]) return false;
+    return true;
   }
   /** A value or reference type: one byte, or (ref null? heaptype) with a signed LEB heap type. */
   valueType(): void {
@@ -127,12 +139,13 @@ function functionImports(r: Reader): number {
 }
 
 function exportedFunction(r: Reader, name: string): number | undefined {
+  const wanted = Buffer.from(name);
   let found: number | undefined;
   for (let i = r.u32(); i > 0; i--) {
-    const n = r.name();
+    const matches = r.nameIs(wanted);
     const kind = r.byte();
     const index = r.u32();
-    if (n === name && kind === 0) found = index;
+    if (matches && kind === 0) found = index;
   }
   return found;
 }
@@ -186,18 +199,57 @@ export function wasmLayout(wasm: Uint8Array, name = PARSER_EXPORT): WasmLayout {
  * module is not laid out as expected (then use it unchanged).
  */
 export function withBaselineHint(wasm: Uint8Array, name = PARSER_EXPORT): Uint8Array {
+  const out = new Uint8Array(wasm.length + hintRoom(wasm.length));
+  out.set(wasm);
+  return hintInPlace(out, wasm.length, name);
+}
+
+/**
+ * Bytes to leave after a module of `size` bytes for its hint section: its header and one byte per
+ * defined function, and every defined function takes at least 3 bytes (its type index in the
+ * function section, its body's size and `end` in the code section).
+ */
+function hintRoom(size: number): number {
+  return Math.ceil(size / 3) + 64;
+}
+
+/**
+ * Inserts the hint section into the module held in the first `size` bytes of `buf` (which has
+ * room after them, see hintRoom), moving the code section up in place; returns the hinted module
+ * (a view of `buf`). In place, so that the 9 MB module is in memory once: a second buffer to copy
+ * it into cost a first touch of every one of its pages at each start (page faults, ~50 ms).
+ */
+function hintInPlace(buf: Uint8Array, size: number, name: string): Uint8Array {
+  const wasm = buf.subarray(0, size);
   const { imported, declared, target, codeAt } = wasmLayout(wasm, name);
-  const hints = new Uint8Array(declared);
-  hints[target - imported] = KEEP_ON_BASELINE;
   const sectionName = Buffer.from(HINTS_SECTION);
   const payload = [...uleb(sectionName.length), ...sectionName, ...uleb(declared)];
   const head = Uint8Array.from([SECTION.custom, ...uleb(payload.length + declared), ...payload]);
-  const out = new Uint8Array(wasm.length + head.length + hints.length);
-  out.set(wasm.subarray(0, codeAt), 0);
-  out.set(head, codeAt);
-  out.set(hints, codeAt + head.length);
-  out.set(wasm.subarray(codeAt), codeAt + head.length + hints.length);
-  return out;
+  const added = head.length + declared;
+  if (size + added > buf.length) throw new WasmLayoutError('no room for the hint section');
+  buf.copyWithin(codeAt + added, codeAt, size);
+  buf.set(head, codeAt);
+  buf.fill(0, codeAt + head.length, codeAt + added);
+  buf[codeAt + head.length + target - imported] = KEEP_ON_BASELINE;
+  return buf.subarray(0, size + added);
+}
+
+/** Reads the module at `source` straight into a buffer with room for the hint, and hints it there. */
+async function readHinted(source: URL): Promise<Uint8Array> {
+  const file = await open(source, 'r');
+  try {
+    const { size } = await file.stat();
+    const buf = new Uint8Array(size + hintRoom(size));
+    let read = 0;
+    while (read < size) {
+      const { bytesRead } = await file.read(buf, read, size - read, read);
+      if (bytesRead === 0) throw new WasmLayoutError(`truncated at byte ${read}`);
+      read += bytesRead;
+    }
+    return hintInPlace(buf, size, PARSER_EXPORT);
+  } finally {
+    await file.close();
+  }
 }
 
 /**
@@ -207,6 +259,23 @@ export function withBaselineHint(wasm: Uint8Array, name = PARSER_EXPORT): Uint8A
 export function hintFlagsGiven(execArgv: readonly string[] = process.execArgv): boolean {
   const given = new Set(execArgv.map((f) => f.replaceAll('_', '-')));
   return HINT_FLAGS.every((f) => given.has(f));
+}
+
+/**
+ * Whether a process started with `command` will compile the hinted module as it opens the embedded
+ * database: the serving commands (the one-shot ones may hand their work to a running service
+ * instead), then openDatabase's own condition (src/db/index.ts) read from the environment as
+ * src/config.ts reads it. The process entry asks before loading the configuration's code.
+ */
+export function opensHintedDatabase(
+  command: string,
+  env: Record<string, string | undefined>,
+  execArgv: readonly string[] = process.execArgv,
+): boolean {
+  if (!['serve', 'demo', 'worker'].includes(command)) return false;
+  if (env.DATABASE_URL) return false;
+  if (['false', '0', 'no'].includes(env.EMBEDDED_DB_PARSER_BASELINE ?? '')) return false;
+  return hintFlagsGiven(execArgv);
 }
 
 /** Where PGlite's WebAssembly is (its loader reads `./pglite.wasm` beside its entry). */
@@ -223,9 +292,10 @@ export async function parserBaselineModule(
   logger?: Logger,
   source: URL = pgliteWasmPath(),
 ): Promise<WasmModule | undefined> {
+  const begun = early?.source === source.href ? early.module : undefined;
+  early = undefined;
   try {
-    const hinted = withBaselineHint(await readFile(source));
-    return await wasmApi.compile(hinted);
+    return await (begun ?? compileHinted(source));
   } catch (e) {
     logger?.warn(
       { err: e instanceof WasmLayoutError ? e.message : String(e), source: source.pathname },
@@ -233,4 +303,54 @@ export async function parserBaselineModule(
     );
     return undefined;
   }
+}
+
+/** Reads, hints and compiles the module at `source` (on whichever thread calls it). */
+export const compileHinted = async (source: URL): Promise<WasmModule> =>
+  wasmApi.compile(await readHinted(source));
+
+/** The compile compileEarly began, for the next parserBaselineModule of the same source to take. */
+let early: { source: string; module: Promise<WasmModule> } | undefined;
+
+/**
+ * What the compiling thread runs: this module's compileHinted, its module or its error posted back
+ * (a compiled WebAssembly.Module crosses threads without a copy of its code).
+ */
+const EARLY_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+import(workerData.self)
+  .then((m) => m.compileHinted(new URL(workerData.source)))
+  .then(
+    (module) => parentPort.postMessage({ module }),
+    (e) => parentPort.postMessage({ error: String(e && e.message || e), layout: e && e.name === 'WasmLayoutError' }),
+  );`;
+
+/**
+ * Begins reading, hinting and compiling the module on a thread of its own, now. The process entry
+ * calls it before it loads the rest of the service (~1,400 modules, most of a start's main-thread
+ * time, during which the main thread runs nothing else, not even V8's own steps of an asynchronous
+ * compile): the other core does it meanwhile, and the opener's parserBaselineModule takes the
+ * result (or its error, warned about there as ever). The built entry only: from source the thread
+ * could not load this .ts module without tsx's loader. Settles (never rejects) when the thread is done.
+ */
+export function compileEarly(source: URL = pgliteWasmPath()): Promise<void> {
+  if (!import.meta.url.endsWith('.js')) return Promise.resolve();
+  const worker = new Worker(EARLY_WORKER, {
+    eval: true,
+    workerData: { self: import.meta.url, source: source.href },
+  });
+  const module = new Promise<WasmModule>((resolve, reject) => {
+    worker.once('message', (m: { module?: WasmModule; error?: string; layout?: boolean }) => {
+      if (m.module) resolve(m.module);
+      else reject(m.layout ? new WasmLayoutError(m.error) : new Error(m.error));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the compiling thread exited (${code})`)));
+  });
+  early = { source: source.href, module };
+  // done with the thread either way; an error is reported where the module is taken
+  return module.then(
+    () => void worker.terminate(),
+    () => void worker.terminate(),
+  );
 }

@@ -42,7 +42,6 @@ import {
   type ExactEvmPayload,
 } from './eip3009.js';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
-import { paymentIdentifierDeclaration, paymentIdentifierOf } from './payment-identifier.js';
 import { parsePaymentPayloadV2 } from './payload-schema.js';
 import {
   identityPayTo,
@@ -55,7 +54,26 @@ import {
   type ServiceMetadata,
 } from './requirements.js';
 import { SignatureCheckUnavailable } from './smart-accounts.js';
-import { checkSiwx, SIWX_HEADER, siwxChallenge } from './siwx.js';
+
+/**
+ * The x402 extensions' code (sign-in-with-x and payment-identifier: @x402/extensions, and with it
+ * ajv, ~100 modules) loads at the guard's first use, not as the service starts (issue 25). Every
+ * public method of the guard awaits it first; the private ones run after.
+ */
+type Extensions = typeof import('./siwx.js') & typeof import('./payment-identifier.js');
+let ext: Extensions | undefined;
+let loadingExt: Promise<Extensions> | undefined;
+async function loadExtensions(): Promise<Extensions> {
+  loadingExt ??= Promise.all([import('./siwx.js'), import('./payment-identifier.js')]).then(
+    ([siwx, paymentIdentifier]) => (ext = { ...siwx, ...paymentIdentifier }),
+  );
+  return ext ?? loadingExt;
+}
+/** The extensions, inside a method that awaited loadExtensions. */
+function loaded(): Extensions {
+  if (!ext) throw new Error('x402 extensions used before they were loaded');
+  return ext;
+}
 
 export type { PaidOffer, PaidOption } from './requirements.js';
 
@@ -206,7 +224,7 @@ export class X402Guard {
     }
     const payload = parsePaymentPayloadV2(decoded);
     if (!payload) throw fail('invalid_payload', promptHeader);
-    const paymentIdentifier = paymentIdentifierOf(payload);
+    const paymentIdentifier = loaded().paymentIdentifierOf(payload);
     const accepted = payload.accepted;
     if (accepted.scheme !== 'exact') throw fail('unsupported_scheme', promptHeader);
     // A request this authorization does not fit: refused as before, unless it is an authorization
@@ -278,6 +296,7 @@ export class X402Guard {
     req: GuardRequest,
     opts: { description?: string; resource?: string } = {},
   ): Promise<string> {
+    await loadExtensions();
     const resource = opts.resource ?? this.resourceKey(req);
     const payTo = identityPayTo(this.opts.secret, resource);
     const url = this.resourceUrl(req);
@@ -288,12 +307,12 @@ export class X402Guard {
       CHAINS.map((c) => this.issuer.requirement(c, payTo, 0)),
       opts.description ?? `Identity proof for ${resource} (zero-value, never settled)`,
       // the same proof as a SIGN-IN-WITH-X header (./siwx.ts), for clients that sign in that way
-      () => siwxChallenge(this.opts.secret, target, this.opts.networks, this.nowMs()),
+      () => loaded().siwxChallenge(this.opts.secret, target, this.opts.networks, this.nowMs()),
       this.service(),
     );
-    const siwx = headerOf(req, SIWX_HEADER);
+    const siwx = headerOf(req, loaded().SIWX_HEADER);
     if (siwx) {
-      const proof = await checkSiwx(siwx, target, {
+      const proof = await loaded().checkSiwx(siwx, target, {
         secret: this.opts.secret,
         networks: this.opts.networks,
         nowMs: this.nowMs(),
@@ -337,10 +356,10 @@ export class X402Guard {
       offer.options.map((o) => this.issuer.requirement(o.chain, o.payTo, o.amount, offer.bind)),
       offer.description,
       () => ({
-        ...paymentIdentifierDeclaration(signIn !== undefined),
+        ...loaded().paymentIdentifierDeclaration(signIn !== undefined),
         ...(typeof extensions === 'function' ? extensions() : extensions),
         ...(signIn &&
-          siwxChallenge(
+          loaded().siwxChallenge(
             this.opts.secret,
             { route: this.resourceKey(req), uri: url },
             this.opts.networks,
@@ -360,10 +379,11 @@ export class X402Guard {
    * proof the prompt with the reason, as on identity routes.
    */
   async signIn(req: GuardRequest, offer: PaidOffer): Promise<string | undefined> {
-    const header = headerOf(req, SIWX_HEADER);
+    await loadExtensions();
+    const header = headerOf(req, loaded().SIWX_HEADER);
     if (!offer.signIn || !header || paymentSignatureOf(req)) return undefined;
     const prompt = this.paidPrompt(req, offer);
-    const proof = await checkSiwx(
+    const proof = await loaded().checkSiwx(
       header,
       { route: this.resourceKey(req), uri: prompt.resourceUrl },
       {
@@ -393,9 +413,10 @@ export class X402Guard {
    * answer that is no payment prompt: a listing no longer for sale, whose buyers sign in to
    * receive their order again.
    */
-  signInChallenge(req: GuardRequest): Record<string, unknown> {
+  async signInChallenge(req: GuardRequest): Promise<Record<string, unknown>> {
+    await loadExtensions();
     const url = this.resourceUrl(req);
-    return siwxChallenge(
+    return loaded().siwxChallenge(
       this.opts.secret,
       { route: this.resourceKey(req), uri: url },
       this.opts.networks,
@@ -405,6 +426,7 @@ export class X402Guard {
   }
 
   async paid(req: GuardRequest, offer: PaidOffer): Promise<VerifiedPayment> {
+    await loadExtensions();
     if (offer.options.length === 0) throw new Error('paid offer without options');
     const prompt = this.paidPrompt(req, offer);
     const signature = paymentSignatureOf(req);
@@ -455,6 +477,7 @@ export class X402Guard {
    * request's order or verdict), never claiming or settling anew. Undefined otherwise.
    */
   async claimed(req: GuardRequest, resource?: string): Promise<VerifiedPayment | undefined> {
+    await loadExtensions();
     const signature = paymentSignatureOf(req);
     if (!signature) return undefined;
     let payload: PaymentPayload | undefined;
@@ -479,7 +502,7 @@ export class X402Guard {
     const key = resource ?? this.resourceKey(req);
     if (claim?.kind !== 'paid' || claim.resource !== key) return undefined;
     if (!(await verifyAuthorizationSignature(net, exact).catch(() => false))) return undefined;
-    const paymentIdentifier = paymentIdentifierOf(payload);
+    const paymentIdentifier = loaded().paymentIdentifierOf(payload);
     return {
       payer,
       chain: net.chain,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,12 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   hintFlagsGiven,
   HINT_FLAGS,
+  opensHintedDatabase,
   parserBaselineModule,
   pgliteWasmPath,
   WasmLayoutError,
   wasmLayout,
   withBaselineHint,
 } from '../../src/db/parser-baseline.js';
+import { ensureBuilt } from '../helpers/build.js';
 import { captureLogs } from '../helpers/logs.js';
 
 /**
@@ -115,6 +117,63 @@ describe('the SQL parser kept on the baseline compiler', () => {
     expect(hintFlagsGiven([HINT_FLAGS[0]!])).toBe(false);
     expect(hintFlagsGiven([])).toBe(false);
   });
+
+  it('is compiled early, before the modules load, by the serving commands that will open the embedded database', () => {
+    const flags = ['--max-semi-space-size=8', ...HINT_FLAGS];
+    expect(opensHintedDatabase('serve', {}, flags)).toBe(true);
+    expect(opensHintedDatabase('demo', { EMBEDDED_DB_PARSER_BASELINE: 'true' }, flags)).toBe(true);
+    expect(opensHintedDatabase('worker', { EMBEDDED_DB_IN_MEMORY: 'true' }, flags)).toBe(true);
+    // not where the opener would not compile it: Postgres, the setting off, the flags missing
+    expect(opensHintedDatabase('serve', { DATABASE_URL: 'postgres://db/market' }, flags)).toBe(
+      false,
+    );
+    for (const off of ['false', '0', 'no'])
+      expect(opensHintedDatabase('serve', { EMBEDDED_DB_PARSER_BASELINE: off }, flags)).toBe(false);
+    expect(opensHintedDatabase('serve', {}, ['--max-semi-space-size=8'])).toBe(false);
+    // nor by a one-shot command, which may hand its work to a running service
+    for (const c of ['migrate', 'reindex', 'moderate', 'unresolved-payments'])
+      expect(opensHintedDatabase(c, {}, flags)).toBe(false);
+  });
+
+  /** The built module (a compiling thread loads it as plain JavaScript, as under npm start). */
+  async function builtModule(): Promise<typeof import('../../src/db/parser-baseline.js')> {
+    await ensureBuilt();
+    const built = pathToFileURL(path.join(ROOT, 'dist/src/db/parser-baseline.js')).href;
+    return (await import(built)) as typeof import('../../src/db/parser-baseline.js');
+  }
+
+  it('takes the module compiled early on its own thread: the opener reads and compiles nothing again', async () => {
+    const built = await builtModule();
+    const dir = await mkdtemp(path.join(tmpdir(), 'parser-baseline-'));
+    dirs.push(dir);
+    const copy = path.join(dir, 'pglite.wasm');
+    await copyFile(pgliteWasmPath(), copy);
+    await built.compileEarly(pathToFileURL(copy));
+    // the file is gone before the opener asks: only the early compile can have read it
+    const logs = captureLogs();
+    await rm(copy);
+    const module = await built.parserBaselineModule(logs.logger, pathToFileURL(copy));
+    expect(module).toBeDefined();
+    expect(logs.lines).toHaveLength(0);
+    expect(wasm.Module.customSections(module!, 'compilationHints')).toHaveLength(1);
+    // taken once: the next open of the same source compiles it anew (and finds it gone)
+    expect(await built.parserBaselineModule(logs.logger, pathToFileURL(copy))).toBeUndefined();
+    expect(logs.lines).toHaveLength(1);
+  }, 60_000);
+
+  it('reports an early compile that failed where the module is taken, with the one warning, and falls back', async () => {
+    const built = await builtModule();
+    const dir = await mkdtemp(path.join(tmpdir(), 'parser-baseline-'));
+    dirs.push(dir);
+    const corrupt = path.join(dir, 'pglite.wasm');
+    await writeFile(corrupt, stock.subarray(0, 4096));
+    built.compileEarly(pathToFileURL(corrupt));
+    const logs = captureLogs();
+    expect(await built.parserBaselineModule(logs.logger, pathToFileURL(corrupt))).toBeUndefined();
+    expect(logs.lines).toHaveLength(1);
+    expect(logs.lines[0]!.level).toBe(40);
+    expect(JSON.stringify(logs.lines[0])).toMatch(/truncated/);
+  }, 60_000);
 
   /**
    * The embedded database opened as `npm start` opens it, parsing 300 distinct statements: with

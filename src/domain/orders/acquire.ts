@@ -393,7 +393,7 @@ async function redeliver(
   if (!payer) {
     throw new AppError(notForSale.code, {
       ...notForSale.extras,
-      details: { ...notForSale.extras.details, extensions: pay.signInChallenge() },
+      details: { ...notForSale.extras.details, extensions: await pay.signInChallenge() },
       headers: { ...notForSale.extras.headers, 'Cache-Control': 'no-store' },
     });
   }

@@ -62,7 +62,7 @@ export type Pay = ((offer: PaidOffer) => Promise<VerifiedPayment>) & {
    */
   signIn?: (offer: PaidOffer) => Promise<string | undefined>;
   /** The route's sign-in-with-x challenge (`extensions`), for an answer that is no 402 prompt. */
-  signInChallenge?: () => Record<string, unknown>;
+  signInChallenge?: () => Promise<Record<string, unknown>>;
   /**
    * The request's signed payment when its authorization already holds a paid claim on this
    * route (`resource`, default the route's own key): a retry, answered from that claim even when

@@ -7,6 +7,9 @@ import {
   type AttestationMessage,
 } from '../../wire/previews.js';
 
+/** The order of secp256k1's group: a private key is a number from 1 to this, exclusive. */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
 /**
  * The signed scan report (issue 29): when a listing becomes active the marketplace signs, as
  * EIP-712 typed data with its attestation key, the archive's SHA-256 and size, the item id, the
@@ -15,10 +18,25 @@ import {
  * statement is kept without a foreign key: it outlives a takedown, a deletion and the purge.
  */
 export class Attestor {
-  private readonly account: PrivateKeyAccount;
+  private made: PrivateKeyAccount | undefined;
 
-  constructor(privateKey: Hex) {
-    this.account = privateKeyToAccount(privateKey);
+  /**
+   * The key's account is derived at its first use (a scan report signed, the address published),
+   * not as the service starts: the first elliptic-curve multiplication in the process builds the
+   * curve library's tables, ~50 ms of a start (issue 25).
+   */
+  constructor(
+    private readonly privateKey: Hex,
+    private readonly derive: (key: Hex) => PrivateKeyAccount = privateKeyToAccount,
+  ) {
+    // what the derivation would refuse, refused now: a start with an unusable key stops
+    const k = /^0x[0-9a-fA-F]{64}$/.test(privateKey) ? BigInt(privateKey) : 0n;
+    if (k <= 0n || k >= SECP256K1_ORDER)
+      throw new Error('the attestation key is not a secp256k1 private key');
+  }
+
+  private get account(): PrivateKeyAccount {
+    return (this.made ??= this.derive(this.privateKey));
   }
 
   get address(): `0x${string}` {

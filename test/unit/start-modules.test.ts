@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ensureBuilt, ROOT } from '../helpers/build.js';
+
+/**
+ * Issue 25: what the service's start loads. Module loading is most of an existing-directory start's
+ * main thread, so code a start does not run loads at its first use instead: the x402 extensions
+ * (sign-in-with-x, payment-identifier, and ajv with them) at the guard's first call, Fastify's own
+ * schema compilers never (every route uses zod's). The built modules of a `serve` start (the
+ * runtime and the app), loaded in a child process that records every module it loads.
+ */
+describe('the modules a start loads', () => {
+  it('leave out the code that serves no start: the x402 extensions, ajv and fast-json-stringify', async () => {
+    await ensureBuilt();
+    const built = (f: string) => pathToFileURL(path.join(ROOT, 'dist/src', f)).href;
+    // a start as `serve` makes it, on an in-memory database: the runtime, the app, ready
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = [];
+      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      const { loadConfig } = await import(${JSON.stringify(built('config.js'))});
+      const { createRuntime } = await import(${JSON.stringify(built('runtime.js'))});
+      const { buildApp } = await import(${JSON.stringify(built('http/app.js'))});
+      const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', LOG_LEVEL: 'silent' });
+      const runtime = await createRuntime(config);
+      const app = await buildApp(config, runtime.deps);
+      await app.ready();
+      const health = await app.inject({ url: '/api/v1/health' });
+      await app.close();
+      await runtime.close();
+      console.log(JSON.stringify({ loaded, health: health.statusCode }));`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const { loaded, health } = JSON.parse(stdout) as { loaded: string[]; health: number };
+    expect(health).toBe(200);
+    // the service itself is loaded (the recording works)
+    expect(loaded.some((u) => u.includes('/dist/src/x402/guard.js'))).toBe(true);
+    expect(loaded.some((u) => u.includes('/node_modules/fastify/'))).toBe(true);
+    const left = loaded.filter((u) =>
+      /\/node_modules\/(@x402\/extensions\/|ajv\/|@fastify\/ajv-compiler\/|fast-json-stringify\/index\.js)/.test(
+        u,
+      ),
+    );
+    expect(left).toEqual([]);
+    expect(
+      loaded.filter((u) => /\/dist\/src\/x402\/(siwx|payment-identifier)\.js$/.test(u)),
+    ).toEqual([]);
+  }, 120_000);
+});
