@@ -36,7 +36,7 @@ const ROUNDS: Record<number, string[]> = {
   ],
   3: [
     '# Round 3 (queries-c1..c3, three new writers, each on another third, 2026-11-27 05:40 to',
-    '# 06:10 UTC, blind to rounds 1-2 too): 9 per concept, 4 describing the effect or situation',
+    '# 05:53 UTC, blind to rounds 1-2 too): 9 per concept, 4 describing the effect or situation',
     '# in everyday words and metaphors, 2 naming a language or framework and the need in plain',
     '# words, 2 agent-style task sentences of 12-30 words, 1 terse query of 2-5 words; two thirds',
     "# without a word of the concept's name or entries.",
