@@ -11,7 +11,9 @@
  *
  * import: concatenates files of `concept<TAB>query` lines and cleans them mechanically only (a
  * line whose concept the lexicon lacks, an empty or malformed line, a repeated line are dropped;
- * queries are never edited), sorted, under the header below. build: see buildBuyerTable.
+ * queries are never edited), sorted, under the header below. One of the files can be an earlier
+ * import (the data file): its header lines are skipped and what it says it read is carried over,
+ * so a new round is imported with the rounds before it. build: see buildBuyerTable.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -24,8 +26,25 @@ const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
 const ROUND1 = new URL('./corpus/buyer-queries-round1.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 
-/** The data file's header; round 2's lines where its files (queries-b*) are imported. */
-function header(round2: boolean): string[] {
+/** What each round's writers were given and asked, for the data file's header. */
+const ROUNDS: Record<number, string[]> = {
+  2: [
+    '# Round 2 (queries-b1..b3, three new writers, each on another third, 2026-11-26 23:40 to',
+    '# 2026-11-27 00:08 UTC, blind to round 1 too): 12-14 per concept, half agent-style task',
+    '# sentences of 12-30 words, half plain queries of 2-5 words, two thirds without the',
+    "# concept name's words.",
+  ],
+  3: [
+    '# Round 3 (queries-c1..c3, three new writers, each on another third, 2026-11-27 05:40 to',
+    '# 05:53 UTC, blind to rounds 1-2 too): 9 per concept, 4 describing the effect or situation',
+    '# in everyday words and metaphors, 2 naming a language or framework and the need in plain',
+    '# words, 2 agent-style task sentences of 12-30 words, 1 terse query of 2-5 words; two thirds',
+    "# without a word of the concept's name or entries.",
+  ],
+};
+
+/** The data file's header, with the lines of each round its sources hold. */
+function header(rounds: Set<number>): string[] {
   return [
     '# Buyer queries labelled with the task-lexicon concept each means (issue 30), one a line:',
     '# concept<TAB>query. Written by engineers of the project (LLM agents, as our buyers are), three',
@@ -33,14 +52,7 @@ function header(round2: boolean): string[] {
     '# to every relevance judgment set (their listings and queries). Round 1 (queries-1..3,',
     '# 2026-11-26 22:20-23:05 UTC): 14-18 queries per concept, at least half in effect and situation',
     '# wording.',
-    ...(round2
-      ? [
-          '# Round 2 (queries-b1..b3, three new writers, each on another third, 2026-11-26 23:40 to',
-          '# 2026-11-27 00:08 UTC, blind to round 1 too): 12-14 per concept, half agent-style task',
-          '# sentences of 12-30 words, half plain queries of 2-5 words, two thirds without the',
-          "# concept name's words.",
-        ]
-      : []),
+    ...[...rounds].sort().flatMap((r) => ROUNDS[r] ?? []),
     '# Cleaned mechanically by scripts/build-buyer-corpus.ts import (lines whose concept the lexicon',
     '# lacks, empty or malformed lines and repeated lines, within or across files, dropped; no query',
     '# edited), sorted.',
@@ -62,19 +74,48 @@ export function readLabelled(text: string): Labelled[] {
     });
 }
 
-function importFiles(files: string[], out = DATA): void {
-  const known = new Set(taskLexicon().concepts.keys());
+/** One file to import: a writer's `concept<TAB>query` lines, or an earlier import (header and all). */
+export interface Source {
+  name: string;
+  text: string;
+}
+
+/** The rounds a source holds: by a writer's file name, or as an earlier import's header says. */
+function roundsOf({ name, text }: Source): number[] {
+  if (/^queries-\d/.test(name)) return [1];
+  if (/^queries-b\d/.test(name)) return [2];
+  if (/^queries-c\d/.test(name)) return [3];
+  return [1, ...[...text.matchAll(/^# Round (\d+) /gm)].map((m) => Number(m[1]))];
+}
+
+/**
+ * Concatenates the sources and cleans them mechanically (see the file's comment): the data file's
+ * text and a one-line summary. An earlier import's header lines are not queries: they are skipped,
+ * and what they say it read is carried into the new header.
+ */
+export function importLabelled(
+  sources: Source[],
+  known: ReadonlySet<string>,
+): { text: string; summary: string } {
   let total = 0;
   let unknown = 0;
   let malformed = 0;
   let repeated = 0;
   const kept = new Set<string>();
   const perFile: string[] = [];
-  for (const f of files) {
+  const rounds = new Set<number>();
+  for (const source of sources) {
+    for (const r of roundsOf(source)) rounds.add(r);
     let read = 0;
-    for (const raw of readFileSync(f, 'utf8').split('\n')) {
+    const earlier: string[] = [];
+    for (const raw of source.text.split('\n')) {
       const line = raw.trim();
       if (line === '') continue;
+      if (line.startsWith('#')) {
+        const m = /^# (?:Lines read: (.*)|(\d+ lines read, .*))\.$/.exec(line);
+        if (m) earlier.push(m[1] ?? m[2]!.replace(/ lines read/, ' read'));
+        continue;
+      }
       total++;
       read++;
       const parts = line.split('\t');
@@ -92,21 +133,29 @@ function importFiles(files: string[], out = DATA): void {
       if (kept.has(key)) repeated++;
       else kept.add(key);
     }
-    perFile.push(`${basename(f)} ${read}`);
+    perFile.push(
+      `${source.name} ${read}${earlier.length > 0 ? ` (its import: ${earlier.join('; ')})` : ''}`,
+    );
   }
   const lines = [...kept].sort();
-  writeFileSync(
-    out,
+  const text =
     [
-      ...header(files.some((f) => basename(f).startsWith('queries-b'))),
+      ...header(rounds),
       `# Lines read: ${perFile.join(', ')}.`,
       `# ${total} lines read, ${malformed} malformed, ${unknown} with a concept not in the lexicon, ${repeated} repeated: ${lines.length} kept.`,
       ...lines,
-    ].join('\n') + '\n',
+    ].join('\n') + '\n';
+  const summary = `${total} lines, ${malformed} malformed, ${unknown} unknown concept, ${repeated} repeated, ${lines.length} kept, ${new Set(lines.map((l) => l.split('\t')[0])).size} concepts`;
+  return { text, summary };
+}
+
+function importFiles(files: string[], out = DATA): void {
+  const { text, summary } = importLabelled(
+    files.map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') })),
+    new Set(taskLexicon().concepts.keys()),
   );
-  console.log(
-    `${total} lines, ${malformed} malformed, ${unknown} unknown concept, ${repeated} repeated, ${lines.length} kept, ${new Set(lines.map((l) => l.split('\t')[0])).size} concepts`,
-  );
+  writeFileSync(out, text);
+  console.log(summary);
 }
 
 /** A word of the table: a plain lowercase word of 3-30 letters or digits, not a number. */

@@ -6,8 +6,6 @@
  *   npx tsx scripts/build-software-corpus.ts fetch [corpusDir] [randomCount]
  *   npx tsx scripts/build-software-corpus.ts build [corpusDir] [out]
  *
- * (build --words adds the word-to-word rows, which the shipped ranking does not use.)
- *
  * fetch: the names of `npm-high-impact` (popular packages) and a seeded random sample of
  * `all-the-package-names` (unpack both with `npm pack` into corpusDir, default /work/corpus), then
  * GET https://registry.npmjs.org/<name>/latest for each, at most 24 at a time, retrying 429 and 5xx
@@ -21,10 +19,7 @@ import { join } from 'node:path';
 import { stem, tokenize } from '../src/embeddings/builtin.js';
 import { lexiconConcepts } from '../src/domain/search/task-lexicon.js';
 
-const args = process.argv.slice(2);
-/** --words: also the word-to-word rows, which the shipped ranking does not use */
-const withWords = args.includes('--words');
-const [cmd = 'build', dirArg, third] = args.filter((a) => a !== '--words');
+const [cmd = 'build', dirArg, third] = process.argv.slice(2);
 const dir = dirArg ?? '/work/corpus';
 const cache = join(dir, 'npm-latest.jsonl');
 
@@ -136,13 +131,10 @@ async function fetchAll(randomCount: number): Promise<void> {
 const PLAIN = /^[a-z][a-z0-9]{2,29}$/;
 /** Words used in fewer descriptions than this are left out (too few to learn from). */
 const MIN_DF = 10;
-/** Pairs (word and word, word and concept) seen in fewer descriptions than this are left out. */
+/** Word and concept pairs seen in fewer descriptions than this are left out. */
 const MIN_PAIR = 5;
-/** Per word, at most this many associated words and concepts are kept. */
-const TOP_WORDS = 5;
+/** Per word, at most this many concepts are kept. */
 const TOP_CONCEPTS = 3;
-/** Word pairs kept from this normalised PMI up (-1..1; 0 is independence). */
-const MIN_NPMI = 0.35;
 /** Concepts kept from this smoothed P(concept | word) up, and at least LIFT times their base rate. */
 const MIN_P = 0.25;
 const LIFT = 5;
@@ -154,11 +146,11 @@ const PRIOR = 5;
  * tokenizer, stop words out) and the task-lexicon concepts it names. Then, per word:
  * - `c` rows: the concepts it predicts: smoothed P(concept | word), counting only descriptions
  *   where the word is not itself part of the entry naming the concept ("bucket" of "token bucket"
- *   does not predict rate limiting), kept from MIN_P up and LIFT times the concept's base rate;
- * - `w` rows: the words it goes with: normalised PMI of appearing in one description (the whole
- *   description is the window), kept from MIN_NPMI up.
+ *   does not predict rate limiting), kept from MIN_P up and LIFT times the concept's base rate.
+ * (Word-to-word rows, normalised PMI within a description, were measured and dropped at stop 29;
+ * their builder went at stop 40.)
  */
-export function buildTable(rows: Row[], words = false): string {
+export function buildTable(rows: Row[]): string {
   const seen = new Set<string>();
   const docs: Array<{ stems: string[]; concepts: Map<string, Set<string>> }> = [];
   for (const r of rows) {
@@ -190,41 +182,18 @@ export function buildTable(rows: Row[], words = false): string {
     .filter(([, n]) => n >= MIN_DF)
     .map(([s]) => s)
     .sort();
-  const idOf = new Map(vocab.map((s, i) => [s, i]));
+  const inVocab = new Set(vocab);
   const V = vocab.length;
-  const pair = new Map<number, number>();
   const wc = new Map<string, number>();
   for (const d of docs) {
-    const ids = d.stems.flatMap((s) => idOf.get(s) ?? []).sort((a, b) => a - b);
-    for (let i = 0; i < ids.length; i++)
-      for (let j = i + 1; j < ids.length; j++) {
-        const k = ids[i]! * V + ids[j]!;
-        pair.set(k, (pair.get(k) ?? 0) + 1);
-      }
     for (const s of d.stems) {
-      if (!idOf.has(s)) continue;
+      if (!inVocab.has(s)) continue;
       for (const [c, by] of d.concepts) {
         if (by.has(s)) continue;
         const k = `${s} ${c}`;
         wc.set(k, (wc.get(k) ?? 0) + 1);
       }
     }
-  }
-  const assoc = new Map<string, Array<[string, number]>>();
-  const add = (a: string, b: string, v: number) => {
-    const list = assoc.get(a) ?? [];
-    list.push([b, v]);
-    assoc.set(a, list);
-  };
-  for (const [k, n] of pair) {
-    if (n < MIN_PAIR) continue;
-    const a = vocab[Math.floor(k / V)]!;
-    const b = vocab[k % V]!;
-    const pab = n / N;
-    const npmi = Math.log(pab / ((df.get(a)! / N) * (df.get(b)! / N))) / -Math.log(pab);
-    if (npmi < MIN_NPMI) continue;
-    add(a, b, npmi);
-    add(b, a, npmi);
   }
   const predicts = new Map<string, Array<[string, number]>>();
   for (const [k, n] of wc) {
@@ -247,25 +216,18 @@ export function buildTable(rows: Row[], words = false): string {
     '# Software-corpus associations, built by scripts/build-software-corpus.ts from the npm',
     `# registry's package descriptions and keywords (${N} distinct descriptions). Read by`,
     '# src/domain/search/software-corpus.ts. Per word stem: `c stem concept:P(concept|word) ...`',
-    '# (the task-lexicon concepts its descriptions name), `w stem word:NPMI ...` (the words it',
-    '# appears with; built only with --words). Regenerate, do not edit.',
+    '# (the task-lexicon concepts its descriptions name). Regenerate, do not edit.',
   ];
   for (const s of vocab) {
     const cs = predicts.get(s);
     if (cs) lines.push(`c ${s} ${fmt(cs, TOP_CONCEPTS)}`);
   }
-  for (const s of words ? vocab : []) {
-    const ws = assoc.get(s);
-    if (ws) lines.push(`w ${s} ${fmt(ws, TOP_WORDS)}`);
-  }
-  console.log(
-    `${N} descriptions, ${V} words, ${predicts.size} with concepts, ${assoc.size} with words`,
-  );
+  console.log(`${N} descriptions, ${V} words, ${predicts.size} with concepts`);
   return lines.join('\n') + '\n';
 }
 
 if (cmd === 'fetch') await fetchAll(Number(third ?? 150_000));
 else if (cmd === 'build') {
   const out = third ?? new URL('../assets/search/software-corpus.txt', import.meta.url).pathname;
-  writeFileSync(out, buildTable(readCache(), withWords));
+  writeFileSync(out, buildTable(readCache()));
 } else throw new Error('usage: build-software-corpus.ts fetch|build [corpusDir] [n|out]');

@@ -4,6 +4,7 @@ import {
   BUYER_OPTIONS,
   buildBuyerTable,
   buyerQueries,
+  importLabelled,
   learnBuyer,
 } from '../../scripts/build-buyer-corpus.js';
 import { tokenize } from '../../src/embeddings/builtin.js';
@@ -40,6 +41,40 @@ describe('the buyer corpus (buyer queries labelled with the concept each means)'
       expect(query!.trim(), l).toBe(query);
       expect(query!.length, l).toBeGreaterThan(0);
     }
+  });
+
+  it('imports a new round with an earlier import: its header skipped and carried, repeats across files dropped', () => {
+    const known = new Set(['rate_limit', 'csv']);
+    const earlier = importLabelled(
+      [
+        { name: 'queries-1.txt', text: 'rate_limit\tstop the flood\ncsv\topen my sheet\n' },
+        { name: 'queries-b1.txt', text: 'csv\topen my sheet\nnope\tunknown concept\n' },
+      ],
+      known,
+    ).text;
+    expect(earlier).toMatch(/^# Round 2 /m);
+    const { text, summary } = importLabelled(
+      [
+        { name: 'buyer-queries.txt', text: earlier },
+        {
+          name: 'queries-c1.txt',
+          text: 'csv\t  open   my sheet \nrate_limit\tone user eats my whole server\nbroken line\n',
+        },
+      ],
+      known,
+    );
+    // the earlier file's header lines are not queries (they were read as malformed lines)
+    expect(summary).toBe('5 lines, 1 malformed, 0 unknown concept, 1 repeated, 3 kept, 2 concepts');
+    expect(text).toMatch(/^# Round 2 /m);
+    expect(text).toMatch(/^# Round 3 \(queries-c1\.\.c3/m);
+    expect(text).toContain(
+      '# Lines read: buyer-queries.txt 2 (its import: queries-1.txt 2, queries-b1.txt 2; 4 read, 0 malformed, 1 with a concept not in the lexicon, 1 repeated: 2 kept), queries-c1.txt 3.',
+    );
+    expect(text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual([
+      'csv\topen my sheet',
+      'rate_limit\tone user eats my whole server',
+      'rate_limit\tstop the flood',
+    ]);
   });
 
   it('rebuilds the committed table byte for byte', () => {

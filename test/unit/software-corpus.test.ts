@@ -29,6 +29,8 @@ describe('the software corpus table (npm registry descriptions)', () => {
   it('rejects a malformed line with its number', () => {
     expect(() => parseSoftwareCorpus('# header\nc spam email:x\n')).toThrow(/line 2/);
     expect(() => parseSoftwareCorpus('x spam email:0.4\n')).toThrow(/line 1/);
+    // the word-to-word rows were dropped (stop 29) and are no longer read: the table is `c` rows
+    expect(() => parseSoftwareCorpus('c spam email:0.38\nw spam junk:0.5\n')).toThrow(/line 2/);
     expect(parseSoftwareCorpus('c spam email:0.38\n').concepts.get('spam')).toEqual([
       ['t:email', 0.38],
     ]);

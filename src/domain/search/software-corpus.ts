@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 
 /**
  * What the npm registry's package descriptions teach about software words (issue 30): per word
- * stem, the task-lexicon concepts its descriptions name (`c` rows: P(concept | word)) and the
- * words it appears with (`w` rows: normalised PMI). Built by scripts/build-software-corpus.ts,
- * committed in `assets/search/software-corpus.txt`, read once per process on first use.
+ * stem, the task-lexicon concepts its descriptions name (`c` rows: P(concept | word)). Built by
+ * scripts/build-software-corpus.ts, committed in `assets/search/software-corpus.txt`, read once per
+ * process on first use. (Word-to-word rows, `w`, were measured and dropped with their ranking code
+ * at stop 29; their builder and reader went at stop 40: the format is `c` rows only.)
  */
 export const SOFTWARE_CORPUS_FILE = new URL(
   '../../../assets/search/software-corpus.txt',
@@ -14,33 +15,28 @@ export const SOFTWARE_CORPUS_FILE = new URL(
 export interface SoftwareCorpus {
   /** stem → [concept (as lexiconConcepts names it, "t:…"), P(concept | word)], strongest first */
   concepts: Map<string, Array<[string, number]>>;
-  /** stem → [stem, normalised PMI], strongest first */
-  words: Map<string, Array<[string, number]>>;
 }
 
 /** Parses the table's text format; a malformed line throws with its number. */
 export function parseSoftwareCorpus(text: string): SoftwareCorpus {
   const concepts = new Map<string, Array<[string, number]>>();
-  const words = new Map<string, Array<[string, number]>>();
   text.split('\n').forEach((line, i) => {
     if (line === '' || line.startsWith('#')) return;
     const [kind, key, ...rest] = line.split(' ');
-    const target = kind === 'c' ? concepts : kind === 'w' ? words : undefined;
-    if (!target || !key || rest.length === 0)
-      throw new Error(`software corpus line ${i + 1}: expected "c|w stem name:weight ..."`);
-    target.set(
+    if (kind !== 'c' || !key || rest.length === 0)
+      throw new Error(`software corpus line ${i + 1}: expected "c stem concept:P ..."`);
+    concepts.set(
       key,
       rest.map((pair) => {
         const at = pair.lastIndexOf(':');
         const weight = Number(pair.slice(at + 1));
         if (at < 1 || !Number.isFinite(weight))
           throw new Error(`software corpus line ${i + 1}: bad pair ${pair}`);
-        const name = pair.slice(0, at);
-        return [kind === 'c' ? `t:${name}` : name, weight];
+        return [`t:${pair.slice(0, at)}`, weight];
       }),
     );
   });
-  return { concepts, words };
+  return { concepts };
 }
 
 let shared: SoftwareCorpus | undefined;
