@@ -182,6 +182,15 @@ describe('review s29: more bypasses and the CPU of a hostile text', () => {
     ).toBe('> a <img src=x > is\n> `<img src=x onerror=alert(1)>`');
     // a heading's content does not end where its line does: searched for in its block
     expect(neutraliseUnsafeLinks('# t [x](javascript:alert(1)) #')).toBe('# t [x](#) #');
+    // in a table cell (no lines of its own: its row is searched), header cells too
+    expect(
+      neutraliseUnsafeLinks(
+        '| [h](vbscript:x) | b |\n| - | - |\n| [x](javascript:alert(1)) | <img src=x onerror=1> ok |',
+      ),
+    ).toBe('| [h](#) | b |\n| - | - |\n| [x](#) | <img src=x > ok |');
+    expect(neutraliseUnsafeLinks('a | b\n- | -\nc | d [y](javascript:1) e')).toBe(
+      'a | b\n- | -\nc | d [y](#) e',
+    );
     // inside an image's description (parsed on its own) too, nested ones included
     expect(neutraliseUnsafeLinks('![a [x](javascript:alert(1))](y) `javascript:alert(1)`')).toBe(
       '![a [x](#)](y) `javascript:alert(1)`',

@@ -463,6 +463,12 @@ const SEARCHES = 64;
 
 /** The text with every unsafe destination and tag rewritten, or null when none was located. */
 function rewriteFound({ text, tokens, found }: Parsed): string | null {
+  // a table cell's inline token has no lines of its own: its row's are searched
+  let row: Token | undefined;
+  for (const t of tokens) {
+    if (t.type === 'tr_open') row = t;
+    else if (t.type === 'inline' && !t.map && row?.map) t.map = row.map;
+  }
   const lineStarts = [0];
   for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) lineStarts.push(k + 1);
   const span = (t: Token): [number, number] | null =>
