@@ -3,7 +3,7 @@ import module from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CatalogClient } from '../src/client/catalog.js';
 import { loadTracingConfig } from '../src/config.js';
-import { redactJsonLine } from '../src/log-redact.js';
+import { redactJsonLine, registerSecret } from '../src/log-redact.js';
 import { startTracing } from '../src/telemetry/tracing.js';
 import { approvalPage, Approvals } from './approvals.js';
 import { loadMcpConfig, type McpConfig } from './config.js';
@@ -69,6 +69,8 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadMcpConfig(process.env, process.argv.slice(2));
+  // the wallet's key never reaches the log, under whatever name (src/log-redact.ts)
+  registerSecret(config.walletPrivateKey);
   // one process per data directory: waits briefly for another, then refuses (./data-lock.ts)
   const unlock = await lockDataDir(config.dataDir, {
     onCompromised: (err) => {

@@ -10,8 +10,9 @@ import type { SpendingLimits } from './config.js';
  * bought (what `list_my_orders` shows and what stops an accidental second purchase) and a ledger of
  * every payment it signed (what the rolling 24-hour limit sums, so a restart does not reset it).
  * Written atomically (temporary file + rename, mode 0600) after every change; changes from
- * concurrent tool calls are serialised. It holds no key and no signed link; the one signature it
- * keeps is a purchase's own payment, from just before it is sent until its outcome is known.
+ * concurrent tool calls are serialised. It holds no key and no signed link; the signatures it
+ * keeps are a purchase's or a listing fee's own payment, from just before it is sent until its
+ * outcome is known.
  */
 export const LocalOrderSchema = z.object({
   order_id: z.string().describe('The marketplace order id'),
@@ -63,10 +64,33 @@ const SpendSchema = z.object({
 });
 type Spend = z.infer<typeof SpendSchema>;
 
+/**
+ * A listing fee whose settlement's outcome is not known yet (answered pending, or failed while
+ * the transfer may still be mined): the signed fee, re-sent unchanged by the next list_item of
+ * the same archive (same nonce: it can never charge twice), with the metadata it was signed for
+ * (the marketplace binds the fee to the archive's digest and the metadata). Dropped once the
+ * outcome is known.
+ */
+const PendingFeeSchema = z.object({
+  wallet: z.string(),
+  /** The archive's SHA-256: what "the same listing" means to list_item. */
+  sha256: z.string(),
+  fee_usdc: z.number(),
+  payment: z.string(),
+  payment_chain: z.enum(['base', 'polygon']).optional(),
+  valid_before: z.number().optional(),
+  spend_id: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()),
+  at: z.string(),
+});
+export type PendingFee = z.infer<typeof PendingFeeSchema>;
+
 const StateSchema = z.object({
   version: z.literal(1),
   orders: z.array(LocalOrderSchema),
   spends: z.array(SpendSchema),
+  /** Absent in files written before listing fees were kept. */
+  fees: z.array(PendingFeeSchema).default([]),
 });
 type State = z.infer<typeof StateSchema>;
 
@@ -106,7 +130,7 @@ export class LocalState {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    if (text === undefined) return { version: 1, orders: [], spends: [] };
+    if (text === undefined) return { version: 1, orders: [], spends: [], fees: [] };
     {
       const parsed = StateSchema.safeParse(JSON.parse(text));
       if (!parsed.success)
@@ -237,6 +261,25 @@ export class LocalState {
     });
   }
 
+  /** Keeps a signed listing fee until its outcome is known (one per wallet and archive). */
+  recordFee(fee: PendingFee): Promise<void> {
+    return this.change((s) => {
+      s.fees = s.fees.filter((f) => !sameFee(f, fee.wallet, fee.sha256)).concat(fee);
+    });
+  }
+
+  /** The outcome of the fee for this archive is known: its signature is of no more use. */
+  forgetFee(wallet: string, sha256: string): Promise<void> {
+    return this.change((s) => {
+      s.fees = s.fees.filter((f) => !sameFee(f, wallet, sha256));
+    });
+  }
+
+  /** The kept listing fee of this wallet for this archive, if its outcome is still unknown. */
+  pendingFee(wallet: string, sha256: string): Promise<PendingFee | undefined> {
+    return this.read((s) => s.fees.find((f) => sameFee(f, wallet, sha256)));
+  }
+
   /** The wallet's orders, newest first. */
   orders(wallet: string): Promise<LocalOrder[]> {
     return this.read((s) =>
@@ -251,6 +294,9 @@ export class LocalState {
     return (await this.orders(wallet)).find((o) => o.item_id === itemId && o.status !== 'released');
   }
 }
+
+const sameFee = (f: PendingFee, wallet: string, sha256: string) =>
+  f.sha256 === sha256 && f.wallet.toLowerCase() === wallet.toLowerCase();
 
 /** The wallet's ledger of the last 24 hours, summed in base units (no binary-fraction drift). */
 function daily(s: State, wallet: string, now: number): { total: Micro; oldest?: number } {

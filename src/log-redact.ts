@@ -13,6 +13,13 @@
  * hash, a digest or a nonce: they stay when their key or the few words before them say so
  * (`txHash`, `sha256`, "transaction 0x…"). Review text has no shape: only its key finds it.
  *
+ * That exception cannot tell a private key from a hash by its look: both are 32 random bytes. So
+ * the values known to be secrets of this process (its configured private keys, tokens and keys,
+ * the keys it generated, the MCP wallet's key: registerSecret) are redacted wherever they appear,
+ * under any key (`hash`, `nonce`), inside any string or word, in either case, with or without
+ * `0x`. A private key of someone else, logged under a hash's name, still looks like a hash and
+ * stays (docs/operating.md, Logs).
+ *
  * It costs one regular-expression test on a line with neither such a key nor such a shape (the
  * request line), and a scan of the line's strings otherwise. No dependency: the MCP server's
  * stderr log uses it too.
@@ -24,6 +31,44 @@ export const REDACTED_KEYS = ['text', 'signature', 'secret', 'apiKey'] as const;
 export const CENSOR = '[redacted]';
 
 const KEYS = new Set<string>(REDACTED_KEYS);
+
+/** Known secrets that are hex of 32 bytes or more: lower case, no `0x` (found by hasHexRun). */
+const knownHex = new Set<string>();
+/** Any of them in a line, either case, with its `0x` (rebuilt when one is registered). */
+let knownHexPattern: RegExp | undefined;
+/** Other known secrets, as JSON writes them inside a string. */
+const knownText = new Set<string>();
+
+/** The shortest value registerSecret takes: shorter ones would redact ordinary words. */
+const MIN_SECRET_LENGTH = 12;
+
+/**
+ * Makes `value` (a key, token or password of this process, or key bytes) a known secret: from now
+ * on every log line written through redactJsonLine has it replaced by "[redacted]" wherever it
+ * appears. Key bytes are known by their hex. Process-wide, as the log stream is. Values shorter
+ * than 12 characters are ignored.
+ */
+export function registerSecret(value: string | Uint8Array | undefined): void {
+  if (value === undefined) return;
+  const text = typeof value === 'string' ? value : Buffer.from(value).toString('hex');
+  const hex = /^(?:0[xX])?([0-9a-fA-F]{64,})$/.exec(text);
+  if (hex) {
+    const bare = hex[1]!.toLowerCase();
+    if (knownHex.has(bare)) return;
+    knownHex.add(bare);
+    knownHexPattern = new RegExp(`(?:0x)?(?:${[...knownHex].join('|')})`, 'gi');
+    return;
+  }
+  if (text.length < MIN_SECRET_LENGTH) return;
+  knownText.add(JSON.stringify(text).slice(1, -1));
+}
+
+/** `line` with every known secret in it replaced. */
+function redactKnown(line: string, hexRun: boolean): string {
+  if (hexRun && knownHexPattern) line = line.replace(knownHexPattern, CENSOR);
+  for (const s of knownText) if (line.includes(s)) line = line.replaceAll(s, CENSOR);
+  return line;
+}
 /** A line without one of these keys (as JSON.stringify writes them) is returned as it is. */
 const HINT = new RegExp(`"(?:${REDACTED_KEYS.join('|')})":`);
 /** A JSON string token (unrolled: no per-character alternation). */
@@ -83,8 +128,10 @@ const PUBLIC_HEX_WORDS =
  * string tokens are replaced.
  */
 export function redactJsonLine(line: string): string {
+  const hexRun = hasHexRun(line);
+  if (knownText.size || (hexRun && knownHexPattern)) line = redactKnown(line, hexRun);
   const keys = HINT.test(line);
-  const shapes = mayHoldShape(line);
+  const shapes = hexRun || WORD_HINT.test(line);
   if (!keys && !shapes) return line;
   let out = '';
   let from = 0;

@@ -2,9 +2,37 @@ import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
-import { CENSOR, redactJsonLine } from './log-redact.js';
+import { CENSOR, redactJsonLine, registerSecret } from './log-redact.js';
 
-type LogConfig = Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT' | 'NODE_ENV'>>;
+/** The configured secrets: wherever one of their values appears in a line, it is redacted. */
+const SECRET_SETTINGS = [
+  'ATTESTATION_PRIVATE_KEY',
+  'RELAYER_PRIVATE_KEY',
+  'URL_SIGNING_SECRET',
+  'ADMIN_TOKEN',
+  'METRICS_TOKEN',
+  'EMBEDDINGS_API_KEY',
+  'S3_SECRET_ACCESS_KEY',
+] as const;
+
+type LogConfig = Pick<Config, 'LOG_LEVEL'> &
+  Partial<
+    Pick<Config, 'LOG_FORMAT' | 'NODE_ENV' | 'DATABASE_URL' | (typeof SECRET_SETTINGS)[number]>
+  >;
+
+/** Makes the secrets in `config` known to the redaction (./log-redact.ts registerSecret). */
+export function registerConfiguredSecrets(config: Partial<Config>): void {
+  for (const name of SECRET_SETTINGS) registerSecret(config[name]);
+  if (config.DATABASE_URL) {
+    try {
+      const password = new URL(config.DATABASE_URL).password;
+      registerSecret(password);
+      registerSecret(decodeURIComponent(password));
+    } catch {
+      // not a URL: the driver reports it
+    }
+  }
+}
 
 /**
  * `pretty` when asked for (LOG_FORMAT), or by default when the lines go to a terminal outside
@@ -21,11 +49,13 @@ const REQUEST_FIELDS = 'pid,hostname,reqId,method,route,url,status,ms';
 /**
  * Structured JSON logs. Payment headers, signatures, signed URL tokens and review text never reach
  * a log line: the header paths below and every `text`, `signature`, `secret` and `apiKey` value
- * at any depth of the written line (./log-redact.ts) are replaced by "[redacted]".
+ * at any depth of the written line (./log-redact.ts) are replaced by "[redacted]", and so is the
+ * value of every configured secret (SECRET_SETTINGS, the database password) wherever it appears.
  * In a terminal (./logFormat) the same lines are made readable by pino-pretty, a development
  * dependency: where it is not installed (the production image) the lines stay JSON.
  */
 export function createLogger(config: LogConfig, destination = 1): Logger {
+  registerConfiguredSecrets(config);
   const format = logFormat(config, isatty(destination));
   const pretty = format === 'pretty' ? prettyStream(destination) : undefined;
   const logger = pino(

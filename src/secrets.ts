@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { registerSecret } from './log-redact.js';
 
 export interface Secrets {
   urlSigningKey: Buffer;
@@ -21,6 +22,9 @@ export async function loadSecrets(config: Config): Promise<Secrets> {
   const attestationKey = config.ATTESTATION_PRIVATE_KEY
     ? (config.ATTESTATION_PRIVATE_KEY.toLowerCase() as `0x${string}`)
     : (`0x${(await generated(config, 'attestation.key')).toString('hex')}` as const);
+  // never in a log line, under whatever name (./log-redact.ts)
+  registerSecret(urlSigningKey);
+  registerSecret(attestationKey);
   return { urlSigningKey, attestationKey };
 }
 
@@ -57,6 +61,14 @@ export const adminTokenFile = (config: Pick<Config, 'DATA_DIR'>) =>
  * token nobody knows: the console refuses everyone unless ADMIN_TOKEN is set.
  */
 export async function loadAdminToken(
+  config: Config,
+): Promise<{ token: string; created: boolean; file?: string }> {
+  const loaded = await adminToken(config);
+  registerSecret(loaded.token);
+  return loaded;
+}
+
+async function adminToken(
   config: Config,
 ): Promise<{ token: string; created: boolean; file?: string }> {
   if (config.ADMIN_TOKEN) return { token: config.ADMIN_TOKEN, created: false };

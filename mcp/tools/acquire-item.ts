@@ -309,13 +309,13 @@ async function buy(
 }
 
 /** The authorization's validBefore (unix seconds) of an exact EVM payload. */
-function validBeforeOf(payload: Record<string, unknown>): { validBefore?: number } {
+export function validBeforeOf(payload: Record<string, unknown>): { validBefore?: number } {
   const auth = payload.authorization as { validBefore?: unknown } | undefined;
   const v = Number(auth?.validBefore);
   return Number.isFinite(v) && v > 0 ? { validBefore: v } : {};
 }
 
-const VALID_BEFORE_REASON = 'invalid_exact_evm_payload_authorization_valid_before';
+export const VALID_BEFORE_REASON = 'invalid_exact_evm_payload_authorization_valid_before';
 
 /**
  * When a payment answered 402 `payment_settlement_failed` is decided (ISO): the marketplace's
@@ -323,7 +323,7 @@ const VALID_BEFORE_REASON = 'invalid_exact_evm_payload_authorization_valid_befor
  * own validBefore (a marketplace that names no time, e.g. the dev ledger's). Undefined when
  * neither is known: then it is never released on this server's clock.
  */
-function decidedAt(validBefore: number | undefined, b: ErrorBody): string | undefined {
+export function decidedAt(validBefore: number | undefined, b: ErrorBody): string | undefined {
   const times = [
     b.decided_after ? Date.parse(b.decided_after) : NaN,
     validBefore !== undefined ? validBefore * 1000 : NaN,

@@ -1,22 +1,39 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { MarketplaceError } from '../../src/client/errors.js';
+import type { MarketplaceClient } from '../../src/client/index.js';
 import { ChainSchema } from '../../src/wire/chains.js';
-import { UploadMetadataSchema, UploadResponseSchema } from '../../src/wire/listings.js';
+import {
+  UploadMetadataSchema,
+  UploadResponseSchema,
+  type UploadMetadata,
+} from '../../src/wire/listings.js';
 import type { PackedArchive } from '../archive.js';
 import type { McpDeps } from '../deps.js';
-import { NO_WALLET } from './acquire-item.js';
+import type { PendingFee } from '../state.js';
+import { decidedAt, NO_WALLET, VALID_BEFORE_REASON, validBeforeOf } from './acquire-item.js';
 import {
   authorizePayment,
   offerOf,
   PaymentRefused,
+  pendingPayment,
   promptPriceUsdc,
   releasePayment,
   spentPayment,
 } from './paying.js';
 import { Cancelled, Progress } from './progress.js';
-import { apiFailure, failure, nothingCharged, success } from './results.js';
+import {
+  apiFailure,
+  bodyOf,
+  failure,
+  mayStillSettle,
+  nothingCharged,
+  success,
+  type ErrorBody,
+} from './results.js';
 
 const cancelledBefore = () =>
   failure('list_item cancelled before the listing fee was signed: nothing was paid or listed.');
@@ -52,6 +69,8 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
         `deployment; at most ${limits.listingFee} USDC here, within the ${limits.daily} USDC daily budget) and uploads. ` +
         'The marketplace scans it again; follow it with get_listing_status (wait_seconds) until it is active. ' +
         'Reports progress (pack, pre-check, upload, fee); cancelled before the fee is signed, nothing is paid or listed. ' +
+        'When an earlier call for the same archive ended with its fee pending or failed, it re-sends that same signed fee (it cannot charge twice) ' +
+        'and answers the listing, still pending (call again later), or released with nothing charged (call again to list). ' +
         'Returns { item_id, status: "pending_scan", invoice_url, fee_usdc, sha256, files, excluded }.',
       inputSchema: {
         source_path: z
@@ -124,20 +143,41 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
       }
       let reservation: string | undefined;
       let fee = 0;
+      /** The signed fee, kept from just before it is sent until its outcome is known. */
+      let kept: PendingFee | undefined;
+      const metadata: UploadMetadata = {
+        title: args.title,
+        description: args.description,
+        ...(args.prompt_summary !== undefined && { prompt_summary: args.prompt_summary }),
+        tech_stack: args.tech_stack,
+        prices: { USDC: args.price_usdc },
+      };
       try {
         const wallet = await deps.wallet();
         progress.check();
+        // a fee signed for this archive whose outcome is unknown is re-sent: never a second one
+        const earlier = await deps.state.pendingFee(wallet.address, archive.sha256);
+        if (earlier) return await resendFee(deps, wallet, archive, earlier);
         await progress.step('uploading: the marketplace checks it before any fee');
         const { listing } = await wallet.upload(archive.bytes, {
           compression: archive.compression,
-          metadata: {
-            title: args.title,
-            description: args.description,
-            ...(args.prompt_summary !== undefined && { prompt_summary: args.prompt_summary }),
-            tech_stack: args.tech_stack,
-            prices: { USDC: args.price_usdc },
-          },
+          metadata,
           ...(args.chain && { chain: args.chain }),
+          signed: async ({ header, payload }) => {
+            const { validBefore } = validBeforeOf(payload.payload);
+            kept = {
+              wallet: wallet.address,
+              sha256: archive.sha256,
+              fee_usdc: fee,
+              payment: header,
+              ...(args.chain && { payment_chain: args.chain }),
+              ...(validBefore !== undefined && { valid_before: validBefore }),
+              ...(reservation && { spend_id: reservation }),
+              metadata,
+              at: new Date().toISOString(),
+            };
+            await deps.state.recordFee(kept);
+          },
           approve: async (required) => {
             fee = promptPriceUsdc(required);
             progress.check();
@@ -158,6 +198,7 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
           },
         });
         if (reservation) await spentPayment(deps, reservation);
+        if (kept) await deps.state.forgetFee(kept.wallet, kept.sha256);
         // the caller will not hear of it: the log says what was paid and listed
         if (progress.cancelled)
           deps.log?.('info', 'list_item cancelled after the upload was sent: listed', {
@@ -180,9 +221,23 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
           return cancelledBefore();
         if (reservation) {
           if (nothingCharged(err)) await releasePayment(deps, reservation);
+          // it may still settle: counted until a later list_item learns how it ended
+          else if (mayStillSettle(err)) await pendingPayment(deps, reservation);
           else await spentPayment(deps, reservation);
         }
+        // refused, nothing charged: the signed fee is of no more use; otherwise kept to re-send
+        if (kept && nothingCharged(err)) await deps.state.forgetFee(kept.wallet, kept.sha256);
         return apiFailure(err, 'list_item', deps.baseUrl, {
+          payment_settlement_pending: (b: ErrorBody) =>
+            `The listing fee may have been charged and its outcome is unknown (${b.transaction ? `transaction ${b.transaction}` : 'no transaction named yet'}). ` +
+            `Do NOT sign a new fee. ${AGAIN}`,
+          payment_settlement_failed: (b: ErrorBody) => {
+            const decided = decidedAt(kept?.valid_before, b);
+            return (
+              `The facilitator reported the listing fee as failed${b.reason ? ` (reason: ${b.reason})` : ''}, but the transfer may still be mined` +
+              `${decided ? ` until ${decided}` : ''}: it is kept as pending and still counts against the budget. ${AGAIN}`
+            );
+          },
           duplicate_code:
             'This exact archive is already listed (by you or someone else); nothing was paid. Change the code or find the listing with list_my_items.',
           code_previously_rejected:
@@ -193,4 +248,87 @@ export function registerListItem(server: McpServer, deps: McpDeps): void {
       }
     },
   );
+}
+
+const AGAIN =
+  'To learn how it ended, call list_item again with the same source_path (and the same archive): ' +
+  'it re-sends this same signed fee, which cannot charge twice, and answers the listing, still pending, or released with nothing charged.';
+
+/**
+ * A fee signed earlier for this same archive ended with its outcome unknown: the SAME signed fee
+ * is sent again with the metadata it was signed for (same nonce, so it can never charge twice;
+ * nothing new is signed while it can still settle). Listed: the fee stays counted. Refused once its
+ * window passed, or failed and decided: nothing was charged, it goes back to the budget and the
+ * next call signs afresh. Otherwise still pending, and when to ask again.
+ */
+async function resendFee(
+  deps: McpDeps,
+  wallet: MarketplaceClient,
+  archive: Pick<PackedArchive, 'bytes' | 'sha256' | 'compression'> & Partial<PackedArchive>,
+  kept: PendingFee,
+): Promise<CallToolResult> {
+  const forget = () => deps.state.forgetFee(kept.wallet, kept.sha256);
+  const closes = kept.valid_before ? new Date(kept.valid_before * 1000).toISOString() : undefined;
+  try {
+    const { listing } = await wallet.upload(archive.bytes, {
+      compression: archive.compression,
+      metadata: kept.metadata as UploadMetadata,
+      resend: kept.payment,
+      ...(kept.payment_chain && { chain: kept.payment_chain }),
+    });
+    if (kept.spend_id) await spentPayment(deps, kept.spend_id);
+    await forget();
+    return success({
+      ...listing,
+      fee_usdc: kept.fee_usdc,
+      sha256: archive.sha256,
+      compression: archive.compression,
+      bytes: archive.bytes.length,
+      ...(archive.files && { files: archive.files, excluded: archive.excluded ?? [] }),
+      next:
+        `Listed with the fee signed earlier for this archive (re-sent: nothing new was signed; the metadata is the one it was signed for). ` +
+        `The marketplace is scanning it: call get_listing_status { item_id: "${listing.item_id}", wait_seconds: 30 } until it is active.`,
+    });
+  } catch (err) {
+    const b = err instanceof MarketplaceError ? bodyOf(err) : {};
+    const expired =
+      (kept.valid_before !== undefined && Date.now() / 1000 > kept.valid_before) ||
+      b.reason === VALID_BEFORE_REASON;
+    const decided =
+      err instanceof MarketplaceError && err.code === 'payment_settlement_failed'
+        ? decidedAt(kept.valid_before, b)
+        : undefined;
+    const released =
+      (err instanceof MarketplaceError &&
+        err.code === 'payment_verification_failed' &&
+        expired &&
+        nothingCharged(err)) ||
+      (decided !== undefined && Date.now() > Date.parse(decided));
+    if (released) {
+      // it can never be charged now: back in the 24-hour budget and the session's cap
+      if (kept.spend_id) await releasePayment(deps, kept.spend_id);
+      await forget();
+      return failure(
+        `list_item: the listing fee signed earlier for this archive (${kept.fee_usdc} USDC) was released: it never settled ` +
+          `and can no longer (${decided ? `failed, not mined by ${decided}` : `its authorization expired${closes ? ` at ${closes}` : ''}`}), ` +
+          `so nothing was charged and nothing was listed. Its ${kept.fee_usdc} USDC are back in the 24-hour budget. Nothing new was signed. ` +
+          'Call list_item again with the same arguments to list it: it signs a fresh fee.',
+      );
+    }
+    if (mayStillSettle(err)) {
+      const after = decided ?? closes;
+      return failure(
+        `list_item: the listing fee signed earlier for this archive is still pending; re-sending the same signed fee ` +
+          `(it cannot charge twice) gave no outcome yet (HTTP ${err.status} ${err.code}). Nothing new was signed. Do NOT sign a new fee. ` +
+          (after
+            ? `It is decided by ${after}: call list_item again after ${after}.`
+            : 'Call list_item again later.'),
+      );
+    }
+    return apiFailure(err, 'list_item', deps.baseUrl, {
+      payment_verification_failed: (e: ErrorBody) =>
+        `Re-sending the listing fee signed earlier for this archive (still pending) was refused${e.reason ? ` (reason: ${e.reason})` : ''}. ` +
+        `Nothing new was signed. Do NOT sign a new fee before ${closes ?? 'it is resolved'}; then call list_item again.`,
+    });
+  }
 }

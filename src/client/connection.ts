@@ -37,6 +37,9 @@ export interface AcquireOpts {
   resend?: string;
 }
 
+/** An upload's options: as a purchase's, for its listing fee (Revision A pays none). */
+export type UploadOpts = AcquireOpts;
+
 /**
  * The account's username. `username_type` is Revision B's (`automatic` until changed once); a
  * Revision A account has none: its name is fixed when the account is created.
@@ -72,11 +75,7 @@ export interface Transport {
     limit: ((required: PaymentRequired) => void) | undefined,
   ): Promise<Bought>;
   getOrder(c: Connection, orderId: string): Promise<OrderLinks>;
-  upload(
-    c: Connection,
-    form: () => FormData,
-    opts: { chain?: Chain; approve?: Approve },
-  ): Promise<Listed>;
+  upload(c: Connection, form: () => FormData, opts: UploadOpts): Promise<Listed>;
   sellerItemStatus(c: Connection, itemId: string): Promise<SellerItemStatus>;
   deleteItem(c: Connection, itemId: string): Promise<{ ok: true }>;
   getUsername(c: Connection): Promise<AccountUsername>;

@@ -182,9 +182,14 @@ export class MarketplaceClient {
   /**
    * Lists an archive: validation first (a malformed upload or a duplicate is refused before any
    * fee), then the listing fee through x402; `approve` sees the fee prompt before anything is signed.
-   * Revision A pays no fee and names the public status URL as `invoice_url`.
+   * Revision A pays no fee and names the public status URL as `invoice_url`. `signed` sees the
+   * signed fee before it is sent; `resend` sends a fee signed earlier for these same bytes and
+   * metadata again (same nonce), signing nothing new.
    */
-  upload(bytes: Buffer, opts: UploadInput & { chain?: Chain; approve?: Approve }): Promise<Listed> {
+  upload(
+    bytes: Buffer,
+    opts: UploadInput & { chain?: Chain; approve?: Approve; signed?: OnSigned; resend?: string },
+  ): Promise<Listed> {
     return this.c.transport.upload(this.c, uploadForm(bytes, opts), opts);
   }
 

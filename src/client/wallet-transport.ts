@@ -50,11 +50,17 @@ export const walletTransport: Transport = {
   getOrder: (c, orderId) => c.identity('GET', `/api/v1/orders/${orderId}`, OrderLinksSchema),
 
   // Validation first (a malformed upload or a duplicate is refused before any fee), then the fee.
+  // A fee signed earlier for this same upload (`resend`) is sent again as it is.
   async upload(c, form, opts) {
     const url = `${c.baseUrl}/api/v1/items`;
-    const required = await c.promptOf(await c.fetchFn(url, { method: 'POST', body: form() }));
-    await opts.approve?.(required);
-    const { header } = await c.signPayment(required, opts.chain);
+    let header = opts.resend;
+    if (header === undefined) {
+      const required = await c.promptOf(await c.fetchFn(url, { method: 'POST', body: form() }));
+      await opts.approve?.(required);
+      const signed = await c.signPayment(required, opts.chain);
+      await opts.signed?.(signed);
+      header = signed.header;
+    }
     const res = await c.fetchFn(url, {
       method: 'POST',
       body: form(),

@@ -60,6 +60,10 @@ const WORST: Record<string, (i: number) => string> = {
   distinct_links: (i) => `[x](javascript:${i}) `,
   distinct_tags: (i) => `<img src=x onerror=${i}>`,
   distinct_links_and_tags: (i) => `[x](javascript:${i}) <b onclick=${i}> ![y](data:${i}) `,
+  // an image's description is parsed on its own: what is found there is located, not searched for
+  distinct_links_in_image_descriptions: (i) => `![[x](javascript:${i})](y) `,
+  links_in_long_image_descriptions: (i) =>
+    i % 100 === 0 ? '![' : i % 100 === 99 ? '](y) ' : `[x](javascript:${i}) `,
 };
 
 function hostileText(unit: (i: number) => string, size: number, salt: number): string {

@@ -2,8 +2,11 @@ import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ListItemResultSchema } from '../../mcp/tools/list-item.js';
+import { MarketplaceClient } from '../../src/client/index.js';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { SellerItemsSchema, SellerItemStatusSchema } from '../../src/wire/listings.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { projectDir, uniqueProject, zipOf } from '../helpers/archives.js';
@@ -23,6 +26,7 @@ const closers: Array<() => Promise<void>> = [];
 beforeAll(async () => {
   t = await startListeningTestApp({ SCAN_RETRY_BASE_MS: '0' });
 });
+afterEach(() => (t.runtime.deps.facilitator as LocalFacilitator).clearFaults());
 afterAll(async () => {
   await Promise.all(closers.map((c) => c()));
   await t?.close();
@@ -162,6 +166,100 @@ describe('list_item', () => {
     });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/does not exist.*Nothing was paid/);
+  });
+});
+
+describe('list_item: a listing fee answered as failed may still be mined (s41)', () => {
+  it('keeps the fee pending and counted, re-sends the same one for the same archive, and releases it once its window closed', async () => {
+    const local = t.runtime.deps.facilitator as LocalFacilitator;
+    let signatures = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (new Headers(init?.headers).get('PAYMENT-SIGNATURE')) signatures++;
+      return fetch(input, init);
+    };
+    const walletOf = ({ key }: { key: `0x${string}` }) => {
+      const client = new MarketplaceClient({
+        baseUrl: t.base,
+        account: privateKeyToAccount(key),
+        maxPaymentUsdc: 5,
+        fetch: counting,
+      });
+      return async () => client;
+    };
+    // a session cap of one fee: a fee released by mistake would let the agent sign a second one
+    const { call, account } = await connect({ walletOf, limits: { perSession: 0.01 } });
+    const dir = projectDir(uniqueProject());
+    const args = { source_path: dir, ...METADATA, title: `Fee retry ${randomUUID()}` };
+    const spent = async () =>
+      ((await call('list_my_orders')).structuredContent as { spent_last_24h_usdc: number })
+        .spent_last_24h_usdc;
+    local.injectFault({ op: 'settle', outcome: 'failed' });
+    const failed = await call('list_item', args);
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toMatch(
+      /402 payment_settlement_failed.*may still be mined.*re-sends this same signed fee/,
+    );
+    expect(signatures).toBe(1);
+    expect(await spent()).toBe(0.01);
+    // asked again before its window closed: the same signed fee is re-sent, nothing new signed
+    const again = await call('list_item', args);
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toMatch(/still pending.*Nothing new was signed.*Do NOT sign a new fee/);
+    expect(signatures).toBe(2);
+    expect(await spent()).toBe(0.01);
+    expect(await paymentsOf(account.address)).toBe(1);
+    // its window closed unmined: the failure is final, the fee released to budget and session
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 60 * 60 * 1000);
+      const released = await call('list_item', args);
+      expect(released.isError).toBe(true);
+      expect(textOf(released)).toMatch(/was released.*nothing was charged/);
+      expect(signatures).toBe(3);
+      expect(await spent()).toBe(0);
+      const listed = await call('list_item', args);
+      expect(listed.isError, textOf(listed)).toBeFalsy();
+      expect(signatures).toBe(4);
+      expect(await spent()).toBe(0.01);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a lost answer: the same signed fee is re-sent and lists once, never a second fee', async () => {
+    let signatures = 0;
+    let loseAnswer = true;
+    const lossy: typeof fetch = async (input, init) => {
+      const paid = new Headers(init?.headers).get('PAYMENT-SIGNATURE');
+      if (paid) signatures++;
+      const res = await fetch(input, init);
+      if (paid && loseAnswer) {
+        await res.arrayBuffer();
+        throw new TypeError('fetch failed', { cause: new Error('other side closed') });
+      }
+      return res;
+    };
+    const walletOf = ({ key }: { key: `0x${string}` }) => {
+      const client = new MarketplaceClient({
+        baseUrl: t.base,
+        account: privateKeyToAccount(key),
+        maxPaymentUsdc: 5,
+        fetch: lossy,
+      });
+      return async () => client;
+    };
+    const { call, account } = await connect({ walletOf });
+    const args = { source_path: projectDir(uniqueProject()), ...METADATA };
+    const first = await call('list_item', args);
+    expect(first.isError).toBe(true);
+    expect(signatures).toBe(1);
+    loseAnswer = false;
+    const again = await call('list_item', args);
+    expect(again.isError, textOf(again)).toBeFalsy();
+    expect(signatures).toBe(2);
+    expect(await paymentsOf(account.address)).toBe(1);
+    const mine = await call('list_my_items');
+    expect(SellerItemsSchema.parse(mine.structuredContent).items).toHaveLength(1);
   });
 });
 

@@ -1,11 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { redactJsonLine } from '../../src/log-redact.js';
+import { loadConfig } from '../../src/config.js';
+import { redactJsonLine, registerSecret } from '../../src/log-redact.js';
 import { createLogger, logFormat } from '../../src/logger.js';
+import { loadAdminToken, loadSecrets } from '../../src/secrets.js';
 
 describe('log format', () => {
   it('is pretty in a terminal outside production, JSON otherwise, and LOG_FORMAT decides', () => {
@@ -209,5 +212,88 @@ describe('secret shapes inside a log message or any other string', () => {
       bearer: 'Bearer',
     })}\n`;
     expect(redactJsonLine(line)).toBe(line);
+  });
+});
+
+describe('known secrets are redacted under any name', () => {
+  // fresh keys per run: the registry is process-wide and a key registered here stays known
+  const attestation = `0x${randomBytes(32).toString('hex')}` as `0x${string}`;
+  const relayer = `0x${randomBytes(32).toString('hex')}` as `0x${string}`;
+  const adminToken = randomBytes(24).toString('base64url');
+  const dbPassword = 'p@ss w0rd-of-the-db';
+  const txHash = `0x${'ab12'.repeat(16)}`;
+
+  it('a configured key logged as a hash, digest, tx hash or nonce, or inside text, is redacted', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'logs-')), 'out.log');
+    const fd = openSync(file, 'w');
+    try {
+      const logger = createLogger(
+        {
+          LOG_LEVEL: 'info',
+          LOG_FORMAT: 'json',
+          ATTESTATION_PRIVATE_KEY: attestation,
+          RELAYER_PRIVATE_KEY: relayer,
+          ADMIN_TOKEN: adminToken,
+          DATABASE_URL: `postgres://app:${encodeURIComponent(dbPassword)}@db:5432/app`,
+        },
+        fd,
+      );
+      logger.info({ hash: attestation, digest: relayer.slice(2), txHash, nonce: txHash }, 'one');
+      logger.warn(
+        { tx: { txHash: attestation.toUpperCase().replace('0X', '0x') } },
+        `settled in transaction ${relayer}; key id k${relayer.slice(2)}z`,
+      );
+      logger.error({ err: { message: `login as ${adminToken} with ${dbPassword}` } }, 'three');
+      let text = '';
+      for (let i = 0; i < 100 && text.split('\n').length <= 3; i++) {
+        await sleep(20);
+        text = readFileSync(file, 'utf8');
+      }
+      for (const leaked of [attestation.slice(2), relayer.slice(2), adminToken, dbPassword])
+        expect(text.toLowerCase()).not.toContain(leaked.toLowerCase());
+      const lines = text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      // the real transaction hash next to them stays readable
+      expect(lines[0]).toMatchObject({
+        hash: '[redacted]',
+        digest: '[redacted]',
+        txHash,
+        nonce: txHash,
+      });
+      expect(lines[1]).toMatchObject({
+        tx: { txHash: '[redacted]' },
+        msg: 'settled in transaction [redacted]; key id k[redacted]z',
+      });
+      expect(lines[2]!.err).toMatchObject({ message: 'login as [redacted] with [redacted]' });
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('the keys a process generates (attestation, URL signing, operator token) are known too', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'secrets-'));
+    const config = loadConfig({ DATA_DIR: dir });
+    const secrets = await loadSecrets(config);
+    const admin = await loadAdminToken(config);
+    const line = JSON.stringify({
+      sha256: secrets.attestationKey,
+      nonce: secrets.urlSigningKey.toString('hex'),
+      msg: `token ${admin.token}`,
+    });
+    expect(JSON.parse(redactJsonLine(line))).toEqual({
+      sha256: '[redacted]',
+      nonce: '[redacted]',
+      msg: 'token [redacted]',
+    });
+  });
+
+  it('a 32-byte value nobody registered, under a hash-like name, stays: it cannot be told apart', () => {
+    const other = randomBytes(32).toString('hex');
+    const line = JSON.stringify({ hash: other });
+    expect(redactJsonLine(line)).toBe(line);
+    registerSecret(other);
+    expect(JSON.parse(redactJsonLine(line))).toEqual({ hash: '[redacted]' });
   });
 });

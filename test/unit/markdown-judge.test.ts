@@ -182,6 +182,27 @@ describe('review s29: more bypasses and the CPU of a hostile text', () => {
     ).toBe('> a <img src=x > is\n> `<img src=x onerror=alert(1)>`');
     // a heading's content does not end where its line does: searched for in its block
     expect(neutraliseUnsafeLinks('# t [x](javascript:alert(1)) #')).toBe('# t [x](#) #');
+    // in a table cell (no lines of its own: its row is searched), header cells too
+    expect(
+      neutraliseUnsafeLinks(
+        '| [h](vbscript:x) | b |\n| - | - |\n| [x](javascript:alert(1)) | <img src=x onerror=1> ok |',
+      ),
+    ).toBe('| [h](#) | b |\n| - | - |\n| [x](#) | <img src=x > ok |');
+    expect(neutraliseUnsafeLinks('a | b\n- | -\nc | d [y](javascript:1) e')).toBe(
+      'a | b\n- | -\nc | d [y](#) e',
+    );
+    // inside an image's description (parsed on its own) too, nested ones included
+    expect(neutraliseUnsafeLinks('![a [x](javascript:alert(1))](y) `javascript:alert(1)`')).toBe(
+      '![a [x](#)](y) `javascript:alert(1)`',
+    );
+    expect(neutraliseUnsafeLinks('![a ![b [x](javascript:1)](y) <b onclick=2>](z)\r\nc')).toBe(
+      '![a ![b [x](#)](y) <b >](z)\nc',
+    );
+    // however many: each rewritten where it is, none left to the escape (which shows no link)
+    const images = Array.from({ length: 300 }, (_v, i) => `![[x](javascript:${i})](y)`);
+    expect(neutraliseUnsafeLinks(images.join(' '))).toBe(
+      images.map(() => '![[x](#)](y)').join(' '),
+    );
     // past 64 distinct texts searched for, the rest is left to the escape: still inert
     const many = Array.from({ length: 100 }, (_v, i) => `[x](javascript:${i})`).join(' ');
     expectInert(neutraliseUnsafeLinks(`# ${many} #`));

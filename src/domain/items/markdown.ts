@@ -37,8 +37,9 @@ export function neutraliseUnsafeLinks(input: string): string {
 const judged = new BoundedCache<string, string>(256);
 
 function neutraliseJudged(text: string): string {
-  if (judgeSafe(text)) return text;
-  const targeted = rewriteFound(text);
+  const parsed = parse(text, true);
+  if (parsed.safe) return text;
+  const targeted = rewriteFound(parsed);
   if (targeted !== null && judgeSafe(targeted)) return targeted;
   const escaped = escapeMarkup(targeted ?? text);
   if (judgeSafe(escaped)) return escaped;
@@ -131,14 +132,15 @@ interface Found {
   inline: Token | null;
   /**
    * Destinations parsed: absolute positions (definitions), or positions in `src` (the inline
-   * token's content, or an image description parsed on its own) and the inline token they were in.
+   * token's content (an image description's mapped to it)) and the inline token they were in.
    */
   destinations: Array<{
     inline: Token | null;
     src: string;
     start: number;
     end: number;
-    href: string;
+    /** As written (normalised only when the judge objected: rewriteFound). */
+    dest: string;
   }>;
   /** Raw inline tags parsed, where the parser found them (as destinations). */
   tags: Array<{ inline: Token; src: string; start: number; end: number }>;
@@ -164,12 +166,13 @@ function renderer(): Renderer {
     const res = parseDestination(str, start, max);
     const found = currentFound;
     if (res.ok && found) {
+      const [src, at] = outermost(str, start);
       found.destinations.push({
         inline: found.inline,
-        src: str,
-        start,
-        end: res.pos,
-        href: md.normalizeLink(res.str),
+        src,
+        start: at,
+        end: at + (res.pos - start),
+        dest: res.str,
       });
     }
     return res;
@@ -183,9 +186,24 @@ function renderer(): Renderer {
     const start = state.pos;
     const ok = htmlInline(state, silent);
     const found = currentFound;
-    if (ok && !silent && found?.inline)
-      found.tags.push({ inline: found.inline, src: state.src, start, end: state.pos });
+    if (ok && !silent && found?.inline) {
+      const [src, at] = outermost(state.src, start);
+      found.tags.push({ inline: found.inline, src, start: at, end: at + (state.pos - start) });
+    }
     return ok;
+  });
+  // an image's description is parsed on its own (a new source string): noting where it starts in
+  // the source around it, what is found in it is located there too (no search of its block)
+  const imageRule = rules.find((r) => r.name === 'image')!.fn;
+  md.inline.ruler.at('image', (state: StateInline, silent: boolean) => {
+    if (silent || !currentFound) return imageRule(state, silent);
+    const outer = description;
+    description = { src: state.src, at: state.pos + 2, outer };
+    try {
+      return imageRule(state, silent);
+    } finally {
+      description = outer;
+    }
   });
   // the core `inline` rule, noting which inline token is being parsed
   md.core.ruler.at('inline', (state: StateCore) => {
@@ -199,13 +217,69 @@ function renderer(): Renderer {
   return (parser = md);
 }
 type InlineRule = (state: StateInline, silent: boolean) => boolean;
-/** Set only while rewriteFound parses (synchronously). */
+/** Set only while parse() notes what it finds (synchronously). */
 let currentFound: Found | null = null;
 
-function judgeSafe(text: string): boolean {
+/** The image descriptions being parsed, innermost first: where each starts in its outer source. */
+interface Description {
+  src: string;
+  at: number;
+  outer: Description | null;
+}
+let description: Description | null = null;
+
+/**
+ * `start` of `src` as a position in the outermost source being parsed: an image description's
+ * source is the text between its brackets, which starts at `at` of the source around it.
+ */
+function outermost(src: string, start: number): [string, number] {
+  for (let d = description; d; d = d.outer) {
+    // inside d's description (its own source, which begins at d.at of d.src), or already in
+    // d.src (the image rule reading its label there)
+    if (src === d.src) continue;
+    start += d.at;
+    src = d.src;
+  }
+  return [src, start];
+}
+
+/** A text as markdown-it read it: its normalised source, its tokens and what was found where. */
+interface Parsed {
+  text: string;
+  tokens: Token[];
+  found: Found;
+}
+
+/**
+ * Parses `input` (once: the judge and, when it objects, the rewrite read the same parse). With
+ * `find`, the destinations and tags met are noted where they were found.
+ */
+function parse(input: string, find: boolean): Parsed & { safe: boolean } {
+  // positions are those of markdown-it's normalised source (it normalises the same way)
+  const text = input.replace(/\r\n?/g, '\n').replace(/\0/g, '\ufffd');
+  const found: Found = { inline: null, destinations: [], tags: [] };
   const env: { references?: Record<string, { href: string; title: string }> } = {};
   const md = renderer();
-  const tokens = md.parse(text, env);
+  currentFound = find ? found : null;
+  let tokens: Token[];
+  try {
+    tokens = md.parse(text, env);
+  } finally {
+    currentFound = null;
+    description = null;
+  }
+  return { text, tokens, found, safe: tokensSafe(md, tokens, env) };
+}
+
+function judgeSafe(text: string): boolean {
+  return parse(text, false).safe;
+}
+
+function tokensSafe(
+  md: Renderer,
+  tokens: Token[],
+  env: { references?: Record<string, { href: string; title: string }> },
+): boolean {
   // a definition is a link waiting for its reference, used or not
   for (const ref of Object.values(env.references ?? {}))
     if (!safeAttributeUrl(ref.href)) return false;
@@ -388,16 +462,12 @@ interface Edit {
 const SEARCHES = 64;
 
 /** The text with every unsafe destination and tag rewritten, or null when none was located. */
-function rewriteFound(input: string): string | null {
-  // positions are those of markdown-it's normalised source
-  const text = input.replace(/\r\n?/g, '\n').replace(/\0/g, '\ufffd');
-  const found: Found = { inline: null, destinations: [], tags: [] };
-  currentFound = found;
-  let tokens: Token[];
-  try {
-    tokens = renderer().parse(text, {});
-  } finally {
-    currentFound = null;
+function rewriteFound({ text, tokens, found }: Parsed): string | null {
+  // a table cell's inline token has no lines of its own: its row's are searched
+  let row: Token | undefined;
+  for (const t of tokens) {
+    if (t.type === 'tr_open') row = t;
+    else if (t.type === 'inline' && !t.map && row?.map) t.map = row.map;
   }
   const lineStarts = [0];
   for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) lineStarts.push(k + 1);
@@ -449,7 +519,7 @@ function rewriteFound(input: string): string | null {
     if (done.has(key)) return;
     done.add(key);
     // each search reads its block: past SEARCHES distinct texts (only a hostile text has that
-    // many unsafe links in headings or image descriptions) the rest is left to the escape
+    // many unsafe links in headings) the rest is left to the escape
     if (++searches > SEARCHES) return;
     for (
       let k = text.indexOf(raw, s[0]);
@@ -474,8 +544,9 @@ function rewriteFound(input: string): string | null {
     if (at >= 0) edits.push({ start: at, end: at + raw.length, text: by });
     else replaceIn(inline, raw, by);
   };
+  const md = renderer();
   for (const d of found.destinations) {
-    if (safeAttributeUrl(d.href)) continue;
+    if (safeAttributeUrl(md.normalizeLink(d.dest))) continue;
     if (d.inline === null) edits.push({ start: d.start, end: d.end, text: '#' });
     else place(d.inline, d.src, d.start, d.end, '#');
   }
@@ -503,7 +574,6 @@ function rewriteFound(input: string): string | null {
         const re = /<([A-Za-z][A-Za-z0-9.+-]{1,31}:[^<>\u0000-\u0020]*)>/g;
         re.lastIndex = s[0];
         for (let m = re.exec(text); m && m.index < s[1]; m = re.exec(text)) {
-          const md = renderer();
           if (!safeAttributeUrl(md.normalizeLink(md.utils.unescapeAll(m[1]!)))) {
             edits.push({ start: m.index, end: m.index + m[0].length, text: '#' });
           }
