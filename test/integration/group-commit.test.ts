@@ -41,8 +41,9 @@ const isWal = (file: string) => path.basename(path.dirname(file)) === 'pg_wal';
 
 /** Records every call of `fs[name]` (before it runs), naming its file by fd or path. */
 function record(name: keyof typeof fs, by: 'fd' | 'path') {
-  const original = fs[name] as (...a: unknown[]) => unknown;
-  vi.spyOn(fs, name as never).mockImplementation(((...args: unknown[]) => {
+  const functions = fs as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const original = functions[name]!;
+  vi.spyOn(functions, name).mockImplementation((...args: unknown[]) => {
     if (by === 'fd') {
       const fd = args[0] as number;
       log.push({ op: name, fd, file: fileOf(fd) });
@@ -50,7 +51,7 @@ function record(name: keyof typeof fs, by: 'fd' | 'path') {
       log.push({ op: name, file: String(args[0]) });
     }
     return original.apply(fs, args);
-  }) as never);
+  });
 }
 
 beforeAll(async () => {
