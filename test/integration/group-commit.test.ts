@@ -89,7 +89,7 @@ beforeAll(async () => {
       log.push({ op: 'reply', file: '' });
     return push.apply(this, args);
   });
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   vi.restoreAllMocks();
