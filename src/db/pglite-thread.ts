@@ -106,6 +106,7 @@ export async function startPGliteThread(init: ThreadInit): Promise<PGliteThread>
     });
   };
   return {
+    groupCommit: init.durable === true,
     async exec(messages) {
       // a copy the worker can own: the caller's buffer may be a view into a larger one
       const own = new Uint8Array(messages);

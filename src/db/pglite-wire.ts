@@ -21,10 +21,16 @@ export interface WireBackend {
   exec(messages: Uint8Array): Promise<Uint8Array | undefined>;
   /** Rolls back a transaction left open by a connection that went away. */
   rollbackOpenTransaction(): Promise<void>;
+  /**
+   * Commits wait for the disk (./durable-fs.ts): a batch starts a turn of the event loop later, so
+   * that the statements of every request already readable share its WAL sync.
+   */
+  groupCommit?: boolean;
 }
 
 export function inProcess(db: PGlite, durable: DurableGuard = NOT_DURABLE): WireBackend {
   return {
+    groupCommit: durable !== NOT_DURABLE,
     async exec(messages) {
       const replies: Buffer[] = [];
       await db.runExclusive(async () => {
@@ -51,6 +57,12 @@ class PGliteConnection extends Duplex {
   /** Bytes of a message not complete yet. */
   #partial: Buffer = Buffer.alloc(0);
   #started = false;
+  /** Written and not yet handed to PGlite, in order. */
+  #queued: Buffer[] = [];
+  /** A batch is running or about to start. */
+  #busy = false;
+  /** `_final`'s callback, once everything written has run. */
+  #finish: ((e?: Error | null) => void) | undefined;
 
   constructor(private readonly backend: WireBackend) {
     // never "full": postgres.js skips reserving a transaction's connection when a write says so
@@ -65,33 +77,76 @@ class PGliteConnection extends Duplex {
 
   override _read(): void {}
 
+  /**
+   * What is written while a batch runs goes to PGlite in one call: one thread hop and one pass
+   * through PGlite for all of it (postgres.js pipelines the statements of concurrent requests),
+   * whose replies come back in order, as from a server that read them from one packet. With
+   * durable commits it is a group commit (./durable-fs.ts), one WAL sync for the batch, and a
+   * batch starts on `setImmediate`, after the event loop's poll phase: every request already
+   * readable has been parsed and has reached its statement by then, on this thread or while the
+   * worker thread ran the previous batch.
+   */
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (e?: Error | null) => void) {
-    this.#receive(chunk).then(() => done(), done);
+    this.#enqueue(chunk);
+    done();
   }
 
-  /**
-   * Writes that queued while PGlite was busy (postgres.js pipelines the statements of concurrent
-   * requests) go in one call: one thread hop and one pass through PGlite for all of them, whose
-   * replies come back in order, as from a server that read them from one packet.
-   */
   override _writev(
     chunks: Array<{ chunk: Buffer; encoding: BufferEncoding }>,
     done: (e?: Error | null) => void,
   ) {
-    const data = chunks.length === 1 ? chunks[0]!.chunk : Buffer.concat(chunks.map((c) => c.chunk));
-    this.#receive(data).then(() => done(), done);
+    for (const c of chunks) this.#enqueue(c.chunk);
+    done();
   }
 
   override _final(done: (e?: Error | null) => void) {
+    if (this.#busy) {
+      this.#finish = done;
+      return;
+    }
     this.push(null);
     done();
   }
 
   override _destroy(error: Error | null, done: (e?: Error | null) => void) {
+    this.#queued = [];
     // A connection that goes away inside a transaction must not leave it open for the next one.
     this.backend.rollbackOpenTransaction().then(
       () => done(error),
       () => done(error),
+    );
+  }
+
+  #enqueue(chunk: Buffer) {
+    this.#queued.push(chunk);
+    if (this.#busy) return;
+    this.#busy = true;
+    if (this.backend.groupCommit) setImmediate(() => this.#run());
+    else this.#run();
+  }
+
+  #run() {
+    if (this.destroyed) return;
+    const chunks = this.#queued;
+    this.#queued = [];
+    const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    this.#receive(data).then(
+      () => {
+        if (this.destroyed) return;
+        if (this.#queued.length) {
+          if (this.backend.groupCommit) setImmediate(() => this.#run());
+          else this.#run();
+          return;
+        }
+        this.#busy = false;
+        const finish = this.#finish;
+        if (finish) {
+          this.#finish = undefined;
+          this.push(null);
+          finish();
+        }
+      },
+      (e: unknown) => this.destroy(e as Error),
     );
   }
 

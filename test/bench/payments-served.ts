@@ -40,6 +40,10 @@ import { digestsOf } from './payments.js';
  * up); then ROUNDS rounds. BENCH_PAYMENTS_VARIANTS adds served variants to the same rounds:
  * `name:NAME=value --flag;name2:...` (e.g. `quiet:LOG_LEVEL=warn`); `entry=/path/dist/src/main.js`
  * in a variant serves another build (a before/after in one run), `dir=/dev/shm` puts its data directory there.
+ * BENCH_PAYMENTS_LONE=K adds, per side and measured round, K repeat completions one at a time
+ * (nothing else in flight): the latency of a lone request, p50 over the rounds.
+ * BENCH_PAYMENTS_STRACE=1 counts each served process's fsync calls over the whole run
+ * (`strace -c -f`, which slows the process: read its CPU figures from another run).
  */
 /** A whole number from the environment, at least `min`; anything else stops the bench at once. */
 export function countEnv(name: string, fallback: number, min: number, env = process.env): number {
@@ -54,6 +58,8 @@ const CONCURRENCY = countEnv('BENCH_PAYMENTS_CONCURRENCY', 8, 1);
 const WARMUP = countEnv('BENCH_PAYMENTS_WARMUP', 1200, 0);
 const ROUNDS = countEnv('BENCH_PAYMENTS_ROUNDS', 5, 1);
 const IN_PROCESS = process.env.BENCH_PAYMENTS_IN_PROCESS !== '0';
+const LONE = countEnv('BENCH_PAYMENTS_LONE', 0, 0);
+const STRACE = process.env.BENCH_PAYMENTS_STRACE === '1';
 export const BODY = JSON.stringify({ policy_accepted: true, license_accepted: true });
 const REPEAT_WALLETS = 40;
 
@@ -219,6 +225,10 @@ interface Side extends SideRounds {
   /** CPU so far of the process that serves this side, ms. */
   cpu: () => number;
   repeatWallets: LocalAccount[];
+  /** Milliseconds of each lone completion (BENCH_PAYMENTS_LONE). */
+  lone: number[];
+  /** Completions sent to it, warm-up included. */
+  sent: number;
 }
 
 /** Each side's figures against the native recovery of the same rounds, and the lines printed. */
@@ -256,6 +266,29 @@ export function servedSummary(
   return { perSide, lines };
 }
 
+/** Counts a process's fsync calls (every thread) until the function returned is called. */
+function straceFsyncs(pid: number): () => Promise<number> {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'strace-')), 'counts');
+  const child = spawn(
+    'strace',
+    ['-f', '-c', '-e', 'trace=fsync,fdatasync', '-o', out, '-p', `${pid}`],
+    {
+      stdio: 'ignore',
+    },
+  );
+  return async () => {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    await exited;
+    const row = readFileSync(out, 'utf8')
+      .split('\n')
+      .find((l) => /\sfsync$/.test(l));
+    rmSync(path.dirname(out), { recursive: true, force: true });
+    // % time, seconds, usecs/call, calls, [errors,] syscall
+    return row ? Number(row.trim().split(/\s+/)[3]) : 0;
+  };
+}
+
 async function measuredRound(driver: Driver, side: Side, headers: string[]): Promise<Round> {
   const before = side.cpu();
   const r = await driver.round(side.target.url, headers, BODY);
@@ -280,7 +313,10 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
       repeat: [],
       first: [],
       warmUpCpuMs: [],
+      lone: [],
+      sent: 0,
     }));
+    const traces = STRACE ? servedSides.map((s) => straceFsyncs(s.child.pid!)) : [];
     if (inProcess) {
       sides.push({
         name: 'in process',
@@ -293,12 +329,15 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
         repeat: [],
         first: [],
         warmUpCpuMs: [],
+        lone: [],
+        sent: 0,
       });
     }
     // the repeat wallets buy once first, so that every measured repeat purchase is a repeat
     for (const side of sides) {
       const first = await signOfficial(side.repeatWallets, side.target.required, REPEAT_WALLETS);
       const r = await driver.round(side.target.url, first, BODY);
+      side.sent += first.length;
       if (r.failures) throw new Error(`${side.name}: ${r.failures} first purchases failed`);
     }
     const warmChunks = Math.ceil(WARMUP / N);
@@ -316,6 +355,7 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
         const firstHeaders = await signOfficial(fresh, side.target.required, N);
         const rep = await measuredRound(driver, side, repeatHeaders);
         const fst = await measuredRound(driver, side, firstHeaders);
+        side.sent += 2 * N;
         if (rep.failures || fst.failures) {
           throw new Error(
             `${side.name}: failures ${JSON.stringify(rep.statuses)} ${JSON.stringify(fst.statuses)}`,
@@ -327,6 +367,19 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
           side.repeat.push(rep);
           side.first.push(fst);
           if (k === 0) recovery.push(nativeRecoveryMs(repeatHeaders));
+          if (LONE) {
+            const headers = await signOfficial(side.repeatWallets, side.target.required, LONE);
+            const r = await driver.job({
+              targets: [side.target.url],
+              headers,
+              body: BODY,
+              concurrency: 1,
+              latencies: true,
+            });
+            if (r.failures) throw new Error(`${side.name}: ${r.failures} lone completions failed`);
+            side.lone.push(...r.latencies!);
+            side.sent += LONE;
+          }
         }
       }
     }
@@ -348,6 +401,23 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
       `  native recovery ${ms(median(recovery))} ms CPU (rounds ${recovery.map((x) => x.toFixed(3)).join(', ')})`,
       ...sideLines,
     ];
+    for (const side of sides) {
+      if (!LONE) break;
+      const p50 = ms(median(side.lone));
+      (result[side.name] as Record<string, unknown>).lone_p50_ms = p50;
+      lines.push(
+        `  ${side.name.padEnd(12)} a lone completion: p50 ${p50} ms (${side.lone.length})`,
+      );
+    }
+    for (const [i, trace] of traces.entries()) {
+      const side = sides[i]!;
+      const fsyncs = await trace();
+      const per = Number((fsyncs / side.sent).toFixed(3));
+      (result[side.name] as Record<string, unknown>).fsyncs_per_completion = per;
+      lines.push(
+        `  ${side.name.padEnd(12)} ${fsyncs} fsyncs over ${side.sent} completions: ${per} each`,
+      );
+    }
     console.log(lines.join('\n'));
     return result;
   } finally {
