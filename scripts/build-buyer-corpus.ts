@@ -166,6 +166,8 @@ export interface BuyerOptions {
   prior: number;
   /** queries (of the concept) a word must appear in */
   minPair: number;
+  /** queries (of any concept) a word must appear in to predict at all (1: every word) */
+  minDf?: number;
   /** kept from this smoothed P(concept | word) up */
   minP: number;
   /** a word used for more concepts than this is generic ("want", "automatically"): left out */
@@ -246,6 +248,7 @@ export function learnBuyer(
   }
   const out = new Map<string, Array<[string, number]>>();
   for (const [s, byConcept] of wc) {
+    if (df.get(s)! < (o.minDf ?? 1)) continue;
     if (isGeneric(byConcept, df.get(s)!, N, cf.size, o)) continue;
     const list: Array<[string, number]> = [];
     for (const [c, n] of byConcept) {
@@ -355,7 +358,14 @@ if (!main) {
   // `import --out <file> ...` writes elsewhere (to try a round in progress)
   if (rest[0] === '--out') importFiles(rest.slice(2), rest[1]);
   else importFiles(rest);
-} else if (cmd === 'build') writeFileSync(rest[0] ?? TABLE, buildBuyerTable(buyerQueries()));
+} else if (cmd === 'build') {
+  // `build [out] [minDf]`: another table to try (BUYER_OPTIONS otherwise)
+  const minDf = rest[1] === undefined ? undefined : Number(rest[1]);
+  writeFileSync(
+    rest[0] ?? TABLE,
+    buildBuyerTable(buyerQueries(), minDf === undefined ? BUYER_OPTIONS : { ...BUYER_OPTIONS, minDf }),
+  );
+}
 else if (cmd === 'cv') {
   // on the committed corpus, or on another file of the same form (a round in progress)
   const data = rest[0] === undefined ? buyerQueries() : readLabelled(readFileSync(rest[0], 'utf8'));
