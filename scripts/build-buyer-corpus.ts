@@ -212,7 +212,9 @@ function queryStems(d: Labelled): string[] {
 
 function computeStems({ concept, query }: Labelled): string[] {
   const naming = new Set<string>();
-  for (const [word, named] of lexiconConcepts(query, true))
+  // contiguous phrases only: the table was built (and its ranking read) before separable phrasal
+  // verbs (issue 30, stop 41); rebuilding with them is a change of its own to measure
+  for (const [word, named] of lexiconConcepts(query, true, false))
     if (named.includes(`t:${concept}`)) naming.add(stem(word.toLowerCase()));
   return [
     ...new Set(
@@ -314,7 +316,7 @@ function crossValidate(data: Labelled[], o: BuyerOptions): { right: number; cove
     );
     const test = data.filter((_, i) => i % 5 === fold);
     for (const d of test) {
-      const named = lexiconConcepts(d.query, true);
+      const named = lexiconConcepts(d.query, true, false);
       const score = new Map<string, number>();
       for (const w of new Set(tokenize(d.query))) {
         if (named.has(w) || isStackWord(w)) continue;
@@ -363,10 +365,12 @@ if (!main) {
   const minDf = rest[1] === undefined ? undefined : Number(rest[1]);
   writeFileSync(
     rest[0] ?? TABLE,
-    buildBuyerTable(buyerQueries(), minDf === undefined ? BUYER_OPTIONS : { ...BUYER_OPTIONS, minDf }),
+    buildBuyerTable(
+      buyerQueries(),
+      minDf === undefined ? BUYER_OPTIONS : { ...BUYER_OPTIONS, minDf },
+    ),
   );
-}
-else if (cmd === 'cv') {
+} else if (cmd === 'cv') {
   // on the committed corpus, or on another file of the same form (a round in progress)
   const data = rest[0] === undefined ? buyerQueries() : readLabelled(readFileSync(rest[0], 'utf8'));
   for (const prior of [1, 2, 5, 10, 20])

@@ -102,18 +102,28 @@ export function lexiconStems(text: string): string[] {
  * again" is retrying); in a query (`query`), any entry within a longer one of another concept
  * gives way to it, since the buyer's phrase names the task they want ("social login" is not any
  * sign-in, "web push notifications" not any notification), where a listing's phrase names what it
- * is and still mentions the broader task.
+ * is and still mentions the broader task. `separable`: whether a phrasal verb with its object between
+ * its words names the entry too (`separated`; the corpus tables were built without it).
  */
-export function lexiconConcepts(text: string, query = false): Map<string, string[]> {
+export function lexiconConcepts(
+  text: string,
+  query = false,
+  separable = true,
+): Map<string, string[]> {
   const split = wordsWithBreaks(text);
   const ws = split.words.map((w) => w.toLowerCase());
   const stems = ws.map(stem);
-  const found: Array<{ at: number; end: number; cover: number[]; concept: string; phrasal: boolean }> =
-    [];
+  const found: Array<{
+    at: number;
+    end: number;
+    cover: number[];
+    concept: string;
+    phrasal: boolean;
+  }> = [];
   stems.forEach((s, i) => {
     for (const [concept, entry, phrasal] of lexicon().get(s) ?? []) {
       if (entry.some((e, k) => stems[i + k] !== e)) {
-        const j = separated(entry, ws, stems, split.breaks, i);
+        const j = separable ? separated(entry, ws, stems, split.breaks, i) : undefined;
         if (j !== undefined) found.push({ at: i, end: j + 1, cover: [i, j], concept, phrasal });
         continue;
       }
@@ -153,13 +163,50 @@ export function lexiconConcepts(text: string, query = false): Map<string, string
  * followed by a noun phrase it is a preposition ("log errors in the database" is not signing in);
  * "again", "back" and "away" are never prepositions. Returns the particle's position.
  */
-const PARTICLES = new Set(['in', 'out', 'up', 'down', 'off', 'on', 'over', 'again', 'back', 'away']);
+const PARTICLES = new Set([
+  'in',
+  'out',
+  'up',
+  'down',
+  'off',
+  'on',
+  'over',
+  'again',
+  'back',
+  'away',
+]);
 const ADVERB_PARTICLES = new Set(['again', 'back', 'away']);
 /** Words that end the verb's object: conjunctions, the prepositions that start another phrase. */
 const JOINS = new Set([
-  'and', 'or', 'but', 'so', 'then', 'when', 'whenever', 'while', 'if', 'once', 'before', 'after',
-  'with', 'without', 'using', 'via', 'to', 'by', 'from', 'for', 'again', 'automatically',
-  'because', 'until', 'unless', 'that', 'which', 'who', 'of',
+  'and',
+  'or',
+  'but',
+  'so',
+  'then',
+  'when',
+  'whenever',
+  'while',
+  'if',
+  'once',
+  'before',
+  'after',
+  'with',
+  'without',
+  'using',
+  'via',
+  'to',
+  'by',
+  'from',
+  'for',
+  'again',
+  'automatically',
+  'because',
+  'until',
+  'unless',
+  'that',
+  'which',
+  'who',
+  'of',
 ]);
 const SEPARATED_MAX = 3;
 function separated(
