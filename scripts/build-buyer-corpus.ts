@@ -166,6 +166,8 @@ export interface BuyerOptions {
   prior: number;
   /** queries (of the concept) a word must appear in */
   minPair: number;
+  /** queries (of any concept) a word must appear in to predict at all (1: every word) */
+  minDf?: number;
   /** kept from this smoothed P(concept | word) up */
   minP: number;
   /** a word used for more concepts than this is generic ("want", "automatically"): left out */
@@ -210,7 +212,9 @@ function queryStems(d: Labelled): string[] {
 
 function computeStems({ concept, query }: Labelled): string[] {
   const naming = new Set<string>();
-  for (const [word, named] of lexiconConcepts(query, true))
+  // contiguous phrases only: the table was built (and its ranking read) before separable phrasal
+  // verbs (issue 30, stop 41); rebuilding with them is a change of its own to measure
+  for (const [word, named] of lexiconConcepts(query, true, false))
     if (named.includes(`t:${concept}`)) naming.add(stem(word.toLowerCase()));
   return [
     ...new Set(
@@ -246,6 +250,7 @@ export function learnBuyer(
   }
   const out = new Map<string, Array<[string, number]>>();
   for (const [s, byConcept] of wc) {
+    if (df.get(s)! < (o.minDf ?? 1)) continue;
     if (isGeneric(byConcept, df.get(s)!, N, cf.size, o)) continue;
     const list: Array<[string, number]> = [];
     for (const [c, n] of byConcept) {
@@ -311,7 +316,7 @@ function crossValidate(data: Labelled[], o: BuyerOptions): { right: number; cove
     );
     const test = data.filter((_, i) => i % 5 === fold);
     for (const d of test) {
-      const named = lexiconConcepts(d.query, true);
+      const named = lexiconConcepts(d.query, true, false);
       const score = new Map<string, number>();
       for (const w of new Set(tokenize(d.query))) {
         if (named.has(w) || isStackWord(w)) continue;
@@ -355,8 +360,17 @@ if (!main) {
   // `import --out <file> ...` writes elsewhere (to try a round in progress)
   if (rest[0] === '--out') importFiles(rest.slice(2), rest[1]);
   else importFiles(rest);
-} else if (cmd === 'build') writeFileSync(rest[0] ?? TABLE, buildBuyerTable(buyerQueries()));
-else if (cmd === 'cv') {
+} else if (cmd === 'build') {
+  // `build [out] [minDf]`: another table to try (BUYER_OPTIONS otherwise)
+  const minDf = rest[1] === undefined ? undefined : Number(rest[1]);
+  writeFileSync(
+    rest[0] ?? TABLE,
+    buildBuyerTable(
+      buyerQueries(),
+      minDf === undefined ? BUYER_OPTIONS : { ...BUYER_OPTIONS, minDf },
+    ),
+  );
+} else if (cmd === 'cv') {
   // on the committed corpus, or on another file of the same form (a round in progress)
   const data = rest[0] === undefined ? buyerQueries() : readLabelled(readFileSync(rest[0], 'utf8'));
   for (const prior of [1, 2, 5, 10, 20])

@@ -163,7 +163,8 @@ export function buildTable(rows: Row[]): string {
     if (stems.length < 2) continue;
     // concept → the stems of the words that name it here
     const concepts = new Map<string, Set<string>>();
-    for (const [word, named] of lexiconConcepts(text))
+    // contiguous phrases only, as the committed table was built (before separable phrasal verbs)
+    for (const [word, named] of lexiconConcepts(text, false, false))
       for (const c of named) {
         const set = concepts.get(c) ?? new Set<string>();
         set.add(stem(word));

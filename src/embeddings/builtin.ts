@@ -366,6 +366,25 @@ export function words(text: string): string[] {
   return t.split(/[^A-Za-z0-9]+/).filter(Boolean);
 }
 
+/**
+ * The words of a text as `words` reads them, and for each word whether a clause ends after it
+ * (a sentence or clause mark, a bracket or a line break stands between it and the next word).
+ */
+export function wordsWithBreaks(text: string): { words: string[]; breaks: boolean[] } {
+  let t = text;
+  for (const [re, rep] of SPECIAL) t = t.replace(re, rep);
+  const out: string[] = [];
+  const breaks: boolean[] = [];
+  let last = -1;
+  for (const m of t.matchAll(/[A-Za-z0-9]+/g)) {
+    if (out.length > 0) breaks.push(/[.,;:!?()[\]{}\n]/.test(t.slice(last, m.index)));
+    out.push(m[0]);
+    last = m.index + m[0].length;
+  }
+  if (out.length > 0) breaks.push(true);
+  return { words: out, breaks };
+}
+
 export function isStopword(word: string): boolean {
   return STOPWORDS.has(word.toLowerCase());
 }

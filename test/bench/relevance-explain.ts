@@ -26,7 +26,7 @@ for (const q of queries) {
       return { key: keyOf.get(row.id), sim: similarityOf(score, c), ...s };
     })
     .sort((a, b) => b.sim - a.sim)
-    .slice(0, 6);
+    .slice(0, Number(process.env.EXPLAIN_TOP ?? 6));
   console.log(q, c.floor);
   console.table(
     ranked.map((r) =>

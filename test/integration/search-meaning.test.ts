@@ -95,6 +95,21 @@ describe('search by meaning (issue 30)', () => {
     );
   });
 
+  it('reads a separable phrasal verb as its phrase: "logs people in" is signing in', async () => {
+    // the verb's object between the verb and its particle ("log … in", "lock … out") names what
+    // "log in" and "lock out" name (task-lexicon.ts); read word by word, "logs" named logging and
+    // the login service read 3.6, 3.5 and 3.3 for these
+    for (const q of [
+      'something that logs people in with email and password',
+      'a backend that logs my customers in',
+      'lock attackers out after a few bad passwords',
+    ]) {
+      const hits = await search(q);
+      expect(hits[0]!.metadata.title, q).toBe('JWT login and refresh-token service');
+      expect(hits[0]!.similarity, q).toBeGreaterThanOrEqual(3.8);
+    }
+  });
+
   it('ranks the listing that does the named task first, not one that shares the tool word', async () => {
     // the demo catalogue has no Python CSV parser: the CSV converter does the task, in Rust; the
     // C++ JSON parser only shares "parser"

@@ -78,6 +78,26 @@ describe('the task-concept lexicon (data)', () => {
     expect(concepts('tell me when it gets cheaper')).toEqual(new Set(['t:notify', 't:price_drop']));
   });
 
+  it('reads separable phrasal verbs: "log customers in" is "log in", "try the request again" "try again"', () => {
+    // the verb's object between the verb and its particle (one to three words, one clause)
+    expect(concepts('a service that logs customers in with a magic link')).toContain('t:sign_in');
+    expect(concepts('a service that logs customers in with a magic link')).not.toContain('t:logs');
+    expect(concepts('sign new people up')).toContain('t:signup');
+    expect(concepts('try the failed request again later')).toContain('t:retry');
+    expect(concepts('lock attackers out after five failures')).toContain('t:account_lockout');
+    // only the verb and the particle name the task; the object keeps its own sense
+    const named = lexiconConcepts('logs customers in', true);
+    expect(named.get('logs')).toEqual(['t:sign_in']);
+    expect(named.get('customers')).toBeUndefined();
+    // a particle that is a preposition before a noun phrase: "in the database" is where, not "log in"
+    expect(concepts('log errors in the database')).not.toContain('t:sign_in');
+    expect(concepts('log errors in production')).not.toContain('t:sign_in');
+    // not across a clause, nor over more than three words or a conjunction
+    expect(concepts('we sign contracts, in person')).not.toContain('t:sign_in');
+    expect(concepts('try the new editor and call again')).not.toContain('t:retry');
+    expect(concepts('try all of the many old requests again')).not.toContain('t:retry');
+  });
+
   it('reads a word in the sense its phrase gives it, in a listing and in a query', () => {
     const wv = sharedWordVectors();
     const query = (q: string) =>

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isStopword, stem, words } from '../../embeddings/builtin.js';
+import { isStopword, stem, words, wordsWithBreaks } from '../../embeddings/builtin.js';
 
 /**
  * The task-concept lexicon (issue 30): what a buyer says and what a seller writes for the same
@@ -102,37 +102,130 @@ export function lexiconStems(text: string): string[] {
  * again" is retrying); in a query (`query`), any entry within a longer one of another concept
  * gives way to it, since the buyer's phrase names the task they want ("social login" is not any
  * sign-in, "web push notifications" not any notification), where a listing's phrase names what it
- * is and still mentions the broader task.
+ * is and still mentions the broader task. `separable`: whether a phrasal verb with its object between
+ * its words names the entry too (`separated`; the corpus tables were built without it).
  */
-export function lexiconConcepts(text: string, query = false): Map<string, string[]> {
-  const ws = words(text).map((w) => w.toLowerCase());
+export function lexiconConcepts(
+  text: string,
+  query = false,
+  separable = true,
+): Map<string, string[]> {
+  const split = wordsWithBreaks(text);
+  const ws = split.words.map((w) => w.toLowerCase());
   const stems = ws.map(stem);
-  const found: Array<{ at: number; end: number; concept: string; phrasal: boolean }> = [];
+  const found: Array<{
+    at: number;
+    end: number;
+    cover: number[];
+    concept: string;
+    phrasal: boolean;
+  }> = [];
   stems.forEach((s, i) => {
     for (const [concept, entry, phrasal] of lexicon().get(s) ?? []) {
-      if (entry.some((e, k) => stems[i + k] !== e)) continue;
-      found.push({ at: i, end: i + entry.length, concept, phrasal });
+      if (entry.some((e, k) => stems[i + k] !== e)) {
+        const j = separable ? separated(entry, ws, stems, split.breaks, i) : undefined;
+        if (j !== undefined) found.push({ at: i, end: j + 1, cover: [i, j], concept, phrasal });
+        continue;
+      }
+      const cover = entry.map((_, k) => i + k);
+      found.push({ at: i, end: i + entry.length, cover, concept, phrasal });
     }
   });
   // the entries that can give a word its sense: in a listing, those a small word shapes
-  const senses = found.filter((o) => o.end - o.at > 1 && (query || o.phrasal));
+  const senses = found.filter((o) => o.cover.length > 1 && (query || o.phrasal));
   const within = (m: (typeof found)[number]) =>
     senses.some(
       (o) =>
         o.concept !== m.concept &&
-        o.end - o.at > m.end - m.at &&
-        o.at <= m.at &&
-        o.end >= m.end &&
-        (query || m.end - m.at === 1),
+        o.cover.length > m.cover.length &&
+        m.cover.every((k) => o.cover.includes(k)) &&
+        (query || m.cover.length === 1),
     );
   const out = new Map<string, string[]>();
   for (const m of found) {
     if (within(m)) continue;
-    for (let k = m.at; k < m.end; k++) {
+    for (const k of m.cover) {
       const named = out.get(ws[k]!) ?? [];
       if (!named.includes(m.concept)) named.push(m.concept);
       out.set(ws[k]!, named);
     }
   }
   return out;
+}
+
+/**
+ * English separable phrasal verbs: a verb and its particle with the verb's object between them
+ * ("log users in", "sign people up", "try the same call again", "back my files up") name what the
+ * contiguous entry names ("log in", "sign up", "try again", "back up"). An entry of two words whose
+ * second is a particle matches with one to three words between, within one clause, none of them a
+ * word that starts another clause or phrase. A particle that is also a preposition ("in", "on",
+ * "up" ...) must end the clause or be followed by such a word ("log users in with a link"), since
+ * followed by a noun phrase it is a preposition ("log errors in the database" is not signing in);
+ * "again", "back" and "away" are never prepositions. Returns the particle's position.
+ */
+const PARTICLES = new Set([
+  'in',
+  'out',
+  'up',
+  'down',
+  'off',
+  'on',
+  'over',
+  'again',
+  'back',
+  'away',
+]);
+const ADVERB_PARTICLES = new Set(['again', 'back', 'away']);
+/** Words that end the verb's object: conjunctions, the prepositions that start another phrase. */
+const JOINS = new Set([
+  'and',
+  'or',
+  'but',
+  'so',
+  'then',
+  'when',
+  'whenever',
+  'while',
+  'if',
+  'once',
+  'before',
+  'after',
+  'with',
+  'without',
+  'using',
+  'via',
+  'to',
+  'by',
+  'from',
+  'for',
+  'again',
+  'automatically',
+  'because',
+  'until',
+  'unless',
+  'that',
+  'which',
+  'who',
+  'of',
+]);
+const SEPARATED_MAX = 3;
+function separated(
+  entry: string[],
+  ws: string[],
+  stems: string[],
+  breaks: boolean[],
+  i: number,
+): number | undefined {
+  if (entry.length !== 2 || !PARTICLES.has(entry[1]!) || isStopword(entry[0]!)) return undefined;
+  for (let j = i + 2; j <= i + 1 + SEPARATED_MAX && j < ws.length; j++) {
+    if (breaks[j - 2]) return undefined;
+    const between = ws[j - 1]!;
+    if (JOINS.has(between) || PARTICLES.has(between)) return undefined;
+    if (stems[j] !== entry[1]) continue;
+    if (breaks[j - 1]) return undefined;
+    if (ADVERB_PARTICLES.has(ws[j]!) || breaks[j] || j + 1 === ws.length || JOINS.has(ws[j + 1]!))
+      return j;
+    return undefined;
+  }
+  return undefined;
 }
