@@ -8,6 +8,8 @@
  *   prepared  the fragments recorded, the text found by shape (src/db/statement.ts), the values
  *             typed by postgres.js as `sql.unsafe` does
  * Both end with postgres.js's statement signature (types + text), which it builds either way.
+ * Beside them, the payment header's payload (an official client's, decoded) checked by the zod 4
+ * schema that src/x402/payload-schema.ts replaced (kept here to price it) and by that hand check.
  * Prints µs per statement (CPU of the loop, interleaved rounds, median) and the texts' equality.
  */
 import type { Sql, SqlFragment } from '../../src/db/index.js';
@@ -17,6 +19,9 @@ import type { Fulfilment } from '../../src/domain/payments/fulfilment.js';
 // postgres.js's own builders (not exported by its package entry; the same module instances)
 // @ts-expect-error untyped internals
 import { handleValue, stringify } from '../../node_modules/postgres/src/types.js';
+import { decodePaymentSignatureHeader } from '@x402/core/http';
+import { z } from 'zod';
+import { parsePaymentPayloadV2 } from '../../src/x402/payload-schema.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
 import { Driver, median } from './load.js';
 import { paidServer } from './paid-server.js';
@@ -93,18 +98,63 @@ for (const [kind, v] of Object.entries(kinds)) {
   console.log(`${kind}: the same signature both ways (${b.length} characters)`);
 }
 
+// the zod 4 schema the hand check replaced (test/unit/x402-payload-schema.test.ts compares them)
+const nonEmpty = z.string().min(1);
+const zRecord = z.record(z.string(), z.unknown());
+const undefinedIfNull = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
+const printable = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[\x20-\x7e]+$/);
+const ZodPayload = z.object({
+  x402Version: z.literal(2),
+  resource: undefinedIfNull(
+    z.object({
+      url: nonEmpty,
+      description: undefinedIfNull(z.string()),
+      mimeType: undefinedIfNull(z.string()),
+      serviceName: undefinedIfNull(printable),
+      tags: undefinedIfNull(z.array(printable).max(5)),
+      iconUrl: undefinedIfNull(z.string().max(2048)),
+    }),
+  ),
+  accepted: z.object({
+    scheme: nonEmpty,
+    network: z
+      .string()
+      .min(3)
+      .refine((v) => v.includes(':')),
+    amount: nonEmpty,
+    asset: nonEmpty,
+    payTo: nonEmpty,
+    maxTimeoutSeconds: z.number().positive(),
+    extra: zRecord.nullish(),
+  }),
+  payload: zRecord,
+  extensions: zRecord.nullish(),
+});
+const [header] = await signHeaders([newWallet()], required, required.accepts[0]!, 1);
+const decoded = decodePaymentSignatureHeader(header!);
+if (JSON.stringify(ZodPayload.parse(decoded)) !== JSON.stringify(parsePaymentPayloadV2(decoded)))
+  throw new Error('the payload checks differ');
+const payloadChecks = {
+  'payload zod': () => ZodPayload.safeParse(decoded),
+  'payload by hand': () => parsePaymentPayloadV2(decoded),
+};
+
 const cpu = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
 const results: Record<string, number[]> = {};
 for (let round = 0; round <= ROUNDS; round++) {
-  for (const [kind, v] of Object.entries(kinds)) {
+  for (const [kind, v] of [...Object.entries(kinds), ['', payloadChecks] as const]) {
     for (const [name, run] of Object.entries(v)) {
       const started = cpu();
       for (let i = 0; i < N; i++) run();
       const us = (cpu() - started) / N;
-      if (round > 0) (results[`${kind} ${name}`] ??= []).push(us);
+      if (round > 0) (results[`${kind} ${name}`.trim()] ??= []).push(us);
     }
   }
 }
