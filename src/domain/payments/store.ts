@@ -1,5 +1,6 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { Sql } from '../../db/index.js';
+import { prepared, recording } from '../../db/statement.js';
 import { completion, type Completing } from './completion.js';
 import type { Fulfilment } from './fulfilment.js';
 import {
@@ -38,7 +39,12 @@ export type { Completing } from './completion.js';
  * requests through.
  */
 export class PaymentStore {
-  constructor(private readonly sql: Sql) {}
+  /** The completing statement's fragments are recorded and sent prepared (src/db/statement.ts). */
+  private readonly recorded: Sql;
+
+  constructor(private readonly sql: Sql) {
+    this.recorded = recording(sql);
+  }
 
   private cols() {
     return this.sql`
@@ -127,10 +133,11 @@ export class PaymentStore {
     how: Completing,
     fulfil: Fulfilment,
   ): Promise<{ claimAllowed: boolean; id: string; resultJson: string | undefined }> {
-    const { statement, id, committed } = completion(this.sql, how, fulfil);
-    const [row] = await this.sql<
-      { claimAllowed?: boolean; resultJson: string | null }[]
-    >`${statement}`;
+    const { statement, id, committed } = completion(this.recorded, how, fulfil);
+    const [row] = await prepared<{ claimAllowed?: boolean; resultJson: string | null }[]>(
+      this.sql,
+      statement,
+    );
     const resultJson = row?.resultJson ?? undefined;
     if (resultJson !== undefined) committed?.();
     return { claimAllowed: row?.claimAllowed ?? true, id, resultJson };

@@ -1,0 +1,195 @@
+import type postgres from 'postgres';
+import type { Db, Sql, SqlFragment } from './index.js';
+
+/**
+ * A statement assembled from many fragments (the purchase: ~25 of them, 65-72 values), sent as
+ * its text built once per shape and its values.
+ *
+ * postgres.js makes every tagged fragment a `Query` (a `Promise` subclass with its closures) and
+ * builds the statement's text again from those fragments on every execution; the text depends only
+ * on the statement's shape (which fragments, in which order, where each value sits), never on the
+ * values, each of which becomes the next `$n`. So the fragments are recorded as plain objects
+ * (`recording`), and `prepared` walks them once per execution to collect the values and find the
+ * shape's text in a trie keyed by the fragments' template arrays (one per template literal in the
+ * source), building it, as postgres.js's `stringify` does, only the first time a shape is seen. The
+ * text and values then go through `sql.unsafe(text, values, { prepare: true })`: postgres.js infers
+ * each value's type exactly as it does for a tagged query (`handleValue`), so the signature, the
+ * named prepared statement and the Bind are the ones the tagged statement had
+ * (test/integration/prepared-statement.test.ts compares both).
+ *
+ * Fragments made by postgres.js itself (a `Query`) may sit among recorded ones: a caller's
+ * condition, a facilitator's transfer. Identifiers (`sql(name)`) are part of the text; postgres.js's
+ * other helpers (`sql(object)`, `sql(array)`), whose text depends on their values, are refused.
+ */
+
+/** A tagged fragment recorded as its template and values, nothing else. */
+class Recorded {
+  constructor(
+    readonly strings: TemplateStringsArray,
+    readonly args: readonly unknown[],
+  ) {}
+}
+
+/** The classes postgres.js builds its fragments and helpers from (not exported: taken from instances). */
+interface Kinds {
+  query: abstract new (...a: never[]) => { strings: TemplateStringsArray; args: unknown[] };
+  identifier: abstract new (...a: never[]) => { value: string };
+  builder: abstract new (...a: never[]) => object;
+  parameter: abstract new (...a: never[]) => { value: unknown };
+  /** What an undefined value becomes (postgres.js's `transform.undefined`). */
+  undefined: unknown;
+}
+
+const KINDS = new WeakMap<object, Kinds>();
+
+function kindsOf(sql: Db): Kinds {
+  let kinds = KINDS.get(sql);
+  if (!kinds) {
+    // a tagged query runs only when awaited: this one never is
+    const ctor = (x: unknown) => (x as object).constructor as never;
+    kinds = {
+      query: ctor(sql`select 1`),
+      identifier: ctor(sql('x')),
+      builder: ctor(sql({ x: 1 } as never)),
+      parameter: ctor(sql.json(1)),
+      // a transaction's handle has no options of its own: its pool's (never set here) apply
+      undefined: (sql as { options?: { transform?: { undefined?: unknown } } }).options?.transform
+        ?.undefined,
+    };
+    KINDS.set(sql, kinds);
+  }
+  return kinds;
+}
+
+/**
+ * The same tag as `sql` for the statement's fragments (`sql\`...\``, `sql(name)`, `sql.json`),
+ * recording them instead of making `Query` objects. What it builds may only be run by `prepared`
+ * or placed in what it builds; the type says `Sql` so that the statement's builders stay the ones
+ * every other statement uses (one source of truth for the SQL).
+ */
+export function recording(sql: Sql): Sql {
+  kindsOf(sql);
+  const tag = (strings: unknown, ...args: unknown[]) =>
+    Array.isArray((strings as TemplateStringsArray | undefined)?.raw)
+      ? new Recorded(strings as TemplateStringsArray, args)
+      : (sql as unknown as (...a: unknown[]) => unknown)(strings, ...args);
+  return Object.assign(tag, { json: sql.json }) as unknown as Sql;
+}
+
+/** A shape's place in the trie: what follows it, and its text once built. */
+interface Node {
+  readonly next: Map<unknown, Node>;
+  text?: string;
+  values?: number;
+}
+
+const VALUE = Symbol('value');
+// The shapes are few per process (one per kind of statement and buyer); a bound in case a
+// template were ever made per call, which would only cost its text being built again.
+const MAX_NODES = 20_000;
+let root: Node = { next: new Map() };
+let nodes = 0;
+
+function step(node: Node, key: unknown): Node {
+  let next = node.next.get(key);
+  if (!next) {
+    if (++nodes > MAX_NODES) {
+      root = { next: new Map() };
+      nodes = 0;
+    }
+    next = { next: new Map() };
+    node.next.set(key, next);
+  }
+  return next;
+}
+
+interface Fragmentish {
+  strings: TemplateStringsArray;
+  args: readonly unknown[];
+}
+
+/** The statement's text and values, its text built only the first time its shape is seen. */
+export function compile(
+  sql: Db,
+  statement: SqlFragment,
+): { text: string; values: unknown[]; built: boolean } {
+  const kinds = kindsOf(sql);
+  const values: unknown[] = [];
+  const isFragment = (x: unknown): x is Fragmentish =>
+    x instanceof Recorded || (x instanceof kinds.query && Array.isArray(x.strings.raw));
+
+  const walk = (node: Node, q: Fragmentish): Node => {
+    node = step(node, q.strings);
+    for (let i = 0; i < q.strings.length - 1; i++) {
+      const v = q.args[i];
+      if (isFragment(v)) node = walk(node, v);
+      else if (v instanceof kinds.identifier) node = step(node, `"${v.value}`);
+      else if (v instanceof kinds.builder || v instanceof kinds.query) throw unsupported();
+      else if (Array.isArray(v) && isFragment(v[0])) {
+        node = step(node, v.length);
+        for (const f of v as unknown[]) {
+          if (!isFragment(f)) throw unsupported();
+          node = walk(node, f);
+        }
+      } else {
+        // postgres.js refuses an undefined value only once the statement is sent, where an
+        // unsafe statement's refusal leaves its connection broken: refused here, as it words it
+        if (
+          kinds.undefined === undefined &&
+          (v === undefined || (v instanceof kinds.parameter && v.value === undefined))
+        ) {
+          throw Object.assign(new Error('UNDEFINED_VALUE: Undefined values are not allowed'), {
+            code: 'UNDEFINED_VALUE',
+          });
+        }
+        values.push(v);
+        node = step(node, VALUE);
+      }
+    }
+    return node;
+  };
+  if (!isFragment(statement)) throw unsupported();
+  const leaf = walk(root, statement);
+  if (leaf.text !== undefined && leaf.values === values.length) {
+    return { text: leaf.text, values, built: false };
+  }
+
+  // as postgres.js's `stringify`: a fragment inline, an identifier escaped, a value the next $n
+  let n = 0;
+  const text = (q: Fragmentish): string => {
+    let s = q.strings[0]!;
+    for (let i = 1; i < q.strings.length; i++) {
+      const v = q.args[i - 1];
+      s +=
+        (isFragment(v)
+          ? text(v)
+          : v instanceof kinds.identifier
+            ? v.value
+            : Array.isArray(v) && isFragment(v[0])
+              ? (v as Fragmentish[]).reduce((acc, f) => acc + ' ' + text(f), '')
+              : '$' + ++n) + q.strings[i];
+    }
+    return s;
+  };
+  leaf.text = text(statement);
+  leaf.values = n;
+  return { text: leaf.text, values, built: true };
+}
+
+function unsupported(): Error {
+  return new Error('prepared statements take tagged fragments, identifiers and values only');
+}
+
+/**
+ * Runs a statement built with `recording(sql)` (postgres.js's own fragments may sit inside) as
+ * the named prepared statement postgres.js would make of it, its text built once per shape.
+ */
+export function prepared<T extends readonly object[]>(
+  sql: Db,
+  statement: SqlFragment,
+): postgres.PendingQuery<T extends postgres.Row[] ? T : never> {
+  const { text, values } = compile(sql, statement);
+  return sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], {
+    prepare: true,
+  }) as never;
+}

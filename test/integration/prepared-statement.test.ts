@@ -1,0 +1,240 @@
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db, Sql, SqlFragment } from '../../src/db/index.js';
+import { compile, prepared, recording } from '../../src/db/statement.js';
+import { nonceInsert } from '../../src/domain/payments/nonces.js';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { createSaleItem } from '../helpers/items.js';
+import { idPayer, moneyOf } from '../helpers/payment-id.js';
+import { newWallet, promptOf } from '../helpers/wallets.js';
+
+/**
+ * The completing statement (a purchase, a listing fee) is recorded and sent with its text built
+ * once per shape (src/db/statement.ts). What the database receives must be exactly what
+ * postgres.js sends for the same fragments as tagged queries: the same text, parameter values and
+ * types (so the same named prepared statement), and the same rows back. Compared here through
+ * postgres.js's `debug` hook, which sees every statement as built, on the real embedded database.
+ */
+let t: TestContext;
+let sql: Sql;
+beforeAll(async () => {
+  t = await startTestApp({ LOCAL_FACILITATOR_START_BALANCE_USDC: '10' });
+  sql = t.runtime.deps.sql;
+});
+afterAll(() => t?.close());
+
+interface Sent {
+  text: string;
+  parameters: unknown[];
+  types: unknown[];
+}
+
+/** What postgres.js sends for each query `run` makes. */
+async function sent(run: () => Promise<unknown>): Promise<{ sent: Sent[]; error?: unknown }> {
+  const list: Sent[] = [];
+  const options = sql.options as { debug?: unknown };
+  options.debug = (_c: number, text: string, parameters: unknown[], types: unknown[]) =>
+    list.push({ text, parameters: [...parameters], types: [...types] });
+  try {
+    await run();
+    return { sent: list };
+  } catch (error) {
+    return { sent: list, error };
+  } finally {
+    delete options.debug;
+  }
+}
+
+/** The same statement both ways: tagged, as postgres.js builds it, and recorded, prepared. */
+async function bothWays(build: (tag: Sql) => SqlFragment) {
+  let tagged: unknown, recorded: unknown;
+  const a = await sent(async () => (tagged = await sql`${build(sql)}`));
+  const b = await sent(async () => (recorded = await prepared(sql, build(recording(sql)))));
+  return { a, b, tagged, recorded };
+}
+
+describe('a statement recorded and prepared', () => {
+  const shapes: Record<string, (tag: Sql) => SqlFragment> = {
+    'values of every inferred type, nested fragments and identifiers': (q) => q`
+      with v as (select ${1}::int as n, ${'two'}::text as s, ${true} as b, ${10n as never}::bigint as big,
+        ${new Date('2026-01-02T03:04:05Z')}::timestamptz as at, ${new Uint8Array([1, 2])}::bytea as raw,
+        ${null}::text as nothing, ${['a', 'b']}::text[] as list, ${q.json({ k: [1, 'x'] })}::jsonb as doc)
+      select ${q`${q('n')}, s, ${q`b, big`}`}, at, raw, nothing, list, doc from ${q('v')}
+      where ${q`${q`true`} and n = ${1}`}`,
+    'an empty fragment and a fragment list': (q) =>
+      q`select 1 as one ${q``} ${[q`, ${2}::int as two`, q`, ${'3'}::text as three`]}`,
+    'postgres.js fragments among recorded ones': (q) =>
+      q`select ${sql`${5}::int`} as five, ${q`${sql`${q`${6}::int`}`}`} as six`,
+    'a template array made at run time, kept': (q) =>
+      q(Object.assign(['select ', '::int as seven'], { raw: ['select ', '::int as seven'] }), 7),
+  };
+
+  for (const [name, build] of Object.entries(shapes)) {
+    it(`sends what postgres.js sends: ${name}`, async () => {
+      const { a, b, tagged, recorded } = await bothWays(build);
+      expect(a.error).toBeUndefined();
+      expect(b.error).toBeUndefined();
+      expect(b.sent).toEqual(a.sent);
+      expect(recorded).toEqual(tagged);
+    });
+  }
+
+  it('builds a shape text once, then reuses it for other values of the same shape', () => {
+    const build = (n: number) => recording(sql)`select ${recording(sql)`${n}::int`} as n`;
+    // a template array belongs to its literal: both calls share theirs
+    const first = compile(sql, build(1));
+    const again = compile(sql, build(2));
+    expect(again.built).toBe(false);
+    expect(again.text).toBe(first.text);
+    expect(again.values).toEqual([2]);
+  });
+
+  it('refuses the helpers whose text depends on their values', () => {
+    const r = recording(sql);
+    expect(() => compile(sql, r`insert into x ${sql({ a: 1 } as never)}`)).toThrow(
+      'prepared statements take tagged fragments, identifiers and values only',
+    );
+  });
+
+  it('fails as the tagged statement fails (undefined values, database errors)', async () => {
+    const undef = await bothWays((q) => q`select ${undefined as never}::int`);
+    expect(String(undef.b.error)).toBe(String(undef.a.error));
+    expect(String(undef.a.error)).toMatch(/Undefined values are not allowed/);
+    const bad = await bothWays((q) => q`select ${'x'}::int`);
+    expect((bad.b.error as { code?: string }).code).toBe('22P02');
+    expect((bad.a.error as { code?: string }).code).toBe('22P02');
+    expect(bad.b.sent).toEqual(bad.a.sent);
+  });
+
+  it('a real piece (the nonce claim) in a rolled-back transaction, both ways alike', async () => {
+    const payment = {
+      payer: `0x${'ab'.repeat(20)}`,
+      nonce: `0x${'cd'.repeat(32)}`,
+      resource: 'https://marketplace.test/x',
+      validBefore: Math.floor(Date.now() / 1000) + 60,
+    };
+    const build = (q: Db) =>
+      q`with gate as (select true as ok), claimed as (
+        ${nonceInsert(q as Sql, 'paid', payment as never, { when: q`(select ok from gate)`, onConflict: 'fail', returning: true })}
+      ) select count(*)::int as n from claimed`;
+    const rolledBack = async (run: (tx: Db) => Promise<unknown>) => {
+      let rows: unknown;
+      await sql
+        .begin(async (tx) => {
+          rows = await run(tx);
+          throw new Error('rollback');
+        })
+        .catch((e: Error) => {
+          if (e.message !== 'rollback') throw e;
+        });
+      return rows;
+    };
+    let tagged: unknown, recorded: unknown;
+    const a = await sent(async () => (tagged = await rolledBack((tx) => tx`${build(tx)}`)));
+    const b = await sent(
+      async () => (recorded = await rolledBack((tx) => prepared(tx, build(recording(tx as Sql))))),
+    );
+    expect(a.error).toBeUndefined();
+    expect(b.error).toBeUndefined();
+    expect(b.sent.filter((s) => /claimed/.test(s.text))).toEqual(
+      a.sent.filter((s) => /claimed/.test(s.text)),
+    );
+    expect(recorded).toEqual(tagged);
+    expect(recorded).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('the completing statements as served', () => {
+  const LEGAL = { policy_accepted: true, license_accepted: true };
+  const acquire = (itemId: string, header?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/items/${itemId}/acquire`,
+      payload: header ? LEGAL : {},
+      ...(header && { headers: { 'payment-signature': header } }),
+    });
+
+  /**
+   * Each shape of purchase once through the served path, its statement captured, and the same
+   * fragments (recorded by a tag that also keeps them) sent again as a tagged postgres.js query in
+   * a rolled-back transaction: the same text, values and types.
+   */
+  it('a first-time, a repeat, an identified and a stepwise purchase: what postgres.js sends', async () => {
+    const { payments } = t.runtime.deps;
+    const store = payments.store as unknown as { recorded: Sql };
+    const real = store.recorded;
+    const trees: SqlFragment[] = [];
+    // the store's tag, keeping every fragment it records (the last one of a completion is the statement)
+    const keeping = ((strings: TemplateStringsArray, ...args: unknown[]) => {
+      const f = (real as unknown as (...a: unknown[]) => SqlFragment)(strings, ...args);
+      trees.push(f);
+      return f;
+    }) as unknown as Sql;
+    Object.assign(keeping, { json: sql.json });
+    store.recorded = keeping;
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const buyer = idPayer(newWallet());
+    const cases: [string, () => Promise<void>][] = [
+      ['first-time', async () => void (await buy())],
+      ['repeat', async () => void (await buy())],
+      ['identified', async () => void (await buy(generatePaymentId()))],
+      [
+        'stepwise',
+        async () => {
+          payments.testHooks.afterSettle = async () => {};
+          try {
+            await buy();
+          } finally {
+            payments.testHooks.afterSettle = undefined;
+          }
+        },
+      ],
+    ];
+    async function buy(id?: string) {
+      const signed = await buyer.sign(promptOf(await acquire(item.itemId)), id);
+      const res = await acquire(item.itemId, signed.header);
+      expect(res.statusCode).toBe(200);
+    }
+    try {
+      for (const [name, run] of cases) {
+        trees.length = 0;
+        const served = await sent(run);
+        expect(served.error, name).toBeUndefined();
+        const statement = served.sent.find((s) => /insert into orders/.test(s.text));
+        expect(statement, name).toBeDefined();
+        // the statement was recorded (no postgres.js `Query` of its own) and sent prepared
+        expect(trees.length, name).toBeGreaterThan(5);
+        const tree = trees.at(-1)!;
+        // the same fragments as tagged postgres.js queries, in a transaction rolled back
+        const tagged = await sent(() =>
+          sql.begin(async (tx) => {
+            await tx`${toQuery(tx, tree) as SqlFragment}`.catch(() => undefined);
+            throw new Error('rollback');
+          }),
+        );
+        const built = tagged.sent.filter((s) => /insert into orders/.test(s.text));
+        expect(built, name).toHaveLength(1);
+        expect(statement, name).toEqual(built[0]);
+      }
+    } finally {
+      store.recorded = real;
+    }
+    expect(await moneyOf(sql, buyer.address, item.itemId)).toEqual({ transfers: 4, orders: 4 });
+  });
+});
+
+/** A recorded tree as postgres.js's own fragments (what the tagged path builds). */
+function toQuery(tag: Db, f: unknown): unknown {
+  const r = f as { strings?: TemplateStringsArray; args?: unknown[] } | undefined;
+  if (r && r.constructor?.name === 'Recorded') {
+    return (tag as unknown as (...a: unknown[]) => unknown)(
+      r.strings as unknown,
+      ...r.args!.map((a) =>
+        Array.isArray(a) && a[0]?.constructor?.name === 'Recorded'
+          ? a.map((x) => toQuery(tag, x))
+          : toQuery(tag, a),
+      ),
+    );
+  }
+  return f;
+}
