@@ -1,4 +1,4 @@
-import { access, chmod, mkdir, open, readFile, realpath, rm } from 'node:fs/promises';
+import { access, chmod, mkdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
@@ -7,6 +7,8 @@ import { StartupError, type Config } from '../config.js';
 import { startCheckpointer } from './checkpoint.js';
 import { DURABLE_SETTINGS, makeFsyncDurable } from './durable-fs.js';
 import { hintFlagsGiven, parserBaselineModule } from './parser-baseline.js';
+import { takeFirstStart } from './first-start.js';
+import { lockDataDir, lockFile, lockHolder } from './lock.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
 import { inProcess, pgliteSocket } from './pglite-wire.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
@@ -99,7 +101,14 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   if (!config.EMBEDDED_DB_IN_MEMORY) {
     await mkdir(config.DATA_DIR, { recursive: true });
     dataDir = path.resolve(config.DATA_DIR, 'pg');
-    releaseLock = await lockDataDir(dataDir);
+    // the process entry may have locked and made it already, while the modules loaded (./first-start.ts)
+    const early = await takeFirstStart(dataDir);
+    releaseLock = early?.release ?? (await lockOrFail(dataDir));
+    if (early?.made)
+      opts.logger?.info(
+        { dataDir },
+        'first start: creating the embedded database from its template',
+      );
   }
   let db: PGliteThread;
   try {
@@ -248,54 +257,14 @@ async function createDataDir(dataDir: string, opts: OpenOptions): Promise<Blob |
   return undefined;
 }
 
-/**
- * PGlite has no postmaster: two processes opening one data directory would corrupt it. A pid file
- * makes the second one (a `npm run worker`, `migrate` or `reindex` beside a running `npm start`)
- * stop with a clear message instead; a file left by a dead process is taken over. The file also
- * names the directory it locks (its real path): a copy of a live data directory (a backup taken
- * with `cp -a`) carries the file along, and must not count as held by the original's process.
- */
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const file = lockFile(dataDir);
-  const dir = await realpath(path.dirname(file));
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, dir }));
-      await handle.close();
-      return () => rm(file, { force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = await lockHolder(file, dir);
-      if (pid !== undefined) {
-        throw new StartupError(
-          `the embedded database in ${path.dirname(file)} is in use by process ${pid}: ` +
-            'stop it first, or run every process against a shared DATABASE_URL',
-        );
-      }
-      await rm(file, { force: true }); // stale: its process is gone, or it locked another directory
-    }
-  }
-  throw new Error(`could not lock the embedded database in ${path.dirname(file)}`);
-}
-
-const lockFile = (pgDir: string) => path.join(pgDir, '..', 'embedded-db.pid');
-
-/**
- * The live process holding the lock in `file` for the directory `dir`, if any. A file written
- * before the lock named its directory holds the pid alone, and counts as it did then.
- */
-async function lockHolder(file: string, dir: string): Promise<number | undefined> {
-  const text = (await readFile(file, 'utf8').catch(() => '')).trim();
-  let lock: { pid?: unknown; dir?: unknown };
-  try {
-    lock = text.startsWith('{') ? (JSON.parse(text) as typeof lock) : { pid: Number(text) };
-  } catch {
-    return undefined;
-  }
-  const pid = typeof lock.pid === 'number' ? lock.pid : 0;
-  if (!pid || !isAlive(pid)) return undefined;
-  return lock.dir === undefined || lock.dir === dir ? pid : undefined;
+/** Locks `dataDir` for this process (./lock.ts), or says which live process holds it. */
+async function lockOrFail(dataDir: string): Promise<() => Promise<void>> {
+  const lock = lockDataDir(dataDir);
+  if ('release' in lock) return lock.release;
+  throw new StartupError(
+    `the embedded database in ${path.dirname(lockFile(dataDir))} is in use by process ${lock.holder}: ` +
+      'stop it first, or run every process against a shared DATABASE_URL',
+  );
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -303,15 +272,6 @@ async function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -325,6 +285,6 @@ export async function embeddedDbHolder(
   const file = lockFile(path.resolve(config.DATA_DIR, 'pg'));
   const dir = await realpath(path.dirname(file)).catch(() => undefined);
   if (dir === undefined) return undefined;
-  const pid = await lockHolder(file, dir);
+  const pid = lockHolder(file, dir);
   return pid !== process.pid ? pid : undefined;
 }

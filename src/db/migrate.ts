@@ -1,20 +1,11 @@
-import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { StartupError } from '../config.js';
 import type { Db, Sql } from './index.js';
+import { MIGRATIONS_DIR } from './migrations-dir.js';
 
-/**
- * `migrations/` at the package root: two levels up from `src/db/` when run from source, three from
- * the compiled `dist/src/db/`.
- */
-export const MIGRATIONS_DIR = [
-  new URL('../../migrations/', import.meta.url),
-  new URL('../../../migrations/', import.meta.url),
-]
-  .map((u) => fileURLToPath(u))
-  .find((dir) => existsSync(dir)) as string;
+/** `migrations/` at the package root (./migrations-dir.ts). */
+export { MIGRATIONS_DIR };
 
 /**
  * Transaction-level advisory lock key serialising schema changes across processes: migrations and

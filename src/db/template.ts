@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
+import { MIGRATIONS_DIR } from './migrations-dir.js';
 
 /**
  * An initialised data directory with every migration applied, shipped with the build, so that a
@@ -62,7 +63,6 @@ export type TemplateLookup =
 
 /** The digest of `migrations/` (names and contents, in name order): what a template holds. */
 export async function migrationsDigest(): Promise<string> {
-  const { MIGRATIONS_DIR } = await import('./migrate.js');
   const hash = createHash('sha256');
   for (const name of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort())
     hash
@@ -102,17 +102,37 @@ export async function templateBlob(tarball: string): Promise<Blob> {
   return new Blob([gunzipSync(await readFile(tarball))]);
 }
 
+/** Files written (each synced) at once while unpacking: enough to keep the disk busy, few enough buffered. */
+const WRITE_LANES = 16;
+
 /**
  * Unpacks the template into `target`, which must not exist yet: into a sibling directory first,
  * then renamed, so a crash part way leaves no half-made database behind (only a scratch directory
- * the next start removes).
+ * the next start removes). Each file is written and synced while the next ones are unpacked (at
+ * most WRITE_LANES at once, the unpacking waits for a lane): every file is durable before the
+ * rename makes the directory the database, and the disk's waits overlap the unpacking's work.
  */
 export async function unpackTemplate(tarball: string, target: string): Promise<void> {
   const scratch = `${target}.unpacking`;
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { mode: 0o700 });
   const extract = tar.extract();
-  const written: string[] = [];
+  const writing = new Set<Promise<void>>();
+  let failed: { error: unknown } | undefined;
+  const write = (dest: string, data: Buffer[]) => {
+    const done: Promise<void> = writeDurable(dest, data).then(
+      () => void writing.delete(done),
+      (error: unknown) => {
+        failed ??= { error };
+        writing.delete(done);
+      },
+    );
+    writing.add(done);
+  };
+  const lane = async () => {
+    while (writing.size >= WRITE_LANES) await Promise.race(writing);
+    if (failed) throw failed.error;
+  };
   extract.on('entry', (header, stream, next) => {
     const name = path.normalize(header.name).replace(/^(\.\.(\/|$))+/, '');
     const dest = path.join(scratch, name);
@@ -135,25 +155,51 @@ export async function unpackTemplate(tarball: string, target: string): Promise<v
     stream.on('data', (c: unknown) => chunks.push(c as Buffer));
     stream.on('error', next);
     stream.on('end', () => {
-      mkdir(path.dirname(dest), { recursive: true, mode: 0o700 })
-        .then(() => writeFile(dest, Buffer.concat(chunks), { mode: 0o600 }))
-        .then(() => {
-          written.push(dest);
-          next();
-        }, next);
+      write(dest, chunks);
+      lane().then(() => next(), next);
     });
   });
-  await pipeline(createReadStream(tarball), createGunzip(), extract);
-  // durable before the rename makes it the database (a few at a time: one by one costs seconds)
-  const lanes = 16;
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      for (let i = lane; i < written.length; i += lanes) await fsync(written[i]!);
-    }),
-  );
+  try {
+    await pipeline(createReadStream(tarball), createGunzip(), extract);
+  } finally {
+    // none left writing into the scratch directory, whatever happened
+    await Promise.all(writing);
+  }
+  if (failed) throw failed.error;
   await fsync(scratch);
   await rename(scratch, target);
   await fsync(path.dirname(target));
+}
+
+/** Buffers per vectored write (the system's limit, IOV_MAX, is 1,024 on Linux). */
+const WRITE_BATCH = 256;
+
+/**
+ * Writes `chunks` (the unpacked stream's own buffers, not copied into one) to a new file `dest`
+ * (its directory made if missing) and syncs it to the disk.
+ */
+async function writeDurable(dest: string, chunks: Buffer[]): Promise<void> {
+  await mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
+  const handle = await open(dest, 'w', 0o600);
+  try {
+    let at = 0;
+    for (let i = 0; i < chunks.length; i += WRITE_BATCH) {
+      const batch = chunks.slice(i, i + WRITE_BATCH);
+      const size = batch.reduce((n, c) => n + c.length, 0);
+      const { bytesWritten } = await handle.writev(batch, at);
+      // a short write (rare: a signal, a nearly full disk) is finished with plain writes, or fails there
+      let rest = bytesWritten < size ? Buffer.concat(batch).subarray(bytesWritten) : undefined;
+      for (let pos = at + bytesWritten; rest?.length;) {
+        const written = (await handle.write(rest, 0, rest.length, pos)).bytesWritten;
+        rest = rest.subarray(written);
+        pos += written;
+      }
+      at += size;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -1,0 +1,169 @@
+import { spawn } from 'node:child_process';
+import { createReadStream, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import { createGunzip } from 'node:zlib';
+import tar from 'tar-stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { servedDataDir } from '../../src/db/first-start.js';
+import { findTemplate, unpackTemplate } from '../../src/db/template.js';
+import { ensureBuilt, ROOT } from '../helpers/build.js';
+import { captureLogs } from '../helpers/logs.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
+
+/**
+ * Issue 25: a first start's data directory is made from the migrated template on a thread of its
+ * own while the service's modules load (src/db/first-start.ts); openDatabase adopts the lock and
+ * the directory. The thread loads the built template module, so these use the built modules.
+ */
+const dirs: string[] = [];
+async function tempDir() {
+  const d = await mkdtemp(path.join(tmpdir(), 'first-start-'));
+  dirs.push(d);
+  return d;
+}
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+type FirstStart = typeof import('../../src/db/first-start.js');
+type Db = typeof import('../../src/db/index.js');
+type Cfg = typeof import('../../src/config.js');
+
+/** The built modules, one instance each (openDatabase takes what first-start begun). */
+async function built(): Promise<{ early: FirstStart; db: Db; config: Cfg }> {
+  await ensureBuilt();
+  const url = (f: string) => pathToFileURL(path.join(ROOT, 'dist/src', f)).href;
+  return {
+    early: (await import(url('db/first-start.js'))) as FirstStart,
+    db: (await import(url('db/index.js'))) as Db,
+    config: (await import(url('config.js'))) as Cfg,
+  };
+}
+
+/** Every regular file in the tarball, by its path, with its bytes. */
+async function tarballFiles(tarball: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  const extract = tar.extract();
+  extract.on('entry', (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: unknown) => chunks.push(c as Buffer));
+    stream.on('end', () => {
+      if (header.type === 'file')
+        files.set(path.normalize(header.name).replace(/^\//, ''), Buffer.concat(chunks));
+      next();
+    });
+  });
+  await pipeline(createReadStream(tarball), createGunzip(), extract);
+  return files;
+}
+
+describe('where a serving start opens the embedded database, read as the configuration reads it', () => {
+  it('DATA_DIR/pg for the serving commands on the embedded database, nothing otherwise', () => {
+    expect(servedDataDir('serve', {})).toBe(path.resolve('./data', 'pg'));
+    expect(servedDataDir('serve', { DATA_DIR: '' })).toBe(path.resolve('./data', 'pg'));
+    expect(servedDataDir('demo', { DATA_DIR: '/srv/m' })).toBe('/srv/m/pg');
+    expect(servedDataDir('worker', { DATA_DIR: 'rel', EMBEDDED_DB_IN_MEMORY: 'no' })).toBe(
+      path.resolve('rel', 'pg'),
+    );
+    expect(servedDataDir('serve', { DATABASE_URL: 'postgres://db/market' })).toBeUndefined();
+    for (const on of ['true', '1', 'yes', 'bogus'])
+      expect(servedDataDir('serve', { EMBEDDED_DB_IN_MEMORY: on })).toBeUndefined();
+    for (const c of ['migrate', 'reindex', 'moderate', 'unresolved-payments'])
+      expect(servedDataDir(c, {})).toBeUndefined();
+  });
+});
+
+describe.skipIf(ON_POSTGRES)('the template unpacked', () => {
+  it('holds exactly the tarball’s files, each whole, owner-only', async () => {
+    const found = await findTemplate();
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    const target = path.join(await tempDir(), 'pg');
+    await unpackTemplate(found.tarball, target);
+    const expected = await tarballFiles(found.tarball);
+    const written = (await readdir(target, { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile())
+      .map((e) => path.relative(target, path.join(e.parentPath, e.name)))
+      .sort();
+    expect(written).toEqual([...expected.keys()].sort());
+    // the large ones (a 16 MB WAL segment) span many of the unpacked stream's buffers
+    expect(Math.max(...[...expected.values()].map((b) => b.length))).toBeGreaterThan(1 << 20);
+    for (const name of written)
+      expect((await stat(path.join(target, name))).mode & 0o777, name).toBe(0o600);
+    for (const [name, bytes] of expected)
+      expect(readFileSync(path.join(target, name)).equals(bytes), name).toBe(true);
+    expect(existsSync(`${target}.unpacking`)).toBe(false);
+  }, 120_000);
+});
+
+describe.skipIf(ON_POSTGRES)('a first start begun by the process entry', () => {
+  it('locks the directory at once, unpacks the template, and the opener adopts both', async () => {
+    const { early, db, config } = await built();
+    const dataDir = await tempDir();
+    const pg = path.join(dataDir, 'pg');
+    early.beginFirstStart(pg);
+    // taken synchronously, before any callback (module loading holds the event loop)
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'embedded-db.pid'), 'utf8'))).toEqual({
+      pid: process.pid,
+      dir: realpathSync(dataDir),
+    });
+    const logs = captureLogs();
+    // without the adoption this process's own lock would refuse it ("in use by process <self>")
+    const opened = await db.openDatabase(config.loadConfig({ DATA_DIR: dataDir }), {
+      logger: logs.logger,
+    });
+    try {
+      expect(logs.lines.map((l) => l.msg)).toContain(
+        'first start: creating the embedded database from its template',
+      );
+      const [{ n } = { n: 0 }] = await opened.sql<
+        { n: number }[]
+      >`select count(*)::int as n from schema_migrations`;
+      expect(n).toBeGreaterThan(0);
+    } finally {
+      await opened.close();
+    }
+    expect(existsSync(path.join(dataDir, 'embedded-db.pid'))).toBe(false);
+    // taken once
+    expect(early.takeFirstStart(pg)).toBeUndefined();
+  }, 120_000);
+
+  it('begins nothing on an existing database, nor where another live process holds the lock', async () => {
+    const { early } = await built();
+    const existing = path.join(await tempDir(), 'pg');
+    await mkdir(existing, { recursive: true });
+    await writeFile(path.join(existing, 'PG_VERSION'), '17\n');
+    early.beginFirstStart(existing);
+    expect(early.takeFirstStart(existing)).toBeUndefined();
+
+    const held = await tempDir();
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {
+      stdio: 'ignore',
+    });
+    try {
+      const lock = JSON.stringify({ pid: holder.pid, dir: realpathSync(held) });
+      await writeFile(path.join(held, 'embedded-db.pid'), lock);
+      early.beginFirstStart(path.join(held, 'pg'));
+      expect(early.takeFirstStart(path.join(held, 'pg'))).toBeUndefined();
+      expect(await readFile(path.join(held, 'embedded-db.pid'), 'utf8')).toBe(lock);
+      expect(existsSync(path.join(held, 'pg.unpacking'))).toBe(false);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('gives the lock back when the configuration names another directory', async () => {
+    const { early } = await built();
+    const dataDir = await tempDir();
+    early.beginFirstStart(path.join(dataDir, 'pg'));
+    expect(early.takeFirstStart(path.join(dataDir, 'elsewhere'))).toBeUndefined();
+    // released once the unpacking is done (nothing is left writing into the directory)
+    for (let i = 0; i < 600 && existsSync(path.join(dataDir, 'embedded-db.pid')); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(path.join(dataDir, 'embedded-db.pid'))).toBe(false);
+  }, 120_000);
+});
