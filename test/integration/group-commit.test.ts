@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/index.js';
+import type { Database } from '../../src/db/index.js';
 
 /**
  * The embedded database's group commit (src/db/durable-fs.ts), seen on a real PGlite on a real
@@ -56,6 +56,10 @@ function record(name: keyof typeof fs, by: 'fd' | 'path') {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'group-commit-'));
+  // the suite shares module instances between files (isolate: false): load the database's
+  // modules again so that they see the mock above, as test/integration/mcp-hosted-load.test.ts does
+  vi.resetModules();
+  const { openDatabase } = await import('../../src/db/index.js');
   db = await openDatabase(loadConfig({ DATA_DIR: dir, EMBEDDED_DB_THREAD: 'false' }));
   await db.sql`create table paid (id int primary key, note text)`;
   // Postgres's requests, as they reach the hook
