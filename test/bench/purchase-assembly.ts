@@ -20,9 +20,9 @@ import type { Fulfilment } from '../../src/domain/payments/fulfilment.js';
 // @ts-expect-error untyped internals
 import { handleValue, stringify } from '../../node_modules/postgres/src/types.js';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
-import { z } from 'zod';
 import { parsePaymentPayloadV2 } from '../../src/x402/payload-schema.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
+import { ZodPaymentPayloadV2 } from '../helpers/zod-payment-payload.js';
 import { Driver, median } from './load.js';
 import { paidServer } from './paid-server.js';
 
@@ -99,41 +99,7 @@ for (const [kind, v] of Object.entries(kinds)) {
 }
 
 // the zod 4 schema the hand check replaced (test/unit/x402-payload-schema.test.ts compares them)
-const nonEmpty = z.string().min(1);
-const zRecord = z.record(z.string(), z.unknown());
-const undefinedIfNull = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
-const printable = z
-  .string()
-  .min(1)
-  .max(32)
-  .regex(/^[\x20-\x7e]+$/);
-const ZodPayload = z.object({
-  x402Version: z.literal(2),
-  resource: undefinedIfNull(
-    z.object({
-      url: nonEmpty,
-      description: undefinedIfNull(z.string()),
-      mimeType: undefinedIfNull(z.string()),
-      serviceName: undefinedIfNull(printable),
-      tags: undefinedIfNull(z.array(printable).max(5)),
-      iconUrl: undefinedIfNull(z.string().max(2048)),
-    }),
-  ),
-  accepted: z.object({
-    scheme: nonEmpty,
-    network: z
-      .string()
-      .min(3)
-      .refine((v) => v.includes(':')),
-    amount: nonEmpty,
-    asset: nonEmpty,
-    payTo: nonEmpty,
-    maxTimeoutSeconds: z.number().positive(),
-    extra: zRecord.nullish(),
-  }),
-  payload: zRecord,
-  extensions: zRecord.nullish(),
-});
+const ZodPayload = ZodPaymentPayloadV2;
 const [header] = await signHeaders([newWallet()], required, required.accepts[0]!, 1);
 const decoded = decodePaymentSignatureHeader(header!);
 if (JSON.stringify(ZodPayload.parse(decoded)) !== JSON.stringify(parsePaymentPayloadV2(decoded)))

@@ -143,6 +143,28 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
   };
 }
 
+/**
+ * An MCP wallet (`walletOf`) whose marketplace client counts the payment signatures it sends
+ * (`signatures()`): how a test sees that a pending payment was re-sent, not signed again.
+ */
+export function countingWallet(base: string) {
+  let sent = 0;
+  const counting: typeof fetch = (input, init) => {
+    if (new Headers(init?.headers).get('PAYMENT-SIGNATURE')) sent++;
+    return fetch(input, init);
+  };
+  const walletOf = ({ key }: { key: `0x${string}` }) => {
+    const client = new MarketplaceClient({
+      baseUrl: base,
+      account: privateKeyToAccount(key),
+      maxPaymentUsdc: 5,
+      fetch: counting,
+    });
+    return async () => client;
+  };
+  return { walletOf, signatures: () => sent };
+}
+
 export const textOf = (r: CallToolResult) =>
   r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 

@@ -12,7 +12,7 @@ import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { buildZip, uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
-import { connectMcp, textOf } from '../helpers/mcp.js';
+import { connectMcp, countingWallet, textOf } from '../helpers/mcp.js';
 
 /**
  * The buying tools through a real MCP client (InMemoryTransport) against the real service on a
@@ -289,20 +289,7 @@ describe('settlement outcomes', () => {
 describe('acquire_item: a settlement answered as failed may still be mined (s40)', () => {
   it('keeps the payment pending and counted, re-sends the same one, and releases it only once its window closed', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.8, bytes: project() });
-    let signatures = 0;
-    const counting: typeof fetch = (input, init) => {
-      if (new Headers(init?.headers).get('PAYMENT-SIGNATURE')) signatures++;
-      return fetch(input, init);
-    };
-    const walletOf = ({ key }: { key: `0x${string}` }) => {
-      const client = new MarketplaceClient({
-        baseUrl: t.base,
-        account: privateKeyToAccount(key),
-        maxPaymentUsdc: 5,
-        fetch: counting,
-      });
-      return async () => client;
-    };
+    const { walletOf, signatures } = countingWallet(t.base);
     // a session cap of one purchase: a released payment would let the agent sign a second one
     const { call } = await connect({ walletOf, limits: { perSession: 1 } });
     const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
@@ -320,14 +307,14 @@ describe('acquire_item: a settlement answered as failed may still be mined (s40)
     let mine = await pending();
     expect(mine.spent_last_24h_usdc).toBe(0.8);
     expect(mine.orders).toEqual([expect.objectContaining({ status: 'settlement_pending' })]);
-    expect(signatures).toBe(1);
+    expect(signatures()).toBe(1);
     // asked again before its window closed: the same signed payment is re-sent, nothing new signed
     const again = await call('acquire_item', args);
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(
       /still settlement_pending.*Nothing new was signed.*Do NOT pay again/,
     );
-    expect(signatures).toBe(2);
+    expect(signatures()).toBe(2);
     expect(await ordersOf(item.itemId)).toBe(0);
     mine = await pending();
     expect(mine.spent_last_24h_usdc).toBe(0.8);
@@ -339,7 +326,7 @@ describe('acquire_item: a settlement answered as failed may still be mined (s40)
       const released = await call('acquire_item', args);
       expect(released.isError).toBe(true);
       expect(textOf(released)).toMatch(/was released.*nothing was charged/);
-      expect(signatures).toBe(3);
+      expect(signatures()).toBe(3);
       mine = await pending();
       expect(mine.spent_last_24h_usdc).toBe(0);
       expect(mine.orders).toEqual([expect.objectContaining({ status: 'released' })]);

@@ -10,7 +10,7 @@ import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { SellerItemsSchema, SellerItemStatusSchema } from '../../src/wire/listings.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { projectDir, uniqueProject, zipOf } from '../helpers/archives.js';
-import { connectMcp, textOf } from '../helpers/mcp.js';
+import { connectMcp, countingWallet, textOf } from '../helpers/mcp.js';
 import { listItem } from '../helpers/selling.js';
 import { zipWithMode } from '../scan-corpus/build.js';
 import { freshKey } from '../helpers/wallet-secrets.js';
@@ -172,20 +172,7 @@ describe('list_item', () => {
 describe('list_item: a listing fee answered as failed may still be mined (s41)', () => {
   it('keeps the fee pending and counted, re-sends the same one for the same archive, and releases it once its window closed', async () => {
     const local = t.runtime.deps.facilitator as LocalFacilitator;
-    let signatures = 0;
-    const counting: typeof fetch = (input, init) => {
-      if (new Headers(init?.headers).get('PAYMENT-SIGNATURE')) signatures++;
-      return fetch(input, init);
-    };
-    const walletOf = ({ key }: { key: `0x${string}` }) => {
-      const client = new MarketplaceClient({
-        baseUrl: t.base,
-        account: privateKeyToAccount(key),
-        maxPaymentUsdc: 5,
-        fetch: counting,
-      });
-      return async () => client;
-    };
+    const { walletOf, signatures } = countingWallet(t.base);
     // a session cap of one fee: a fee released by mistake would let the agent sign a second one
     const { call, account } = await connect({ walletOf, limits: { perSession: 0.01 } });
     const dir = projectDir(uniqueProject());
@@ -199,13 +186,13 @@ describe('list_item: a listing fee answered as failed may still be mined (s41)',
     expect(textOf(failed)).toMatch(
       /402 payment_settlement_failed.*may still be mined.*re-sends this same signed fee/,
     );
-    expect(signatures).toBe(1);
+    expect(signatures()).toBe(1);
     expect(await spent()).toBe(0.01);
     // asked again before its window closed: the same signed fee is re-sent, nothing new signed
     const again = await call('list_item', args);
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/still pending.*Nothing new was signed.*Do NOT sign a new fee/);
-    expect(signatures).toBe(2);
+    expect(signatures()).toBe(2);
     expect(await spent()).toBe(0.01);
     expect(await paymentsOf(account.address)).toBe(1);
     // its window closed unmined: the failure is final, the fee released to budget and session
@@ -215,11 +202,11 @@ describe('list_item: a listing fee answered as failed may still be mined (s41)',
       const released = await call('list_item', args);
       expect(released.isError).toBe(true);
       expect(textOf(released)).toMatch(/was released.*nothing was charged/);
-      expect(signatures).toBe(3);
+      expect(signatures()).toBe(3);
       expect(await spent()).toBe(0);
       const listed = await call('list_item', args);
       expect(listed.isError, textOf(listed)).toBeFalsy();
-      expect(signatures).toBe(4);
+      expect(signatures()).toBe(4);
       expect(await spent()).toBe(0.01);
     } finally {
       vi.useRealTimers();

@@ -1,8 +1,8 @@
 import { parsePaymentPayload } from '@x402/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { parsePaymentPayloadV2 } from '../../src/x402/payload-schema.js';
 import { exampleRequirement } from '../helpers/wallets.js';
+import { ZodPaymentPayloadV2 } from '../helpers/zod-payment-payload.js';
 
 const valid = {
   x402Version: 2,
@@ -68,45 +68,6 @@ const cases: Array<[string, unknown]> = [
   ['null', null],
 ];
 
-/**
- * The zod 4 schema the hand check replaced (its answers, not just its verdicts, are kept: the
- * objects it built, key for key and in order).
- */
-const nonEmpty = z.string().min(1);
-const record = z.record(z.string(), z.unknown());
-const undefinedIfNull = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
-const printable = z
-  .string()
-  .min(1)
-  .max(32)
-  .regex(/^[\x20-\x7e]+$/);
-const ZodPaymentPayloadV2 = z.object({
-  x402Version: z.literal(2),
-  resource: undefinedIfNull(
-    z.object({
-      url: nonEmpty,
-      description: undefinedIfNull(z.string()),
-      mimeType: undefinedIfNull(z.string()),
-      serviceName: undefinedIfNull(printable),
-      tags: undefinedIfNull(z.array(printable).max(5)),
-      iconUrl: undefinedIfNull(z.string().max(2048)),
-    }),
-  ),
-  accepted: z.object({
-    scheme: nonEmpty,
-    network: z
-      .string()
-      .min(3)
-      .refine((v) => v.includes(':')),
-    amount: nonEmpty,
-    asset: nonEmpty,
-    payTo: nonEmpty,
-    maxTimeoutSeconds: z.number().positive(),
-    extra: record.nullish(),
-  }),
-  payload: record,
-  extensions: record.nullish(),
-});
 const zodAnswer = (v: unknown) => {
   const r = ZodPaymentPayloadV2.safeParse(v);
   return r.success ? r.data : undefined;
