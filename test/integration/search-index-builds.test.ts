@@ -171,6 +171,12 @@ describe.skipIf(!ON_POSTGRES)('search index builds on a Postgres server', () => 
       )
       .catch((e: unknown) => e);
     await until('the build to start', async () => (await buildsOnItems(sql)) > 0);
+    // killed only once its first transaction committed the index to the catalog: killed before,
+    // the build leaves no index at all (a CI flake), which is not the case this test is about
+    await until(
+      'the index in the catalog',
+      async () => (await indexState(sql, name)) === 'invalid',
+    );
     await sql`select pg_terminate_backend(pid) from pg_stat_progress_create_index
               where relid = 'items'::regclass`;
     expect(await build).toBeInstanceOf(Error);
