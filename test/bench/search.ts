@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openAsBlob } from 'node:fs';
+import { existsSync, openAsBlob } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -194,7 +194,8 @@ export async function loadCatalogue(
       )
     : undefined;
   // (a Blob on the file: readFile stops at 2 GiB, the 100k dump is about 3 GB)
-  const template = kept ? await openAsBlob(kept).catch(() => undefined) : undefined;
+  // (openAsBlob throws at once, not in its promise, when the file is missing: the first run)
+  const template = kept && existsSync(kept) ? await openAsBlob(kept) : undefined;
   const runtime = await createRuntime(config, { logger: createLogger(config, 2), template });
   if (template) {
     process.stderr.write(`  ${n} listings from ${kept}\n`);

@@ -8,6 +8,7 @@ import {
   softMatchWords,
 } from '../../src/domain/search/soft-match.js';
 import {
+  conceptEntryWords,
   lexiconConcepts,
   lexiconStems,
   parseTaskLexicon,
@@ -141,6 +142,20 @@ describe('the task-concept lexicon (data)', () => {
     const named = concepts(listing);
     for (const task of ['t:sms', 't:news', 't:shopping', 't:accounting', 't:chat', 't:ocr'])
       expect(named, task).not.toContain(task);
+  });
+
+  it("gives the candidate stage the one-word entries of the query's task concepts", () => {
+    // "junk" names moderation: its other one-word entries reach a title that says "moderation"
+    const moderation = conceptEntryWords('kick out people posting junk');
+    expect(moderation).toEqual(expect.arrayContaining(['moderation', 'ban', 'spam']));
+    // multi-word entries name other things word by word ("spam links", "bad words")
+    expect(moderation.every((w) => !w.includes(' '))).toBe(true);
+    // an action concept's words are a step of many tasks: the object (CSV) decides
+    const csv = conceptEntryWords('python csv parser');
+    expect(csv).toEqual(expect.arrayContaining(['csv', 'tsv', 'delimited']));
+    expect(csv).not.toContain('parser');
+    expect(csv).not.toContain('decode');
+    expect(conceptEntryWords('quantum marmalade telescope')).toEqual([]);
   });
 
   it("bridges a buyer's words to a seller's where word vectors do not", () => {

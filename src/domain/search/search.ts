@@ -25,6 +25,7 @@ import {
   taskText,
   type CodeMix,
 } from './stacks.js';
+import { conceptEntryWords } from './task-lexicon.js';
 import type { Telemetry } from '../telemetry.js';
 import {
   indexedStackTerms,
@@ -50,6 +51,14 @@ const VECTOR_POOL = 100;
 const LEX_DF_CAP = 500;
 /** Listings matching a selective term that are scored at most. */
 const LEX_POOL = 200;
+/**
+ * Listings whose title names a task concept of the query (task-lexicon.ts, conceptEntryWords) by a
+ * selective word, scored at most; the best `CONCEPT_KEEP` of them by the pre-ranking join the
+ * candidates beyond `CANDIDATES`, so a listing that shares no word with a paraphrase still reaches
+ * the final ranking, which reads the concepts.
+ */
+const CONCEPT_POOL = 100;
+const CONCEPT_KEEP = 20;
 
 /** BM25 parameters (Robertson & Zaragoza): term-frequency saturation and length normalisation. */
 export const BM25 = { k1: 1.2, b: 0.5 };
@@ -192,7 +201,8 @@ async function candidateStatements(
   const dims = embedder.dimensions;
   const qlit = await queryVector(embedder, task);
   const indexed = query.tech_stack?.trim() ? await indexedStackTerms(sql, dims) : undefined;
-  return (tx) => candidateSql(tx, query, opts, task, dims, qlit, indexed);
+  const concepts = variant === 'fused' ? conceptEntryWords(task).join(' ') : '';
+  return (tx) => candidateSql(tx, query, opts, task, concepts, dims, qlit, indexed);
 }
 
 /** Query vectors (as literals, a few kB each) a process keeps per embedder: popular searches recur. */
@@ -216,6 +226,7 @@ function candidateSql(
   query: SearchQuery,
   opts: SearchOptions,
   task: string,
+  concepts: string,
   dims: number,
   qlit: ReturnType<typeof toVectorLiteral>,
   indexed: Set<string> | undefined,
@@ -296,7 +307,19 @@ function candidateSql(
         where ${lw > 0} and r.tq is not null and ${filters} and i.search_document @@ r.tq
         limit ${LEX_POOL}
       ),
-      cand as (select id from vec_pool union select id from lex_pool),
+      con_rare as materialized (
+        -- the selective one-word entries of the query's task concepts, in a title (weight A)
+        select string_agg('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || ''':A', ' | ')::tsquery as tq
+        from unnest(tsvector_to_array(to_tsvector('english', ${concepts}))) t(lexeme)
+        join search_terms s on s.lexeme = t.lexeme
+        where s.df > 0 and s.df <= ${LEX_DF_CAP}
+      ),
+      con_pool as materialized (
+        select i.id from items i, con_rare r
+        where r.tq is not null and ${filters} and i.search_document @@ r.tq
+        limit ${CONCEPT_POOL}
+      ),
+      cand as (select id from vec_pool union select id from lex_pool union select id from con_pool),
       lex as (
         select c.id, sum(q.idf * f.tf * ${k1 + 1}::float8 /
                          (f.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(i.search_document) / (select avgdl from corpus)))) as bm25
@@ -319,7 +342,18 @@ function candidateSql(
           case when i.embedding_dims = ${dimsLit}
                then 1 - (i.embedding::${vt} <=> (select v from qv)) else 0 end as cosine
         from cand c join items i on i.id = c.id left join lex l on l.id = c.id
-      )
+      ),
+      pre as (
+        -- pre-ranking of the candidates (the final ranking refines it); the concept pool's best
+        -- CONCEPT_KEEP join the first CANDIDATES
+        select sc.*, cp.id is not null as con,
+          row_number() over (order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, sc.id) as r
+        from scored sc left join con_pool cp on cp.id = sc.id
+        -- Revision A: payable on at least one chain (checked on the few candidates, not per
+        -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
+        ${opts.payableOnly ? tx`where exists (select 1 from items i where i.id = sc.id and ${sellerPayable(tx)})` : tx``}
+      ),
+      kept as (select p.*, row_number() over (partition by p.con order by p.r) as rc from pre p)
       -- what the final ranking reads; the public projection is read for its results only
       select i.id, i.title, i.description, i.prompt_summary, i.tech_stack,
         coalesce(sc.lexical, 0)::float8 as lexical, sc.cosine::float8 as cosine,
@@ -327,13 +361,9 @@ function candidateSql(
         -- (as text, parsed below: its keys need no renaming, unlike a json column's)
         (select json_build_object('lines', p.lines, 'languages', p.preview->'languages')::text
          from item_previews p where p.item_id = i.id) as code_mix
-      from scored sc join items i on i.id = sc.id
-      -- Revision A: payable on at least one chain (checked on the few candidates, not per
-      -- scanned row); Revision B shows a listing with an empty available_chains (spec 2.1)
-      ${opts.payableOnly ? tx`where ${sellerPayable(tx)}` : tx``}
-      -- pre-ranking of the candidates; the final ranking below refines it
-      order by ${lw}::float8 * coalesce(sc.lexical, 0) + ${cw}::float8 * sc.cosine desc, i.id
-      limit ${CANDIDATES}`,
+      from kept sc join items i on i.id = sc.id
+      where sc.r <= ${CANDIDATES} or (sc.con and sc.rc <= ${CONCEPT_KEEP})
+      order by sc.r`,
   ];
 }
 

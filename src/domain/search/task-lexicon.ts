@@ -154,6 +154,26 @@ export function lexiconConcepts(
 }
 
 /**
+ * The one-word entries of the task concepts a query names, for the candidate stage: a listing whose
+ * title names a concept of the query in a word the query does not use ("kick out people posting
+ * junk" and the Discord moderation bot) is otherwise reached only through a weak vector likeness.
+ * Concepts that name an action ("parse", "validate") are left out: their object decides, and their
+ * words name a step of many tasks. Multi-word entries are left out too: their words alone name
+ * other things ("token" of "token bucket").
+ */
+export function conceptEntryWords(text: string): string[] {
+  const { concepts } = taskLexicon();
+  const named = new Set([...lexiconConcepts(text, true).values()].flat());
+  const out = new Set<string>();
+  for (const c of named) {
+    if (isAction([c])) continue;
+    for (const entry of concepts.get(c.slice(2)) ?? [])
+      if (words(entry).length === 1) out.add(entry);
+  }
+  return [...out];
+}
+
+/**
  * English separable phrasal verbs: a verb and its particle with the verb's object between them
  * ("log users in", "sign people up", "try the same call again", "back my files up") name what the
  * contiguous entry names ("log in", "sign up", "try again", "back up"). An entry of two words whose
