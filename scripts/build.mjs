@@ -2,21 +2,108 @@
 /**
  * The one build of the project, for every path that writes dist/ (`npm run build`, the tests'
  * test/helpers/build.ts, the Dockerfile through `npm run build`): TypeScript (tsconfig.build.json)
- * to dist/, the assets beside it (dist/assets: the console's files, the embedder's word vectors,
- * the demo projects, the agent guides; `npm start` reads them there), then the migrated database
- * template (dist/db-template). `--code`: the first two only.
+ * to dist/, the service bundled for its start (dist/bundle/, see bundle() below), the assets beside
+ * them (dist/assets: the console's files, the embedder's word vectors, the demo projects, the agent
+ * guides; `npm start` reads them there), then the migrated database template (dist/db-template).
+ * `--code`: the first three only; `--bundle-only`: the bundle alone, over tsc's existing output.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, utimesSync } from 'node:fs';
+import { cpSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node = (...args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
 
-node(path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json');
+if (!process.argv.includes('--bundle-only')) {
+  node(path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json');
+}
+await bundle();
+if (process.argv.includes('--bundle-only')) process.exit(0);
 const assets = path.join(root, 'dist/assets');
 cpSync(path.join(root, 'assets'), assets, { recursive: true });
 // a copy over an existing folder leaves its time: dated now, as fresh as the code beside it
 utimesSync(assets, new Date(), new Date());
 if (!process.argv.includes('--code')) node(path.join(root, 'dist/src/db/build-template.js'));
+
+/**
+ * Issue 25 (start time): what `npm start`, `npm run demo` and `worker` load, src/main.ts and all it
+ * imports, as a few ES modules in dist/bundle/ (esbuild), so that a start resolves and reads a
+ * dozen files instead of ~1,300. dist/src/main.js, the entry every script, the Dockerfile and the
+ * benches name, becomes one line that imports dist/bundle/main.js; the rest of dist/src stays as
+ * tsc wrote it, for what the bundle does not hold (the MCP server's dist/mcp, the scan CLI, the
+ * build of the template) and for the worker threads, which load their own modules from it
+ * (./db/parser-baseline, ./db/first-start, ./db/pglite-thread-worker: as before the bundle).
+ *
+ * - every `import.meta.url` in our sources is rewritten to the URL its module has in dist/src, so
+ *   each path found from it (assets, migrations, the template, the worker files, `createRequire`)
+ *   is the same as unbundled. The bundle's files are all in one folder (no chunk folder), so one
+ *   relative path per module holds in whichever file esbuild puts it;
+ * - the lazy imports stay lazy: code splitting makes each dynamic `import()` a file of its own,
+ *   loaded at its first call (test/unit/start-modules.test.ts reads dist/bundle/meta.json);
+ * - packages stay external (resolved from node_modules at run time, as before) when they find
+ *   their own files from their own location (PGlite's wasm, data and extension tarballs; the
+ *   embedder's model), hook module loading (OpenTelemetry's instrumentations), are loaded through
+ *   `createRequire` already (pino-pretty, markdown-it, keccak and secp256k1's native builds,
+ *   spdx-license-list's JSON) or are large, lazily loaded and of no use to a start (the S3 SDK).
+ */
+async function bundle() {
+  const { build } = await import('esbuild');
+  const outdir = path.join(root, 'dist/bundle');
+  const ours = [path.join(root, 'src') + path.sep, path.join(root, 'mcp') + path.sep];
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { main: 'src/main.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    chunkNames: '[name]-[hash]',
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+    external: [
+      '@electric-sql/*',
+      '@energetic-ai/*',
+      '@opentelemetry/*',
+      '@aws-sdk/*',
+      'pino-pretty',
+      '@fastify/ajv-compiler',
+      '@fastify/fast-json-stringify-compiler',
+      'markdown-it',
+      'keccak',
+      'secp256k1',
+      'spdx-license-list',
+    ],
+    // the CommonJS packages bundled (fastify's, pino's...) require node's built-ins
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+    plugins: [
+      {
+        name: 'module-url-as-built',
+        setup(b) {
+          b.onLoad({ filter: /\.ts$/ }, async (args) => {
+            if (!ours.some((dir) => args.path.startsWith(dir))) return undefined;
+            const text = await readFile(args.path, 'utf8');
+            const built = path
+              .relative(outdir, path.join(root, 'dist', path.relative(root, args.path)))
+              .replace(/\.ts$/, '.js')
+              .split(path.sep)
+              .join('/');
+            const url = `new URL(${JSON.stringify(built)}, import.meta.url).href`;
+            return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
+          });
+        },
+      },
+    ],
+  });
+  writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+  writeFileSync(
+    path.join(root, 'dist/src/main.js'),
+    "// the service's entry, bundled (scripts/build.mjs): dist/bundle/main.js\nimport '../bundle/main.js';\n",
+  );
+}

@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const MCP_ENTRY = path.join(ROOT, 'dist/mcp/main.js');
+/** What the built service runs (scripts/build.mjs bundles it after tsc). */
+const BUNDLE_ENTRY = path.join(ROOT, 'dist/bundle/main.js');
 
 async function newestSource(): Promise<number> {
   let newest = 0;
@@ -25,7 +27,7 @@ async function newestSource(): Promise<number> {
  */
 export async function ensureBuilt(): Promise<void> {
   const built = await Promise.all(
-    [MCP_ENTRY, path.join(ROOT, 'dist/assets')].map((f) =>
+    [MCP_ENTRY, BUNDLE_ENTRY, path.join(ROOT, 'dist/assets')].map((f) =>
       stat(f).then(
         (s) => s.mtimeMs,
         () => 0,
@@ -44,7 +46,12 @@ export async function ensureBuilt(): Promise<void> {
  */
 export async function ensureNpmBuild(): Promise<void> {
   const built = await Promise.all(
-    ['dist/src/main.js', 'dist/db-template/manifest.json', 'dist/assets'].map((f) =>
+    [
+      'dist/src/main.js',
+      'dist/bundle/main.js',
+      'dist/db-template/manifest.json',
+      'dist/assets',
+    ].map((f) =>
       stat(path.join(ROOT, f)).then(
         (s) => s.mtimeMs,
         () => 0,
