@@ -17,8 +17,9 @@ import type { Db, Sql, SqlFragment } from './index.js';
  * named prepared statement and the Bind are the ones the tagged statement had
  * (test/integration/prepared-statement.test.ts compares both).
  *
- * Fragments made by postgres.js itself (a `Query`) may sit among recorded ones: a caller's
- * condition, a facilitator's transfer. Identifiers (`sql(name)`) are part of the text; postgres.js's
+ * Fragments made by postgres.js itself (a `Query`) may sit among recorded ones (none of the
+ * completing statement's do: its caller's condition and its facilitator's transfer are built with
+ * the tag they are given). Identifiers (`sql(name)`) are part of the text; postgres.js's
  * other helpers (`sql(object)`, `sql(array)`), whose text depends on their values, are refused.
  */
 

@@ -1,6 +1,5 @@
 import { authorizationTypes } from '@x402/evm';
-import { getAddress, isAddressEqual, type Hex } from 'viem';
-import { z } from 'zod';
+import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import type { PaymentNetwork } from './networks.js';
 import { recoverAuthorizationSigner } from './recovery.js';
 
@@ -11,36 +10,89 @@ import { recoverAuthorizationSigner } from './recovery.js';
  * through the chain's RPC when one is configured. Shared by the guard and the local facilitator.
  */
 
-const uint = z
-  .union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()])
-  .transform((v) => BigInt(v));
-const hexAddress = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/)
-  .transform((a) => getAddress(a));
-const signatureHex = z
-  .string()
-  .regex(/^(0x)?[0-9a-fA-F]+$/)
-  .refine((s) => s.replace(/^0x/, '').length % 2 === 0 && s.replace(/^0x/, '').length >= 130)
-  // Some client libraries emit signatures without the 0x prefix: accept both.
-  .transform((s) => (s.startsWith('0x') ? s : `0x${s}`).toLowerCase() as Hex);
+/** The signed authorization of an `exact` EVM payload, as checked by `parseExactEvmPayload`. */
+export interface Eip3009Authorization {
+  /** Checksummed (EIP-55). */
+  from: Address;
+  /** Checksummed (EIP-55). */
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  /** Lower-case, 32 bytes. */
+  nonce: Hex;
+}
 
-export const ExactEvmPayloadSchema = z.object({
-  signature: signatureHex,
-  authorization: z.object({
-    from: hexAddress,
-    to: hexAddress,
-    value: uint,
-    validAfter: uint,
-    validBefore: uint,
-    nonce: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/)
-      .transform((n) => n.toLowerCase() as Hex),
-  }),
-});
-export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadSchema>;
-export type Eip3009Authorization = ExactEvmPayload['authorization'];
+export interface ExactEvmPayload {
+  /** Lower-case, `0x`-prefixed (some clients send it without). */
+  signature: Hex;
+  authorization: Eip3009Authorization;
+}
+
+/*
+ * The payload checked by hand, as the zod 4 schema it replaced checked it (every paid request
+ * parses one, twice where a facilitator checks it again; the schema cost several times the check):
+ * an object (not an array, any prototype), its fields read once each in the schema's order, every
+ * one read before the verdict as zod's object parse does, unknown keys dropped. The unit test keeps
+ * that schema (test/helpers/zod-exact-evm-payload.ts) and compares both on valid and hostile
+ * payloads (test/unit/x402-exact-payload.test.ts).
+ */
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const UINT = /^\d{1,78}$/;
+/** `z.union([z.string().regex(UINT), z.number().int().nonnegative()])` then `BigInt`. */
+function uint(v: unknown): bigint | undefined {
+  if (typeof v === 'string') return UINT.test(v) ? BigInt(v) : undefined;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  return undefined;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const address = (v: unknown): Address | undefined =>
+  typeof v === 'string' && ADDRESS.test(v) ? getAddress(v) : undefined;
+
+// Some client libraries emit signatures without the 0x prefix: accept both.
+const SIGNATURE = /^(0x)?[0-9a-fA-F]+$/;
+function signatureHex(v: unknown): Hex | undefined {
+  if (typeof v !== 'string' || !SIGNATURE.test(v)) return undefined;
+  const prefixed = v.startsWith('0x');
+  const digits = v.length - (prefixed ? 2 : 0);
+  if (digits % 2 !== 0 || digits < 130) return undefined;
+  return (prefixed ? v : `0x${v}`).toLowerCase() as Hex;
+}
+
+const NONCE = /^0x[0-9a-fA-F]{64}$/;
+
+function check(payload: unknown): ExactEvmPayload | undefined {
+  if (!isObject(payload)) return undefined;
+  const sig = payload.signature;
+  const auth = payload.authorization;
+  const signature = signatureHex(sig);
+  if (!isObject(auth)) return undefined;
+  const { from, to, value, validAfter, validBefore, nonce } = auth;
+  if (signature === undefined) return undefined;
+  const a = {
+    from: address(from),
+    to: address(to),
+    value: uint(value),
+    validAfter: uint(validAfter),
+    validBefore: uint(validBefore),
+    nonce:
+      typeof nonce === 'string' && NONCE.test(nonce) ? (nonce.toLowerCase() as Hex) : undefined,
+  };
+  if (
+    a.from === undefined ||
+    a.to === undefined ||
+    a.value === undefined ||
+    a.validAfter === undefined ||
+    a.validBefore === undefined ||
+    a.nonce === undefined
+  ) {
+    return undefined;
+  }
+  return { signature, authorization: a as Eip3009Authorization };
+}
 
 // The guard parses a payload, then hands the facilitator the object it built from the result:
 // remember that object's parse, so the second look costs nothing (objects only, never mutated).
@@ -49,8 +101,7 @@ const parsed = new WeakMap<object, ExactEvmPayload>();
 export function parseExactEvmPayload(payload: unknown): ExactEvmPayload | undefined {
   const known = typeof payload === 'object' && payload !== null ? parsed.get(payload) : undefined;
   if (known) return known;
-  const r = ExactEvmPayloadSchema.safeParse(payload);
-  return r.success ? r.data : undefined;
+  return check(payload);
 }
 
 /** The `payload` of a verified payment (normalised signature, the signed authorization as sent). */

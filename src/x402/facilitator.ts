@@ -11,6 +11,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { SettleError, VerifyError } from '@x402/core/types';
+import type { Sql } from '../db/index.js';
 import type { Piece } from '../db/pieces.js';
 import {
   decodeEventLog,
@@ -62,7 +63,11 @@ export interface Facilitator extends FacilitatorClient {
  * unique or check violation), so nothing moves unless everything commits.
  */
 export interface InlineSettlement {
-  transfer: Piece<'ledger_transfer', 'ledger_gate'>;
+  /**
+   * Built with the tag of the statement it joins (the purchase records its fragments instead of
+   * making postgres.js queries: src/db/statement.ts), like the operation's own pieces.
+   */
+  transfer(sql: Sql): Piece<'ledger_transfer', 'ledger_gate'>;
   /** What the facilitator answers once the statement committed. */
   response: SettleResponse;
 }

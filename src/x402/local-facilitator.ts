@@ -191,7 +191,7 @@ export class LocalFacilitator implements Facilitator {
     const t = transferOf(c, `0x${randomBytes(32).toString('hex')}`, 'confirmed');
     if (t.value <= 0 || t.payer === t.payTo) return undefined;
     return {
-      transfer: ledgerWrites(this.sql, this.opts.startBalanceMicro, t, false),
+      transfer: (sql) => ledgerWrites(sql, this.opts.startBalanceMicro, t, false),
       response: {
         success: true,
         transaction: t.transaction,

@@ -9,7 +9,8 @@
  *             typed by postgres.js as `sql.unsafe` does
  * Both end with postgres.js's statement signature (types + text), which it builds either way.
  * Beside them, the payment header's payload (an official client's, decoded) checked by the zod 4
- * schema that src/x402/payload-schema.ts replaced (kept here to price it) and by that hand check.
+ * schema that src/x402/payload-schema.ts replaced (kept here to price it) and by that hand check,
+ * and its exact EVM payload by the zod schema and the hand check of src/x402/eip3009.ts.
  * Prints µs per statement (CPU of the loop, interleaved rounds, median) and the texts' equality.
  */
 import type { Sql, SqlFragment } from '../../src/db/index.js';
@@ -20,8 +21,10 @@ import type { Fulfilment } from '../../src/domain/payments/fulfilment.js';
 // @ts-expect-error untyped internals
 import { handleValue, stringify } from '../../node_modules/postgres/src/types.js';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
+import { parseExactEvmPayload } from '../../src/x402/eip3009.js';
 import { parsePaymentPayloadV2 } from '../../src/x402/payload-schema.js';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
+import { ZodExactEvmPayload } from '../helpers/zod-exact-evm-payload.js';
 import { ZodPaymentPayloadV2 } from '../helpers/zod-payment-payload.js';
 import { Driver, median } from './load.js';
 import { paidServer } from './paid-server.js';
@@ -104,9 +107,22 @@ const [header] = await signHeaders([newWallet()], required, required.accepts[0]!
 const decoded = decodePaymentSignatureHeader(header!);
 if (JSON.stringify(ZodPayload.parse(decoded)) !== JSON.stringify(parsePaymentPayloadV2(decoded)))
   throw new Error('the payload checks differ');
+// the same for its exact EVM payload (src/x402/eip3009.ts; test/unit/x402-exact-payload.test.ts)
+const exact = decoded.payload;
+if (
+  JSON.stringify(ZodExactEvmPayload.parse(exact), (_, v: unknown) =>
+    typeof v === 'bigint' ? `${v}` : v,
+  ) !==
+  JSON.stringify(parseExactEvmPayload(exact), (_, v: unknown) =>
+    typeof v === 'bigint' ? `${v}` : v,
+  )
+)
+  throw new Error('the exact payload checks differ');
 const payloadChecks = {
   'payload zod': () => ZodPayload.safeParse(decoded),
   'payload by hand': () => parsePaymentPayloadV2(decoded),
+  'exact zod': () => ZodExactEvmPayload.safeParse(exact),
+  'exact by hand': () => parseExactEvmPayload(exact),
 };
 
 const cpu = () => {

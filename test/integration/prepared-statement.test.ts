@@ -205,6 +205,8 @@ describe('the completing statements as served', () => {
         // the statement was recorded (no postgres.js `Query` of its own) and sent prepared
         expect(trees.length, name).toBeGreaterThan(5);
         const tree = trees.at(-1)!;
+        // every fragment recorded, the facilitator's transfer and the sale's condition included
+        expect(queriesIn(tree), name).toBe(0);
         // the same fragments as tagged postgres.js queries, in a transaction rolled back
         const tagged = await sent(() =>
           sql.begin(async (tx) => {
@@ -222,6 +224,14 @@ describe('the completing statements as served', () => {
     expect(await moneyOf(sql, buyer.address, item.itemId)).toEqual({ transfers: 4, orders: 4 });
   });
 });
+
+/** How many postgres.js `Query` objects (a `Promise` subclass each) sit in a recorded tree. */
+function queriesIn(f: unknown): number {
+  if (Array.isArray(f)) return f.reduce((n: number, x) => n + queriesIn(x), 0);
+  const r = f as { strings?: TemplateStringsArray; args?: unknown[] } | undefined;
+  if (!r || typeof r !== 'object' || !Array.isArray(r.args)) return 0;
+  return (r instanceof Promise ? 1 : 0) + queriesIn(r.args);
+}
 
 /** A recorded tree as postgres.js's own fragments (what the tagged path builds). */
 function toQuery(tag: Db, f: unknown): unknown {

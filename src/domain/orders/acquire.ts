@@ -291,13 +291,8 @@ async function acquireOnce(
     freshLinks: mode.freshLinks,
     // the same signature buys this item, on the chain asked for, for this buyer, and nothing else
     request: { item_id: item.id, chain: body.chain ?? null, buyer_id: mode.buyerId ?? null },
-    claimCondition: saleStillValid(
-      deps.sql,
-      item,
-      payment.chain,
-      payment.requirement.payTo,
-      payment.amount,
-    ),
+    claimCondition: (sql) =>
+      saleStillValid(sql, item, payment.chain, payment.requirement.payTo, payment.amount),
   });
   return {
     response: await purchaseAnswer(deps, item, mode, done.result, !done.replayed),

@@ -55,9 +55,9 @@ export function completion(sql: Sql, how: Completing, fulfil: Fulfilment): Compl
       context: claim.context,
     });
     const recorded = Pieces.given()
-      .then(precondition(sql, claim.condition))
+      .then(precondition(sql, claim.condition?.(sql)))
       .then(nonceClaim(sql, p))
-      .then(settlement.transfer)
+      .then(settlement.transfer(sql))
       .then(paidInline(sql, id))
       .join(pieces.leadingWith(OPERATION_LEAD))
       .then(recordInserted(sql, claim, settlement, result));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Sql } from '../../db/index.js';
 import type { VerifiedPayment } from '../../x402/guard.js';
 import type { JsonObject, SqlFragment } from './fulfilment.js';
 import type { PaymentRow } from './rows.js';
@@ -34,9 +35,10 @@ export interface RunInput<C extends JsonObject> {
   /**
    * A boolean SQL expression re-checked inside the claim statement (e.g. the item is still sold
    * on these terms): when false nothing is claimed, settled or written and `run` throws
-   * `ClaimConditionFailed`, so the caller can answer from fresh data.
+   * `ClaimConditionFailed`, so the caller can answer from fresh data. Built with the tag of the
+   * statement it joins (the completing one records its fragments: src/db/statement.ts).
    */
-  claimCondition?: SqlFragment;
+  claimCondition?: (sql: Sql) => SqlFragment;
   /**
    * What makes two requests the same one, beyond the operation, route and requirement (which
    * always count): a listing's archive digest and metadata, a purchase's item, chain and buyer.

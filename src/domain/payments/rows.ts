@@ -60,8 +60,8 @@ export interface ClaimInput {
   operation: string;
   payment: VerifiedPayment;
   context: JsonObject;
-  /** A boolean SQL expression re-checked inside the claim statement. */
-  condition?: SqlFragment;
+  /** A boolean SQL expression re-checked inside the claim statement, built with its tag. */
+  condition?: (sql: Sql) => SqlFragment;
   /** What the authorization is used for (hex SHA-256): a replay must match it. */
   requestDigest: string;
 }

@@ -91,7 +91,7 @@ export class PaymentStore {
       : sql``;
     const [row] = await sql<Array<PaymentRow & { claimAllowed: boolean }>>`
       with pre as (
-        select (${input.condition ?? sql`true`}) as ok
+        select (${input.condition?.(sql) ?? sql`true`}) as ok
       ), claimed as (
         ${nonceInsert(sql, 'paid', p, { when: sql`(select ok from pre)`, onConflict: 'do nothing', returning: true })}
       ), ins as (
