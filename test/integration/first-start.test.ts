@@ -1,14 +1,27 @@
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createReadStream, existsSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import {
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { servedDataDir } from '../../src/db/first-start.js';
+import { openDatabase } from '../../src/db/index.js';
 import { findTemplate, unpackTemplate } from '../../src/db/template.js';
 import { ensureBuilt, ROOT } from '../helpers/build.js';
 import { captureLogs } from '../helpers/logs.js';
@@ -96,6 +109,136 @@ describe.skipIf(ON_POSTGRES)('the template unpacked', () => {
       expect((await stat(path.join(target, name))).mode & 0o777, name).toBe(0o600);
     for (const [name, bytes] of expected)
       expect(readFileSync(path.join(target, name)).equals(bytes), name).toBe(true);
+    expect(existsSync(`${target}.unpacking`)).toBe(false);
+  }, 120_000);
+});
+
+/** FileHandle's prototype (node:fs/promises does not export the class). */
+async function fileHandlePrototype(file: string): Promise<{ sync: () => Promise<void> }> {
+  const probe = await open(file, 'r');
+  await probe.close();
+  return Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+}
+
+describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
+  it('every file and every directory made is synced, each directory after what is in it, before the rename makes it the database', async () => {
+    const found = await findTemplate();
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    const target = path.join(await tempDir(), 'pg');
+    const scratch = `${target}.unpacking`;
+    // each sync, by the path it was made under, and whether the database existed once it was done
+    const synced: { file: string; made: boolean }[] = [];
+    const proto = await fileHandlePrototype(found.tarball);
+    const sync = proto.sync;
+    const spy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: FileHandle) {
+      const file = readlinkSync(`/proc/self/fd/${this.fd}`);
+      await sync.call(this);
+      synced.push({ file, made: existsSync(target) });
+    });
+    try {
+      await unpackTemplate(found.tarball, target);
+    } finally {
+      spy.mockRestore();
+    }
+    const entries = await readdir(target, { recursive: true, withFileTypes: true });
+    const before = (e: { parentPath: string; name: string }) =>
+      path.join(scratch, path.relative(target, path.join(e.parentPath, e.name)));
+    const files = entries.filter((e) => e.isFile()).map(before);
+    const dirs = [scratch, ...entries.filter((e) => e.isDirectory()).map(before)];
+    expect(dirs.length).toBeGreaterThan(10);
+    const at = (file: string) => synced.findIndex((s) => s.file === file && !s.made);
+    for (const file of [...files, ...dirs]) expect(at(file), file).toBeGreaterThanOrEqual(0);
+    for (const dir of dirs) {
+      const inside = [...files, ...dirs].filter((f) => path.dirname(f) === dir);
+      for (const f of inside) expect(at(f), `${f} before ${dir}`).toBeLessThan(at(dir));
+    }
+    // and the rename itself, once made
+    expect(synced.at(-1)).toEqual({ file: path.dirname(target), made: true });
+  }, 120_000);
+
+  it('the directories made for DATA_DIR are synced too, before the database is made in them', async () => {
+    const found = await findTemplate();
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    const root = await tempDir();
+    const dataDir = path.join(root, 'made', 'data');
+    const target = path.join(dataDir, 'pg');
+    const synced: { file: string; made: boolean }[] = [];
+    const proto = await fileHandlePrototype(found.tarball);
+    const sync = proto.sync;
+    const spy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: FileHandle) {
+      const file = readlinkSync(`/proc/self/fd/${this.fd}`);
+      await sync.call(this);
+      synced.push({ file, made: existsSync(target) });
+    });
+    try {
+      const db = await openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }));
+      await db.close();
+    } finally {
+      spy.mockRestore();
+    }
+    // each made one (the entry below it) and the one it was made in (its own entry)
+    for (const dir of [dataDir, path.dirname(dataDir), root])
+      expect(synced, dir).toContainEqual({ file: dir, made: false });
+  }, 120_000);
+
+  it('killed part way, it leaves no database: the next start removes what it left and makes a whole one', async () => {
+    const found = await findTemplate();
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    await ensureBuilt();
+    const dataDir = await tempDir();
+    const target = path.join(dataDir, 'pg');
+    // the built unpacking, its syncs held from the 100th on (the files are being written), killed there
+    const script = `
+      import { open } from 'node:fs/promises';
+      const { unpackTemplate } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/src/db/template.js')).href)});
+      const probe = await open(${JSON.stringify(found.tarball)}, 'r');
+      await probe.close();
+      const proto = Object.getPrototypeOf(probe);
+      const sync = proto.sync;
+      let n = 0;
+      proto.sync = function () {
+        if (++n < 100) return sync.call(this);
+        if (n === 100) process.stdout.write('held\\n');
+        return new Promise(() => {});
+      };
+      await unpackTemplate(${JSON.stringify(found.tarball)}, ${JSON.stringify(target)});`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = once(child, 'exit');
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    await Promise.race([
+      (async () => {
+        while (!out.includes('held')) await once(child.stdout, 'data');
+      })(),
+      exited.then(() => Promise.reject(new Error('the unpacking ended before it was held'))),
+    ]);
+    child.kill('SIGKILL');
+    await exited;
+    // half made, under its scratch name only: nothing a start would take for a database
+    expect(existsSync(target)).toBe(false);
+    const left = await readdir(`${target}.unpacking`, { recursive: true });
+    expect(left.length).toBeGreaterThan(50);
+    const logs = captureLogs();
+    const db = await openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }), {
+      logger: logs.logger,
+    });
+    try {
+      expect(logs.lines.map((l) => l.msg)).toContain(
+        'first start: creating the embedded database from its template',
+      );
+      const [{ n } = { n: 0 }] = await db.sql<
+        { n: number }[]
+      >`select count(*)::int as n from schema_migrations`;
+      expect(n).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+    }
     expect(existsSync(`${target}.unpacking`)).toBe(false);
   }, 120_000);
 });
