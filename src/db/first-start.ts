@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { isServingCommand } from '../command-names.js';
 import { madeDirectories } from './durable-dirs.js';
 import { lockDataDir, type Lock } from './lock.js';
 
@@ -12,7 +13,8 @@ import { lockDataDir, type Lock } from './lock.js';
  * The process entry (src/main.ts) of a serving command that will open the embedded database on
  * disk takes the directory's lock and begins that work on a thread of its own, before it loads the
  * rest of the service; openDatabase (./index.ts) adopts the lock and the directory made. Node
- * built-ins, ./lock.ts and ./durable-dirs.ts only are loaded here, before the thread starts.
+ * built-ins, ./lock.ts, ./durable-dirs.ts and ../command-names.ts only are loaded here, before the
+ * thread starts.
  */
 
 /** What the early start did, for openDatabase to adopt. */
@@ -25,7 +27,6 @@ export interface EarlyDataDir {
 
 let begun: { dataDir: string; done: Promise<EarlyDataDir> } | undefined;
 
-const SERVING = ['serve', 'demo', 'worker'];
 const OFF = ['false', '0', 'no'];
 
 /**
@@ -38,7 +39,7 @@ export function servedDataDir(
   command: string,
   env: Record<string, string | undefined>,
 ): string | undefined {
-  if (!SERVING.includes(command)) return undefined;
+  if (!isServingCommand(command)) return undefined;
   if (env.DATABASE_URL) return undefined;
   // anything but an explicit "off" is left to the configuration (in memory, or an error it reports)
   if (env.EMBEDDED_DB_IN_MEMORY && !OFF.includes(env.EMBEDDED_DB_IN_MEMORY)) return undefined;
