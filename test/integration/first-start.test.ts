@@ -21,7 +21,7 @@ import tar from 'tar-stream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { servedDataDir } from '../../src/db/first-start.js';
-import { openDatabase } from '../../src/db/index.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
 import { findTemplate, unpackTemplate } from '../../src/db/template.js';
 import { ensureBuilt, ROOT } from '../helpers/build.js';
 import { captureLogs } from '../helpers/logs.js';
@@ -113,11 +113,51 @@ describe.skipIf(ON_POSTGRES)('the template unpacked', () => {
   }, 120_000);
 });
 
-/** FileHandle's prototype (node:fs/promises does not export the class). */
-async function fileHandlePrototype(file: string): Promise<{ sync: () => Promise<void> }> {
-  const probe = await open(file, 'r');
+/**
+ * Opens the database with `open` (given the logger) and checks it was made from the template now
+ * and holds the migrations; closes it.
+ */
+async function opensMadeFromTemplate(
+  open: (logger: ReturnType<typeof captureLogs>['logger']) => Promise<{
+    sql: Database['sql'];
+    close: () => Promise<void>;
+  }>,
+): Promise<void> {
+  const logs = captureLogs();
+  const db = await open(logs.logger);
+  try {
+    expect(logs.lines.map((l) => l.msg)).toContain(
+      'first start: creating the embedded database from its template',
+    );
+    const [{ n } = { n: 0 }] = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from schema_migrations`;
+    expect(n).toBeGreaterThan(0);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Records every FileHandle sync from now (node:fs/promises does not export the class: its
+ * prototype is taken from a handle): the path it was made under, and whether `target` existed
+ * once it was done. `restore` ends the recording.
+ */
+async function recordSyncs(
+  anyFile: string,
+  target: string,
+): Promise<{ synced: { file: string; made: boolean }[]; restore: () => void }> {
+  const probe = await open(anyFile, 'r');
   await probe.close();
-  return Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  const sync = proto.sync;
+  const synced: { file: string; made: boolean }[] = [];
+  const spy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: FileHandle) {
+    const file = readlinkSync(`/proc/self/fd/${this.fd}`);
+    await sync.call(this);
+    synced.push({ file, made: existsSync(target) });
+  });
+  return { synced, restore: () => spy.mockRestore() };
 }
 
 describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
@@ -127,19 +167,11 @@ describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
     if (!found.ok) return;
     const target = path.join(await tempDir(), 'pg');
     const scratch = `${target}.unpacking`;
-    // each sync, by the path it was made under, and whether the database existed once it was done
-    const synced: { file: string; made: boolean }[] = [];
-    const proto = await fileHandlePrototype(found.tarball);
-    const sync = proto.sync;
-    const spy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: FileHandle) {
-      const file = readlinkSync(`/proc/self/fd/${this.fd}`);
-      await sync.call(this);
-      synced.push({ file, made: existsSync(target) });
-    });
+    const { synced, restore } = await recordSyncs(found.tarball, target);
     try {
       await unpackTemplate(found.tarball, target);
     } finally {
-      spy.mockRestore();
+      restore();
     }
     const entries = await readdir(target, { recursive: true, withFileTypes: true });
     const before = (e: { parentPath: string; name: string }) =>
@@ -164,19 +196,12 @@ describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
     const root = await tempDir();
     const dataDir = path.join(root, 'made', 'data');
     const target = path.join(dataDir, 'pg');
-    const synced: { file: string; made: boolean }[] = [];
-    const proto = await fileHandlePrototype(found.tarball);
-    const sync = proto.sync;
-    const spy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: FileHandle) {
-      const file = readlinkSync(`/proc/self/fd/${this.fd}`);
-      await sync.call(this);
-      synced.push({ file, made: existsSync(target) });
-    });
+    const { synced, restore } = await recordSyncs(found.tarball, target);
     try {
       const db = await openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }));
       await db.close();
     } finally {
-      spy.mockRestore();
+      restore();
     }
     // each made one (the entry below it) and the one it was made in (its own entry)
     for (const dir of [dataDir, path.dirname(dataDir), root])
@@ -224,21 +249,9 @@ describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
     expect(existsSync(target)).toBe(false);
     const left = await readdir(`${target}.unpacking`, { recursive: true });
     expect(left.length).toBeGreaterThan(50);
-    const logs = captureLogs();
-    const db = await openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }), {
-      logger: logs.logger,
-    });
-    try {
-      expect(logs.lines.map((l) => l.msg)).toContain(
-        'first start: creating the embedded database from its template',
-      );
-      const [{ n } = { n: 0 }] = await db.sql<
-        { n: number }[]
-      >`select count(*)::int as n from schema_migrations`;
-      expect(n).toBeGreaterThan(0);
-    } finally {
-      await db.close();
-    }
+    await opensMadeFromTemplate((logger) =>
+      openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }), { logger }),
+    );
     expect(existsSync(`${target}.unpacking`)).toBe(false);
   }, 120_000);
 });
@@ -254,22 +267,10 @@ describe.skipIf(ON_POSTGRES)('a first start begun by the process entry', () => {
       pid: process.pid,
       dir: realpathSync(dataDir),
     });
-    const logs = captureLogs();
     // without the adoption this process's own lock would refuse it ("in use by process <self>")
-    const opened = await db.openDatabase(config.loadConfig({ DATA_DIR: dataDir }), {
-      logger: logs.logger,
-    });
-    try {
-      expect(logs.lines.map((l) => l.msg)).toContain(
-        'first start: creating the embedded database from its template',
-      );
-      const [{ n } = { n: 0 }] = await opened.sql<
-        { n: number }[]
-      >`select count(*)::int as n from schema_migrations`;
-      expect(n).toBeGreaterThan(0);
-    } finally {
-      await opened.close();
-    }
+    await opensMadeFromTemplate((logger) =>
+      db.openDatabase(config.loadConfig({ DATA_DIR: dataDir }), { logger }),
+    );
     expect(existsSync(path.join(dataDir, 'embedded-db.pid'))).toBe(false);
     // taken once
     expect(early.takeFirstStart(pg)).toBeUndefined();
