@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { COMMANDS, ONE_SHOT_COMMANDS } from './command-names.js';
 import { ConfigError, loadConfig, StartupError, type Config } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
@@ -24,28 +25,6 @@ import {
   withdrawOverApi,
 } from './operator-api.js';
 
-const COMMANDS = [
-  'serve',
-  'worker',
-  'migrate',
-  'reindex',
-  'previews',
-  'demo',
-  'unresolved-payments',
-  'moderate',
-  'attestation-withdraw',
-];
-
-/** Commands that do their work and exit, with results on stdout (the others serve until stopped). */
-const ONE_SHOT = [
-  'migrate',
-  'reindex',
-  'previews',
-  'unresolved-payments',
-  'moderate',
-  'attestation-withdraw',
-];
-
 /** A one-shot command's result: one JSON object on its own line of stdout. */
 function printResult(result: object): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -63,7 +42,7 @@ async function main(command: string, args: string[]): Promise<void> {
   const config = loadConfig(process.env);
   // A one-shot command's stdout carries its results only (JSON lines a script parses): its log
   // lines go to stderr. serve, worker and demo log to stdout, as a container's log.
-  const logger = createLogger(config, ONE_SHOT.includes(command) ? 2 : 1);
+  const logger = createLogger(config, ONE_SHOT_COMMANDS.includes(command) ? 2 : 1);
 
   switch (command) {
     case 'migrate': {

@@ -1,4 +1,4 @@
-import { isAddressEqual, verifyTypedData, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { ScanAttestation } from '../wire/previews.js';
 import type { CatalogClient } from './catalog.js';
 
@@ -7,12 +7,14 @@ import type { CatalogClient } from './catalog.js';
  * is one of the marketplace's attestation keys' (`signers`: its current address and the retired
  * ones that still sign stored reports, from /api/v1/skills), the statement is about this item,
  * and, once downloaded (`sha256`), it names the archive that was downloaded. Returns what is
- * wrong, or undefined.
+ * wrong, or undefined. viem loads at the first check (about 340 modules): the MCP server's start,
+ * which imports this for its buying tools, does not wait for it.
  */
 export async function scanReportProblem(
   a: ScanAttestation,
   expected: { signers: readonly string[]; itemId: string; sha256?: string | undefined },
 ): Promise<string | undefined> {
+  const { isAddressEqual, verifyTypedData } = await import('viem');
   if (!expected.signers.some((s) => isAddressEqual(a.signer as Hex, s as Hex)))
     return `signed by ${a.signer}, which is not one of the marketplace's published attestation addresses (${expected.signers.join(', ')})`;
   const m = a.typed_data.message;
@@ -42,6 +44,7 @@ export async function publishedScanReportProblem(
   a: ScanAttestation,
   expected: { itemId: string; sha256?: string | undefined },
 ): Promise<string | undefined> {
+  const { isAddressEqual } = await import('viem');
   let signers = await catalog.attestationSigners();
   // not the current key: read the list again, as a rotation since may have added it, or the
   // marketplace may have withdrawn it (a retired key read earlier must not vouch for a report)

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { isServingCommand } from '../command-names.js';
+import { madeDirectories } from './durable-dirs.js';
 import { lockDataDir, type Lock } from './lock.js';
 
 /**
@@ -11,7 +13,8 @@ import { lockDataDir, type Lock } from './lock.js';
  * The process entry (src/main.ts) of a serving command that will open the embedded database on
  * disk takes the directory's lock and begins that work on a thread of its own, before it loads the
  * rest of the service; openDatabase (./index.ts) adopts the lock and the directory made. Node
- * built-ins and ./lock.ts only are loaded here, before the thread starts.
+ * built-ins, ./lock.ts, ./durable-dirs.ts and ../command-names.ts only are loaded here, before the
+ * thread starts.
  */
 
 /** What the early start did, for openDatabase to adopt. */
@@ -24,7 +27,6 @@ export interface EarlyDataDir {
 
 let begun: { dataDir: string; done: Promise<EarlyDataDir> } | undefined;
 
-const SERVING = ['serve', 'demo', 'worker'];
 const OFF = ['false', '0', 'no'];
 
 /**
@@ -37,18 +39,22 @@ export function servedDataDir(
   command: string,
   env: Record<string, string | undefined>,
 ): string | undefined {
-  if (!SERVING.includes(command)) return undefined;
+  if (!isServingCommand(command)) return undefined;
   if (env.DATABASE_URL) return undefined;
   // anything but an explicit "off" is left to the configuration (in memory, or an error it reports)
   if (env.EMBEDDED_DB_IN_MEMORY && !OFF.includes(env.EMBEDDED_DB_IN_MEMORY)) return undefined;
   return path.resolve(env.DATA_DIR || './data', 'pg');
 }
 
-/** What the unpacking thread runs: the template's own findTemplate and unpackTemplate. */
+/**
+ * What the unpacking thread runs: the template's own syncDirectories (for the directories the entry
+ * made on the way to the data directory), findTemplate and unpackTemplate.
+ */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 import(workerData.template)
   .then(async (t) => {
+    await t.syncDirectories(workerData.madeDirs);
     const found = await t.findTemplate();
     if (!found.ok) return { made: false };
     await t.unpackTemplate(found.tarball, workerData.dataDir);
@@ -73,8 +79,11 @@ export function beginFirstStart(dataDir: string): void {
   // synchronously: the modules about to load hold the event loop, so no callback would run before
   // they are loaded, and the thread must start now
   let lock: Lock;
+  let madeDirs: string[];
   try {
-    mkdirSync(path.dirname(dataDir), { recursive: true });
+    const parent = path.dirname(dataDir);
+    // the ones made now are synced on the thread, with the database's own directories
+    madeDirs = madeDirectories(parent, mkdirSync(parent, { recursive: true }));
     lock = lockDataDir(dataDir);
   } catch {
     return;
@@ -84,14 +93,14 @@ export function beginFirstStart(dataDir: string): void {
   // checked again under the lock: another process may have made it meanwhile
   const done = existsSync(version)
     ? Promise.resolve(false)
-    : unpackOnThread(dataDir).catch(() => false);
+    : unpackOnThread(dataDir, madeDirs).catch(() => false);
   begun = { dataDir, done: done.then((made) => ({ release, made })) };
 }
 
-async function unpackOnThread(dataDir: string): Promise<boolean> {
+async function unpackOnThread(dataDir: string, madeDirs: string[]): Promise<boolean> {
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { template: new URL('./template.js', import.meta.url).href, dataDir },
+    workerData: { template: new URL('./template.js', import.meta.url).href, dataDir, madeDirs },
   });
   try {
     return await new Promise<boolean>((resolve, reject) => {

@@ -11,6 +11,7 @@ import { takeFirstStart } from './first-start.js';
 import { lockDataDir, lockFile, lockHolder } from './lock.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
 import { inProcess, pgliteSocket } from './pglite-wire.js';
+import { madeDirectories, syncDirectories } from './durable-dirs.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
 
 /** A piece of SQL built with the tagged template, placed inside another statement. */
@@ -99,7 +100,8 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   let releaseLock = async () => {};
   let loadDataDir = opts.template;
   if (!config.EMBEDDED_DB_IN_MEMORY) {
-    await mkdir(config.DATA_DIR, { recursive: true });
+    const made = await mkdir(config.DATA_DIR, { recursive: true });
+    await syncDirectories(madeDirectories(config.DATA_DIR, made));
     dataDir = path.resolve(config.DATA_DIR, 'pg');
     // the process entry may have locked and made it already, while the modules loaded (./first-start.ts)
     const early = await takeFirstStart(dataDir);

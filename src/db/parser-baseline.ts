@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
+import { isServingCommand } from '../command-names.js';
 
 /**
  * PGlite's SQL parser on V8's baseline compiler (issue 25).
@@ -272,7 +273,7 @@ export function opensHintedDatabase(
   env: Record<string, string | undefined>,
   execArgv: readonly string[] = process.execArgv,
 ): boolean {
-  if (!['serve', 'demo', 'worker'].includes(command)) return false;
+  if (!isServingCommand(command)) return false;
   if (env.DATABASE_URL) return false;
   if (['false', '0', 'no'].includes(env.EMBEDDED_DB_PARSER_BASELINE ?? '')) return false;
   return hintFlagsGiven(execArgv);

@@ -7,7 +7,11 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
+import { fsync, syncDirectories } from './durable-dirs.js';
 import { MIGRATIONS_DIR } from './migrations-dir.js';
+
+/** For the first start's unpacking thread (./first-start.ts), which loads this module only. */
+export { syncDirectories };
 
 /**
  * An initialised data directory with every migration applied, shipped with the build, so that a
@@ -109,13 +113,21 @@ const WRITE_LANES = 16;
  * Unpacks the template into `target`, which must not exist yet: into a sibling directory first,
  * then renamed, so a crash part way leaves no half-made database behind (only a scratch directory
  * the next start removes). Each file is written and synced while the next ones are unpacked (at
- * most WRITE_LANES at once, the unpacking waits for a lane): every file is durable before the
- * rename makes the directory the database, and the disk's waits overlap the unpacking's work.
+ * most WRITE_LANES at once, the unpacking waits for a lane); then every directory made is synced,
+ * a directory after those below it, so that each file's and each directory's entry is durable
+ * before the rename makes the directory the database (as Postgres's durable_rename and
+ * fsync_pgdata order them), and the rename itself once the parent is synced. The disk's waits
+ * for the files overlap the unpacking's work.
  */
 export async function unpackTemplate(tarball: string, target: string): Promise<void> {
   const scratch = `${target}.unpacking`;
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { mode: 0o700 });
+  // every directory below the scratch one that an entry lives in or is (made on the way)
+  const dirs = new Set<string>();
+  const inside = (dir: string) => {
+    for (; dir !== scratch && !dirs.has(dir); dir = path.dirname(dir)) dirs.add(dir);
+  };
   const extract = tar.extract();
   const writing = new Set<Promise<void>>();
   let failed: { error: unknown } | undefined;
@@ -141,6 +153,7 @@ export async function unpackTemplate(tarball: string, target: string): Promise<v
       return next(new Error(`unexpected entry in the database template: ${header.name}`));
     }
     if (header.type === 'directory') {
+      inside(dest);
       mkdir(dest, { recursive: true, mode: 0o700 }).then(() => {
         stream.resume();
         next();
@@ -155,6 +168,7 @@ export async function unpackTemplate(tarball: string, target: string): Promise<v
     stream.on('data', (c: unknown) => chunks.push(c as Buffer));
     stream.on('error', next);
     stream.on('end', () => {
+      inside(path.dirname(dest));
       write(dest, chunks);
       lane().then(() => next(), next);
     });
@@ -166,7 +180,7 @@ export async function unpackTemplate(tarball: string, target: string): Promise<v
     await Promise.all(writing);
   }
   if (failed) throw failed.error;
-  await fsync(scratch);
+  await syncDirectories([...dirs, scratch]);
   await rename(scratch, target);
   await fsync(path.dirname(target));
 }
@@ -239,15 +253,6 @@ async function atomicWrite(file: string, data: Buffer | string): Promise<void> {
   const partial = `${file}.${process.pid}`;
   await writeFile(partial, data);
   await rename(partial, file);
-}
-
-async function fsync(file: string): Promise<void> {
-  const handle = await open(file, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 function sha256(bytes: Buffer): string {

@@ -131,13 +131,15 @@ it('--http beyond loopback refuses to start without MCP_HTTP_TOKEN, and then req
   });
   let logs = '';
   refused.stderr.on('data', (c: Buffer) => (logs += c.toString()));
-  const [code] = (await once(refused, 'exit')) as [number];
-  expect(code).toBe(1);
-  expect(logs).toContain('MCP_HTTP_TOKEN: required when MCP_HTTP_HOST is not loopback');
-
+  const exited = once(refused, 'exit');
+  // the one given a token starts meanwhile (each start is mostly loading modules)
   const token = 'a'.repeat(24) + Math.random().toString(36).slice(2).padEnd(16, 'x');
-  const server = await startHttp({ MCP_HTTP_HOST: '0.0.0.0', MCP_HTTP_TOKEN: token });
+  const starting = startHttp({ MCP_HTTP_HOST: '0.0.0.0', MCP_HTTP_TOKEN: token });
+  const [code] = (await exited) as [number];
+  const server = await starting;
   try {
+    expect(code).toBe(1);
+    expect(logs).toContain('MCP_HTTP_TOKEN: required when MCP_HTTP_HOST is not loopback');
     const url = new URL(`http://127.0.0.1:${server.port}/mcp`);
     const anonymous = new Client({ name: 'anon', version: '1.0.0' });
     await expect(anonymous.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow(

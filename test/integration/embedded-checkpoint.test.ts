@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,6 +7,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
+import { freshDataDir } from '../helpers/data-dir.js';
 
 /**
  * PGlite runs Postgres single-user, with no checkpointer: left alone the WAL since the last
@@ -25,8 +25,13 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const tmp = () => {
-  const d = mkdtempSync(path.join(tmpdir(), 'ckpt-'));
+/**
+ * A DATA_DIR holding the migrated database already (a copy): these check what follows a first
+ * start, which test/integration/first-start.test.ts covers (made here, each test synced ~1,200
+ * files of the template first, most of a kill -9 test's time under load).
+ */
+const tmp = async () => {
+  const d = await freshDataDir('ckpt-');
   dirs.push(d);
   return d;
 };
@@ -71,7 +76,7 @@ const walFiles = (dir: string) =>
 
 describe('embedded database checkpoints', () => {
   it('past the WAL size since the last one, a checkpoint runs and is logged', async () => {
-    const dir = tmp();
+    const dir = await tmp();
     const { logger, checkpoints } = capture();
     db = await openDatabase(
       loadConfig(settings({ DATA_DIR: dir, EMBEDDED_CHECKPOINT_WAL_MB: '1' })),
@@ -95,7 +100,7 @@ describe('embedded database checkpoints', () => {
   });
 
   it('by time: one checkpoint after writes, none while idle', async () => {
-    const dir = tmp();
+    const dir = await tmp();
     const { logger, checkpoints } = capture();
     db = await openDatabase(
       loadConfig(
@@ -117,7 +122,7 @@ describe('embedded database checkpoints', () => {
   });
 
   it('old WAL segments are recycled or removed: pg_wal stays bounded however much is written', async () => {
-    const dir = tmp();
+    const dir = await tmp();
     const { logger, checkpoints } = capture();
     db = await openDatabase(
       loadConfig(settings({ DATA_DIR: dir, EMBEDDED_CHECKPOINT_WAL_MB: '4' })),
@@ -143,7 +148,7 @@ describe('embedded database checkpoints', () => {
         .getActiveResourcesInfo()
         .filter((h) => h === 'Timeout').length;
     const before = timers();
-    const dir = tmp();
+    const dir = await tmp();
     const lines: { level: number; msg: string }[] = [];
     const logger = pino(
       { level: 'info' },
@@ -164,7 +169,7 @@ describe('embedded database checkpoints', () => {
   });
 
   it('a clean close writes a shutdown checkpoint: the next start replays nothing', async () => {
-    const dir = tmp();
+    const dir = await tmp();
     const config = loadConfig(settings({ DATA_DIR: dir, EMBEDDED_CHECKPOINT_WAL_MB: '0' }));
     db = await openDatabase(config);
     await db.sql`create table paid (n int primary key)`;
@@ -178,7 +183,7 @@ describe('embedded database checkpoints', () => {
   });
 
   it('kill -9 right after a checkpoint and in the middle of writes loses nothing acknowledged', async () => {
-    const dir = tmp();
+    const dir = await tmp();
     child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/checkpoint-child.ts'], {
       env: {
         ...process.env,
@@ -209,10 +214,12 @@ describe('embedded database checkpoints', () => {
       select count(*)::int as n, max(n)::int as top from acked`;
     expect(r!.top).toBeGreaterThanOrEqual(acked);
     expect(r!.n).toBe(r!.top);
-  }, 60_000);
+    // a process of its own loads the database's modules, starts PGlite and commits (each synced)
+    // until its checkpoints: past a minute under a load average of 25 on two cores
+  }, 150_000);
 
   it('kill -9 in the middle of a checkpoint (many dirty pages) loses nothing acknowledged (review s29)', async () => {
-    const dir = tmp();
+    const dir = await tmp();
     child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/checkpoint-child.ts'], {
       env: {
         ...process.env,
@@ -252,5 +259,6 @@ describe('embedded database checkpoints', () => {
     expect(r!.n).toBe(r!.top);
     const [b] = await db.sql<{ n: number }[]>`select count(*)::int as n from bulk`;
     expect(b!.n).toBe(12 * 320);
-  }, 60_000);
+    // as the one above, with 12 MB written first
+  }, 150_000);
 });

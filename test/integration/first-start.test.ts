@@ -1,14 +1,27 @@
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createReadStream, existsSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import {
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { servedDataDir } from '../../src/db/first-start.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
 import { findTemplate, unpackTemplate } from '../../src/db/template.js';
 import { ensureBuilt, ROOT } from '../helpers/build.js';
 import { captureLogs } from '../helpers/logs.js';
@@ -100,6 +113,149 @@ describe.skipIf(ON_POSTGRES)('the template unpacked', () => {
   }, 120_000);
 });
 
+/**
+ * Opens the database with `open` (given the logger) and checks it was made from the template now
+ * and holds the migrations; closes it.
+ */
+async function opensMadeFromTemplate(
+  open: (logger: ReturnType<typeof captureLogs>['logger']) => Promise<{
+    sql: Database['sql'];
+    close: () => Promise<void>;
+  }>,
+): Promise<void> {
+  const logs = captureLogs();
+  const db = await open(logs.logger);
+  try {
+    expect(logs.lines.map((l) => l.msg)).toContain(
+      'first start: creating the embedded database from its template',
+    );
+    const [{ n } = { n: 0 }] = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from schema_migrations`;
+    expect(n).toBeGreaterThan(0);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Records every FileHandle sync from now (node:fs/promises does not export the class: its
+ * prototype is taken from a handle): the path it was made under, and whether `target` existed
+ * once it was done. `restore` ends the recording.
+ */
+async function recordSyncs(
+  anyFile: string,
+  target: string,
+): Promise<{ synced: { file: string; made: boolean }[]; restore: () => void }> {
+  const probe = await open(anyFile, 'r');
+  await probe.close();
+  const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  const sync = proto.sync;
+  const synced: { file: string; made: boolean }[] = [];
+  const spy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: FileHandle) {
+    const file = readlinkSync(`/proc/self/fd/${this.fd}`);
+    await sync.call(this);
+    synced.push({ file, made: existsSync(target) });
+  });
+  return { synced, restore: () => spy.mockRestore() };
+}
+
+describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
+  it('every file and every directory made is synced, each directory after what is in it, before the rename makes it the database', async () => {
+    const found = await findTemplate();
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    const target = path.join(await tempDir(), 'pg');
+    const scratch = `${target}.unpacking`;
+    const { synced, restore } = await recordSyncs(found.tarball, target);
+    try {
+      await unpackTemplate(found.tarball, target);
+    } finally {
+      restore();
+    }
+    const entries = await readdir(target, { recursive: true, withFileTypes: true });
+    const before = (e: { parentPath: string; name: string }) =>
+      path.join(scratch, path.relative(target, path.join(e.parentPath, e.name)));
+    const files = entries.filter((e) => e.isFile()).map(before);
+    const dirs = [scratch, ...entries.filter((e) => e.isDirectory()).map(before)];
+    expect(dirs.length).toBeGreaterThan(10);
+    const at = (file: string) => synced.findIndex((s) => s.file === file && !s.made);
+    for (const file of [...files, ...dirs]) expect(at(file), file).toBeGreaterThanOrEqual(0);
+    for (const dir of dirs) {
+      const inside = [...files, ...dirs].filter((f) => path.dirname(f) === dir);
+      for (const f of inside) expect(at(f), `${f} before ${dir}`).toBeLessThan(at(dir));
+    }
+    // and the rename itself, once made
+    expect(synced.at(-1)).toEqual({ file: path.dirname(target), made: true });
+  }, 120_000);
+
+  it('the directories made for DATA_DIR are synced too, before the database is made in them', async () => {
+    const found = await findTemplate();
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    const root = await tempDir();
+    const dataDir = path.join(root, 'made', 'data');
+    const target = path.join(dataDir, 'pg');
+    const { synced, restore } = await recordSyncs(found.tarball, target);
+    try {
+      const db = await openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }));
+      await db.close();
+    } finally {
+      restore();
+    }
+    // each made one (the entry below it) and the one it was made in (its own entry)
+    for (const dir of [dataDir, path.dirname(dataDir), root])
+      expect(synced, dir).toContainEqual({ file: dir, made: false });
+  }, 120_000);
+
+  it('killed part way, it leaves no database: the next start removes what it left and makes a whole one', async () => {
+    const found = await findTemplate();
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    await ensureBuilt();
+    const dataDir = await tempDir();
+    const target = path.join(dataDir, 'pg');
+    // the built unpacking, its syncs held from the 100th on (the files are being written), killed there
+    const script = `
+      import { open } from 'node:fs/promises';
+      const { unpackTemplate } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/src/db/template.js')).href)});
+      const probe = await open(${JSON.stringify(found.tarball)}, 'r');
+      await probe.close();
+      const proto = Object.getPrototypeOf(probe);
+      const sync = proto.sync;
+      let n = 0;
+      proto.sync = function () {
+        if (++n < 100) return sync.call(this);
+        if (n === 100) process.stdout.write('held\\n');
+        return new Promise(() => {});
+      };
+      await unpackTemplate(${JSON.stringify(found.tarball)}, ${JSON.stringify(target)});`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = once(child, 'exit');
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    await Promise.race([
+      (async () => {
+        while (!out.includes('held')) await once(child.stdout, 'data');
+      })(),
+      exited.then(() => Promise.reject(new Error('the unpacking ended before it was held'))),
+    ]);
+    child.kill('SIGKILL');
+    await exited;
+    // half made, under its scratch name only: nothing a start would take for a database
+    expect(existsSync(target)).toBe(false);
+    const left = await readdir(`${target}.unpacking`, { recursive: true });
+    expect(left.length).toBeGreaterThan(50);
+    await opensMadeFromTemplate((logger) =>
+      openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }), { logger }),
+    );
+    expect(existsSync(`${target}.unpacking`)).toBe(false);
+  }, 120_000);
+});
+
 describe.skipIf(ON_POSTGRES)('a first start begun by the process entry', () => {
   it('locks the directory at once, unpacks the template, and the opener adopts both', async () => {
     const { early, db, config } = await built();
@@ -111,22 +267,10 @@ describe.skipIf(ON_POSTGRES)('a first start begun by the process entry', () => {
       pid: process.pid,
       dir: realpathSync(dataDir),
     });
-    const logs = captureLogs();
     // without the adoption this process's own lock would refuse it ("in use by process <self>")
-    const opened = await db.openDatabase(config.loadConfig({ DATA_DIR: dataDir }), {
-      logger: logs.logger,
-    });
-    try {
-      expect(logs.lines.map((l) => l.msg)).toContain(
-        'first start: creating the embedded database from its template',
-      );
-      const [{ n } = { n: 0 }] = await opened.sql<
-        { n: number }[]
-      >`select count(*)::int as n from schema_migrations`;
-      expect(n).toBeGreaterThan(0);
-    } finally {
-      await opened.close();
-    }
+    await opensMadeFromTemplate((logger) =>
+      db.openDatabase(config.loadConfig({ DATA_DIR: dataDir }), { logger }),
+    );
     expect(existsSync(path.join(dataDir, 'embedded-db.pid'))).toBe(false);
     // taken once
     expect(early.takeFirstStart(pg)).toBeUndefined();

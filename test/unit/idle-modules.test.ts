@@ -42,3 +42,13 @@ describe('the Markdown judge', () => {
     expect(urls.filter((u) => u.includes('markdown-it'))).toEqual([]);
   });
 });
+
+describe('the MCP server', () => {
+  it('leaves viem until a tool signs or checks a signature (~340 modules of its start)', () => {
+    const urls = modulesLoadedBy('mcp/server.ts');
+    // the buying tools, and the scan report check they call, are loaded
+    expect(urls.some((u) => u.includes('/mcp/tools/acquire-item.'))).toBe(true);
+    expect(urls.some((u) => u.includes('/src/client/attestation.'))).toBe(true);
+    expect(urls.filter((u) => /\/node_modules\/(viem|ox|abitype)\//.test(u))).toEqual([]);
+  });
+});

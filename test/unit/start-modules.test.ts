@@ -52,4 +52,40 @@ describe('the modules a start loads', () => {
       loaded.filter((u) => /\/dist\/src\/x402\/(siwx|payment-identifier)\.js$/.test(u)),
     ).toEqual([]);
   }, 120_000);
+
+  it('the entry decides its early start from the one list of commands, before loading the configuration or any package', async () => {
+    await ensureBuilt();
+    const main = path.join(ROOT, 'dist/src/main.js');
+    // the entry as `node dist/src/main.js <command>` runs it; what it loaded before the commands
+    const script = `
+      import { registerHooks } from 'node:module';
+      import { writeSync } from 'node:fs';
+      const loaded = [];
+      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      process.on('exit', () => writeSync(1, JSON.stringify(loaded) + '\\n'));
+      process.argv = [process.execPath, ${JSON.stringify(main)}, 'no-such-command'];
+      await import(${JSON.stringify(pathToFileURL(main).href)});`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: '' } },
+    ).catch((e: { stdout: string }) => e);
+    const loaded = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
+    const early = loaded
+      .slice(
+        0,
+        loaded.findIndex((u) => u.endsWith('/dist/src/commands.js')),
+      )
+      .filter((u) => !u.startsWith('node:'))
+      .map((u) => path.relative(path.join(ROOT, 'dist/src'), new URL(u).pathname))
+      .sort();
+    expect(early).toEqual([
+      'command-names.js',
+      'db/durable-dirs.js',
+      'db/first-start.js',
+      'db/lock.js',
+      'db/parser-baseline.js',
+      'main.js',
+    ]);
+  }, 120_000);
 });

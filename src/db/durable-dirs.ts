@@ -1,0 +1,49 @@
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * A directory's entries (the files and directories in it) reach the disk when the directory itself
+ * is synced, not when the files are: what a first start makes (./template.ts, ./first-start.ts)
+ * syncs each directory it made before the database counts as made. Node built-ins only: the
+ * process entry loads this before the service's modules (./first-start.ts).
+ */
+
+/**
+ * Syncs the directories `dirs` (their entries: the files and directories in them) deepest first,
+ * each after every one below it, as Postgres's fsync_pgdata walks a data directory; those at one
+ * depth at once (they are independent, and the disk's waits overlap).
+ */
+export async function syncDirectories(dirs: Iterable<string>): Promise<void> {
+  const byDepth = new Map<number, string[]>();
+  for (const dir of new Set([...dirs].map((d) => path.resolve(d)))) {
+    const depth = dir.split(path.sep).length;
+    byDepth.set(depth, [...(byDepth.get(depth) ?? []), dir]);
+  }
+  for (const depth of [...byDepth.keys()].sort((a, b) => b - a))
+    await Promise.all(byDepth.get(depth)!.map(fsync));
+}
+
+/**
+ * The directories to sync so that the ones `mkdir(dir, { recursive: true })` made (`first`, the
+ * highest it made, is what it returns; undefined when it made none) survive a crash: each one made
+ * (the entry of the next below it) and the parent of the highest (its own entry).
+ */
+export function madeDirectories(dir: string, first: string | undefined): string[] {
+  if (first === undefined) return [];
+  const made = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    made.push(d);
+    if (d === path.resolve(first) || d === path.dirname(d)) break;
+  }
+  return [...made, path.dirname(path.resolve(first))];
+}
+
+/** Syncs one file or directory. */
+export async function fsync(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
