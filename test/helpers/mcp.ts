@@ -147,11 +147,19 @@ export async function connectMcp(base: string, opts: McpTestOptions = {}) {
  * An MCP wallet (`walletOf`) whose marketplace client counts the payment signatures it sends
  * (`signatures()`): how a test sees that a pending payment was re-sent, not signed again.
  */
-export function countingWallet(base: string) {
+export function countingWallet(base: string, { loseAnswers = false } = {}) {
   let sent = 0;
-  const counting: typeof fetch = (input, init) => {
-    if (new Headers(init?.headers).get('PAYMENT-SIGNATURE')) sent++;
-    return fetch(input, init);
+  let losing = loseAnswers;
+  const counting: typeof fetch = async (input, init) => {
+    const paid = new Headers(init?.headers).get('PAYMENT-SIGNATURE');
+    if (paid) sent++;
+    const res = await fetch(input, init);
+    // `loseAnswers`: the service settles and commits; the connection drops before its answer arrives
+    if (paid && losing) {
+      await res.arrayBuffer();
+      throw new TypeError('fetch failed', { cause: new Error('other side closed') });
+    }
+    return res;
   };
   const walletOf = ({ key }: { key: `0x${string}` }) => {
     const client = new MarketplaceClient({
@@ -162,7 +170,14 @@ export function countingWallet(base: string) {
     });
     return async () => client;
   };
-  return { walletOf, signatures: () => sent };
+  return {
+    walletOf,
+    signatures: () => sent,
+    /** from now on the paid answers arrive */
+    deliverAnswers: () => {
+      losing = false;
+    },
+  };
 }
 
 export const textOf = (r: CallToolResult) =>

@@ -2,12 +2,11 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AcquireResultSchema } from '../../mcp/tools/acquire-item.js';
 import { QuoteSchema } from '../../mcp/tools/quote-item.js';
 import { LocalOrderSchema } from '../../mcp/state.js';
-import { MarketplaceClient } from '../../src/client/index.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { buildZip, uniqueProject, zipOf } from '../helpers/archives.js';
@@ -343,41 +342,20 @@ describe('acquire_item: the answer to the signed payment is lost (review s29)', 
   it('records the signed payment before sending it, so a second acquire (also after a restart) re-sends it and never signs again', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7, bytes: project() });
     const dataDir = mkdtempSync(path.join(tmpdir(), 'mcp-state-'));
-    let signatures = 0;
-    let loseAnswer = true;
-    // the service settles and commits the order; the connection drops before its answer arrives
-    const lossy: typeof fetch = async (input, init) => {
-      const paid = new Headers(init?.headers).get('PAYMENT-SIGNATURE');
-      if (paid) signatures++;
-      const res = await fetch(input, init);
-      if (paid && loseAnswer) {
-        await res.arrayBuffer();
-        throw new TypeError('fetch failed', { cause: new Error('other side closed') });
-      }
-      return res;
-    };
-    const walletOf = ({ key }: { key: `0x${string}` }) => {
-      const client = new MarketplaceClient({
-        baseUrl: t.base,
-        account: privateKeyToAccount(key),
-        maxPaymentUsdc: 5,
-        fetch: lossy,
-      });
-      return async () => client;
-    };
+    const { walletOf, signatures, deliverAnswers } = countingWallet(t.base, { loseAnswers: true });
     const key = generatePrivateKey();
     const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
     const first = await (await connect({ key, dataDir, walletOf })).call('acquire_item', args);
     expect(first.isError).toBe(true);
     expect(await ordersOf(item.itemId)).toBe(1);
-    expect(signatures).toBe(1);
+    expect(signatures()).toBe(1);
     // a new MCP server on the same state directory (the process restarted)
-    loseAnswer = false;
+    deliverAnswers();
     const { call } = await connect({ key, dataDir, walletOf });
     const again = await call('acquire_item', args);
     expect(again.isError, textOf(again)).toBeFalsy();
     // the same signed payment was re-sent (2 requests carrying one), nothing new was signed
-    expect(signatures).toBe(2);
+    expect(signatures()).toBe(2);
     expect(await ordersOf(item.itemId)).toBe(1);
     const mine = (await call('list_my_orders')).structuredContent as {
       orders: Array<{ order_id: string; status: string }>;

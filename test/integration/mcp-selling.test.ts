@@ -2,10 +2,8 @@ import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ListItemResultSchema } from '../../mcp/tools/list-item.js';
-import { MarketplaceClient } from '../../src/client/index.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { SellerItemsSchema, SellerItemStatusSchema } from '../../src/wire/listings.js';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
@@ -214,36 +212,16 @@ describe('list_item: a listing fee answered as failed may still be mined (s41)',
   });
 
   it('a lost answer: the same signed fee is re-sent and lists once, never a second fee', async () => {
-    let signatures = 0;
-    let loseAnswer = true;
-    const lossy: typeof fetch = async (input, init) => {
-      const paid = new Headers(init?.headers).get('PAYMENT-SIGNATURE');
-      if (paid) signatures++;
-      const res = await fetch(input, init);
-      if (paid && loseAnswer) {
-        await res.arrayBuffer();
-        throw new TypeError('fetch failed', { cause: new Error('other side closed') });
-      }
-      return res;
-    };
-    const walletOf = ({ key }: { key: `0x${string}` }) => {
-      const client = new MarketplaceClient({
-        baseUrl: t.base,
-        account: privateKeyToAccount(key),
-        maxPaymentUsdc: 5,
-        fetch: lossy,
-      });
-      return async () => client;
-    };
+    const { walletOf, signatures, deliverAnswers } = countingWallet(t.base, { loseAnswers: true });
     const { call, account } = await connect({ walletOf });
     const args = { source_path: projectDir(uniqueProject()), ...METADATA };
     const first = await call('list_item', args);
     expect(first.isError).toBe(true);
-    expect(signatures).toBe(1);
-    loseAnswer = false;
+    expect(signatures()).toBe(1);
+    deliverAnswers();
     const again = await call('list_item', args);
     expect(again.isError, textOf(again)).toBeFalsy();
-    expect(signatures).toBe(2);
+    expect(signatures()).toBe(2);
     expect(await paymentsOf(account.address)).toBe(1);
     const mine = await call('list_my_items');
     expect(SellerItemsSchema.parse(mine.structuredContent).items).toHaveLength(1);
