@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -47,3 +47,48 @@ export async function fsync(file: string): Promise<void> {
     await handle.close();
   }
 }
+
+/**
+ * A database being made in place (PGlite's initdb in the data directory, or a tarball PGlite
+ * unpacks there itself): the marker beside the data directory, written and synced before the
+ * directory is made, removed once the database is open and every file of it synced. A process
+ * killed in between leaves `PG_VERSION` in a half-made directory; with the marker still there the
+ * next start discards the directory and makes it again instead of opening it. (The migrated
+ * template is unpacked beside it and renamed instead: ./template.ts.)
+ */
+export const creatingMarker = (dataDir: string) => `${path.resolve(dataDir)}.creating`;
+
+/** Writes the marker for `dataDir` and syncs it and its entry. */
+export async function markCreating(dataDir: string): Promise<void> {
+  const marker = creatingMarker(dataDir);
+  const handle = await open(marker, 'w', 0o600);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsync(path.dirname(marker));
+}
+
+/**
+ * The database made in `dataDir` is whole: every file and directory in it synced (deepest
+ * directories first), then the marker removed and its removal synced.
+ */
+export async function doneCreating(dataDir: string): Promise<void> {
+  const root = path.resolve(dataDir);
+  const dirs = [root];
+  const files: string[] = [];
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) dirs.push(full);
+    else if (entry.isFile()) files.push(full);
+  }
+  for (let i = 0; i < files.length; i += SYNC_LANES)
+    await Promise.all(files.slice(i, i + SYNC_LANES).map(fsync));
+  await syncDirectories(dirs);
+  await rm(creatingMarker(root), { force: true });
+  await fsync(path.dirname(root));
+}
+
+/** Files synced at once by doneCreating (the disk's waits overlap). */
+const SYNC_LANES = 16;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { isServingCommand } from '../command-names.js';
-import { madeDirectories } from './durable-dirs.js';
+import { creatingMarker, madeDirectories } from './durable-dirs.js';
 import { lockDataDir, type Lock } from './lock.js';
 
 /**
@@ -75,7 +75,9 @@ import(workerData.template)
 export function beginFirstStart(dataDir: string): void {
   if (!import.meta.url.endsWith('.js')) return;
   const version = path.join(dataDir, 'PG_VERSION');
-  if (existsSync(version)) return;
+  // a database, or one half made in place (openDatabase discards and makes that one itself)
+  const made = () => existsSync(version) || existsSync(creatingMarker(dataDir));
+  if (made()) return;
   // synchronously: the modules about to load hold the event loop, so no callback would run before
   // they are loaded, and the thread must start now
   let lock: Lock;
@@ -91,7 +93,7 @@ export function beginFirstStart(dataDir: string): void {
   if (!('release' in lock)) return;
   const { release } = lock;
   // checked again under the lock: another process may have made it meanwhile
-  const done = existsSync(version)
+  const done = made()
     ? Promise.resolve(false)
     : unpackOnThread(dataDir, madeDirs).catch(() => false);
   begun = { dataDir, done: done.then((made) => ({ release, made })) };

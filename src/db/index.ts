@@ -11,7 +11,14 @@ import { takeFirstStart } from './first-start.js';
 import { lockDataDir, lockFile, lockHolder } from './lock.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
 import { inProcess, pgliteSocket } from './pglite-wire.js';
-import { madeDirectories, syncDirectories } from './durable-dirs.js';
+import {
+  creatingMarker,
+  doneCreating,
+  fsync,
+  madeDirectories,
+  markCreating,
+  syncDirectories,
+} from './durable-dirs.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
 
 /** A piece of SQL built with the tagged template, placed inside another statement. */
@@ -113,10 +120,13 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
       );
   }
   let db: PGliteThread;
+  // a database made in place by this start, whole once open and synced (createDataDir)
+  let inPlace = false;
   try {
     if (dataDir) {
-      if (await exists(path.join(dataDir, 'PG_VERSION'))) loadDataDir = undefined;
-      else loadDataDir = await createDataDir(dataDir, opts);
+      const halfMade = await exists(creatingMarker(dataDir));
+      if (!halfMade && (await exists(path.join(dataDir, 'PG_VERSION')))) loadDataDir = undefined;
+      else ({ load: loadDataDir, inPlace } = await createDataDir(dataDir, opts));
       // owner only, as Postgres demands of its data directory (also for one made by an older version)
       await chmod(dataDir, 0o700);
     } else if (!loadDataDir) {
@@ -144,6 +154,7 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
           settings,
           durable,
         );
+    if (inPlace && dataDir) await doneCreating(dataDir).catch(closeAnd(db));
   } catch (e) {
     await releaseLock();
     throw e;
@@ -225,25 +236,45 @@ async function inProcessPGlite(
   };
 }
 
+/** Closes `db`, then throws `e` on (for a failure after it opened). */
+const closeAnd =
+  (db: PGliteThread) =>
+  async (e: unknown): Promise<never> => {
+    await db.close().catch(() => {});
+    throw e;
+  };
+
 /**
- * A first start on `dataDir` (which holds no database): from the caller's template (tests), else
- * from the migrated template the build ships (files copied: no initdb, no migrations), else
- * PGlite's initdb runs. Returns the tarball PGlite is to load itself, if any.
+ * A first start on `dataDir` (which holds no database, or one half made in place): from the
+ * caller's template (tests), else from the migrated template the build ships (files copied: no
+ * initdb, no migrations), else PGlite's initdb runs. Returns the tarball PGlite is to load itself,
+ * if any, and whether the database is made in place by PGlite (then marked as being made until it
+ * is open and synced: ./durable-dirs.ts creatingMarker).
  */
-async function createDataDir(dataDir: string, opts: OpenOptions): Promise<Blob | undefined> {
+async function createDataDir(
+  dataDir: string,
+  opts: OpenOptions,
+): Promise<{ load?: Blob; inPlace: boolean }> {
   const log = opts.logger;
-  // nothing in it is a database (no PG_VERSION): an empty directory or a first start cut short
+  // nothing in it is a database: an empty directory, a first start cut short (no PG_VERSION), or
+  // one made in place and cut short (its marker still there)
   await rm(dataDir, { recursive: true, force: true });
   if (opts.template) {
     log?.info({ dataDir }, 'first start: creating the embedded database from its template');
+    await markCreating(dataDir);
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    return opts.template;
+    return { load: opts.template, inPlace: true };
   }
   const found = await findTemplate(opts.templateDir);
   if (found.ok) {
     log?.info({ dataDir }, 'first start: creating the embedded database from its template');
+    // whole once renamed into place (./template.ts); a marker left by a start cut short goes after
     await unpackTemplate(found.tarball, dataDir);
-    return undefined;
+    if (await exists(creatingMarker(dataDir))) {
+      await rm(creatingMarker(dataDir), { force: true });
+      await fsync(path.dirname(path.resolve(dataDir)));
+    }
+    return { inPlace: false };
   }
   if (found.reason !== 'missing') {
     log?.warn(
@@ -255,8 +286,9 @@ async function createDataDir(dataDir: string, opts: OpenOptions): Promise<Blob |
     { dataDir },
     'first start: creating the embedded database (initdb, a few seconds, only this once)',
   );
+  await markCreating(dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  return undefined;
+  return { inPlace: true };
 }
 
 /** Locks `dataDir` for this process (./lock.ts), or says which live process holds it. */

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Config } from '../config.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import { bearerOk } from './plugins/observability.js';
@@ -14,7 +14,8 @@ export async function startMetricsServer(
   metrics: Metrics,
 ): Promise<{ server: Server; close: () => Promise<void> }> {
   const token = config.METRICS_TOKEN;
-  const server = createServer((req, res) => {
+  // from node:http's CommonJS exports, not an ES import: see STATUS_CODES in ./error-handler.ts
+  const server = process.getBuiltinModule('node:http').createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');

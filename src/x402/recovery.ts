@@ -29,7 +29,15 @@ function loadNative(): NativeSecp256k1 | undefined {
   }
 }
 
-const native = loadNative();
+/**
+ * The binding, loaded at the first recovery (the first paid request pays its ~15-20 ms once), not
+ * as the service starts: a start that serves no payment never needs it (issue 25).
+ */
+let loaded: { binding: NativeSecp256k1 | undefined } | undefined;
+function native(): NativeSecp256k1 | undefined {
+  loaded ??= { binding: loadNative() };
+  return loaded.binding;
+}
 
 /** The native Keccak sponge of the `keccak` package (libkeccak), driven directly. */
 interface NativeSponge {
@@ -80,7 +88,9 @@ export function checksumAddress(lowerHex: string): string {
 }
 
 /** Which implementation recovers signers in this process. */
-export const recoveryImplementation: 'native' | 'portable' = native ? 'native' : 'portable';
+/** Which recovery a call without `impl` uses (loads the binding, as the first recovery would). */
+export const recoveryImplementation = (): 'native' | 'portable' =>
+  native() ? 'native' : 'portable';
 /** Which implementation hashes in this process. */
 export const keccakImplementation: 'native' | 'portable' = sponge ? 'native' : 'portable';
 
@@ -162,7 +172,8 @@ function recoverPublicKey(
   rs: Uint8Array,
   recid: number,
 ): Uint8Array {
-  if (impl === 'native' && native) return native.ecdsaRecover(rs, recid, digest, false);
+  const binding = impl === 'native' ? native() : undefined;
+  if (binding) return binding.ecdsaRecover(rs, recid, digest, false);
   return portable.Signature.fromCompact(rs)
     .addRecoveryBit(recid)
     .recoverPublicKey(digest)
@@ -176,7 +187,7 @@ function recoverPublicKey(
 export function recoverSigner(
   digest: Uint8Array,
   signature: string,
-  impl: 'native' | 'portable' = recoveryImplementation,
+  impl: 'native' | 'portable' = recoveryImplementation(),
 ): string | null {
   if (signature.length !== 132) return null;
   const sig = Buffer.from(signature.slice(2), 'hex');

@@ -256,6 +256,89 @@ describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
   }, 120_000);
 });
 
+describe.skipIf(ON_POSTGRES)('a database made in place (no usable template: initdb)', () => {
+  it('killed part way, it is discarded by the next start (its marker still there), which makes a whole one', async () => {
+    const dataDir = await tempDir();
+    const pg = path.join(dataDir, 'pg');
+    const noTemplate = path.join(dataDir, 'no-template');
+    // a start with no template: PGlite's initdb writes the database in DATA_DIR/pg itself
+    const script = path.join(dataDir, 'initdb.mts');
+    await writeFile(
+      script,
+      `const { loadConfig } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/config.ts')).href)});
+      const { openDatabase } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/db/index.ts')).href)});
+      await openDatabase(loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)}, EMBEDDED_DB_THREAD: 'false' }), {
+        templateDir: ${JSON.stringify(noTemplate)},
+      });
+      process.stdout.write('opened\\n');`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = once(child, 'exit');
+    // killed once initdb has begun writing the database (PG_VERSION is among its first files)
+    for (let i = 0; i < 3000 && !existsSync(path.join(pg, 'PG_VERSION')); i++) {
+      expect(out).not.toContain('opened');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    child.kill('SIGKILL');
+    await exited;
+    expect(out).not.toContain('opened');
+    // half made: what a start took for a database by its PG_VERSION alone, marked as being made
+    expect(existsSync(path.join(pg, 'PG_VERSION'))).toBe(true);
+    expect(existsSync(`${pg}.creating`)).toBe(true);
+
+    const logs = captureLogs();
+    const db = await openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }), {
+      logger: logs.logger,
+      templateDir: noTemplate,
+    });
+    try {
+      expect(logs.lines.map((l) => l.msg)).toContain(
+        'first start: creating the embedded database (initdb, a few seconds, only this once)',
+      );
+      // whole and synced: the marker is gone
+      expect(existsSync(`${pg}.creating`)).toBe(false);
+      await db.sql`create table whole (x int)`;
+      await db.sql`insert into whole values (1)`;
+      const [{ n } = { n: 0 }] = await db.sql<
+        { n: number }[]
+      >`select count(*)::int as n from whole`;
+      expect(n).toBe(1);
+    } finally {
+      await db.close();
+    }
+    // reopened: the same database (not made again)
+    const again = await openDatabase(
+      loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }),
+      { templateDir: noTemplate },
+    );
+    try {
+      const [{ n } = { n: 0 }] = await again.sql<
+        { n: number }[]
+      >`select count(*)::int as n from whole`;
+      expect(n).toBe(1);
+    } finally {
+      await again.close();
+    }
+  }, 300_000);
+
+  it('a marker left beside a database is discarded with it; the template then makes a whole one and removes the marker', async () => {
+    const dataDir = await tempDir();
+    const pg = path.join(dataDir, 'pg');
+    await mkdir(pg, { recursive: true });
+    await writeFile(path.join(pg, 'PG_VERSION'), '17\n');
+    await writeFile(`${pg}.creating`, '');
+    await opensMadeFromTemplate((logger) =>
+      openDatabase(loadConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: 'false' }), { logger }),
+    );
+    expect(existsSync(`${pg}.creating`)).toBe(false);
+  }, 120_000);
+});
+
 describe.skipIf(ON_POSTGRES)('a first start begun by the process entry', () => {
   it('locks the directory at once, unpacks the template, and the opener adopts both', async () => {
     const { early, db, config } = await built();
@@ -283,6 +366,12 @@ describe.skipIf(ON_POSTGRES)('a first start begun by the process entry', () => {
     await writeFile(path.join(existing, 'PG_VERSION'), '17\n');
     early.beginFirstStart(existing);
     expect(early.takeFirstStart(existing)).toBeUndefined();
+    // nor on one half made in place (openDatabase discards and makes that one itself)
+    const halfMade = path.join(await tempDir(), 'pg');
+    await writeFile(`${halfMade}.creating`, '');
+    early.beginFirstStart(halfMade);
+    expect(early.takeFirstStart(halfMade)).toBeUndefined();
+    expect(existsSync(path.join(path.dirname(halfMade), 'embedded-db.pid'))).toBe(false);
 
     const held = await tempDir();
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {

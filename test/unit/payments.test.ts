@@ -1,7 +1,6 @@
 import { SettleError } from '@x402/core/types';
 import { FacilitatorTimeoutError } from '@x402/core/http';
 import { describe, expect, it } from 'vitest';
-import accepts from '@fastify/accepts';
 import Fastify from 'fastify';
 import { representationOf } from '../../src/http/representation.js';
 import { humanDuration, signLink, verifyLink } from '../../src/domain/links/signed-links.js';
@@ -124,7 +123,6 @@ describe('signed links and invoices', () => {
   });
   it('negotiates the invoice representation and words the lifetime', async () => {
     const app = Fastify();
-    await app.register(accepts);
     app.get('/', async (request) => representationOf(request));
     const pick = async (accept?: string) =>
       (await app.inject({ url: '/', headers: accept === undefined ? {} : { accept } })).body;

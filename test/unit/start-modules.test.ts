@@ -14,7 +14,7 @@ import { ensureBuilt, ROOT } from '../helpers/build.js';
  * runtime and the app), loaded in a child process that records every module it loads.
  */
 describe('the modules a start loads', () => {
-  it('leave out the code that serves no start: the x402 extensions, ajv and fast-json-stringify', async () => {
+  it('leave out the code that serves no start: the x402 extensions, ajv, fast-json-stringify and undici', async () => {
     await ensureBuilt();
     const built = (f: string) => pathToFileURL(path.join(ROOT, 'dist/src', f)).href;
     // a start as `serve` makes it, on an in-memory database: the runtime, the app, ready
@@ -25,6 +25,7 @@ describe('the modules a start loads', () => {
       const { loadConfig } = await import(${JSON.stringify(built('config.js'))});
       const { createRuntime } = await import(${JSON.stringify(built('runtime.js'))});
       const { buildApp } = await import(${JSON.stringify(built('http/app.js'))});
+      await import(${JSON.stringify(built('http/metrics-server.js'))});
       const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true', LOG_LEVEL: 'silent' });
       const runtime = await createRuntime(config);
       const app = await buildApp(config, runtime.deps);
@@ -32,19 +33,27 @@ describe('the modules a start loads', () => {
       const health = await app.inject({ url: '/api/v1/health' });
       await app.close();
       await runtime.close();
-      console.log(JSON.stringify({ loaded, health: health.statusCode }));`;
+      const undici = process.moduleLoadList.filter((m) => m.includes('undici'));
+      console.log(JSON.stringify({ loaded, health: health.statusCode, undici }));`;
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--input-type=module', '-e', script],
       { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
     );
-    const { loaded, health } = JSON.parse(stdout) as { loaded: string[]; health: number };
+    const { loaded, health, undici } = JSON.parse(stdout) as {
+      loaded: string[];
+      health: number;
+      undici: string[];
+    };
     expect(health).toBe(200);
+    // node's fetch implementation, which an ES import of node:http loads through its ES facade
+    // (~60 ms): node:http is taken from its CommonJS exports instead (src/http/error-handler.ts)
+    expect(undici).toEqual([]);
     // the service itself is loaded (the recording works)
     expect(loaded.some((u) => u.includes('/dist/src/x402/guard.js'))).toBe(true);
     expect(loaded.some((u) => u.includes('/node_modules/fastify/'))).toBe(true);
     const left = loaded.filter((u) =>
-      /\/node_modules\/(@x402\/extensions\/|ajv\/|@fastify\/ajv-compiler\/|fast-json-stringify\/index\.js)/.test(
+      /\/node_modules\/(@x402\/extensions\/|ajv\/|@fastify\/ajv-compiler\/|fast-json-stringify\/index\.js|mime-db\/|secp256k1\/)/.test(
         u,
       ),
     );

@@ -11,7 +11,7 @@ import { retiredSigners, signerWithdrawals } from '../../domain/scan/signers.js'
 import type { RouteGroup } from '../face.js';
 import { describe } from '../route-meta.js';
 import { sendCatalogue } from '../pages/catalogue.js';
-import { representationOf } from '../representation.js';
+import { preferredType, representationOf } from '../representation.js';
 import { llmsTxt, wellKnownX402, type HostedMcpInfo } from '../../domain/discovery/documents.js';
 import { hostedMcpTools } from '../../../mcp/hosted/tool-names.js';
 import { WellKnownX402Schema } from '../../wire/discovery.js';
@@ -236,7 +236,7 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
       async (request, reply) => {
         const doc = findLegalDocument(kind, request.params.version);
         if (!doc) throw notFound('not_found', `No ${kind} document of that version.`);
-        const type = request.accepts().type(['text/markdown', 'text/html', 'text/plain']);
+        const type = preferredType(request, ['text/markdown', 'text/html', 'text/plain']);
         if (type === 'text/html')
           return reply.type('text/html; charset=utf-8').send(legalHtml(doc));
         return reply

@@ -1,4 +1,3 @@
-import accepts from '@fastify/accepts';
 import multipart from '@fastify/multipart';
 import type { Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
@@ -16,7 +15,6 @@ export async function registerRoutes(
   face: RevisionFace,
   deps: Deps,
 ): Promise<void> {
-  await app.register(accepts);
   await app.register(discoveryRoutes, { deps, face });
   await app.register(itemRoutes, { deps, face });
   await app.register(acquireRoutes, { deps, face });
