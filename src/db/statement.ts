@@ -206,7 +206,10 @@ function text(q: Fragmentish, kinds: Kinds, number: Numbering): string {
   return s;
 }
 
-/** Texts kept per shape for the ways its equal values fall (one in practice: a bound in case). */
+/**
+ * Texts kept per shape for the ways its equal values fall: one in practice, a few when a buyer's
+ * own values (its nonce, its payment id) happen to equal others; past this, the shape goes unmerged.
+ */
 const MAX_MERGED = 8;
 
 /**
@@ -245,9 +248,11 @@ function mergeEqual(
   if (distinct.length === values.length) return { text: leaf.text!, values };
   const kept = (leaf.merged ??= []);
   for (const m of kept) if (sameSlots(m.slots, slots)) return { text: m.text, values: distinct };
+  // past the bound, unmerged: each text is a prepared statement of its own for the session
+  if (kept.length >= MAX_MERGED) return { text: leaf.text!, values };
   let n = 0;
   const merged = text(statement, kinds, () => slots[n++]!);
-  if (kept.length < MAX_MERGED) kept.push({ slots, text: merged });
+  kept.push({ slots, text: merged });
   return { text: merged, values: distinct };
 }
 

@@ -123,6 +123,39 @@ describe('a statement recorded and prepared', () => {
     expect((await run('p', 'q', 8)).text).toBe(apart.text);
   });
 
+  it('merged: past 8 ways of falling per shape, the shape is sent unmerged', async () => {
+    const build = (q: Sql, xs: string[]) =>
+      q`select ${xs[0]}::text as a, ${xs[1]}::text as b, ${xs[2]}::text as c, ${xs[3]}::text as d`;
+    // 14 ways 4 values can fall (all partitions with a repeat), each its own merged text at first
+    const ways = [
+      'aaaa',
+      'aaab',
+      'aaba',
+      'abaa',
+      'baaa',
+      'aabb',
+      'abab',
+      'abba',
+      'aabc',
+      'abac',
+      'abca',
+      'baac',
+      'baca',
+      'bcaa',
+    ].map((w) => [...w].map((c) => `${c}-merge-bound`));
+    const counts: number[] = [];
+    for (const xs of ways) {
+      let rows: unknown;
+      const merged = await sent(
+        async () => (rows = await prepared(sql, build(recording(sql), xs), { merge: true })),
+      );
+      expect(merged.error).toBeUndefined();
+      expect(rows).toEqual([{ a: xs[0], b: xs[1], c: xs[2], d: xs[3] }]);
+      counts.push(merged.sent[0]!.parameters.length);
+    }
+    expect(counts).toEqual([1, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4]);
+  });
+
   it('merged: nothing merged when a `$` in the text is not a value of its own', async () => {
     const build = (q: Sql) => q`select '$1' as lit, ${'x'}::text as a, ${'x'}::text as b`;
     const merged = await sent(() => prepared(sql, build(recording(sql)), { merge: true }));
