@@ -4,6 +4,8 @@ import type { Db, Sql, SqlFragment } from '../../src/db/index.js';
 import { compile, prepared, recording } from '../../src/db/statement.js';
 import { nonceInsert } from '../../src/domain/payments/nonces.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { listItem, startSellingApp } from '../helpers/selling.js';
 import { createSaleItem } from '../helpers/items.js';
 import { idPayer, moneyOf } from '../helpers/payment-id.js';
 import { newWallet, promptOf } from '../helpers/wallets.js';
@@ -309,6 +311,37 @@ describe('the completing statements as served', () => {
       store.recorded = real;
     }
     expect(await moneyOf(sql, buyer.address, item.itemId)).toEqual({ transfers: 4, orders: 4 });
+  });
+});
+
+describe('the paid listing as served', () => {
+  it('merges equal values, each merged `$n` inferred the type its places had alone', async () => {
+    const selling = await startSellingApp();
+    try {
+      const db = selling.runtime.deps.sql;
+      const options = db.options as { debug?: unknown };
+      const seen: Sent[] = [];
+      options.debug = (_c: number, text: string, parameters: unknown[], types: unknown[]) =>
+        seen.push({ text, parameters: [...parameters], types: [...types] });
+      try {
+        await listItem(selling, newWallet(), { bytes: zipOf(uniqueProject()) });
+      } finally {
+        delete options.debug;
+      }
+      const statement = seen.find((s) => /ledger_gate as/.test(s.text));
+      expect(statement).toBeDefined();
+      const alone = unmerged(statement!);
+      expect(statement!.parameters.length).toBeLessThan(alone.parameters.length);
+      const [a, m] = await Promise.all(
+        [alone, statement!].map((s) =>
+          db.unsafe(s.text, s.parameters as never[], { prepare: true }).describe(),
+        ),
+      );
+      const slots = [...statement!.text.matchAll(/\$([0-9]+)/g)].map((x) => Number(x[1]) - 1);
+      expect(slots.map((k) => m!.types[k])).toEqual(a!.types);
+    } finally {
+      await selling.close();
+    }
   });
 });
 
