@@ -126,9 +126,9 @@ describe('a statement recorded and prepared', () => {
   });
 
   it('merged: past 8 ways of falling per shape, the shape is sent unmerged', async () => {
-    const build = (q: Sql, xs: string[]) =>
-      q`select ${xs[0]}::text as a, ${xs[1]}::text as b, ${xs[2]}::text as c, ${xs[3]}::text as d`;
-    // 14 ways 4 values can fall (all partitions with a repeat), each its own merged text at first
+    const build = (q: Sql, [a, b, c, d]: string[]) =>
+      q`select ${a!}::text as a, ${b!}::text as b, ${c!}::text as c, ${d!}::text as d`;
+    // 14 ways 4 values can fall with a repeat: the first 8 merged, then unmerged
     const ways = [
       'aaaa',
       'aaab',
