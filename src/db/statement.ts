@@ -82,6 +82,10 @@ interface Node {
   readonly next: Map<unknown, Node>;
   text?: string;
   values?: number;
+  /** Each value's cast as the text writes it after the value (`::uuid`, or '' for none). */
+  casts?: string[];
+  /** The texts with equal values merged, by which value each position takes (`merged`). */
+  merged?: { slots: number[]; text: string }[];
 }
 
 const VALUE = Symbol('value');
@@ -113,6 +117,7 @@ interface Fragmentish {
 export function compile(
   sql: Db,
   statement: SqlFragment,
+  merge = false,
 ): { text: string; values: unknown[]; built: boolean } {
   const kinds = kindsOf(sql);
   const values: unknown[] = [];
@@ -151,30 +156,110 @@ export function compile(
   };
   if (!isFragment(statement)) throw unsupported();
   const leaf = walk(root, statement);
-  if (leaf.text !== undefined && leaf.values === values.length) {
-    return { text: leaf.text, values, built: false };
+  let built = false;
+  if (leaf.text === undefined || leaf.values !== values.length) {
+    built = true;
+    let n = 0;
+    leaf.text = text(statement, kinds, () => ++n);
+    leaf.values = n;
+    leaf.casts = castsOf(leaf.text, n);
+    leaf.merged = undefined;
   }
+  if (!merge) return { text: leaf.text, values, built };
+  return { ...mergeEqual(statement, kinds, leaf, values), built };
+}
 
-  // as postgres.js's `stringify`: a fragment inline, an identifier escaped, a value the next $n
-  let n = 0;
-  const text = (q: Fragmentish): string => {
-    let s = q.strings[0]!;
-    for (let i = 1; i < q.strings.length; i++) {
-      const v = q.args[i - 1];
-      s +=
-        (isFragment(v)
-          ? text(v)
-          : v instanceof kinds.identifier
-            ? v.value
-            : Array.isArray(v) && isFragment(v[0])
-              ? (v as Fragmentish[]).reduce((acc, f) => acc + ' ' + text(f), '')
-              : '$' + ++n) + q.strings[i];
+/** A value's `$n` and the cast written right after it (`$3::uuid`), which decides its type with it. */
+const PLACE = /\$([0-9]+)(::[a-z_][a-z0-9_]*(?:\[\])?)?/gi;
+
+/**
+ * Each value's cast in a text whose values are `$1`..`$n` in order; undefined (nothing merged)
+ * when its `$` signs are not exactly those (one inside a literal, say).
+ */
+function castsOf(text: string, n: number): string[] | undefined {
+  const casts: string[] = [];
+  for (const m of text.matchAll(PLACE)) {
+    if (Number(m[1]) !== casts.length + 1) return undefined;
+    casts.push(m[2] ?? '');
+  }
+  return casts.length === n ? casts : undefined;
+}
+
+type Numbering = () => number;
+
+/** The statement's text, as postgres.js's `stringify` builds it: a fragment inline, an identifier escaped, a value `$n`. */
+function text(q: Fragmentish, kinds: Kinds, number: Numbering): string {
+  const isFragment = (x: unknown): x is Fragmentish =>
+    x instanceof Recorded || (x instanceof kinds.query && Array.isArray(x.strings.raw));
+  let s = q.strings[0]!;
+  for (let i = 1; i < q.strings.length; i++) {
+    const v = q.args[i - 1];
+    s +=
+      (isFragment(v)
+        ? text(v, kinds, number)
+        : v instanceof kinds.identifier
+          ? v.value
+          : Array.isArray(v) && isFragment(v[0])
+            ? (v as Fragmentish[]).reduce((acc, f) => acc + ' ' + text(f, kinds, number), '')
+            : '$' + number()) + q.strings[i];
+  }
+  return s;
+}
+
+/**
+ * Texts kept per shape for the ways its equal values fall: one in practice, a few when a buyer's
+ * own values (its nonce, its payment id) happen to equal others; past this, the shape goes unmerged.
+ */
+const MAX_MERGED = 8;
+
+/**
+ * The statement with its equal values sent once: a string, number or bigint that an earlier value
+ * of the same cast equals takes that value's `$n` instead of a `$n` of its own (the purchase binds
+ * 26 distinct values in 65 places). Postgres gives one `$n` one type, so only values with the same
+ * cast written after them (or none) are merged, and the served statements' merged parameters are
+ * checked to be inferred the types each place had alone (test/integration/prepared-statement.test.ts).
+ * A value used once more under another cast, a JSON or any other value stays a `$n` of its own.
+ * Which places share a value depends on the values, so the text is kept per way they fall.
+ */
+function mergeEqual(
+  statement: Fragmentish,
+  kinds: Kinds,
+  leaf: Node,
+  values: unknown[],
+): { text: string; values: unknown[] } {
+  const casts = leaf.casts;
+  if (!casts) return { text: leaf.text!, values };
+  const first = new Map<unknown, number>();
+  const slots: number[] = new Array<number>(values.length);
+  const distinct: unknown[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    const t = typeof v;
+    if (t === 'string' || t === 'number' || t === 'bigint') {
+      const at = first.get(v);
+      if (at !== undefined && casts[at] === casts[i]) {
+        slots[i] = slots[at]!;
+        continue;
+      }
+      if (at === undefined) first.set(v, i);
     }
-    return s;
-  };
-  leaf.text = text(statement);
-  leaf.values = n;
-  return { text: leaf.text, values, built: true };
+    slots[i] = distinct.push(v);
+  }
+  if (distinct.length === values.length) return { text: leaf.text!, values };
+  const kept = (leaf.merged ??= []);
+  for (const m of kept) if (sameSlots(m.slots, slots)) return { text: m.text, values: distinct };
+  // past the bound, unmerged: each text is a prepared statement of its own for the session
+  if (kept.length >= MAX_MERGED) return { text: leaf.text!, values };
+  let n = 0;
+  const merged = text(statement, kinds, () => slots[n++]!);
+  kept.push({ slots, text: merged });
+  return { text: merged, values: distinct };
+}
+
+function sameSlots(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function unsupported(): Error {
@@ -188,8 +273,9 @@ function unsupported(): Error {
 export function prepared<T extends readonly object[]>(
   sql: Db,
   statement: SqlFragment,
+  { merge = false }: { merge?: boolean } = {},
 ): postgres.PendingQuery<T extends postgres.Row[] ? T : never> {
-  const { text, values } = compile(sql, statement);
+  const { text, values } = compile(sql, statement, merge);
   return sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], {
     prepare: true,
   }) as never;

@@ -21,15 +21,21 @@ function encodeJson(value: unknown): string {
  * A leading byte-order mark is dropped, as TextDecoder drops it. Throws on anything else.
  */
 function decodeText(header: string, what: string): string {
-  if (!BASE64.test(header)) throw new Error(`Invalid ${what} header`);
-  let end = header.length;
-  if (end % 4 === 0) {
-    if (header.charCodeAt(end - 1) === EQUALS) end--;
-    if (header.charCodeAt(end - 1) === EQUALS) end--;
-  }
-  const pad = header.indexOf('=');
-  if (end % 4 === 1 || (pad !== -1 && pad < end)) throw new Error(`Invalid ${what} header`);
   const bytes = Buffer.from(header, 'base64');
+  // A header that is its bytes' own (padded) base64, as every client's encoder writes it, passes
+  // every check below: told by encoding them again (native, ~1 µs for a 5.9 kB header) instead of
+  // the regular expression's scan (4-5 µs in isolation, ~20 in the served profile). Any other
+  // header is checked as before.
+  if (bytes.toString('base64') !== header) {
+    if (!BASE64.test(header)) throw new Error(`Invalid ${what} header`);
+    let end = header.length;
+    if (end % 4 === 0) {
+      if (header.charCodeAt(end - 1) === EQUALS) end--;
+      if (header.charCodeAt(end - 1) === EQUALS) end--;
+    }
+    const pad = header.indexOf('=');
+    if (end % 4 === 1 || (pad !== -1 && pad < end)) throw new Error(`Invalid ${what} header`);
+  }
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   return bytes.toString('utf8', bom);
 }

@@ -8,7 +8,8 @@
  * variants remove writes the product must keep; they exist only to price them.
  * STATEMENT_N (2000) executions per variant per round, STATEMENT_ROUNDS (3) after one of warm-up,
  * STATEMENT_DDL (`;`-separated) runs first (e.g. `set plan_cache_mode = force_custom_plan`);
- * STATEMENT_AB (below) replaces the variants with edits of the statement's text.
+ * STATEMENT_AB (below) replaces the variants with edits of the statement's text; STATEMENT_ONLY
+ * (a regular expression) keeps the sides it names.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
@@ -142,6 +143,8 @@ const sides: Array<[string, () => Promise<unknown>]> = [
       ),
     ),
   ],
+  // its equal values bound once since stop 43 (src/db/statement.ts `merge`): as before, one $n per place
+  ['one $n per place (before stop 43)', apart()],
   ['trivial statement, same parameters', replay(() => 'select 1')],
   ['fresh parameters alone (JS)', () => Promise.resolve(fresh())],
   [
@@ -150,6 +153,21 @@ const sides: Array<[string, () => Promise<unknown>]> = [
       sql`insert into bench_floor (payer, nonce) values (${randomBytes(20).toString('hex')}, ${randomBytes(32).toString('hex')})`,
   ],
 ];
+
+/** The statement with every place its own `$n`, the merged values repeated (what was sent before). */
+function apart() {
+  const places = [...text.matchAll(/\$([0-9]+)/g)].map((m) => Number(m[1]) - 1);
+  let n = 0;
+  const each = text.replace(/\$([0-9]+)/g, () => `$${++n}`);
+  return () => {
+    const values = fresh();
+    return sql.unsafe(
+      each,
+      places.map((k) => values[k]!),
+      { prepare: true },
+    );
+  };
+}
 
 // STATEMENT_AB (JSON: [{ name, from, to }]) compares only the statement with these edits of its
 // text (plain string replaced), e.g. its writes into a table created by STATEMENT_DDL in another shape
@@ -165,6 +183,12 @@ if (process.env.STATEMENT_AB) {
 }
 function escape(text: string) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// STATEMENT_ONLY (a regular expression) keeps the sides whose names it matches, e.g. 'statement|per place'
+if (process.env.STATEMENT_ONLY) {
+  const only = new RegExp(process.env.STATEMENT_ONLY);
+  sides.splice(0, sides.length, ...sides.filter(([name]) => only.test(name)));
 }
 
 const wal = new Map<string, number>();
@@ -199,7 +223,8 @@ console.log(
 );
 for (const [name, r] of results) {
   console.log(
-    `  ${name.padEnd(44)} CPU ${median(r.cpu).toFixed(3)} ms, in PGlite ${median(r.db).toFixed(3)} ms, WAL ${Math.round(wal.get(name)!)} B`,
+    `  ${name.padEnd(44)} CPU ${median(r.cpu).toFixed(3)} ms, in PGlite ${median(r.db).toFixed(3)} ms, WAL ${Math.round(wal.get(name)!)} B` +
+      (process.env.STATEMENT_ONLY ? `; rounds ${r.cpu.map((x) => x.toFixed(3)).join(' ')}` : ''),
   );
 }
 await server.close();

@@ -7,6 +7,7 @@
  *   tagged    the fragments as postgres.js `Query` objects, the text built from them (as before)
  *   prepared  the fragments recorded, the text found by shape (src/db/statement.ts), the values
  *             typed by postgres.js as `sql.unsafe` does
+ *   merged    the same with its equal values bound once (as served since stop 43)
  * Both end with postgres.js's statement signature (types + text), which it builds either way.
  * Beside them, the payment header's payload (an official client's, decoded) checked by the zod 4
  * schema that src/x402/payload-schema.ts replaced (kept here to price it) and by that hand check,
@@ -90,6 +91,13 @@ const variants = (k: { how: Completing; fulfil: Fulfilment }, again: boolean) =>
     const { text, values } = compile(sql, c.statement as SqlFragment);
     return sendPrepared(text, values);
   },
+  // as served since stop 43: its equal values bound once
+  merged: () => {
+    const c = completion(recorded, k.how, k.fulfil);
+    if (again) c.committed?.();
+    const { text, values } = compile(sql, c.statement as SqlFragment, true);
+    return sendPrepared(text, values);
+  },
 });
 
 // a first-time buyer stays one: its kept payer is never told its purchase committed
@@ -98,7 +106,9 @@ for (const [kind, v] of Object.entries(kinds)) {
   const a = v.tagged();
   const b = v.prepared();
   if (a !== b) throw new Error(`${kind}: the two ways send different statements`);
-  console.log(`${kind}: the same signature both ways (${b.length} characters)`);
+  console.log(
+    `${kind}: the same signature both ways (${b.length} characters; merged ${v.merged().length})`,
+  );
 }
 
 // the zod 4 schema the hand check replaced (test/unit/x402-payload-schema.test.ts compares them)

@@ -4,6 +4,8 @@ import type { Db, Sql, SqlFragment } from '../../src/db/index.js';
 import { compile, prepared, recording } from '../../src/db/statement.js';
 import { nonceInsert } from '../../src/domain/payments/nonces.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
+import { uniqueProject, zipOf } from '../helpers/archives.js';
+import { listItem, startSellingApp } from '../helpers/selling.js';
 import { createSaleItem } from '../helpers/items.js';
 import { idPayer, moneyOf } from '../helpers/payment-id.js';
 import { newWallet, promptOf } from '../helpers/wallets.js';
@@ -87,6 +89,80 @@ describe('a statement recorded and prepared', () => {
     expect(again.built).toBe(false);
     expect(again.text).toBe(first.text);
     expect(again.values).toEqual([2]);
+  });
+
+  it('merged: an equal value of the same cast is bound once, with the rows of the tagged statement', async () => {
+    const doc = { k: 1 };
+    const build = (q: Sql, a: string, b: string, n: number) => q`
+      select ${a}::text as t1, ${b}::text as t2, ${a} as plain, ${a}::varchar as v,
+        ${n}::int as n1, ${String(n)}::int as n2, ${n}::int as n3, ${q.json(doc)}::jsonb as j1,
+        ${q.json(doc)}::jsonb as j2, ${a}::text = ${b}::text as same`;
+    const run = async (a: string, b: string, n: number) => {
+      const tagged = await sql`${build(sql, a, b, n)}`;
+      let recorded: unknown;
+      const merged = await sent(
+        async () =>
+          (recorded = await prepared(sql, build(recording(sql), a, b, n), { merge: true })),
+      );
+      expect(merged.error).toBeUndefined();
+      expect(recorded).toEqual(tagged);
+      return merged.sent[0]!;
+    };
+    // 'x' ::text in three places ('x' plain and ::varchar apart), 5 ::int twice ('5' is a string:
+    // its own), the JSON values apart
+    const equal = await run('x', 'x', 5);
+    expect(equal.parameters).toEqual(['x', 'x', 'x', 5, '5', doc, doc]);
+    expect(equal.text).toMatch(/\$1::text as t1, \$1::text as t2, \$2 as plain, \$3::varchar/);
+    expect(equal.text).toMatch(/\$4::int as n1, \$5::int as n2, \$4::int as n3/);
+    expect(equal.text).toMatch(/\$6::jsonb as j1,\s+\$7::jsonb as j2, \$1::text = \$1::text/);
+    // the same shape with its values falling otherwise: its own text, right each time
+    const apart = await run('x', 'y', 6);
+    expect(apart.parameters).toEqual(['x', 'y', 'x', 'x', 6, '6', doc, doc]);
+    expect(apart.text).toMatch(/\$1::text as t1, \$2::text as t2, \$3 as plain, \$4::varchar/);
+    expect(apart.text).toMatch(/\$5::int as n1, \$6::int as n2, \$5::int as n3/);
+    expect(apart.text).toMatch(/\$1::text = \$2::text/);
+    expect((await run('x', 'x', 7)).text).toBe(equal.text);
+    expect((await run('p', 'q', 8)).text).toBe(apart.text);
+  });
+
+  it('merged: past 8 ways of falling per shape, the shape is sent unmerged', async () => {
+    const build = (q: Sql, [a, b, c, d]: string[]) =>
+      q`select ${a!}::text as a, ${b!}::text as b, ${c!}::text as c, ${d!}::text as d`;
+    // 14 ways 4 values can fall with a repeat: the first 8 merged, then unmerged
+    const ways = [
+      'aaaa',
+      'aaab',
+      'aaba',
+      'abaa',
+      'baaa',
+      'aabb',
+      'abab',
+      'abba',
+      'aabc',
+      'abac',
+      'abca',
+      'baac',
+      'baca',
+      'bcaa',
+    ].map((w) => [...w].map((c) => `${c}-merge-bound`));
+    const counts: number[] = [];
+    for (const xs of ways) {
+      let rows: unknown;
+      const merged = await sent(
+        async () => (rows = await prepared(sql, build(recording(sql), xs), { merge: true })),
+      );
+      expect(merged.error).toBeUndefined();
+      expect(rows).toEqual([{ a: xs[0], b: xs[1], c: xs[2], d: xs[3] }]);
+      counts.push(merged.sent[0]!.parameters.length);
+    }
+    expect(counts).toEqual([1, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4]);
+  });
+
+  it('merged: nothing merged when a `$` in the text is not a value of its own', async () => {
+    const build = (q: Sql) => q`select '$1' as lit, ${'x'}::text as a, ${'x'}::text as b`;
+    const merged = await sent(() => prepared(sql, build(recording(sql)), { merge: true }));
+    expect(merged.error).toBeUndefined();
+    expect(merged.sent[0]!.parameters).toEqual(['x', 'x']);
   });
 
   it('refuses the helpers whose text depends on their values', () => {
@@ -216,7 +292,20 @@ describe('the completing statements as served', () => {
         );
         const built = tagged.sent.filter((s) => /insert into orders/.test(s.text));
         expect(built, name).toHaveLength(1);
-        expect(statement, name).toEqual(built[0]);
+        // the same statement with its equal values bound once: unmerged, exactly what postgres.js sent
+        expect(unmerged(statement!), name).toEqual(built[0]);
+        expect(statement!.parameters.length, name).toBeLessThan(built[0]!.parameters.length);
+        // and each merged `$n` is inferred the type every place it stands for had on its own
+        const [alone, merged] = await Promise.all(
+          [built[0]!, statement!].map((s) =>
+            sql.unsafe(s.text, s.parameters as never[], { prepare: true }).describe(),
+          ),
+        );
+        const slots = [...statement!.text.matchAll(/\$([0-9]+)/g)].map((m) => Number(m[1]) - 1);
+        expect(
+          slots.map((k) => merged!.types[k]),
+          name,
+        ).toEqual(alone!.types);
       }
     } finally {
       store.recorded = real;
@@ -224,6 +313,52 @@ describe('the completing statements as served', () => {
     expect(await moneyOf(sql, buyer.address, item.itemId)).toEqual({ transfers: 4, orders: 4 });
   });
 });
+
+describe('the paid listing as served', () => {
+  it('merges equal values, each merged `$n` inferred the type its places had alone', async () => {
+    const selling = await startSellingApp();
+    try {
+      const db = selling.runtime.deps.sql;
+      const options = db.options as { debug?: unknown };
+      const seen: Sent[] = [];
+      options.debug = (_c: number, text: string, parameters: unknown[], types: unknown[]) =>
+        seen.push({ text, parameters: [...parameters], types: [...types] });
+      try {
+        await listItem(selling, newWallet(), { bytes: zipOf(uniqueProject()) });
+      } finally {
+        delete options.debug;
+      }
+      const statement = seen.find((s) => /ledger_gate as/.test(s.text));
+      expect(statement).toBeDefined();
+      const alone = unmerged(statement!);
+      expect(statement!.parameters.length).toBeLessThan(alone.parameters.length);
+      const [a, m] = await Promise.all(
+        [alone, statement!].map((s) =>
+          db.unsafe(s.text, s.parameters as never[], { prepare: true }).describe(),
+        ),
+      );
+      const slots = [...statement!.text.matchAll(/\$([0-9]+)/g)].map((x) => Number(x[1]) - 1);
+      expect(slots.map((k) => m!.types[k])).toEqual(a!.types);
+    } finally {
+      await selling.close();
+    }
+  });
+});
+
+/**
+ * A statement whose equal values were merged (one `$n` in several places), as it would be sent
+ * with one `$n` per place: the text renumbered in order, each place's value and type repeated.
+ */
+function unmerged(s: Sent): Sent {
+  const parameters: unknown[] = [];
+  const types: unknown[] = [];
+  const text = s.text.replace(/\$([0-9]+)/g, (_, k: string) => {
+    parameters.push(s.parameters[Number(k) - 1]);
+    types.push(s.types[Number(k) - 1]);
+    return `$${parameters.length}`;
+  });
+  return { text, parameters, types };
+}
 
 /** How many postgres.js `Query` objects (a `Promise` subclass each) sit in a recorded tree. */
 function queriesIn(f: unknown): number {

@@ -86,6 +86,70 @@ describe('x402 header codec', () => {
     }
   });
 
+  it('decodes as @x402/core on many headers: canonical, re-padded, cut, with foreign characters', () => {
+    // a seeded generator (mulberry32), so a failure names a header that can be made again
+    let seed = 0x5eed43;
+    const rand = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const foreign = [' ', '\n', '\t', '-', '_', '.', '=', '==', '===', 'é', '\u00a0', '\0', '%'];
+    const texts = [
+      () =>
+        JSON.stringify({
+          x402Version: 2,
+          payload: { n: rand(), s: 'größe 🦊'.repeat(rand() * 4) },
+        }),
+      () => '\ufeff' + JSON.stringify({ bom: rand() }),
+      () => JSON.stringify([rand(), 'x'.repeat(rand() * 9)]) + ' '.repeat(rand() * 3),
+      () => randomBytes(Math.floor(rand() * 12)).toString('latin1'),
+    ];
+    let checked = 0;
+    for (let i = 0; i < 3000; i++) {
+      const bytes = Buffer.from(pick(texts)(), i % 5 === 4 ? 'latin1' : 'utf8');
+      let h = bytes.toString('base64');
+      const at = Math.floor(rand() * (h.length + 1));
+      switch (i % 8) {
+        case 0: // as every encoder writes it
+          break;
+        case 1:
+          h = h.replace(/=+$/, '');
+          break;
+        case 2:
+          h = h.slice(0, at) + pick(foreign) + h.slice(at);
+          break;
+        case 3:
+          h = h.slice(0, at);
+          break;
+        case 4: // the last character's unused bits set: decodes, but is not its bytes' own base64
+          h = h.replace(
+            /([A-Za-z0-9+/])(=+)$/,
+            (_, c: string, p: string) =>
+              String.fromCharCode(c.charCodeAt(0) + (c === 'z' || c === '9' || c === '/' ? 0 : 1)) +
+              p,
+          );
+          break;
+        case 5:
+          h = `${h}${pick(foreign)}`;
+          break;
+        case 6:
+          h = `${pick(foreign)}${h}`;
+          break;
+        case 7:
+          h = h.replace(/=+$/, '') + '='.repeat(Math.floor(rand() * 4));
+          break;
+      }
+      expect(outcome(ours.decodePaymentSignatureHeader, h), JSON.stringify(h)).toEqual(
+        outcome(official.decodePaymentSignatureHeader, h),
+      );
+      checked++;
+    }
+    expect(checked).toBe(3000);
+  });
+
   describe('a payment echoing extensions seen before', () => {
     // what the official client sends: the prompt's extensions echoed whole, after the payload
     const echo = {
