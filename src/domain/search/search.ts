@@ -292,8 +292,8 @@ function candidateSql(
         where coalesce(s.df, 0) > 0
       ),
       rare as materialized (
-        -- the selective terms as one OR query (quoted as tsquery input wants)
-        select string_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery as tq
+        -- the selective terms as one OR query
+        select ${orTsquery(tx, tx`lexeme`, '')} as tq
         from qterms where df <= ${LEX_DF_CAP}
       ),
       vec_pool as materialized (
@@ -309,7 +309,7 @@ function candidateSql(
       ),
       con_rare as materialized (
         -- the selective one-word entries of the query's task concepts, in a title (weight A)
-        select string_agg('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || ''':A', ' | ')::tsquery as tq
+        select ${orTsquery(tx, tx`t.lexeme`, 'A')} as tq
         from unnest(tsvector_to_array(to_tsvector('english', ${concepts}))) t(lexeme)
         join search_terms s on s.lexeme = t.lexeme
         where s.df > 0 and s.df <= ${LEX_DF_CAP}
@@ -365,6 +365,16 @@ function candidateSql(
       where sc.r <= ${CANDIDATES} or (sc.con and sc.rc <= ${CONCEPT_KEEP})
       order by sc.r`,
   ];
+}
+
+/**
+ * The lexemes of `lexeme` (a column of the rows aggregated) as one OR tsquery, each quoted as
+ * tsquery input wants (a quote doubled, a backslash escaped), restricted to the tsvector weight
+ * class `weight` when one is given ('A': the title). An aggregate: null when there is no row.
+ */
+export function orTsquery(sql: Db, lexeme: SqlFragment, weight: '' | 'A'): SqlFragment {
+  const close = weight ? `''':${weight}'` : `''''`;
+  return sql`string_agg('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ${sql.unsafe(close)}, ' | ')::tsquery`;
 }
 
 /*
