@@ -10,6 +10,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { seedListing, seedSeller } from '../helpers/catalog.js';
 import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
+import { TASK_QUERIES } from './relevance-tasks-set.js';
 import {
   QUERY_KINDS,
   RELEVANCE_LISTINGS,
@@ -128,6 +129,17 @@ export const FRESH_SET = {
   queries: FRESH_QUERIES,
 };
 
+/**
+ * Stop 43's set (relevance-tasks-set.ts): all tuning, no held-out half, so it is read with the
+ * tuning halves (BENCH_RELEVANCE_HALF=tuning too) and never gives a goal figure.
+ */
+export const TASKS_SET = {
+  name: 'tasks',
+  label: "stop 43's tasks set (tuning only)",
+  listings: PARAPHRASE_LISTINGS,
+  queries: TASK_QUERIES,
+};
+
 /** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh set. */
 export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   name: string;
@@ -135,11 +147,13 @@ export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   listings: RelevanceListing[];
   queries: RelevanceQuery[];
   heldOutOnly: boolean;
+  tuningAll?: boolean;
 }> {
   const only = env.BENCH_RELEVANCE_SETS?.split(',');
   const tuningOnly = env.BENCH_RELEVANCE_HALF === 'tuning';
   return [
     ...RELEVANCE_SETS.map((set) => ({ ...set, heldOutOnly: false })),
+    { ...TASKS_SET, heldOutOnly: false, tuningAll: true },
     ...(tuningOnly ? [] : [{ ...FRESH_SET, heldOutOnly: true }]),
   ].filter((set) => !only || only.includes(set.name));
 }
@@ -166,6 +180,7 @@ export async function benchRelevance(
       verbose,
       tuningOnly,
       set.heldOutOnly,
+      set.tuningAll,
     );
   }
   return out;
@@ -178,9 +193,11 @@ async function benchSet(
   verbose: boolean,
   tuningOnly = false,
   heldOutOnly = false,
+  tuningAll = false,
 ): Promise<Record<string, unknown>> {
-  const halfFor = (q: RelevanceQuery): Half => (heldOutOnly ? 'held-out' : halfOf(q));
-  if (tuningOnly) queries = queries.filter((q) => halfOf(q) === 'tuning');
+  const halfFor = (q: RelevanceQuery): Half =>
+    heldOutOnly ? 'held-out' : tuningAll ? 'tuning' : halfOf(q);
+  if (tuningOnly) queries = queries.filter((q) => halfFor(q) === 'tuning');
   const { runtime, sql, embedder, keyOf, indexMs } = await relevanceCatalogue(listings);
   try {
     const rows: Array<Record<string, string | number>> = [];
@@ -253,6 +270,11 @@ async function benchSet(
         for (const k of Object.keys(row))
           if (!k.startsWith('tune ') && k !== 'variant' && k !== 'kind') delete row[k];
     // a set with no tuning half: its empty tuning columns and figures left out
+    if (tuningAll) {
+      for (const row of rows)
+        for (const k of Object.keys(row)) if (k.startsWith('held ')) delete row[k];
+      for (const k of Object.keys(summary)) if (k.includes(' held-out ')) delete summary[k];
+    }
     if (heldOutOnly) {
       for (const row of rows)
         for (const k of Object.keys(row)) if (k.startsWith('tune ')) delete row[k];
@@ -267,7 +289,9 @@ async function benchSet(
       queries: queries.length,
       split: heldOutOnly
         ? 'none: every query held out (never tuned on)'
-        : 'sha256(query text), first bit: 0 tuning, 1 held-out',
+        : tuningAll
+          ? 'none: every query tuning (no goal figure)'
+          : 'sha256(query text), first bit: 0 tuning, 1 held-out',
       index_ms_per_listing: +(indexMs / listings.length).toFixed(2),
       search_ms_mean: +(searchMs / searches).toFixed(2),
       embed_ms_per_query: +embedMs.toFixed(3),

@@ -25,6 +25,10 @@ const suites: Array<[string, Suite]> = [
   ['mcp', async () => (await load('./mcp.js', 'benchMcp'))()],
   ['load', async () => (await load('./load.js', 'benchLoad'))()],
   ['scale', async () => (await load('./scale.js', 'benchScale'))()],
+  [
+    'search_concept',
+    async () => (await import('./search-concept-pool.js')).benchSearchConcept(process.env),
+  ],
   ['search_cpu', async () => (await load('./search-cpu.js', 'benchSearchCpu'))()],
   ['markdown', async () => (await load('./markdown.js', 'benchMarkdown'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],
@@ -38,6 +42,7 @@ for (const [name, run] of suites) {
     (name === 'relevance_tune' ||
       name === 'scale' ||
       name === 'search_cpu' ||
+      name === 'search_concept' ||
       name === 'idle_variants')
   )
     continue;

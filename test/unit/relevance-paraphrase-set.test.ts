@@ -5,6 +5,7 @@ import { halfOf } from '../bench/relevance-half.js';
 import { QUERY_KINDS } from '../bench/relevance-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from '../bench/relevance-paraphrase-set.js';
 import { FRESH_QUERIES } from '../bench/relevance-fresh-set.js';
+import { TASK_QUERIES } from '../bench/relevance-tasks-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
 import { RELEVANCE_QUERIES, type RelevanceQuery } from '../bench/relevance-set.js';
 
@@ -109,17 +110,46 @@ describe('the fresh relevance set (issue 30, written blind, never tuned on)', ()
     // the tuning tool and relevance-explain read RELEVANCE_SETS: the fresh set is not among them
     expect(RELEVANCE_SETS.some((set) => set.queries === FRESH_QUERIES)).toBe(false);
     const all = benchSetsFor({});
-    expect(all.map((set) => set.name)).toEqual(['issue11', 'paraphrase', 'fresh']);
-    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, true]);
-    expect(all[2]!.label).toBe('fresh set (never tuned on)');
-    expect(all[2]!.queries).toBe(FRESH_QUERIES);
-    expect(all[2]!.listings).toBe(PARAPHRASE_LISTINGS);
+    expect(all.map((set) => set.name)).toEqual(['issue11', 'paraphrase', 'tasks', 'fresh']);
+    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, false, true]);
+    expect(all[3]!.label).toBe('fresh set (never tuned on)');
+    expect(all[3]!.queries).toBe(FRESH_QUERIES);
+    expect(all[3]!.listings).toBe(PARAPHRASE_LISTINGS);
     expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).map((set) => set.name)).toEqual([
       'issue11',
       'paraphrase',
+      'tasks',
     ]);
     expect(benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh' }).map((set) => set.name)).toEqual([
       'fresh',
     ]);
+  });
+});
+
+describe("stop 43's tasks set (tuning only, over the paraphrase set's catalogue)", () => {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+
+  it('has at least 60 new queries, judged on real listings of the catalogue', () => {
+    expect(TASK_QUERIES.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(TASK_QUERIES.map((q) => q.q)).size).toBe(TASK_QUERIES.length);
+    const others = new Set(
+      [...PARAPHRASE_QUERIES, ...FRESH_QUERIES, ...RELEVANCE_QUERIES].map((q) => q.q),
+    );
+    for (const q of TASK_QUERIES) {
+      expect(others.has(q.q), q.q).toBe(false);
+      expect(QUERY_KINDS).toContain(q.kind);
+      expect(q.best.length).toBeGreaterThan(0);
+      for (const k of [...q.best, ...(q.ok ?? [])]) expect(byKey.has(k), `${q.q}: ${k}`).toBe(true);
+    }
+  });
+
+  it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
+    expect(reusedWords(TASK_QUERIES)).toEqual([]);
+  });
+
+  it('is read with the tuning halves, all of it as tuning', () => {
+    const set = benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).find((s) => s.name === 'tasks');
+    expect(set?.tuningAll).toBe(true);
+    expect(set?.queries).toBe(TASK_QUERIES);
   });
 });

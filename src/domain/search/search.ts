@@ -292,8 +292,8 @@ function candidateSql(
         where coalesce(s.df, 0) > 0
       ),
       rare as materialized (
-        -- the selective terms as one OR query (quoted as tsquery input wants)
-        select string_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery as tq
+        -- the selective terms as one OR query
+        select ${orTsquery(tx, tx`lexeme`)} as tq
         from qterms where df <= ${LEX_DF_CAP}
       ),
       vec_pool as materialized (
@@ -308,15 +308,18 @@ function candidateSql(
         limit ${LEX_POOL}
       ),
       con_rare as materialized (
-        -- the selective one-word entries of the query's task concepts, in a title (weight A)
-        select string_agg('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || ''':A', ' | ')::tsquery as tq
+        -- the selective one-word entries of the query's task concepts
+        select ${orTsquery(tx, tx`t.lexeme`)} as tq
         from unnest(tsvector_to_array(to_tsvector('english', ${concepts}))) t(lexeme)
         join search_terms s on s.lexeme = t.lexeme
         where s.df > 0 and s.df <= ${LEX_DF_CAP}
       ),
       con_pool as materialized (
+        -- in a title: read through the titles' own index (migration 463), so only listings whose
+        -- title holds a word are read, not every one that mentions it (search_document's index
+        -- has no weight classes: 'word':A read them all and dropped those without it in the title)
         select i.id from items i, con_rare r
-        where r.tq is not null and ${filters} and i.search_document @@ r.tq
+        where r.tq is not null and ${filters} and to_tsvector('english', i.title) @@ r.tq
         limit ${CONCEPT_POOL}
       ),
       cand as (select id from vec_pool union select id from lex_pool union select id from con_pool),
@@ -365,6 +368,14 @@ function candidateSql(
       where sc.r <= ${CANDIDATES} or (sc.con and sc.rc <= ${CONCEPT_KEEP})
       order by sc.r`,
   ];
+}
+
+/**
+ * The lexemes of `lexeme` (a column of the rows aggregated) as one OR tsquery, each quoted as
+ * tsquery input wants (a quote doubled, a backslash escaped). An aggregate: null over no row.
+ */
+export function orTsquery(sql: Db, lexeme: SqlFragment): SqlFragment {
+  return sql`string_agg('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery`;
 }
 
 /*
