@@ -157,6 +157,22 @@ describe.skipIf(ON_POSTGRES)('the built entry, bundled', () => {
     ).toBeGreaterThan(10);
   }, 180_000);
 
+  it("holds the bundle's source at one byte a character: every file ASCII, no earlier build's chunks", async () => {
+    await ensureBuilt();
+    const dir = path.join(ROOT, 'dist/bundle');
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as {
+      outputs: Record<string, unknown>;
+    };
+    const files = readdirSync(dir).filter((f) => f.endsWith('.js'));
+    // V8 keeps a source with one character outside Latin-1 at two bytes a character, all of it:
+    // a `—` in a comment doubled the 2.5 MB chunk every start loads (scripts/build.mjs)
+    const wide = files
+      .map((f) => [f, /[^\0-\x7f]/u.exec(readFileSync(path.join(dir, f), 'utf8'))?.[0]] as const)
+      .filter(([, c]) => c !== undefined);
+    expect(wide).toEqual([]);
+    expect(files.filter((f) => !(`dist/bundle/${f}` in meta.outputs))).toEqual([]);
+  });
+
   it('starts as well where the compile cache cannot be kept', async () => {
     await ensureBuilt();
     const file = path.join(await tempDir(), 'a-file');
