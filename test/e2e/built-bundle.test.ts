@@ -151,6 +151,16 @@ describe.skipIf(ON_POSTGRES)('the built entry, bundled', () => {
       ),
     ).toEqual([]);
 
+    // no package both in the bundle and loaded from node_modules: two copies of one package (its
+    // classes for instanceof, its singletons, twice its memory)
+    const pkg = (p: string) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(p)?.[1];
+    const inBundle = new Set(
+      Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs).map(pkg)),
+    );
+    const fromNodeModules = new Set(run.loaded().flatMap((u) => pkg(u) ?? []));
+    expect(fromNodeModules).toContain('@electric-sql/pglite');
+    expect([...fromNodeModules].filter((p) => inBundle.has(p))).toEqual([]);
+
     // Node's compile cache was written as the process stopped
     expect(
       readdirSync(path.join(tmp, 'node-compile-cache'), { recursive: true }).length,
