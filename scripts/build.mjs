@@ -8,7 +8,7 @@
  * `--code`: the first three only; `--bundle-only`: the bundle alone, over tsc's existing output.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
@@ -52,8 +52,6 @@ async function bundle() {
   const { build, transform } = await import('esbuild');
   const outdir = path.join(root, 'dist/bundle');
   const ours = [path.join(root, 'src') + path.sep, path.join(root, 'mcp') + path.sep];
-  // esbuild leaves an earlier build's chunks (their names hash their content): only this build's
-  rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
     entryPoints: { main: 'src/main.ts' },
@@ -104,6 +102,13 @@ async function bundle() {
     ],
   });
   writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+  // esbuild leaves an earlier build's chunks (their names hash their content): only this build's
+  // stay, removed after it (a start loading the bundle meanwhile finds every file it names)
+  const made = new Set(Object.keys(result.metafile.outputs).map((f) => path.join(root, f)));
+  made.add(path.join(outdir, 'meta.json'));
+  for (const f of readdirSync(outdir).map((n) => path.join(outdir, n))) {
+    if (!made.has(f)) rmSync(f, { recursive: true, force: true });
+  }
   for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'))) {
     await asciiComments(path.join(root, file), transform);
   }
