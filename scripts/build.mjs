@@ -8,7 +8,7 @@
  * `--code`: the first three only; `--bundle-only`: the bundle alone, over tsc's existing output.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
@@ -49,7 +49,7 @@ if (!process.argv.includes('--code')) node(path.join(root, 'dist/src/db/build-te
  *   spdx-license-list's JSON) or are large, lazily loaded and of no use to a start (the S3 SDK).
  */
 async function bundle() {
-  const { build } = await import('esbuild');
+  const { build, transform } = await import('esbuild');
   const outdir = path.join(root, 'dist/bundle');
   const ours = [path.join(root, 'src') + path.sep, path.join(root, 'mcp') + path.sep];
   const result = await build({
@@ -102,8 +102,40 @@ async function bundle() {
     ],
   });
   writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+  // esbuild leaves an earlier build's chunks (their names hash their content): only this build's
+  // stay, removed after it (a start loading the bundle meanwhile finds every file it names)
+  const made = new Set(Object.keys(result.metafile.outputs).map((f) => path.join(root, f)));
+  made.add(path.join(outdir, 'meta.json'));
+  for (const f of readdirSync(outdir).map((n) => path.join(outdir, n))) {
+    if (!made.has(f)) rmSync(f, { recursive: true, force: true });
+  }
+  for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js'))) {
+    await asciiComments(path.join(root, file), transform);
+  }
   writeFileSync(
     path.join(root, 'dist/src/main.js'),
     "// the service's entry, bundled (scripts/build.mjs): dist/bundle/main.js\nimport '../bundle/main.js';\n",
   );
+}
+
+/**
+ * V8 keeps a module's source for the life of the process (lazy compiles, `toString`), one byte a
+ * character only when every character of it fits in one: a single `—` makes the whole file two
+ * bytes a character. esbuild writes the code's strings, templates and regular expressions in ASCII
+ * (its default `charset`), not the comments it keeps (ours and the packages': `—`, `§`, `→`), so
+ * the bundle's largest files, whole packages and all of src/ joined, were held at twice their size
+ * (~4 MB more of an idle process; docs/benchmarks.md "The bundle's source in two bytes"). Each
+ * character outside ASCII becomes `?` (one per UTF-16 unit, so the source map's columns hold),
+ * after checking that the code without its comments is unchanged: only comments held them.
+ */
+async function asciiComments(file, transform) {
+  const text = readFileSync(file, 'utf8');
+  const ascii = text.replace(/[^\0-\x7f]/gu, (c) => '?'.repeat(c.length));
+  if (ascii === text) return;
+  const code = async (js) =>
+    (await transform(js, { loader: 'js', minifyWhitespace: true, legalComments: 'none' })).code;
+  if ((await code(text)) !== (await code(ascii))) {
+    throw new Error(`${file}: characters outside ASCII in its code, not only in comments`);
+  }
+  writeFileSync(file, ascii);
 }

@@ -151,11 +151,37 @@ describe.skipIf(ON_POSTGRES)('the built entry, bundled', () => {
       ),
     ).toEqual([]);
 
+    // no package both in the bundle and loaded from node_modules: two copies of one package (its
+    // classes for instanceof, its singletons, twice its memory)
+    const pkg = (p: string) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(p)?.[1];
+    const inBundle = new Set(
+      Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs).map(pkg)),
+    );
+    const fromNodeModules = new Set(run.loaded().flatMap((u) => pkg(u) ?? []));
+    expect(fromNodeModules).toContain('@electric-sql/pglite');
+    expect([...fromNodeModules].filter((p) => inBundle.has(p))).toEqual([]);
+
     // Node's compile cache was written as the process stopped
     expect(
       readdirSync(path.join(tmp, 'node-compile-cache'), { recursive: true }).length,
     ).toBeGreaterThan(10);
   }, 180_000);
+
+  it("holds the bundle's source at one byte a character: every file ASCII, no earlier build's chunks", async () => {
+    await ensureBuilt();
+    const dir = path.join(ROOT, 'dist/bundle');
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as {
+      outputs: Record<string, unknown>;
+    };
+    const files = readdirSync(dir).filter((f) => f.endsWith('.js'));
+    // V8 keeps a source with one character outside Latin-1 at two bytes a character, all of it:
+    // a `—` in a comment doubled the 2.5 MB chunk every start loads (scripts/build.mjs)
+    const wide = files
+      .map((f) => [f, /[^\0-\x7f]/u.exec(readFileSync(path.join(dir, f), 'utf8'))?.[0]] as const)
+      .filter(([, c]) => c !== undefined);
+    expect(wide).toEqual([]);
+    expect(files.filter((f) => !(`dist/bundle/${f}` in meta.outputs))).toEqual([]);
+  });
 
   it('starts as well where the compile cache cannot be kept', async () => {
     await ensureBuilt();
