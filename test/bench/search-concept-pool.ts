@@ -6,12 +6,10 @@ import { provisionAgent } from '../../src/domain/accounts/accounts.js';
 import { searchItems } from '../../src/domain/search/search.js';
 import { taskText } from '../../src/domain/search/stacks.js';
 import { conceptEntryWords } from '../../src/domain/search/task-lexicon.js';
-import { toVectorLiteral, vectorType } from '../../src/domain/search/vectors.js';
-import { listingText } from '../../src/embeddings/embedder.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 import type { SearchQuery } from '../../src/wire/items.js';
-import { rng } from './search.js';
+import { insertListings, rng } from './search.js';
 
 /**
  * `npm run bench -- search_concept`: the worst case of the candidates by task concept (search.ts,
@@ -86,27 +84,11 @@ export async function benchSearchConcept(
       });
     }
     process.stderr.write(`search_concept: seeding ${listings.length} listings\n`);
-    const vt = vectorType(sql, embedder.dimensions);
-    for (let off = 0; off < listings.length; off += 1000) {
-      const batch = listings.slice(off, off + 1000);
-      const vectors = await embedder.embed(batch.map(listingText));
-      const rows = batch.map((l, k) => [
-        seller.id,
-        l.title,
-        l.description,
-        l.techStack,
-        1_000_000,
-        randomBytes(32).toString('hex'),
-        toVectorLiteral(vectors[k]!),
-      ]);
-      await sql`
-        insert into items (seller_id, status, status_reason, title, description, tech_stack, price_micro,
-                           archive_sha256, archive_key, archive_size, compression, file_name,
-                           embedding, embedding_model, embedding_dims, activated_at)
-        select v.seller::uuid, 'active', 'approved', v.title, v.descr, v.stack, v.price::bigint, v.sha,
-               'bench/' || v.sha, 1000, 'zip', 'bench.zip', v.emb::${vt}, ${embedder.model}, ${embedder.dimensions}, now()
-        from (values ${sql(rows)}) as v(seller, title, descr, stack, price, sha, emb)`;
-    }
+    for (let off = 0; off < listings.length; off += 1000)
+      await insertListings(
+        runtime,
+        listings.slice(off, off + 1000).map((l) => ({ ...l, sellerId: seller.id, price: 1 })),
+      );
     await sql`vacuum analyze items`;
 
     // rows read by the title check, in the form before (the whole document's index, weight A) and now

@@ -164,6 +164,40 @@ interface Catalogue {
   indexSeconds: number;
 }
 
+/**
+ * Active listings inserted as one statement, each embedded by the runtime's embedder and given a
+ * random archive digest: how the benches seed a catalogue without the upload path.
+ */
+export async function insertListings(
+  runtime: Awaited<ReturnType<typeof createRuntime>>,
+  listings: ReadonlyArray<{
+    sellerId: string;
+    title: string;
+    description: string;
+    techStack: string;
+    price: number;
+  }>,
+): Promise<void> {
+  const { sql, embedder } = runtime.deps;
+  const vt = vectorType(sql, embedder.dimensions);
+  const vectors = await embedder.embed(listings.map(listingText));
+  const rows = listings.map((l, k) => [
+    l.sellerId,
+    l.title,
+    l.description,
+    l.techStack,
+    Math.round(l.price * 1e6),
+    randomBytes(32).toString('hex'),
+    toVectorLiteral(vectors[k]!),
+  ]);
+  await sql`
+    insert into items (seller_id, status, status_reason, title, description, tech_stack, price_micro,
+                       archive_sha256, archive_key, archive_size, compression, file_name,
+                       embedding, embedding_model, embedding_dims, activated_at)
+    select v.seller::uuid, 'active', 'approved', v.title, v.descr, v.stack, v.price::bigint, v.sha,
+           'bench/' || v.sha, 1000, 'zip', 'bench.zip', v.emb::${vt}, ${embedder.model}, ${embedder.dimensions}, now()
+    from (values ${sql(rows)}) as v(seller, title, descr, stack, price, sha, emb)`;
+}
 export async function loadCatalogue(
   n: number,
   efSearch: number,
@@ -213,27 +247,13 @@ export async function loadCatalogue(
   // bulk load without the HNSW index, then build it once (how an operator would re-index)
   const t0 = performance.now();
   await sql.unsafe(`drop index if exists ${indexName(embedder.dimensions)}`);
-  const vt = vectorType(sql, embedder.dimensions);
   const BATCH = 1000;
   for (let off = 0; off < n; off += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, n - off) }, (_, k) => synthetic(r, off + k));
-    const vectors = await embedder.embed(batch.map(listingText));
-    const rows = batch.map((l, k) => [
-      sellers[(off + k) % sellers.length]!.id,
-      l.title,
-      l.description,
-      l.techStack,
-      Math.round(l.price * 1e6),
-      randomBytes(32).toString('hex'),
-      toVectorLiteral(vectors[k]!),
-    ]);
-    await sql`
-      insert into items (seller_id, status, status_reason, title, description, tech_stack, price_micro,
-                         archive_sha256, archive_key, archive_size, compression, file_name,
-                         embedding, embedding_model, embedding_dims, activated_at)
-      select v.seller::uuid, 'active', 'approved', v.title, v.descr, v.stack, v.price::bigint, v.sha,
-             'bench/' || v.sha, 1000, 'zip', 'bench.zip', v.emb::${vt}, ${embedder.model}, ${embedder.dimensions}, now()
-      from (values ${sql(rows)}) as v(seller, title, descr, stack, price, sha, emb)`;
+    await insertListings(
+      runtime,
+      batch.map((l, k) => ({ ...l, sellerId: sellers[(off + k) % sellers.length]!.id })),
+    );
     if (n >= 10_000 && (off / BATCH) % 20 === 0)
       process.stderr.write(`  seeded ${off + batch.length}/${n}\n`);
     opts.onSeeded?.(off + batch.length);

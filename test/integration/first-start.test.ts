@@ -257,6 +257,11 @@ describe.skipIf(ON_POSTGRES)('the template unpacked, after a crash', () => {
 });
 
 describe.skipIf(ON_POSTGRES)('a database made in place (no usable template: initdb)', () => {
+  const rowsOfWhole = async (db: Database) => {
+    const [{ n } = { n: 0 }] = await db.sql<{ n: number }[]>`select count(*)::int as n from whole`;
+    return n;
+  };
+
   it('killed part way, it is discarded by the next start (its marker still there), which makes a whole one', async () => {
     const dataDir = await tempDir();
     const pg = path.join(dataDir, 'pg');
@@ -304,10 +309,7 @@ describe.skipIf(ON_POSTGRES)('a database made in place (no usable template: init
       expect(existsSync(`${pg}.creating`)).toBe(false);
       await db.sql`create table whole (x int)`;
       await db.sql`insert into whole values (1)`;
-      const [{ n } = { n: 0 }] = await db.sql<
-        { n: number }[]
-      >`select count(*)::int as n from whole`;
-      expect(n).toBe(1);
+      expect(await rowsOfWhole(db)).toBe(1);
     } finally {
       await db.close();
     }
@@ -317,10 +319,7 @@ describe.skipIf(ON_POSTGRES)('a database made in place (no usable template: init
       { templateDir: noTemplate },
     );
     try {
-      const [{ n } = { n: 0 }] = await again.sql<
-        { n: number }[]
-      >`select count(*)::int as n from whole`;
-      expect(n).toBe(1);
+      expect(await rowsOfWhole(again)).toBe(1);
     } finally {
       await again.close();
     }
