@@ -32,6 +32,7 @@ const suites: Array<[string, Suite]> = [
   ['search_cpu', async () => (await load('./search-cpu.js', 'benchSearchCpu'))()],
   ['markdown', async () => (await load('./markdown.js', 'benchMarkdown'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],
+  ['pglite_open', async () => (await import('./pglite-open.js')).benchPGliteOpen(process.env)],
 ];
 
 for (const [name, run] of suites) {
