@@ -11,6 +11,7 @@ import { seedListing, seedSeller } from '../helpers/catalog.js';
 import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
+import { BUYER_QUERIES } from './relevance-buyer-set.js';
 import {
   QUERY_KINDS,
   RELEVANCE_LISTINGS,
@@ -140,6 +141,17 @@ export const TASKS_SET = {
   queries: TASK_QUERIES,
 };
 
+/**
+ * Stop 44's set (relevance-buyer-set.ts): two buyer phrasings per listing, all tuning like the
+ * tasks set, never a goal figure.
+ */
+export const BUYER_SET = {
+  name: 'buyer',
+  label: "stop 44's buyer set (tuning only)",
+  listings: PARAPHRASE_LISTINGS,
+  queries: BUYER_QUERIES,
+};
+
 /** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh set. */
 export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   name: string;
@@ -154,6 +166,7 @@ export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   return [
     ...RELEVANCE_SETS.map((set) => ({ ...set, heldOutOnly: false })),
     { ...TASKS_SET, heldOutOnly: false, tuningAll: true },
+    { ...BUYER_SET, heldOutOnly: false, tuningAll: true },
     ...(tuningOnly ? [] : [{ ...FRESH_SET, heldOutOnly: true }]),
   ].filter((set) => !only || only.includes(set.name));
 }
