@@ -1,7 +1,7 @@
 import type { RelevanceQuery } from './relevance-set.js';
 
 /**
- * Stop 44's tuning-only set (issue 30): two buyer task descriptions per listing for 35 listings of
+ * Stop 44's tuning-only set (issue 30): 78 buyer task descriptions over 45 listings (two for 33) of
  * the paraphrase set's catalogue (relevance-paraphrase-set.ts, PARAPHRASE_LISTINGS), so that a
  * lever tuned on the tuning side sees the same need said more than one way. Like stop 43's tasks
  * set it is all tuning: no held-out half, never a goal figure.
@@ -431,3 +431,16 @@ export const BUYER_QUERIES: RelevanceQuery[] = [
     best: ['file-watch-go'],
   },
 ];
+
+/**
+ * Which phrasing of its listing's need a query is: `first` (the first query in this file wanting
+ * that listing first) or `second`. Lexicon entries written from the first phrasings' misses are
+ * read on the second ones: whether an entry carries to another wording of the same need, inside
+ * tuning data.
+ */
+export function buyerPhrasing(q: Pick<RelevanceQuery, 'q'>): 'first' | 'second' {
+  const i = BUYER_QUERIES.findIndex((x) => x.q === q.q);
+  if (i < 0) throw new Error(`not a buyer set query: ${q.q}`);
+  const wanted = BUYER_QUERIES[i]!.best[0];
+  return BUYER_QUERIES.slice(0, i).some((x) => x.best[0] === wanted) ? 'second' : 'first';
+}

@@ -11,7 +11,7 @@ import { seedListing, seedSeller } from '../helpers/catalog.js';
 import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
-import { BUYER_QUERIES } from './relevance-buyer-set.js';
+import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
 import {
   QUERY_KINDS,
   RELEVANCE_LISTINGS,
@@ -150,6 +150,8 @@ export const BUYER_SET = {
   label: "stop 44's buyer set (tuning only)",
   listings: PARAPHRASE_LISTINGS,
   queries: BUYER_QUERIES,
+  /** each query's phrasing, reported apart: entries written from first phrasings, read on second */
+  groupOf: buyerPhrasing,
 };
 
 /** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh set. */
@@ -160,6 +162,7 @@ export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   queries: RelevanceQuery[];
   heldOutOnly: boolean;
   tuningAll?: boolean;
+  groupOf?: (q: RelevanceQuery) => string;
 }> {
   const only = env.BENCH_RELEVANCE_SETS?.split(',');
   const tuningOnly = env.BENCH_RELEVANCE_HALF === 'tuning';
@@ -194,6 +197,7 @@ export async function benchRelevance(
       tuningOnly,
       set.heldOutOnly,
       set.tuningAll,
+      'groupOf' in set ? set.groupOf : undefined,
     );
   }
   return out;
@@ -207,6 +211,7 @@ async function benchSet(
   tuningOnly = false,
   heldOutOnly = false,
   tuningAll = false,
+  groupOf?: (q: RelevanceQuery) => string,
 ): Promise<Record<string, unknown>> {
   const halfFor = (q: RelevanceQuery): Half =>
     heldOutOnly ? 'held-out' : tuningAll ? 'tuning' : halfOf(q);
@@ -235,6 +240,7 @@ async function benchSet(
         const j = judge(q, ranked);
         const half = halfFor(q);
         for (const kind of [q.kind, 'all']) for (const h of [half, 'all']) add(`${h}|${kind}`, j);
+        if (groupOf) add(`group|${groupOf(q)}`, j);
         if (variant === 'fused' && (j.hit1 === 0 || verbose))
           misses.push(
             `${j.hit1 ? '  ' : '✗ '}${half.padEnd(8)} [${q.kind}] ${q.q.slice(0, 64)} → ${ranked
@@ -270,6 +276,20 @@ async function benchSet(
             gap: mean(g(h), (x) => x.gap),
           };
       }
+      // a set's own grouping (the buyer set's first and second phrasings), all queries of each
+      for (const [k, js] of groups)
+        if (k.startsWith('group|')) {
+          const fig = {
+            n: js.length,
+            hit1: mean(js, (x) => x.hit1),
+            ndcg10: mean(js, (x) => x.ndcg10),
+            gap: mean(js, (x) => x.gap),
+          };
+          summary[`${variant} ${k.slice(6)}`] = fig;
+          console.log(
+            `${variant} ${k.slice(6)}: n ${fig.n}, hit@1 ${fig.hit1}, nDCG@10 ${fig.ndcg10}, gap ${fig.gap}`,
+          );
+        }
     }
     if (misses.length) console.log(misses.join('\n'));
     // the embedder's own cost per query (the built-in one runs in process): wall and CPU time

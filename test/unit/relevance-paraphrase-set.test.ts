@@ -6,7 +6,7 @@ import { QUERY_KINDS } from '../bench/relevance-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from '../bench/relevance-paraphrase-set.js';
 import { FRESH_QUERIES } from '../bench/relevance-fresh-set.js';
 import { TASK_QUERIES } from '../bench/relevance-tasks-set.js';
-import { BUYER_QUERIES } from '../bench/relevance-buyer-set.js';
+import { BUYER_QUERIES, buyerPhrasing } from '../bench/relevance-buyer-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
 import { RELEVANCE_QUERIES, type RelevanceQuery } from '../bench/relevance-set.js';
 
@@ -186,6 +186,18 @@ describe("stop 44's buyer set (tuning only, two phrasings per listing)", () => {
 
   it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
     expect(reusedWords(BUYER_QUERIES)).toEqual([]);
+  });
+
+  it('tells each listing’s first phrasing from its second, by file order', () => {
+    const first = BUYER_QUERIES.filter((q) => buyerPhrasing(q) === 'first');
+    expect(new Set(first.map((q) => q.best[0])).size).toBe(first.length);
+    for (const q of BUYER_QUERIES.filter((x) => buyerPhrasing(x) === 'second'))
+      expect(
+        first.some(
+          (f) => f.best[0] === q.best[0] && BUYER_QUERIES.indexOf(f) < BUYER_QUERIES.indexOf(q),
+        ),
+      ).toBe(true);
+    expect(() => buyerPhrasing({ q: 'not in the set' })).toThrow(/not a buyer set query/);
   });
 
   it('is read with the tuning halves, all of it as tuning', () => {
