@@ -11,6 +11,7 @@ import { seedListing, seedSeller } from '../helpers/catalog.js';
 import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
+import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
 import {
   QUERY_KINDS,
   RELEVANCE_LISTINGS,
@@ -140,6 +141,19 @@ export const TASKS_SET = {
   queries: TASK_QUERIES,
 };
 
+/**
+ * Stop 44's set (relevance-buyer-set.ts): two buyer phrasings per listing, all tuning like the
+ * tasks set, never a goal figure.
+ */
+export const BUYER_SET = {
+  name: 'buyer',
+  label: "stop 44's buyer set (tuning only)",
+  listings: PARAPHRASE_LISTINGS,
+  queries: BUYER_QUERIES,
+  /** each query's phrasing, reported apart: entries written from first phrasings, read on second */
+  groupOf: buyerPhrasing,
+};
+
 /** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh set. */
 export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   name: string;
@@ -148,12 +162,14 @@ export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   queries: RelevanceQuery[];
   heldOutOnly: boolean;
   tuningAll?: boolean;
+  groupOf?: (q: RelevanceQuery) => string;
 }> {
   const only = env.BENCH_RELEVANCE_SETS?.split(',');
   const tuningOnly = env.BENCH_RELEVANCE_HALF === 'tuning';
   return [
     ...RELEVANCE_SETS.map((set) => ({ ...set, heldOutOnly: false })),
     { ...TASKS_SET, heldOutOnly: false, tuningAll: true },
+    { ...BUYER_SET, heldOutOnly: false, tuningAll: true },
     ...(tuningOnly ? [] : [{ ...FRESH_SET, heldOutOnly: true }]),
   ].filter((set) => !only || only.includes(set.name));
 }
@@ -181,6 +197,7 @@ export async function benchRelevance(
       tuningOnly,
       set.heldOutOnly,
       set.tuningAll,
+      'groupOf' in set ? set.groupOf : undefined,
     );
   }
   return out;
@@ -194,6 +211,7 @@ async function benchSet(
   tuningOnly = false,
   heldOutOnly = false,
   tuningAll = false,
+  groupOf?: (q: RelevanceQuery) => string,
 ): Promise<Record<string, unknown>> {
   const halfFor = (q: RelevanceQuery): Half =>
     heldOutOnly ? 'held-out' : tuningAll ? 'tuning' : halfOf(q);
@@ -222,6 +240,7 @@ async function benchSet(
         const j = judge(q, ranked);
         const half = halfFor(q);
         for (const kind of [q.kind, 'all']) for (const h of [half, 'all']) add(`${h}|${kind}`, j);
+        if (groupOf) add(`group|${groupOf(q)}`, j);
         if (variant === 'fused' && (j.hit1 === 0 || verbose))
           misses.push(
             `${j.hit1 ? '  ' : '✗ '}${half.padEnd(8)} [${q.kind}] ${q.q.slice(0, 64)} → ${ranked
@@ -257,6 +276,20 @@ async function benchSet(
             gap: mean(g(h), (x) => x.gap),
           };
       }
+      // a set's own grouping (the buyer set's first and second phrasings), all queries of each
+      for (const [k, js] of groups)
+        if (k.startsWith('group|')) {
+          const fig = {
+            n: js.length,
+            hit1: mean(js, (x) => x.hit1),
+            ndcg10: mean(js, (x) => x.ndcg10),
+            gap: mean(js, (x) => x.gap),
+          };
+          summary[`${variant} ${k.slice(6)}`] = fig;
+          console.log(
+            `${variant} ${k.slice(6)}: n ${fig.n}, hit@1 ${fig.hit1}, nDCG@10 ${fig.ndcg10}, gap ${fig.gap}`,
+          );
+        }
     }
     if (misses.length) console.log(misses.join('\n'));
     // the embedder's own cost per query (the built-in one runs in process): wall and CPU time

@@ -6,6 +6,7 @@ import { QUERY_KINDS } from '../bench/relevance-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from '../bench/relevance-paraphrase-set.js';
 import { FRESH_QUERIES } from '../bench/relevance-fresh-set.js';
 import { TASK_QUERIES } from '../bench/relevance-tasks-set.js';
+import { BUYER_QUERIES, buyerPhrasing } from '../bench/relevance-buyer-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
 import { RELEVANCE_QUERIES, type RelevanceQuery } from '../bench/relevance-set.js';
 
@@ -110,15 +111,22 @@ describe('the fresh relevance set (issue 30, written blind, never tuned on)', ()
     // the tuning tool and relevance-explain read RELEVANCE_SETS: the fresh set is not among them
     expect(RELEVANCE_SETS.some((set) => set.queries === FRESH_QUERIES)).toBe(false);
     const all = benchSetsFor({});
-    expect(all.map((set) => set.name)).toEqual(['issue11', 'paraphrase', 'tasks', 'fresh']);
-    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, false, true]);
-    expect(all[3]!.label).toBe('fresh set (never tuned on)');
-    expect(all[3]!.queries).toBe(FRESH_QUERIES);
-    expect(all[3]!.listings).toBe(PARAPHRASE_LISTINGS);
+    expect(all.map((set) => set.name)).toEqual([
+      'issue11',
+      'paraphrase',
+      'tasks',
+      'buyer',
+      'fresh',
+    ]);
+    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, false, false, true]);
+    expect(all[4]!.label).toBe('fresh set (never tuned on)');
+    expect(all[4]!.queries).toBe(FRESH_QUERIES);
+    expect(all[4]!.listings).toBe(PARAPHRASE_LISTINGS);
     expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).map((set) => set.name)).toEqual([
       'issue11',
       'paraphrase',
       'tasks',
+      'buyer',
     ]);
     expect(benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh' }).map((set) => set.name)).toEqual([
       'fresh',
@@ -151,5 +159,50 @@ describe("stop 43's tasks set (tuning only, over the paraphrase set's catalogue)
     const set = benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).find((s) => s.name === 'tasks');
     expect(set?.tuningAll).toBe(true);
     expect(set?.queries).toBe(TASK_QUERIES);
+  });
+});
+
+describe("stop 44's buyer set (tuning only, two phrasings per listing)", () => {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+
+  it('has at least 60 new queries, two or more per wanted listing, judged on real listings', () => {
+    expect(BUYER_QUERIES.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(BUYER_QUERIES.map((q) => q.q)).size).toBe(BUYER_QUERIES.length);
+    const others = new Set(
+      [...PARAPHRASE_QUERIES, ...FRESH_QUERIES, ...RELEVANCE_QUERIES, ...TASK_QUERIES].map(
+        (q) => q.q,
+      ),
+    );
+    const perListing = new Map<string, number>();
+    for (const q of BUYER_QUERIES) {
+      expect(others.has(q.q), q.q).toBe(false);
+      expect(QUERY_KINDS).toContain(q.kind);
+      expect(q.best.length).toBeGreaterThan(0);
+      for (const k of [...q.best, ...(q.ok ?? [])]) expect(byKey.has(k), `${q.q}: ${k}`).toBe(true);
+      perListing.set(q.best[0]!, (perListing.get(q.best[0]!) ?? 0) + 1);
+    }
+    expect([...perListing.values()].filter((n) => n >= 2).length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
+    expect(reusedWords(BUYER_QUERIES)).toEqual([]);
+  });
+
+  it('tells each listing’s first phrasing from its second, by file order', () => {
+    const first = BUYER_QUERIES.filter((q) => buyerPhrasing(q) === 'first');
+    expect(new Set(first.map((q) => q.best[0])).size).toBe(first.length);
+    for (const q of BUYER_QUERIES.filter((x) => buyerPhrasing(x) === 'second'))
+      expect(
+        first.some(
+          (f) => f.best[0] === q.best[0] && BUYER_QUERIES.indexOf(f) < BUYER_QUERIES.indexOf(q),
+        ),
+      ).toBe(true);
+    expect(() => buyerPhrasing({ q: 'not in the set' })).toThrow(/not a buyer set query/);
+  });
+
+  it('is read with the tuning halves, all of it as tuning', () => {
+    const set = benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).find((s) => s.name === 'buyer');
+    expect(set?.tuningAll).toBe(true);
+    expect(set?.queries).toBe(BUYER_QUERIES);
   });
 });
