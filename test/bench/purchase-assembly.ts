@@ -112,8 +112,10 @@ for (const [kind, v] of Object.entries(kinds)) {
   if (kind === 'repeat') c.committed?.();
   if (!(await describeTypes(sql, c.statement as SqlFragment)))
     throw new Error(`${kind}: the statement cannot be merged`);
+  const values = (merge: boolean) => compile(sql, c.statement as SqlFragment, merge).values.length;
   console.log(
-    `${kind}: the same signature both ways (${b.length} characters; merged ${v.merged().length})`,
+    `${kind}: the same signature both ways (${b.length} characters; merged ${v.merged().length}); ` +
+      `${values(false)} values, ${values(true)} merged`,
   );
 }
 
