@@ -152,6 +152,27 @@ describe('a statement recorded and prepared', () => {
     expect(statement.text).toMatch(/\$2::text as t, \$2 \|\| \$4::text as u/);
   });
 
+  it('merged: a statement the database refuses fails with its own error, in a transaction too', async () => {
+    // the shape's first run asks the database its places' types: that refusal is the statement's
+    const build = (q: Sql) => q`select no_such_function(${'x'}) as a, ${'x'}::text as b`;
+    const code = (e: unknown) => (e as { code?: string }).code;
+    const tagged: unknown = await sql`${build(sql)}`.catch((e: unknown) => e);
+    const alone: unknown = await prepared(sql, build(recording(sql)), { merge: true }).catch(
+      (e: unknown) => e,
+    );
+    let inTransaction: unknown;
+    await sql
+      .begin(async (tx) => {
+        inTransaction = await prepared(tx, build(recording(tx as Sql)), { merge: true }).catch(
+          (e: unknown) => e,
+        );
+      })
+      .catch(() => undefined);
+    expect(code(tagged)).toBe('42883');
+    expect(code(alone)).toBe('42883');
+    expect(code(inTransaction)).toBe('42883');
+  });
+
   it('merged: past 8 ways of falling per shape, the shape is sent unmerged', async () => {
     const build = (q: Sql, [a, b, c, d]: string[]) =>
       q`select ${a!}::text as a, ${b!}::text as b, ${c!}::text as c, ${d!}::text as d`;
