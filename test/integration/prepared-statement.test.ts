@@ -163,9 +163,9 @@ describe('a statement recorded and prepared', () => {
     let inTransaction: unknown;
     await sql
       .begin(async (tx) => {
-        inTransaction = await prepared(tx, build(recording(tx as Sql)), { merge: true }).catch(
-          (e: unknown) => e,
-        );
+        inTransaction = await prepared(tx, build(recording(tx as unknown as Sql)), {
+          merge: true,
+        }).catch((e: unknown) => e);
       })
       .catch(() => undefined);
     expect(code(tagged)).toBe('42883');
