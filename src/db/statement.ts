@@ -82,8 +82,14 @@ interface Node {
   readonly next: Map<unknown, Node>;
   text?: string;
   values?: number;
-  /** Each value's cast as the text writes it after the value (`::uuid`, or '' for none). */
-  casts?: string[];
+  /** Whether each value is a `$n` of its own in the text (`$1`..`$n` in order, none in a literal). */
+  numbered?: boolean;
+  /**
+   * The type the database infers for each place of the unmerged text (Describe), by the types
+   * postgres.js sends with the values: one entry in practice, more when a value's kind varies
+   * (a date or a null, say). Read once per (shape, sent types), before the first merge.
+   */
+  inferred?: { sent: number[]; types: readonly number[] }[];
   /** The texts with equal values merged, by which value each position takes (`merged`). */
   merged?: { slots: number[]; text: string }[];
 }
@@ -118,7 +124,7 @@ export function compile(
   sql: Db,
   statement: SqlFragment,
   merge = false,
-): { text: string; values: unknown[]; built: boolean } {
+): { text: string; values: unknown[]; built: boolean; describe?: Node } {
   const kinds = kindsOf(sql);
   const values: unknown[] = [];
   const isFragment = (x: unknown): x is Fragmentish =>
@@ -162,27 +168,99 @@ export function compile(
     let n = 0;
     leaf.text = text(statement, kinds, () => ++n);
     leaf.values = n;
-    leaf.casts = castsOf(leaf.text, n);
+    leaf.numbered = numbered(leaf.text, n);
+    leaf.inferred = undefined;
     leaf.merged = undefined;
   }
   if (!merge) return { text: leaf.text, values, built };
-  return { ...mergeEqual(statement, kinds, leaf, values), built };
+  const types = leaf.numbered ? inferredFor(leaf, kinds, values) : undefined;
+  // past the bound of kinds of values read, unmerged without asking again
+  const more = leaf.numbered && (leaf.inferred?.length ?? 0) < MAX_MERGED;
+  if (!types) return { text: leaf.text, values, built, describe: more ? leaf : undefined };
+  return { ...mergeEqual(statement, kinds, leaf, values, types), built };
 }
 
-/** A value's `$n` and the cast written right after it (`$3::uuid`), which decides its type with it. */
-const PLACE = /\$([0-9]+)(::[a-z_][a-z0-9_]*(?:\[\])?)?/gi;
+const PLACE = /\$([0-9]+)/g;
 
 /**
- * Each value's cast in a text whose values are `$1`..`$n` in order; undefined (nothing merged)
- * when its `$` signs are not exactly those (one inside a literal, say).
+ * Whether a text's `$` places are exactly `$1`..`$n` in order (else nothing is merged: a `$`
+ * inside a literal, say, would be renumbered with the values).
  */
-function castsOf(text: string, n: number): string[] | undefined {
-  const casts: string[] = [];
-  for (const m of text.matchAll(PLACE)) {
-    if (Number(m[1]) !== casts.length + 1) return undefined;
-    casts.push(m[2] ?? '');
+function numbered(text: string, n: number): boolean {
+  let k = 0;
+  for (const m of text.matchAll(PLACE)) if (Number(m[1]) !== ++k) return false;
+  return k === n;
+}
+
+/**
+ * The type postgres.js sends with a value (its `inferType`, `handleValue`): 0 leaves it to the
+ * database. Undefined for an array parameter (`sql.array`), whose type postgres.js works out
+ * otherwise: such a statement is not merged.
+ */
+function sentType(x: unknown, kinds: Kinds): number | undefined {
+  if (x instanceof kinds.parameter) {
+    const p = x as unknown as { type: number; array?: unknown };
+    return p.array ? undefined : p.type;
   }
-  return casts.length === n ? casts : undefined;
+  return inferType(x, kinds);
+}
+
+function inferType(x: unknown, kinds: Kinds): number {
+  return x instanceof kinds.parameter
+    ? (x as unknown as { type: number }).type
+    : x instanceof Date
+      ? 1184
+      : x instanceof Uint8Array
+        ? 17
+        : x === true || x === false
+          ? 16
+          : typeof x === 'bigint'
+            ? 20
+            : Array.isArray(x)
+              ? inferType(x[0], kinds)
+              : 0;
+}
+
+/** The places' inferred types read for these values' sent types, if read yet. */
+function inferredFor(leaf: Node, kinds: Kinds, values: unknown[]): readonly number[] | undefined {
+  const known = leaf.inferred;
+  if (!known) return undefined;
+  next: for (const k of known) {
+    for (let i = 0; i < values.length; i++)
+      if (k.sent[i] !== sentType(values[i], kinds)) continue next;
+    return k.types;
+  }
+  return undefined;
+}
+
+/**
+ * Reads (Describe) the type the database infers for each place of the shape's unmerged text with
+ * these values' sent types, and keeps it on the shape. False when it cannot be merged (an array
+ * parameter). A Describe that fails throws what the unmerged statement's Parse would have: in a
+ * transaction, running it after the failure would only be refused as the transaction aborted.
+ */
+async function describeShape(
+  sql: Db,
+  kinds: Kinds,
+  leaf: Node,
+  values: unknown[],
+): Promise<boolean> {
+  const sent: number[] = [];
+  for (const v of values) {
+    const t = sentType(v, kinds);
+    if (t === undefined) return false;
+    sent.push(t);
+  }
+  const text = leaf.text!;
+  const described = await sql
+    .unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true })
+    .describe();
+  const types = [...(described.types as number[])];
+  // the shape was rebuilt meanwhile (the trie's bound): nothing kept
+  if (leaf.text !== text || types.length !== values.length) return false;
+  const known = (leaf.inferred ??= []);
+  if (known.length < MAX_MERGED) known.push({ sent, types });
+  return true;
 }
 
 type Numbering = () => number;
@@ -214,11 +292,14 @@ const MAX_MERGED = 8;
 
 /**
  * The statement with its equal values sent once: a string, number or bigint that an earlier value
- * of the same cast equals takes that value's `$n` instead of a `$n` of its own (the purchase binds
- * 26 distinct values in 65 places). Postgres gives one `$n` one type, so only values with the same
- * cast written after them (or none) are merged, and the served statements' merged parameters are
- * checked to be inferred the types each place had alone (test/integration/prepared-statement.test.ts).
- * A value used once more under another cast, a JSON or any other value stays a `$n` of its own.
+ * equals takes that value's first `$n` of the same type instead of a `$n` of its own, the type
+ * being what the database infers each place alone (a repeat buyer's purchase binds 28 distinct
+ * values in 65 places, a first-time buyer's 34 in 72). Postgres gives one `$n` one type, so the
+ * places are keyed by the type each was inferred (a Describe of the unmerged text, once per shape
+ * and kinds of values), never by the cast written after them: `$n::int4` and `$n::integer` merge,
+ * an uncast place of another type (`$n + 1`) stays apart from an equal text value. The served
+ * statements' merged parameters are checked to be inferred the types each place had alone
+ * (test/integration/prepared-statement.test.ts). A JSON or any other value stays a `$n` of its own.
  * Which places share a value depends on the values, so the text is kept per way they fall.
  */
 function mergeEqual(
@@ -226,22 +307,25 @@ function mergeEqual(
   kinds: Kinds,
   leaf: Node,
   values: unknown[],
+  types: readonly number[],
 ): { text: string; values: unknown[] } {
-  const casts = leaf.casts;
-  if (!casts) return { text: leaf.text!, values };
-  const first = new Map<unknown, number>();
+  // each value's slot by the type of its places (a few types per statement)
+  const byType = new Map<number, Map<unknown, number>>();
   const slots: number[] = new Array<number>(values.length);
   const distinct: unknown[] = [];
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     const t = typeof v;
     if (t === 'string' || t === 'number' || t === 'bigint') {
-      const at = first.get(v);
-      if (at !== undefined && casts[at] === casts[i]) {
-        slots[i] = slots[at]!;
+      let first = byType.get(types[i]!);
+      if (!first) byType.set(types[i]!, (first = new Map()));
+      const slot = first.get(v);
+      if (slot !== undefined) {
+        slots[i] = slot;
         continue;
       }
-      if (at === undefined) first.set(v, i);
+      first.set(v, (slots[i] = distinct.push(v)));
+      continue;
     }
     slots[i] = distinct.push(v);
   }
@@ -268,14 +352,35 @@ function unsupported(): Error {
 
 /**
  * Runs a statement built with `recording(sql)` (postgres.js's own fragments may sit inside) as
- * the named prepared statement postgres.js would make of it, its text built once per shape.
+ * the named prepared statement postgres.js would make of it, its text built once per shape. With
+ * `merge`, a shape's first run with its kinds of values reads the places' types first (one
+ * Describe, kept), so that its equal values are merged from the first run on.
  */
 export function prepared<T extends readonly object[]>(
   sql: Db,
   statement: SqlFragment,
   { merge = false }: { merge?: boolean } = {},
-): postgres.PendingQuery<T extends postgres.Row[] ? T : never> {
-  const { text, values } = compile(sql, statement, merge);
+): Promise<T extends postgres.Row[] ? postgres.RowList<T> : never> {
+  const { text, values, describe } = compile(sql, statement, merge);
+  if (!describe) return run(sql, text, values);
+  const kinds = kindsOf(sql);
+  return describeShape(sql, kinds, describe, values).then((known) => {
+    if (!known) return run(sql, text, values);
+    const again = compile(sql, statement, true);
+    return run(sql, again.text, again.values);
+  });
+}
+
+/**
+ * Reads the places' types of a statement's shape for its kinds of values (what `prepared` does
+ * before a shape's first merged run) without running it: false when it cannot be merged.
+ */
+export async function describeTypes(sql: Db, statement: SqlFragment): Promise<boolean> {
+  const { describe, values } = compile(sql, statement, true);
+  return describe ? describeShape(sql, kindsOf(sql), describe, values) : true;
+}
+
+function run(sql: Db, text: string, values: unknown[]): Promise<never> {
   return sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], {
     prepare: true,
   }) as never;

@@ -91,7 +91,7 @@ describe('a statement recorded and prepared', () => {
     expect(again.values).toEqual([2]);
   });
 
-  it('merged: an equal value of the same cast is bound once, with the rows of the tagged statement', async () => {
+  it('merged: an equal value of the same inferred type is bound once, with the rows of the tagged statement', async () => {
     const doc = { k: 1 };
     const build = (q: Sql, a: string, b: string, n: number) => q`
       select ${a}::text as t1, ${b}::text as t2, ${a} as plain, ${a}::varchar as v,
@@ -106,23 +106,71 @@ describe('a statement recorded and prepared', () => {
       );
       expect(merged.error).toBeUndefined();
       expect(recorded).toEqual(tagged);
-      return merged.sent[0]!;
+      // the shape's first run reads its places' types first (Describe): the statement is the last
+      return merged.sent.at(-1)!;
     };
-    // 'x' ::text in three places ('x' plain and ::varchar apart), 5 ::int twice ('5' is a string:
-    // its own), the JSON values apart
+    // 'x' text in four places (::text, and uncast in the select list: inferred text), ::varchar
+    // apart; 5 ::int twice ('5' is a string: its own), the JSON values apart
     const equal = await run('x', 'x', 5);
-    expect(equal.parameters).toEqual(['x', 'x', 'x', 5, '5', doc, doc]);
-    expect(equal.text).toMatch(/\$1::text as t1, \$1::text as t2, \$2 as plain, \$3::varchar/);
-    expect(equal.text).toMatch(/\$4::int as n1, \$5::int as n2, \$4::int as n3/);
-    expect(equal.text).toMatch(/\$6::jsonb as j1,\s+\$7::jsonb as j2, \$1::text = \$1::text/);
+    expect(equal.parameters).toEqual(['x', 'x', 5, '5', doc, doc]);
+    expect(equal.text).toMatch(/\$1::text as t1, \$1::text as t2, \$1 as plain, \$2::varchar/);
+    expect(equal.text).toMatch(/\$3::int as n1, \$4::int as n2, \$3::int as n3/);
+    expect(equal.text).toMatch(/\$5::jsonb as j1,\s+\$6::jsonb as j2, \$1::text = \$1::text/);
     // the same shape with its values falling otherwise: its own text, right each time
     const apart = await run('x', 'y', 6);
-    expect(apart.parameters).toEqual(['x', 'y', 'x', 'x', 6, '6', doc, doc]);
-    expect(apart.text).toMatch(/\$1::text as t1, \$2::text as t2, \$3 as plain, \$4::varchar/);
-    expect(apart.text).toMatch(/\$5::int as n1, \$6::int as n2, \$5::int as n3/);
+    expect(apart.parameters).toEqual(['x', 'y', 'x', 6, '6', doc, doc]);
+    expect(apart.text).toMatch(/\$1::text as t1, \$2::text as t2, \$1 as plain, \$3::varchar/);
+    expect(apart.text).toMatch(/\$4::int as n1, \$5::int as n2, \$4::int as n3/);
     expect(apart.text).toMatch(/\$1::text = \$2::text/);
     expect((await run('x', 'x', 7)).text).toBe(equal.text);
     expect((await run('p', 'q', 8)).text).toBe(apart.text);
+  });
+
+  it('merged: keyed by the type each place is inferred, not by the cast written after it', async () => {
+    // '5' uncast in `+ 1` is an integer, uncast in `= 'x'::text` a text: one `$n` for both
+    // could not be prepared (integer = text); the int4 written two ways is one type
+    const build = (q: Sql, v: string) => q`
+      select ${v} + 1 as n, ${v} = ${'x'}::text as s, ${v}::int4 as a, ${v}::integer as b,
+        ${v}::text as t, ${v} || ${'y'}::text as u`;
+    const first = await sent(() => prepared(sql, build(recording(sql), '5'), { merge: true }));
+    expect(first.error).toBeUndefined();
+    const tagged = await sql`${build(sql, '6')}`;
+    let rows: unknown;
+    const again = await sent(
+      async () => (rows = await prepared(sql, build(recording(sql), '6'), { merge: true })),
+    );
+    expect(again.error).toBeUndefined();
+    expect(rows).toEqual(tagged);
+    expect(rows).toEqual([{ n: 7, s: false, a: 6, b: 6, t: '6', u: '6y' }]);
+    // the types were read once for the shape: the second run is the statement alone, merged
+    expect(again.sent).toHaveLength(1);
+    const statement = again.sent[0]!;
+    expect(statement.parameters).toEqual(['6', '6', 'x', 'y']);
+    expect(statement.text).toMatch(
+      /\$1 \+ 1 as n, \$2 = \$3::text as s, \$1::int4 as a, \$1::integer/,
+    );
+    expect(statement.text).toMatch(/\$2::text as t, \$2 \|\| \$4::text as u/);
+  });
+
+  it('merged: a statement the database refuses fails with its own error, in a transaction too', async () => {
+    // the shape's first run asks the database its places' types: that refusal is the statement's
+    const build = (q: Sql) => q`select no_such_function(${'x'}) as a, ${'x'}::text as b`;
+    const code = (e: unknown) => (e as { code?: string }).code;
+    const tagged: unknown = await sql`${build(sql)}`.catch((e: unknown) => e);
+    const alone: unknown = await prepared(sql, build(recording(sql)), { merge: true }).catch(
+      (e: unknown) => e,
+    );
+    let inTransaction: unknown;
+    await sql
+      .begin(async (tx) => {
+        inTransaction = await prepared(tx, build(recording(tx as unknown as Sql)), {
+          merge: true,
+        }).catch((e: unknown) => e);
+      })
+      .catch(() => undefined);
+    expect(code(tagged)).toBe('42883');
+    expect(code(alone)).toBe('42883');
+    expect(code(inTransaction)).toBe('42883');
   });
 
   it('merged: past 8 ways of falling per shape, the shape is sent unmerged', async () => {
@@ -153,7 +201,7 @@ describe('a statement recorded and prepared', () => {
       );
       expect(merged.error).toBeUndefined();
       expect(rows).toEqual([{ a: xs[0], b: xs[1], c: xs[2], d: xs[3] }]);
-      counts.push(merged.sent[0]!.parameters.length);
+      counts.push(merged.sent.at(-1)!.parameters.length);
     }
     expect(counts).toEqual([1, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4]);
   });
@@ -162,7 +210,7 @@ describe('a statement recorded and prepared', () => {
     const build = (q: Sql) => q`select '$1' as lit, ${'x'}::text as a, ${'x'}::text as b`;
     const merged = await sent(() => prepared(sql, build(recording(sql)), { merge: true }));
     expect(merged.error).toBeUndefined();
-    expect(merged.sent[0]!.parameters).toEqual(['x', 'x']);
+    expect(merged.sent.at(-1)!.parameters).toEqual(['x', 'x']);
   });
 
   it('refuses the helpers whose text depends on their values', () => {
@@ -276,7 +324,7 @@ describe('the completing statements as served', () => {
         trees.length = 0;
         const served = await sent(run);
         expect(served.error, name).toBeUndefined();
-        const statement = served.sent.find((s) => /insert into orders/.test(s.text));
+        const statement = served.sent.findLast((s) => /insert into orders/.test(s.text));
         expect(statement, name).toBeDefined();
         // the statement was recorded (no postgres.js `Query` of its own) and sent prepared
         expect(trees.length, name).toBeGreaterThan(5);
@@ -328,7 +376,7 @@ describe('the paid listing as served', () => {
       } finally {
         delete options.debug;
       }
-      const statement = seen.find((s) => /ledger_gate as/.test(s.text));
+      const statement = seen.findLast((s) => /ledger_gate as/.test(s.text));
       expect(statement).toBeDefined();
       const alone = unmerged(statement!);
       expect(statement!.parameters.length).toBeLessThan(alone.parameters.length);
