@@ -12,6 +12,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
+import { lazyRequires } from './lazy-requires.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node = (...args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
@@ -83,7 +84,7 @@ async function bundle() {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
     },
     plugins: [
-      lazyBuiltins(),
+      lazyRequires(root),
       {
         name: 'module-url-as-built',
         setup(b) {
@@ -117,58 +118,6 @@ async function bundle() {
     path.join(root, 'dist/src/main.js'),
     "// the service's entry, bundled (scripts/build.mjs): dist/bundle/main.js\nimport '../bundle/main.js';\n",
   );
-}
-
-/**
- * Node's built-ins that a start would load only because a package requires them at its top for a
- * path we never take, given to those packages (and only those) as a stand-in that loads the
- * built-in at its first use (`process.getBuiltinModule`): Fastify's `node:http2` and `node:https`
- * (an HTTP/2 or TLS server, never asked for: ~10-15 ms of compiling node:http2 and node:tls at every
- * start) and postgres.js's `tls` (a TLS connection to a server that asks for one; its ES import
- * built node:tls's ES facade, which reads every export, `rootCertificates` parsing the ~140 root
- * certificates: ~4-7 ms more). Each importer is named with what it takes, and the build fails if
- * one no longer asks for it (an upgrade that moved the import). The stand-in is CommonJS, read only
- * as `mod.name` at the call (Fastify's `require`, postgres.js's default import); esbuild's interop
- * asks it for `__esModule`, answered without loading. docs/benchmarks.md "Stop 44".
- */
-function lazyBuiltins() {
-  const LAZY_BUILTINS = {
-    'node_modules/fastify/lib/server.js': ['node:http2', 'node:https'],
-    'node_modules/postgres/src/connection.js': ['tls'],
-  };
-  return {
-    name: 'lazy-builtins',
-    setup(b) {
-      const found = new Set();
-      b.onResolve({ filter: /^(node:)?(http2|https|tls)$/ }, (args) => {
-        const importer = path.relative(root, args.importer).split(path.sep).join('/');
-        if (!LAZY_BUILTINS[importer]?.includes(args.path)) return undefined;
-        found.add(`${importer} ${args.path}`);
-        return { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'lazy-builtin' };
-      });
-      b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
-        loader: 'js',
-        contents: `let loaded;
-const real = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(args.path)}));
-module.exports = new Proxy({}, {
-  get: (_, key) => (key === '__esModule' ? undefined : real()[key]),
-  has: (_, key) => key in real(),
-});
-`,
-      }));
-      b.onEnd(() => {
-        const wanted = Object.entries(LAZY_BUILTINS).flatMap(([f, ms]) =>
-          ms.map((m) => `${f} ${m}`),
-        );
-        const missing = wanted.filter((w) => !found.has(w));
-        if (missing.length > 0) {
-          throw new Error(
-            `lazy built-ins no longer imported (update LAZY_BUILTINS): ${missing.join(', ')}`,
-          );
-        }
-      });
-    },
-  };
 }
 
 /**
