@@ -23,6 +23,8 @@ vi.mock('zod', async (importOriginal) => {
  */
 describe('the OpenAPI components', () => {
   it('are converted at the first document, not at registration, and the document holds them', async () => {
+    // a copy of the plugin that imports the watched zod (the suite's workers share modules)
+    vi.resetModules();
     const { documentationPlugin } = await import('../../src/http/plugins/documentation.js');
     const app = Fastify();
     await app.register(documentationPlugin, {
