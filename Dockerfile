@@ -21,7 +21,7 @@ COPY assets ./assets
 # the same PGlite version the image runs): a first start on an empty /data copies it instead
 COPY migrations ./migrations
 # the one build (scripts/build.mjs); the prune list is scripts/prune-runtime.sh, shared with `npm run image:check`
-COPY scripts/build.mjs scripts/prune-runtime.sh ./scripts/
+COPY scripts/build.mjs scripts/lazy-requires.mjs scripts/prune-runtime.sh ./scripts/
 RUN npm run build && sh scripts/prune-runtime.sh
 
 FROM node:24-bookworm-slim AS runtime

@@ -12,6 +12,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
+import { lazyRequires } from './lazy-requires.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node = (...args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
@@ -83,6 +84,7 @@ async function bundle() {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
     },
     plugins: [
+      lazyRequires(root),
       {
         name: 'module-url-as-built',
         setup(b) {

@@ -543,7 +543,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const cleaned = Object.fromEntries(
     Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
   );
-  const parsed = ConfigSchema.safeParse(cleaned);
+  // Parsed once per process: zod's compiled fast path for an object (a `new Function` generated
+  // for its shape, then compiled) pays only for a schema parsed again and again, and for this
+  // schema of ~100 keys it cost ~10 ms of every start's main thread (issue 25, docs/benchmarks.md
+  // "Stop 44"). The same checks run, interpreted.
+  const parsed = ConfigSchema.safeParse(cleaned, { jitless: true });
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),

@@ -39,7 +39,10 @@ import { appendFileSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 if (isMainThread) registerHooks({
   load(url, context, next) { appendFileSync(process.env.TEST_LOADED_FILE, url + '\\n'); return next(url, context); },
-});`;
+});
+// and node's built-ins, whether imported or required (the bundle requires them), as it stops
+if (isMainThread) process.once('exit', () => appendFileSync(process.env.TEST_LOADED_FILE,
+  process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'builtin:' + m.slice(13) + '\\n').join('')));`;
 
 interface Run {
   base: string;
@@ -150,6 +153,12 @@ describe.skipIf(ON_POSTGRES)('the built entry, bundled', () => {
         ),
       ),
     ).toEqual([]);
+
+    // the built-ins a package requires for a path never taken (scripts/build.mjs lazyBuiltins):
+    // Fastify's HTTP/2 and HTTPS servers, postgres.js's TLS connections
+    const builtins = run.loaded().filter((u) => u.startsWith('builtin:'));
+    expect(builtins).toContain('builtin:http');
+    expect(builtins.filter((b) => /^builtin:(http2|https|tls)$/.test(b))).toEqual([]);
 
     // no package both in the bundle and loaded from node_modules: two copies of one package (its
     // classes for instanceof, its singletons, twice its memory)

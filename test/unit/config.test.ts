@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
@@ -106,5 +106,32 @@ describe('.env.example', () => {
     expect(keys.length).toBeGreaterThan(20);
     const missing = keys.filter((k) => !new RegExp(`^#? ?${k}=`, 'm').test(text));
     expect(missing).toEqual([]);
+  });
+});
+
+describe('loadConfig at start', () => {
+  it('parses without generating code: the schema is read once per process (issue 25, start time)', async () => {
+    // zod's compiled fast path for an object is a `new Function` made at its first parse; for the
+    // configuration it is ~10 ms of every start spent on a parser used once. A fresh copy of the
+    // module (its own schema, never parsed), with the Function constructor watched.
+    vi.resetModules();
+    const fresh = (await import('../../src/config.js')) as typeof import('../../src/config.js');
+    const made: string[] = [];
+    const real = globalThis.Function;
+    globalThis.Function = new Proxy(real, {
+      construct(target, args: string[]) {
+        made.push(args.at(-1) ?? '');
+        return Reflect.construct(target, args) as object;
+      },
+    });
+    try {
+      const c = fresh.loadConfig({ PORT: '4100', TRUST_PROXY: '2' });
+      expect(c.PORT).toBe(4100);
+      expect(c.TRUST_PROXY).toBe(2);
+      expect(() => fresh.loadConfig({ PORT: 'x' })).toThrow(/PORT/);
+    } finally {
+      globalThis.Function = real;
+    }
+    expect(made.filter((body) => body !== '')).toEqual([]);
   });
 });

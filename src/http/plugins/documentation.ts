@@ -40,6 +40,19 @@ export const documentationPlugin = fp(
       }
     });
 
+    // The document's shared schemas, converted from zod when the document is first asked for
+    // (@fastify/swagger reads `components` then), not at every start (issue 25: ~10 ms of the
+    // main thread); the first /openapi.json pays it once, with the routes' own.
+    let schemas: Record<string, unknown> | undefined;
+    const components = {
+      ...openapiComponents,
+      get schemas() {
+        return (schemas ??= {
+          PaymentRequired: jsonSchema(PaymentRequiredSchema),
+          Error: jsonSchema(ErrorSchema),
+        });
+      },
+    };
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
@@ -53,13 +66,7 @@ export const documentationPlugin = fp(
           ...({ 'x-guidance': guidance(config.PUBLIC_BASE_URL) } as object),
         },
         servers: [{ url: config.PUBLIC_BASE_URL }],
-        components: {
-          ...openapiComponents,
-          schemas: {
-            PaymentRequired: jsonSchema(PaymentRequiredSchema),
-            Error: jsonSchema(ErrorSchema),
-          },
-        } as object,
+        components: components as object,
       },
       transform: (input) => {
         const out = jsonSchemaTransform(input);
