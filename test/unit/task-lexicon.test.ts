@@ -43,29 +43,6 @@ describe('the task-concept lexicon (data)', () => {
     expect(() => parseTaskLexicon('[Bad Name]\nx')).toThrow(/line 1/);
   });
 
-  it('reads an `=` entry as its exact word, not its stem', () => {
-    const lex = parseTaskLexicon('[job_queue]\njob queue, =workers,  = worker \n');
-    expect(lex.concepts.get('job_queue')).toEqual(['job queue', 'workers', 'worker']);
-    expect([...lex.exact].sort()).toEqual(['job_queue worker', 'job_queue workers']);
-    expect(() => parseTaskLexicon('[a]\nx, =\n')).toThrow(/line 2: "=" without a word/);
-    // the shipped entries: "workers", "worker" and the noun "work" name the job queue; the verb's
-    // forms "working", "works" do not
-    expect(concepts('hand the resizing to background workers')).toContain('t:job_queue');
-    expect(concepts('a worker picks up each upload')).toContain('t:job_queue');
-    expect(concepts('push that work somewhere else')).toContain('t:job_queue');
-    expect(concepts("let customers see whether it's working")).not.toContain('t:job_queue');
-    expect(concepts('the checkout works again')).not.toContain('t:job_queue');
-    // "sell" is no seller, "read" no reader, "embedded" no embedding, "allow" not "allowed"
-    expect(concepts('marketplace payouts to sellers')).toContain('t:marketplace');
-    expect(concepts('everything competitors sell')).not.toContain('t:marketplace');
-    expect(concepts('a streaming csv reader')).toContain('t:parse');
-    expect(concepts('read the total from a photo')).not.toContain('t:parse');
-    expect(concepts('from an embedded database')).not.toContain('t:semantic_search');
-    expect(concepts('more often than they allow')).not.toContain('t:permissions');
-    // an exact entry is still found by the candidate stage's title words
-    expect(conceptEntryWords('move the slow work to background workers')).toContain('workers');
-  });
-
   it('has only entries that read as words, each once per concept, and no duplicated concept', () => {
     const seen = new Map<string, string>();
     for (const [concept, entries] of Object.entries(TASK_LEXICON)) {

@@ -21,12 +21,6 @@ export interface TaskLexicon {
    * CSV, not about any parser). A query word naming only such concepts weighs `ACTION_WEIGHT`.
    */
   actions: Set<string>;
-  /**
-   * Entries written `=word`: matched by the exact word (lowercase), not by stem, as `concept entry`.
-   * Stemming reads "workers" as "work", so the job queue's "workers" named any "work" ("work out
-   * where", "my work machine"); `=workers` names only "workers".
-   */
-  exact: Set<string>;
 }
 
 export const ACTION_WEIGHT = 0.5;
@@ -37,15 +31,13 @@ const HEADER = /^\[([a-z0-9_]+)( action)?\]$/;
 export function parseTaskLexicon(text: string): TaskLexicon {
   const concepts = new Map<string, string[]>();
   const actions = new Set<string>();
-  const exact = new Set<string>();
   let current: string[] | undefined;
-  let name = '';
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) return;
     const header = HEADER.exec(line);
     if (header) {
-      name = header[1]!;
+      const name = header[1]!;
       if (concepts.has(name)) throw new Error(`task lexicon line ${i + 1}: ${name} repeated`);
       current = [];
       concepts.set(name, current);
@@ -54,18 +46,10 @@ export function parseTaskLexicon(text: string): TaskLexicon {
     }
     if (!current || line.startsWith('['))
       throw new Error(`task lexicon line ${i + 1}: entries before a [concept], or a bad header`);
-    for (const raw of line.split(',')) {
-      let entry = raw.trim().toLowerCase();
-      if (entry === '') continue;
-      if (entry.startsWith('=')) {
-        entry = entry.slice(1).trim();
-        if (entry === '') throw new Error(`task lexicon line ${i + 1}: "=" without a word`);
-        exact.add(`${name} ${entry}`);
-      }
-      current.push(entry);
-    }
+    for (const entry of line.split(','))
+      if (entry.trim() !== '') current.push(entry.trim().toLowerCase());
   });
-  return { concepts, actions, exact };
+  return { concepts, actions };
 }
 
 let shared: TaskLexicon | undefined;
@@ -76,30 +60,20 @@ export function taskLexicon(): TaskLexicon {
 
 /**
  * The lexicon's entries by their first stem: [concept, the entry's stems, whether a small word
- * gives the entry its sense ("log in", "try again"), its exact words for an `=` entry]; built on
- * first use.
+ * gives the entry its sense ("log in", "try again")]; built on first use.
  */
-type IndexEntry = [string, string[], boolean, string[] | undefined];
-let lexiconIndex: Map<string, IndexEntry[]> | undefined;
+let lexiconIndex: Map<string, Array<[string, string[], boolean]>> | undefined;
 let actionConcepts: Set<string> | undefined;
-function lexicon(): Map<string, IndexEntry[]> {
+function lexicon(): Map<string, Array<[string, string[], boolean]>> {
   if (lexiconIndex) return lexiconIndex;
-  const { concepts, actions, exact } = taskLexicon();
-  const index = new Map<string, IndexEntry[]>();
+  const { concepts, actions } = taskLexicon();
+  const index = new Map<string, Array<[string, string[], boolean]>>();
   for (const [concept, entries] of concepts)
     for (const entry of entries) {
       const stems = lexiconStems(entry);
       if (stems.length === 0) continue;
       const list = index.get(stems[0]!) ?? [];
-      const verbatim = exact.has(`${concept} ${entry}`)
-        ? words(entry).map((w) => w.toLowerCase())
-        : undefined;
-      list.push([
-        `t:${concept}`,
-        stems,
-        stems.length > 1 && words(entry).some(isStopword),
-        verbatim,
-      ]);
+      list.push([`t:${concept}`, stems, stems.length > 1 && words(entry).some(isStopword)]);
       index.set(stems[0]!, list);
     }
   actionConcepts = new Set([...actions].map((c) => `t:${c}`));
@@ -147,11 +121,8 @@ export function lexiconConcepts(
     phrasal: boolean;
   }> = [];
   stems.forEach((s, i) => {
-    for (const [concept, entry, phrasal, verbatim] of lexicon().get(s) ?? []) {
-      // an `=` entry: its exact words, adjacent (never separated)
-      if (verbatim) {
-        if (verbatim.some((e, k) => ws[i + k] !== e)) continue;
-      } else if (entry.some((e, k) => stems[i + k] !== e)) {
+    for (const [concept, entry, phrasal] of lexicon().get(s) ?? []) {
+      if (entry.some((e, k) => stems[i + k] !== e)) {
         const j = separable ? separated(entry, ws, stems, split.breaks, i) : undefined;
         if (j !== undefined) found.push({ at: i, end: j + 1, cover: [i, j], concept, phrasal });
         continue;
