@@ -259,7 +259,10 @@ async function describeShape(
   // the shape was rebuilt meanwhile (the trie's bound): nothing kept
   if (leaf.text !== text || types.length !== values.length) return false;
   const known = (leaf.inferred ??= []);
-  if (known.length < MAX_MERGED) known.push({ sent, types });
+  // concurrent first runs of one shape each Describe it: keep one entry per kind of values, so
+  // that a burst of one kind cannot take every slot of the bound
+  const seen = known.some((k) => k.sent.every((t, i) => t === sent[i]));
+  if (!seen && known.length < MAX_MERGED) known.push({ sent, types });
   return true;
 }
 

@@ -206,6 +206,28 @@ describe('a statement recorded and prepared', () => {
     expect(counts).toEqual([1, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4]);
   });
 
+  it('merged: concurrent first runs of a shape keep one entry of its kinds, so other kinds still merge', async () => {
+    const build = (q: Sql, a: string, at: Date | string) =>
+      q`select ${a}::text as burst1, ${a}::text as burst2, ${at}::timestamptz as at`;
+    // ten first runs at once, one kind of values (a Date is sent typed): each reads the types
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        prepared(sql, build(recording(sql), `b${i}`, new Date(Date.UTC(2026, 0, i + 1))), {
+          merge: true,
+        }),
+      ),
+    );
+    expect(burst.map((rows) => (rows as unknown as { burst1: string }[])[0]!.burst1)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `b${i}`),
+    );
+    // another kind (the time as a string, sent untyped) is still read and merged
+    const other = await sent(() =>
+      prepared(sql, build(recording(sql), 'z', '2026-02-03T00:00:00Z'), { merge: true }),
+    );
+    expect(other.error).toBeUndefined();
+    expect(other.sent.at(-1)!.text).toMatch(/\$1::text as burst1, \$1::text as burst2/);
+  });
+
   it('merged: nothing merged when a `$` in the text is not a value of its own', async () => {
     const build = (q: Sql) => q`select '$1' as lit, ${'x'}::text as a, ${'x'}::text as b`;
     const merged = await sent(() => prepared(sql, build(recording(sql)), { merge: true }));
