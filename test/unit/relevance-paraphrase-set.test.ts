@@ -19,6 +19,22 @@ const contentStems = (text: string) =>
   );
 
 /** Queries that reuse a content word of the title or tech stack of a listing they want first. */
+/**
+ * A tuning set's queries are new (none in `others`, none twice), of a known kind, and judged on
+ * listings of the paraphrase set's catalogue.
+ */
+function expectNewJudgedQueries(queries: RelevanceQuery[], others: RelevanceQuery[]): void {
+  const byKey = new Set(PARAPHRASE_LISTINGS.map((l) => l.key));
+  const seen = new Set(others.map((q) => q.q));
+  expect(new Set(queries.map((q) => q.q)).size).toBe(queries.length);
+  for (const q of queries) {
+    expect(seen.has(q.q), q.q).toBe(false);
+    expect(QUERY_KINDS).toContain(q.kind);
+    expect(q.best.length).toBeGreaterThan(0);
+    for (const k of [...q.best, ...(q.ok ?? [])]) expect(byKey.has(k), `${q.q}: ${k}`).toBe(true);
+  }
+}
+
 function reusedWords(queries: RelevanceQuery[]): string[] {
   const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
   const reused: string[] = [];
@@ -135,20 +151,13 @@ describe('the fresh relevance set (issue 30, written blind, never tuned on)', ()
 });
 
 describe("stop 43's tasks set (tuning only, over the paraphrase set's catalogue)", () => {
-  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
-
   it('has at least 60 new queries, judged on real listings of the catalogue', () => {
     expect(TASK_QUERIES.length).toBeGreaterThanOrEqual(60);
-    expect(new Set(TASK_QUERIES.map((q) => q.q)).size).toBe(TASK_QUERIES.length);
-    const others = new Set(
-      [...PARAPHRASE_QUERIES, ...FRESH_QUERIES, ...RELEVANCE_QUERIES].map((q) => q.q),
-    );
-    for (const q of TASK_QUERIES) {
-      expect(others.has(q.q), q.q).toBe(false);
-      expect(QUERY_KINDS).toContain(q.kind);
-      expect(q.best.length).toBeGreaterThan(0);
-      for (const k of [...q.best, ...(q.ok ?? [])]) expect(byKey.has(k), `${q.q}: ${k}`).toBe(true);
-    }
+    expectNewJudgedQueries(TASK_QUERIES, [
+      ...PARAPHRASE_QUERIES,
+      ...FRESH_QUERIES,
+      ...RELEVANCE_QUERIES,
+    ]);
   });
 
   it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
@@ -163,24 +172,17 @@ describe("stop 43's tasks set (tuning only, over the paraphrase set's catalogue)
 });
 
 describe("stop 44's buyer set (tuning only, two phrasings per listing)", () => {
-  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
-
   it('has at least 60 new queries, two or more per wanted listing, judged on real listings', () => {
     expect(BUYER_QUERIES.length).toBeGreaterThanOrEqual(60);
-    expect(new Set(BUYER_QUERIES.map((q) => q.q)).size).toBe(BUYER_QUERIES.length);
-    const others = new Set(
-      [...PARAPHRASE_QUERIES, ...FRESH_QUERIES, ...RELEVANCE_QUERIES, ...TASK_QUERIES].map(
-        (q) => q.q,
-      ),
-    );
+    expectNewJudgedQueries(BUYER_QUERIES, [
+      ...PARAPHRASE_QUERIES,
+      ...FRESH_QUERIES,
+      ...RELEVANCE_QUERIES,
+      ...TASK_QUERIES,
+    ]);
     const perListing = new Map<string, number>();
-    for (const q of BUYER_QUERIES) {
-      expect(others.has(q.q), q.q).toBe(false);
-      expect(QUERY_KINDS).toContain(q.kind);
-      expect(q.best.length).toBeGreaterThan(0);
-      for (const k of [...q.best, ...(q.ok ?? [])]) expect(byKey.has(k), `${q.q}: ${k}`).toBe(true);
+    for (const q of BUYER_QUERIES)
       perListing.set(q.best[0]!, (perListing.get(q.best[0]!) ?? 0) + 1);
-    }
     expect([...perListing.values()].filter((n) => n >= 2).length).toBeGreaterThanOrEqual(30);
   });
 
