@@ -56,10 +56,14 @@ export function pack(compression: CorpusCompression, files: Files): Buffer | Pro
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** Random letters and digits of both cases, with at least one of each kind. */
-export function token(n: number, alphabet = ALNUM): string {
+/** Random letters and digits of both cases, with at least one of each kind (`int`: the draws). */
+export function token(
+  n: number,
+  alphabet = ALNUM,
+  int: (max: number) => number = randomInt,
+): string {
   for (;;) {
-    const s = Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join('');
+    const s = Array.from({ length: n }, () => alphabet[int(alphabet.length)]).join('');
     if (alphabet !== ALNUM || (/\d/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s))) return s;
   }
 }
