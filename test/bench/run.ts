@@ -33,6 +33,7 @@ const suites: Array<[string, Suite]> = [
   ['markdown', async () => (await load('./markdown.js', 'benchMarkdown'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],
   ['pglite_open', async () => (await import('./pglite-open.js')).benchPGliteOpen(process.env)],
+  ['start_sections', async () => (await load('./start-sections.js', 'benchStartSections'))()],
 ];
 
 for (const [name, run] of suites) {
