@@ -11,6 +11,7 @@ import {
 } from './calibration.js';
 import {
   conceptCoverage,
+  conceptSignal,
   listingWords,
   phraseMatchPairs,
   prepareQuery,
@@ -150,7 +151,12 @@ export function candidateSignals(
     vector: cosineScore(row.cosine, c),
     meaning,
     phrase: phraseMatchPairs(pairsOf(query), words),
-    concept: conceptCoverage(prepared, words, c.conceptBody) ?? meaning,
+    concept: conceptSignal(
+      prepared,
+      conceptCoverage(prepared, words, c.conceptBody),
+      meaning,
+      c.conceptShare,
+    ),
     stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };
 }
