@@ -39,15 +39,6 @@ export const CALIBRATION = {
    */
   conceptBody: 0.5,
   /**
-   * How far the concept signal trusts the task concepts the query names: it is the concepts'
-   * coverage where the words naming them carry at least 1 ÷ `conceptShare` of the query's word
-   * weight, and otherwise that coverage mixed with the meaning signal in proportion (`conceptSignal`,
-   * soft-match.ts). A concept named by one passing word of a long sentence ("a phone app" in a
-   * second-factor query) then no longer decides the signal alone. 0: the coverage alone (stop 45,
-   * docs/search-meaning.md).
-   */
-  conceptShare: 4,
-  /**
    * Credit, in the meaning signal, of a query word matched only in the listing's description or
    * summary, relative to a match in its title or tech stack.
    */
@@ -99,7 +90,6 @@ export const SENTENCE_CALIBRATION: Calibration = {
   ...CALIBRATION,
   // chosen with the concept signal off and the earlier scale; not re-tuned with it
   concept: 0,
-  conceptShare: 0,
   // the software corpus was measured with the word embedder only; with this option it put the
   // dotfiles sync tool first for "keep my work and personal appointments in step"
   corpusConcept: 0,

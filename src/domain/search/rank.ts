@@ -11,7 +11,6 @@ import {
 } from './calibration.js';
 import {
   conceptCoverage,
-  conceptSignal,
   listingWords,
   phraseMatchPairs,
   prepareQuery,
@@ -151,12 +150,7 @@ export function candidateSignals(
     vector: cosineScore(row.cosine, c),
     meaning,
     phrase: phraseMatchPairs(pairsOf(query), words),
-    concept: conceptSignal(
-      prepared,
-      conceptCoverage(prepared, words, c.conceptBody),
-      meaning,
-      c.conceptShare,
-    ),
+    concept: conceptCoverage(prepared, words, c.conceptBody) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };
 }

@@ -190,8 +190,6 @@ export interface PreparedQuery {
   total: number;
   /** the task concepts the query names with their weights (`conceptCoverage`, filled once) */
   conceptWeights?: Map<string, number>;
-  /** share of the word weight carried by words naming a task concept (`conceptSignal`, filled once) */
-  namedShare?: number;
 }
 
 export function prepareQuery(
@@ -342,36 +340,6 @@ export function conceptCoverage(
     else if (doc.concepts.has(c)) num += weight * bodyCredit;
   }
   return total > 0 ? num / total : undefined;
-}
-
-/**
- * The concept signal, 0-1: the coverage of the query's task concepts (`conceptCoverage`) as far as
- * the words naming them carry the query, the meaning signal for the rest. With `share` s and the
- * naming words' share w of the query's word weight, coverage × min(1, s·w) + meaning × (1 − that);
- * s 0 (or no coverage: the query names no concept) gives the coverage alone (or the meaning). A
- * sentence whose only concept comes from a passing word ("the number shown in a phone app") is
- * then judged mostly by how well the listing covers its words, while a query made of concept words
- * ("csv parser", "rate limit my api") keeps the coverage in full.
- */
-export function conceptSignal(
-  q: PreparedQuery,
-  coverage: number | undefined,
-  meaning: number,
-  share: number,
-): number {
-  if (coverage === undefined) return meaning;
-  if (share <= 0) return coverage;
-  q.namedShare ??= namedShare(q);
-  const trust = Math.min(1, share * q.namedShare);
-  return trust * coverage + (1 - trust) * meaning;
-}
-
-/** Share (0-1) of the query's word weight carried by the words that name a task concept. */
-function namedShare(q: PreparedQuery): number {
-  if (q.total <= 0) return 1;
-  let named = 0;
-  for (const w of q.words) if (w.tasks.length > 0) named += w.weight;
-  return named / q.total;
 }
 
 /** Each task concept the query names, weighing as its heaviest query word. */
