@@ -12,6 +12,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import process from 'node:process';
+import { pathToFileURL } from 'node:url';
 import { lazyRequires } from './lazy-requires.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -22,6 +23,7 @@ if (!process.argv.includes('--bundle-only')) {
 }
 await bundle();
 if (process.argv.includes('--bundle-only')) process.exit(0);
+await checkPgliteEdits();
 const assets = path.join(root, 'dist/assets');
 cpSync(path.join(root, 'assets'), assets, { recursive: true });
 // a copy over an existing folder leaves its time: dated now, as fresh as the code beside it
@@ -118,6 +120,26 @@ async function bundle() {
     path.join(root, 'dist/src/main.js'),
     "// the service's entry, bundled (scripts/build.mjs): dist/bundle/main.js\nimport '../bundle/main.js';\n",
   );
+}
+
+/**
+ * The edits the opener makes to PGlite's `pglite.wasm` as it compiles it (src/db/parser-baseline.ts):
+ * Postgres's start without zeroing fresh memory (src/db/fresh-mmap.ts: it rests on the exact code
+ * of a few functions, checked against their digests) and the parser's compilation hint. A start
+ * whose module does not fit runs without them, with a warning: the build fails instead, so that an
+ * upgraded PGlite is checked (docs/operating.md "PGlite's module") before it ships.
+ */
+async function checkPgliteEdits() {
+  const url = (file) => pathToFileURL(path.join(root, file)).href;
+  const { pgliteWasmPath, withEdits } = await import(url('dist/src/db/parser-baseline.js'));
+  const { bytes, failed } = withEdits(readFileSync(pgliteWasmPath()), true);
+  if (failed.length > 0 || !globalThis.WebAssembly.validate(bytes)) {
+    const why = failed.map((f) => `${f.edit}: ${f.reason}`).join('; ') || 'an invalid module';
+    throw new Error(
+      `PGlite's pglite.wasm does not fit the edits the embedded database's start relies on (${why}); ` +
+        'see docs/operating.md "PGlite\'s module" before upgrading PGlite',
+    );
+  }
 }
 
 /**

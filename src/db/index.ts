@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { StartupError, type Config } from '../config.js';
 import { startCheckpointer } from './checkpoint.js';
 import { DURABLE_SETTINGS, makeFsyncDurable } from './durable-fs.js';
-import { hintFlagsGiven, parserBaselineModule } from './parser-baseline.js';
+import { hintFlagsGiven, pgliteModule } from './parser-baseline.js';
 import { takeFirstStart } from './first-start.js';
 import { lockDataDir, lockFile, lockHolder } from './lock.js';
 import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
@@ -136,11 +136,12 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     // on disk, commits wait for the disk unless EMBEDDED_DB_FSYNC=false (./durable-fs.ts)
     const durable = dataDir !== undefined && config.EMBEDDED_DB_FSYNC;
     const settings = durable ? [...EMBEDDED_SETTINGS, ...DURABLE_SETTINGS] : EMBEDDED_SETTINGS;
-    // the SQL parser kept off V8's optimising compiler, under npm start's flags (./parser-baseline.ts)
-    const pgliteWasmModule =
-      config.EMBEDDED_DB_PARSER_BASELINE && hintFlagsGiven()
-        ? await parserBaselineModule(opts.logger)
-        : undefined;
+    // PGlite's module with our edits (./parser-baseline.ts): Postgres's start zeroes only memory
+    // that may be dirty (./fresh-mmap.ts); the SQL parser kept off V8's optimising compiler under
+    // npm start's flags
+    const pgliteWasmModule = await pgliteModule(opts.logger, {
+      hint: config.EMBEDDED_DB_PARSER_BASELINE && hintFlagsGiven(),
+    });
     db = config.EMBEDDED_DB_THREAD
       ? await startPGliteThread({
           ...(dataDir !== undefined && { dataDir }),

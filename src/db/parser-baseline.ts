@@ -1,8 +1,23 @@
 import { open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import { isServingCommand } from '../command-names.js';
+import { freshMmapSplices } from './fresh-mmap.js';
+import {
+  exportedFunctions,
+  functionImports,
+  Reader,
+  SECTION,
+  spliceInPlace,
+  uleb,
+  WasmLayoutError,
+  type Splice,
+} from './wasm-bytes.js';
+
+export { WasmLayoutError };
 
 /**
  * PGlite's SQL parser on V8's baseline compiler (issue 25).
@@ -36,120 +51,12 @@ export const PARSER_EXPORT = 'raw_parser';
 /** The node flags under which V8 honours the hint; `npm start`, the image and the benches give them. */
 export const HINT_FLAGS = ['--experimental-wasm-compilation-hints', '--no-wasm-dynamic-tiering'];
 
-const SECTION = { custom: 0, import: 2, function: 3, export: 7, code: 10 } as const;
 const HINTS_SECTION = 'compilationHints';
 /**
  * One byte per declared function: strategy (bits 0-1), baseline tier (2-3), top tier (4-5); a tier
  * of 0 is V8's default, 1 the baseline compiler. 0x14: baseline tier Liftoff, top tier Liftoff.
  */
 const KEEP_ON_BASELINE = (1 << 2) | (1 << 4);
-
-/** The module's layout is not the one expected (another PGlite build, a damaged file). */
-export class WasmLayoutError extends Error {
-  override name = 'WasmLayoutError';
-}
-
-class Reader {
-  constructor(
-    private readonly bytes: Uint8Array,
-    public at = 0,
-    private readonly end = bytes.length,
-  ) {}
-  byte(): number {
-    if (this.at >= this.end) throw new WasmLayoutError(`truncated at byte ${this.at}`);
-    return this.bytes[this.at++]!;
-  }
-  /** Unsigned LEB128 up to 32 bits (counts, sizes, indices); a signed one is read the same way to skip it. */
-  u32(): number {
-    let value = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const b = this.byte();
-      value += (b & 0x7f) * 2 ** shift;
-      if (!(b & 0x80)) return value;
-    }
-    throw new WasmLayoutError(`malformed LEB128 at byte ${this.at}`);
-  }
-  skip(n: number): void {
-    if (this.at + n > this.end) throw new WasmLayoutError(`truncated at byte ${this.at}`);
-    this.at += n;
-  }
-  name(): string {
-    const n = this.u32();
-    const start = this.at;
-    this.skip(n);
-    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + start, n).toString('utf8');
-  }
-  /** Skips a name; whether it is `expected` (compared as bytes: no string made for each of thousands). */
-  nameIs(expected: Uint8Array): boolean {
-    const n = this.u32();
-    const start = this.at;
-    this.skip(n);
-    if (n !== expected.length) return false;
-    for (let i = 0; i < n; i++) if (this.bytes[start + i] !== expected[i]) return false;
-    return true;
-  }
-  /** A value or reference type: one byte, or (ref null? heaptype) with a signed LEB heap type. */
-  valueType(): void {
-    const t = this.byte();
-    if (t === 0x63 || t === 0x64) this.u32();
-  }
-  limits(): void {
-    const flags = this.byte();
-    this.u32();
-    if (flags & 1) this.u32();
-  }
-}
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-
-/** Counts the function imports (they come first in the function index space). */
-function functionImports(r: Reader): number {
-  let functions = 0;
-  for (let i = r.u32(); i > 0; i--) {
-    r.name();
-    r.name();
-    const kind = r.byte();
-    if (kind === 0) {
-      r.u32();
-      functions++;
-    } else if (kind === 1) {
-      r.valueType();
-      r.limits();
-    } else if (kind === 2) {
-      r.limits();
-    } else if (kind === 3) {
-      r.valueType();
-      r.byte();
-    } else if (kind === 4) {
-      r.byte();
-      r.u32();
-    } else {
-      throw new WasmLayoutError(`unknown import kind ${kind}`);
-    }
-  }
-  return functions;
-}
-
-function exportedFunction(r: Reader, name: string): number | undefined {
-  const wanted = Buffer.from(name);
-  let found: number | undefined;
-  for (let i = r.u32(); i > 0; i--) {
-    const matches = r.nameIs(wanted);
-    const kind = r.byte();
-    const index = r.u32();
-    if (matches && kind === 0) found = index;
-  }
-  return found;
-}
 
 /** Where a module's parts are: what the hint needs to know. */
 export interface WasmLayout {
@@ -183,7 +90,7 @@ export function wasmLayout(wasm: Uint8Array, name = PARSER_EXPORT): WasmLayout {
       throw new WasmLayoutError('the module already has a compilation-hints section');
     else if (id === SECTION.import) imported = functionImports(body);
     else if (id === SECTION.function) declared = body.u32();
-    else if (id === SECTION.export) target = exportedFunction(body, name);
+    else if (id === SECTION.export) target = exportedFunctions(body, [name]).get(name);
     else if (id === SECTION.code) codeAt = sectionAt;
   }
   if (declared === undefined || codeAt === undefined)
@@ -200,54 +107,93 @@ export function wasmLayout(wasm: Uint8Array, name = PARSER_EXPORT): WasmLayout {
  * module is not laid out as expected (then use it unchanged).
  */
 export function withBaselineHint(wasm: Uint8Array, name = PARSER_EXPORT): Uint8Array {
-  const out = new Uint8Array(wasm.length + hintRoom(wasm.length));
+  const out = new Uint8Array(wasm.length + editRoom(wasm.length));
   out.set(wasm);
-  return hintInPlace(out, wasm.length, name);
+  return spliceInPlace(out, wasm.length, [hintSplice(wasm, name)]);
+}
+
+/** What the opener may change in PGlite's module: ./fresh-mmap.ts, and the hint above. */
+export type PgliteEdit = 'fresh-mmap' | 'parser-baseline';
+
+/** A module with the edits that applied, and why the others did not. */
+export interface Edited {
+  bytes: Uint8Array;
+  edits: PgliteEdit[];
+  failed: { edit: PgliteEdit; reason: string }[];
+}
+
+/** `wasm` with each edit that applies: ./fresh-mmap.ts always, the hint when `hint`. */
+export function withEdits(wasm: Uint8Array, hint: boolean): Edited {
+  const out = new Uint8Array(wasm.length + editRoom(wasm.length));
+  out.set(wasm);
+  return editInPlace(out, wasm.length, hint);
 }
 
 /**
- * Bytes to leave after a module of `size` bytes for its hint section: its header and one byte per
- * defined function, and every defined function takes at least 3 bytes (its type index in the
- * function section, its body's size and `end` in the code section).
+ * Bytes to leave after a module of `size` bytes for the edits: the hint section's header and one
+ * byte per defined function, and every defined function takes at least 3 bytes (its type index in
+ * the function section, its body's size and `end` in the code section); the fresh-memory edit's
+ * function and headers take less than 256.
  */
-function hintRoom(size: number): number {
-  return Math.ceil(size / 3) + 64;
+function editRoom(size: number): number {
+  return Math.ceil(size / 3) + 64 + 256;
 }
 
-/**
- * Inserts the hint section into the module held in the first `size` bytes of `buf` (which has
- * room after them, see hintRoom), moving the code section up in place; returns the hinted module
- * (a view of `buf`). In place, so that the 9 MB module is in memory once: a second buffer to copy
- * it into cost a first touch of every one of its pages at each start (page faults, ~50 ms).
- */
-function hintInPlace(buf: Uint8Array, size: number, name: string): Uint8Array {
-  const wasm = buf.subarray(0, size);
-  const { imported, declared, target, codeAt } = wasmLayout(wasm, name);
+/** The hint section, inserted before the code section; `declared` counts a function the edits add. */
+function hintSplice(wasm: Uint8Array, name: string, added = 0): Splice {
+  const { imported, declared: stock, target, codeAt } = wasmLayout(wasm, name);
+  const declared = stock + added;
   const sectionName = Buffer.from(HINTS_SECTION);
   const payload = [...uleb(sectionName.length), ...sectionName, ...uleb(declared)];
-  const head = Uint8Array.from([SECTION.custom, ...uleb(payload.length + declared), ...payload]);
-  const added = head.length + declared;
-  if (size + added > buf.length) throw new WasmLayoutError('no room for the hint section');
-  buf.copyWithin(codeAt + added, codeAt, size);
-  buf.set(head, codeAt);
-  buf.fill(0, codeAt + head.length, codeAt + added);
-  buf[codeAt + head.length + target - imported] = KEEP_ON_BASELINE;
-  return buf.subarray(0, size + added);
+  const head = [SECTION.custom, ...uleb(payload.length + declared), ...payload];
+  const bytes = new Uint8Array(head.length + declared);
+  bytes.set(head);
+  bytes[head.length + target - imported] = KEEP_ON_BASELINE;
+  return { at: codeAt, remove: 0, bytes };
 }
 
-/** Reads the module at `source` straight into a buffer with room for the hint, and hints it there. */
-async function readHinted(source: URL): Promise<Uint8Array> {
+/**
+ * Applies the edits that fit to the module held in the first `size` bytes of `buf` (which has
+ * room after them, see editRoom), in place (./wasm-bytes.ts spliceInPlace); an edit whose checks
+ * fail is left out and named in `failed`.
+ */
+function editInPlace(buf: Uint8Array, size: number, hint: boolean): Edited {
+  const wasm = buf.subarray(0, size);
+  const splices: Splice[] = [];
+  const edits: PgliteEdit[] = [];
+  const failed: Edited['failed'] = [];
+  const attempt = (edit: PgliteEdit, make: () => void) => {
+    try {
+      make();
+      edits.push(edit);
+    } catch (e) {
+      if (!(e instanceof WasmLayoutError)) throw e;
+      failed.push({ edit, reason: e.message });
+    }
+  };
+  let added = 0;
+  attempt('fresh-mmap', () => {
+    const fresh = freshMmapSplices(wasm);
+    splices.push(...fresh.splices);
+    added = 1;
+  });
+  if (hint) attempt('parser-baseline', () => splices.push(hintSplice(wasm, PARSER_EXPORT, added)));
+  return { bytes: spliceInPlace(buf, size, splices), edits, failed };
+}
+
+/** Reads the module at `source` straight into a buffer with room for the edits, and edits it there. */
+async function readEdited(source: URL, hint: boolean): Promise<Edited> {
   const file = await open(source, 'r');
   try {
     const { size } = await file.stat();
-    const buf = new Uint8Array(size + hintRoom(size));
+    const buf = new Uint8Array(size + editRoom(size));
     let read = 0;
     while (read < size) {
       const { bytesRead } = await file.read(buf, read, size - read, read);
       if (bytesRead === 0) throw new WasmLayoutError(`truncated at byte ${read}`);
       read += bytesRead;
     }
-    return hintInPlace(buf, size, PARSER_EXPORT);
+    return editInPlace(buf, size, hint);
   } finally {
     await file.close();
   }
@@ -279,50 +225,94 @@ export function opensHintedDatabase(
   return hintFlagsGiven(execArgv);
 }
 
-/** Where PGlite's WebAssembly is (its loader reads `./pglite.wasm` beside its entry). */
+/**
+ * Where PGlite's WebAssembly is (its loader reads `./pglite.wasm` beside its entry; the CommonJS
+ * entry require.resolve names sits beside the ES one). Not import.meta.resolve: vitest's module
+ * runner (its global setup opens the database) lacks it.
+ */
 export function pgliteWasmPath(): URL {
-  return new URL('./pglite.wasm', import.meta.resolve('@electric-sql/pglite'));
+  return new URL(
+    './pglite.wasm',
+    pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')),
+  );
 }
 
+/** A compiled module with its edits (none compiled when no edit applied: PGlite loads its own). */
+export interface CompiledEdits {
+  module?: WasmModule;
+  edits: PgliteEdit[];
+  failed: Edited['failed'];
+}
+
+const WARNINGS: Record<PgliteEdit, string> = {
+  'parser-baseline':
+    'EMBEDDED_DB_PARSER_BASELINE: the SQL parser cannot be kept on the baseline compiler; the database runs without the hint (start peaks ~600 MB higher)',
+  'fresh-mmap':
+    "the embedded database's module is not the one the fresh-memory edit was checked against (src/db/fresh-mmap.ts): its start zeroes all of its shared memory (~140 ms and ~20 MB more)",
+};
+
 /**
- * PGlite's module compiled with the parser kept on the baseline tier, for PGlite's
- * `pgliteWasmModule` option; undefined (PGlite loads its own) when the hint cannot be applied,
- * with one warning.
+ * PGlite's module as the opener hands it (`pgliteWasmModule`): with Postgres's start zeroing only
+ * memory that may be dirty (./fresh-mmap.ts), and, when `hint`, the parser kept on the baseline
+ * tier; one warning for each edit that does not fit. Undefined (PGlite loads its own) when none
+ * does or the module cannot be read. A module compiled here is kept for the next open in this
+ * process (tests open many), as PGlite keeps its own; one compiled early is taken once.
  */
-export async function parserBaselineModule(
-  logger?: Logger,
+export async function pgliteModule(
+  logger: Logger | undefined,
+  { hint }: { hint: boolean },
   source: URL = pgliteWasmPath(),
 ): Promise<WasmModule | undefined> {
   const begun = early?.source === source.href ? early.module : undefined;
   early = undefined;
+  const key = `${hint}:${source.href}`;
   try {
-    return await (begun ?? compileHinted(source));
+    let result = begun ? await begun : undefined;
+    if (!result) {
+      let compiling = compiled.get(key);
+      if (!compiling) {
+        compiling = compileEdited(source, hint);
+        compiled.set(key, compiling);
+        compiling.catch(() => compiled.delete(key));
+      }
+      result = await compiling;
+    }
+    for (const f of result.failed)
+      logger?.warn({ err: f.reason, source: source.pathname }, WARNINGS[f.edit]);
+    logger?.debug({ edits: result.edits }, "the embedded database's module");
+    return result.module;
   } catch (e) {
-    logger?.warn(
-      { err: e instanceof WasmLayoutError ? e.message : String(e), source: source.pathname },
-      'EMBEDDED_DB_PARSER_BASELINE: the SQL parser cannot be kept on the baseline compiler; the database runs on its stock module (start peaks ~600 MB higher)',
-    );
+    const err = e instanceof WasmLayoutError ? e.message : String(e);
+    for (const edit of hint
+      ? (['fresh-mmap', 'parser-baseline'] as const)
+      : (['fresh-mmap'] as const))
+      logger?.warn({ err, source: source.pathname }, WARNINGS[edit]);
     return undefined;
   }
 }
 
-/** Reads, hints and compiles the module at `source` (on whichever thread calls it). */
-export const compileHinted = async (source: URL): Promise<WasmModule> =>
-  wasmApi.compile(await readHinted(source));
+/** Modules compiled by pgliteModule, by hint and source. */
+const compiled = new Map<string, Promise<CompiledEdits>>();
 
-/** The compile compileEarly began, for the next parserBaselineModule of the same source to take. */
-let early: { source: string; module: Promise<WasmModule> } | undefined;
+/** Reads, edits and compiles the module at `source` (on whichever thread calls it). */
+export async function compileEdited(source: URL, hint: boolean): Promise<CompiledEdits> {
+  const { bytes, edits, failed } = await readEdited(source, hint);
+  return { ...(edits.length > 0 && { module: await wasmApi.compile(bytes) }), edits, failed };
+}
+
+/** The compile compileEarly began, for the next pgliteModule of the same source to take. */
+let early: { source: string; module: Promise<CompiledEdits> } | undefined;
 
 /**
- * What the compiling thread runs: this module's compileHinted, its module or its error posted back
- * (a compiled WebAssembly.Module crosses threads without a copy of its code).
+ * What the compiling thread runs: this module's compileEdited, its result or its error posted
+ * back (a compiled WebAssembly.Module crosses threads without a copy of its code).
  */
 const EARLY_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 import(workerData.self)
-  .then((m) => m.compileHinted(new URL(workerData.source)))
+  .then((m) => m.compileEdited(new URL(workerData.source), true))
   .then(
-    (module) => parentPort.postMessage({ module }),
+    (result) => parentPort.postMessage({ result }),
     (e) => parentPort.postMessage({ error: String(e && e.message || e), layout: e && e.name === 'WasmLayoutError' }),
   );`;
 
@@ -330,7 +320,7 @@ import(workerData.self)
  * Begins reading, hinting and compiling the module on a thread of its own, now. The process entry
  * calls it before it loads the rest of the service (~1,400 modules, most of a start's main-thread
  * time, during which the main thread runs nothing else, not even V8's own steps of an asynchronous
- * compile): the other core does it meanwhile, and the opener's parserBaselineModule takes the
+ * compile): the other core does it meanwhile, and the opener's pgliteModule takes the
  * result (or its error, warned about there as ever). The built entry only: from source the thread
  * could not load this .ts module without tsx's loader. Settles (never rejects) when the thread is done.
  */
@@ -340,9 +330,9 @@ export function compileEarly(source: URL = pgliteWasmPath()): Promise<void> {
     eval: true,
     workerData: { self: import.meta.url, source: source.href },
   });
-  const module = new Promise<WasmModule>((resolve, reject) => {
-    worker.once('message', (m: { module?: WasmModule; error?: string; layout?: boolean }) => {
-      if (m.module) resolve(m.module);
+  const module = new Promise<CompiledEdits>((resolve, reject) => {
+    worker.once('message', (m: { result?: CompiledEdits; error?: string; layout?: boolean }) => {
+      if (m.result) resolve(m.result);
       else reject(m.layout ? new WasmLayoutError(m.error) : new Error(m.error));
     });
     worker.once('error', reject);

@@ -9,7 +9,7 @@ import {
   hintFlagsGiven,
   HINT_FLAGS,
   opensHintedDatabase,
-  parserBaselineModule,
+  pgliteModule,
   pgliteWasmPath,
   WasmLayoutError,
   wasmLayout,
@@ -97,18 +97,19 @@ describe('the SQL parser kept on the baseline compiler', () => {
     expect(() => withBaselineHint(withBaselineHint(stock))).toThrow(/already has/);
   });
 
-  it("falls back to PGlite's own module, with one warning, when the hint cannot be applied", async () => {
+  it("falls back to PGlite's own module, with one warning for each edit, when the module cannot be edited", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'parser-baseline-'));
     dirs.push(dir);
     const corrupt = path.join(dir, 'pglite.wasm');
     await writeFile(corrupt, stock.subarray(0, 4096));
     const logs = captureLogs();
-    expect(await parserBaselineModule(logs.logger, pathToFileURL(corrupt))).toBeUndefined();
+    expect(await pgliteModule(logs.logger, { hint: true }, pathToFileURL(corrupt))).toBeUndefined();
     const warnings = logs.lines.filter((l) => l.level === 40);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.msg).toMatch(/EMBEDDED_DB_PARSER_BASELINE/);
-    expect(await parserBaselineModule(logs.logger)).toBeDefined();
-    expect(logs.lines).toHaveLength(1);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]!.msg).toMatch(/fresh-memory edit/);
+    expect(warnings[1]!.msg).toMatch(/EMBEDDED_DB_PARSER_BASELINE/);
+    expect(await pgliteModule(logs.logger, { hint: true })).toBeDefined();
+    expect(logs.lines).toHaveLength(2);
   });
 
   it('is applied only under both node flags (V8 ignores the section otherwise)', () => {
@@ -152,13 +153,15 @@ describe('the SQL parser kept on the baseline compiler', () => {
     // the file is gone before the opener asks: only the early compile can have read it
     const logs = captureLogs();
     await rm(copy);
-    const module = await built.parserBaselineModule(logs.logger, pathToFileURL(copy));
+    const module = await built.pgliteModule(logs.logger, { hint: true }, pathToFileURL(copy));
     expect(module).toBeDefined();
     expect(logs.lines).toHaveLength(0);
     expect(wasm.Module.customSections(module!, 'compilationHints')).toHaveLength(1);
     // taken once: the next open of the same source compiles it anew (and finds it gone)
-    expect(await built.parserBaselineModule(logs.logger, pathToFileURL(copy))).toBeUndefined();
-    expect(logs.lines).toHaveLength(1);
+    expect(
+      await built.pgliteModule(logs.logger, { hint: true }, pathToFileURL(copy)),
+    ).toBeUndefined();
+    expect(logs.lines).toHaveLength(2);
   }, 60_000);
 
   it('reports an early compile that failed where the module is taken, with the one warning, and falls back', async () => {
@@ -169,10 +172,15 @@ describe('the SQL parser kept on the baseline compiler', () => {
     await writeFile(corrupt, stock.subarray(0, 4096));
     built.compileEarly(pathToFileURL(corrupt));
     const logs = captureLogs();
-    expect(await built.parserBaselineModule(logs.logger, pathToFileURL(corrupt))).toBeUndefined();
-    expect(logs.lines).toHaveLength(1);
-    expect(logs.lines[0]!.level).toBe(40);
-    expect(JSON.stringify(logs.lines[0])).toMatch(/truncated/);
+    expect(
+      await built.pgliteModule(logs.logger, { hint: true }, pathToFileURL(corrupt)),
+    ).toBeUndefined();
+    // one warning for each edit, each with the reason
+    expect(logs.lines).toHaveLength(2);
+    for (const line of logs.lines) {
+      expect(line.level).toBe(40);
+      expect(JSON.stringify(line)).toMatch(/truncated/);
+    }
   }, 60_000);
 
   /**

@@ -100,8 +100,10 @@ describe('the modules a start loads', () => {
       'src/command-names.ts',
       'src/db/durable-dirs.ts',
       'src/db/first-start.ts',
+      'src/db/fresh-mmap.ts',
       'src/db/lock.ts',
       'src/db/parser-baseline.ts',
+      'src/db/wasm-bytes.ts',
       'src/main.ts',
     ]);
   }, 120_000);
