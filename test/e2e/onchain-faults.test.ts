@@ -3,7 +3,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { createPublicClient, createWalletClient, getAddress, http, parseSignature } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { TestUSDC } from '../../src/chain/artifacts.js';
 import { Relayer, viemChain } from '../../src/chain/clients.js';
 import { DEV_RELAYER_KEY } from '../../tools/chain/devchain.js';
@@ -21,6 +21,14 @@ import { newWallet } from '../helpers/wallets.js';
  * already used on chain, 20 concurrent buyers against one relayer key (the service killed
  * after broadcast is in onchain-crash.heavy.test.ts).
  */
+/**
+ * Each test's and hook's bound is a safety net against a hang, not a claim about speed: on two
+ * cores at load 15-23 the burst below (330 transactions one after another) and the 20 concurrent
+ * buyers took longer than the default 60 s. Nothing here asserts how fast the chain or the service
+ * is. (vi.setConfig lasts for this file only.)
+ */
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
+
 let t: ChainTestContext;
 beforeAll(async () => {
   t = await startChainTestApp({}, { proxied: true });

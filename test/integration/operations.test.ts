@@ -71,7 +71,8 @@ describe('operator mistakes', () => {
     expect(res.stderr.trim()).toBe(
       'error: unknown command "serv": use one of serve, worker, migrate, reindex, previews, demo, unresolved-payments, moderate, attestation-withdraw',
     );
-  });
+    // a safety net, not a claim about speed: a tsx process took 18 s of 60 at load 13-16
+  }, 300_000);
 });
 
 // the embedded database's own thread; the Postgres tier has no embedded database
@@ -92,5 +93,7 @@ describe.skipIf(ON_POSTGRES)('closing the embedded database', () => {
       { cwd: root },
     );
     expect(res.stdout).toBe('after close');
-  });
+    // a safety net against a hang (a process compiling the sources and opening the database on
+    // its thread), not a claim about speed: it overran the default 60 s at load 13-16
+  }, 300_000);
 });
