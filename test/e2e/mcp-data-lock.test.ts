@@ -10,12 +10,15 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { ensureBuilt, MCP_ENTRY, ROOT } from '../helpers/build.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
 
 /**
  * Two MCP server processes on one MCP_DATA_DIR (s40): the second waits for the first's lock, then
  * refuses to start, naming the directory; a holder killed outright (SIGKILL: no exit hook) leaves
  * a lock that goes stale, and the next process takes it over instead of being blocked forever.
  * The built entry, spawned as an agent's host runs it. Nothing here talks to a marketplace.
+ * No database either: on the Postgres tier this file would run the very same code again, so it
+ * runs in `npm test` alone (docs/testing.md, "CI's time").
  */
 /**
  * Each test's bound is a safety net against a hang: the second process waits out the lock (13 s),
@@ -33,7 +36,7 @@ const env = {
 };
 const clients: Client[] = [];
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => (ON_POSTGRES ? undefined : ensureBuilt()), 300_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
 });
@@ -54,31 +57,37 @@ async function connected() {
   return { client, transport };
 }
 
-it('a second process on the same data directory refuses to start, naming it', async () => {
-  const first = await connected();
-  const second = spawn(process.execPath, [MCP_ENTRY], {
-    cwd: ROOT,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let logs = '';
-  second.stderr.on('data', (c: Buffer) => (logs += c.toString()));
-  const [code] = (await once(second, 'exit')) as [number];
-  expect(code).toBe(1);
-  expect(logs).toContain(`Another MCP server is running on the data directory ${dataDir}`);
-  expect(logs).not.toContain('mcp server starting');
-  // the first one is untouched and still serves
-  expect((await first.client.listTools()).tools.length).toBeGreaterThan(0);
-  await first.client.close();
-  // a clean exit removes the lock
-  expect(existsSync(path.join(dataDir, 'mcp.lock'))).toBe(false);
-});
+it.skipIf(ON_POSTGRES)(
+  'a second process on the same data directory refuses to start, naming it',
+  async () => {
+    const first = await connected();
+    const second = spawn(process.execPath, [MCP_ENTRY], {
+      cwd: ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    second.stderr.on('data', (c: Buffer) => (logs += c.toString()));
+    const [code] = (await once(second, 'exit')) as [number];
+    expect(code).toBe(1);
+    expect(logs).toContain(`Another MCP server is running on the data directory ${dataDir}`);
+    expect(logs).not.toContain('mcp server starting');
+    // the first one is untouched and still serves
+    expect((await first.client.listTools()).tools.length).toBeGreaterThan(0);
+    await first.client.close();
+    // a clean exit removes the lock
+    expect(existsSync(path.join(dataDir, 'mcp.lock'))).toBe(false);
+  },
+);
 
-it('a holder killed outright does not block forever: the next process takes its stale lock', async () => {
-  const holder = await connected();
-  process.kill(holder.transport.pid!, 'SIGKILL');
-  // the lock stays behind (no exit hook ran)
-  expect(existsSync(path.join(dataDir, 'mcp.lock'))).toBe(true);
-  const next = await connected();
-  expect((await next.client.listTools()).tools.length).toBeGreaterThan(0);
-});
+it.skipIf(ON_POSTGRES)(
+  'a holder killed outright does not block forever: the next process takes its stale lock',
+  async () => {
+    const holder = await connected();
+    process.kill(holder.transport.pid!, 'SIGKILL');
+    // the lock stays behind (no exit hook ran)
+    expect(existsSync(path.join(dataDir, 'mcp.lock'))).toBe(true);
+    const next = await connected();
+    expect((await next.client.listTools()).tools.length).toBeGreaterThan(0);
+  },
+);

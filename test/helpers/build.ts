@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const MCP_ENTRY = path.join(ROOT, 'dist/mcp/main.js');
+/** The service's built entry, what `npm start` and the operator scripts (`npm run moderate`...) run. */
+export const SERVICE_ENTRY = path.join(ROOT, 'dist/src/main.js');
 /** What the built service runs (scripts/build.mjs bundles it after tsc). */
 const BUNDLE_ENTRY = path.join(ROOT, 'dist/bundle/main.js');
 

@@ -8,6 +8,7 @@ import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { buildTemplate as buildShippedTemplate, findTemplate } from '../../src/db/template.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
+import { ensureBuilt } from './build.js';
 import {
   adminUrl,
   databaseUrl,
@@ -33,6 +34,9 @@ const CACHE_DIR = path.resolve('node_modules/.cache/marketplace-test');
  * keyed by the migrations and the PGlite version, so a single file run again starts at once.
  */
 export default async function setup(project: TestProject): Promise<void> {
+  // dist/ once, before any worker starts (a clean clone has none): the files that run the built
+  // entries then find it current, and two workers never build it at the same time
+  await ensureBuilt();
   if (ON_POSTGRES) await migratePostgresTemplate();
   // TEST_DB_TEMPLATE=off: every file runs initdb and the migrations itself (to measure the gain).
   if (process.env.TEST_DB_TEMPLATE === 'off') return;

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
 
 /**
  * Review s29: a checkpoint on a full disk failed with a warning among the service's warnings,
@@ -16,7 +17,10 @@ import { openDatabase, type Database } from '../../src/db/index.js';
  */
 const root = mkdtempSync(path.join(tmpdir(), 'ckpt-full-'));
 let mounted = false;
-if (process.platform === 'linux' && process.getuid?.() === 0) {
+// The embedded database only (PGlite opened here, never the test tier's database): on the
+// Postgres tier this file (its tmpfs too) would run the very same code again, so it runs in `npm test` alone
+// (docs/testing.md, "CI's time").
+if (!ON_POSTGRES && process.platform === 'linux' && process.getuid?.() === 0) {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=120M', 'tmpfs', root], { stdio: 'ignore' });
     mounted = true;

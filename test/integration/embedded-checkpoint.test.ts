@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
 import { freshDataDir } from '../helpers/data-dir.js';
 
 /**
@@ -74,7 +75,10 @@ async function until(cond: () => Promise<boolean> | boolean, ms = 20_000) {
 const walFiles = (dir: string) =>
   readdirSync(path.join(dir, 'pg', 'pg_wal')).filter((f) => /^[0-9A-F]{24}$/.test(f)).length;
 
-describe('embedded database checkpoints', () => {
+// The embedded database only (PGlite opened here, never the test tier's database): on the
+// Postgres tier this file would run the very same code again, so it runs in `npm test` alone
+// (docs/testing.md, "CI's time").
+describe.skipIf(ON_POSTGRES)('embedded database checkpoints', () => {
   it('past the WAL size since the last one, a checkpoint runs and is logged', async () => {
     const dir = await tmp();
     const { logger, checkpoints } = capture();

@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/db/index.js';
 import { pgliteWasmPath, withEdits, type WasmModule } from '../../src/db/parser-baseline.js';
 import { spliceInPlace, uleb } from '../../src/db/wasm-bytes.js';
 import { captureLogs } from '../helpers/logs.js';
+import { ON_POSTGRES } from '../helpers/postgres.js';
 
 /**
  * Issue 25 (start): Postgres's start in PGlite zeroed all of its 24 MB of shared memory in
@@ -74,7 +75,10 @@ function withoutMemset(): Uint8Array {
   return copy;
 }
 
-describe("Postgres's start without zeroing fresh memory", () => {
+// The embedded database only (PGlite opened here, never the test tier's database): on the
+// Postgres tier this file would run the very same code again, so it runs in `npm test` alone
+// (docs/testing.md, "CI's time").
+describe.skipIf(ON_POSTGRES)("Postgres's start without zeroing fresh memory", () => {
   it('applies to the installed PGlite (the build fails otherwise) and keeps the module valid, with or without the hint', () => {
     for (const hint of [false, true]) {
       const edited = withEdits(stock, hint);

@@ -3,13 +3,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeListing, buy, callAs } from '../helpers/accounts.js';
+import { ensureBuilt, SERVICE_ENTRY } from '../helpers/build.js';
 import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
 import { startSellingApp } from '../helpers/selling.js';
 import { newWallet } from '../helpers/wallets.js';
 
 const run = promisify(execFile);
+// The commands run from the built entry, as `npm run moderate` and the other operator scripts
+// run them (ensureBuilt: rebuilt when older than the sources); from source under tsx each
+// process took ~1.5x as long (docs/testing.md, "CI's time").
+beforeAll(() => ensureBuilt(), 300_000);
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
@@ -36,10 +41,10 @@ describe('npm run moderate (the operator command)', () => {
     const feedbackId = given.json().feedback_id as string;
     await t.close(); // the embedded database belongs to one process at a time
 
-    // the command from source in one process (node with tsx's loader; the tsx binary adds a second)
+    // the command as `npm run moderate` runs it: one node process on the built entry
     const cliEnv = { ...process.env, DATA_DIR: dataDir, ...env, LOG_LEVEL: 'silent' };
     const moderate = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/main.ts', 'moderate', ...args], {
+      run(process.execPath, [SERVICE_ENTRY, 'moderate', ...args], {
         env: cliEnv,
       }).catch((e: { code: number; stdout: string }) => e);
     const listed = await moderate();

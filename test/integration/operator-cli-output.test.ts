@@ -2,16 +2,21 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/index.js';
 import { provisionAgent } from '../../src/domain/accounts/accounts.js';
 import { createBlobStore } from '../../src/storage/index.js';
 import { freshDataDir } from '../helpers/data-dir.js';
+import { ensureBuilt, SERVICE_ENTRY } from '../helpers/build.js';
 import { createSaleItem } from '../helpers/items.js';
 import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
+// The commands run from the built entry, as `npm run moderate` and the other operator scripts
+// run them (ensureBuilt: rebuilt when older than the sources); from source under tsx each
+// process took ~1.5x as long (docs/testing.md, "CI's time").
+beforeAll(() => ensureBuilt(), 300_000);
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
@@ -65,7 +70,7 @@ describe('one-shot operator commands: results on stdout, logs and progress on st
     const childEnv = { ...process.env, ...env };
     delete childEnv.FACILITATOR_URL;
     const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: childEnv });
+      run(process.execPath, [SERVICE_ENTRY, ...args], { env: childEnv });
 
     const migrated = await cli('migrate');
     expect(jsonLines(migrated.stdout)).toEqual([{ applied: [], already: expect.any(Number) }]);

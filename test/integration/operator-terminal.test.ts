@@ -5,17 +5,22 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/index.js';
 import { provisionAgent } from '../../src/domain/accounts/accounts.js';
 import { createBlobStore } from '../../src/storage/index.js';
 import { freePort } from '../helpers/app.js';
+import { ensureBuilt, SERVICE_ENTRY } from '../helpers/build.js';
 import { freshDataDir } from '../helpers/data-dir.js';
 import { createSaleItem } from '../helpers/items.js';
 import { ON_POSTGRES } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
+// The commands run from the built entry, as `npm run moderate` and the other operator scripts
+// run them (ensureBuilt: rebuilt when older than the sources); from source under tsx each
+// process took ~1.5x as long (docs/testing.md, "CI's time").
+beforeAll(() => ensureBuilt(), 300_000);
 const dirs: string[] = [];
 let service: ChildProcess | undefined;
 afterAll(async () => {
@@ -59,7 +64,7 @@ describe.skipIf(ON_POSTGRES)('operator commands beside a running embedded servic
 
     const port = await freePort();
     let out = '';
-    service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    service = spawn(process.execPath, [SERVICE_ENTRY, 'serve'], {
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -82,7 +87,7 @@ describe.skipIf(ON_POSTGRES)('operator commands beside a running embedded servic
     expect(out).not.toContain(token);
 
     const cli = (...args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      run(process.execPath, [SERVICE_ENTRY, ...args], {
         env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
       }).catch((e: { code: number; stdout: string; stderr: string }) => e);
     const lines = (s: string) =>
