@@ -40,6 +40,15 @@ import { isMainThread } from 'node:worker_threads';
 if (isMainThread) registerHooks({
   load(url, context, next) { appendFileSync(process.env.TEST_LOADED_FILE, url + '\\n'); return next(url, context); },
 });
+// every host name node:dns is asked to look up (node's listen on a host asks, even for an address)
+import dns from 'node:dns';
+if (isMainThread) {
+  const lookup = dns.lookup;
+  dns.lookup = function (host, ...rest) {
+    appendFileSync(process.env.TEST_LOADED_FILE, 'dns.lookup:' + host + '\\n');
+    return lookup.call(this, host, ...rest);
+  };
+}
 // and node's built-ins, whether imported or required (the bundle requires them), as it stops
 if (isMainThread) process.once('exit', () => appendFileSync(process.env.TEST_LOADED_FILE,
   process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'builtin:' + m.slice(13) + '\\n').join('')));`;
@@ -159,6 +168,10 @@ describe.skipIf(ON_POSTGRES)('the built entry, bundled', () => {
     const builtins = run.loaded().filter((u) => u.startsWith('builtin:'));
     expect(builtins).toContain('builtin:http');
     expect(builtins.filter((b) => /^builtin:(http2|https|tls)$/.test(b))).toEqual([]);
+
+    // HOST is an address: the socket is bound as is, no lookup (node's listen on a host looks it up
+    // and compiles net.isIPv6's regular expression on the way to the first healthy answer)
+    expect(run.loaded().filter((l) => l.startsWith('dns.lookup:'))).toEqual([]);
 
     // no package both in the bundle and loaded from node_modules: two copies of one package (its
     // classes for instanceof, its singletons, twice its memory)

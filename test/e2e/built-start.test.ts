@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,12 +32,12 @@ interface Run {
 }
 
 /** `npm start`'s node flags and environment, `serve` on DATA_DIR `dataDir`, answering on loopback. */
-async function serve(dataDir: string): Promise<Run> {
+async function serve(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Run> {
   const { base, env } = await loopbackServiceEnv(dataDir, 'info');
   const node = servedNode();
   const child = spawn(process.execPath, [...node.execArgv, 'dist/src/main.js', 'serve'], {
     cwd: ROOT,
-    env: { ...env, ...node.env, DATABASE_URL: '' },
+    env: { ...env, ...node.env, DATABASE_URL: '', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -130,4 +132,33 @@ describe.skipIf(ON_POSTGRES)('the built entry on a fresh, then an existing, data
       children.delete(holder);
     }
   }, 120_000);
+
+  // the socket is bound before Fastify's listen on an address (src/commands.ts): a bind that
+  // fails still ends the start with the operator's one line, as Node's own listen did
+  it('says in one line when the port is taken or HOST is not an address of this machine', async () => {
+    await ensureBuilt();
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const { port } = taken.address() as AddressInfo;
+    try {
+      for (const [extra, line] of [
+        [
+          { PORT: String(port) },
+          `127.0.0.1:${port} is already in use: stop the other process or set PORT`,
+        ],
+        [{ HOST: '192.0.2.1', PORT: '0' }, 'HOST 192.0.2.1 is not an address of this machine'],
+      ] as const) {
+        const dataDir = await mkdtemp(path.join(tmpdir(), 'built-start-'));
+        dirs.push(dataDir);
+        const run = await serve(dataDir, extra);
+        expect(await run.healthy).toBe(false);
+        expect(await run.exited, run.output()).toBe(1);
+        expect(run.output()).toContain(line);
+        expect(run.output()).not.toMatch(/\n\s+at /); // no stack trace
+      }
+    } finally {
+      taken.close();
+    }
+  }, 180_000);
 });
