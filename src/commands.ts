@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { Logger } from 'pino';
-import { COMMANDS, ONE_SHOT_COMMANDS } from './command-names.js';
+import { argumentsProblem, COMMANDS, ONE_SHOT_COMMANDS } from './command-names.js';
 import { ConfigError, loadConfig, StartupError, type Config } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
@@ -13,7 +13,7 @@ import { startMetricsServer } from './http/metrics-server.js';
 import { createLogger } from './logger.js';
 import { progressOnStderr } from './progress.js';
 import { unresolvedPayments } from './domain/payments/reconciler.js';
-import { moderateCommand } from './domain/feedback/moderation.js';
+import { moderateCommand, parseModerate } from './domain/feedback/moderation.js';
 import { TOKEN_ACTOR } from './domain/operator/credentials.js';
 import { withdrawSigner } from './domain/scan/signers.js';
 import { AppError } from './errors.js';
@@ -40,6 +40,8 @@ async function main(command: string, args: string[]): Promise<void> {
   if (!COMMANDS.includes(command)) {
     throw new StartupError(`unknown command "${command}": use one of ${COMMANDS.join(', ')}`);
   }
+  const problem = argumentsProblem(command, args);
+  if (problem) throw new StartupError(problem);
   const config = loadConfig(process.env);
   // A one-shot command's stdout carries its results only (JSON lines a script parses): its log
   // lines go to stderr. serve, worker and demo log to stdout, as a container's log.
@@ -143,6 +145,13 @@ async function main(command: string, args: string[]): Promise<void> {
       // Operators: pending item feedback with its item and text (one JSON line each), and the
       // verdicts: `moderate approve <id>...`, `moderate reject <id>...`. While a service holds
       // the embedded database, through its operator API (the same lines).
+      // a refused argument stops here, before the database is opened
+      const request = parseModerate(args);
+      if ('refused' in request) {
+        process.stdout.write(`${request.refused}\n`);
+        process.exitCode = 1;
+        return;
+      }
       const api = await operatorApiOf(config);
       const runtime = api ? undefined : await createRuntime(config, { logger });
       try {
@@ -164,8 +173,7 @@ async function main(command: string, args: string[]): Promise<void> {
       // Operators: `attestation-withdraw <address>` withdraws a retired attestation key, so the
       // reports it signed stop verifying (src/domain/scan/signers.ts). While a service holds the
       // embedded database, through its operator API.
-      const address = args[0];
-      if (!address) throw new StartupError('usage: attestation-withdraw <0x address of the key>');
+      const address = args[0]!; // exactly one, checked above
       const api = await operatorApiOf(config);
       if (api) {
         printResult((await withdrawOverApi(api, address)) as object);

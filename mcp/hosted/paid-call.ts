@@ -41,6 +41,12 @@ export interface CallerProof {
   payment?: PaymentPayload | undefined;
   /** The SIGN-IN-WITH-X header value. */
   siwx?: string | undefined;
+  /**
+   * A proof sent in `_meta` in no shape it can take (the payment as a string, null, an array...):
+   * what was wrong, said back in the PaymentRequired's `error` instead of a prompt that reads as if
+   * nothing had been sent.
+   */
+  unusable?: string | undefined;
 }
 
 /** The client's payment in `_meta["x402/payment"]`, if any (an object, as the transport sends it). */
@@ -60,9 +66,29 @@ export function siwxOf(meta: Record<string, unknown> | undefined): string | unde
   return undefined;
 }
 
+const shapeOf = (v: unknown) =>
+  v === null
+    ? 'null'
+    : v === ''
+      ? 'an empty string'
+      : Array.isArray(v)
+        ? 'an array'
+        : `a ${typeof v}`;
+
 /** Everything a client may send in `_meta` to pay or to prove its wallet. */
 export function proofOf(meta: Record<string, unknown> | undefined): CallerProof {
-  return { payment: paymentOf(meta), siwx: siwxOf(meta) };
+  const payment = paymentOf(meta);
+  const siwx = siwxOf(meta);
+  const sent = (key: string) => meta !== undefined && Object.hasOwn(meta, key);
+  const unusable = [
+    sent(PAYMENT_META) && !payment
+      ? `_meta["${PAYMENT_META}"] is ${shapeOf(meta![PAYMENT_META])}, not the PaymentPayload object (send the object itself, not the base64 PAYMENT-SIGNATURE header value)`
+      : undefined,
+    sent(SIWX_META) && !siwx
+      ? `_meta["${SIWX_META}"] is ${shapeOf(meta![SIWX_META])}, not the SIGN-IN-WITH-X header value or the signed payload object`
+      : undefined,
+  ].filter((x) => x !== undefined);
+  return { payment, siwx, unusable: unusable.length ? unusable.join('; ') : undefined };
 }
 
 /**
@@ -147,7 +173,9 @@ export async function paidCall<T>(
     if (extensions) required.extensions = { ...required.extensions, ...extensions };
     const refusal = (await res.json().catch(() => undefined)) as
       { error?: string; message?: string; reason?: string } | undefined;
-    if ((payment || siwx) && refusal?.error && refusal.error !== 'payment_required') {
+    if (proof.unusable) {
+      required.error = `The proof in _meta was not used and nothing was charged: ${proof.unusable}. Sign one of these requirements and call again.`;
+    } else if ((payment || siwx) && refusal?.error && refusal.error !== 'payment_required') {
       const why = [refusal.error, refusal.reason, refusal.message].filter(Boolean).join(': ');
       required.error = payment
         ? `The payment was refused and nothing was charged (${why}). Sign a new payment for one of these requirements.`

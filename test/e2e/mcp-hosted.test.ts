@@ -214,6 +214,50 @@ describe('hosted /mcp', () => {
     await a.client.close();
   });
 
+  it('a proof in _meta of the wrong shape is named in the fresh PaymentRequired, not taken for no proof; nothing is charged', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
+    const a = await agent();
+    const args = { item_id: item.itemId, accept_terms: true };
+    const required = a.requiredOf(await a.call('acquire_item', args))!;
+    expect(required.error).toBe('payment_required'); // no proof sent: the plain prompt
+    const payment = await a.payer.createPaymentPayload(required);
+    const header = Buffer.from(JSON.stringify(payment)).toString('base64');
+    // the header's base64 instead of the object (a REST habit), and values of no use at all
+    for (const [sent, shape] of [
+      [header, 'a string'],
+      [null, 'null'],
+      [[payment], 'an array'],
+      [5, 'a number'],
+    ] as const) {
+      const r = (await a.client.callTool({
+        name: 'acquire_item',
+        arguments: args,
+        _meta: { 'x402/payment': sent },
+      })) as CallToolResult;
+      const again = a.requiredOf(r);
+      expect(again?.error, shape).toMatch(
+        new RegExp(
+          `not used and nothing was charged: _meta\\["x402/payment"\\] is ${shape}, not the PaymentPayload object`,
+        ),
+      );
+      expect(again!.accepts[0]!.amount).toBe('500000');
+    }
+    // an identity tool: an empty sign-in-with-x value is named too
+    const proved = (await a.client.callTool({
+      name: 'get_username',
+      arguments: {},
+      _meta: { 'sign-in-with-x': '' },
+    })) as CallToolResult;
+    expect(a.requiredOf(proved)?.error).toMatch(/_meta\["sign-in-with-x"\] is an empty string/);
+    expect(await countOrders(item.itemId)).toBe(0);
+    expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(10_000_000);
+    // the object itself still pays
+    const paid = await a.call('acquire_item', args, payment);
+    expect(paid.isError).toBeFalsy();
+    expect(await countOrders(item.itemId)).toBe(1);
+    await a.client.close();
+  });
+
   it('a payment-identifier id inside _meta["x402/payment"] works as over REST: a fresh signature with the same id is the same order', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
     const other = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });

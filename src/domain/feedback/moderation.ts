@@ -104,28 +104,45 @@ export function databaseDesk(sql: Db): ModerationDesk {
   };
 }
 
+const USAGE = 'usage: moderate [list [--limit N] | approve <id>... | reject <id>...]';
+
+type ModerateRequest =
+  | { action: 'list'; limit: number }
+  | { action: 'approve' | 'reject'; ids: string[] }
+  | { refused: string };
+
 /**
- * The `moderate` command: `list [--limit N]` (default), `approve <id>...`, `reject <id>...`.
- * Returns the lines to print (one JSON object each) and whether every id was found.
+ * The `moderate` command's arguments, read before anything is opened: `list [--limit N]`
+ * (default), `approve <id>...`, `reject <id>...`. Anything else (`list --all`, a stray word) is
+ * refused, never taken as the plain list.
+ */
+export function parseModerate(args: readonly string[]): ModerateRequest {
+  const [action = 'list', ...rest] = args;
+  if (action === 'list') {
+    if (rest.length === 0) return { action, limit: 100 };
+    if (rest.length !== 2 || rest[0] !== '--limit') return { refused: USAGE };
+    const limit = Number(rest[1]);
+    if (!Number.isInteger(limit) || limit < 1) return { refused: '--limit needs a whole number' };
+    return { action, limit };
+  }
+  if ((action !== 'approve' && action !== 'reject') || rest.length === 0) return { refused: USAGE };
+  return { action, ids: rest };
+}
+
+/**
+ * The `moderate` command (arguments as `parseModerate` reads them). Returns the lines to print
+ * (one JSON object each) and whether every id was found.
  */
 export async function runModerate(
   desk: ModerationDesk,
   args: string[],
 ): Promise<{ lines: string[]; ok: boolean }> {
-  const [action = 'list', ...rest] = args;
-  if (action === 'list') {
-    const i = rest.indexOf('--limit');
-    const limit = i >= 0 ? Number(rest[i + 1]) : 100;
-    if (!Number.isInteger(limit) || limit < 1)
-      return { lines: ['--limit needs a whole number'], ok: false };
-    return { lines: (await desk.list(limit)).map((r) => JSON.stringify(r)), ok: true };
+  const request = parseModerate(args);
+  if ('refused' in request) return { lines: [request.refused], ok: false };
+  if (request.action === 'list') {
+    return { lines: (await desk.list(request.limit)).map((r) => JSON.stringify(r)), ok: true };
   }
-  if ((action !== 'approve' && action !== 'reject') || rest.length === 0) {
-    return {
-      lines: ['usage: moderate [list [--limit N] | approve <id>... | reject <id>...]'],
-      ok: false,
-    };
-  }
+  const { action, ids: rest } = request;
   const valid = rest.filter((id) => UUID.test(id));
   const judged = valid.length ? await desk.judge(valid, action) : [];
   let next = 0;
