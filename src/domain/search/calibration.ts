@@ -39,6 +39,13 @@ export const CALIBRATION = {
    */
   conceptBody: 0.5,
   /**
+   * How much, in the concept signal, the title's task words the query leaves unexplained count
+   * against a listing (soft-match.ts `conceptCoverage`; 0 turns it off): a listing whose title
+   * names the query's concept and another task ("web push notification sender" for a daily digest
+   * of notifications) is not the whole answer. Stop 46, on tuning data (docs/search-meaning.md).
+   */
+  conceptExplained: 0.25,
+  /**
    * Credit, in the meaning signal, of a query word matched only in the listing's description or
    * summary, relative to a match in its title or tech stack.
    */
@@ -96,6 +103,8 @@ export const SENTENCE_CALIBRATION: Calibration = {
   // the buyer corpus was measured with the word embedder only
   buyerConcept: 0,
   conceptBody: 1,
+  // the concept signal is off with this option
+  conceptExplained: 0,
   meaningBody: 1,
   lexicalKnown: 0,
   scoreFull: 0.6,

@@ -66,6 +66,8 @@ export interface ListingWords {
   concepts: Set<string>;
   /** the task-lexicon concepts its title names: what the listing is, not a feature it mentions */
   titleConcepts: Set<string>;
+  /** the task concepts of each title word that names any, one list per word */
+  titleUnits: string[][];
   /** stems and word-vector rows of its title and tech stack (the rest is its description) */
   titleStems: Set<string>;
   titleIds: Set<number>;
@@ -106,6 +108,8 @@ function wordsOf(
       ...raw.flatMap((t) => [...lexiconConcepts(t).values()].flat()),
     ]),
     titleConcepts: new Set(raw.length > 0 ? [...lexiconConcepts(raw[0]!).values()].flat() : []),
+    titleUnits:
+      raw.length > 0 ? [...lexiconConcepts(raw[0]!).values()].filter((u) => u.length > 0) : [],
     titleStems: new Set(head.map(stem)),
     titleIds: new Set(head.flatMap((t) => (isStackWord(t) ? [] : (wv.id(t) ?? [])))),
     ids,
@@ -190,6 +194,8 @@ export interface PreparedQuery {
   total: number;
   /** the task concepts the query names with their weights (`conceptCoverage`, filled once) */
   conceptWeights?: Map<string, number>;
+  /** the task concepts the query names or predicts (`titleExplained`, filled once) */
+  explains?: Set<string>;
 }
 
 export function prepareQuery(
@@ -323,12 +329,17 @@ function closestCredits(
 
 /**
  * Share (0-1) of the task concepts the query names (assets/search/task-lexicon.txt) that the listing names too,
- * each concept weighing as its heaviest query word; undefined when the query names none.
+ * each concept weighing as its heaviest query word; undefined when the query names none. With
+ * `explained` > 0 the match is made symmetric in part: the share is multiplied by
+ * 1 − explained + explained × the share of the listing's title task words the query explains
+ * (`titleExplained`), so a listing whose title is about X and Y ranks below one about X alone for
+ * a query about X, while a query describing every task of the title keeps the share in full.
  */
 export function conceptCoverage(
   q: PreparedQuery,
   doc: ListingWords,
   bodyCredit = 1,
+  explained = 0,
 ): number | undefined {
   const weights = (q.conceptWeights ??= conceptWeights(q));
   if (weights.size === 0) return undefined;
@@ -339,7 +350,32 @@ export function conceptCoverage(
     if (doc.titleConcepts.has(c)) num += weight;
     else if (doc.concepts.has(c)) num += weight * bodyCredit;
   }
-  return total > 0 ? num / total : undefined;
+  if (total <= 0) return undefined;
+  const coverage = num / total;
+  if (explained <= 0 || coverage === 0 || doc.titleUnits.length === 0) return coverage;
+  return coverage * (1 - explained + explained * titleExplained(q, doc));
+}
+
+/**
+ * Share of the title's words naming task concepts that the query explains: a word counts when one
+ * of its concepts is named by the query or predicted by a query word (the npm and buyer tables). A
+ * title word naming several concepts ("push" of "web push notification") counts once.
+ */
+function titleExplained(q: PreparedQuery, doc: ListingWords): number {
+  const explains = (q.explains ??= explainedConcepts(q));
+  let hit = 0;
+  for (const unit of doc.titleUnits) if (unit.some((c) => explains.has(c))) hit += 1;
+  return hit / doc.titleUnits.length;
+}
+
+/** The task concepts the query names or its words predict. */
+function explainedConcepts(q: PreparedQuery): Set<string> {
+  const out = new Set<string>();
+  for (const w of q.words) {
+    for (const c of w.tasks) out.add(c);
+    for (const [c] of w.predicts) out.add(c);
+  }
+  return out;
 }
 
 /** Each task concept the query names, weighing as its heaviest query word. */
