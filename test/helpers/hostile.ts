@@ -13,7 +13,8 @@ export interface HostileCase {
   check: string;
   /**
    * Passes the upload's signature and structure checks; false: refused before the fee with 400
-   * `unsupported_archive` (a zip whose end record is not at the end is not a readable zip).
+   * `unsupported_archive` (a zip whose end record is not at the end is not a readable zip; an
+   * archive with no file in it has nothing to sell).
    */
   uploadable: boolean;
   /** The whole first finding, where the case pins it (secrets: kind, file and line). */
@@ -345,6 +346,8 @@ export async function hostileCorpus(): Promise<HostileCase[]> {
       compression: 'zip',
       check: 'insufficient_complexity',
       bytes: buildZip([]),
+      // a readable zip with no file: refused before the fee (the scan alone still refuses it)
+      uploadable: false,
     },
     {
       name: 'trivial project',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
+import { buildTarGz, buildZip, tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
 import { startSellingApp, uploadRequest, type SellingContext } from '../helpers/selling.js';
 
 /** An upload whose archive only looks like one is refused before the fee prompt (spec 4.3). */
@@ -54,6 +54,18 @@ describe('archive structure before the fee', () => {
       'tar.gz',
     ],
     ['real gzip of a too short tar', () => gzipSync(Buffer.from('x'.repeat(100))), 'tar.gz'],
+    // readable, but nothing to sell: the scan would refuse them after the fee was paid
+    ['a zip with no entries', () => buildZip([]), 'zip'],
+    ['a zip of folders only', () => buildZip([{ name: 'src/' }, { name: 'src/lib/' }]), 'zip'],
+    [
+      'a tar.gz of folders only',
+      () =>
+        buildTarGz([
+          { name: 'src/', type: 'directory' },
+          { name: 'src/lib/', type: 'directory' },
+        ]),
+      'tar.gz',
+    ],
   ];
   for (const [name, make, compression] of cases) {
     for (const encoding of ['multipart', 'json'] as const) {
@@ -77,5 +89,21 @@ describe('archive structure before the fee', () => {
       encoding: 'json',
     });
     expect(tgzJson.statusCode).toBe(402);
+  });
+
+  it('a file after folders, or after more headers than are read before the fee, gets the prompt', async () => {
+    const project = Object.entries(uniqueProject()).map(([name, data]) => ({ name, data }));
+    const zip = await unpaid({ bytes: buildZip([{ name: 'src/' }, ...project]) });
+    expect(zip.statusCode).toBe(402);
+    const dirs = Array.from({ length: 200 }, (_, i) => ({
+      name: `d${i}/`,
+      type: 'directory' as const,
+    }));
+    // 200 folder headers (100 KiB) before the first file: past the lookahead, left to the scan
+    const tgz = await unpaid({
+      bytes: await buildTarGz([...dirs, ...project]),
+      compression: 'tar.gz',
+    });
+    expect(tgz.statusCode).toBe(402);
   });
 });
