@@ -172,7 +172,9 @@ class Entry {
     this.child.kill('SIGTERM');
     const code = await Promise.race([
       this.exited,
-      sleep(STOP_SAFETY_NET).then(() => 'timeout' as const),
+      // unreferenced: a safety net that is not needed must not hold the check open after its last
+      // step (a referenced 180 s timer kept every CI run waiting up to 3 min after the summary)
+      sleep(STOP_SAFETY_NET, undefined, { ref: false }).then(() => 'timeout' as const),
     ]);
     if (code === 'timeout') {
       this.child.kill('SIGKILL');
@@ -480,7 +482,10 @@ try {
       return `${info.name} ${info.version}, ${tools.length} tools, search_items answered`;
     } finally {
       e.child.stdin!.end();
-      const code = await Promise.race([e.exited, sleep(10_000).then(() => 'timeout' as const)]);
+      const code = await Promise.race([
+        e.exited,
+        sleep(10_000, undefined, { ref: false }).then(() => 'timeout' as const),
+      ]);
       if (code === 'timeout') e.child.kill('SIGKILL');
     }
   }
