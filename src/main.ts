@@ -16,13 +16,18 @@
  * that directory cannot be made or NODE_DISABLE_COMPILE_CACHE=1 (the start is as without it).
  */
 import { enableCompileCache } from 'node:module';
+import { argumentsProblem } from './command-names.js';
 import { beginFirstStart, servedDataDir } from './db/first-start.js';
 import { compileEarly, opensHintedDatabase } from './db/parser-baseline.js';
 
-const command = process.argv[2] ?? 'serve';
-if (opensHintedDatabase(command, process.env)) void compileEarly();
-const dataDir = servedDataDir(command, process.env);
-if (dataDir !== undefined) beginFirstStart(dataDir);
+const [command = 'serve', ...args] = process.argv.slice(2);
+// arguments the command does not take are refused by ./commands.ts before it does anything: the
+// early start must not make or fill a data directory for a command that will not run
+if (argumentsProblem(command, args) === undefined) {
+  if (opensHintedDatabase(command, process.env)) void compileEarly();
+  const dataDir = servedDataDir(command, process.env);
+  if (dataDir !== undefined) beginFirstStart(dataDir);
+}
 // from source, tsx compiles: the cache is the built entry's
 if (import.meta.url.endsWith('.js')) enableCompileCache();
 await import('./commands.js');

@@ -22,7 +22,7 @@ const FAMILY: Record<string, string> = {};
 const family = (kind: string, rules: string) => {
   for (const r of rules.split(' ')) FAMILY[r] = kind;
 };
-family('link', 'symlink hard_link special_file unsupported_entry_type');
+family('link', 'symlink hard_link special_file unsupported_entry_type privileged_mode');
 family(
   'name',
   'reserved_name trailing_dot_or_space windows_invalid_character duplicate_name file_used_as_directory ' +

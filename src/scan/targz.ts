@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, crc32 } from 'node:zlib';
 import tar from 'tar-stream';
 import { EntryInspector, type ScanContext } from './content.js';
+import { checkModeBits } from './modes.js';
 import { checkEntryName, NameRegistry, stripCurrentDir } from './names.js';
 import { ScanRejection, unsafe } from './types.js';
 
@@ -169,7 +170,7 @@ export async function scanTar(
 /**
  * Feeds a tar stream to tar-stream's parser and inspects each entry as it streams: only regular
  * files and directories are accepted (symlinks, hard links, devices, FIFOs and unknown types are
- * refused), names are checked, duplicates refused, and file bytes go through the content inspector.
+ * refused, and set-user-ID or set-group-ID modes: ./modes.ts), names are checked, duplicates refused, and file bytes go through the content inspector.
  */
 class TarSink {
   private readonly extract = tar.extract();
@@ -220,10 +221,12 @@ class TarSink {
       case 'directory':
         this.names.add(name, 'dir', path);
         if ((header.size ?? 0) !== 0) throw unsafe('directory_with_content', path);
+        checkModeBits(header.mode ?? 0, true, path);
         stream.resume();
         return;
       case 'file':
         this.names.add(name, 'file', path);
+        checkModeBits(header.mode ?? 0, false, path);
         break;
       case 'symlink':
         throw unsafe('symlink', path);

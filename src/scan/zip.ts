@@ -2,6 +2,7 @@ import { crc32, inflateRawSync } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { EntryInspector, type ScanContext } from './content.js';
+import { checkModeBits } from './modes.js';
 import { checkEntryName, NameRegistry, stripCurrentDir } from './names.js';
 import { ScanRejection, unsafe } from './types.js';
 
@@ -207,12 +208,16 @@ function checkEntryKind(entry: Entry, isDir: boolean, path: string): void {
   if (isDir && entry.uncompressedSize !== 0) throw unsafe('directory_with_content', path);
 }
 
-/** The file type in the upper 16 bits of external attributes: a regular file or directory only. */
+/**
+ * The Unix mode in the upper 16 bits of external attributes: a regular file or directory only, and
+ * no set-user-ID or set-group-ID file (./modes.ts). Also read from the Unix extra fields below.
+ */
 function checkFileType(attrs: number, isDir: boolean, path: string, where: string): void {
   const type = (attrs >>> 16) & 0o170000;
   if (type === 0o120000) throw unsafe('symlink', path, where);
   if (type !== 0 && type !== 0o100000 && type !== 0o040000) throw unsafe('special_file', path);
   if (type === 0o040000 && !isDir) throw unsafe('special_file', path, 'directory mode on a file');
+  checkModeBits(attrs >>> 16, isDir, path);
 }
 
 /**

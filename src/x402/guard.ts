@@ -159,6 +159,15 @@ const fail = (reason: string, promptHeader?: () => string) =>
     },
   });
 
+/**
+ * A request without `PAYMENT-SIGNATURE`: the prompt (402 payment_required), unless it carries x402
+ * v1's `X-PAYMENT`. A v1 client given the prompt again would sign the same way and loop, or report
+ * a bare 402; it is told instead (402 payment_verification_failed, reason `invalid_x402_version`,
+ * x402's own reason for it) with the v2 prompt alongside to sign. Nothing in the v1 header is read.
+ */
+const unsigned = (req: GuardRequest, prompt: Prompt): AppError =>
+  headerOf(req, 'x-payment') ? fail('invalid_x402_version', prompt.header) : prompt.error();
+
 /** 409: an authorization this server already used, sent with another request; nothing happens. */
 export const authorizationAlreadyUsed = () =>
   new AppError('authorization_already_used', {
@@ -329,7 +338,7 @@ export class X402Guard {
       return proof.payer;
     }
     const signature = paymentSignatureOf(req);
-    if (!signature) throw prompt.error();
+    if (!signature) throw unsigned(req, prompt);
     const { auth } = await this.check(signature, prompt, 0);
     const payer = auth.from.toLowerCase();
     const claimed = await this.opts.nonces.claimIdentityNonce({
@@ -432,7 +441,7 @@ export class X402Guard {
     const signature = paymentSignatureOf(req);
     if (!signature) {
       await offer.beforePrompt?.();
-      throw prompt.error();
+      throw unsigned(req, prompt);
     }
     await offer.beforeVerify?.();
     let checked;

@@ -16,9 +16,11 @@ afterAll(async () => {
 /**
  * The built entry as `npm run payments:unresolved -- --al` runs it: the typo is refused before the
  * command opens (and so creates) the embedded database, with the usage on stderr and exit 1.
- * Before, it made DATA_DIR, ran the command without the flag and exited 0.
+ * Before, it made DATA_DIR, ran the command without the flag and exited 0. A serving command
+ * (`npm start -- --port 4000`) is refused as well, and before the entry's early start made the
+ * data directory and unpacked the database's template into it for a service that never ran.
  */
-describe('a one-shot command with an argument it does not take', () => {
+describe('a command with an argument it does not take', () => {
   it('exits 1 with its usage and touches nothing', async () => {
     await ensureBuilt();
     const parent = await mkdtemp(path.join(tmpdir(), 'operator-args-'));
@@ -28,6 +30,8 @@ describe('a one-shot command with an argument it does not take', () => {
       ['unresolved-payments', '--al'],
       ['reindex', '--froce'],
       ['moderate', 'list', '--all'],
+      ['serve', '--port', '4000'],
+      ['demo', '--reset'],
     ]) {
       const r = await run(process.execPath, ['dist/src/main.js', ...args], {
         cwd: ROOT,
@@ -38,7 +42,7 @@ describe('a one-shot command with an argument it does not take', () => {
       );
       expect(r.code, args.join(' ')).toBe(1);
       expect(`${r.stderr}${r.stdout}`, args.join(' ')).toMatch(
-        /usage: (unresolved-payments|reindex|moderate)/,
+        /usage: (unresolved-payments|reindex|moderate|serve|demo)/,
       );
       expect(existsSync(dataDir), args.join(' ')).toBe(false);
     }

@@ -137,6 +137,53 @@ describe('idempotency per authorization nonce', () => {
   });
 });
 
+describe("x402 v1's X-PAYMENT header", () => {
+  /**
+   * A v1 client sends its payment in X-PAYMENT. Before, the header was ignored and the request
+   * prompted again (402 payment_required), which such a client signs the same way and sends again,
+   * or reports as a bare refusal: it is named instead, the v2 prompt alongside, nothing read or
+   * charged.
+   */
+  it('alone is refused as the wrong x402 version, with the prompt to sign; nothing charged', async () => {
+    const p = await signedPurchase();
+    const url = `/api/v1/items/${p.item.itemId}/acquire`;
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-payment': await p.fresh() },
+      payload: completion,
+    });
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'invalid_x402_version',
+    });
+    expect(promptOf(res).accepts.length).toBeGreaterThan(0);
+    expect(await countOrders(p.item.itemId)).toBe(0);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(10_000_000);
+    // beside PAYMENT-SIGNATURE it changes nothing: the v2 payment completes
+    const ok = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': await p.fresh(), 'x-payment': 'e30=' },
+      payload: completion,
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+  });
+
+  it('on an identity route, likewise', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/seller/stats',
+      headers: { 'x-payment': 'e30=' },
+    });
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toMatchObject({ reason: 'invalid_x402_version' });
+    expect(res.headers['payment-required']).toBeTruthy();
+  });
+});
+
 describe('spec 7.1 outcomes from the local facilitator', () => {
   it('402 payment_verification_failed passes the facilitator verdict through; nothing charged', async () => {
     const p = await signedPurchase();

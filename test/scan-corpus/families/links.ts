@@ -20,6 +20,7 @@ import {
  * file or directory. Zip: the mode in the external attributes counts whatever host byte "version
  * made by" claims (Info-ZIP honours Unix modes from Atari, BeOS, AtheOS... hosts too). Tar: links,
  * devices, pax/GNU overrides of the link target, and entries hidden after the end-of-archive blocks.
+ * Both: set-user-ID and set-group-ID files.
  */
 const F = 'links';
 const SYMLINK = 0o120777;
@@ -153,6 +154,20 @@ export const cases: CorpusCase[] = [
   ),
   hostileCase(F, 'tar-block-device', 'tar.gz', 'special_file', (n) =>
     rawTarGz(baseProject(n), [tarBlock({ name: 'disk', type: '4' })]),
+  ),
+  // set-user-ID / set-group-ID files: kept by GNU tar extracting as root, and by `unzip -K`
+  hostileCase(F, 'tar-setuid-script', 'tar.gz', 'privileged_mode', (n) =>
+    rawTarGz(baseProject(n), [
+      tarBlock({ name: 'bin/install.sh', mode: 0o4755 }, '#!/bin/sh\nid\n'),
+    ]),
+  ),
+  hostileCase(F, 'tar-setgid-file', 'tar.gz', 'privileged_mode', (n) =>
+    rawTarGz(baseProject(n), [
+      tarBlock({ name: 'run.py', mode: 0o2755 }, '#!/usr/bin/env python3\n'),
+    ]),
+  ),
+  hostileCase(F, 'zip-setuid-script', 'zip', 'privileged_mode', (n) =>
+    zipLink(n, 'bin/install.sh', '#!/bin/sh\nid\n', 3, 0o104755),
   ),
   hostileCase(F, 'tar-pax-linkpath-override', 'tar.gz', 'symlink', (n) =>
     rawTarGz(baseProject(n), [
