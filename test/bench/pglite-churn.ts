@@ -89,10 +89,10 @@ export async function benchPGliteChurn(
   const loads: number[] = [];
   const outcomes: Outcome[] = [];
   let next = 0;
-  // each lane takes the variants in turn, so every variant meets the same load over the run
-  const lane = async (offset: number) => {
+  // the lanes take the variants in turn from one counter, so every variant meets the same load
+  const lane = async () => {
     while (Date.now() < until) {
-      const [name, flags] = variants[(next++ + offset) % variants.length]!;
+      const [name, flags] = variants[next++ % variants.length]!;
       loads.push(loadavg()[0]!);
       const o = await runChild(name, flags, cycles, keep);
       outcomes.push(o);
@@ -100,7 +100,7 @@ export async function benchPGliteChurn(
         console.log(`${name}: exit ${o.code ?? o.signal} ${o.fatal ?? ''} (kept in ${keep})`);
     }
   };
-  await Promise.all(Array.from({ length: parallel }, (_, i) => lane(i)));
+  await Promise.all(Array.from({ length: parallel }, () => lane()));
   const rows = variants.map(([name, flags]) => {
     const mine = outcomes.filter((o) => o.variant === name);
     const crashed = mine.filter((o) => o.code !== 0 || o.signal);
