@@ -17,6 +17,10 @@ export default defineConfig({
     // builds its own app and database (test/helpers/app.ts), so files never share rows.
     maxWorkers: 2,
     isolate: false,
+    // Each worker opens and drops one embedded database per file: on Node 24's V8 (13.6) that can
+    // abort it (a wasm-to-JS wrapper freed twice by the wasm code GC, docs/testing.md "A V8 fatal
+    // under PGlite churn"). Without the wasm code GC the double free cannot happen.
+    execArgv: ['--no-wasm-code-gc'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });
