@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import DurationSequencer from './test/helpers/duration-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -21,6 +22,14 @@ export default defineConfig({
     // abort it (a wasm-to-JS wrapper freed twice by the wasm code GC, docs/testing.md "A V8 fatal
     // under PGlite churn"). Without the wasm code GC the double free cannot happen.
     execArgv: ['--no-wasm-code-gc'],
-    reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // Longest files first, from the committed table test/durations.json (a fresh clone has no
+    // vitest cache of the last run's times): the two workers then end close together.
+    sequence: { sequencer: DurationSequencer },
+    // the timeline reporter writes each file's span only with TEST_TIMELINE=<file> (docs/testing.md)
+    reporters: [
+      'default',
+      './test/helpers/summary-reporter.ts',
+      './test/helpers/timeline-reporter.ts',
+    ],
   },
 });
