@@ -33,19 +33,22 @@ const suites: Array<[string, Suite]> = [
   ['markdown', async () => (await load('./markdown.js', 'benchMarkdown'))()],
   ['startup', async () => (await import('./startup.js')).benchStartup()],
   ['pglite_open', async () => (await import('./pglite-open.js')).benchPGliteOpen(process.env)],
+  ['pglite_churn', async () => (await import('./pglite-churn.js')).benchPGliteChurn(process.env)],
   ['start_sections', async () => (await load('./start-sections.js', 'benchStartSections'))()],
 ];
 
 for (const [name, run] of suites) {
   if (!all && !wanted.has(name)) continue;
-  // a tuning tool, and a bench that needs a Postgres cluster (scripts/postgres.sh): only when named
+  // a tuning tool, a bench that needs a Postgres cluster (scripts/postgres.sh) and a crash hunt
+  // that runs for many minutes: only when named
   if (
     all &&
     (name === 'relevance_tune' ||
       name === 'scale' ||
       name === 'search_cpu' ||
       name === 'search_concept' ||
-      name === 'idle_variants')
+      name === 'idle_variants' ||
+      name === 'pglite_churn')
   )
     continue;
   console.log(`\n=== ${name} ===`);

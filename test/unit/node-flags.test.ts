@@ -70,3 +70,20 @@ describe('the node flags the scripts and the image start with', () => {
     });
   });
 });
+
+describe('processes that open and drop many embedded databases', () => {
+  // V8 13.6 (every Node 24.x so far) can free a dying wasm-to-JS import wrapper twice and abort
+  // (`jit_page_->allocations_.erase(addr) == 1`) in a process that drops PGlite instances and opens
+  // new ones: docs/testing.md, "A V8 fatal under PGlite churn"
+  it('test workers run without the wasm code GC (vitest.config.ts execArgv)', () => {
+    expect(process.execArgv).toContain('--no-wasm-code-gc');
+  });
+
+  it('npm run bench runs without it too (the relevance benches open several)', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.bench).toMatch(/^tsx --no-wasm-code-gc /);
+    expect(tryFlag('--no-wasm-code-gc').status).toBe(0);
+  });
+});
