@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
 import { ON_POSTGRES } from '../helpers/postgres.js';
@@ -28,7 +29,7 @@ async function sold() {
 }
 
 /** Another order like a real one, naming `itemId` and `sellerId` (the code of its refusal, if any). */
-async function insertOrder(itemId: string, sellerId: string, db = sql()) {
+async function insertOrder(itemId: string, sellerId: string, db: Db = sql()) {
   try {
     await db`
       insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to,
