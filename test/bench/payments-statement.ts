@@ -9,7 +9,9 @@
  * STATEMENT_N (2000) executions per variant per round, STATEMENT_ROUNDS (3) after one of warm-up,
  * STATEMENT_DDL (`;`-separated) runs first (e.g. `set plan_cache_mode = force_custom_plan`);
  * STATEMENT_AB (below) replaces the variants with edits of the statement's text; STATEMENT_ONLY
- * (a regular expression) keeps the sides it names.
+ * (a regular expression) keeps the sides it names. STATEMENT_INTERLEAVE=1 runs the sides one
+ * execution each in turn (the comparison that holds on a loaded VM); STATEMENT_EXPLAIN=1 prints
+ * each side's EXPLAIN ANALYZE (buffers, WAL, trigger times) first.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
@@ -106,9 +108,18 @@ const { sql } = server;
 await sql`create table bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))`;
 for (const ddl of (process.env.STATEMENT_DDL ?? '').split(';').filter((s) => s.trim()))
   await sql.unsafe(ddl);
+let explaining = false;
+let explained: string[] = [];
 const replay = (edit: (t: string) => string) => {
   const edited = keepParams(edit(text));
-  return () => sql.unsafe(edited, fresh(), { prepare: true });
+  return async () => {
+    if (!explaining) return sql.unsafe(edited, fresh(), { prepare: true });
+    const rows = await sql.unsafe<Record<string, string>[]>(
+      `explain (analyze, buffers, wal, verbose, settings) ${edited}`,
+      fresh(),
+    );
+    explained = rows.map((r) => Object.values(r)[0]!);
+  };
 };
 const sides: Array<[string, () => Promise<unknown>]> = [
   ['the purchase statement', replay((t) => t)],
@@ -170,16 +181,22 @@ function apart() {
 }
 
 // STATEMENT_AB (JSON: [{ name, from, to }]) compares only the statement with these edits of its
-// text (plain string replaced), e.g. its writes into a table created by STATEMENT_DDL in another shape
+// text (plain string replaced; `from` and `to` may be lists, replaced in turn), e.g. its writes into a table created by STATEMENT_DDL in another shape
 if (process.env.STATEMENT_AB) {
   const edits = JSON.parse(process.env.STATEMENT_AB) as {
     name: string;
-    from: string;
-    to: string;
+    from: string | string[];
+    to: string | string[];
   }[];
   sides.splice(1, sides.length - 1);
-  for (const e of edits)
-    sides.push([e.name, replay(without(new RegExp(escape(e.from), 'g'), e.to))]);
+  for (const e of edits) {
+    const from = [e.from].flat();
+    const to = [e.to].flat();
+    sides.push([
+      e.name,
+      replay((t) => from.reduce((x, f, i) => without(new RegExp(escape(f), 'g'), to[i]!)(x), t)),
+    ]);
+  }
 }
 function escape(text: string) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -191,6 +208,21 @@ if (process.env.STATEMENT_ONLY) {
   sides.splice(0, sides.length, ...sides.filter(([name]) => only.test(name)));
 }
 
+// STATEMENT_EXPLAIN=1 prints the plan of each side's statement as executed (EXPLAIN ANALYZE with
+// buffers, WAL and trigger times: the foreign keys' checks are `RI_ConstraintTrigger_c_*`)
+if (process.env.STATEMENT_EXPLAIN) {
+  for (const [name, run] of sides) {
+    for (let i = 0; i < 300; i++) await run();
+    explaining = true;
+    try {
+      await run();
+    } finally {
+      explaining = false;
+    }
+    console.log(`\n== ${name}\n${explained.join('\n')}`);
+  }
+}
+
 const wal = new Map<string, number>();
 for (const [name, run] of sides) {
   const [before] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
@@ -199,9 +231,47 @@ for (const [name, run] of sides) {
     select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before!.lsn}::pg_lsn)::int as bytes`;
   wal.set(name, d!.bytes / 200);
 }
-const results = new Map<string, { cpu: number[]; db: number[] }>();
+// STATEMENT_INTERLEAVE=1: one execution at a time, the sides taken in turn (rotating), each
+// execution's CPU inside PGlite kept: the medians per side hold under a loaded VM, where whole
+// rounds of one side drift with the load
+if (process.env.STATEMENT_INTERLEAVE) {
+  const total = N * ROUNDS;
+  const each = sides.map(() => ({ db: [] as number[], cpu: [] as number[] }));
+  for (let i = -Math.min(N, 500); i < total; i++) {
+    for (let k = 0; k < sides.length; k++) {
+      const s = (k + i + sides.length * 1000) % sides.length;
+      pglite.reset();
+      const cpu = process.cpuUsage();
+      await sides[s]![1]();
+      const used = process.cpuUsage(cpu);
+      if (i < 0) continue;
+      each[s]!.db.push(pglite.ms());
+      each[s]!.cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const trimmed = (xs: number[]) =>
+    mean([...xs].sort((a, b) => a - b).slice(0, Math.ceil(xs.length * 0.9)));
+  console.log(`per execution, ${total} of each side taken in turn, one at a time (ms):`);
+  for (const [k, [name]] of sides.entries()) {
+    const r = each[k]!;
+    const d0 = each[0]!;
+    console.log(
+      `  ${name.padEnd(44)} in PGlite median ${median(r.db).toFixed(4)} (${(median(r.db) / median(d0.db)).toFixed(3)}x the first), ` +
+        `lowest 90 % mean ${trimmed(r.db).toFixed(4)} (${(trimmed(r.db) / trimmed(d0.db)).toFixed(3)}x); ` +
+        `process CPU median ${median(r.cpu).toFixed(4)}, WAL ${Math.round(wal.get(name)!)} B`,
+    );
+  }
+  await server.close();
+  process.exit(0);
+}
+
+const results = new Map<string, { cpu: number[]; db: number[] }>(
+  sides.map(([name]) => [name, { cpu: [], db: [] }]),
+);
 for (let round = 0; round <= ROUNDS; round++) {
-  for (const [name, run] of sides) {
+  // every other round in reverse order, so no side always runs after the same one
+  for (const [name, run] of round % 2 ? [...sides].reverse() : sides) {
     pglite.reset();
     const cpu = process.cpuUsage();
     let next = 0;
@@ -212,8 +282,7 @@ for (let round = 0; round <= ROUNDS; round++) {
     );
     const used = process.cpuUsage(cpu);
     if (round === 0) continue;
-    const r = results.get(name) ?? { cpu: [], db: [] };
-    results.set(name, r);
+    const r = results.get(name)!;
     r.cpu.push((used.user + used.system) / 1000 / N);
     r.db.push(pglite.ms() / N);
   }
@@ -225,6 +294,18 @@ for (const [name, r] of results) {
   console.log(
     `  ${name.padEnd(44)} CPU ${median(r.cpu).toFixed(3)} ms, in PGlite ${median(r.db).toFixed(3)} ms, WAL ${Math.round(wal.get(name)!)} B` +
       (process.env.STATEMENT_ONLY ? `; rounds ${r.cpu.map((x) => x.toFixed(3)).join(' ')}` : ''),
+  );
+}
+// each side against the first in the same round (a loaded VM moves whole rounds, not one side)
+const [first] = results.values();
+for (const [name, r] of [...results].slice(1)) {
+  const ratio = (a: number[], b: number[]) => a.map((x, i) => x / b[i]!);
+  const cpu = ratio(r.cpu, first!.cpu);
+  const db = ratio(r.db, first!.db);
+  console.log(
+    `  ${name.padEnd(44)} / first side, per round: CPU ${median(cpu).toFixed(3)} ` +
+      `(${Math.min(...cpu).toFixed(2)}-${Math.max(...cpu).toFixed(2)}), in PGlite ${median(db).toFixed(3)} ` +
+      `(${Math.min(...db).toFixed(2)}-${Math.max(...db).toFixed(2)}), lower in ${db.filter((x) => x < 1).length} of ${db.length}`,
   );
 }
 await server.close();
