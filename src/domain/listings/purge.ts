@@ -19,8 +19,9 @@ export interface PurgeReport {
 
 /**
  * Retention cleanup (spec 3.1 rule 1), a periodic task. After DELETED_RETENTION_DAYS:
- * - a deleted row is hard-deleted when no order refers to it; when buyers hold orders, row and
- *   bytes stay for their downloads and the row only leaves the seller's inventory;
+ * - a deleted row is hard-deleted when no order refers to it and no unresolved payment may still
+ *   write one; when buyers hold orders, row and bytes stay for their downloads and the row only
+ *   leaves the seller's inventory (an unresolved payment's row waits for a later pass);
  * - a rejected row leaves the inventory and its bytes go (`rejected_archives` keeps the ban);
  * - archive bytes that no row and no unfinished payment refers to (a fee that never settled, a
  *   refused retry), and what a put cut off by a crash left, are swept once they are an hour old.
@@ -51,8 +52,15 @@ export async function purgeDeleted(
       } else report.hidden++;
       continue;
     }
+    // a payment that may still write an order for it (settled before a crash, the reconciler to
+    // complete it; a failure whose transfer may yet be mined) holds the row: deleted, the
+    // completion would fail on the order's key for good and the buyer could not download
     const gone = await sql`delete from items i where i.id = ${r.id} and i.status = 'deleted'
-                             and not exists (select 1 from orders o where o.item_id = i.id) returning 1 as ok`;
+                             and not exists (select 1 from orders o where o.item_id = i.id)
+                             and not exists (select 1 from x402_payments p
+                                             where ${unresolvedPayment(sql)}
+                                               and p.context ->> 'itemId' = i.id::text)
+                           returning 1 as ok`;
     if (!gone.length) continue;
     report.deleted++;
     released.add(r.archiveKey);
