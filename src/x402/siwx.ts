@@ -17,6 +17,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   buildSIWxSchema,
+  createSIWxMessage,
   parseSIWxHeader,
   SIGN_IN_WITH_X,
   validateSIWxMessage,
@@ -153,6 +154,15 @@ export async function checkSiwx(
     maxAge: (SIWX_TTL_SECONDS + opts.skewSeconds) * 1000,
   });
   if (!valid.isValid) return { refused: valid.invalidReason };
+  // verifySIWxSignature formats the EIP-4361 message first and throws (SiweParseError) when the
+  // payload cannot make one (an address that is not one, version 2, resources that are not URIs, a
+  // line break in the request id): such a proof is malformed, refused as one, never a 500. The
+  // message is formatted here by the same function, so only that failure is caught.
+  try {
+    createSIWxMessage(payload, payload.address);
+  } catch {
+    return { refused: 'invalid_siwx_payload' };
+  }
   const signatures = net.signatures;
   const verified = await verifySIWxSignature(payload, {
     ...(signatures && {
