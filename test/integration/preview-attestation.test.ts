@@ -273,10 +273,28 @@ describe('a manifest naming packages with control characters', () => {
     });
     const id = await listItem(t, seller, { bytes, compression: 'zip' });
     await t.work();
-    expect(await sellerStatus(t, seller, id)).toMatchObject({ status: 'active', reason: 'approved' });
+    expect(await sellerStatus(t, seller, id)).toMatchObject({
+      status: 'active',
+      reason: 'approved',
+    });
     const p = (await t.app.inject(`/api/v1/items/${id}/preview`)).json();
     expect(p.manifests).toEqual([
       { path: 'package.json', kind: 'npm', packages: ['fastify', 'vitest'] },
     ]);
+  });
+
+  // found with it: a NUL in an entry name is refused by the name rule, but the finding's file
+  // (the raw entry name) could not be stored either, so the refusal itself failed three times
+  // and the seller read processing_error instead of the rule and the file
+  it('a NUL in an entry name is refused with its rule and file, not processing_error', async () => {
+    const seller = newWallet();
+    const bytes = zipOf({ ...project('prvnulname'), 'src/a\u0000b.ts': 'export const a = 1;\n' });
+    const id = await listItem(t, seller, { bytes, compression: 'zip' });
+    await t.work();
+    expect(await sellerStatus(t, seller, id)).toEqual({
+      status: 'rejected',
+      reason: 'safety_checks_failed',
+      findings: [{ rule: 'control_character_in_name', kind: 'name', file: 'src/a\\u0000b.ts' }],
+    });
   });
 });
