@@ -173,10 +173,18 @@ export async function checkSiwx(
     }),
   });
   if (!verified.isValid) return { refused: verified.invalidReason };
+  // The spent nonce is kept (and pruned an hour after) until the proof can no longer be accepted:
+  // its issuedAt ages past the TTL and the skew (judged above) at the latest, or its own expiry
+  // if sooner. The expiry alone is the client's word: 9999-12-31 left rows no pruning removed.
+  const acceptedUntil = Date.parse(payload.issuedAt) + (SIWX_TTL_SECONDS + opts.skewSeconds) * 1000;
   const expires = payload.expirationTime ? Date.parse(payload.expirationTime) : NaN;
+  const until = Math.min(
+    Number.isFinite(acceptedUntil) ? acceptedUntil : opts.nowMs,
+    Number.isFinite(expires) ? expires : Infinity,
+  );
   return {
     payer: verified.payer.toLowerCase(),
     nonce: payload.nonce,
-    expiresAt: Math.floor((Number.isFinite(expires) ? expires : opts.nowMs) / 1000) + 3600,
+    expiresAt: Math.floor(until / 1000) + 3600,
   };
 }

@@ -139,6 +139,21 @@ describe('SIGN-IN-WITH-X: the signed message must be the one issued', () => {
     expect((await signedWith(() => {})).status).toBe(200);
   });
 
+  it('a far expiry keeps the spent nonce only as long as the proof could be accepted', async () => {
+    // found by the s47 sweep: the claim was kept until the client's own expirationTime (plus an
+    // hour), so any wallet, with or without an account, could leave rows pruned in year 9999
+    let nonce = '';
+    const res = await signedWith((i) => {
+      i.expirationTime = '9999-12-31T23:59:59.000Z';
+      nonce = i.nonce as string;
+    });
+    expect(res.status).toBe(200);
+    const [row] = await t.runtime.deps.sql<{ validBefore: Date }[]>`
+      select valid_before from x402_nonces where nonce = ${nonce}`;
+    // accepted at most 300 s + the skew after issuedAt; pruned an hour after that
+    expect(row!.validBefore.getTime()).toBeLessThan(Date.now() + 2 * 3600_000);
+  });
+
   it.each([
     [
       'another statement',
