@@ -59,10 +59,20 @@ const obj = (v: unknown): Record<string, unknown> =>
 const pep508 = (s: unknown) =>
   typeof s === 'string' ? /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(s)?.[1] : undefined;
 
+/**
+ * Control characters, bidi overrides and invisible marks: no ecosystem's package name holds one,
+ * a NUL cannot be stored in the preview's jsonb, and the others would show a buyer disguised text.
+ */
+const NOT_IN_A_NAME =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+
 export function parseManifest(kind: ManifestKind, text: string): ParsedManifest {
   try {
     const out = PARSERS[kind](text);
-    const packages = [...new Set(out.packages.filter((p) => p && p.length <= 214))];
+    const packages = [
+      ...new Set(out.packages.filter((p) => p && p.length <= 214 && !NOT_IN_A_NAME.test(p))),
+    ];
     return { ...out, packages: packages.slice(0, MAX_PACKAGES) };
   } catch {
     return { packages: [] };

@@ -17,6 +17,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   buildSIWxSchema,
+  createSIWxMessage,
   parseSIWxHeader,
   SIGN_IN_WITH_X,
   validateSIWxMessage,
@@ -153,6 +154,15 @@ export async function checkSiwx(
     maxAge: (SIWX_TTL_SECONDS + opts.skewSeconds) * 1000,
   });
   if (!valid.isValid) return { refused: valid.invalidReason };
+  // verifySIWxSignature formats the EIP-4361 message first and throws (SiweParseError) when the
+  // payload cannot make one (an address that is not one, version 2, resources that are not URIs, a
+  // line break in the request id): such a proof is malformed, refused as one, never a 500. The
+  // message is formatted here by the same function, so only that failure is caught.
+  try {
+    createSIWxMessage(payload, payload.address);
+  } catch {
+    return { refused: 'invalid_siwx_payload' };
+  }
   const signatures = net.signatures;
   const verified = await verifySIWxSignature(payload, {
     ...(signatures && {
@@ -163,10 +173,18 @@ export async function checkSiwx(
     }),
   });
   if (!verified.isValid) return { refused: verified.invalidReason };
+  // The spent nonce is kept (and pruned an hour after) until the proof can no longer be accepted:
+  // its issuedAt ages past the TTL and the skew (judged above) at the latest, or its own expiry
+  // if sooner. The expiry alone is the client's word: 9999-12-31 left rows no pruning removed.
+  const acceptedUntil = Date.parse(payload.issuedAt) + (SIWX_TTL_SECONDS + opts.skewSeconds) * 1000;
   const expires = payload.expirationTime ? Date.parse(payload.expirationTime) : NaN;
+  const until = Math.min(
+    Number.isFinite(acceptedUntil) ? acceptedUntil : opts.nowMs,
+    Number.isFinite(expires) ? expires : Infinity,
+  );
   return {
     payer: verified.payer.toLowerCase(),
     nonce: payload.nonce,
-    expiresAt: Math.floor((Number.isFinite(expires) ? expires : opts.nowMs) / 1000) + 3600,
+    expiresAt: Math.floor(until / 1000) + 3600,
   };
 }

@@ -392,6 +392,34 @@ describe('console actions', () => {
     expect(listed.body).toContain('Listing to remove');
   });
 
+  it('a second take-down (or one of a listing no longer listed) changes nothing, writes no audit row and says so', async () => {
+    // found by the s47 sweep: the second POST answered "Taken down" again and wrote a second
+    // listing.take_down row (previous_status deleted) for an action that did nothing
+    const item = await createSaleItem(t.runtime.deps, { title: 'Listing taken down twice' });
+    const { jar, csrf } = await signIn(t.app);
+    const takeDown = (reason: string) =>
+      post(t.app, `/admin/listings/${item.itemId}/take-down`, jar, { reason, _csrf: csrf });
+    const rowsFor = async () =>
+      (await auditRows()).filter(
+        (r) => r.action === 'listing.take_down' && r.target === item.itemId,
+      );
+    expect((await takeDown('first')).statusCode).toBe(303);
+    expect(await rowsFor()).toHaveLength(1);
+    const again = await takeDown('second');
+    expect(again.statusCode).toBe(303);
+    expect(await rowsFor()).toEqual([expect.objectContaining({ reason: 'first' })]);
+    const page = await t.app.inject({
+      url: again.headers.location as string,
+      headers: { cookie: cookieHeader(jar) },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Nothing to take down');
+    expect(page.body).not.toContain('Taken down: the listing left search');
+    const [row] = await t.runtime.deps.sql<{ status: string; statusReason: string }[]>`
+      select status, status_reason from items where id = ${item.itemId}`;
+    expect(row).toEqual({ status: 'deleted', statusReason: 'removed' });
+  });
+
   it('a rejected listing shows its scan findings (rule, kind, file, line), never a raw detail', async () => {
     const item = await createSaleItem(t.runtime.deps, { title: 'Leaky config loader' });
     const { sql } = t.runtime.deps;

@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanAttestationSchema, type ScanAttestation } from '../../src/wire/previews.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { post, signIn, TEST_ADMIN_TOKEN } from '../helpers/console.js';
-import { asWallet, listItem, startSellingApp, type SellingContext } from '../helpers/selling.js';
+import {
+  asWallet,
+  listItem,
+  sellerStatus,
+  startSellingApp,
+  type SellingContext,
+} from '../helpers/selling.js';
 import { clientFor, newWallet } from '../helpers/wallets.js';
 
 /**
@@ -243,5 +249,52 @@ describe('preview and signed scan report', () => {
     expect(
       await verify({ ...a.typed_data, domain: { ...a.typed_data.domain, version: '2' } }),
     ).toBe(false);
+  });
+});
+
+/**
+ * Found by the s47 sweep: a manifest may name any JSON key as a dependency. A NUL in one made the
+ * preview unstorable (jsonb refuses \u0000: "unsupported Unicode escape sequence"), so the scan of
+ * a listing whose fee was paid failed three times and ended `processing_error`. A package name
+ * with control characters or bidi overrides is no package name of any ecosystem (and would show a
+ * buyer disguised text): the preview leaves it out, the listing goes live.
+ */
+describe('a manifest naming packages with control characters', () => {
+  it('goes live; the preview lists only the real package names', async () => {
+    const seller = newWallet();
+    const files = project('prvnul');
+    const bytes = zipOf({
+      ...files,
+      'package.json': JSON.stringify({
+        name: 'pkg-prvnul',
+        dependencies: { '\u0000evil': '1.0.0', 'left\u202Eright': '1.0.0', fastify: '^5.0.0' },
+        devDependencies: { 'bell\u0007': '1', vitest: '^4.0.0' },
+      }),
+    });
+    const id = await listItem(t, seller, { bytes, compression: 'zip' });
+    await t.work();
+    expect(await sellerStatus(t, seller, id)).toMatchObject({
+      status: 'active',
+      reason: 'approved',
+    });
+    const p = (await t.app.inject(`/api/v1/items/${id}/preview`)).json();
+    expect(p.manifests).toEqual([
+      { path: 'package.json', kind: 'npm', packages: ['fastify', 'vitest'] },
+    ]);
+  });
+
+  // found with it: a NUL in an entry name is refused by the name rule, but the finding's file
+  // (the raw entry name) could not be stored either, so the refusal itself failed three times
+  // and the seller read processing_error instead of the rule and the file
+  it('a NUL in an entry name is refused with its rule and file, not processing_error', async () => {
+    const seller = newWallet();
+    const bytes = zipOf({ ...project('prvnulname'), 'src/a\u0000b.ts': 'export const a = 1;\n' });
+    const id = await listItem(t, seller, { bytes, compression: 'zip' });
+    await t.work();
+    expect(await sellerStatus(t, seller, id)).toEqual({
+      status: 'rejected',
+      reason: 'safety_checks_failed',
+      findings: [{ rule: 'control_character_in_name', kind: 'name', file: 'src/a\\u0000b.ts' }],
+    });
   });
 });

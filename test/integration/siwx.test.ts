@@ -139,6 +139,21 @@ describe('SIGN-IN-WITH-X: the signed message must be the one issued', () => {
     expect((await signedWith(() => {})).status).toBe(200);
   });
 
+  it('a far expiry keeps the spent nonce only as long as the proof could be accepted', async () => {
+    // found by the s47 sweep: the claim was kept until the client's own expirationTime (plus an
+    // hour), so any wallet, with or without an account, could leave rows pruned in year 9999
+    let nonce = '';
+    const res = await signedWith((i) => {
+      i.expirationTime = '9999-12-31T23:59:59.000Z';
+      nonce = i.nonce as string;
+    });
+    expect(res.status).toBe(200);
+    const [row] = await t.runtime.deps.sql<{ validBefore: Date }[]>`
+      select valid_before from x402_nonces where nonce = ${nonce}`;
+    // accepted at most 300 s + the skew after issuedAt; pruned an hour after that
+    expect(row!.validBefore.getTime()).toBeLessThan(Date.now() + 2 * 3600_000);
+  });
+
   it.each([
     [
       'another statement',
@@ -175,5 +190,49 @@ describe('SIGN-IN-WITH-X: the signed message must be the one issued', () => {
     const res = await signedWith(change);
     expect(res.status).toBe(402);
     expect(await res.json()).toMatchObject({ error: 'payment_verification_failed', reason });
+  });
+});
+
+/**
+ * A proof edited after signing so that its message cannot even be formatted as EIP-4361 (found by
+ * the s47 sweep: @x402/extensions' verifySIWxSignature throws SiweParseError on these, and the
+ * route answered 500). A client can send any JSON; it is a malformed proof: 402
+ * invalid_siwx_payload with a fresh prompt, never a 500.
+ */
+describe('SIGN-IN-WITH-X: a payload no EIP-4361 message can be made of', () => {
+  const url = () => `${t.base}/api/v1/agent/username`;
+
+  it.each([
+    ['an address that is not one', { address: 'bob' }],
+    ['an address one digit short', { address: `0x${'a'.repeat(39)}` }],
+    ['version 2', { version: '2' }],
+    ['resources that are not URIs', { resources: ['not a uri'] }],
+    ['a request id with a line break', { requestId: 'a\nb' }],
+  ])('%s is 402 invalid_siwx_payload, not a 500', async (_what, edit) => {
+    const wallet = newWallet();
+    await createSaleItem(t.runtime.deps, { sellerAddress: wallet.address.toLowerCase() });
+    const prompt = (await (await fetch(url())).json()) as {
+      extensions: Record<string, { info: SIWxExtensionInfo }>;
+    };
+    const info = {
+      ...prompt.extensions['sign-in-with-x']!.info,
+      chainId: 'eip155:8453',
+      type: 'eip191',
+    } as unknown as Parameters<typeof createSIWxMessage>[0];
+    const message = createSIWxMessage(info, wallet.address);
+    const signed = {
+      ...info,
+      address: wallet.address,
+      signature: await wallet.signMessage({ message }),
+    };
+    const res = await fetch(url(), {
+      headers: { 'SIGN-IN-WITH-X': encodeSIWxHeader({ ...signed, ...edit }) },
+    });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'invalid_siwx_payload',
+    });
+    expect(res.headers.get('payment-required')).toBeTruthy();
   });
 });

@@ -5,6 +5,7 @@ import type { Finding } from '../../scan/types.js';
 import { toUsdc, type Micro } from '../../wire/money.js';
 import { ITEM_STATUSES, type ItemStatus } from '../../wire/listings.js';
 import { deleteListing } from '../listings/inventory.js';
+import { LISTED } from '../listings/listings.js';
 import { recordAudit } from './audit.js';
 
 /** The listings page: every non-purged listing, filtered by status, seller and title. */
@@ -177,12 +178,16 @@ export async function takeDownListing(
   actor: string,
   itemId: string,
   reason: string,
-): Promise<{ item_id: string; status: ItemStatus }> {
+): Promise<{ item_id: string; status: ItemStatus; taken_down: boolean }> {
   const { sql } = deps;
-  const status = await sql.begin(async (tx) => {
+  const outcome = await sql.begin(async (tx) => {
     const [row] = await tx<{ sellerId: string; status: ItemStatus }[]>`
       select seller_id, status from items where id = ${itemId} and purged_at is null for update`;
     if (!row) throw notFound('item_not_found', 'No listing with this id.');
+    // Only a listed item can be taken down: a second take-down (two operators, a form sent
+    // twice) or one of a listing already deleted or rejected changes nothing, so it writes no
+    // audit row claiming it did; the row lock makes the first of two racing ones the only one.
+    if (!LISTED.includes(row.status)) return { status: row.status, taken_down: false };
     await deleteListing({ sql: tx }, row.sellerId, itemId);
     await recordAudit(tx, {
       actor,
@@ -194,9 +199,9 @@ export async function takeDownListing(
     const [after] = await tx<
       { status: ItemStatus }[]
     >`select status from items where id = ${itemId}`;
-    return after!.status;
+    return { status: after!.status, taken_down: true };
   });
   // after the commit, like the owner's delete: this process's acquire prompts forget it at once
   deps.saleItems?.invalidate(itemId);
-  return { item_id: itemId, status };
+  return { item_id: itemId, ...outcome };
 }

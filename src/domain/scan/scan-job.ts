@@ -167,7 +167,7 @@ async function recordScanError(
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
   await sql`insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
             select id, ${job.attempts}, 'error', 'processing_error',
-                   ${sql.json([{ check: 'processing_error', detail: message }])}, 0
+                   ${sql.json([{ check: 'processing_error', detail: storable(message) }])}, 0
             from items where id = ${itemOf(job)}`;
   if (final) {
     await sql`update items set status = 'rejected', status_reason = 'processing_error', updated_at = now()
@@ -179,6 +179,18 @@ async function recordScanError(
 export const ACTIVATION_LOCK_KEY = 727275;
 
 type Rejection = Extract<Verdict, { kind: 'rejected' }>;
+
+/**
+ * jsonb cannot hold U+0000 ("unsupported Unicode escape sequence"), and a finding's file is the
+ * raw entry name: a NUL in a name (refused by the name rule) made the refusal itself fail, three
+ * times, and the seller read processing_error. It is stored spelled out, as JSON shows it.
+ */
+const storable = (s: string) => s.replaceAll('\u0000', '\\u0000');
+const storableFinding = (f: Rejection['findings'][number]) => ({
+  ...f,
+  ...(f.file !== undefined && { file: storable(f.file) }),
+  ...(f.detail !== undefined && { detail: storable(f.detail) }),
+});
 
 async function writeRejection(
   tx: Db,
@@ -193,7 +205,7 @@ async function writeRejection(
            values (${item.archiveSha256}, ${item.id}, ${verdict.reason}) on conflict do nothing`;
   await tx`insert into scan_results (item_id, attempt, verdict, reason, findings, stats, duration_ms)
            values (${item.id}, ${job.attempts}, 'rejected', ${verdict.reason},
-                   ${tx.json(verdict.findings.map((f) => ({ ...f })))}, ${tx.json({ ...verdict.stats })}, ${duration})`;
+                   ${tx.json(verdict.findings.map(storableFinding))}, ${tx.json({ ...verdict.stats })}, ${duration})`;
   await finishJob(tx, job.id, 'done');
 }
 

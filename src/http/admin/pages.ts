@@ -161,7 +161,7 @@ export function consolePageRoutes(
       schema: {
         ...HIDE,
         params: ItemParamsSchema,
-        querystring: z.object({ done: z.literal('taken_down').optional() }),
+        querystring: z.object({ done: z.enum(['taken_down', 'not_listed']).optional() }),
       },
     },
     async (request, reply) => {
@@ -170,7 +170,11 @@ export function consolePageRoutes(
         title: l.title,
         section: 'listings',
         l,
-        notice: request.query.done ? 'Taken down: the listing left search and detail.' : undefined,
+        notice: {
+          taken_down: 'Taken down: the listing left search and detail.',
+          not_listed: `Nothing to take down: the listing is ${l.status}.`,
+          none: undefined,
+        }[request.query.done ?? 'none'],
       });
     },
   );
@@ -188,8 +192,16 @@ export function consolePageRoutes(
     },
     async (request, reply) => {
       const { uuid } = request.params;
-      await takeDownListing(deps, request.operator!, uuid, request.body.reason);
-      return reply.redirect(`/admin/listings/${uuid}?done=taken_down`, 303);
+      const { taken_down } = await takeDownListing(
+        deps,
+        request.operator!,
+        uuid,
+        request.body.reason,
+      );
+      return reply.redirect(
+        `/admin/listings/${uuid}?done=${taken_down ? 'taken_down' : 'not_listed'}`,
+        303,
+      );
     },
   );
 
