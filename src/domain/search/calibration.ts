@@ -48,11 +48,12 @@ export const CALIBRATION = {
   /**
    * Weight, in the concept signal, that the task concepts a query does not name but two or more of
    * its words predict (the npm and buyer tables) share among them, relative to a concept it names
-   * (soft-match.ts `conceptWeights`; 0 turns it off): "drop passwords and sign people in through
-   * their inbox" names only e-mail, and "passwords" and "sign" agree on passwordless sign-in. Only
-   * where the query names a concept. Stop 47, on tuning data (docs/search-meaning.md).
+   * (soft-match.ts `corroboratedWeights`; 0 turns it off): "drop passwords and sign people in
+   * through their inbox" names only e-mail, and "passwords" and "sign" agree on passwordless
+   * sign-in. Only where the query names a concept, and only where counting them raises a listing's
+   * share. Stop 47, on tuning data (docs/search-meaning.md).
    */
-  conceptCorroborated: 0.5,
+  conceptCorroborated: 1,
   /**
    * Credit, in the meaning signal, of a query word matched only in the listing's description or
    * summary, relative to a match in its title or tech stack.
