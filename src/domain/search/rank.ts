@@ -150,9 +150,7 @@ export function candidateSignals(
     vector: cosineScore(row.cosine, c),
     meaning,
     phrase: phraseMatchPairs(pairsOf(query), words),
-    concept:
-      conceptCoverage(prepared, words, c.conceptBody, c.conceptExplained, c.conceptCorroborated) ??
-      meaning,
+    concept: conceptCoverage(prepared, words, c.conceptBody, c.conceptExplained) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };
 }
