@@ -24,15 +24,15 @@ interface Command {
 
 /**
  * Every command with what it takes: one row each, so a new command cannot be listed without saying
- * whether it serves and which arguments it accepts.
+ * whether it serves and which arguments it accepts. In the order `unknown command` lists them.
  */
 const TABLE: readonly Command[] = [
   { name: 'serve', serves: true, takes: { flags: [] } },
   { name: 'worker', serves: true, takes: { flags: [] } },
-  { name: 'demo', serves: true, takes: { flags: [] } },
   { name: 'migrate', serves: false, takes: { flags: [] } },
   { name: 'reindex', serves: false, takes: { flags: ['--force'] } },
   { name: 'previews', serves: false, takes: { flags: ['--force'] } },
+  { name: 'demo', serves: true, takes: { flags: [] } },
   { name: 'unresolved-payments', serves: false, takes: { flags: ['--all'] } },
   { name: 'moderate', serves: false, takes: { own: true } },
   { name: 'attestation-withdraw', serves: false, takes: { one: '<0x address of the key>' } },
