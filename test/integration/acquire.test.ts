@@ -287,6 +287,29 @@ describe('acquire completion', () => {
     expect(bound).toEqual({ agentId: made!.id, kind: 'wallet' });
   });
 
+  it("a new wallet's concurrent first purchases make one account with one payout address per chain, each opened on the dev ledger", async () => {
+    const { sql } = deps();
+    const items = await Promise.all([1, 2, 3].map(() => createSaleItem(deps())));
+    const buyer = newWallet();
+    const client = clientFor(t.app, buyer);
+    const orders = await Promise.all(items.map((i) => client.acquire(i.itemId)));
+    expect(orders.map((o) => o.order.order_id)).toHaveLength(3);
+    const address = buyer.address.toLowerCase();
+    const agents = await sql<{ id: string }[]>`select id from agents where address = ${address}`;
+    expect(agents).toHaveLength(1);
+    const payouts = await sql<{ chain: string; opened: boolean }[]>`
+      select p.chain, exists (select 1 from dev_ledger_balances d
+                              where d.address = lower(p.address) and d.balance_micro = 0) as opened
+      from payout_addresses p where p.agent_id = ${agents[0]!.id} order by p.chain`;
+    expect(payouts).toEqual([
+      { chain: 'base', opened: true },
+      { chain: 'polygon', opened: true },
+    ]);
+    const buyers = await sql<{ buyerId: string }[]>`
+      select distinct buyer_id from orders where id in ${sql(orders.map((o) => o.order.order_id))}`;
+    expect(buyers).toEqual([{ buyerId: agents[0]!.id }]);
+  });
+
   it('takes the chain from the signed payment', async () => {
     const item = await createSaleItem(deps());
     const { order, settlement } = await clientFor(t.app, newWallet()).acquire(item.itemId, {
