@@ -240,6 +240,76 @@ describe('acquire completion', () => {
     expect(invoice.body).toContain('http://marketplace.test/license/v1');
   });
 
+  it("binds a first-time buyer's wallet with two index entries: its address, and (agent, address) that a linked wallet's key names", async () => {
+    const { sql } = deps();
+    const item = await createSaleItem(deps());
+    const buyer = newWallet();
+    await clientFor(t.app, buyer).acquire(item.itemId);
+    const address = buyer.address.toLowerCase();
+    const indexes = await sql<{ name: string; def: string }[]>`
+      select indexrelid::regclass::text as name, pg_get_indexdef(indexrelid) as def
+      from pg_index where indrelid = 'wallet_bindings'::regclass order by 1`;
+    expect(indexes).toEqual([
+      {
+        name: 'wallet_bindings_agent_id_address_key',
+        def: expect.stringMatching(/UNIQUE.*\(agent_id, address\)$/),
+      },
+      { name: 'wallet_bindings_pkey', def: expect.stringMatching(/UNIQUE.*\(address\)$/) },
+    ]);
+    const [agent] = await sql<{ id: string }[]>`select id from agents where address = ${address}`;
+    const [binding] = await sql`select agent_id from wallet_bindings where address = ${address}`;
+    expect(binding).toEqual({ agentId: agent!.id });
+    // an agent's bindings are found through the pair's index, agent first
+    const plan = await sql<{ plan: string }[]>`
+      explain (costs off) select address from wallet_bindings where agent_id = ${agent!.id}`;
+    expect(plan.map((r) => Object.values(r)[0]).join('\n')).toMatch(
+      /wallet_bindings_agent_id_address_key/,
+    );
+    // a linked wallet still names its binding's pair: not another agent's
+    const other = await createSaleItem(deps());
+    const [seller] = await sql<{ sellerId: string }[]>`
+      select seller_id from items where id = ${other.itemId}`;
+    await expect(
+      sql`insert into linked_wallets (address, chain, agent_id) values (${address}, 'base', ${seller!.sellerId})`,
+    ).rejects.toMatchObject({ code: '23503' });
+    await sql`insert into linked_wallets (address, chain, agent_id) values (${address}, 'base', ${agent!.id})`;
+    await sql`delete from linked_wallets where address = ${address}`;
+    // an account made for an address another agent holds is refused; a free one is bound to it
+    const held = newWallet().address.toLowerCase();
+    await sql`insert into wallet_bindings (address, agent_id, kind) values (${held}, ${agent!.id}, 'controller')`;
+    await expect(
+      sql`insert into agents (address, username) values (${held}, ${`held-${Date.now()}`})`,
+    ).rejects.toMatchObject({ code: '23505' });
+    const free = newWallet().address.toLowerCase();
+    const [made] = await sql<{ id: string }[]>`
+      insert into agents (address, username) values (${free}, ${`free-${Date.now()}`}) returning id`;
+    const [bound] = await sql`select agent_id, kind from wallet_bindings where address = ${free}`;
+    expect(bound).toEqual({ agentId: made!.id, kind: 'wallet' });
+  });
+
+  it("a new wallet's concurrent first purchases make one account with one payout address per chain, each opened on the dev ledger", async () => {
+    const { sql } = deps();
+    const items = await Promise.all([1, 2, 3].map(() => createSaleItem(deps())));
+    const buyer = newWallet();
+    const client = clientFor(t.app, buyer);
+    const orders = await Promise.all(items.map((i) => client.acquire(i.itemId)));
+    expect(orders.map((o) => o.order.order_id)).toHaveLength(3);
+    const address = buyer.address.toLowerCase();
+    const agents = await sql<{ id: string }[]>`select id from agents where address = ${address}`;
+    expect(agents).toHaveLength(1);
+    const payouts = await sql<{ chain: string; opened: boolean }[]>`
+      select p.chain, exists (select 1 from dev_ledger_balances d
+                              where d.address = lower(p.address) and d.balance_micro = 0) as opened
+      from payout_addresses p where p.agent_id = ${agents[0]!.id} order by p.chain`;
+    expect(payouts).toEqual([
+      { chain: 'base', opened: true },
+      { chain: 'polygon', opened: true },
+    ]);
+    const buyers = await sql<{ buyerId: string }[]>`
+      select distinct buyer_id from orders where id in ${sql(orders.map((o) => o.order.order_id))}`;
+    expect(buyers).toEqual([{ buyerId: agents[0]!.id }]);
+  });
+
   it('takes the chain from the signed payment', async () => {
     const item = await createSaleItem(deps());
     const { order, settlement } = await clientFor(t.app, newWallet()).acquire(item.itemId, {

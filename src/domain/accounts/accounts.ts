@@ -56,8 +56,10 @@ export interface PayoutAddressing {
  * it was created with, or in Revision A a linked wallet) costs one index read; a new one gets its
  * account and a payout address on every supported chain with all chains accepted (spec 4.3 rule
  * 4). Only acts when the statement's `paid` relation has a row. A concurrent first payment by the
- * same wallet is absorbed by the upsert; each payout address gets `allocation` (seller and platform
- * basis points), fixed from then on; a generated username that is taken fails the statement
+ * same wallet is absorbed by the upsert (the account it returns is not `created`, and its payout
+ * addresses are the other statement's: a plain insert, for an account made in this statement,
+ * cannot conflict, so it is no speculative insert); each payout address gets `allocation` (seller
+ * and platform basis points), fixed from then on; a generated username that is taken fails the statement
  * (the caller runs it again with a fresh name).
  */
 export function agentProvisioning(
@@ -83,7 +85,7 @@ export function agentProvisioning(
       select c.id, p.chain, p.address, ${addressing.allocation.sellerBps}::int,
              ${addressing.allocation.platformBps}::int, case when ${addressing.deployedAtOnce} then now() end
       from agent_created c cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
-      on conflict do nothing
+      where c.created
     ), agent as (
       select * from agent_known where exists (select 1 from paid) union all select * from agent_created
     )`;
