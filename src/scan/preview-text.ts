@@ -36,8 +36,7 @@ export function readmeRank(path: string): number {
 export const isTextual = (k: TextKind) => k === 'text' || k === 'utf16le' || k === 'utf16be';
 
 /** Half a surrogate pair: a high one not followed by a low one, or a low one not after a high one. */
-const LONE_SURROGATE =
-  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function decode(c: Captured): string {
   if (c.kind === 'utf16le' || c.kind === 'utf16be') {
