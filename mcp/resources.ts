@@ -1,4 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { MarketplaceError } from '../src/client/errors.js';
 import type { McpDeps } from './deps.js';
 
 /**
@@ -71,7 +73,16 @@ export function registerItemTemplate(server: McpServer, deps: Pick<McpDeps, 'cat
       mimeType: 'application/json',
     },
     async (uri, { id }) => {
-      const item = await deps.catalog.getItem(String(id));
+      let item: unknown;
+      try {
+        item = await deps.catalog.getItem(String(id));
+      } catch (e) {
+        // a malformed or unknown id is the caller's: invalid params, as the SDK answers an unknown
+        // resource URI, not the internal error (-32603) a thrown 400 or 404 was reported as
+        if (e instanceof MarketplaceError && e.status >= 400 && e.status < 500)
+          throw new McpError(ErrorCode.InvalidParams, `${e.code}: ${uri.href}`.slice(0, 200));
+        throw e;
+      }
       return {
         contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(item) }],
       };

@@ -62,10 +62,11 @@ const pep508 = (s: unknown) =>
 /**
  * Control characters, bidi overrides and invisible marks: no ecosystem's package name holds one,
  * a NUL cannot be stored in the preview's jsonb, and the others would show a buyer disguised text.
+ * Nor can half a surrogate pair (`"\ud800"` in a JSON manifest).
  */
 const NOT_IN_A_NAME =
   // eslint-disable-next-line no-control-regex
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export function parseManifest(kind: ManifestKind, text: string): ParsedManifest {
   try {

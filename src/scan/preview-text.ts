@@ -35,6 +35,9 @@ export function readmeRank(path: string): number {
 
 export const isTextual = (k: TextKind) => k === 'text' || k === 'utf16le' || k === 'utf16be';
 
+/** Half a surrogate pair: a high one not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 export function decode(c: Captured): string {
   if (c.kind === 'utf16le' || c.kind === 'utf16be') {
     let b = c.bytes;
@@ -42,7 +45,10 @@ export function decode(c: Captured): string {
       b = b.subarray(2);
     b = b.subarray(0, b.length & ~1);
     if (c.kind === 'utf16be') b = Buffer.from(b).swap16();
-    return b.toString('utf16le');
+    // half a surrogate pair (two stray bytes, or a cut capture) becomes a replacement character,
+    // as a bad UTF-8 sequence does: jsonb refuses an unpaired surrogate, so the preview could not
+    // be stored and a paid scan ended processing_error
+    return b.toString('utf16le').replace(LONE_SURROGATE, '\ufffd');
   }
   // a cut in the middle of a UTF-8 sequence becomes one replacement character
   return new TextDecoder('utf-8', { fatal: false }).decode(c.bytes);

@@ -167,6 +167,18 @@ export async function scanTar(
   await sink.done();
 }
 
+/** Global pax records that change no entry's name, type, size or link (see TarSink.checkPax). */
+const HARMLESS_GLOBAL_PAX = new Set([
+  'comment',
+  'mtime',
+  'atime',
+  'ctime',
+  'uid',
+  'gid',
+  'uname',
+  'gname',
+]);
+
 /**
  * Feeds a tar stream to tar-stream's parser and inspects each entry as it streams: only regular
  * files and directories are accepted (symlinks, hard links, devices, FIFOs and unknown types are
@@ -205,6 +217,29 @@ class TarSink {
     void this.sawHeader;
   }
 
+  /**
+   * pax records GNU tar obeys and tar-stream does not. `GNU.sparse.name` (pax sparse formats 0.x
+   * and 1.0, what `tar --format=pax --sparse` writes) renames the file on extraction, so a file the
+   * scan read as `GNUSparseFile.1/notes.txt` was written as `.git/hooks/post-checkout`, and its
+   * data is a sparse map, not the file: any `GNU.sparse.*` record is refused, as the GNU format's
+   * sparse type `S` is. A global header (`g`) applies its records to every later entry in GNU tar,
+   * but tar-stream merges it only into entries that have their own pax header, so a global `path`,
+   * `size` or `linkpath` is refused; what `git archive` writes (`comment`) and times or owners are
+   * harmless.
+   */
+  private checkPax(header: tar.Header, path: string): void {
+    const global =
+      (this.extract as unknown as { _paxGlobal?: Record<string, string> | null })._paxGlobal ?? {};
+    for (const key of Object.keys({ ...global, ...(header.pax ?? {}) })) {
+      if (key.startsWith('GNU.sparse.'))
+        throw unsafe('unsupported_entry_type', path, 'pax GNU.sparse record (sparse file)');
+    }
+    for (const key of Object.keys(global)) {
+      if (!HARMLESS_GLOBAL_PAX.has(key))
+        throw unsafe('unsupported_entry_type', path, `pax global header sets ${key.slice(0, 40)}`);
+    }
+  }
+
   private async entry(
     header: tar.Header,
     stream: AsyncIterable<Buffer> & { resume(): unknown },
@@ -212,6 +247,7 @@ class TarSink {
     const name = stripCurrentDir(header.name);
     const path = this.prefix ? `${this.prefix}!/${name}` : name;
     this.ctx.countEntry(path);
+    this.checkPax(header, path);
     if (name === '' && header.type === 'directory') {
       stream.resume();
       return;

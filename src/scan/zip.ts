@@ -298,6 +298,14 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
     if (crc !== entry.crc32) throw mismatch('crc32');
     if (csize !== U32_MAX && csize !== entry.compressedSize) throw mismatch('compressed size');
     if (usize !== U32_MAX && usize !== entry.uncompressedSize) throw mismatch('uncompressed size');
+    if (csize === U32_MAX || usize === U32_MAX) {
+      const z = localZip64Sizes(buf.subarray(lh + 30 + nameLen, dataStart), usize, csize);
+      if (!z) throw mismatch('zip64 extra field');
+      if (z.usize !== undefined && z.usize !== entry.uncompressedSize)
+        throw mismatch('zip64 uncompressed size');
+      if (z.csize !== undefined && z.csize !== entry.compressedSize)
+        throw mismatch('zip64 compressed size');
+    }
   } else {
     if ((crc !== 0 && crc !== entry.crc32) || (csize !== 0 && csize !== entry.compressedSize))
       throw mismatch('sizes');
@@ -315,6 +323,38 @@ function checkLocalHeader(buf: Buffer, entry: Entry, layout: Layout, path: strin
   if (end > layout.cdOffset)
     throw unsafe('overlapping_entries', path, 'entry runs into the central directory');
   return { start: lh, end, path, dataStart };
+}
+
+/**
+ * The sizes a local header's zip64 extra field (0x0001) gives where its own fields are 0xFFFFFFFF:
+ * a streaming extractor (Java's ZipInputStream, bsdtar reading a pipe) reads a stored entry's
+ * length from there, so a size that differs from the central record's hides bytes as a header
+ * mismatch does. The local form holds both sizes (uncompressed, then compressed); a writer that
+ * puts only the one it marked is read that way too. Undefined when the field is missing or short.
+ */
+function localZip64Sizes(
+  extra: Buffer,
+  usize: number,
+  csize: number,
+): { usize?: number; csize?: number } | undefined {
+  for (let p = 0; p + 4 <= extra.length;) {
+    const id = extra.readUInt16LE(p);
+    const size = extra.readUInt16LE(p + 2);
+    const data = extra.subarray(p + 4, p + 4 + size);
+    p += 4 + size;
+    if (id !== 0x0001) continue;
+    const want = Number(usize === U32_MAX) + Number(csize === U32_MAX);
+    if (data.length >= 16)
+      return {
+        ...(usize === U32_MAX && { usize: Number(data.readBigUInt64LE(0)) }),
+        ...(csize === U32_MAX && { csize: Number(data.readBigUInt64LE(8)) }),
+      };
+    if (data.length < 8 * want) return undefined;
+    return usize === U32_MAX
+      ? { usize: Number(data.readBigUInt64LE(0)) }
+      : { csize: Number(data.readBigUInt64LE(0)) };
+  }
+  return undefined;
 }
 
 /** Entries must tile the bytes before the central directory exactly: no overlap, gap or prefix. */

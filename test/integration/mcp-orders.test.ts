@@ -9,6 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectMcp, textOf } from '../helpers/mcp.js';
 
 /**
@@ -84,5 +86,36 @@ it('downloads an order again with progress, reads its invoice, and serves market
     });
   } finally {
     await c.close();
+  }
+});
+
+/**
+ * Found by the s48 sweep: a malformed or unknown id in `market://items/{id}` was answered as a
+ * JSON-RPC internal error (-32603, "400 invalid_item_id"), the shape of a server fault; it is the
+ * caller's mistake, invalid params (-32602), as the SDK answers an unknown resource URI. Both doors:
+ * the local server (stdio's McpServer) and the hosted `/mcp`.
+ */
+it('market://items/{id} with a bad or unknown id is invalid params, not an internal error', async () => {
+  const local = await connectMcp(t.base);
+  const hosted = new Client({ name: 'resource-errors', version: '1' });
+  await hosted.connect(new StreamableHTTPClientTransport(new URL(`${t.base}/mcp`)));
+  try {
+    for (const client of [local.client, hosted]) {
+      for (const [id, code] of [
+        ['not-a-uuid', 'invalid_item_id'],
+        ['00000000-0000-4000-8000-000000000000', 'item_not_found'],
+        ['a'.repeat(5000), 'invalid_'],
+      ] as const) {
+        const err = await client.readResource({ uri: `market://items/${id}` }).then(
+          () => undefined,
+          (e: { code?: number; message?: string }) => e,
+        );
+        expect(err?.code, `${id.slice(0, 20)}: ${err?.message}`).toBe(-32602);
+        expect(err?.message).toContain(code);
+      }
+    }
+  } finally {
+    await local.close();
+    await hosted.close();
   }
 });

@@ -283,6 +283,34 @@ describe('a manifest naming packages with control characters', () => {
     ]);
   });
 
+  // found by the s48 scan sweep: jsonb also refuses an unpaired UTF-16 surrogate ("\ud800"),
+  // which a JSON manifest can spell with an escape (the file itself is plain ASCII) and a UTF-16
+  // README can hold as two bytes; either made the preview unstorable and a paid scan end
+  // processing_error
+  it('a lone surrogate in a package name or a UTF-16 README goes live, not processing_error', async () => {
+    const seller = newWallet();
+    const readme = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('# Surrogates\n\nhalf a pair: \ud800 here\nthe rest \udc00 too\n', 'utf16le'),
+    ]);
+    const bytes = zipOf({
+      ...project('prvsurrogate'),
+      'README.md': readme,
+      'package.json': `{"name":"pkg-prvsurrogate","dependencies":{"\\ud800evil":"1","fastify":"^5.0.0"},"devDependencies":{"vitest":"^4.0.0"},"license":"MIT"}`,
+    });
+    const id = await listItem(t, seller, { bytes, compression: 'zip' });
+    await t.work();
+    expect(await sellerStatus(t, seller, id)).toMatchObject({
+      status: 'active',
+      reason: 'approved',
+    });
+    const p = (await t.app.inject(`/api/v1/items/${id}/preview`)).json();
+    expect(p.manifests).toEqual([
+      { path: 'package.json', kind: 'npm', packages: ['fastify', 'vitest'] },
+    ]);
+    expect(p.readme.excerpt).toBe('# Surrogates\n\nhalf a pair: \ufffd here\nthe rest \ufffd too');
+  });
+
   // found with it: a NUL in an entry name is refused by the name rule, but the finding's file
   // (the raw entry name) could not be stored either, so the refusal itself failed three times
   // and the seller read processing_error instead of the rule and the file

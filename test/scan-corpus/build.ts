@@ -122,15 +122,21 @@ export function tarBlock(h: RawTarHeader, data: string | Buffer = Buffer.alloc(0
   return Buffer.concat([tarHeader({ ...h, size: body.length }), pad512(body)]);
 }
 
-/** A pax extended header (typeflag `x`) applying `records` to the next entry. */
-export function paxBlock(records: Record<string, string>): Buffer {
+/**
+ * A pax extended header (typeflag `x`) applying `records` to the next entry, or a global one
+ * (`g`) applying them to every later entry.
+ */
+export function paxBlock(records: Record<string, string>, type: 'x' | 'g' = 'x'): Buffer {
   const lines = Object.entries(records).map(([k, v]) => {
     const body = ` ${k}=${v}\n`;
     let len = body.length + 1;
     while (String(len).length + body.length !== len) len = String(len).length + body.length;
     return `${len}${body}`;
   });
-  return tarBlock({ name: 'PaxHeader/entry', type: 'x' }, lines.join(''));
+  return tarBlock(
+    { name: type === 'g' ? 'pax_global_header' : 'PaxHeader/entry', type },
+    lines.join(''),
+  );
 }
 
 /** A GNU long-name (`L`) or long-link (`K`) block for the next entry. */

