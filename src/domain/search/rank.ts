@@ -150,7 +150,9 @@ export function candidateSignals(
     vector: cosineScore(row.cosine, c),
     meaning,
     phrase: phraseMatchPairs(pairsOf(query), words),
-    concept: conceptCoverage(prepared, words, c.conceptBody, c.conceptExplained) ?? meaning,
+    concept:
+      conceptCoverage(prepared, words, c.conceptBody, c.conceptExplained, c.conceptCorroborated) ??
+      meaning,
     stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };
 }
