@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CALIBRATION, SENTENCE_CALIBRATION } from '../../src/domain/search/calibration.js';
-import { querySignals, rankCandidates, type CandidateRow } from '../../src/domain/search/rank.js';
+import {
+  noteCandidates,
+  querySignals,
+  rankCandidates,
+  type CandidateRow,
+} from '../../src/domain/search/rank.js';
 import { conceptCoverage, listingWords, prepareQuery } from '../../src/domain/search/soft-match.js';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
@@ -77,5 +82,56 @@ describe('the concept signal, corroborated concepts (stop 47)', () => {
       rankCandidates(q, [MAGIC_LINK, PRICE_WATCH], 'fused', c)[0]!.row.id;
     expect(first({ ...CALIBRATION, conceptCorroborated: 0 })).toBe('price');
     expect(first()).toBe('magic');
+  });
+});
+
+// a sibling of the magic-link service: its title names passwordless sign-in too
+const PASSKEYS = listing(
+  'passkeys',
+  'Passwordless passkey login',
+  'Go',
+  'Registers WebAuthn passkeys and signs users in with their fingerprint or face, no password to remember.',
+  0.1,
+  0.4,
+);
+
+describe('corroborated concepts and siblings (stop 48)', () => {
+  it('counts a corroborated concept only where at most one candidate title names it', () => {
+    const magic = listingWords(wv, MAGIC_LINK);
+    const c = CALIBRATION.conceptCorroborated;
+    const siblings = CALIBRATION.corroboratedSiblings;
+    expect(siblings).toBe(1);
+    const coverage = (candidates: CandidateRow[], corroborated = c) => {
+      const q = querySignals(NEED);
+      noteCandidates(q, candidates);
+      const p = prepared(NEED);
+      p.titleCounts = q.titleCounts;
+      return conceptCoverage(p, magic, 0.5, 0, corroborated, siblings)!;
+    };
+    const alone = coverage([MAGIC_LINK, PRICE_WATCH]);
+    const withSibling = coverage([MAGIC_LINK, PRICE_WATCH, PASSKEYS]);
+    // alone among the candidates, the magic-link service is lifted (stop 47)
+    expect(alone).toBeGreaterThan(coverage([MAGIC_LINK, PRICE_WATCH], 0));
+    // with a second passwordless listing, the concept names a family and lifts neither
+    expect(withSibling).toBe(coverage([MAGIC_LINK, PRICE_WATCH], 0));
+  });
+
+  it('ranks as without corroboration when a sibling is among the candidates', () => {
+    const idf = new Map([
+      ['sign', 3.018],
+      ['drop', 3.605],
+      ['passwords', 3.269],
+    ]);
+    const order = (rows: CandidateRow[], c = CALIBRATION) =>
+      rankCandidates({ ...querySignals(NEED, idf), known: 0.445 }, rows, 'fused', c).map(
+        (r) => r.row.id,
+      );
+    const rows = [MAGIC_LINK, PRICE_WATCH, PASSKEYS];
+    expect(order(rows)).toEqual(order(rows, { ...CALIBRATION, conceptCorroborated: 0 }));
+    // without the sibling rule the family is lifted (both passwordless listings rise)
+    const unbounded = { ...CALIBRATION, corroboratedSiblings: Infinity };
+    expect(order(rows, unbounded)).not.toEqual(
+      order(rows, { ...CALIBRATION, conceptCorroborated: 0 }),
+    );
   });
 });

@@ -55,6 +55,13 @@ export const CALIBRATION = {
    */
   conceptCorroborated: 1,
   /**
+   * A corroborated concept counts only where at most this many of the query's candidates' titles
+   * name it: one that several titles name is a family (sign-in services), and lifting it lifts the
+   * wanted listing's siblings as readily as the wanted one (stop 47's held-out reading). Stop 48,
+   * on tuning data (docs/search-meaning.md).
+   */
+  corroboratedSiblings: 1,
+  /**
    * Credit, in the meaning signal, of a query word matched only in the listing's description or
    * summary, relative to a match in its title or tech stack.
    */

@@ -198,11 +198,17 @@ export interface PreparedQuery {
    */
   conceptWeights?: {
     corroborated: number;
+    siblings: number;
     weights: Map<string, number>;
     agreed: Map<string, number>;
   };
   /** the task concepts the query names or predicts (`titleExplained`, filled once) */
   explains?: Set<string>;
+  /**
+   * how many of the query's candidates' titles name each concept (set by rankCandidates before it
+   * scores them; absent, no corroborated concept is held back as a family)
+   */
+  titleCounts?: Map<string, number>;
 }
 
 export function prepareQuery(
@@ -351,13 +357,15 @@ export function conceptCoverage(
   bodyCredit = 1,
   explained = 0,
   corroborated = 0,
+  siblings = Infinity,
 ): number | undefined {
-  if (q.conceptWeights?.corroborated !== corroborated) {
+  if (q.conceptWeights?.corroborated !== corroborated || q.conceptWeights.siblings !== siblings) {
     const weights = conceptWeights(q);
     q.conceptWeights = {
       corroborated,
+      siblings,
       weights,
-      agreed: corroboratedWeights(q, weights, corroborated),
+      agreed: corroboratedWeights(q, weights, corroborated, siblings),
     };
   }
   const { weights, agreed } = q.conceptWeights;
@@ -427,6 +435,7 @@ function corroboratedWeights(
   q: PreparedQuery,
   named: ReadonlyMap<string, number>,
   corroborated: number,
+  siblings: number,
 ): Map<string, number> {
   const out = new Map<string, number>();
   if (corroborated <= 0 || named.size === 0) return out;
@@ -439,7 +448,12 @@ function corroboratedWeights(
       words.set(w.stem, Math.max(words.get(w.stem) ?? 0, w.weight));
       support.set(c, words);
     }
-  const agreed = [...support.entries()].filter(([, words]) => words.size >= 2);
+  // a concept several candidates' titles name is a family (sign-in): lifting it lifts the wanted
+  // listing's siblings as readily as the wanted one (stop 47's held-out reading), so it counts only
+  // where at most `siblings` candidates' titles name it (stop 48)
+  const agreed = [...support.entries()].filter(
+    ([c, words]) => words.size >= 2 && (q.titleCounts?.get(c) ?? 0) <= siblings,
+  );
   const votes = agreed.reduce((n, [, words]) => n + words.size, 0);
   for (const [c, words] of agreed)
     out.set(c, (corroborated * Math.max(...words.values()) * words.size) / votes);
