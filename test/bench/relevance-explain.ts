@@ -1,9 +1,5 @@
 import { calibrationFor, fusedScore, similarityOf } from '../../src/domain/search/calibration.js';
-import {
-  candidateSignals,
-  loadQuerySignals,
-  noteCandidates,
-} from '../../src/domain/search/rank.js';
+import { candidateSignals, loadQuerySignals } from '../../src/domain/search/rank.js';
 import { searchCandidates } from '../../src/domain/search/search.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
 import { RELEVANCE_SETS, relevanceCatalogue } from './relevance.js';
@@ -23,7 +19,6 @@ const c = calibrationFor(embedder.model);
 for (const q of queries) {
   const signals = await loadQuerySignals(sql, q);
   const rows = await searchCandidates(sql, embedder, { q }, { efSearch: 100, ratingThreshold: 5 });
-  noteCandidates(signals, rows);
   const ranked = rows
     .map((row) => {
       const s = candidateSignals(signals, row, c);

@@ -6,11 +6,7 @@ import {
   type Calibration,
   type CandidateSignals,
 } from '../../src/domain/search/calibration.js';
-import {
-  candidateSignals,
-  loadQuerySignals,
-  noteCandidates,
-} from '../../src/domain/search/rank.js';
+import { candidateSignals, loadQuerySignals } from '../../src/domain/search/rank.js';
 import { searchCandidates } from '../../src/domain/search/search.js';
 import {
   halfOf,
@@ -128,9 +124,6 @@ export async function benchRelevanceTune(): Promise<Record<string, unknown>> {
         ),
       })),
     );
-    // as the search does before it scores a query's candidates (rankCandidates)
-    for (const { query, rows } of [...demoCandidates, ...perSet.flatMap((s) => s.candidates)])
-      noteCandidates(query, rows);
     type Result = {
       c: Calibration;
       objective: number;

@@ -46,22 +46,6 @@ export const CALIBRATION = {
    */
   conceptExplained: 0.25,
   /**
-   * Weight, in the concept signal, that the task concepts a query does not name but two or more of
-   * its words predict (the npm and buyer tables) share among them, relative to a concept it names
-   * (soft-match.ts `corroboratedWeights`; 0 turns it off): "drop passwords and sign people in
-   * through their inbox" names only e-mail, and "passwords" and "sign" agree on passwordless
-   * sign-in. Only where the query names a concept, and only where counting them raises a listing's
-   * share. Stop 47, on tuning data (docs/search-meaning.md).
-   */
-  conceptCorroborated: 1,
-  /**
-   * A corroborated concept counts only where at most this many of the query's candidates' titles
-   * name it: one that several titles name is a family (sign-in services), and lifting it lifts the
-   * wanted listing's siblings as readily as the wanted one (stop 47's held-out reading). Stop 48,
-   * on tuning data (docs/search-meaning.md).
-   */
-  corroboratedSiblings: 1,
-  /**
    * Credit, in the meaning signal, of a query word matched only in the listing's description or
    * summary, relative to a match in its title or tech stack.
    */
@@ -121,7 +105,6 @@ export const SENTENCE_CALIBRATION: Calibration = {
   conceptBody: 1,
   // the concept signal is off with this option
   conceptExplained: 0,
-  conceptCorroborated: 0,
   meaningBody: 1,
   lexicalKnown: 0,
   scoreFull: 0.6,

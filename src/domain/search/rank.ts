@@ -59,8 +59,6 @@ export interface QuerySignals {
    * Unknown words weigh as the rarest known one. 1 when not measured.
    */
   known: number;
-  /** how many of the query's candidates' titles name each task concept (`noteCandidates`) */
-  titleCounts?: Map<string, number>;
 }
 
 export function querySignals(q: string, idf = new Map<string, number>()): QuerySignals {
@@ -146,25 +144,13 @@ export function candidateSignals(
     concept: c.corpusConcept,
     buyer: c.buyerConcept,
   });
-  if (prepared.titleCounts !== query.titleCounts) {
-    prepared.titleCounts = query.titleCounts;
-    prepared.conceptWeights = undefined;
-  }
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {
     lexical: c.lexicalKnown ? row.lexical * query.known : row.lexical,
     vector: cosineScore(row.cosine, c),
     meaning,
     phrase: phraseMatchPairs(pairsOf(query), words),
-    concept:
-      conceptCoverage(
-        prepared,
-        words,
-        c.conceptBody,
-        c.conceptExplained,
-        c.conceptCorroborated,
-        c.corroboratedSiblings,
-      ) ?? meaning,
+    concept: conceptCoverage(prepared, words, c.conceptBody, c.conceptExplained) ?? meaning,
     stack: stackMatch(query.stacks, row.techStack, row.codeMix),
   };
 }
@@ -181,19 +167,6 @@ export function scoreCandidate(
   return fusedScore(candidateSignals(query, row, c), c);
 }
 
-/**
- * What the fused signals read of the query's candidates as a whole, before any is scored: how many
- * of their titles name each task concept (`corroboratedSiblings`: a corroborated concept several
- * titles name is a family, and counts for none of them). Once per query and candidate list.
- */
-export function noteCandidates(query: QuerySignals, rows: CandidateRow[]): void {
-  const wv = sharedWordVectors();
-  const counts = new Map<string, number>();
-  for (const row of rows)
-    for (const t of listingWords(wv, row).titleConcepts) counts.set(t, (counts.get(t) ?? 0) + 1);
-  query.titleCounts = counts;
-}
-
 /** The final ranking of the database's candidates: 0-5 similarity, best first. */
 export function rankCandidates<R extends CandidateRow>(
   query: QuerySignals,
@@ -201,7 +174,6 @@ export function rankCandidates<R extends CandidateRow>(
   variant: SearchVariant = 'fused',
   c: Calibration = CALIBRATION,
 ): Array<{ row: R; similarity: number; score: number }> {
-  if (variant === 'fused') noteCandidates(query, rows);
   const out = rows.map((row) => {
     const score = scoreCandidate(query, row, variant, c);
     return { row, score, similarity: similarityOf(score, c) };

@@ -192,23 +192,10 @@ export interface PreparedQuery {
     weight: number;
   }>;
   total: number;
-  /**
-   * the task concepts the query names, and those its words corroborate, with their weights
-   * (`conceptCoverage`, filled once per `corroborated` share)
-   */
-  conceptWeights?: {
-    corroborated: number;
-    siblings: number;
-    weights: Map<string, number>;
-    agreed: Map<string, number>;
-  };
+  /** the task concepts the query names with their weights (`conceptCoverage`, filled once) */
+  conceptWeights?: Map<string, number>;
   /** the task concepts the query names or predicts (`titleExplained`, filled once) */
   explains?: Set<string>;
-  /**
-   * how many of the query's candidates' titles name each concept (set by rankCandidates before it
-   * scores them; absent, no corroborated concept is held back as a family)
-   */
-  titleCounts?: Map<string, number>;
 }
 
 export function prepareQuery(
@@ -347,46 +334,24 @@ function closestCredits(
  * 1 − explained + explained × the share of the listing's title task words the query explains
  * (`titleExplained`), so a listing whose title is about X and Y ranks below one about X alone for
  * a query about X, while a query describing every task of the title keeps the share in full.
- * With `corroborated` > 0 the concepts the query's words agree on count too (`corroboratedWeights`),
- * where that raises the share: they can lift a listing that names them, never lower one that names
- * the query's own concepts (a long sentence's words agree on a few concepts by chance).
  */
 export function conceptCoverage(
   q: PreparedQuery,
   doc: ListingWords,
   bodyCredit = 1,
   explained = 0,
-  corroborated = 0,
-  siblings = Infinity,
 ): number | undefined {
-  if (q.conceptWeights?.corroborated !== corroborated || q.conceptWeights.siblings !== siblings) {
-    const weights = conceptWeights(q);
-    q.conceptWeights = {
-      corroborated,
-      siblings,
-      weights,
-      agreed: corroboratedWeights(q, weights, corroborated, siblings),
-    };
-  }
-  const { weights, agreed } = q.conceptWeights;
+  const weights = (q.conceptWeights ??= conceptWeights(q));
   if (weights.size === 0) return undefined;
-  const credit = (c: string) =>
-    doc.titleConcepts.has(c) ? 1 : doc.concepts.has(c) ? bodyCredit : 0;
   let num = 0;
   let total = 0;
   for (const [c, weight] of weights) {
     total += weight;
-    num += weight * credit(c);
+    if (doc.titleConcepts.has(c)) num += weight;
+    else if (doc.concepts.has(c)) num += weight * bodyCredit;
   }
   if (total <= 0) return undefined;
-  let coverage = num / total;
-  if (agreed.size > 0) {
-    for (const [c, weight] of agreed) {
-      total += weight;
-      num += weight * credit(c);
-    }
-    coverage = Math.max(coverage, num / total);
-  }
+  const coverage = num / total;
   if (explained <= 0 || coverage === 0 || doc.titleUnits.length === 0) return coverage;
   return coverage * (1 - explained + explained * titleExplained(q, doc));
 }
@@ -419,45 +384,6 @@ function conceptWeights(q: PreparedQuery): Map<string, number> {
   for (const w of q.words)
     for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
   return weights;
-}
-
-/**
- * Where the query names a task concept (`named`) and `corroborated` > 0: each concept it does not
- * name that two or more of its words predict (the npm and buyer tables: "passwords" and "sign"
- * both predict passwordless sign-in). One word's guesses are left out (five a word, mostly noise:
- * the buyer table as a query-level guess was dropped for that); two words agreeing on a concept is
- * evidence the sentence is about it. They share one unit among them, in proportion to how many
- * words support each (each `corroborated` × its heaviest supporting word's weight × its share of
- * the votes), so that many chance agreements weigh no more than one (stop 47,
- * docs/search-meaning.md).
- */
-function corroboratedWeights(
-  q: PreparedQuery,
-  named: ReadonlyMap<string, number>,
-  corroborated: number,
-  siblings: number,
-): Map<string, number> {
-  const out = new Map<string, number>();
-  if (corroborated <= 0 || named.size === 0) return out;
-  // the words (by stem) predicting each concept the query does not name, with their weights
-  const support = new Map<string, Map<string, number>>();
-  for (const w of q.words)
-    for (const [c] of w.predicts) {
-      if (named.has(c)) continue;
-      const words = support.get(c) ?? new Map<string, number>();
-      words.set(w.stem, Math.max(words.get(w.stem) ?? 0, w.weight));
-      support.set(c, words);
-    }
-  // a concept several candidates' titles name is a family (sign-in): lifting it lifts the wanted
-  // listing's siblings as readily as the wanted one (stop 47's held-out reading), so it counts only
-  // where at most `siblings` candidates' titles name it (stop 48)
-  const agreed = [...support.entries()].filter(
-    ([c, words]) => words.size >= 2 && (q.titleCounts?.get(c) ?? 0) <= siblings,
-  );
-  const votes = agreed.reduce((n, [, words]) => n + words.size, 0);
-  for (const [c, words] of agreed)
-    out.set(c, (corroborated * Math.max(...words.values()) * words.size) / votes);
-  return out;
 }
 
 /**
