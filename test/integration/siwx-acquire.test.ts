@@ -175,6 +175,22 @@ describe('sign-in-with-x on acquire', () => {
   });
 });
 
+describe("the seller's wallet signing in on its own listing", () => {
+  it('is refused as self_purchase_forbidden before any payment is asked of it', async () => {
+    // found by the s47 sweep: the seller's proof got the plain 402 prompt (pay for your own listing)
+    const seller = newWallet();
+    const item = await createSaleItem(t.runtime.deps, {
+      sellerAddress: seller.address.toLowerCase(),
+    });
+    const url = `${t.base}/api/v1/items/${item.itemId}/acquire`;
+    const res = await wrapFetchWithSIWx(fetch, seller)(url, legal);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: 'self_purchase_forbidden' });
+    expect(res.headers.get('payment-required')).toBeNull();
+    expect(await count('orders', item.itemId)).toBe(0);
+  });
+});
+
 /**
  * "Already paid? Deliver again" once the listing can no longer be paid (s40): a buyer who paid
  * gets the same order again (the bytes are kept for buyers), whatever made the listing unpayable.
