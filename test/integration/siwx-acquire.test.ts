@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import {
@@ -267,6 +270,27 @@ describe('sign-in-with-x on a listing that can no longer be paid', () => {
       ),
     );
   }
+
+  it('the documented example (docs/discovery-and-siwx.md), run as written, gets the order again', async () => {
+    // s47 found the docs naming createSIWxPayload without its third argument (the request URL)
+    const doc = readFileSync(path.join(process.cwd(), 'docs/discovery-and-siwx.md'), 'utf8');
+    const blocks = [...doc.matchAll(/^ *```js\n([\s\S]*?)^ *```$/gm)].map((m) => m[1]!);
+    const example = blocks.find((b) => b.includes('createSIWxPayload'));
+    expect(example, 'the docs carry the example').toBeDefined();
+    // written where the example's bare import resolves as in a buyer's project
+    const dir = path.join(process.cwd(), 'node_modules/.cache');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(mkdtempSync(path.join(dir, 'docs-example-')), 'deliver-again.mjs');
+    writeFileSync(file, example!);
+    const { deliverAgain } = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as {
+      deliverAgain: (url: string, account: unknown) => Promise<{ order_id: string }>;
+    };
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const { url, buyer, orderId } = await bought(item);
+    await deleteListing(deps(), item.seller.id, item.itemId);
+    const again = await deliverAgain(url, buyer);
+    expect(again.order_id).toBe(orderId);
+  });
 
   for (const [way, status, code, unpayable] of ways) {
     it(`${way}: the buyer's proof answers the same order; anyone else gets ${status} ${code}`, async () => {
