@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { x402Client } from '@x402/core/client';
@@ -280,9 +280,12 @@ describe('sign-in-with-x on a listing that can no longer be paid', () => {
     // written where the example's bare import resolves as in a buyer's project
     const dir = path.join(process.cwd(), 'node_modules/.cache');
     mkdirSync(dir, { recursive: true });
-    const file = path.join(mkdtempSync(path.join(dir, 'docs-example-')), 'deliver-again.mjs');
+    const folder = mkdtempSync(path.join(dir, 'docs-example-'));
+    const file = path.join(folder, 'deliver-again.mjs');
     writeFileSync(file, example!);
-    const { deliverAgain } = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as {
+    const { deliverAgain } = (await import(/* @vite-ignore */ pathToFileURL(file).href).finally(
+      () => rmSync(folder, { recursive: true, force: true }),
+    )) as {
       deliverAgain: (url: string, account: unknown) => Promise<{ order_id: string }>;
     };
     const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
