@@ -281,7 +281,7 @@ describe('a cross-origin console form', () => {
     const audits = (await auditRows()).length;
     const foreign: Record<string, string>[] = [
       { origin: 'https://evil.example' },
-      { origin: 'null' },
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
       // same host, another scheme or port is another origin
       { origin: 'https://marketplace.test' },
       { origin: 'http://marketplace.test:8080' },
@@ -310,6 +310,8 @@ describe('a cross-origin console form', () => {
       { origin: 'http://marketplace.test', 'sec-fetch-site': 'same-origin' },
       { origin: 'http://localhost:80' },
       { 'sec-fetch-site': 'none' },
+      // a browser's form under Referrer-Policy no-referrer: Origin null, Sec-Fetch-Site decides
+      { origin: 'null', 'sec-fetch-site': 'same-origin' },
     ];
     for (const headers of own) {
       const ok = await post(

@@ -103,7 +103,9 @@ function assertSameOrigin(request: FastifyRequest, config: Pick<Config, 'PUBLIC_
     });
   }
   const origin = request.headers.origin;
-  if (origin === undefined) return;
+  // `null` is what a browser sends for a form under this service's Referrer-Policy no-referrer:
+  // it names no origin, so Sec-Fetch-Site (above) decides.
+  if (origin === undefined || origin === 'null') return;
   const own = [new URL(config.PUBLIC_BASE_URL).origin, `${request.protocol}://${request.host}`];
   if (!own.some((o) => o.toLowerCase() === origin.toLowerCase())) {
     throw new AppError('cross_origin_refused', {
