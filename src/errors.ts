@@ -174,6 +174,10 @@ export const ERROR_CATALOG = catalog({
     403,
     'The form is stale or did not come from this console; reload the page and send it again.',
   ],
+  cross_origin_refused: [
+    403,
+    'The console accepts changes only from its own pages (Origin or Sec-Fetch-Site named another site).',
+  ],
   invalid_address: [400, 'address must be a 0x-prefixed 20-byte hex address.'],
   invalid_action: [400, 'action must be register, link-wallet or rotate-key.'],
   chain_required: [400, 'Send the chain you signed for (base or polygon) with the signed request.'],

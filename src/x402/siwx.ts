@@ -150,6 +150,10 @@ export async function checkSiwx(
   if (payload.statement !== SIWX_STATEMENT) return { refused: 'invalid_siwx_statement_mismatch' };
   const net = networkByCaip2(opts.networks, payload.chainId);
   if (!net) return { refused: 'invalid_siwx_unsupported_chain' };
+  // supportedChains names each chain with its signature type (eip191 on every eip155 chain here):
+  // another type on that chain is a pair the challenge does not offer. @x402/extensions picks the
+  // verifier from the chain's namespace alone, so `ed25519` on eip155 would be checked as EIP-191.
+  if (payload.type !== 'eip191') return { refused: 'invalid_siwx_unsupported_chain' };
   const valid = await validateSIWxMessage(withinSkew(payload, opts.skewSeconds), new URL(uri), {
     maxAge: (SIWX_TTL_SECONDS + opts.skewSeconds) * 1000,
   });

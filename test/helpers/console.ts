@@ -63,6 +63,7 @@ export function post(
   url: string,
   jar: Record<string, string>,
   fields: Record<string, string | string[]>,
+  headers: Record<string, string> = {},
 ) {
   return app.inject({
     method: 'POST',
@@ -70,6 +71,7 @@ export function post(
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       cookie: cookieHeader(jar),
+      ...headers,
     },
     payload: form(fields),
   });

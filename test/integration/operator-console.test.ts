@@ -261,6 +261,78 @@ describe('CSRF', () => {
   });
 });
 
+describe('a cross-origin console form', () => {
+  it('is refused with a valid cookie and form token when Origin or Sec-Fetch-Site names another site; the console itself and curl pass', async () => {
+    const changing = t.app.routeTable.filter(
+      (r) =>
+        r.url.startsWith('/admin') &&
+        !r.url.startsWith('/admin/api/') &&
+        !['GET', 'HEAD', 'OPTIONS'].includes(r.method),
+    );
+    expect(changing.length).toBeGreaterThanOrEqual(5);
+    const { feedbackId } = await pendingReview('kept pending: a foreign page sent it');
+    const item = await createSaleItem(t.runtime.deps, { title: 'Not taken down from afar' });
+    const { jar, csrf } = await signIn(t.app);
+    const fields: Record<string, Record<string, string>> = {
+      '/admin/login': { token: TEST_ADMIN_TOKEN },
+      '/admin/moderation': { verdict: 'approve', ids: feedbackId },
+      '/admin/listings/:uuid/take-down': { reason: 'sent from another site' },
+    };
+    const audits = (await auditRows()).length;
+    const foreign: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
+      // same host, another scheme or port is another origin
+      { origin: 'https://marketplace.test' },
+      { origin: 'http://marketplace.test:8080' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+      // a same-origin Origin does not excuse a browser saying the request is cross-site
+      { origin: 'http://marketplace.test', 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const r of changing) {
+      const url = r.url.replace(':uuid', item.itemId);
+      for (const headers of foreign) {
+        const res = await post(t.app, url, jar, { ...fields[r.url], _csrf: csrf }, headers);
+        expect(res.statusCode, `${url} ${JSON.stringify(headers)}`).toBe(403);
+        expect(res.body).toContain('cross_origin_refused');
+      }
+    }
+    const [fb] = await t.runtime.deps.sql<{ moderationStatus: string }[]>`
+      select moderation_status from item_feedback where id = ${feedbackId}`;
+    expect(fb!.moderationStatus).toBe('pending');
+    const [it] = await t.runtime.deps.sql<{ status: string }[]>`
+      select status from items where id = ${item.itemId}`;
+    expect(it!.status).toBe('active');
+    expect((await auditRows()).length).toBe(audits);
+    // the console's own pages (PUBLIC_BASE_URL's origin, or the host the request was sent to)
+    const own: Record<string, string>[] = [
+      { origin: 'http://marketplace.test', 'sec-fetch-site': 'same-origin' },
+      { origin: 'http://localhost:80' },
+      { 'sec-fetch-site': 'none' },
+      // a browser's form under Referrer-Policy no-referrer: Origin null, Sec-Fetch-Site decides
+      { origin: 'null', 'sec-fetch-site': 'same-origin' },
+    ];
+    for (const headers of own) {
+      const ok = await post(
+        t.app,
+        '/admin/moderation',
+        jar,
+        { verdict: 'approve', ids: feedbackId, _csrf: csrf },
+        headers,
+      );
+      expect(ok.statusCode, JSON.stringify(headers)).toBe(303);
+    }
+    // a request naming neither (curl) is left to its token
+    const curl = await post(t.app, '/admin/moderation', jar, {
+      verdict: 'approve',
+      ids: feedbackId,
+      _csrf: csrf,
+    });
+    expect(curl.statusCode).toBe(303);
+  });
+});
+
 describe('CSRF on every state-changing console route', () => {
   it('each one from the route table, signed in but without the form token, is 403 and changes nothing; the Bearer API takes no cookie', async () => {
     const changing = t.app.routeTable.filter(

@@ -309,6 +309,26 @@ describe('keyed purchase', () => {
   });
 });
 
+describe('a Revision A key buying its own listing', () => {
+  it('is refused on the unpaid request: no 402 prompt, nothing to sign', async () => {
+    // found by the s47 sweep: the seller's key got the 402 prompt and was refused only once it had
+    // signed the payment
+    const seller = await registerAgent(t.app);
+    const item = await listingOf(seller);
+    for (const body of [{ item_id: item }, { item_id: item, chain: 'base' }]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/buy',
+        headers: key(seller),
+        payload: body,
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'self_purchase_forbidden' });
+      expect(res.headers['payment-required']).toBeUndefined();
+    }
+  });
+});
+
 describe('a Revision A completion signed for another chain', () => {
   it('is refused as chain_mismatch before anything settles', async () => {
     const seller = await registerAgent(t.app, { chains: ['base', 'polygon'] });

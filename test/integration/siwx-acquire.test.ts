@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import {
@@ -175,6 +178,22 @@ describe('sign-in-with-x on acquire', () => {
   });
 });
 
+describe("the seller's wallet signing in on its own listing", () => {
+  it('is refused as self_purchase_forbidden before any payment is asked of it', async () => {
+    // found by the s47 sweep: the seller's proof got the plain 402 prompt (pay for your own listing)
+    const seller = newWallet();
+    const item = await createSaleItem(t.runtime.deps, {
+      sellerAddress: seller.address.toLowerCase(),
+    });
+    const url = `${t.base}/api/v1/items/${item.itemId}/acquire`;
+    const res = await wrapFetchWithSIWx(fetch, seller)(url, legal);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: 'self_purchase_forbidden' });
+    expect(res.headers.get('payment-required')).toBeNull();
+    expect(await count('orders', item.itemId)).toBe(0);
+  });
+});
+
 /**
  * "Already paid? Deliver again" once the listing can no longer be paid (s40): a buyer who paid
  * gets the same order again (the bytes are kept for buyers), whatever made the listing unpayable.
@@ -251,6 +270,30 @@ describe('sign-in-with-x on a listing that can no longer be paid', () => {
       ),
     );
   }
+
+  it('the documented example (docs/discovery-and-siwx.md), run as written, gets the order again', async () => {
+    // s47 found the docs naming createSIWxPayload without its third argument (the request URL)
+    const doc = readFileSync(path.join(process.cwd(), 'docs/discovery-and-siwx.md'), 'utf8');
+    const blocks = [...doc.matchAll(/^ *```js\n([\s\S]*?)^ *```$/gm)].map((m) => m[1]!);
+    const example = blocks.find((b) => b.includes('createSIWxPayload'));
+    expect(example, 'the docs carry the example').toBeDefined();
+    // written where the example's bare import resolves as in a buyer's project
+    const dir = path.join(process.cwd(), 'node_modules/.cache');
+    mkdirSync(dir, { recursive: true });
+    const folder = mkdtempSync(path.join(dir, 'docs-example-'));
+    const file = path.join(folder, 'deliver-again.mjs');
+    writeFileSync(file, example!);
+    const { deliverAgain } = (await import(/* @vite-ignore */ pathToFileURL(file).href).finally(
+      () => rmSync(folder, { recursive: true, force: true }),
+    )) as {
+      deliverAgain: (url: string, account: unknown) => Promise<{ order_id: string }>;
+    };
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const { url, buyer, orderId } = await bought(item);
+    await deleteListing(deps(), item.seller.id, item.itemId);
+    const again = await deliverAgain(url, buyer);
+    expect(again.order_id).toBe(orderId);
+  });
 
   for (const [way, status, code, unpayable] of ways) {
     it(`${way}: the buyer's proof answers the same order; anyone else gets ${status} ${code}`, async () => {

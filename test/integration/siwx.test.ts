@@ -176,6 +176,12 @@ describe('SIGN-IN-WITH-X: the signed message must be the one issued', () => {
       'invalid_siwx_unsupported_chain',
     ],
     [
+      // found by the s47 sweep: accepted, checked as EIP-191 whatever the type said
+      'a signature type not of the chain (ed25519 on eip155)',
+      (i: Record<string, unknown>) => (i.type = 'ed25519'),
+      'invalid_siwx_unsupported_chain',
+    ],
+    [
       'a nonce not issued here',
       (i: Record<string, unknown>) => (i.nonce = `0x${'ab'.repeat(32)}`),
       'invalid_siwx_nonce',

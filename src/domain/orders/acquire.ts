@@ -161,9 +161,10 @@ function saleOptions(item: SaleItem, hint: Chain | undefined): PaidOption[] {
 /**
  * `POST /api/v1/items/{uuid}/acquire` (both revisions) and `POST /api/v1/buy` (Revision A, keyed):
  * 402 prompt, or a completed purchase.
- * Order of checks: body -> region -> item (briefly cached) -> payable chains -> (signed) legal
- * flags -> signature -> self-purchase (and the mode's payer check) -> claim (re-checking the item) -> settle once per nonce ->
- * order.
+ * Order of checks: body -> region -> item (briefly cached) -> payable chains -> the key's own
+ * listing (Revision A's keyed buy, before any prompt) -> a sign-in's wallet not the seller's ->
+ * (signed) legal flags -> signature -> self-purchase (and the mode's payer check) -> claim
+ * (re-checking the item) -> settle once per nonce -> order.
  */
 export async function acquire(
   deps: AcquireDeps,
@@ -245,7 +246,11 @@ async function acquireOnce(
     },
     // not on Revision A's keyed purchase: its order belongs to the key's agent
     ...(mode.buyerId === undefined && {
-      signIn: async (payer: string) => (await orderOf(deps.sql, item.id, payer)) !== undefined,
+      // The seller's wallet that signs in is refused here, before any payment is asked of it.
+      signIn: async (payer: string) => {
+        await assertNotSeller(deps.sql, item, mode, payer);
+        return (await orderOf(deps.sql, item.id, payer)) !== undefined;
+      },
     }),
     ...(mode.completionChain(body) !== undefined && {
       completionChain: mode.completionChain(body),
@@ -265,6 +270,9 @@ async function acquireOnce(
       }
     },
   };
+  // The key's own listing: refused before the prompt, so nothing is signed or asked for
+  // (a paid retry of it would be refused after the buyer signed).
+  if (mode.buyerId === item.sellerId) throw selfPurchase();
   // A wallet that already bought this item may sign in (sign-in-with-x) instead of paying: the
   // same order again, with fresh links. A request that also carries a payment pays.
   const signedIn = offer.signIn && (await pay.signIn?.(offer));
@@ -276,12 +284,7 @@ async function acquireOnce(
     };
   }
   const payment = await pay(offer);
-  if (payment.payer === item.sellerAddress.toLowerCase() || mode.buyerId === item.sellerId) {
-    throw new AppError('self_purchase_forbidden', {
-      message: 'a wallet cannot buy its own listing',
-    });
-  }
-  await mode.payerCheck?.(deps.sql, payment.payer, item.sellerId);
+  await assertNotSeller(deps.sql, item, mode, payment.payer);
   const context = acquireContext(deps.config, item, mode);
   const done = await deps.payments.run<AcquireContext, AcquireResult>({
     operation: ACQUIRE_OPERATION,
@@ -298,6 +301,20 @@ async function acquireOnce(
     response: await purchaseAnswer(deps, item, mode, done.result, !done.replayed),
     paymentResponseHeader: done.paymentResponseHeader,
   };
+}
+
+const selfPurchase = () =>
+  new AppError('self_purchase_forbidden', { message: 'a wallet cannot buy its own listing' });
+
+/** The payer is not the listing's seller (and passes the mode's payer check). */
+async function assertNotSeller(
+  sql: Db,
+  item: Pick<SaleItem, 'sellerAddress' | 'sellerId'>,
+  mode: AcquireMode,
+  payer: string,
+): Promise<void> {
+  if (payer === item.sellerAddress.toLowerCase()) throw selfPurchase();
+  await mode.payerCheck?.(sql, payer, item.sellerId);
 }
 
 /** What a purchase's claim stores: the reserved order id, the item, the legal terms accepted. */

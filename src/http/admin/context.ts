@@ -87,6 +87,33 @@ const csrfTokenOf = (request: FastifyRequest): string | undefined => {
   return typeof token === 'string' ? token : undefined;
 };
 
+/**
+ * A state-changing console request must come from the console's own origin. A browser names where
+ * a request came from (Sec-Fetch-Site, Origin); either saying another site or origin (or an
+ * opaque `null` origin) is refused even with a valid cookie and form token, so a token that
+ * leaked cannot be replayed from another page. The console's origin is PUBLIC_BASE_URL's, or the
+ * origin the request itself was sent to (scheme and Host, as the trusted proxy reports them).
+ * A request naming neither (curl, scripts) is left to its token.
+ */
+function assertSameOrigin(request: FastifyRequest, config: Pick<Config, 'PUBLIC_BASE_URL'>) {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw new AppError('cross_origin_refused', {
+      message: `Sec-Fetch-Site ${JSON.stringify(site)}: the console accepts changes only from its own pages`,
+    });
+  }
+  const origin = request.headers.origin;
+  // `null` is what a browser sends for a form under this service's Referrer-Policy no-referrer:
+  // it names no origin, so Sec-Fetch-Site (above) decides.
+  if (origin === undefined || origin === 'null') return;
+  const own = [new URL(config.PUBLIC_BASE_URL).origin, `${request.protocol}://${request.host}`];
+  if (!own.some((o) => o.toLowerCase() === origin.toLowerCase())) {
+    throw new AppError('cross_origin_refused', {
+      message: 'Origin is not this console: it accepts changes only from its own pages',
+    });
+  }
+}
+
 /** Typed text an operator sends (filters, a reason): no NUL or control character reaches SQL. */
 export const plainText = (max: number) =>
   z
@@ -147,6 +174,7 @@ export async function installConsoleContext(
   // does, whose cookie name is fixed at registration: this one follows the request's scheme).
   const tokens = Tokens();
   app.decorate('csrfProtection', async (request: FastifyRequest) => {
+    assertSameOrigin(request, deps.config);
     const secret = request.cookies[consoleCookies(request, deps.config).csrf];
     const token = csrfTokenOf(request);
     if (!secret || !token || !tokens.verify(secret, token)) throw new AppError('csrf_invalid');
