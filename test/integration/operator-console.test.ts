@@ -270,15 +270,8 @@ describe('a cross-origin console form', () => {
         !['GET', 'HEAD', 'OPTIONS'].includes(r.method),
     );
     expect(changing.length).toBeGreaterThanOrEqual(5);
-    const { feedbackId } = await pendingReview('kept pending: a foreign page sent it');
-    const item = await createSaleItem(t.runtime.deps, { title: 'Not taken down from afar' });
-    const { jar, csrf } = await signIn(t.app);
-    const fields: Record<string, Record<string, string>> = {
-      '/admin/login': { token: TEST_ADMIN_TOKEN },
-      '/admin/moderation': { verdict: 'approve', ids: feedbackId },
-      '/admin/listings/:uuid/take-down': { reason: 'sent from another site' },
-    };
-    const audits = (await auditRows()).length;
+    const { feedbackId, item, jar, csrf, fields, unchanged } =
+      await formsAtStake('a foreign page sent it');
     const foreign: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'null', 'sec-fetch-site': 'cross-site' },
@@ -298,13 +291,7 @@ describe('a cross-origin console form', () => {
         expect(res.body).toContain('cross_origin_refused');
       }
     }
-    const [fb] = await t.runtime.deps.sql<{ moderationStatus: string }[]>`
-      select moderation_status from item_feedback where id = ${feedbackId}`;
-    expect(fb!.moderationStatus).toBe('pending');
-    const [it] = await t.runtime.deps.sql<{ status: string }[]>`
-      select status from items where id = ${item.itemId}`;
-    expect(it!.status).toBe('active');
-    expect((await auditRows()).length).toBe(audits);
+    await unchanged();
     // the console's own pages (PUBLIC_BASE_URL's origin, or the host the request was sent to)
     const own: Record<string, string>[] = [
       { origin: 'http://marketplace.test', 'sec-fetch-site': 'same-origin' },
@@ -343,15 +330,8 @@ describe('CSRF on every state-changing console route', () => {
     // login, logout, moderation, take-down, reconcile: a new form joins this list by itself
     expect(consoleForms.length).toBeGreaterThanOrEqual(5);
     expect(api.length).toBeGreaterThanOrEqual(1);
-    const { feedbackId } = await pendingReview('kept pending: no token, no verdict');
-    const item = await createSaleItem(t.runtime.deps, { title: 'Never taken down' });
-    const { jar, csrf } = await signIn(t.app);
-    const fields: Record<string, Record<string, string>> = {
-      '/admin/login': { token: TEST_ADMIN_TOKEN },
-      '/admin/moderation': { verdict: 'approve', ids: feedbackId },
-      '/admin/listings/:uuid/take-down': { reason: 'forged form' },
-    };
-    const audits = (await auditRows()).length;
+    const { feedbackId, item, jar, csrf, fields, unchanged } =
+      await formsAtStake('no token, no verdict');
     for (const r of consoleForms) {
       const url = r.url.replace(':uuid', item.itemId);
       const body = fields[r.url] ?? {};
@@ -364,14 +344,8 @@ describe('CSRF on every state-changing console route', () => {
         expect(res.body).toContain('csrf_invalid');
       }
     }
-    // nothing happened: the review is pending, the listing active, the session alive, no audit row
-    const [fb] = await t.runtime.deps.sql<{ moderationStatus: string }[]>`
-      select moderation_status from item_feedback where id = ${feedbackId}`;
-    expect(fb!.moderationStatus).toBe('pending');
-    const [it] = await t.runtime.deps.sql<{ status: string }[]>`
-      select status from items where id = ${item.itemId}`;
-    expect(it!.status).toBe('active');
-    expect((await auditRows()).length).toBe(audits);
+    // nothing happened: the review is pending, the listing active, no audit row, the session alive
+    await unchanged();
     const still = await t.app.inject({
       url: '/admin/moderation',
       headers: { cookie: cookieHeader(jar) },
@@ -392,6 +366,33 @@ describe('CSRF on every state-changing console route', () => {
     expect(after!.moderationStatus).toBe('pending');
   });
 });
+
+/**
+ * What a forged console form could change: a pending review, an active listing, a signed-in
+ * session with its form token and each form's fields; `unchanged` asserts that none of it moved
+ * (the review pending, the listing active, no new audit row).
+ */
+async function formsAtStake(why: string) {
+  const { feedbackId } = await pendingReview(`kept pending: ${why}`);
+  const item = await createSaleItem(t.runtime.deps, { title: `Not taken down: ${why}` });
+  const { jar, csrf } = await signIn(t.app);
+  const fields: Record<string, Record<string, string>> = {
+    '/admin/login': { token: TEST_ADMIN_TOKEN },
+    '/admin/moderation': { verdict: 'approve', ids: feedbackId },
+    '/admin/listings/:uuid/take-down': { reason: `forged: ${why}` },
+  };
+  const audits = (await auditRows()).length;
+  const unchanged = async () => {
+    const [fb] = await t.runtime.deps.sql<{ moderationStatus: string }[]>`
+      select moderation_status from item_feedback where id = ${feedbackId}`;
+    expect(fb!.moderationStatus).toBe('pending');
+    const [it] = await t.runtime.deps.sql<{ status: string }[]>`
+      select status from items where id = ${item.itemId}`;
+    expect(it!.status).toBe('active');
+    expect((await auditRows()).length).toBe(audits);
+  };
+  return { feedbackId, item, jar, csrf, fields, unchanged };
+}
 
 /** A well-formed token that is not `csrf` (its last characters changed). */
 const other = (csrf: string) => `${csrf.slice(0, -2)}${csrf.endsWith('xx') ? 'yy' : 'xx'}`;
