@@ -133,6 +133,31 @@ describe('item feedback', () => {
     expect(ok.json().moderation_status).toBe('pending');
   });
 
+  it('a misspelt key is refused (unknown_feedback_key) before the handshake, and the one feedback stays unspent', async () => {
+    const itemId = await activeListing(t, newWallet());
+    const buyer = newWallet();
+    await buy(t, buyer, itemId);
+    const unpaid = await t.app.inject({
+      method: 'POST',
+      url: feedbackUrl(itemId),
+      payload: JSON.stringify({ rating: 9, reveiw: 'solid' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(unpaid.statusCode).toBe(400);
+    expect(unpaid.json().error).toBe('unknown_feedback_key');
+    expect(unpaid.json().message).toContain('reveiw');
+    const typo = await give(buyer, itemId, { rating: 9, reveiw: 'solid' });
+    expect(typo.statusCode).toBe(400);
+    expect(typo.json().error).toBe('unknown_feedback_key');
+    const stored =
+      await sql()`select count(*)::int as n from item_feedback where item_id = ${itemId}`;
+    expect(stored[0]!.n).toBe(0);
+    // the buyer sends it again, spelt right: text and rating are both kept
+    const fixed = await give(buyer, itemId, { rating: 9, text: 'solid' });
+    expect(fixed.statusCode).toBe(201);
+    expect(fixed.json().moderation_status).toBe('pending');
+  });
+
   it('ratings show publicly only from 5 approved ones, as avg with one decimal, never review text', async () => {
     const seller = newWallet();
     const itemId = await activeListing(t, seller, { title: 'Threshold rated parser' });
@@ -348,6 +373,7 @@ describe('platform feedback', () => {
       [{ text: 'ok', contact: 'c'.repeat(121) }, 'invalid_contact'],
       [{ text: 'ok', contact: 'email: a@b.c\nphone: 1' }, 'invalid_contact'],
       [{ text: 'ok', contact: 7 }, 'invalid_contact'],
+      [{ text: 'ok', email: 'a@b.c' }, 'unknown_feedback_key'],
     ] as const) {
       const res = await t.app.inject({
         method: 'POST',
