@@ -11,7 +11,8 @@
  * STATEMENT_AB (below) replaces the variants with edits of the statement's text; STATEMENT_ONLY
  * (a regular expression) keeps the sides it names. STATEMENT_INTERLEAVE=1 runs the sides one
  * execution each in turn (the comparison that holds on a loaded VM); STATEMENT_EXPLAIN=1 prints
- * each side's EXPLAIN ANALYZE (buffers, WAL, trigger times) first.
+ * each side's EXPLAIN ANALYZE (buffers, WAL, trigger times) first; STATEMENT_PRINT=1 prints the
+ * captured text.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newWallet, signHeaders } from '../helpers/wallets.js';
@@ -70,6 +71,8 @@ capturing = false;
 const [one, two] = binds.filter((b) => /ledger_gate as/.test(texts.get(b.name) ?? ''));
 if (!one || !two) throw new Error('the purchase statement was not seen');
 const text = texts.get(one.name)!;
+// STATEMENT_PRINT=1 prints the captured text (to write STATEMENT_AB's edits against)
+if (process.env.STATEMENT_PRINT) console.log(text);
 
 // Values that differ between the two purchases and name one purchase (its nonce, transaction, and
 // payment and order ids) are replaced by fresh ones each time, inside JSON parameters too.

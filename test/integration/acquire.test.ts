@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saleStillValid } from '../../src/domain/orders/acquire.js';
+import type { Micro } from '../../src/wire/money.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
@@ -238,6 +240,65 @@ describe('acquire completion', () => {
     });
     expect(invoice.statusCode).toBe(200);
     expect(invoice.body).toContain('http://marketplace.test/license/v1');
+  });
+
+  it("re-checks the sale through the item's key, in the generic plan too, among many active listings at its price", async () => {
+    const { sql } = deps();
+    const item = await createSaleItem(deps(), { priceUsdc: 0.43 });
+    // 400 more active listings of the same seller at the same price (what a price filter finds)
+    await sql`
+      insert into items (seller_id, status, status_reason, title, description, tech_stack, price_micro,
+                         archive_sha256, archive_key, archive_size, compression, file_name)
+      select seller_id, status, status_reason, title, description, tech_stack, price_micro,
+             encode(sha256(convert_to(id::text || g::text, 'utf8')), 'hex'), archive_key, archive_size,
+             compression, file_name
+      from items, generate_series(1, 400) g where id = ${item.itemId}`;
+    const [pay] = await sql<{ payTo: string }[]>`
+      select pay_to from payable_chains where agent_id = ${item.seller.id} and chain = 'base'`;
+    const check = (id: string, amount: number) =>
+      saleStillValid(sql, { id, sellerId: item.seller.id }, 'base', pay!.payTo, amount as Micro);
+    // the statement's text and values as postgres.js sends them
+    let sent: { text: string; parameters: unknown[] } | undefined;
+    const options = sql.options as { debug?: unknown };
+    options.debug = (_c: number, text: string, parameters: unknown[]) =>
+      (sent = { text, parameters: [...parameters] });
+    try {
+      const [row] = await sql<
+        { ok: boolean }[]
+      >`select ${check(item.itemId, item.priceMicro)} as ok`;
+      expect(row!.ok).toBe(true);
+    } finally {
+      delete options.debug;
+    }
+    for (const [id, amount] of [
+      [item.itemId, item.priceMicro + 1],
+      ['00000000-0000-4000-8000-000000000000', item.priceMicro],
+    ] as const) {
+      const [row] = await sql<{ ok: boolean | null }[]>`select ${check(id, amount)} as ok`;
+      expect(row!.ok).toBe(false);
+    }
+    const literals = sent!.parameters.map((v) => `'${String(v).replace(/'/g, "''")}'`).join(', ');
+    const plans: string[] = [];
+    for (const stats of [false, true]) {
+      if (stats) await sql`analyze items`;
+      for (const mode of ['force_generic_plan', 'force_custom_plan']) {
+        await sql.begin(async (tx) => {
+          await tx.unsafe(`set local plan_cache_mode = ${mode}`);
+          await tx.unsafe(`prepare sale_check as ${sent!.text}`);
+          const rows = await tx.unsafe(`explain (costs off) execute sale_check(${literals})`);
+          await tx.unsafe('deallocate sale_check');
+          plans.push(
+            `${mode}, statistics ${stats}:\n${rows.map((r) => Object.values(r)[0]).join('\n')}`,
+          );
+        });
+      }
+    }
+    for (const plan of plans) {
+      expect(plan).toMatch(
+        /Index (Only )?Scan using items_(pkey|id_seller_id_key) on items i\n\s+Index Cond: \(id = /,
+      );
+      expect(plan).not.toMatch(/items_active_price|Seq Scan on items|Bitmap/);
+    }
   });
 
   it("binds a first-time buyer's wallet with two index entries: its address, and (agent, address) that a linked wallet's key names", async () => {

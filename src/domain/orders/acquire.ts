@@ -139,13 +139,28 @@ export class SaleItemCache {
 /** What changed: one item (deleted, re-priced) or all of a seller's (terms, payout addresses). */
 export type SaleItemChange = { item: string } | { seller: string };
 
-/** True (in the claim statement) while the item is still sold on these terms to this payTo. */
-function saleStillValid(sql: Db, item: SaleItem, chain: Chain, payTo: string, amount: Micro) {
-  return sql`exists (
-    select 1 from items i
-    join payable_chains pc on pc.agent_id = i.seller_id and pc.chain = ${chain}
-    where i.id = ${item.id}::uuid and i.status = 'active' and i.seller_id = ${item.sellerId}::uuid
-      and i.price_micro = ${amount}::bigint and lower(pc.pay_to) = ${payTo.toLowerCase()})`;
+/**
+ * True (in the claim statement) while the item is still sold on these terms to this payTo.
+ * The item is found by its key alone and its terms compared as values: written as filters beside
+ * the key, its status and price matched the partial index of active listings by price, and a plan
+ * without statistics (the embedded database never gathers any) walked every active listing at that
+ * price to find this one.
+ */
+export function saleStillValid(
+  sql: Db,
+  item: Pick<SaleItem, 'id' | 'sellerId'>,
+  chain: Chain,
+  payTo: string,
+  amount: Micro,
+) {
+  return sql`coalesce((
+    select i.status = 'active' and i.seller_id = ${item.sellerId}::uuid and i.price_micro = ${amount}::bigint
+    from items i where i.id = ${item.id}::uuid
+  ) and exists (
+    select 1 from payable_chains pc
+    where pc.agent_id = ${item.sellerId}::uuid and pc.chain = ${chain}
+      and lower(pc.pay_to) = ${payTo.toLowerCase()}
+  ), false)`;
 }
 
 /** Chains the seller accepts and has a payout address on (spec 2.1), hint first. */
