@@ -80,6 +80,13 @@ export const CALIBRATION = {
    * that such listings read below 2 (and below the floor, not returned) on every query.
    */
   scoreZero: 0.1,
+  /**
+   * Siblings told apart by their descriptions (rank.ts `siblingLifts`, stop 49): candidates within
+   * `siblingDistance` of the leader's fused score get up to `siblingLift` for the query's words
+   * their description holds and few of the other close candidates do (0 turns it off).
+   */
+  siblingDistance: 0.02,
+  siblingLift: 0.01,
   /** Score kept when the listing has none of the stacks the query names. */
   stackMiss: 0.7,
   /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
@@ -105,6 +112,8 @@ export const SENTENCE_CALIBRATION: Calibration = {
   conceptBody: 1,
   // the concept signal is off with this option
   conceptExplained: 0,
+  // measured with the word embedder only
+  siblingLift: 0,
   meaningBody: 1,
   lexicalKnown: 0,
   scoreFull: 0.6,

@@ -174,8 +174,10 @@ export function rankCandidates<R extends CandidateRow>(
   variant: SearchVariant = 'fused',
   c: Calibration = CALIBRATION,
 ): Array<{ row: R; similarity: number; score: number }> {
-  const out = rows.map((row) => {
-    const score = scoreCandidate(query, row, variant, c);
+  const scores = rows.map((row) => scoreCandidate(query, row, variant, c));
+  const lifts = variant === 'fused' ? siblingLifts(query, rows, scores, c) : undefined;
+  const out = rows.map((row, i) => {
+    const score = scores[i]! + (lifts?.[i] ?? 0);
     return { row, score, similarity: similarityOf(score, c) };
   });
   // equal scores: by title, then id, so that the order does not depend on when listings were added
@@ -185,4 +187,49 @@ export function rankCandidates<R extends CandidateRow>(
       (x.row.title < y.row.title ? -1 : x.row.title > y.row.title ? 1 : 0) ||
       (x.row.id < y.row.id ? -1 : 1),
   );
+}
+
+/**
+ * Siblings told apart by their own descriptions (stop 49): of the candidates within
+ * `siblingDistance` of the leader's score, each query word that some of them and not all hold in
+ * their description (by stem, not in their title) is weighed by how rare it is among them (a
+ * candidate-local IDF, ln(n ÷ holders)) × its weight in the query; a candidate's share of the
+ * query's total of such weights, × `siblingLift`, is added to its score. Words every close
+ * candidate holds, or none, tell nothing; the lift is smaller than the distance, so it reorders
+ * only close siblings and never lifts a far one past the leader.
+ */
+function siblingLifts(
+  query: QuerySignals,
+  rows: CandidateRow[],
+  scores: number[],
+  c: Calibration,
+): number[] | undefined {
+  if (c.siblingLift <= 0 || rows.length < 2) return undefined;
+  const top = Math.max(...scores);
+  // a clear match (the task score saturated) is no sibling tie: its order is the task score's
+  if (top >= c.scoreFull) return undefined;
+  const close = rows.flatMap((_, i) => (scores[i]! >= top - c.siblingDistance ? [i] : []));
+  if (close.length < 2) return undefined;
+  const wv = sharedWordVectors();
+  const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch, {
+    concept: c.corpusConcept,
+    buyer: c.buyerConcept,
+  });
+  const words = close.map((i) => listingWords(wv, rows[i]!));
+  const n = close.length;
+  let total = 0;
+  const got = new Array<number>(n).fill(0);
+  for (const w of prepared.words) {
+    const holders = words.flatMap((d, k) =>
+      d.stems.has(w.stem) && !d.titleStems.has(w.stem) ? [k] : [],
+    );
+    if (holders.length === 0 || holders.length === n) continue;
+    const idf = w.weight * Math.log(n / holders.length);
+    total += w.weight * Math.log(n);
+    for (const k of holders) got[k]! += idf;
+  }
+  if (total <= 0) return undefined;
+  const lifts = new Array<number>(rows.length).fill(0);
+  close.forEach((i, k) => (lifts[i] = (c.siblingLift * got[k]!) / total));
+  return lifts;
 }
