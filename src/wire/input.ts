@@ -41,3 +41,18 @@ export const pageQuery = {
     .default(0)
     .describe('Rows to skip, an integer >= 0 (default 0)'),
 };
+
+/**
+ * A JSON request body object: its own keys and no others, like the upload's body and metadata. A
+ * key the contract does not name is 400 `invalid_request` (a misspelt `ratting` would otherwise
+ * be dropped and the call succeed without it); any other problem with the object itself (not an
+ * object at all) is `typeError`.
+ */
+export function bodyObject<T extends z.core.$ZodLooseShape>(
+  shape: T,
+  typeError: ErrorCode = 'invalid_request',
+) {
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? 'invalid_request' : typeError),
+  });
+}
