@@ -128,6 +128,7 @@ export const ERROR_CATALOG = catalog({
   // --- selling ------------------------------------------------------------------------------
   invalid_metadata: [400, 'The listing metadata is invalid.'],
   unknown_metadata_key: [400, 'The listing metadata has a key the marketplace does not accept.'],
+  unknown_feedback_key: [400, 'The feedback has a key the marketplace does not accept.'],
   invalid_file_name: [400, 'The archive file name is invalid.'],
   missing_file: [400, 'The upload carries no archive.'],
   invalid_file: [400, 'The archive is not valid.'],

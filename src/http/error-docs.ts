@@ -58,6 +58,7 @@ const PROBES: Array<Record<string, unknown>> = [
   { input: 'x', code: 'too_big' },
   { input: 'x', code: 'custom' },
   { input: 1, code: 'invalid_value' },
+  { input: {}, code: 'unrecognized_keys', keys: ['x'] },
 ];
 
 function codesOfError(fn: unknown, out: Set<ErrorCode>) {

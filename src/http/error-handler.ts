@@ -51,8 +51,12 @@ export function validationError(err: unknown): AppError | undefined {
   const known = isErrorCode(text) ? text : undefined;
   const field = first?.instancePath?.replace(/^\//, '').replace(/\//g, '.');
   const where = field || err.validationContext || 'request';
+  // a key the schema does not name is named back (the client can see its typo)
+  const keys =
+    first?.keyword === 'unrecognized_keys' ? (first.params as { keys?: unknown }).keys : undefined;
+  const named = Array.isArray(keys) ? ` (${keys.map(String).join(', ')})` : '';
   return new AppError(known ?? 'invalid_request', {
-    message: known ? `${where}: ${new AppError(known).message}` : `${where}: ${text}`,
+    message: known ? `${where}: ${new AppError(known).message}${named}` : `${where}: ${text}`,
   });
 }
 

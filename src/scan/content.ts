@@ -397,6 +397,8 @@ export class EntryInspector {
     // SECRET_KEY has symbols; a Firebase config's auth domain clears its public apiKey).
     let nextDjango = buf.indexOf(DJANGO_KEY);
     let nextFirebase = buf.indexOf(FIREBASE);
+    // a JSON Web Key's type line has no token run; its private member may be lines away
+    let nextKty = buf.indexOf(JWK_KTY_WORD);
     // Single bytes some rules need (memchr-fast): where the next one is, as for the dash run.
     let nextAt = buf.indexOf(64); // @
     let nextBackslash = buf.indexOf(92);
@@ -434,6 +436,10 @@ export class EntryInspector {
         if (nextFirebase !== -1 && nextFirebase <= last) {
           if (nextFirebase < first) nextFirebase = buf.indexOf(FIREBASE, first);
           marked ||= nextFirebase !== -1 && nextFirebase <= last;
+        }
+        if (nextKty !== -1 && nextKty <= last) {
+          if (nextKty < first) nextKty = buf.indexOf(JWK_KTY_WORD, first);
+          marked ||= nextKty !== -1 && nextKty <= last;
         }
         let cls = 0;
         if (nextAt !== -1 && nextAt <= last) {
@@ -611,6 +617,7 @@ const DASH_RUN = Buffer.from('-----');
 const DJANGO_KEY = Buffer.from('SECRET_KEY');
 /** With its dot: found as fast as the other markers (memchr-like), unlike the bare word. */
 const FIREBASE = Buffer.from('.firebaseapp.com');
+const JWK_KTY_WORD = Buffer.from('kty');
 const PHRASE_WORDS = 12;
 /** Twelve words of 3+ letters and the 11 gaps between them. */
 const PHRASE_SPAN = PHRASE_WORDS * 3 + PHRASE_WORDS - 1;

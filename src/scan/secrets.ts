@@ -381,6 +381,9 @@ export class FileSecrets {
    */
   private held: SecretHit[] = [];
   private firebaseLine = 0;
+  /** The last JSON Web Key type seen (`kty`) and the last private member, for `jwkLine`. */
+  private kty: { line: number; type: string } | undefined;
+  private jwkPrivate: { line: number; member: string } | undefined;
 
   constructor(path: string) {
     this.base = path.slice(path.lastIndexOf('/') + 1);
@@ -398,6 +401,8 @@ export class FileSecrets {
       return { rule: 'secret:wallet_key', kind: 'evm_private_key', line: lineNo };
     const keystore = this.keystore(line, lineNo);
     if (keystore) return keystore;
+    const jwk = this.jwkLine(line, lineNo);
+    if (jwk) return jwk;
     if (line.includes(FIREBASE_HOST)) {
       this.firebaseLine = lineNo;
       if (this.held.length) this.held = this.held.filter((h) => lineNo - h.line > FIREBASE_NEAR);
@@ -515,6 +520,30 @@ export class FileSecrets {
     );
   }
 
+  /**
+   * A JSON Web Key with its private part: a `kty` and, within JWK_NEAR lines before or after (its
+   * members come in any order: jose exports them sorted, `d` before `kty`), a private member of
+   * that key type holding a base64url value (`d` of EC, OKP and RSA keys, RSA's primes and CRT
+   * exponents, `k` of a symmetric `oct` key). Quoted or not (a JavaScript literal), escaped inside a
+   * JSON string. A public key (no private member) is not one.
+   */
+  private jwkLine(line: string, lineNo: number): SecretHit | undefined {
+    if (this.kty?.line === -1) return undefined; // already reported for this file
+    if (line.includes('kty')) {
+      const m = JWK_KTY.exec(line);
+      if (m) this.kty = { line: lineNo, type: m[1]! };
+    }
+    for (const m of line.matchAll(JWK_PRIVATE)) {
+      if (!isPlaceholder(m[2]!)) this.jwkPrivate = { line: lineNo, member: m[1]! };
+    }
+    const kty = this.kty;
+    const priv = this.jwkPrivate;
+    if (!kty || !priv || Math.abs(kty.line - priv.line) > JWK_NEAR) return undefined;
+    if (!JWK_PRIVATE_MEMBERS[kty.type]!.includes(priv.member)) return undefined;
+    this.kty = { line: -1, type: kty.type };
+    return { rule: PEM_RULE, kind: 'jwk_private_key', line: priv.line };
+  }
+
   /** Web3 Secret Storage (keystore v3): a hex `ciphertext` and a hex `mac`, on one line or two. */
   private keystore(line: string, lineNo: number): SecretHit | undefined {
     if (this.ciphertextLine < 0) return undefined; // already reported for this file
@@ -527,6 +556,20 @@ export class FileSecrets {
     return { rule: 'secret:keystore', kind: 'wallet_keystore', line: at };
   }
 }
+
+/** A JWK's `kty` (RFC 7518 section 6.1 and RFC 8037's `OKP`), quoted, escaped or a bare JS key. */
+const JWK_KTY = /(?<![\w$])\\?["']?kty\\?["']?\s*:\s*\\?["'`](EC|RSA|OKP|oct)\\?["'`]/;
+/** A private member with a base64url value of 22+ characters (128 bits: the shortest `oct` key). */
+const JWK_PRIVATE =
+  /(?<![\w$-])\\?["']?(d|k|p|q|dp|dq|qi)\\?["']?\s*:\s*\\?["'`]([A-Za-z0-9_-]{22,})={0,2}\\?["'`]/g;
+const JWK_PRIVATE_MEMBERS: Record<string, string[]> = {
+  EC: ['d'],
+  OKP: ['d'],
+  RSA: ['d', 'p', 'q', 'dp', 'dq', 'qi'],
+  oct: ['k'],
+};
+/** How far apart a key's `kty` and its private member may be (a pretty-printed RSA key). */
+const JWK_NEAR = 12;
 
 /** `.env`, `.env.local`, `.env.production`, `prod.env`, `.envrc`, … */
 const ENV_FILE = /^\.env(?:\..+)?$|.\.env$|^\.envrc$/i;

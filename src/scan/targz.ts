@@ -103,8 +103,24 @@ export async function scanGzip(
     return;
   }
   const tarSink = new TarSink(ctx, depth, prefix);
-  await gunzipInto(buf, ctx, where, tarSink.writable());
+  try {
+    await gunzipInto(buf, ctx, where, tarSink.writable());
+  } catch (e) {
+    // the gzip stream was sound and the tar inside it was not: say which
+    throw tarSink.malformed ?? e;
+  }
   await tarSink.done();
+}
+
+/** What tar-stream says when the tar itself is malformed (headers.js, extract.js). */
+const TAR_STREAM_ERROR =
+  /^(?:Invalid tar header|Invalid header|Header exceeds max size|Unexpected end of data)/;
+
+/** tar-stream's reason, in words a seller can act on (an old v7 tar has no format magic). */
+export function tarFormatReason(message: string): string {
+  return /unknown format/i.test(message)
+    ? `${message} (not a ustar, GNU or pax tar: an old v7 tar? repack it with tar --format=ustar)`
+    : message;
 }
 
 /**
@@ -162,7 +178,7 @@ export async function scanTar(
     await pipeline(chunks(buf), sink.writable());
   } catch (e) {
     if (e instanceof ScanRejection) throw e;
-    throw unsafe('malformed_tar', prefix || 'archive', (e as Error).message);
+    throw unsafe('malformed_tar', prefix || 'archive', tarFormatReason((e as Error).message));
   }
   await sink.done();
 }
@@ -189,12 +205,23 @@ class TarSink {
   private readonly names = new NameRegistry();
   private failure: unknown;
   private sawHeader = false;
+  /** tar-stream's own refusal of a header (not a rule of ours), as `malformed_tar`. */
+  malformed: ScanRejection | undefined;
 
   constructor(
     private readonly ctx: ScanContext,
     private readonly depth: number,
     private readonly prefix: string,
   ) {
+    this.extract.on('error', (e: unknown) => {
+      // tar-stream's own refusals only: a gzip error reaches this stream too (pipeline)
+      if (e instanceof Error && TAR_STREAM_ERROR.test(e.message))
+        this.malformed ??= unsafe(
+          'malformed_tar',
+          this.prefix || 'archive',
+          tarFormatReason((e as Error).message),
+        );
+    });
     this.extract.on('entry', (header, stream, next) => {
       this.sawHeader = true;
       this.entry(header, stream as unknown as AsyncIterable<Buffer> & { resume(): unknown }).then(

@@ -18,6 +18,17 @@ const absentOr = (absent: ErrorCode, present: ErrorCode) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? absent : present),
 });
 
+/**
+ * A feedback body's object: a key the route does not name is refused (`unknown_feedback_key`), not
+ * dropped. Feedback is one per (item, buyer): a misspelt `text` dropped silently would record the
+ * rating alone and leave no way to send the review again.
+ */
+const feedbackObject = <S extends z.core.$ZodLooseShape>(shape: S, otherwise: ErrorCode) =>
+  z.strictObject(shape, {
+    error: (issue: { code?: string }) =>
+      issue.code === 'unrecognized_keys' ? 'unknown_feedback_key' : otherwise,
+  });
+
 export const RatingSchema = z
   .number(code('invalid_rating'))
   .int(code('invalid_rating'))
@@ -32,16 +43,15 @@ const feedbackText = (missing: ErrorCode) =>
     .refine((s) => chars(s) <= FEEDBACK_LIMITS.text, code('text_too_long'))
     .refine((s) => !hasControlCharacters(s), code('invalid_text'));
 
-export const ItemFeedbackBodySchema = z
-  .object(
-    {
-      rating: RatingSchema.optional(),
-      text: feedbackText('invalid_text')
-        .optional()
-        .describe('Review, up to 1000 characters; held for moderation before the seller sees it'),
-    },
-    code('invalid_request'),
-  )
+export const ItemFeedbackBodySchema = feedbackObject(
+  {
+    rating: RatingSchema.optional(),
+    text: feedbackText('invalid_text')
+      .optional()
+      .describe('Review, up to 1000 characters; held for moderation before the seller sees it'),
+  },
+  'invalid_request',
+)
   .nullish()
   .describe('At least one of rating and text (400 empty_feedback)');
 export type ItemFeedbackBody = z.infer<typeof ItemFeedbackBodySchema>;
@@ -105,7 +115,7 @@ export const InboxResponseSchema = z.object({
 });
 export type InboxResponse = z.infer<typeof InboxResponseSchema>;
 
-export const PlatformFeedbackBodySchema = z.object(
+export const PlatformFeedbackBodySchema = feedbackObject(
   {
     text: feedbackText('empty_text')
       .refine((s) => s.trim().length > 0, code('empty_text'))
@@ -122,7 +132,7 @@ export const PlatformFeedbackBodySchema = z.object(
         'One line, at most 120 characters, prefixed with its channel (e.g. "email: a@b.c")',
       ),
   },
-  code('empty_text'),
+  'empty_text',
 );
 export type PlatformFeedbackBody = z.infer<typeof PlatformFeedbackBodySchema>;
 

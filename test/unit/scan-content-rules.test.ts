@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { bytecodeMagic, GitConfigLines, pathFinding } from '../../src/scan/binaries.js';
@@ -238,6 +238,108 @@ describe('secret:private_key_block', () => {
     expect(findSecret('-----BEGIN PGP PUBLIC KEY BLOCK-----')).toBeUndefined();
     expect(
       findSecret('if (pem.indexOf("-----BEGIN PRIVATE KEY-----") !== 0) throw e;'),
+    ).toBeUndefined();
+  });
+});
+
+describe('secret:private_key_block: JSON Web Keys with their private part', () => {
+  const ec = () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  const rsa = () =>
+    generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'jwk' });
+  const ed = () => generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const oct = () => ({ kty: 'oct', k: randomBytes(32).toString('base64url'), alg: 'HS256' });
+  const hit = { rule: 'secret:private_key_block', kind: 'jwk_private_key' };
+  const sorted = (o: object) =>
+    Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+
+  it.each([
+    ['an EC key, pretty-printed', 'keys/signing.json', () => JSON.stringify(ec(), null, 2)],
+    [
+      'an EC key, members sorted (d before kty)',
+      'key.json',
+      () => JSON.stringify(sorted(ec()), null, 2),
+    ],
+    ['an RSA key, pretty-printed', 'jwk.json', () => JSON.stringify(rsa(), null, 2)],
+    [
+      'an Ed25519 key on one line',
+      'src/key.ts',
+      () => `export const key = ${JSON.stringify(ed())};`,
+    ],
+    ['a symmetric key', 'config/hmac.json', () => JSON.stringify(oct(), null, 2)],
+    [
+      'a JWKS holding a private key',
+      '.well-known/jwks.json',
+      () => JSON.stringify({ keys: [ec()] }, null, 2),
+    ],
+    [
+      'a JavaScript literal',
+      'src/sign.js',
+      () => {
+        const k = ec();
+        return `const jwk = {\n  kty: 'EC',\n  crv: 'P-256',\n  x: '${k.x}',\n  y: '${k.y}',\n  d: '${k.d}',\n};`;
+      },
+    ],
+    [
+      'escaped inside a JSON string',
+      'deploy/values.json',
+      () => JSON.stringify({ SIGNING_JWK: JSON.stringify(ec()) }),
+    ],
+  ])('%s', (_, path, text) => {
+    expect(secretOf(path, text())).toMatchObject(hit);
+  });
+
+  it('in a scanned archive: the key file is refused, its public JWKS passes', async () => {
+    const key = sorted(ec());
+    const refused = await scan({ 'config/keys.json': JSON.stringify({ keys: [key] }, null, 2) });
+    expect(refused).toMatchObject({
+      verdict: 'reject',
+      findings: [
+        {
+          check: 'secret:private_key_block',
+          detail: 'jwk_private_key',
+          file: expect.stringContaining('config/keys.json'),
+          line: 5,
+        },
+      ],
+    });
+    const { d: _d, ...publicKey } = key;
+    const passed = await scan({
+      'config/keys.json': JSON.stringify({ keys: [publicKey] }, null, 2),
+    });
+    expect(passed).toMatchObject({ verdict: 'accept' });
+  });
+
+  it('not: public keys and JWKS, placeholders, a d of something else', () => {
+    const { d: _d, ...publicEc } = ec();
+    const { d: _rd, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicRsa } = rsa();
+    expect(
+      secretOf('jwks.json', JSON.stringify({ keys: [publicEc, publicRsa] }, null, 2)),
+    ).toBeUndefined();
+    expect(
+      secretOf(
+        'key.json',
+        JSON.stringify(
+          { kty: 'EC', crv: 'P-256', d: 'YOUR_PRIVATE_KEY_HERE_XXXXXXXXXXXX' },
+          null,
+          2,
+        ),
+      ),
+    ).toBeUndefined();
+    // an SVG path's d and an RSA public key's lines far apart
+    expect(
+      secretOf(
+        'icons.json',
+        [
+          JSON.stringify(publicEc),
+          ...Array.from({ length: 20 }, (_, i) => `"n${i}": ${i},`),
+          `{"d": "${randomBytes(32).toString('base64url')}"}`,
+        ].join('\n'),
+      ),
+    ).toBeUndefined();
+    // an EC key's type with a symmetric key's member is not a key
+    expect(
+      secretOf('x.json', JSON.stringify({ kty: 'EC', k: randomBytes(32).toString('base64url') })),
     ).toBeUndefined();
   });
 });

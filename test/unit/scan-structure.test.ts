@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { checkArchiveStructure } from '../../src/domain/listings/archive-structure.js';
 import { pathFinding } from '../../src/scan/binaries.js';
 import { ownerFindings } from '../../src/scan/findings.js';
 import { checkEntryName, collisionKey, NameRegistry } from '../../src/scan/names.js';
@@ -258,6 +259,28 @@ describe('pax records GNU tar obeys', () => {
       expect(await firstCheck(packWithGnuTar(files, [`--format=${format}`]), 'tar.gz')).toBe(
         'accept',
       );
+  });
+
+  it('a v7 tar (no format magic) is named as a tar problem, with the way out, never a broken gzip', async () => {
+    const v7 = packWithGnuTar(uniqueProject(), ['--format=v7']);
+    // nested in a zip: the scan reads the gzip and refuses the tar inside it
+    const nested = zipOf({ ...uniqueProject(), 'vendor/old.tar.gz': v7 });
+    const out = await scanArchive(nested, 'zip', DEFAULT_SCAN_LIMITS);
+    expect(out).toMatchObject({
+      verdict: 'reject',
+      findings: [
+        {
+          check: 'malformed_tar',
+          file: 'vendor/old.tar.gz',
+          detail: expect.stringContaining('tar --format=ustar'),
+        },
+      ],
+    });
+    // uploaded as it is: refused before any fee, with the same hint
+    await expect(checkArchiveStructure(v7, 'tar.gz')).rejects.toMatchObject({
+      code: 'unsupported_archive',
+      message: expect.stringContaining('tar --format=ustar'),
+    });
   });
 
   it('a GNU.sparse.name record renaming a file is refused', async () => {

@@ -4,6 +4,7 @@ import tar from 'tar-stream';
 import yauzl from 'yauzl';
 import { badRequest } from '../../errors.js';
 import type { Compression } from '../../scan/scan-archive.js';
+import { tarFormatReason } from '../../scan/targz.js';
 
 const TAR_BLOCK = 512;
 /**
@@ -112,7 +113,7 @@ async function checkTarGz(bytes: Buffer): Promise<void> {
   try {
     found = await verdict;
   } catch (e) {
-    throw notAnArchive('tar.gz', (e as Error).message);
+    throw notAnArchive('tar.gz', tarFormatReason((e as Error).message));
   } finally {
     extract.destroy();
   }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { zipOf, type Files } from '../../helpers/archives.js';
 import { BENIGN_PROJECTS } from '../../helpers/corpus.js';
 import { HARDHAT_ACCOUNT_KEYS } from '../../../src/scan/secrets.js';
@@ -285,6 +285,40 @@ const nativeAndGitSubmodules: Files = {
   'vendor/lib/.git': 'gitdir: ../../.git/modules/vendor/lib\n',
 };
 
+/** A service's published keys: a JWKS of public EC and RSA keys, and an SVG icon set's paths. */
+const publicJwk = (type: 'ec' | 'rsa') => {
+  const { privateKey } =
+    type === 'ec'
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const {
+    d: _d,
+    p: _p,
+    q: _q,
+    dp: _dp,
+    dq: _dq,
+    qi: _qi,
+    ...pub
+  } = privateKey.export({
+    format: 'jwk',
+  });
+  return { ...pub, use: 'sig', kid: randomBytes(8).toString('hex') };
+};
+const publicJwks: Files = {
+  'public/.well-known/jwks.json': JSON.stringify(
+    { keys: [publicJwk('ec'), publicJwk('rsa')] },
+    null,
+    2,
+  ),
+  'src/auth/verify.ts':
+    "import { createRemoteJWKSet, jwtVerify } from 'jose';\n\nconst jwks = createRemoteJWKSet(new URL('https://auth.example.com/.well-known/jwks.json'));\n// keys are { kty, crv, x, y } or { kty, n, e }: public only\nexport const verify = (token: string) => jwtVerify(token, jwks);\n",
+  'assets/icons.json': JSON.stringify(
+    { check: { d: 'M9 16.17L4.83 12l-1.42 1.41L9 19 21 7l-1.41-1.41z' }, kty: 'icon-set' },
+    null,
+    2,
+  ),
+};
+
 const benign: Array<[string, keyof typeof BENIGN_PROJECTS, Files]> = [
   ['pem-helpers-firebase-jwt-io', 'node-express-api', pemHelpersAndPublicKeys],
   ['native-addon-and-git-submodules', 'node-express-api', nativeAndGitSubmodules],
@@ -296,6 +330,7 @@ const benign: Array<[string, keyof typeof BENIGN_PROJECTS, Files]> = [
   ['ordinary-setup-py', 'python-flask-app', setupPy],
   ['vendored-test-jar', 'go-cli', vendoredJar],
   ['utf16-resources-and-sample-hooks', 'static-web', utf16AndGit],
+  ['public-jwks', 'node-express-api', publicJwks],
 ];
 
 export const cases: CorpusCase[] = benign.flatMap(([name, base, extra]) =>

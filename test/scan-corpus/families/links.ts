@@ -243,7 +243,7 @@ export const cases: CorpusCase[] = [
       ]),
     ),
   ),
-  hostileCase(F, 'v7-tar-symlink-nested', 'zip', 'malformed_gzip', (n) =>
+  hostileCase(F, 'v7-tar-symlink-nested', 'zip', 'malformed_tar', (n) =>
     nest(
       'zip',
       n,

@@ -53,7 +53,7 @@ export const cases: CorpusCase[] = [
   hostileCase(F, 'tar-declared-zip', 'zip', 'not_a_zip', (n) => tarOf(baseProject(n))),
   hostileCase(F, 'zip-declared-targz', 'tar.gz', 'not_gzip', (n) => zipWith(baseProject(n))),
   hostileCase(F, 'plain-tar-declared-targz', 'tar.gz', 'not_gzip', (n) => tarOf(baseProject(n))),
-  hostileCase(F, 'gzip-of-text-declared-targz', 'tar.gz', 'malformed_gzip', (n) =>
+  hostileCase(F, 'gzip-of-text-declared-targz', 'tar.gz', 'malformed_tar', (n) =>
     gzipSync(Buffer.from(Object.values(baseProject(n)).join('\n'))),
   ),
   hostileCase(F, 'gif-targz', 'tar.gz', 'not_gzip', async (n) =>

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { zipOf } from '../../helpers/archives.js';
 import { freshKey, freshMnemonic, keystoreJson } from '../../helpers/wallet-secrets.js';
 import type { CorpusCase } from '../types.js';
@@ -40,7 +40,49 @@ const djangoKey = () =>
     (b) => 'abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)'[b % 50],
   ).join('');
 
+/** A freshly generated private JSON Web Key, its members sorted as jose exports them. */
+const privateJwk = (type: 'ec' | 'rsa' | 'ed25519') => {
+  const { privateKey } =
+    type === 'ec'
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : type === 'rsa'
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  return Object.fromEntries(Object.entries(jwk).sort(([a], [b]) => a.localeCompare(b)));
+};
+
 const variants: Variant[] = [
+  {
+    name: 'jwk-private-ec-jwks',
+    expectCheck: 'secret:private_key_block',
+    files: () => ({
+      'config/jwks.json': JSON.stringify({ keys: [{ ...privateJwk('ec'), use: 'sig' }] }, null, 2),
+    }),
+  },
+  {
+    name: 'jwk-private-rsa-pretty',
+    expectCheck: 'secret:private_key_block',
+    files: () => ({ 'keys/signing-key.json': JSON.stringify(privateJwk('rsa'), null, 2) }),
+  },
+  {
+    name: 'jwk-private-ed25519-in-code',
+    expectCheck: 'secret:private_key_block',
+    files: () => ({
+      'src/auth/keys.ts': `export const SIGNING_KEY = ${JSON.stringify(privateJwk('ed25519'))} as const;\n`,
+    }),
+  },
+  {
+    name: 'jwk-symmetric-escaped-in-env-json',
+    expectCheck: 'secret:private_key_block',
+    files: () => ({
+      'deploy/values.json': JSON.stringify(
+        { JWT_KEY: JSON.stringify({ kty: 'oct', k: randomBytes(32).toString('base64url') }) },
+        null,
+        2,
+      ),
+    }),
+  },
   {
     name: 'pem-quoted-line-array',
     expectCheck: 'secret:private_key_block',

@@ -201,7 +201,7 @@ export const cases: CorpusCase[] = [
       gzipSync(Buffer.concat([tarBlock({ name: 'x.js' }, payload), TAR_END])),
     ]),
   ),
-  hostileCase(F, 'tar-size-beyond-data', 'tar.gz', 'malformed_gzip', (n) => {
+  hostileCase(F, 'tar-size-beyond-data', 'tar.gz', 'malformed_tar', (n) => {
     const head = tarBlocksOf(baseProject(n));
     const lying = tarBlock({ name: 'payload.js' }, payload).subarray(0, 512);
     // The header claims 1 MiB that the stream never delivers.
@@ -213,7 +213,7 @@ export const cases: CorpusCase[] = [
     h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'latin1');
     return gzipSync(Buffer.concat([head, h, Buffer.from(payload)]));
   }),
-  hostileCase(F, 'tar-bad-checksum', 'tar.gz', 'malformed_gzip', (n) => {
+  hostileCase(F, 'tar-bad-checksum', 'tar.gz', 'malformed_tar', (n) => {
     const block = Buffer.from(tarBlock({ name: 'payload.js' }, payload));
     block[0] = 0x78; // renamed after the checksum was computed
     return gzipSync(Buffer.concat([tarBlocksOf(baseProject(n)), block, TAR_END]));
