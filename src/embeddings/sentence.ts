@@ -26,9 +26,32 @@ interface SentenceModel {
 
 let shared: Promise<SentenceModel> | undefined;
 
+const PROCESS_EVENTS = ['uncaughtException', 'unhandledRejection'] as const;
+
+/**
+ * The backend's Emscripten glue adds process-wide `uncaughtException` and `unhandledRejection`
+ * listeners when its WebAssembly starts: the first throws every rejection's reason, the second
+ * rethrows every exception but its own ExitStatus. They swallow nothing, but they change what the
+ * whole service does with an error that is not the encoder's: an unhandled rejection anywhere
+ * (a postgres.js `write CONNECTION_ENDED`) is printed as thrown from @energetic-ai/core's
+ * handler, and the process ends with code 7 (a failing exception handler) instead of 1. TensorFlow
+ * never calls exit() here, so the service takes them off once the backend is ready: Node's own
+ * handling applies again, the same with or without the encoder loaded.
+ */
+function removeAddedListeners(before: Map<string, Set<unknown>>): void {
+  for (const event of PROCESS_EVENTS) {
+    for (const listener of process.listeners(event as 'uncaughtException')) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+}
+
 /** The encoder, loaded once per process at the first call. */
 export function sentenceModel(): Promise<SentenceModel> {
   shared ??= (async () => {
+    const before = new Map<string, Set<unknown>>(
+      PROCESS_EVENTS.map((e) => [e, new Set<unknown>(process.listeners(e as 'uncaughtException'))]),
+    );
     const [{ ready }, { initModel }, { modelSource }] = await Promise.all([
       // its types do not declare the TensorFlow.js functions it re-exports
       import('@energetic-ai/core') as unknown as Promise<{ ready(): Promise<void> }>,
@@ -50,6 +73,7 @@ export function sentenceModel(): Promise<SentenceModel> {
       await ready();
     } finally {
       clearInterval(alive);
+      removeAddedListeners(before);
     }
     return initModel(modelSource);
   })();

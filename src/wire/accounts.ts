@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
+import { bodyObject } from './input.js';
 import { CHAINS, ChainSchema } from './chains.js';
 import { USERNAME_RE } from './usernames.js';
 
@@ -26,7 +27,7 @@ export const UsernameResponseSchema = z.object({
 });
 export type UsernameResponse = z.infer<typeof UsernameResponseSchema>;
 
-export const UsernameBodySchema = z.object({ username: UsernameSchema }, code('invalid_username'));
+export const UsernameBodySchema = bodyObject({ username: UsernameSchema }, 'invalid_username');
 export type UsernameBody = z.infer<typeof UsernameBodySchema>;
 
 export const WalletSchema = z.object({
@@ -51,9 +52,9 @@ export const SalesChainsSchema = z
     `Non-empty list of distinct chains out of ${CHAINS.join(', ')}; omitted ones are opted out`,
   );
 
-export const SalesChainsBodySchema = z.object(
+export const SalesChainsBodySchema = bodyObject(
   { sales_chains: SalesChainsSchema },
-  code('invalid_sales_chains'),
+  'invalid_sales_chains',
 );
 export type SalesChainsBody = z.infer<typeof SalesChainsBodySchema>;
 

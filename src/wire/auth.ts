@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
+import { bodyObject } from './input.js';
 import { USERNAME_RE } from './usernames.js';
 import { CHAINS } from './chains.js';
 import { ISO_COUNTRIES } from './countries.js';
@@ -33,7 +34,7 @@ const SignatureSchema = z
   .regex(/^(0x)?([0-9a-fA-F]{2}){65,8192}$/, code('invalid_signature'))
   .describe('personal_sign signature of the message (hex)');
 
-export const ChallengeBodySchema = z.object({
+export const ChallengeBodySchema = bodyObject({
   address: AddressSchema,
   chain: ChainSchema.describe('base or polygon: the chain id inside the message'),
   action: SiweActionSchema.describe('register, link-wallet or rotate-key'),
@@ -46,23 +47,23 @@ export const ChallengeResponseSchema = z.object({
     .describe('EIP-4361 text, valid 5 minutes, single use: sign it unchanged with personal_sign'),
 });
 
-export const SignedChallengeSchema = z.object({
+export const SignedChallengeSchema = bodyObject({
   message: MessageSchema,
   signature: SignatureSchema,
 });
 export type SignedChallenge = z.infer<typeof SignedChallengeSchema>;
 
-export const RegisterWalletSchema = z.object(
+export const RegisterWalletSchema = bodyObject(
   {
     chain: ChainSchema,
     address: AddressSchema,
     message: MessageSchema,
     signature: SignatureSchema,
   },
-  code('invalid_wallets'),
+  'invalid_wallets',
 );
 
-export const RegisterBodySchema = z.object({
+export const RegisterBodySchema = bodyObject({
   username: z
     .string(code('invalid_username'))
     .regex(USERNAME_RE, code('invalid_username'))

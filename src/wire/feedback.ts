@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { code, type ErrorCode } from '../errors.js';
-import { hasControlCharacters, integerParam } from './input.js';
+import { bodyObject, hasControlCharacters, integerParam } from './input.js';
 
 /**
  * Wire schemas of feedback (spec 2.5, 2.6, 3.2, 3.3, 8): item feedback, the seller inbox and
@@ -24,10 +24,7 @@ const absentOr = (absent: ErrorCode, present: ErrorCode) => ({
  * rating alone and leave no way to send the review again.
  */
 const feedbackObject = <S extends z.core.$ZodLooseShape>(shape: S, otherwise: ErrorCode) =>
-  z.strictObject(shape, {
-    error: (issue: { code?: string }) =>
-      issue.code === 'unrecognized_keys' ? 'unknown_feedback_key' : otherwise,
-  });
+  bodyObject(shape, otherwise, 'unknown_feedback_key');
 
 export const RatingSchema = z
   .number(code('invalid_rating'))

@@ -41,3 +41,20 @@ export const pageQuery = {
     .default(0)
     .describe('Rows to skip, an integer >= 0 (default 0)'),
 };
+
+/**
+ * A JSON request body object: its own keys and no others, like the upload's body and metadata. A
+ * key the contract does not name is refused (`unknownKey`: 400 `invalid_request` unless the
+ * feature has its own code) instead of dropped: a misspelt `polcy_accepted` or `reveiw` would
+ * otherwise vanish and the call succeed without it. Any other problem with the object itself (not
+ * an object at all) is `typeError`. The error handler names the unknown keys in the message.
+ */
+export function bodyObject<T extends z.core.$ZodLooseShape>(
+  shape: T,
+  typeError: ErrorCode = 'invalid_request',
+  unknownKey: ErrorCode = 'invalid_request',
+) {
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? unknownKey : typeError),
+  });
+}

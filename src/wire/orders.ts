@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { code } from '../errors.js';
 import { ChainSchema } from './chains.js';
-import { pageQuery } from './input.js';
+import { bodyObject, pageQuery } from './input.js';
 import { ScanAttestationSchema } from './previews.js';
 
 /** The signed scan report of the item bought (issue 29), when the listing has one. */
@@ -16,22 +16,23 @@ const attestation = ScanAttestationSchema.optional().describe(
 
 /**
  * Acquire body. Everything is optional at prompt time; legal flags sent before payment bind
- * nothing and are not recorded. Unknown keys (e.g. Revision A's `item_id`) are ignored.
+ * nothing and are not recorded. Any other key is refused (400 `invalid_request`) before a prompt
+ * is made or a payment read, but for `item_id`: a client that speaks Revision A's buy body sends
+ * it, and the path names the item, so it is accepted and ignored.
  */
-export const AcquireBodySchema = z
-  .object({
-    currency: z.string().optional().describe('USDC (the only currency)'),
-    chain: ChainSchema.optional().describe('Preferred chain; listed first in the prompt'),
-    policy_accepted: z
-      .boolean()
-      .optional()
-      .describe('Required true on the signed completion: the marketplace terms'),
-    license_accepted: z
-      .boolean()
-      .optional()
-      .describe('Required true on the signed completion: the buyer licence'),
-  })
-  .loose();
+export const AcquireBodySchema = bodyObject({
+  item_id: z.string().optional().describe('Ignored: the path names the item'),
+  currency: z.string().optional().describe('USDC (the only currency)'),
+  chain: ChainSchema.optional().describe('Preferred chain; listed first in the prompt'),
+  policy_accepted: z
+    .boolean()
+    .optional()
+    .describe('Required true on the signed completion: the marketplace terms'),
+  license_accepted: z
+    .boolean()
+    .optional()
+    .describe('Required true on the signed completion: the buyer licence'),
+});
 export type AcquireBody = z.infer<typeof AcquireBodySchema>;
 
 /** Signed, time-limited links of an order (refetched for free with `GET /api/v1/orders/{uuid}`). */
@@ -87,15 +88,13 @@ export const PublicAcquireAResponseSchema = z.object({
 export type PublicAcquireAResponse = z.infer<typeof PublicAcquireAResponseSchema>;
 
 /** Revision A keyed purchase body: the acquire fields plus the item. */
-export const BuyBodySchema = z
-  .object({
-    item_id: z.uuid(code('invalid_item_id')).describe('The item to buy'),
-    ...AcquireBodySchema.shape,
-    chain: ChainSchema.optional().describe(
-      'Preferred chain at prompt time; required on the signed completion',
-    ),
-  })
-  .loose();
+export const BuyBodySchema = bodyObject({
+  ...AcquireBodySchema.shape,
+  item_id: z.uuid(code('invalid_item_id')).describe('The item to buy'),
+  chain: ChainSchema.optional().describe(
+    'Preferred chain at prompt time; required on the signed completion',
+  ),
+});
 export type BuyBody = z.infer<typeof BuyBodySchema>;
 
 /** Revision A keyed purchase result. */

@@ -158,6 +158,37 @@ describe('item feedback', () => {
     expect(fixed.json().moderation_status).toBe('pending');
   });
 
+  it('other bodies refuse a key the contract does not name: 400 invalid_request before any prompt; client bodies still pass', async () => {
+    const post = (url: string, body: unknown, method: 'POST' | 'PUT' = 'POST') =>
+      t.app.inject({
+        method,
+        url,
+        payload: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+    const itemId = await activeListing(t, newWallet());
+    const cases: Array<[string, unknown, 'POST' | 'PUT']> = [
+      ['/api/v1/agent/username', { username: 'some_name_1', extra: 1 }, 'PUT'],
+      ['/api/v1/agent/sales-chains', { sales_chains: ['base'], extra: 1 }, 'PUT'],
+      [`/api/v1/items/${itemId}/acquire`, { chain: 'base', polcy_accepted: true }, 'POST'],
+    ];
+    for (const [url, body, method] of cases) {
+      const res = await post(url, body, method);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error, url).toBe('invalid_request');
+      expect(res.json().message, url).toMatch(/\((extra|polcy_accepted)\)$/);
+    }
+    // what the published clients send on acquire still gets the prompt (spec 2.3)
+    for (const body of [
+      { policy_accepted: true, license_accepted: true },
+      { chain: 'base', currency: 'USDC', policy_accepted: true, license_accepted: true },
+      { item_id: itemId, chain: 'base' },
+    ]) {
+      const res = await post(`/api/v1/items/${itemId}/acquire`, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(402);
+    }
+  });
+
   it('ratings show publicly only from 5 approved ones, as avg with one decimal, never review text', async () => {
     const seller = newWallet();
     const itemId = await activeListing(t, seller, { title: 'Threshold rated parser' });
