@@ -47,6 +47,32 @@ export function logFormat(config: LogConfig, terminal: boolean): 'json' | 'prett
 const REQUEST_FIELDS = 'pid,hostname,reqId,method,route,url,status,ms';
 
 /**
+ * Request lines are gathered into one write of up to 4 kB (about 15 lines) instead of one write,
+ * thread-pool hand-off and reader wake-up per request (issue 25, docs/benchmarks.md "Stop 49 (node
+ * side)"). A line waits at most LINE_WAIT_MS: the first line after a write arms one timer that
+ * writes what is gathered (none runs while nothing is logged). `logger.flush()` and the process's
+ * exit write it too (pino flushes its destination on `exit`); a `kill -9` loses at most that wait.
+ */
+const LINE_BATCH_BYTES = 4096;
+const LINE_WAIT_MS = 100;
+
+function batchedDestination(fd: number): { stream: DestinationStream; lineWritten: () => void } {
+  const stream = pino.destination({ fd, sync: false, minLength: LINE_BATCH_BYTES });
+  let timer: NodeJS.Timeout | undefined;
+  const writeGathered = () => {
+    timer = undefined;
+    // with a callback a destination already ended reports to it instead of throwing
+    stream.flush(() => {});
+  };
+  return {
+    stream,
+    lineWritten: () => {
+      timer ??= setTimeout(writeGathered, LINE_WAIT_MS).unref();
+    },
+  };
+}
+
+/**
  * Structured JSON logs. Payment headers, signatures, signed URL tokens and review text never reach
  * a log line: the header paths below and every `text`, `signature`, `secret` and `apiKey` value
  * at any depth of the written line (./log-redact.ts) are replaced by "[redacted]", and so is the
@@ -58,6 +84,7 @@ export function createLogger(config: LogConfig, destination = 1): Logger {
   registerConfiguredSecrets(config);
   const format = logFormat(config, isatty(destination));
   const pretty = format === 'pretty' ? prettyStream(destination) : undefined;
+  const batched = pretty ? undefined : batchedDestination(destination);
   const logger = pino(
     {
       level: config.LOG_LEVEL,
@@ -72,7 +99,14 @@ export function createLogger(config: LogConfig, destination = 1): Logger {
       },
       // review text, signatures, secrets and API keys at any depth (./log-redact.ts): path
       // redaction names fixed depths, and one nested a level deeper reached the log
-      hooks: { streamWrite: redactJsonLine },
+      hooks: {
+        streamWrite: batched
+          ? (line) => {
+              batched.lineWritten();
+              return redactJsonLine(line);
+            }
+          : redactJsonLine,
+      },
       serializers: {
         req: (req: { method: string; url: string; id: string }) => ({
           method: req.method,
@@ -82,7 +116,7 @@ export function createLogger(config: LogConfig, destination = 1): Logger {
         }),
       },
     },
-    pretty ?? pino.destination({ fd: destination, sync: false }),
+    pretty ?? batched!.stream,
   );
   // chosen by default in a terminal, pretty quietly stays JSON where pino-pretty is absent
   if (config.LOG_FORMAT === 'pretty' && !pretty) {

@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import fs, { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { loadConfig } from '../../src/config.js';
 import { redactJsonLine, registerSecret } from '../../src/log-redact.js';
@@ -41,6 +42,58 @@ describe('log format', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('request lines are written in batches', () => {
+  it('lines logged one per turn of the event loop reach the file in a few writes, all of them', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'logs-')), 'out.log');
+    const fd = openSync(file, 'w');
+    const write = vi.spyOn(fs, 'write');
+    try {
+      const logger = createLogger({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, fd);
+      // as requests are answered: one line each, a few milliseconds apart
+      for (let i = 0; i < 30; i++) {
+        logger.info(
+          { method: 'POST', url: '/api/v1/items/x/acquire', status: 200, i },
+          'request completed',
+        );
+        await sleep(2);
+      }
+      let text = '';
+      for (let i = 0; i < 100 && text.split('\n').length <= 30; i++) {
+        await sleep(20);
+        text = readFileSync(file, 'utf8');
+      }
+      expect(
+        text
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { i: number }).i),
+      ).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      // one write per line before (a thread-pool hand-off and a reader woken each)
+      expect(write.mock.calls.filter((c) => c[0] === fd).length).toBeLessThanOrEqual(4);
+    } finally {
+      write.mockRestore();
+      closeSync(fd);
+    }
+  });
+
+  it('a line logged just before the process exits is written', () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `const { createLogger } = await import(${JSON.stringify(path.resolve('src/logger.ts'))});
+         createLogger({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, 1).info('last words');
+         process.exit(3);`,
+      ],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    expect(run.status).toBe(3);
+    expect(run.stdout).toContain('"msg":"last words"');
   });
 });
 
