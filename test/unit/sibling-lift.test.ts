@@ -66,10 +66,19 @@ describe('siblings told apart by their descriptions (stop 49)', () => {
   });
 
   it('leaves a clear match alone and is off for the sentence option', () => {
-    // every candidate saturated: the order is the task score's, as without the lift
-    const q = querySignals('yaml schema validator');
+    // two validators, both a clear match (similarity 5); only one description holds "payloads":
+    // their order and scores stay the task score's, as without the lift
+    const JSON_LINT = listing(
+      'json-lint',
+      'JSON schema validator',
+      'TypeScript, ajv',
+      'Validates JSON payloads against a schema and lists each error path.',
+      0.462,
+      0.586,
+    );
+    const q = querySignals('schema validator for payloads');
     const order = (c = CALIBRATION) =>
-      rankCandidates(q, [YAML_LINT, YAML_READER], 'fused', c).map((r) => [r.row.id, r.score]);
+      rankCandidates(q, [JSON_LINT, YAML_LINT], 'fused', c).map((r) => [r.row.id, r.score]);
     expect(order()).toEqual(order({ ...CALIBRATION, siblingLift: 0 }));
     expect(SENTENCE_CALIBRATION.siblingLift).toBe(0);
   });
