@@ -1,23 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { CALIBRATION, SENTENCE_CALIBRATION } from '../../src/domain/search/calibration.js';
-import { querySignals, rankCandidates, type CandidateRow } from '../../src/domain/search/rank.js';
+import { querySignals, rankCandidates } from '../../src/domain/search/rank.js';
 import { conceptCoverage, listingWords, prepareQuery } from '../../src/domain/search/soft-match.js';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
+import { rankedListing as listing } from '../helpers/ranking.js';
 
 const wv = sharedWordVectors();
 const prepared = (q: string) => prepareQuery(wv, tokenize(q), -0.8, undefined, 1, 0.8, q);
 
 // two listings of the paraphrase set's catalogue (test/bench/relevance-paraphrase-set.ts)
 // with the lexical and vector signals the relevance bench gives them for the query below
-const listing = (
-  id: string,
-  title: string,
-  techStack: string,
-  description: string,
-  lexical: number,
-  cosine: number,
-) => ({ id, title, techStack, description, promptSummary: null, lexical, cosine }) as CandidateRow;
 const WEB_PUSH = listing(
   'webpush',
   'Web push notification sender',

@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CALIBRATION, SENTENCE_CALIBRATION } from '../../src/domain/search/calibration.js';
-import { querySignals, rankCandidates, type CandidateRow } from '../../src/domain/search/rank.js';
+import { querySignals, rankCandidates } from '../../src/domain/search/rank.js';
+import { rankedListing as listing } from '../helpers/ranking.js';
 
 // three listings of the paraphrase set's catalogue (test/bench/relevance-paraphrase-set.ts) with
 // the lexical and vector signals the relevance bench gives them for the query below
-const listing = (
-  id: string,
-  title: string,
-  techStack: string,
-  description: string,
-  lexical: number,
-  cosine: number,
-) => ({ id, title, techStack, description, promptSummary: null, lexical, cosine }) as CandidateRow;
 const ENV_LOADER = listing(
   'env-config',
   'Typed environment variable loader',
