@@ -8,12 +8,14 @@
  *   npx tsx scripts/build-buyer-corpus.ts build [out]                           (writes the table)
  *   npx tsx scripts/build-buyer-corpus.ts cv [queries.txt]          (5-fold cross-validation)
  *   npx tsx scripts/build-buyer-corpus.ts diag                      (round 1 against both: cap, CV)
+ *   npx tsx scripts/build-buyer-corpus.ts settings [out]            (writes the settings table)
  *
  * import: concatenates files of `concept<TAB>query` lines and cleans them mechanically only (a
  * line whose concept the lexicon lacks, an empty or malformed line, a repeated line are dropped;
  * queries are never edited), sorted, under the header below. One of the files can be an earlier
  * import (the data file): its header lines are skipped and what it says it read is carried over,
- * so a new round is imported with the rounds before it. build: see buildBuyerTable.
+ * so a new round is imported with the rounds before it. build: see buildBuyerTable. settings: see
+ * learnSettings (from the data file and round 3's files, cleaned as import cleans them).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -25,6 +27,11 @@ import { lexiconConcepts, taskLexicon } from '../src/domain/search/task-lexicon.
 const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
 const ROUND1 = new URL('./corpus/buyer-queries-round1.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
+const SETTINGS_TABLE = new URL('../assets/search/concept-settings.txt', import.meta.url).pathname;
+/** Round 3's files, kept as written (stop 40): the settings table reads them with the data file. */
+const ROUND3 = ['queries-c1.txt', 'queries-c2.txt', 'queries-c3.txt'].map(
+  (f) => new URL(`./corpus/${f}`, import.meta.url).pathname,
+);
 
 /** What each round's writers were given and asked, for the data file's header. */
 const ROUNDS: Record<number, string[]> = {
@@ -346,6 +353,71 @@ const DIAG_OPTIONS: Array<Partial<BuyerOptions>> = [
   { maxSpread: Infinity, top: 8 },
 ];
 
+/**
+ * Stop 50: the concepts a task is asked for in. Of the buyer queries labelled with concept A, the
+ * share that name concept B (the lexicon, read as the search reads a query) is how often buyers
+ * state B as the setting of A: two-factor queries name a phone and a login ("a code from the phone
+ * app at login"), SMS queries a phone. B is a setting of A where at least `minQueries` of A's
+ * queries name it and at least `minShare` of them; where each is the other's, neither is (a pair
+ * that goes together, not a task and its setting). Returns A → its settings, sorted.
+ */
+export interface SettingOptions {
+  minQueries: number;
+  minShare: number;
+}
+export const SETTING_OPTIONS: SettingOptions = { minQueries: 3, minShare: 0.15 };
+
+export function learnSettings(
+  data: Labelled[],
+  o: SettingOptions = SETTING_OPTIONS,
+): Map<string, string[]> {
+  const queries = new Map<string, number>();
+  const named = new Map<string, Map<string, number>>();
+  for (const { concept, query } of data) {
+    queries.set(concept, (queries.get(concept) ?? 0) + 1);
+    const counts = named.get(concept) ?? new Map<string, number>();
+    named.set(concept, counts);
+    for (const c of new Set([...lexiconConcepts(query, true).values()].flat())) {
+      const b = c.slice(2);
+      if (b !== concept) counts.set(b, (counts.get(b) ?? 0) + 1);
+    }
+  }
+  const settings = new Map<string, Set<string>>();
+  for (const [a, counts] of named)
+    for (const [b, k] of counts)
+      if (k >= o.minQueries && k / queries.get(a)! >= o.minShare)
+        settings.set(a, (settings.get(a) ?? new Set()).add(b));
+  const out = new Map<string, string[]>();
+  for (const a of [...settings.keys()].sort()) {
+    const own = [...settings.get(a)!].filter((b) => !settings.get(b)?.has(a)).sort();
+    if (own.length > 0) out.set(a, own);
+  }
+  return out;
+}
+
+export function buildSettingsTable(data: Labelled[], o: SettingOptions = SETTING_OPTIONS): string {
+  const table = learnSettings(data, o);
+  return (
+    [
+      '# Concept settings, built by scripts/build-buyer-corpus.ts settings from',
+      `# scripts/corpus/buyer-queries.txt and queries-c1..c3.txt (${data.length} buyer queries labelled with`,
+      `# the concept each means): \`s task setting ...\`, a setting being a concept that at least`,
+      `# ${o.minQueries} and ${o.minShare} of the task's queries name (not where each is the other's).`,
+      '# Read by src/domain/search/software-corpus.ts. Regenerate, do not edit.',
+      ...[...table].map(([a, bs]) => `s ${a} ${bs.join(' ')}`),
+    ].join('\n') + '\n'
+  );
+}
+
+/** The queries the settings table learns from: the data file and round 3's, cleaned as import does. */
+export function settingQueries(): Labelled[] {
+  const { text } = importLabelled(
+    [DATA, ...ROUND3].map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') })),
+    new Set(taskLexicon().concepts.keys()),
+  );
+  return readLabelled(text);
+}
+
 /** The corpus file as committed. */
 export function buyerQueries(): Labelled[] {
   return readLabelled(readFileSync(DATA, 'utf8'));
@@ -370,6 +442,8 @@ if (!main) {
       minDf === undefined ? BUYER_OPTIONS : { ...BUYER_OPTIONS, minDf },
     ),
   );
+} else if (cmd === 'settings') {
+  writeFileSync(rest[0] ?? SETTINGS_TABLE, buildSettingsTable(settingQueries()));
 } else if (cmd === 'cv') {
   // on the committed corpus, or on another file of the same form (a round in progress)
   const data = rest[0] === undefined ? buyerQueries() : readLabelled(readFileSync(rest[0], 'utf8'));

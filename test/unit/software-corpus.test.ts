@@ -53,6 +53,7 @@ describe('the software corpus table (npm registry descriptions)', () => {
     const off = prepareQuery(wv, tokenize(q), undefined, undefined, undefined, undefined, q, {
       concept: 0,
       buyer: 0,
+      setting: 0,
     });
     expect(softMatchWords(wv, on, login)).toBeGreaterThan(softMatchWords(wv, off, login) + 0.1);
     expect(softMatchWords(wv, on, chat)).toBe(softMatchWords(wv, off, chat));

@@ -72,6 +72,14 @@ export const CALIBRATION = {
    * CORPUS_CREDIT): credit per P(concept | word) in word matching; 0 turns it off.
    */
   buyerConcept: CORPUS_CREDIT.buyer,
+  /**
+   * Stop 50: a concept the query names as the setting of another it names (learned from the buyer
+   * queries, assets/search/concept-settings.txt: "at login", "on their phones" for two-factor
+   * sign-in) counts as named for a listing whose title names that task and whose every title task
+   * the query explains, in the concept signal (× this) and the meaning signal (× `lexiconMatch`);
+   * 0 turns it off (soft-match.ts `inSetting`, CORPUS_CREDIT).
+   */
+  conceptSetting: CORPUS_CREDIT.setting,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.5,
   /**
@@ -109,6 +117,8 @@ export const SENTENCE_CALIBRATION: Calibration = {
   corpusConcept: 0,
   // the buyer corpus was measured with the word embedder only
   buyerConcept: 0,
+  // learned from the same buyer queries, measured with the word embedder only
+  conceptSetting: 0,
   conceptBody: 1,
   // the concept signal is off with this option
   conceptExplained: 0,

@@ -108,7 +108,8 @@ function preparedQuery(
     p.full !== full ||
     p.lexiconMatch !== lexiconMatch ||
     p.corpus.concept !== corpus.concept ||
-    p.corpus.buyer !== corpus.buyer
+    p.corpus.buyer !== corpus.buyer ||
+    p.corpus.setting !== corpus.setting
   ) {
     p = prepareQuery(
       sharedWordVectors(),
@@ -143,6 +144,7 @@ export function candidateSignals(
   const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch, {
     concept: c.corpusConcept,
     buyer: c.buyerConcept,
+    setting: c.conceptSetting,
   });
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {
@@ -214,6 +216,7 @@ function siblingLifts(
   const prepared = preparedQuery(query, c.softFloor, c.softFull, c.lexiconMatch, {
     concept: c.corpusConcept,
     buyer: c.buyerConcept,
+    setting: c.conceptSetting,
   });
   const words = close.map((i) => listingWords(wv, rows[i]!));
   const n = close.length;

@@ -1,7 +1,7 @@
 import { conceptsOf, stem, tokenize } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
-import { buyerCorpus, softwareCorpus } from './software-corpus.js';
+import { buyerCorpus, conceptSettings, softwareCorpus } from './software-corpus.js';
 import { ACTION_WEIGHT, isAction, lexiconConcepts } from './task-lexicon.js';
 
 /**
@@ -26,7 +26,7 @@ export const LEXICON_MATCH = 0.8;
  * "translator" ~ an i18n one), chosen by `BENCH_TUNE_GRID=corpus npm run bench -- relevance_tune`
  * on the tuning halves (docs/search-meaning.md).
  */
-export const CORPUS_CREDIT: CorpusCredit = { concept: 3, buyer: 24 };
+export const CORPUS_CREDIT: CorpusCredit = { concept: 3, buyer: 24, setting: 1 };
 /**
  * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept): 24,
  * so that every prediction it keeps (P from 0.05) credits as a lexicon match, chosen by
@@ -37,6 +37,14 @@ export const CORPUS_CREDIT: CorpusCredit = { concept: 3, buyer: 24 };
 export interface CorpusCredit {
   concept: number;
   buyer: number;
+  /**
+   * Stop 50: credit of a concept the query names as the setting of another it names (the buyer
+   * queries' settings table: "at login", "on their phones" for two-factor sign-in), where the
+   * listing's title names that task and the query explains its whole title: the concept signal
+   * counts the setting as named (× this), the meaning signal credits its words as a lexicon match
+   * (× this); 0 turns it off.
+   */
+  setting: number;
 }
 
 /**
@@ -196,6 +204,11 @@ export interface PreparedQuery {
   conceptWeights?: Map<string, number>;
   /** the task concepts the query names or predicts (`titleExplained`, filled once) */
   explains?: Set<string>;
+  /**
+   * each concept the query names as the setting of another it names → those tasks
+   * (`CorpusCredit.setting`; empty when it is 0)
+   */
+  settings: Map<string, string[]>;
 }
 
 export function prepareQuery(
@@ -235,9 +248,35 @@ export function prepareQuery(
     full,
     lexiconMatch,
     corpus,
+    settings: corpus.setting > 0 ? settingsNamed(named) : new Map<string, string[]>(),
     words,
     total: words.reduce((s, w) => s + w.weight, 0),
   };
+}
+
+/** Of the concepts a query names, each that is the setting of another it names → those tasks. */
+function settingsNamed(named: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const all = new Set([...named.values()].flat());
+  const table = conceptSettings();
+  const out = new Map<string, string[]>();
+  for (const b of all) {
+    const tasks = [...(table.get(b) ?? [])].filter((a) => all.has(a));
+    if (tasks.length > 0) out.set(b, tasks);
+  }
+  return out;
+}
+
+/**
+ * Whether the listing is the task of which the query names one of `concepts` as the setting: its
+ * title names that task, and the query explains every task word of its title (a job board
+ * harvester is a scraper, and "online stores", a scraper's setting, is not its own).
+ */
+function inSetting(q: PreparedQuery, doc: ListingWords, concepts: readonly string[]): boolean {
+  return (
+    q.settings.size > 0 &&
+    concepts.some((c) => q.settings.get(c)?.some((a) => doc.titleConcepts.has(a))) &&
+    titleExplained(q, doc) === 1
+  );
 }
 
 /**
@@ -269,9 +308,10 @@ export function softMatchWords(
       w.tasks.length > 0
         ? w.tasks.some((c) => doc.titleConcepts.has(c))
           ? q.lexiconMatch
-          : w.tasks.some((c) => doc.concepts.has(c))
-            ? q.lexiconMatch * body
-            : 0
+          : Math.max(
+              inSetting(q, doc, w.tasks) ? q.lexiconMatch * q.corpus.setting : 0,
+              w.tasks.some((c) => doc.concepts.has(c)) ? q.lexiconMatch * body : 0,
+            )
         : w.concepts.some((c) => doc.concepts.has(c))
           ? CONCEPT_MATCH * body
           : 0;
@@ -348,7 +388,13 @@ export function conceptCoverage(
   for (const [c, weight] of weights) {
     total += weight;
     if (doc.titleConcepts.has(c)) num += weight;
-    else if (doc.concepts.has(c)) num += weight * bodyCredit;
+    else
+      num +=
+        weight *
+        Math.max(
+          inSetting(q, doc, [c]) ? q.corpus.setting : 0,
+          doc.concepts.has(c) ? bodyCredit : 0,
+        );
   }
   if (total <= 0) return undefined;
   const coverage = num / total;

@@ -60,3 +60,38 @@ let buyers: SoftwareCorpus | undefined;
 export function buyerCorpus(): SoftwareCorpus {
   return (buyers ??= parseSoftwareCorpus(readFileSync(BUYER_CORPUS_FILE, 'utf8')));
 }
+
+/**
+ * Stop 50: the concepts each task is asked for in (`s task setting ...` rows, learned from the
+ * buyer queries by scripts/build-buyer-corpus.ts settings): two-factor sign-in is asked for at a
+ * login and on a phone, an SMS gateway for phones.
+ */
+export const CONCEPT_SETTINGS_FILE = new URL(
+  '../../../assets/search/concept-settings.txt',
+  import.meta.url,
+);
+
+/** setting concept → the task concepts it is a setting of (both as lexiconConcepts names them, "t:…") */
+export type ConceptSettings = Map<string, Set<string>>;
+
+/** Parses the settings table's text format; a malformed line throws with its number. */
+export function parseConceptSettings(text: string): ConceptSettings {
+  const settings: ConceptSettings = new Map();
+  text.split('\n').forEach((line, i) => {
+    if (line === '' || line.startsWith('#')) return;
+    const [kind, task, ...of] = line.split(' ');
+    if (kind !== 's' || !task || of.length === 0 || of.some((b) => b === ''))
+      throw new Error(`concept settings line ${i + 1}: expected "s task setting ..."`);
+    for (const b of of) {
+      const tasks = settings.get(`t:${b}`) ?? new Set<string>();
+      settings.set(`t:${b}`, tasks.add(`t:${task}`));
+    }
+  });
+  return settings;
+}
+
+let settings: ConceptSettings | undefined;
+/** The shipped settings table, read once per process on first use. */
+export function conceptSettings(): ConceptSettings {
+  return (settings ??= parseConceptSettings(readFileSync(CONCEPT_SETTINGS_FILE, 'utf8')));
+}
