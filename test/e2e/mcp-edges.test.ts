@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +13,13 @@ import { startListeningTestApp, type ListeningTestContext } from '../helpers/app
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { createSaleItem } from '../helpers/items.js';
-import { spawnBuiltMcp, textOf } from '../helpers/mcp.js';
+import { connectMcp, spawnBuiltMcp, textOf } from '../helpers/mcp.js';
+import { serveHttp } from '../../mcp/http.js';
+import { createMcpServer } from '../../mcp/server.js';
 import { hostedMcpAgent } from '../helpers/mcp-hosted-agent.js';
 
 /**
- * Tool arguments as an agent gets them wrong, over the real SDK client and transports: the hosted
+ * The MCP edges as an agent meets them. Tool arguments as an agent gets them wrong, over the real SDK client and transports: the hosted
  * `/mcp` (Streamable HTTP) and the built local server over stdio. An argument a tool does not
  * name is refused by name before anything is prompted, signed, sent or charged (REST refuses an
  * unknown body key the same way), and every kind of wrong argument to every hosted tool is a
@@ -225,4 +228,72 @@ describe('local server over stdio (node dist/mcp/main.js)', () => {
     );
     expect(await count('orders', other.itemId)).toBe(0);
   }, 120_000);
+});
+
+describe('sessions across a restart', () => {
+  it("the local HTTP server answers a session of the process before with 404 Session not found, at once; the client's new session works", async () => {
+    const item = await createSaleItem(t.runtime.deps);
+    const c = await connectMcp(t.base, { transport: 'http', wallet: false });
+    const url = new URL(c.serving!.url);
+    expect((await c.call('get_item', { item_id: item.itemId })).isError).toBeFalsy();
+    // the server process restarts on the same port: its sessions are gone
+    await c.serving!.close();
+    // a real restart takes seconds: the client has seen its kept-alive socket close by then
+    await new Promise((r) => setTimeout(r, 300));
+    const again = await serveHttp(() => createMcpServer(c.deps), {
+      port: Number(url.port),
+      host: '127.0.0.1',
+      token: undefined,
+    });
+    try {
+      const started = Date.now();
+      const stale = await c.client
+        .callTool({ name: 'get_item', arguments: { item_id: item.itemId } })
+        .then(
+          () => undefined,
+          (e: unknown) => e as { code?: number; message: string },
+        );
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(stale?.code).toBe(404);
+      expect(stale?.message).toMatch(/Session not found: initialize a new session/);
+      // the body in the SDK transport's own words (code -32001), for clients that read it
+      const raw = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': randomUUID(),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(raw.status).toBe(404);
+      expect(await raw.json()).toMatchObject({ error: { code: -32001 } });
+      // what the spec tells the client: initialize again, without the old id
+      await c.client.close();
+      const fresh = new Client({ name: 'after-restart', version: '1.0.0' });
+      await fresh.connect(new StreamableHTTPClientTransport(url));
+      const r = (await fresh.callTool({
+        name: 'get_item',
+        arguments: { item_id: item.itemId },
+      })) as CallToolResult;
+      expect(r.isError, textOf(r)).toBeFalsy();
+      await fresh.close();
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('hosted /mcp is stateless: a client still holding a session id from before a restart is served', async () => {
+    const item = await createSaleItem(t.runtime.deps);
+    const client = new Client({ name: 'stale-session', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.base}/mcp`), { sessionId: randomUUID() }),
+    );
+    const r = (await client.callTool({
+      name: 'get_item',
+      arguments: { item_id: item.itemId },
+    })) as CallToolResult;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    await client.close();
+  });
 });
