@@ -45,10 +45,14 @@ function jsonRpcError(
   status: number,
   message: string,
   headers: Record<string, string> = {},
+  code = -32000,
 ): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
+
+/** What the SDK's own transport answers for a session it does not hold (JSON-RPC code). */
+const SESSION_NOT_FOUND = -32001;
 
 async function readBody(req: IncomingMessage, max = 4 * 1024 * 1024): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -103,7 +107,16 @@ export async function serveHttp(
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
       const s = sessions.get(id);
-      if (!s) return jsonRpcError(res, 404, 'Session not found: initialize a new session');
+      // a session of an earlier process (a restart) or one closed idle: 404, on which the spec
+      // tells the client to initialize again
+      if (!s)
+        return jsonRpcError(
+          res,
+          404,
+          'Session not found: initialize a new session',
+          {},
+          SESSION_NOT_FOUND,
+        );
       s.seen = Date.now();
       return s.transport.handleRequest(req, res);
     }

@@ -27,6 +27,7 @@ import { registerSendPlatformFeedback } from './tools/send-platform-feedback.js'
 import { registerSetSalesChains } from './tools/set-sales-chains.js';
 import { registerSetUsername } from './tools/set-username.js';
 import { registerSubmitFeedback } from './tools/submit-feedback.js';
+import { refuseUnknownArguments } from './tools/strict-arguments.js';
 
 export const SERVER_INFO = { name: 'artifact-marketplace', version: '0.2.0' } as const;
 
@@ -43,6 +44,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
       'set_sales_chains. Paying tools stay within the operator limits and never pay twice for one listing unless told to.',
   });
   listOutputsAdditive(server);
+  refuseUnknownArguments(server);
   if (deps.tracing) traceToolCalls(server, deps.tracing);
   registerSearchItems(server, deps);
   registerGetItem(server, deps);

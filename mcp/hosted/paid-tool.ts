@@ -48,7 +48,8 @@ export function mcpToolDiscovery(
   config: { description: string; inputSchema: z.ZodRawShape; outputSchema: z.ZodObject },
   example: Record<string, unknown>,
 ): Record<string, unknown> {
-  const { $schema: _in, ...inputSchema } = z.toJSONSchema(z.object(config.inputSchema), {
+  // closed, as the tool lists it (strict-arguments.ts)
+  const { $schema: _in, ...inputSchema } = z.toJSONSchema(z.strictObject(config.inputSchema), {
     io: 'input',
   });
   const { $schema: _out, ...outputSchema } = z.toJSONSchema(config.outputSchema, {

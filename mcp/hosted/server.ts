@@ -6,6 +6,7 @@ import { registerGetItem } from '../tools/get-item.js';
 import { listOutputsAdditive } from '../tools/output-schemas.js';
 import { registerPreviewItem } from '../tools/preview-item.js';
 import { registerSearchItems } from '../tools/search-items.js';
+import { refuseUnknownArguments } from '../tools/strict-arguments.js';
 import { registerHostedListingStatus } from './listing-status.js';
 import type { HostedDeps } from './paid-call.js';
 import { registerHostedQuote } from './quote.js';
@@ -45,6 +46,7 @@ export function createHostedMcpServer(
   const hosted: HostedDeps = { ...rest, offered: [...tools.paid, ...tools.identity] };
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS[revision] });
   listOutputsAdditive(server);
+  refuseUnknownArguments(server);
   const catalogDeps = {
     baseUrl: deps.baseUrl,
     catalog: new CatalogClient({ baseUrl: deps.baseUrl, fetch: deps.fetch }),

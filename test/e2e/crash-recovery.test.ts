@@ -15,6 +15,7 @@ import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { startFakeFacilitator } from '../helpers/fake-facilitator.js';
 import { startFakeRpc } from '../helpers/fake-rpc.js';
 import { captureLogs } from '../helpers/logs.js';
+import { hostedMcpAgent } from '../helpers/mcp-hosted-agent.js';
 import { uploadRequest } from '../helpers/selling.js';
 import type { PausePoint } from '../helpers/service-child.js';
 import { newWallet, signPayment } from '../helpers/wallets.js';
@@ -428,4 +429,50 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
       await rpc.close();
     }
   }, 240_000);
+  it('hosted /mcp: an acquire_item cut off by the kill after settlement is one order and one charge; the agent calling again gets it', async () => {
+    const dataDir = await freshDataDir('crash-mcp-');
+    dirs.push(dataDir);
+    const db = await databaseEnv();
+    const svc = await startService(dataDir, db);
+    const agent = await hostedMcpAgent(svc.base, 'crash-agent');
+    const args = { item_id: svc.itemId, chain: 'base', accept_terms: true };
+    const payment = await agent.payer.createPaymentPayload(
+      agent.requiredOf(await agent.call('acquire_item', args))!,
+    );
+    await svc.arm('after-settle');
+    const inFlight = agent.call('acquire_item', args, payment).then(
+      () => 'answered',
+      () => 'cut off',
+    );
+    await svc.paused('after-settle');
+    const before = await svc.state();
+    expect(before.orders).toEqual([]);
+    expect(before.transfers).toHaveLength(1); // the money moved, nothing of it is written
+    await svc.kill9();
+    expect(await inFlight).toBe('cut off');
+
+    const svc2 = await restart(dataDir, svc.base, db);
+    try {
+      const { sql } = svc2;
+      const ordersOf = () => sql<{ id: string }[]>`
+        select id from orders where item_id = ${svc.itemId}`;
+      await svc2.until(
+        'the order of the settled payment',
+        async () => (await ordersOf()).length > 0,
+      );
+      // the same call with the same payment, as the agent retries a call that never answered
+      const again = await agent.call('acquire_item', args, payment);
+      expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
+      const orders = await ordersOf();
+      expect(orders).toHaveLength(1);
+      expect((again.structuredContent as { order_id: string }).order_id).toBe(orders[0]!.id);
+      const [{ n } = { n: -1 }] = await sql<{ n: number }[]>`
+        select count(*)::int as n from dev_ledger_transfers
+        where lower(payer) = lower(${agent.account.address})`;
+      expect(n).toBe(1);
+    } finally {
+      await agent.client.close();
+      await svc2.close();
+    }
+  });
 });

@@ -16,6 +16,10 @@ afterAll(() => t?.close());
 
 const key = (r: Registered) => ({ 'x-api-key': r.apiKey });
 
+/** `POST /api/v1/buy` with a JSON body, as the buy scripts send it (`headers`: the key, a payment). */
+const postBuy = (headers: Record<string, string>, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/buy', headers, payload });
+
 /** An active listing of `seller` with real bytes (payable where the seller linked wallets). */
 async function listingOf(seller: Registered, price = 2, title?: string): Promise<string> {
   const item = await createSaleItem(t.runtime.deps, {
@@ -32,21 +36,14 @@ async function buy(
   body: Record<string, unknown>,
   opts: { payer?: LocalAccount; completion?: Record<string, unknown> } = {},
 ) {
-  const prompt = await t.app.inject({
-    method: 'POST',
-    url: '/api/v1/buy',
-    headers: key(buyer),
-    payload: body,
-  });
+  const prompt = await postBuy(key(buyer), body);
   if (prompt.statusCode !== 402) return { prompt, done: prompt };
   const required = promptOf(prompt);
   const { header } = await signPayment(opts.payer ?? buyer.wallet, required, required.accepts[0]!);
-  const done = await t.app.inject({
-    method: 'POST',
-    url: '/api/v1/buy',
-    headers: { ...key(buyer), 'payment-signature': header },
-    payload: opts.completion ?? { ...body, policy_accepted: true, license_accepted: true },
-  });
+  const done = await postBuy(
+    { ...key(buyer), 'payment-signature': header },
+    opts.completion ?? { ...body, policy_accepted: true, license_accepted: true },
+  );
   return { prompt, done, required };
 }
 
@@ -113,12 +110,7 @@ describe('keyed upload, status, inventory and delete', () => {
     const seller = await registerAgent(t.app);
     const item = await listingOf(seller);
     const buyer = await registerAgent(t.app);
-    const before = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      headers: key(buyer),
-      payload: { item_id: item, chain: 'polygon' },
-    });
+    const before = await postBuy(key(buyer), { item_id: item, chain: 'polygon' });
     // The hint falls back to the seller's chains (spec 4.1 rule 2).
     expect(promptOf(before).accepts.map((a) => a.network)).toEqual(['eip155:8453']);
     const link = await t.app.inject({
@@ -132,12 +124,7 @@ describe('keyed upload, status, inventory and delete', () => {
       'base',
       'polygon',
     ]);
-    const after = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      headers: key(buyer),
-      payload: { item_id: item, chain: 'polygon' },
-    });
+    const after = await postBuy(key(buyer), { item_id: item, chain: 'polygon' });
     expect(promptOf(after).accepts.map((a) => a.network)).toEqual(['eip155:137', 'eip155:8453']);
   });
 });
@@ -147,11 +134,7 @@ describe('keyed purchase', () => {
     const seller = await registerAgent(t.app);
     const buyer = await registerAgent(t.app);
     const item = await listingOf(seller, 3);
-    const unkeyed = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      payload: { item_id: item, chain: 'base' },
-    });
+    const unkeyed = await postBuy({}, { item_id: item, chain: 'base' });
     expect(unkeyed.statusCode).toBe(401);
     const { prompt, done, required } = await buy(buyer, { item_id: item, chain: 'base' });
     expect(prompt.statusCode).toBe(402);
@@ -236,12 +219,7 @@ describe('keyed purchase', () => {
     // a title of the longest kind: the echo below grows with it
     const item = await listingOf(seller, 1.5, 'Streaming CSV to JSON converter '.repeat(6));
     const body = { item_id: item, chain: 'base', currency: 'USDC' };
-    const prompt = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      headers: key(buyer),
-      payload: body,
-    });
+    const prompt = await postBuy(key(buyer), body);
     expect(prompt.statusCode).toBe(402);
     const required = promptOf(prompt) as PaymentRequired & {
       extensions: Record<string, { input: { completion_request: { example: object } } }>;
@@ -255,12 +233,7 @@ describe('keyed purchase', () => {
     // the SDK echoes the resource and both discovery entries back (several KB)
     const echoed = encodePaymentSignatureHeader({ ...payload, extensions: required.extensions });
     expect(echoed.length).toBeGreaterThan(6_000);
-    const done = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      headers: { ...key(buyer), 'payment-signature': echoed },
-      payload: completion,
-    });
+    const done = await postBuy({ ...key(buyer), 'payment-signature': echoed }, completion);
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toMatchObject({ order_id: expect.any(String) });
   });
@@ -295,12 +268,7 @@ describe('keyed purchase', () => {
       { completion: { item_id: item, chain: 'base' } },
     );
     expect(flags.done.json()).toMatchObject({ error: 'policy_acceptance_required' });
-    const badId = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      headers: key(buyer),
-      payload: { item_id: 'nope' },
-    });
+    const badId = await postBuy(key(buyer), { item_id: 'nope' });
     expect(badId.statusCode).toBe(400);
     expect(badId.json()).toMatchObject({ error: 'invalid_item_id' });
     const own = await buy(seller, { item_id: item, chain: 'base' }, { payer: newWallet() });
@@ -316,12 +284,7 @@ describe('a Revision A key buying its own listing', () => {
     const seller = await registerAgent(t.app);
     const item = await listingOf(seller);
     for (const body of [{ item_id: item }, { item_id: item, chain: 'base' }]) {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/buy',
-        headers: key(seller),
-        payload: body,
-      });
+      const res = await postBuy(key(seller), body);
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ error: 'self_purchase_forbidden' });
       expect(res.headers['payment-required']).toBeUndefined();
@@ -334,22 +297,15 @@ describe('a Revision A completion signed for another chain', () => {
     const seller = await registerAgent(t.app, { chains: ['base', 'polygon'] });
     const buyer = await registerAgent(t.app);
     const item = await listingOf(seller);
-    const prompt = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      headers: key(buyer),
-      payload: { item_id: item },
-    });
+    const prompt = await postBuy(key(buyer), { item_id: item });
     const required = promptOf(prompt);
     const polygon = required.accepts.find((a) => a.network === 'eip155:137')!;
     expect(polygon).toBeDefined();
     const signed = await signPayment(buyer.wallet, required, polygon);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/buy',
-      headers: { ...key(buyer), 'payment-signature': signed.header },
-      payload: { item_id: item, chain: 'base', policy_accepted: true, license_accepted: true },
-    });
+    const res = await postBuy(
+      { ...key(buyer), 'payment-signature': signed.header },
+      { item_id: item, chain: 'base', policy_accepted: true, license_accepted: true },
+    );
     expect(res.statusCode).toBe(402);
     expect(res.json()).toMatchObject({
       error: 'payment_verification_failed',
@@ -493,20 +449,13 @@ describe('whose wallet pays a keyed purchase', () => {
     const item = await listingOf(seller);
     const aSecond = await linkedWallet(a);
     for (const payer of [a.wallet, aSecond, newWallet()]) {
-      const prompt = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/buy',
-        headers: key(b),
-        payload: { item_id: item, chain: 'base' },
-      });
+      const prompt = await postBuy(key(b), { item_id: item, chain: 'base' });
       const required = promptOf(prompt);
       const signed = await signPayment(payer, required, required.accepts[0]!);
-      const done = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/buy',
-        headers: { ...key(b), 'payment-signature': signed.header },
-        payload: { item_id: item, chain: 'base', policy_accepted: true, license_accepted: true },
-      });
+      const done = await postBuy(
+        { ...key(b), 'payment-signature': signed.header },
+        { item_id: item, chain: 'base', policy_accepted: true, license_accepted: true },
+      );
       expect(done.statusCode).toBe(403);
       expect(done.json()).toMatchObject({ error: 'payer_not_linked' });
       await nothingMoved(item, signed.nonce);

@@ -1,6 +1,11 @@
+import { createConnection, createServer } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { indexState, INDEX_BUILD_LOCK_CLASS } from '../../src/domain/search/index-builds.js';
+import {
+  buildIndex,
+  indexState,
+  INDEX_BUILD_LOCK_CLASS,
+} from '../../src/domain/search/index-builds.js';
 import {
   ensurePriceIndexes,
   ensureVectorIndex,
@@ -300,5 +305,73 @@ describe.skipIf(!ON_POSTGRES)('search index builds on a Postgres server', () => 
     await endWrite();
     await within(30_000, 'the build', build);
     expect(await indexState(sql, indexName(dims))).toBe('valid');
+  });
+
+  it('a stop cancels the build it interrupts: the statement ends at once, its index left for the next start', async () => {
+    const { sql, ids } = await catalogue(1);
+    const name = 'items_edge_stop_idx';
+    const endWrite = await openWrite(sql, ids[0]!);
+    const stop = new AbortController();
+    const build = buildIndex(sql, name, 'on items (created_at)', {
+      concurrently: true,
+      signal: stop.signal,
+    }).catch((e: unknown) => e);
+    await until('the build to start', async () => (await buildsOnItems(sql)) > 0);
+    stop.abort();
+    // cancelled while the write it waits for is still open
+    expect(await within(10_000, 'the cancel', build)).toMatchObject({ code: '57014' });
+    expect(await buildsOnItems(sql)).toBe(0);
+    await endWrite();
+    expect(await indexState(sql, name)).toBe('invalid');
+  });
+
+  it('a stop whose cancel cannot reach the server is logged at warn with the build, never an unhandled rejection', async () => {
+    const { t, sql, ids } = await catalogue(1);
+    // the builder reaches Postgres through a relay that stops taking new connections: the open
+    // ones (the build's) stay, the one postgres.js opens to send the cancel is refused
+    const target = new URL(t.config.DATABASE_URL!);
+    const sockets = new Set<import('node:net').Socket>();
+    const relay = createServer((client) => {
+      const upstream = createConnection(Number(target.port || 5432), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => {});
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const relayed = new URL(target);
+    relayed.hostname = '127.0.0.1';
+    relayed.port = String((relay.address() as { port: number }).port);
+    const builder = postgres(relayed.toString(), { max: 2, onnotice: () => {} });
+    open.push({
+      close: async () => {
+        await builder.end({ timeout: 1 });
+        for (const s of sockets) s.destroy();
+        relay.close();
+      },
+    });
+    const name = 'items_edge_cancel_idx';
+    const endWrite = await openWrite(sql, ids[0]!);
+    const stop = new AbortController();
+    const logs = captureLogs();
+    const build = buildIndex(builder, name, 'on items (created_at)', {
+      concurrently: true,
+      signal: stop.signal,
+      logger: logs.logger,
+    }).catch((e: unknown) => e);
+    await until('the build to start', async () => (await buildsOnItems(sql)) > 0);
+    relay.close(); // no new connection from here on
+    stop.abort();
+    await until('the warning', async () =>
+      logs.lines.some((l) => l.msg === 'index build cancel failed: the build may run on'),
+    );
+    expect(
+      logs.lines.find((l) => l.msg === 'index build cancel failed: the build may run on'),
+    ).toMatchObject({ level: 40, index: name, pid: expect.any(Number), err: expect.any(String) });
+    // the build was never cancelled: it ends once the write does
+    await endWrite();
+    await within(30_000, 'the build', build);
+    expect(await indexState(sql, name)).toBe('valid');
   });
 });

@@ -94,7 +94,18 @@ export async function buildIndex(
     const [{ pid } = { pid: 0 }] = await conn<{ pid: number }[]>`select pg_backend_pid() as pid`;
     const progress = opts.progressMs ? watchProgress(sql, name, pid, started, opts) : undefined;
     const build = conn.unsafe(`create index concurrently ${name} ${definition}`);
-    const cancel = () => void build.cancel();
+    // Cancelled through the pool, not postgres.js's `query.cancel()`: that opens a connection of
+    // its own and drops the promise of it inside the library (cancel() answers null), so a server
+    // it cannot reach while this process stops is an unhandled rejection, which ends the process.
+    // A cancel that fails is logged; the build then runs on and the next start finds its index.
+    const cancel = () => {
+      sql`select pg_cancel_backend(${pid})`.catch((err: unknown) =>
+        opts.logger?.warn(
+          { index: name, pid, err: err instanceof Error ? err.message : String(err) },
+          'index build cancel failed: the build may run on',
+        ),
+      );
+    };
     opts.signal?.addEventListener('abort', cancel, { once: true });
     try {
       await build;
