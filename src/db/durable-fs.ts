@@ -91,9 +91,16 @@ export function makeFsyncDurable(module: unknown): DurableGuard {
   const pending = new Set<number>();
   let scheduled = false;
 
-  function sync(fd: number) {
+  /**
+   * A WAL segment is flushed with fdatasync(2), as Postgres flushes its WAL on Linux by default
+   * (`wal_sync_method=fdatasync`, which Emscripten would turn into a no-op): the data and the
+   * metadata needed to read it back (a new segment's size and blocks), not its timestamps, whose
+   * journal commit fsync(2) also waits for. Every other file keeps fsync(2).
+   */
+  function sync(fd: number, wal = false) {
     try {
-      fs.fsyncSync(fd);
+      if (wal) fs.fdatasyncSync(fd);
+      else fs.fsyncSync(fd);
     } catch (e) {
       failed = new Error(`the embedded database could not sync a file to disk: ${String(e)}`);
       throw new FS.ErrnoError(EIO);
@@ -104,7 +111,7 @@ export function makeFsyncDurable(module: unknown): DurableGuard {
     if (failed) throw new FS.ErrnoError(EIO);
     for (const fd of pending) {
       pending.delete(fd);
-      sync(fd);
+      sync(fd, true);
     }
   }
   function settleLater() {

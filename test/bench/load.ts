@@ -20,6 +20,8 @@ export interface Round {
   perSecond: number;
   /** This process's CPU per request (ms): the server's own cost, less sensitive to other load. */
   cpuMs: number;
+  /** Of `cpuMs`, the part spent in the kernel (system time), when the bench reads it. */
+  systemCpuMs?: number;
   failures: number;
   /** Answers by HTTP status (a failure's kind at a glance). */
   statuses?: Record<number, number>;

@@ -97,9 +97,16 @@ export function variants(spec = process.env.BENCH_PAYMENTS_VARIANTS ?? ''): Vari
 
 /** CPU time (user + system) of one process so far, every thread of it, ms. */
 export function cpuMsOfPid(pid: number): number {
+  const t = cpuSplitOfPid(pid);
+  return t.user + t.system;
+}
+
+/** User and system (kernel) CPU time of one process so far, every thread of it, ms. */
+export function cpuSplitOfPid(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000; // USER_HZ is 100 on Linux
+  // utime and stime, in USER_HZ ticks (100 a second on Linux)
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 /** A purchase prompt's item URL and its PAYMENT-REQUIRED. */
@@ -224,6 +231,8 @@ interface Side extends SideRounds {
   target: Target;
   /** CPU so far of the process that serves this side, ms. */
   cpu: () => number;
+  /** Of it, the kernel's (system time) so far, ms. */
+  systemCpu: () => number;
   repeatWallets: LocalAccount[];
   /** Milliseconds of each lone completion (BENCH_PAYMENTS_LONE). */
   lone: number[];
@@ -257,10 +266,25 @@ export function servedSummary(
       first_time_per_second: Math.round(median(side.first.map((r) => r.perSecond))),
       warm_up_cpu_ms: side.warmUpCpuMs.map(ms),
     };
+    const sys = (rs: Round[]) =>
+      rs.every((r) => r.systemCpuMs !== undefined)
+        ? median(rs.map((r) => r.systemCpuMs!))
+        : undefined;
+    const repSys = sys(side.repeat);
+    const fstSys = sys(side.first);
+    if (repSys !== undefined && fstSys !== undefined) {
+      Object.assign(perSide[side.name]!, {
+        repeat_system_cpu_ms: ms(repSys),
+        first_time_system_cpu_ms: ms(fstSys),
+      });
+    }
     lines.push(
       `  ${side.name.padEnd(12)} repeat ${median(side.repeat.map((r) => r.cpuMs)).toFixed(3)} ms = ${x1(median(rep))}x (${spread(rep)}), ` +
         `first-time ${median(side.first.map((r) => r.cpuMs)).toFixed(3)} ms = ${x1(median(fst))}x (${spread(fst)}) one recovery; ` +
-        `${Math.round(median(side.repeat.map((r) => r.perSecond)))}/s and ${Math.round(median(side.first.map((r) => r.perSecond)))}/s`,
+        `${Math.round(median(side.repeat.map((r) => r.perSecond)))}/s and ${Math.round(median(side.first.map((r) => r.perSecond)))}/s` +
+        (repSys !== undefined && fstSys !== undefined
+          ? `; of the CPU, system ${repSys.toFixed(3)} / ${fstSys.toFixed(3)} ms`
+          : ''),
     );
   }
   return { perSide, lines };
@@ -291,8 +315,13 @@ function straceFsyncs(pid: number): () => Promise<number> {
 
 async function measuredRound(driver: Driver, side: Side, headers: string[]): Promise<Round> {
   const before = side.cpu();
+  const systemBefore = side.systemCpu();
   const r = await driver.round(side.target.url, headers, BODY);
-  return { ...r, cpuMs: (side.cpu() - before) / headers.length };
+  return {
+    ...r,
+    cpuMs: (side.cpu() - before) / headers.length,
+    systemCpuMs: (side.systemCpu() - systemBefore) / headers.length,
+  };
 }
 
 export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
@@ -309,6 +338,7 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
       name: s.variant.name,
       target: s,
       cpu: () => cpuMsOfPid(s.child.pid!),
+      systemCpu: () => cpuSplitOfPid(s.child.pid!).system,
       repeatWallets: Array.from({ length: REPEAT_WALLETS }, () => newWallet()),
       repeat: [],
       first: [],
@@ -325,6 +355,7 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
           const u = process.cpuUsage();
           return (u.user + u.system) / 1000;
         },
+        systemCpu: () => process.cpuUsage().system / 1000,
         repeatWallets: Array.from({ length: REPEAT_WALLETS }, () => newWallet()),
         repeat: [],
         first: [],

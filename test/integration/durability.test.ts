@@ -8,8 +8,9 @@ import { ON_POSTGRES } from '../helpers/postgres.js';
 
 /**
  * The embedded database on disk acknowledges a commit only once its WAL is on the disk: Postgres
- * runs with fsync on and the file system under it really calls fsync(2) (`fs.fsyncSync`) on the
- * WAL segment. Without it PGlite's `-F` and its fsync-less NODEFS left acknowledged payments in
+ * runs with fsync on and the file system under it really flushes the WAL segment, with
+ * fdatasync(2) (`fs.fdatasyncSync`) as Postgres flushes its WAL on Linux, and every other file
+ * with fsync(2). Without it PGlite's `-F` and its fsync-less NODEFS left acknowledged payments in
  * the page cache, lost on a power cut.
  */
 let db: Database | undefined;
@@ -27,20 +28,33 @@ async function open(env: Record<string, string>) {
   return db.sql;
 }
 
-/** The files fsync'ed while `commit` runs. */
+/** The files flushed to disk while `commit` runs (fsync or fdatasync). */
 async function fsyncedDuring(commit: () => Promise<unknown>): Promise<string[]> {
-  const spy = vi.spyOn(fs, 'fsyncSync');
+  const { fsync, fdatasync } = await syncedDuring(commit);
+  return [...fsync, ...fdatasync];
+}
+
+/** The files fsync'ed and those fdatasync'ed while `commit` runs. */
+async function syncedDuring(
+  commit: () => Promise<unknown>,
+): Promise<{ fsync: string[]; fdatasync: string[] }> {
+  const full = vi.spyOn(fs, 'fsyncSync');
+  const data = vi.spyOn(fs, 'fdatasyncSync');
   await commit();
-  const files = spy.mock.calls.map(([fd]) => {
+  const fileOf = ([fd]: unknown[]) => {
     try {
       return fs.readlinkSync(`/proc/self/fd/${fd as number}`);
     } catch {
       return `fd ${String(fd)}`;
     }
-  });
-  spy.mockRestore();
+  };
+  const files = { fsync: full.mock.calls.map(fileOf), fdatasync: data.mock.calls.map(fileOf) };
+  full.mockRestore();
+  data.mockRestore();
   return files;
 }
+
+const inWal = (f: string) => f.includes(`${path.sep}pg_wal${path.sep}`);
 
 // The embedded database only (PGlite opened here, never the test tier's database): on the
 // Postgres tier this file would run the very same code again, so it runs in `npm test` alone
@@ -52,18 +66,36 @@ describe.skipIf(ON_POSTGRES)('embedded database durability', () => {
     expect((await sql`show synchronous_commit`)[0]).toEqual({ synchronousCommit: 'on' });
     await sql`create table paid (id int primary key)`;
     const files = await fsyncedDuring(() => sql`insert into paid values (1)`);
-    expect(files.some((f) => f.includes(`${path.sep}pg_wal${path.sep}`))).toBe(true);
+    expect(files.some(inWal)).toBe(true);
+  });
+
+  it("flushes the WAL with fdatasync, as Postgres does on Linux, and a checkpoint's files with fsync", async () => {
+    const sql = await open({});
+    await sql`create table paid (id int primary key)`;
+    // a commit: its WAL segment's data (and the size or blocks needed to read it back), not its
+    // timestamps, whose journal commit fsync would also wait for
+    const commit = await syncedDuring(() => sql`insert into paid values (1)`);
+    expect(commit.fdatasync.some(inWal)).toBe(true);
+    expect(commit.fsync.filter(inWal)).toEqual([]);
+    // a checkpoint: the data files and pg_control keep fsync
+    const checkpoint = await syncedDuring(() => sql`checkpoint`);
+    expect(checkpoint.fsync.some((f) => !inWal(f))).toBe(true);
+    expect(checkpoint.fdatasync.filter((f) => !inWal(f))).toEqual([]);
   });
 
   it('a sync that fails acknowledges nothing, and the database refuses what follows', async () => {
     // in process (EMBEDDED_DB_THREAD=false, as open() sets): the worker thread runs the same hook
     const sql = await open({});
     await sql`create table paid (id int primary key)`;
-    const failing = vi.spyOn(fs, 'fsyncSync').mockImplementation(() => {
+    const eio = () => {
       throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
-    });
+    };
+    const failing = [
+      vi.spyOn(fs, 'fsyncSync').mockImplementation(eio),
+      vi.spyOn(fs, 'fdatasyncSync').mockImplementation(eio),
+    ];
     await expect(sql`insert into paid values (1)`).rejects.toThrow();
-    failing.mockRestore();
+    for (const spy of failing) spy.mockRestore();
     await expect(sql`select 1`).rejects.toThrow(/could not sync a file to disk/);
     // what the database holds in memory may not be on disk: it is not served again
     const dead = db!;

@@ -72,7 +72,13 @@ beforeAll(async () => {
     if (s.nfd !== undefined) log.push({ op: 'request', fd: s.nfd, file: fileOf(s.nfd) });
     return fsync(s as never);
   };
-  for (const name of ['writeSync', 'ftruncateSync', 'fsyncSync', 'closeSync'] as const)
+  for (const name of [
+    'writeSync',
+    'ftruncateSync',
+    'fsyncSync',
+    'fdatasyncSync',
+    'closeSync',
+  ] as const)
     record(name, 'fd');
   for (const name of [
     'truncateSync',
@@ -111,7 +117,7 @@ function violations(events: Event[]): string[] {
       if (isWal(e.file)) pending.add(e.fd!);
       continue;
     }
-    if (e.op === 'fsyncSync') {
+    if (e.op === 'fsyncSync' || e.op === 'fdatasyncSync') {
       pending.delete(e.fd!);
       if (!isWal(e.file) && pending.size) found.push(where);
       continue;
@@ -144,7 +150,7 @@ describe('the group commit of the embedded database', () => {
       ),
     );
     const requested = events.filter((e) => e.op === 'request' && isWal(e.file)).length;
-    const synced = events.filter((e) => e.op === 'fsyncSync').length;
+    const synced = events.filter((e) => e.op === 'fsyncSync' || e.op === 'fdatasyncSync').length;
     const replies = events.filter((e) => e.op === 'reply').length;
     expect(requested).toBeGreaterThanOrEqual(n); // Postgres asked once per commit
     expect(synced).toBeGreaterThan(0);
