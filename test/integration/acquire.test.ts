@@ -202,7 +202,7 @@ describe('acquire completion', () => {
         { payTo: string }[]
       >`select pay_to from orders where id = ${order.order_id}`
     )[0]!.payTo;
-    // the seller's payout address opened at 0 and holds exactly the sale
+    // the seller's payout address started empty and holds exactly the sale
     expect(await local.balanceOf('eip155:8453', payTo)).toBe(500_000);
   });
 
