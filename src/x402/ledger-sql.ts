@@ -24,7 +24,8 @@ export interface LedgerTransfer {
 /**
  * THE ledger statement: records the transfer (its unique nonce is the token's authorization
  * state) and, when confirmed, moves both balances, all in ONE statement, so it is atomic without a
- * transaction. Balances are created on first use (start balance) by upsert; the proposed new row
+ * transaction. Balances are created on first use by upsert (the start balance, or 0 for a payout
+ * address: `dev_ledger_opening`, migration 479, read only when the row is absent); the proposed new row
  * carries the balance as read, so a new payer's overdraft violates the CHECK like an existing
  * one's, and an overdraft aborts everything, transfer included. Returns false when the nonce was
  * already used. Every settle path uses it, and so does the benchmark's independent reference
@@ -74,7 +75,7 @@ export function ledgerWrites(
       insert into dev_ledger_balances (network, address, balance_micro)
       select ${network}, ${payer},
              coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payer}),
-                      ${start}::bigint) - ${value}::bigint
+                      dev_ledger_opening(${network}, ${payer}, ${start}::bigint)) - ${value}::bigint
       from ledger_transfer where status = 'confirmed'
       on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro - ${value}::bigint
       returning 1
@@ -82,7 +83,7 @@ export function ledgerWrites(
       insert into dev_ledger_balances (network, address, balance_micro)
       select ${network}, ${payTo},
              coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${payTo}),
-                      ${start}::bigint) + ${value}::bigint
+                      dev_ledger_opening(${network}, ${payTo}, ${start}::bigint)) + ${value}::bigint
       from ledger_transfer where status = 'confirmed'
       on conflict (network, address) do update set balance_micro = dev_ledger_balances.balance_micro + ${value}::bigint
       returning 1
@@ -145,7 +146,8 @@ async function move(
 ): Promise<void> {
   await tx`
       insert into dev_ledger_balances (network, address, balance_micro)
-      values (${network}, ${from}, ${start}), (${network}, ${to}, ${start})
+      values (${network}, ${from}, dev_ledger_opening(${network}, ${from}, ${start}::bigint)),
+             (${network}, ${to}, dev_ledger_opening(${network}, ${to}, ${start}::bigint))
       on conflict do nothing`;
   const [debited] = await tx`
       update dev_ledger_balances set balance_micro = balance_micro - ${value}

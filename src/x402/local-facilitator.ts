@@ -149,15 +149,16 @@ export class LocalFacilitator implements Facilitator {
     const c = await this.check(payload, req);
     if ('reason' in c) return { isValid: false, invalidReason: c.reason, payer: c.payer };
     const { net, exact, payer } = c;
-    const [state] = await this.sql<{ used: boolean; balanceMicro: number | null }[]>`
+    const [state] = await this.sql<{ used: boolean; balanceMicro: number }[]>`
       select exists (select 1 from dev_ledger_transfers
                      where network = ${net.network} and asset = ${net.asset} and payer = ${payer}
                        and nonce = ${exact.authorization.nonce} and status <> 'failed') as used,
-             (select balance_micro from dev_ledger_balances
-              where network = ${net.network} and address = ${payer}) as balance_micro`;
+             coalesce((select balance_micro from dev_ledger_balances
+                       where network = ${net.network} and address = ${payer}),
+                      dev_ledger_opening(${net.network}, ${payer}, ${this.opts.startBalanceMicro}::bigint)) as balance_micro`;
     if (state!.used)
       return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
-    const balance = state!.balanceMicro ?? this.opts.startBalanceMicro;
+    const balance = state!.balanceMicro;
     if (BigInt(balance) < exact.authorization.value) {
       return { isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance', payer };
     }
@@ -278,11 +279,13 @@ export class LocalFacilitator implements Facilitator {
     return settled({ success: true, transaction, network, payer, amount: String(value) });
   }
 
-  /** Ledger balance in USDC base units (a never-seen address has the start balance). */
+  /** Ledger balance in USDC base units (a never-seen address has the start balance, a payout address 0). */
   async balanceOf(network: string, address: string): Promise<number> {
+    const a = address.toLowerCase();
     const [row] = await this.sql<{ balanceMicro: number }[]>`
-      select balance_micro from dev_ledger_balances where network = ${network} and address = ${address.toLowerCase()}`;
-    return row ? row.balanceMicro : this.opts.startBalanceMicro;
+      select coalesce((select balance_micro from dev_ledger_balances where network = ${network} and address = ${a}),
+                      dev_ledger_opening(${network}, ${a}, ${this.opts.startBalanceMicro}::bigint)) as balance_micro`;
+    return Number(row!.balanceMicro);
   }
 
   /** Sets a balance (tests, demo data). */

@@ -59,13 +59,21 @@ const pglite = meterPGliteCpu(capture);
 
 const server = await paidServer();
 const { url, required } = server;
-// one buyer: its first purchase provisions it, the next two take the repeat buyer's statement
+// one buyer: its first purchase provisions it, the next two take the repeat buyer's statement;
+// STATEMENT_FIRST=1 takes two new buyers' first purchases instead (the provisioning statement)
+const FIRST = Boolean(process.env.STATEMENT_FIRST);
 const buyer = [newWallet()];
 const driver = await Driver.start(1);
 const body = JSON.stringify({ policy_accepted: true, license_accepted: true });
-await driver.round(url, await signHeaders(buyer, required, required.accepts[0]!, 1), body);
-binds.length = 0;
-await driver.round(url, await signHeaders(buyer, required, required.accepts[0]!, 2), body);
+if (FIRST) {
+  binds.length = 0;
+  for (const w of [buyer[0]!, newWallet()])
+    await driver.round(url, await signHeaders([w], required, required.accepts[0]!, 1), body);
+} else {
+  await driver.round(url, await signHeaders(buyer, required, required.accepts[0]!, 1), body);
+  binds.length = 0;
+  await driver.round(url, await signHeaders(buyer, required, required.accepts[0]!, 2), body);
+}
 driver.stop();
 capturing = false;
 const [one, two] = binds.filter((b) => /ledger_gate as/.test(texts.get(b.name) ?? ''));
@@ -75,20 +83,50 @@ const text = texts.get(one.name)!;
 if (process.env.STATEMENT_PRINT) console.log(text);
 
 // Values that differ between the two purchases and name one purchase (its nonce, transaction, and
-// payment and order ids) are replaced by fresh ones each time, inside JSON parameters too.
-const unique = /^(0x[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
-const varying = [...new Set(one.params.filter((v, i) => v !== two.params[i] && unique.test(v)))];
+// payment and order ids; for new buyers also the payer's and payout addresses and the username)
+// are replaced by fresh ones each time, inside JSON parameters too (an address in either case).
+const unique = FIRST
+  ? /^(0x[0-9a-fA-F]{64}|0x[0-9a-fA-F]{40}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[a-z0-9_-]{3,40}|\{.*\})$/
+  : /^(0x[0-9a-f]{64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const inner = /0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g;
+const varying = [
+  ...new Set(
+    one.params
+      .filter((v, i) => v !== two.params[i] && unique.test(v))
+      .flatMap((v) => (v.startsWith('{') || v.startsWith('[') ? [] : [v]))
+      .concat(
+        FIRST
+          ? one.params.flatMap((v, i) =>
+              v !== two.params[i] ? [...v.matchAll(inner)].map((m) => m[0]) : [],
+            )
+          : [],
+      )
+      .flatMap((v) => (/^0x[0-9a-fA-F]{40}$/.test(v) ? [v, v.toLowerCase()] : [v])),
+  ),
+].filter((v) => !two.params.includes(v) && !two.params.some((p) => p.includes(v)));
 const fresh = () => {
-  const to = new Map(
-    varying.map((v) => [
-      v,
-      v.startsWith('0x') ? `0x${randomBytes(32).toString('hex')}` : randomUUID(),
-    ]),
-  );
+  const to = new Map<string, string>();
+  for (const v of varying) {
+    if (to.has(v)) continue;
+    if (/^0x[0-9a-fA-F]{40}$/.test(v)) {
+      const a = `0x${randomBytes(20).toString('hex')}`;
+      to.set(v, a);
+      to.set(v.toLowerCase(), a);
+    } else
+      to.set(
+        v,
+        v.startsWith('0x')
+          ? `0x${randomBytes(32).toString('hex')}`
+          : /^[0-9a-f]{8}-/.test(v)
+            ? randomUUID()
+            : `u${randomBytes(8).toString('hex')}`,
+      );
+  }
   return one.params.map((p) =>
     p.length > 66 || to.has(p) ? varying.reduce((s, v) => s.split(v).join(to.get(v)!), p) : p,
   );
 };
+if (process.env.STATEMENT_PRINT) console.log('varying', varying);
 
 /** Keeps every parameter typed when a variant no longer uses some (Postgres must infer them). */
 function keepParams(t: string): string {
@@ -109,7 +147,10 @@ const without =
 
 const { sql } = server;
 await sql`create table bench_floor (payer text not null, nonce text not null, primary key (payer, nonce))`;
-for (const ddl of (process.env.STATEMENT_DDL ?? '').split(';').filter((s) => s.trim()))
+// STATEMENT_DDL_SEP (default `;`) splits STATEMENT_DDL when a function body holds semicolons
+for (const ddl of (process.env.STATEMENT_DDL ?? '')
+  .split(process.env.STATEMENT_DDL_SEP ?? ';')
+  .filter((s) => s.trim()))
   await sql.unsafe(ddl);
 let explaining = false;
 let explained: string[] = [];

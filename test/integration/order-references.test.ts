@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
+import { saleStillValid } from '../../src/domain/orders/acquire.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
 import { ON_POSTGRES } from '../helpers/postgres.js';
 import { clientFor, newWallet } from '../helpers/wallets.js';
 
 /**
- * An order's item and seller are one foreign key on the pair (migration 476), checked once per
- * purchase instead of twice: the order's item exists and its seller is that item's seller; the
- * seller's account exists through the item's own key. These are the guarantees the two keys gave
- * (and one they did not: a seller other than the item's), held on both tiers.
+ * An order names its item and seller without a foreign key (migration 478; before, one key on the
+ * pair, migration 476): the purchase statement's own sale check reads the item (active, this
+ * seller, this price) in the statement that writes the order, and a sold item cannot be deleted
+ * (the trigger `items_keep_sold`, and the retention purge serialised against purchases:
+ * purge-purchase-race.test.ts). The seller's account exists through the item's own key.
  */
 let t: TestContext;
 beforeAll(async () => {
@@ -51,16 +53,21 @@ describe("an order's item and seller", () => {
     expect(o.sellerId).toBe(item!.sellerId);
   });
 
-  it('an order naming another seller than its item has is refused', async () => {
+  it('a purchase naming another seller than its item has is refused, nothing written', async () => {
     const o = await sold();
-    // the buyer's account exists: the seller key alone accepted it
-    expect(await insertOrder(o.itemId, o.buyerId)).toBe('23503');
-    expect(await insertOrder(o.itemId, o.sellerId)).toBe('inserted');
+    const [agent] = await sql()<{ address: string }[]>`
+      select address from agents where id = ${o.buyerId}`;
+    const check = (sellerId: string) =>
+      sql()<{ ok: boolean }[]>`
+        select ${saleStillValid(sql(), { id: o.itemId, sellerId }, 'base', agent!.address, 1_000_000)} as ok`;
+    expect((await check(o.buyerId))[0]!.ok).toBe(false);
   });
 
-  it('an order naming an item that does not exist is refused', async () => {
+  it('a purchase of an item that does not exist is refused by its sale check', async () => {
     const o = await sold();
-    expect(await insertOrder(randomUUID(), o.sellerId)).toBe('23503');
+    const [row] = await sql()<{ ok: boolean }[]>`
+      select ${saleStillValid(sql(), { id: randomUUID(), sellerId: o.sellerId }, 'base', '0x0', 1_000_000)} as ok`;
+    expect(row!.ok).toBe(false);
   });
 
   it('neither a sold item nor its seller can be deleted', async () => {
@@ -80,13 +87,21 @@ describe("an order's item and seller", () => {
     'an order being written holds its item against a deletion until it commits',
     async () => {
       const o = await sold();
+      // an item not sold yet: no committed order names it
+      const item = await createSaleItem(t.runtime.deps, { priceUsdc: 1 });
       await sql().begin(async (tx) => {
-        expect(await insertOrder(o.itemId, o.sellerId, tx)).toBe('inserted');
-        // a delete takes this lock on the row: it cannot have it while the order is uncommitted
+        expect(await insertOrder(item.itemId, o.sellerId, tx)).toBe('inserted');
+        // a delete waits for the order in flight (the trigger's lock): it cannot go ahead of it
         await expect(
-          sql()`select 1 from items where id = ${o.itemId} for update nowait`,
+          sql().begin(async (d) => {
+            await d`set local lock_timeout = '100ms'`;
+            await d`delete from items where id = ${item.itemId}`;
+          }),
         ).rejects.toMatchObject({ code: '55P03' });
-        // the seller's account row is not locked by the order: the item's key holds it
+        // neither the item's row nor the seller's account row is locked by the order
+        await expect(
+          sql()`select 1 from items where id = ${item.itemId} for update nowait`,
+        ).resolves.toHaveLength(1);
         await expect(
           sql()`select 1 from agents where id = ${o.sellerId} for update nowait`,
         ).resolves.toHaveLength(1);

@@ -297,7 +297,7 @@ describe('local facilitator ledger', () => {
       transaction: '',
     });
     expect(await local.balanceOf(BASE, buyer.address)).toBe(100_000);
-    // the payee is a payout address: opened at 0 with the seller (migration 051), still 0
+    // the payee is a payout address: it starts empty on the ledger (migration 479), still 0
     expect(await local.balanceOf(BASE, requirement.payTo)).toBe(0);
     expect(
       await local.authorizationState({

@@ -1,4 +1,5 @@
 import type { ScanDeps } from '../scan/scan-job.js';
+import type { Sql } from '../../db/index.js';
 import { unresolvedPayment } from '../payments/store.js';
 
 /** Bytes younger than this are never swept: an upload may be between its put and its claim. */
@@ -52,16 +53,7 @@ export async function purgeDeleted(
       } else report.hidden++;
       continue;
     }
-    // a payment that may still write an order for it (settled before a crash, the reconciler to
-    // complete it; a failure whose transfer may yet be mined) holds the row: deleted, the
-    // completion would fail on the order's key for good and the buyer could not download
-    const gone = await sql`delete from items i where i.id = ${r.id} and i.status = 'deleted'
-                             and not exists (select 1 from orders o where o.item_id = i.id)
-                             and not exists (select 1 from x402_payments p
-                                             where ${unresolvedPayment(sql)}
-                                               and p.context ->> 'itemId' = i.id::text)
-                           returning 1 as ok`;
-    if (!gone.length) continue;
+    if (!(await deleteUnsold(sql, r.id))) continue;
     report.deleted++;
     released.add(r.archiveKey);
   }
@@ -71,6 +63,39 @@ export async function purgeDeleted(
     (await deps.storage.removeAbandonedPuts?.(new Date(Date.now() - ORPHAN_GRACE_MS))) ?? 0;
   return report;
 }
+
+/**
+ * Hard-deletes a deleted listing that no order names and no unresolved payment may still write one
+ * for. An order names its item without a foreign key (migration 478), so the delete is serialised
+ * against purchases here: SHARE locks on `x402_payments` (every claim and completion writes it) and
+ * `orders` wait for the purchases in flight and hold new ones back until this commits; the checks then read with a snapshot taken after the lock, so they see an order or claim
+ * that committed first, and a purchase that waited finds the item gone (its sale check refuses it,
+ * nothing written). A payment that may still write an order (settled before a crash, the
+ * reconciler to complete it; a failure whose transfer may yet be mined) holds the row: deleted, the
+ * buyer could not download. The lock is given up after `lock_timeout` rather than stall purchases
+ * behind a long transaction (or a purchase whose statement holds `orders` and waits for
+ * `x402_payments`: the purge, waiting first and for less than `deadlock_timeout`, is the side that
+ * gives up): the row waits for a later pass.
+ */
+async function deleteUnsold(sql: Sql, id: string): Promise<boolean> {
+  try {
+    return await sql.begin(async (tx) => {
+      await tx`set local lock_timeout = '500ms'`;
+      await tx`lock table x402_payments, orders in share mode`;
+      const gone = await tx`delete from items i where i.id = ${id} and i.status = 'deleted'
+                              and not exists (select 1 from orders o where o.item_id = i.id)
+                              and not exists (select 1 from x402_payments p
+                                              where ${unresolvedPayment(tx)}
+                                                and p.context ->> 'itemId' = i.id::text)
+                            returning 1 as ok`;
+      return gone.length > 0;
+    });
+  } catch (e) {
+    if ((e as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
+    throw e;
+  }
+}
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /**
  * Keys still needed: any listing not purged, any listing buyers hold orders for (purged or not:
