@@ -84,11 +84,13 @@ describe('a purchase and the purge of its item at once', () => {
       let purge: Promise<unknown> | undefined;
       await sql().begin(async (tx) => {
         // a purchase of the item whose order is written and not yet committed (its sale check
-        // passed before the seller's delete): an order like the other one, naming this item
+        // passed before the seller's delete): an order like the other one, naming this item and,
+        // as a purchase writes it, the item's seller
         await tx`
           insert into orders (id, payment_id, item_id, buyer_id, seller_id, chain, network, asset, pay_to,
                               payer, amount_micro, transaction)
-          select ${randomUUID()}, ${randomUUID()}, ${item.itemId}, buyer_id, seller_id, chain, network,
+          select ${randomUUID()}, ${randomUUID()}, ${item.itemId}, buyer_id,
+                 (select seller_id from items where id = ${item.itemId}), chain, network,
                  asset, pay_to, payer, amount_micro, transaction
           from orders where item_id = ${other.itemId}`;
         purge = purgeDeleted(t.runtime.deps);

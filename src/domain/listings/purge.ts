@@ -37,7 +37,7 @@ export async function purgeDeleted(
   const retention = config.DELETED_RETENTION_DAYS * 86_400;
   const report: PurgeReport = { deleted: 0, hidden: 0, rejected: 0, orphans: 0, abandonedPuts: 0 };
   const rows = await sql<{ id: string; archiveKey: string; status: string; hasOrders: boolean }[]>`
-    select i.id, i.archive_key, i.status, exists (select 1 from orders o where o.item_id = i.id) as has_orders
+    select i.id, i.archive_key, i.status, exists (select 1 from orders o where o.seller_id = i.seller_id and o.item_id = i.id) as has_orders
     from items i
     where i.purged_at is null
       and ((i.status = 'deleted' and i.deleted_at < now() - make_interval(secs => ${retention}))
@@ -75,7 +75,9 @@ export async function purgeDeleted(
  * buyer could not download. The lock is given up after `lock_timeout` rather than stall purchases
  * behind a long transaction (or a purchase whose statement holds `orders` and waits for
  * `x402_payments`: the purge, waiting first and for less than `deadlock_timeout`, is the side that
- * gives up): the row waits for a later pass.
+ * gives up): the row waits for a later pass. While the locks are held, purchases wait: the checks
+ * read an item's orders through the seller's index (`orders_seller`; an order's seller is its
+ * item's, written by the statement that reads the item), the seller's orders, not every order.
  */
 async function deleteUnsold(sql: Sql, id: string): Promise<boolean> {
   try {
@@ -83,7 +85,7 @@ async function deleteUnsold(sql: Sql, id: string): Promise<boolean> {
       await tx`set local lock_timeout = '500ms'`;
       await tx`lock table x402_payments, orders in share mode`;
       const gone = await tx`delete from items i where i.id = ${id} and i.status = 'deleted'
-                              and not exists (select 1 from orders o where o.item_id = i.id)
+                              and not exists (select 1 from orders o where o.seller_id = i.seller_id and o.item_id = i.id)
                               and not exists (select 1 from x402_payments p
                                               where ${unresolvedPayment(tx)}
                                                 and p.context ->> 'itemId' = i.id::text)
@@ -107,7 +109,7 @@ export async function referenced(deps: Pick<ScanDeps, 'sql'>, key: string): Prom
   const [row] = await deps.sql`
     select 1 where exists (select 1 from items i where i.archive_key = ${key}
                              and (i.purged_at is null
-                                  or exists (select 1 from orders o where o.item_id = i.id)))
+                                  or exists (select 1 from orders o where o.seller_id = i.seller_id and o.item_id = i.id)))
        or exists (select 1 from x402_payments
                   where ${unresolvedPayment(deps.sql)}
                     and context ->> 'archive_key' = ${key})`;
