@@ -227,6 +227,24 @@ describe('local server over stdio (node dist/mcp/main.js)', () => {
       /invalid_request: .*\(chian\)\. acquire_item takes item_id, chain,/,
     );
     expect(await count('orders', other.itemId)).toBe(0);
+
+    // list_item's arguments are the listing's metadata: REST's code for an unknown metadata key
+    const title = `Strict listing ${Date.now()}`;
+    const listed = await call('list_item', {
+      source_path: mkdtempSync(path.join(tmpdir(), 'mcp-args-src-')),
+      title,
+      description: 'A small project.',
+      tech_stack: 'TypeScript',
+      price_usdc: 1,
+      licence: 'MIT',
+    });
+    expect(listed.isError).toBe(true);
+    expect(textOf(listed)).toMatch(
+      /unknown_metadata_key: .*\(licence\)\. list_item takes source_path, title,/,
+    );
+    const [listedRows] = await t.runtime.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from items where title = ${title}`;
+    expect(listedRows!.n).toBe(0);
   }, 120_000);
 });
 
