@@ -27,7 +27,7 @@ import { registerSendPlatformFeedback } from './tools/send-platform-feedback.js'
 import { registerSetSalesChains } from './tools/set-sales-chains.js';
 import { registerSetUsername } from './tools/set-username.js';
 import { registerSubmitFeedback } from './tools/submit-feedback.js';
-import { refuseUnknownArguments } from './tools/strict-arguments.js';
+import { refuseUnknownArguments, refuseUnknownPromptArguments } from './tools/strict-arguments.js';
 
 export const SERVER_INFO = { name: 'artifact-marketplace', version: '0.2.0' } as const;
 
@@ -45,6 +45,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
   });
   listOutputsAdditive(server);
   refuseUnknownArguments(server);
+  refuseUnknownPromptArguments(server);
   if (deps.tracing) traceToolCalls(server, deps.tracing);
   registerSearchItems(server, deps);
   registerGetItem(server, deps);

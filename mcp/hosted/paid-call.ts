@@ -57,10 +57,17 @@ export function paymentOf(meta: Record<string, unknown> | undefined): PaymentPay
     : undefined;
 }
 
+/**
+ * What an HTTP header value can hold (fetch refuses the rest: a line break, NUL, a character past
+ * Latin-1). The header's value is base64, so a string with anything else is no proof: named back
+ * as unusable instead of failing the in-process call that would carry it.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** The client's sign-in-with-x proof in `_meta["sign-in-with-x"]`, as the header's value. */
 export function siwxOf(meta: Record<string, unknown> | undefined): string | undefined {
   const v = meta?.[SIWX_META];
-  if (typeof v === 'string') return v.length > 0 ? v : undefined;
+  if (typeof v === 'string') return v.length > 0 && HEADER_VALUE.test(v) ? v : undefined;
   if (typeof v === 'object' && v !== null && !Array.isArray(v))
     return encodeSIWxHeader(v as SIWxPayload);
   return undefined;
@@ -71,9 +78,11 @@ const shapeOf = (v: unknown) =>
     ? 'null'
     : v === ''
       ? 'an empty string'
-      : Array.isArray(v)
-        ? 'an array'
-        : `a ${typeof v}`;
+      : typeof v === 'string' && !HEADER_VALUE.test(v)
+        ? 'a string no header can carry'
+        : Array.isArray(v)
+          ? 'an array'
+          : `a ${typeof v}`;
 
 /** Everything a client may send in `_meta` to pay or to prove its wallet. */
 export function proofOf(meta: Record<string, unknown> | undefined): CallerProof {

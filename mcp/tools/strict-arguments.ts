@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredPrompt } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
 
@@ -53,4 +53,20 @@ export function refuseUnknownArguments(server: McpServer): void {
       cb,
     );
   }) as unknown as McpServer['registerTool'];
+}
+
+/**
+ * Every prompt registered on `server` from here on refuses an argument its schema does not name,
+ * as the tools do: `find_and_buy` with `budget` for `budget_usdc` would otherwise write a request
+ * with no spending bound. The SDK builds a prompt's schema from the raw shape with `z.object`
+ * (which drops unknown keys) and reads it at each `prompts/get`, so the registered prompt's schema
+ * is replaced by the strict one; the client gets JSON-RPC -32602 naming the key.
+ */
+export function refuseUnknownPromptArguments(server: McpServer): void {
+  const register = server.registerPrompt.bind(server) as (...args: unknown[]) => RegisteredPrompt;
+  server.registerPrompt = ((name: string, config: { argsSchema?: z.ZodRawShape }, cb: unknown) => {
+    const registered = register(name, config, cb);
+    if (config.argsSchema) registered.argsSchema = strictArguments(name, config.argsSchema);
+    return registered;
+  }) as unknown as McpServer['registerPrompt'];
 }

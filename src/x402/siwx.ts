@@ -24,7 +24,7 @@ import {
   verifySIWxSignature,
   type SIWxPayload,
 } from '@x402/extensions/sign-in-with-x';
-import type { Hex } from 'viem';
+import { recoverMessageAddress, type Hex } from 'viem';
 import { networkByCaip2, type PaymentNetworks } from './networks.js';
 
 export const SIWX_HEADER = 'sign-in-with-x';
@@ -167,13 +167,22 @@ export async function checkSiwx(
   } catch {
     return { refused: 'invalid_siwx_payload' };
   }
+  // A verifier given to @x402/extensions replaces its EOA recovery: a key holder's signature is
+  // recovered here first, as the zero-value proofs' is (./eip3009.ts), so an EOA signs in with no
+  // RPC call, and through an RPC outage; only a signature that does not recover to the address
+  // goes to the bounded smart-account check.
   const signatures = net.signatures;
   const verified = await verifySIWxSignature(payload, {
     ...(signatures && {
-      evmVerifier: ({ address, message, signature }) =>
-        signatures.accepts(address, signature as Hex, (client) =>
+      evmVerifier: async ({ address, message, signature }) => {
+        if (await recoversTo(address, message, signature)) {
+          signatures.rememberEoa(address);
+          return true;
+        }
+        return signatures.accepts(address, signature as Hex, (client) =>
           client.verifyMessage({ address, message, signature: signature as Hex }),
-        ),
+        );
+      },
     }),
   });
   if (!verified.isValid) return { refused: verified.invalidReason };
@@ -191,4 +200,15 @@ export async function checkSiwx(
     nonce: payload.nonce,
     expiresAt: Math.floor(until / 1000) + 3600,
   };
+}
+
+/** True when `signature` is an ECDSA signature of `message` by the key of `address`. */
+async function recoversTo(address: string, message: string, signature: string): Promise<boolean> {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return false;
+  try {
+    const signer = await recoverMessageAddress({ message, signature: signature as Hex });
+    return signer.toLowerCase() === address.toLowerCase();
+  } catch {
+    return false;
+  }
 }

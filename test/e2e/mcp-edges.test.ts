@@ -246,6 +246,36 @@ describe('local server over stdio (node dist/mcp/main.js)', () => {
       select count(*)::int as n from items where title = ${title}`;
     expect(listedRows!.n).toBe(0);
   }, 120_000);
+
+  it('the prompts refuse an argument they do not name, as the tools do (-32602 naming it); their own arguments still write the request', async () => {
+    client ??= await spawnBuiltMcp({
+      MARKETPLACE_URL: t.base,
+      MCP_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-args-')),
+    });
+    // a budget under the wrong name would be dropped: a request to buy with no spending bound
+    await expect(
+      client.getPrompt({ name: 'find_and_buy', arguments: { task: 'parse cron', budget: '3' } }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(
+        /invalid_request: .*\(budget\)\. find_and_buy takes task, budget_usdc, tech_stack;/,
+      ),
+    });
+    await expect(
+      client.getPrompt({
+        name: 'sell_my_code',
+        arguments: { path: '/tmp/project', price_usdc: '3', licence: 'MIT' },
+      }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/\(licence\)\. sell_my_code takes path, price_usdc;/),
+    });
+    const ok = await client.getPrompt({
+      name: 'find_and_buy',
+      arguments: { task: 'parse cron', budget_usdc: '3' },
+    });
+    expect((ok.messages[0]!.content as { text: string }).text).toMatch(/at most 3 USDC/);
+  }, 120_000);
 });
 
 describe('sessions across a restart', () => {

@@ -249,6 +249,17 @@ describe('hosted /mcp', () => {
       _meta: { 'sign-in-with-x': '' },
     })) as CallToolResult;
     expect(a.requiredOf(proved)?.error).toMatch(/_meta\["sign-in-with-x"\] is an empty string/);
+    // a string no header can carry (a line break, a character past Latin-1): named, not a crash
+    for (const sent of ['abc\ndef', 'proof€']) {
+      const r = (await a.client.callTool({
+        name: 'acquire_item',
+        arguments: args,
+        _meta: { 'sign-in-with-x': sent },
+      })) as CallToolResult;
+      expect(a.requiredOf(r)?.error, sent).toMatch(
+        /_meta\["sign-in-with-x"\] is a string no header can carry, not the SIGN-IN-WITH-X header value/,
+      );
+    }
     expect(await countOrders(item.itemId)).toBe(0);
     expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(10_000_000);
     // the object itself still pays

@@ -191,6 +191,40 @@ describe.each(['B', 'A'] as const)('Revision %s OpenAPI', (revision) => {
     expect(icon.headers.get('content-type')).toBe('image/svg+xml');
   });
 
+  it('/.well-known/x402 lists only listings a buyer can pay: each acquire URL there answers its 402 at the listing price', async () => {
+    const sql = t.runtime.deps.sql;
+    const sellerFor = async () =>
+      revision === 'A' ? { sellerAddress: (await registerAgent(t.app)).wallet.address } : {};
+    const payable = await createSaleItem(t.runtime.deps, {
+      priceUsdc: 1.25,
+      ...(await sellerFor()),
+    });
+    // its seller's payout contract is not deployed yet on any chain it sells on: acquire is a 409
+    const waiting = await createSaleItem(t.runtime.deps, { priceUsdc: 2, ...(await sellerFor()) });
+    await sql`update payout_addresses set deployed_at = null where agent_id = ${waiting.seller.id}`;
+    const wk = (await fetch(`${t.base}/.well-known/x402`).then((r) => r.json())) as {
+      resources: string[];
+    };
+    expect(wk.resources).toContain(`${t.base}/api/v1/items/${payable.itemId}/acquire`);
+    expect(wk.resources).not.toContain(`${t.base}/api/v1/items/${waiting.itemId}/acquire`);
+    for (const url of wk.resources.filter((r) => r.endsWith('/acquire'))) {
+      const id = url.split('/').at(-2)!;
+      const [item] = await sql<{ price: string }[]>`
+        select price_micro::text as price from items where id = ${id}`;
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ policy_accepted: true, license_accepted: true }),
+      });
+      expect(res.status, url).toBe(402);
+      const required = JSON.parse(
+        Buffer.from(res.headers.get('payment-required')!, 'base64').toString(),
+      ) as { accepts: Array<{ amount: string }> };
+      expect(required.accepts.length).toBeGreaterThan(0);
+      for (const a of required.accepts) expect(a.amount).toBe(item!.price);
+    }
+  });
+
   if (revision === 'B') {
     it('the ecosystem checker (npx @agentcash/discovery -v) sees every paid route and warns of nothing', async () => {
       const cli = fileURLToPath(

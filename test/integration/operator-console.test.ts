@@ -262,6 +262,35 @@ describe('CSRF', () => {
 });
 
 describe('a cross-origin console form', () => {
+  it("a browser's cross-origin preflight to a console form or the operator API is granted nothing", async () => {
+    for (const [url, method] of [
+      ['/admin/moderation', 'POST'],
+      ['/admin/listings/00000000-0000-0000-0000-000000000000/take-down', 'POST'],
+      ['/admin/api/moderation', 'POST'],
+      ['/admin', 'GET'],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: {
+          origin: 'https://evil.example',
+          'access-control-request-method': method,
+          'access-control-request-headers': 'content-type',
+        },
+      });
+      expect(res.headers['access-control-allow-origin'], url).toBeUndefined();
+      expect(res.headers['access-control-allow-methods'], url).toBeUndefined();
+      expect(res.headers['access-control-allow-headers'], url).toBeUndefined();
+    }
+    // the API's own preflight still serves browser agents
+    const api = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/search',
+      headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' },
+    });
+    expect(api.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('is refused with a valid cookie and form token when Origin or Sec-Fetch-Site names another site; the console itself and curl pass', async () => {
     const changing = t.app.routeTable.filter(
       (r) =>

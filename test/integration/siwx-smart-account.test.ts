@@ -68,4 +68,28 @@ describe('SIGN-IN-WITH-X by a smart account', () => {
     const noRpc = await send(await proof(url, account, owner, 'eip155:137'));
     expect(noRpc.status).toBe(402);
   });
+
+  it('an EOA signs in on a chain that has RPC by recovery alone, with no RPC call', async () => {
+    const wallet = newWallet();
+    await createSaleItem(t.runtime.deps, { sellerAddress: wallet.address.toLowerCase() });
+    const url = `${t.base}/api/v1/agent/username`;
+    const asked = rpc.received;
+    const res = await fetch(url, {
+      headers: { 'SIGN-IN-WITH-X': await proof(url, wallet.address, wallet, 'eip155:8453') },
+    });
+    expect(res.status).toBe(200);
+    expect(rpc.received).toBe(asked);
+    // the chain's answer is not needed for a key holder: signing in works through an outage
+    const down = await startListeningTestApp({ RPC_URL_BASE: 'http://127.0.0.1:9' });
+    try {
+      const downUrl = `${down.base}/api/v1/agent/username`;
+      await createSaleItem(down.runtime.deps, { sellerAddress: wallet.address.toLowerCase() });
+      const again = await fetch(downUrl, {
+        headers: { 'SIGN-IN-WITH-X': await proof(downUrl, wallet.address, wallet, 'eip155:8453') },
+      });
+      expect(again.status).toBe(200);
+    } finally {
+      await down.close();
+    }
+  });
 });

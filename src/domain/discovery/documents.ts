@@ -30,18 +30,22 @@ export function hostedMcpLine(mcp: HostedMcpInfo): string {
   return `Hosted MCP server: ${mcp.url} (Streamable HTTP, stateless, POST; no wallet held: paid tools take the x402 payment in params._meta["x402/payment"]${archive}). Tools: ${groups.join('; ')}.`;
 }
 
-/** Acquire URLs listed in `/.well-known/x402`, newest listings first; the rest is found by search. */
+/**
+ * Acquire URLs listed in `/.well-known/x402`, newest listings first; the rest is found by search.
+ * Only listings a buyer can pay now (the seller's `payable_chains`, which reads the revision): an
+ * indexer takes every URL here for a payable resource, and one whose seller has no payout address
+ * deployed on a chain it sells on answers 409 `seller_wallet_missing`, not a 402.
+ */
 export const WELL_KNOWN_RESOURCE_CAP = 100;
 
 export async function wellKnownX402(
   sql: Db,
   base: string,
-  opts: { payableOnly: boolean; listingFee: boolean; mcp?: HostedMcpInfo },
+  opts: { listingFee: boolean; mcp?: HostedMcpInfo },
 ): Promise<WellKnownX402> {
   const rows = await sql<{ id: string }[]>`
     select i.id from items i
-    where i.status = 'active'
-      ${opts.payableOnly ? sql`and ${sellerPayable(sql)}` : sql``}
+    where i.status = 'active' and ${sellerPayable(sql)}
     order by i.created_at desc, i.id
     limit ${WELL_KNOWN_RESOURCE_CAP + 1}`;
   const capped = rows.length > WELL_KNOWN_RESOURCE_CAP;

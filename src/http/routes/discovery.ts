@@ -84,7 +84,6 @@ export const discoveryRoutes: RouteGroup = async (app, { deps, face }) => {
     async (_req, reply) => {
       reply.header('Cache-Control', 'public, max-age=60');
       return wellKnownX402(deps.sql, base, {
-        payableOnly: face.payableOnly,
         listingFee: face.accountAuth === 'id402',
         ...(mcp && { mcp }),
       });
