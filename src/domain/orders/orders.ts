@@ -126,7 +126,8 @@ export async function findBuyerOrder(
   const order = await findCompletedOrder(sql, orderId);
   if (!order || order.buyerId !== buyerId) {
     throw new AppError('order_not_found', {
-      message: 'no completed order with this id belongs to the signing wallet',
+      message:
+        "no completed order with this id belongs to the caller (the signing wallet, or in Revision A the API key's account)",
     });
   }
   return order;
