@@ -9,13 +9,15 @@
  *   npx tsx scripts/build-buyer-corpus.ts cv [queries.txt]          (5-fold cross-validation)
  *   npx tsx scripts/build-buyer-corpus.ts diag                      (round 1 against both: cap, CV)
  *   npx tsx scripts/build-buyer-corpus.ts settings [out]            (writes the settings table)
+ *   npx tsx scripts/build-buyer-corpus.ts tasks [out]               (writes the task-share table)
  *
  * import: concatenates files of `concept<TAB>query` lines and cleans them mechanically only (a
  * line whose concept the lexicon lacks, an empty or malformed line, a repeated line are dropped;
  * queries are never edited), sorted, under the header below. One of the files can be an earlier
  * import (the data file): its header lines are skipped and what it says it read is carried over,
  * so a new round is imported with the rounds before it. build: see buildBuyerTable. settings: see
- * learnSettings (from the data file and round 3's files, cleaned as import cleans them).
+ * learnSettings (from the data file and round 3's files, cleaned as import cleans them). tasks: see
+ * learnTaskShares (from the same queries).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -28,6 +30,7 @@ const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
 const ROUND1 = new URL('./corpus/buyer-queries-round1.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 const SETTINGS_TABLE = new URL('../assets/search/concept-settings.txt', import.meta.url).pathname;
+const TASKS_TABLE = new URL('../assets/search/concept-tasks.txt', import.meta.url).pathname;
 /** Round 3's files, kept as written (stop 40): the settings table reads them with the data file. */
 const ROUND3 = ['queries-c1.txt', 'queries-c2.txt', 'queries-c3.txt'].map(
   (f) => new URL(`./corpus/${f}`, import.meta.url).pathname,
@@ -409,6 +412,58 @@ export function buildSettingsTable(data: Labelled[], o: SettingOptions = SETTING
   );
 }
 
+/**
+ * Stop 51: how often a concept a buyer names is the task asked for, not its context. Of the buyer
+ * queries that name concept B (the lexicon, read as the search reads a query), the share labelled
+ * B, shrunk towards the share over every naming (`prior` pseudo-queries): "phone" in a query is
+ * mostly the setting of an SMS, two-factor or chat task (mobile push 0.08), "every morning" of a
+ * scheduled one, while a query naming a virus scan asks for one. Concepts many tasks happen in
+ * (shopping, e-mail, notifications, sign-in) read low, specific tasks high. Writers avoided their
+ * own concept's entries, so every share is low in absolute terms; the ranking reads them relative
+ * to each other (soft-match.ts `conceptWeights`). Returns the overall share and concept → share.
+ */
+export function learnTaskShares(
+  data: Labelled[],
+  prior = TASK_PRIOR,
+): { overall: number; shares: Map<string, number> } {
+  const named = new Map<string, number>();
+  const own = new Map<string, number>();
+  for (const { concept, query } of data)
+    for (const c of new Set([...lexiconConcepts(query, true).values()].flat())) {
+      const b = c.slice(2);
+      named.set(b, (named.get(b) ?? 0) + 1);
+      if (b === concept) own.set(b, (own.get(b) ?? 0) + 1);
+    }
+  let all = 0;
+  let owned = 0;
+  for (const [b, n] of named) {
+    all += n;
+    owned += own.get(b) ?? 0;
+  }
+  const overall = all > 0 ? owned / all : 0;
+  const shares = new Map<string, number>();
+  for (const b of [...named.keys()].sort())
+    shares.set(b, ((own.get(b) ?? 0) + prior * overall) / (named.get(b)! + prior));
+  return { overall, shares };
+}
+/** Pseudo-queries the task share is shrunk with (the buyer table's prior). */
+export const TASK_PRIOR = 5;
+
+export function buildTaskTable(data: Labelled[], prior = TASK_PRIOR): string {
+  const { overall, shares } = learnTaskShares(data, prior);
+  return (
+    [
+      '# Concept task shares, built by scripts/build-buyer-corpus.ts tasks from',
+      `# scripts/corpus/buyer-queries.txt and queries-c1..c3.txt (${data.length} buyer queries labelled with`,
+      '# the concept each means): of the queries naming a concept, the share labelled with it, shrunk',
+      `# towards the share over all (${prior} pseudo-queries): \`p overall\`, then \`t concept share\`.`,
+      '# Read by src/domain/search/software-corpus.ts. Regenerate, do not edit.',
+      `p ${overall.toFixed(3)}`,
+      ...[...shares].map(([b, t]) => `t ${b} ${t.toFixed(3)}`),
+    ].join('\n') + '\n'
+  );
+}
+
 /** The queries the settings table learns from: the data file and round 3's, cleaned as import does. */
 export function settingQueries(): Labelled[] {
   const { text } = importLabelled(
@@ -444,6 +499,8 @@ if (!main) {
   );
 } else if (cmd === 'settings') {
   writeFileSync(rest[0] ?? SETTINGS_TABLE, buildSettingsTable(settingQueries()));
+} else if (cmd === 'tasks') {
+  writeFileSync(rest[0] ?? TASKS_TABLE, buildTaskTable(settingQueries()));
 } else if (cmd === 'cv') {
   // on the committed corpus, or on another file of the same form (a round in progress)
   const data = rest[0] === undefined ? buyerQueries() : readLabelled(readFileSync(rest[0], 'utf8'));

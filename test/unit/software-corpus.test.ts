@@ -54,6 +54,7 @@ describe('the software corpus table (npm registry descriptions)', () => {
       concept: 0,
       buyer: 0,
       setting: 0,
+      task: 0,
     });
     expect(softMatchWords(wv, on, login)).toBeGreaterThan(softMatchWords(wv, off, login) + 0.1);
     expect(softMatchWords(wv, on, chat)).toBe(softMatchWords(wv, off, chat));

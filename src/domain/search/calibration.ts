@@ -80,6 +80,13 @@ export const CALIBRATION = {
    * 0 turns it off (soft-match.ts `inSetting`, CORPUS_CREDIT).
    */
   conceptSetting: CORPUS_CREDIT.setting,
+  /**
+   * Stop 51: each concept the query names weighs, in the concept signal, × the share of buyer
+   * queries naming it that ask for it as their task (assets/search/concept-tasks.txt) to this
+   * power: a phone or a mail named beside a two-factor or sign-in task is its context. 0 turns it
+   * off (soft-match.ts `conceptWeights`, CORPUS_CREDIT).
+   */
+  conceptTask: CORPUS_CREDIT.task,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.5,
   /**
@@ -119,6 +126,8 @@ export const SENTENCE_CALIBRATION: Calibration = {
   buyerConcept: 0,
   // learned from the same buyer queries, measured with the word embedder only
   conceptSetting: 0,
+  // learned from the same buyer queries, measured with the word embedder only
+  conceptTask: 0,
   conceptBody: 1,
   // the concept signal is off with this option
   conceptExplained: 0,

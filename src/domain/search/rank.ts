@@ -109,7 +109,8 @@ function preparedQuery(
     p.lexiconMatch !== lexiconMatch ||
     p.corpus.concept !== corpus.concept ||
     p.corpus.buyer !== corpus.buyer ||
-    p.corpus.setting !== corpus.setting
+    p.corpus.setting !== corpus.setting ||
+    p.corpus.task !== corpus.task
   ) {
     p = prepareQuery(
       sharedWordVectors(),
@@ -145,6 +146,7 @@ export function candidateSignals(
     concept: c.corpusConcept,
     buyer: c.buyerConcept,
     setting: c.conceptSetting,
+    task: c.conceptTask,
   });
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {
@@ -217,6 +219,7 @@ function siblingLifts(
     concept: c.corpusConcept,
     buyer: c.buyerConcept,
     setting: c.conceptSetting,
+    task: c.conceptTask,
   });
   const words = close.map((i) => listingWords(wv, rows[i]!));
   const n = close.length;

@@ -1,7 +1,7 @@
 import { conceptsOf, stem, tokenize } from '../../embeddings/builtin.js';
 import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
-import { buyerCorpus, conceptSettings, softwareCorpus } from './software-corpus.js';
+import { buyerCorpus, conceptSettings, conceptTasks, softwareCorpus } from './software-corpus.js';
 import { ACTION_WEIGHT, isAction, lexiconConcepts } from './task-lexicon.js';
 
 /**
@@ -26,7 +26,7 @@ export const LEXICON_MATCH = 0.8;
  * "translator" ~ an i18n one), chosen by `BENCH_TUNE_GRID=corpus npm run bench -- relevance_tune`
  * on the tuning halves (docs/search-meaning.md).
  */
-export const CORPUS_CREDIT: CorpusCredit = { concept: 3, buyer: 24, setting: 1 };
+export const CORPUS_CREDIT: CorpusCredit = { concept: 3, buyer: 24, setting: 1, task: 0.25 };
 /**
  * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept): 24,
  * so that every prediction it keeps (P from 0.05) credits as a lexicon match, chosen by
@@ -45,6 +45,14 @@ export interface CorpusCredit {
    * (× this); 0 turns it off.
    */
   setting: number;
+  /**
+   * Stop 51: in the concept signal, each concept the query names weighs × its task share^this (the
+   * share of buyer queries naming it that ask for it as their task, assets/search/concept-tasks.txt):
+   * "the number their phone shows" names mobile push as the place of a two-factor task, so a query
+   * naming both counts two-factor for more of the coverage. Only the balance between a query's
+   * concepts moves (one concept alone keeps its coverage); 0 turns it off.
+   */
+  task: number;
 }
 
 /**
@@ -424,11 +432,20 @@ function explainedConcepts(q: PreparedQuery): Set<string> {
   return out;
 }
 
-/** Each task concept the query names, weighing as its heaviest query word. */
+/**
+ * Each task concept the query names, weighing as its heaviest query word × its task share^`task`
+ * (`CorpusCredit.task`): a concept buyers mostly name as the context of another task counts less
+ * against the concepts they name as the task itself.
+ */
 function conceptWeights(q: PreparedQuery): Map<string, number> {
   const weights = new Map<string, number>();
   for (const w of q.words)
     for (const c of w.tasks) weights.set(c, Math.max(weights.get(c) ?? 0, w.weight));
+  if (q.corpus.task > 0) {
+    const { overall, shares } = conceptTasks();
+    for (const [c, weight] of weights)
+      weights.set(c, weight * Math.pow(shares.get(c) ?? overall, q.corpus.task));
+  }
   return weights;
 }
 

@@ -95,3 +95,44 @@ let settings: ConceptSettings | undefined;
 export function conceptSettings(): ConceptSettings {
   return (settings ??= parseConceptSettings(readFileSync(CONCEPT_SETTINGS_FILE, 'utf8')));
 }
+
+/**
+ * Stop 51: how often buyers who name a concept ask for it as their task rather than as its context
+ * (`t concept share` rows under a `p overall` row, learned from the buyer queries by
+ * scripts/build-buyer-corpus.ts tasks): a phone (mobile push) is mostly where an SMS or a
+ * two-factor task happens, an IP locator is asked for as itself.
+ */
+export const CONCEPT_TASKS_FILE = new URL(
+  '../../../assets/search/concept-tasks.txt',
+  import.meta.url,
+);
+
+/** concept ("t:…", as lexiconConcepts names it) → its task share; `overall` for a concept not listed */
+export interface ConceptTasks {
+  overall: number;
+  shares: Map<string, number>;
+}
+
+/** Parses the task-share table's text format; a malformed line throws with its number. */
+export function parseConceptTasks(text: string): ConceptTasks {
+  let overall: number | undefined;
+  const shares = new Map<string, number>();
+  text.split('\n').forEach((line, i) => {
+    if (line === '' || line.startsWith('#')) return;
+    const parts = line.split(' ');
+    const share = Number(parts.at(-1));
+    const ok = Number.isFinite(share) && share > 0 && share <= 1;
+    if (parts[0] === 'p' && parts.length === 2 && ok) overall = share;
+    else if (parts[0] === 't' && parts.length === 3 && parts[1] && ok)
+      shares.set(`t:${parts[1]}`, share);
+    else throw new Error(`concept tasks line ${i + 1}: expected "p share" or "t concept share"`);
+  });
+  if (overall === undefined) throw new Error('concept tasks: no "p share" line');
+  return { overall, shares };
+}
+
+let tasks: ConceptTasks | undefined;
+/** The shipped task-share table, read once per process on first use. */
+export function conceptTasks(): ConceptTasks {
+  return (tasks ??= parseConceptTasks(readFileSync(CONCEPT_TASKS_FILE, 'utf8')));
+}
