@@ -358,6 +358,28 @@ describe('acquire completion', () => {
     expect(triggers).toEqual([]);
   });
 
+  it('binds an account that has none (left by a build without the binding in its statement) at its next purchase, and orders to that account', async () => {
+    const { sql } = deps();
+    const items = await Promise.all([1, 2].map(() => createSaleItem(deps())));
+    const buyer = newWallet();
+    const address = buyer.address.toLowerCase();
+    // as a replica of the previous build inserts an account once migration 481 dropped the trigger
+    const [old] = await sql<{ id: string }[]>`
+      insert into agents (address, username) values (${address}, ${`unbound-${Date.now()}`}) returning id`;
+    expect(await sql`select 1 from wallet_bindings where address = ${address}`).toHaveLength(0);
+    const client = clientFor(t.app, buyer);
+    const first = await client.acquire(items[0]!.itemId);
+    expect(
+      await sql`select agent_id, kind from wallet_bindings where address = ${address}`,
+    ).toEqual([{ agentId: old!.id, kind: 'wallet' }]);
+    const second = await client.acquire(items[1]!.itemId);
+    const buyers = await sql<{ buyerId: string }[]>`
+      select distinct buyer_id from orders
+      where id in ${sql([first.order.order_id, second.order.order_id])}`;
+    expect(buyers).toEqual([{ buyerId: old!.id }]);
+    expect(await sql`select 1 from agents where address = ${address}`).toHaveLength(1);
+  });
+
   it("a new wallet's concurrent first purchases make one account with one payout address per chain, each empty on the dev ledger without a row written for it", async () => {
     const { sql } = deps();
     const items = await Promise.all([1, 2, 3].map(() => createSaleItem(deps())));

@@ -60,7 +60,10 @@ export interface PayoutAddressing {
  * addresses are the other statement's: a plain insert, for an account made in this statement,
  * cannot conflict, so it is no speculative insert); each payout address gets `allocation` (seller
  * and platform basis points), fixed from then on; a generated username that is taken fails the statement
- * (the caller runs it again with a fresh name).
+ * (the caller runs it again with a fresh name). An account found by its address but not bound
+ * (inserted by a build that left the binding to the trigger dropped in migration 481, during a
+ * rolling upgrade) is bound here (`agent_rebound`), so its next purchase reads it as a repeat
+ * buyer's; a bound one conflicts and is left as it is.
  */
 export function agentProvisioning(
   sql: Db,
@@ -88,6 +91,10 @@ export function agentProvisioning(
       where c.created
     ), agent_bound as (
       ${ownAddressBinding(sql, 'agent_created', sql`created`)}
+    ), agent_rebound as (
+      insert into wallet_bindings (address, agent_id, kind)
+      select address, id, 'wallet' from agent_created where not created
+      on conflict do nothing
     ), agent as (
       select * from agent_known where exists (select 1 from paid) union all select * from agent_created
     )`;
