@@ -8,7 +8,8 @@
  * variants remove writes the product must keep; they exist only to price them.
  * STATEMENT_N (2000) executions per variant per round, STATEMENT_ROUNDS (3) after one of warm-up,
  * STATEMENT_DDL (`;`-separated) runs first (e.g. `set plan_cache_mode = force_custom_plan`);
- * STATEMENT_AB (below) replaces the variants with edits of the statement's text; STATEMENT_ONLY
+ * STATEMENT_AB (below) replaces the variants with edits of the statement's text; STATEMENT_PARTS=1
+ * with every row, index and check of a repeat purchase priced one by one (below); STATEMENT_ONLY
  * (a regular expression) keeps the sides it names. STATEMENT_INTERLEAVE=1 runs the sides one
  * execution each in turn (the comparison that holds on a loaded VM); STATEMENT_EXPLAIN=1 prints
  * each side's EXPLAIN ANALYZE (buffers, WAL, trigger times) first; STATEMENT_PRINT=1 prints the
@@ -241,6 +242,106 @@ if (process.env.STATEMENT_AB) {
       replay((t) => from.reduce((x, f, i) => without(new RegExp(escape(f), 'g'), to[i]!)(x), t)),
     ]);
   }
+}
+// STATEMENT_PARTS=1 (a repeat buyer's statement) prices every row, index entry and check it writes
+// or runs, one side without each: rows replaced by what their CTE hands on, indexes and checks
+// priced by writing the row into copies of its table with and without them (the copy with all of
+// them is each table's control)
+if (process.env.STATEMENT_PARTS) {
+  // [table, copy, what the copy leaves out: 'checks', or the indexes whose definition matches]
+  const copies: Array<[string, string, string]> = [
+    ['x402_nonces', 'bench_nonces_all', ''],
+    ['x402_nonces', 'bench_nonces_nochecks', 'checks'],
+    ['dev_ledger_transfers', 'bench_transfers_all', ''],
+    ['dev_ledger_transfers', 'bench_transfers_nopayernonce', '\\(network, asset, payer, nonce\\)'],
+    ['orders', 'bench_orders_all', ''],
+    ['orders', 'bench_orders_noseller', '\\(seller_id'],
+    ['orders', 'bench_orders_nobuyeritem', '\\(buyer_id, item_id'],
+    ['orders', 'bench_orders_nopaymentid', '\\(payment_id\\)'],
+    ['orders', 'bench_orders_nochecks', 'checks'],
+    ['legal_acceptances', 'bench_legal_all', ''],
+    ['legal_acceptances', 'bench_legal_nokey', '\\(order_id\\)'],
+    ['x402_payments', 'bench_payments_all', ''],
+    ['x402_payments', 'bench_payments_nopayernonce', '\\(payer, nonce\\)'],
+    ['x402_payments', 'bench_payments_nopartials', ' WHERE '],
+    ['x402_payments', 'bench_payments_nochecks', 'checks'],
+  ];
+  for (const [table, copy, leave] of copies) {
+    await sql.unsafe(`create table ${copy} (like ${table} including all)`);
+    if (leave === 'checks') {
+      const checks = await sql<{ name: string }[]>`
+        select conname as name from pg_constraint where conrelid = ${copy}::regclass and contype = 'c'`;
+      for (const c of checks) await sql.unsafe(`alter table ${copy} drop constraint ${c.name}`);
+    } else if (leave) {
+      const indexes = await sql<{ name: string; def: string }[]>`
+        select indexname as name, indexdef as def from pg_indexes where tablename = ${copy}`;
+      const gone = indexes.filter((i) => new RegExp(leave).test(i.def));
+      if (!gone.length) throw new Error(`${copy}: no index matches ${leave}`);
+      for (const i of gone) {
+        const [c] = await sql<{ name: string }[]>`
+          select conname as name from pg_constraint where conindid = (${i.name})::regclass`;
+        await sql.unsafe(
+          c ? `alter table ${copy} drop constraint ${c.name}` : `drop index ${i.name}`,
+        );
+      }
+    }
+  }
+  const into = (table: string, copy: string) =>
+    without(new RegExp(`insert into ${table} \\(`), `insert into ${copy} (`);
+  sides.splice(1, sides.length - 1);
+  const rows: Array<[string, (t: string) => string]> = [
+    [
+      'no nonce row',
+      without(
+        /ledger_gate as \([\s\S]*?returning 1\n\s*\)/,
+        'ledger_gate as (select 1 where (select ok from pre))',
+      ),
+    ],
+    [
+      'no ledger transfer row',
+      without(
+        /ledger_transfer as \([\s\S]*?returning status\n\s*\)/,
+        "ledger_transfer as (select 'confirmed'::text as status from ledger_gate)",
+      ),
+    ],
+    [
+      'no balance upserts',
+      (t) =>
+        without(
+          /ledger_credit as \([\s\S]*?returning 1\n\s*\)/,
+          'ledger_credit as (select 1)',
+        )(without(/ledger_debit as \([\s\S]*?returning 1\n\s*\)/, 'ledger_debit as (select 1)')(t)),
+    ],
+    [
+      'no buyer look-up (a constant agent)',
+      without(
+        /agent as \([\s\S]*?exists \(select 1 from paid\)\)/,
+        "agent as (select '00000000-0000-0000-0000-000000000001'::uuid as id, 'u'::text as username, false as created from paid)",
+      ),
+    ],
+    ['no audit row', without(/audited as \([\s\S]*?from placed\n\s*\)/, 'audited as (select 1)')],
+    [
+      'no order (nor audit row)',
+      (t) =>
+        without(
+          /audited as \([\s\S]*?from placed\n\s*\)/,
+          'audited as (select 1)',
+        )(without(/placed as \([\s\S]*?returning id\n\s*\)/, 'placed as (select 1)')(t)),
+    ],
+    [
+      'no payment record',
+      without(
+        /done as \([\s\S]*?returning result::text as result_json\n\s*\)/,
+        "done as (select '{}'::text as result_json from paid)",
+      ),
+    ],
+  ];
+  for (const [name, edit] of rows) sides.push([name, replay(edit)]);
+  for (const [table, copy, leave] of copies)
+    sides.push([
+      `${table} copy, ${leave ? copy.replace(/^bench_[a-z]+_no/, 'without ') : 'all (control)'}`,
+      replay(into(table, copy)),
+    ]);
 }
 function escape(text: string) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

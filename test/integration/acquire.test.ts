@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownAddressBinding } from '../../src/domain/accounts/accounts.js';
 import { saleStillValid } from '../../src/domain/orders/acquire.js';
 import type { Micro } from '../../src/wire/money.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
@@ -301,7 +302,7 @@ describe('acquire completion', () => {
     }
   });
 
-  it("binds a first-time buyer's wallet with two index entries: its address, and (agent, address) that a linked wallet's key names", async () => {
+  it("binds a first-time buyer's wallet in the purchase's statement, with two index entries: its address, and (agent, address) that a linked wallet's key names", async () => {
     const { sql } = deps();
     const item = await createSaleItem(deps());
     const buyer = newWallet();
@@ -335,17 +336,48 @@ describe('acquire completion', () => {
     ).rejects.toMatchObject({ code: '23503' });
     await sql`insert into linked_wallets (address, chain, agent_id) values (${address}, 'base', ${agent!.id})`;
     await sql`delete from linked_wallets where address = ${address}`;
-    // an account made for an address another agent holds is refused; a free one is bound to it
+    // every insert of an account binds its address in its own statement (no trigger since
+    // migration 481): an address another agent holds fails it whole; a free one is bound to it
     const held = newWallet().address.toLowerCase();
     await sql`insert into wallet_bindings (address, agent_id, kind) values (${held}, ${agent!.id}, 'controller')`;
-    await expect(
-      sql`insert into agents (address, username) values (${held}, ${`held-${Date.now()}`})`,
-    ).rejects.toMatchObject({ code: '23505' });
+    const account = (address: string, username: string) => sql<{ id: string }[]>`
+      with made as (
+        insert into agents (address, username) values (${address}, ${username}) returning id, address
+      ), bound as (
+        ${ownAddressBinding(sql, 'made')}
+      )
+      select id from made`;
+    await expect(account(held, `held-${Date.now()}`)).rejects.toMatchObject({ code: '23505' });
+    expect(await sql`select 1 from agents where address = ${held}`).toHaveLength(0);
     const free = newWallet().address.toLowerCase();
-    const [made] = await sql<{ id: string }[]>`
-      insert into agents (address, username) values (${free}, ${`free-${Date.now()}`}) returning id`;
+    const [made] = await account(free, `free-${Date.now()}`);
     const [bound] = await sql`select agent_id, kind from wallet_bindings where address = ${free}`;
     expect(bound).toEqual({ agentId: made!.id, kind: 'wallet' });
+    const triggers = await sql`
+      select tgname from pg_trigger where tgrelid = 'agents'::regclass and not tgisinternal`;
+    expect(triggers).toEqual([]);
+  });
+
+  it('binds an account that has none (left by a build without the binding in its statement) at its next purchase, and orders to that account', async () => {
+    const { sql } = deps();
+    const items = await Promise.all([1, 2].map(() => createSaleItem(deps())));
+    const buyer = newWallet();
+    const address = buyer.address.toLowerCase();
+    // as a replica of the previous build inserts an account once migration 481 dropped the trigger
+    const [old] = await sql<{ id: string }[]>`
+      insert into agents (address, username) values (${address}, ${`unbound-${Date.now()}`}) returning id`;
+    expect(await sql`select 1 from wallet_bindings where address = ${address}`).toHaveLength(0);
+    const client = clientFor(t.app, buyer);
+    const first = await client.acquire(items[0]!.itemId);
+    expect(
+      await sql`select agent_id, kind from wallet_bindings where address = ${address}`,
+    ).toEqual([{ agentId: old!.id, kind: 'wallet' }]);
+    const second = await client.acquire(items[1]!.itemId);
+    const buyers = await sql<{ buyerId: string }[]>`
+      select distinct buyer_id from orders
+      where id in ${sql([first.order.order_id, second.order.order_id])}`;
+    expect(buyers).toEqual([{ buyerId: old!.id }]);
+    expect(await sql`select 1 from agents where address = ${address}`).toHaveLength(1);
   });
 
   it("a new wallet's concurrent first purchases make one account with one payout address per chain, each empty on the dev ledger without a row written for it", async () => {

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { Db, SqlFragment } from '../../db/index.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
 import { generateUsername } from './usernames.js';
 import { checksumAddress, keccak256 } from '../../x402/recovery.js';
@@ -54,13 +54,16 @@ export interface PayoutAddressing {
  * 2.4, 5.2 rule 5: a zero-value handshake never provisions): ends in the CTE `agent`, one row
  * with the agent's columns and `created`. A known wallet (any address bound to an agent: the one
  * it was created with, or in Revision A a linked wallet) costs one index read; a new one gets its
- * account and a payout address on every supported chain with all chains accepted (spec 4.3 rule
+ * account, the account's binding (`ownAddressBinding`) and a payout address on every supported chain with all chains accepted (spec 4.3 rule
  * 4). Only acts when the statement's `paid` relation has a row. A concurrent first payment by the
  * same wallet is absorbed by the upsert (the account it returns is not `created`, and its payout
  * addresses are the other statement's: a plain insert, for an account made in this statement,
  * cannot conflict, so it is no speculative insert); each payout address gets `allocation` (seller
  * and platform basis points), fixed from then on; a generated username that is taken fails the statement
- * (the caller runs it again with a fresh name).
+ * (the caller runs it again with a fresh name). An account found by its address but not bound
+ * (inserted by a build that left the binding to the trigger dropped in migration 481, during a
+ * rolling upgrade) is bound here (`agent_rebound`), so its next purchase reads it as a repeat
+ * buyer's; a bound one conflicts and is left as it is.
  */
 export function agentProvisioning(
   sql: Db,
@@ -86,10 +89,29 @@ export function agentProvisioning(
              ${addressing.allocation.platformBps}::int, case when ${addressing.deployedAtOnce} then now() end
       from agent_created c cross join unnest(${chains}::text[], ${payouts}::text[]) as p (chain, address)
       where c.created
+    ), agent_bound as (
+      ${ownAddressBinding(sql, 'agent_created', sql`created`)}
+    ), agent_rebound as (
+      insert into wallet_bindings (address, agent_id, kind)
+      select address, id, 'wallet' from agent_created where not created
+      on conflict do nothing
     ), agent as (
       select * from agent_known where exists (select 1 from paid) union all select * from agent_created
     )`;
   return piece('agent', ['paid'], writes);
+}
+
+/**
+ * THE binding of a new account's own address (one address is one agent, spec 5.1 rule 4), written
+ * by every insert of an account in the same statement, from the rows the insert returned (`id`,
+ * `address`; only those where `when` holds). A plain insert: an account just made has no binding,
+ * so only an address another agent holds conflicts, and that fails the statement (23505). It
+ * replaces a row trigger on `agents` (migration 481), whose PL/pgSQL call, speculative insert and
+ * second plan cost a first purchase more than the row itself.
+ */
+export function ownAddressBinding(sql: Db, inserted: string, when?: SqlFragment): SqlFragment {
+  return sql`insert into wallet_bindings (address, agent_id, kind)
+      select address, id, 'wallet' from ${sql(inserted)}${when ? sql` where ${when}` : sql``}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { Sql } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import type { PaymentNetworks } from '../../x402/networks.js';
-import type { Agent, PayoutAddressing } from '../accounts/accounts.js';
+import { ownAddressBinding, type Agent, type PayoutAddressing } from '../accounts/accounts.js';
 import { CHAINS } from '../../wire/chains.js';
 import { issueApiKey } from './api-keys.js';
 import type { RegisterBody, SignedChallenge } from '../../wire/auth.js';
@@ -84,9 +84,14 @@ export async function register(
         select address from wallet_bindings where address in ${tx([...wallets, ...controllers])}`;
       if (bound.length > 0) throw new AppError('wallet_already_registered');
       const [agent] = await tx<{ id: string }[]>`
-        insert into agents (address, username, username_type, country)
-        values (${primary}, ${body.username}, 'user_set', ${body.country})
-        returning id`;
+        with made as (
+          insert into agents (address, username, username_type, country)
+          values (${primary}, ${body.username}, 'user_set', ${body.country})
+          returning id, address
+        ), bound as (
+          ${ownAddressBinding(tx, 'made')}
+        )
+        select id from made`;
       const agentId = agent!.id;
       const others = [
         ...wallets.slice(1).map((address) => ({ address, kind: 'wallet' })),
