@@ -9,14 +9,14 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { buy } from '../helpers/accounts.js';
-import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
+import type { ListeningTestContext } from '../helpers/app.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import { ensureBuilt } from '../helpers/build.js';
+
 import { createSaleItem } from '../helpers/items.js';
 import { connectMcp, spawnBuiltMcp, textOf } from '../helpers/mcp.js';
 import { serveHttp } from '../../mcp/http.js';
 import { createMcpServer } from '../../mcp/server.js';
-import { hostedMcpAgent } from '../helpers/mcp-hosted-agent.js';
+import { hostedMcpAgent, startMcpTestService } from '../helpers/mcp-hosted-agent.js';
 
 /**
  * The MCP edges as an agent meets them. Tool arguments as an agent gets them wrong, over the real SDK client and transports: the hosted
@@ -30,11 +30,7 @@ let local: LocalFacilitator;
 const BASE_NETWORK = 'eip155:8453';
 
 beforeAll(async () => {
-  [t] = await Promise.all([
-    startListeningTestApp({ LOCAL_FACILITATOR_START_BALANCE_USDC: '10' }),
-    ensureBuilt(),
-  ]);
-  local = t.runtime.deps.facilitator as LocalFacilitator;
+  ({ t, local } = await startMcpTestService());
 }, 300_000);
 afterAll(() => t?.close());
 

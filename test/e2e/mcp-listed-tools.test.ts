@@ -11,10 +11,10 @@ import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
-import { startListeningTestApp, type ListeningTestContext } from '../helpers/app.js';
-import { hostedMcpAgent } from '../helpers/mcp-hosted-agent.js';
+import type { ListeningTestContext } from '../helpers/app.js';
+import { hostedMcpAgent, startMcpTestService } from '../helpers/mcp-hosted-agent.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
-import { ensureBuilt, MCP_ENTRY, ROOT } from '../helpers/build.js';
+import { MCP_ENTRY, ROOT } from '../helpers/build.js';
 import { createSaleItem } from '../helpers/items.js';
 import { textOf } from '../helpers/mcp.js';
 import { freshKey } from '../helpers/wallet-secrets.js';
@@ -33,11 +33,7 @@ const BASE_NETWORK = 'eip155:8453';
 const BAD_UUID = 'not-a-uuid';
 
 beforeAll(async () => {
-  [t] = await Promise.all([
-    startListeningTestApp({ LOCAL_FACILITATOR_START_BALANCE_USDC: '10' }),
-    ensureBuilt(),
-  ]);
-  local = t.runtime.deps.facilitator as LocalFacilitator;
+  ({ t, local } = await startMcpTestService());
 }, 300_000);
 afterAll(() => t?.close());
 

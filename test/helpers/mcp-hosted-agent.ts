@@ -11,6 +11,25 @@ import {
   type SIWxExtension,
 } from '@x402/extensions/sign-in-with-x';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { startListeningTestApp, type ListeningTestContext } from './app.js';
+import { ensureBuilt } from './build.js';
+
+/**
+ * The service the MCP files drive over both transports: listening on loopback (hosted `/mcp`),
+ * its local facilitator funding each new payer with 10 USDC, and the built entry ready for the
+ * local server over stdio. Started in a file's `beforeAll`.
+ */
+export async function startMcpTestService(): Promise<{
+  t: ListeningTestContext;
+  local: LocalFacilitator;
+}> {
+  const [t] = await Promise.all([
+    startListeningTestApp({ LOCAL_FACILITATOR_START_BALANCE_USDC: '10' }),
+    ensureBuilt(),
+  ]);
+  return { t, local: t.runtime.deps.facilitator as LocalFacilitator };
+}
 
 /**
  * An agent on the hosted MCP endpoint (`${base}/mcp`, Streamable HTTP) that follows the x402 MCP
