@@ -134,7 +134,9 @@ export class Metrics {
   }
 
   private registry(): Promise<Registry> {
-    this.registryLoad ??= import('prom-client').then((prom) => this.buildRegistry(prom));
+    // prom-client is CommonJS: its exports object is the namespace's default, which Node's import
+    // and the bundle's chunk (scripts/build.mjs, which exports nothing else) both give
+    this.registryLoad ??= import('prom-client').then((prom) => this.buildRegistry(prom.default));
     return this.registryLoad;
   }
 
