@@ -124,3 +124,26 @@ describe('docs/mcp.md configuration', () => {
     expect(defaultMismatches(rows, McpEnvSchema.parse({}))).toEqual([]);
   });
 });
+
+describe('docs/deploying.md compose example', () => {
+  it('is a configuration every process of it starts with', async () => {
+    const text = await doc('docs/deploying.md');
+    const block = /```yaml\n([\s\S]*?)```/.exec(text)?.[1] ?? '';
+    // the shared environment (`environment: &env`), its ${VARIABLES} given valid values
+    const given: Record<string, string> = {
+      URL_SIGNING_SECRET: 's'.repeat(32),
+      ADMIN_TOKEN: 'a'.repeat(32),
+      ATTESTATION_PRIVATE_KEY: `0x${'1'.repeat(64)}`,
+      RPC_URL_BASE: 'https://base.example',
+      RPC_URL_POLYGON: 'https://polygon.example',
+    };
+    const env: Record<string, string> = {};
+    for (const [, key, raw] of block.matchAll(/^ {4}([A-Z][A-Z0-9_]+): (.*?)(?: #.*)?$/gm)) {
+      const value = raw!.replace(/^'(.*)'$/, '$1');
+      env[key!] = value.replace(/^\$\{([A-Z0-9_]+)\}$/, (_, name: string) => given[name] ?? 'x');
+    }
+    expect(env.DATABASE_URL).toMatch(/^postgres:/);
+    expect(() => loadConfig(env)).not.toThrow();
+    expect(() => loadConfig({ ...env, IN_PROCESS_WORKER: 'false' })).not.toThrow();
+  });
+});
