@@ -122,9 +122,12 @@ export class Metrics {
   collectProcessMetrics(): void {
     if (this.processMetrics) return;
     this.processMetrics = true;
-    void this.registry().then((registry) => {
-      this.prom?.collectDefaultMetrics({ register: registry });
-    });
+    // a registry that cannot load is the scrape's failure to answer (exposition awaits the same
+    // load), never an unhandled rejection that would end the process
+    this.registry().then(
+      (registry) => this.prom?.collectDefaultMetrics({ register: registry }),
+      () => undefined,
+    );
   }
 
   /** The Prometheus text exposition and its content type. */
