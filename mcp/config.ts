@@ -27,7 +27,7 @@ const list = (what: string, ok: (v: string) => boolean) =>
     )
     .refine((xs) => xs.every(ok), { error: `must be a comma-separated list of ${what}` });
 
-const McpEnvSchema = z.object({
+export const McpEnvSchema = z.object({
   MARKETPLACE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .default('http://127.0.0.1:3000')

@@ -4,9 +4,12 @@ import path from 'node:path';
 
 /**
  * `npx artifact-marketplace install --client claude|cursor [--config <file>] [--url <marketplace>]`:
- * adds this MCP server to the client's configuration file (other servers and keys are kept) as
- * `npx -y artifact-marketplace`. It never writes a private key: the user adds
- * MCP_WALLET_PRIVATE_KEY to the entry's env by hand (or uses the hosted /mcp with their own wallet).
+ * adds this MCP server to the client's configuration file (other servers and keys are kept): run
+ * from an installed package (a path under node_modules, npx's cache included) as
+ * `npx -y artifact-marketplace`; run from a checkout as `node <checkout>/dist/mcp/main.js`, since
+ * a client starts it from elsewhere, where npx would look for the package on the registry. It
+ * never writes a private key: the user adds MCP_WALLET_PRIVATE_KEY to the entry's env by hand (or
+ * uses the hosted /mcp with their own wallet).
  */
 export const SERVER_KEY = 'artifact-marketplace';
 export type ClientName = 'claude' | 'cursor';
@@ -59,9 +62,20 @@ export function parseInstallArgs(argv: readonly string[]): {
   return { client, ...(config && { config }), ...(url && { url }) };
 }
 
+/** How the client starts the server, from the path of the MCP entry that runs `install`. */
+export function launchOf(entryFile: string | undefined): { command: string; args: string[] } {
+  if (entryFile === undefined || entryFile.split(/[\\/]/).includes('node_modules'))
+    return { command: 'npx', args: ['-y', SERVER_KEY] };
+  // from source (tsx mcp/main.ts), the checkout's build is what a client can run
+  const built = entryFile.endsWith('.ts')
+    ? path.resolve(path.dirname(entryFile), '..', 'dist', 'mcp', 'main.js')
+    : path.resolve(entryFile);
+  return { command: 'node', args: [built] };
+}
+
 /** Adds (or replaces) our entry; returns the file written and the entry. */
 export async function install(
-  opts: { client: ClientName; config?: string; url?: string },
+  opts: { client: ClientName; config?: string; url?: string; entryFile?: string },
   env: Record<string, string | undefined>,
 ): Promise<{ file: string; entry: Record<string, unknown> }> {
   const file = opts.config ?? configPathOf(opts.client, env);
@@ -77,8 +91,7 @@ export async function install(
       ? (current.mcpServers as Record<string, unknown>)
       : {};
   const entry = {
-    command: 'npx',
-    args: ['-y', SERVER_KEY],
+    ...launchOf(opts.entryFile),
     env: { MARKETPLACE_URL: opts.url ?? 'http://127.0.0.1:3000' },
   };
   const next = { ...current, mcpServers: { ...servers, [SERVER_KEY]: entry } };

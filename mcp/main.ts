@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import module from 'node:module';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CatalogClient } from '../src/client/catalog.js';
 import { loadTracingConfig } from '../src/config.js';
@@ -61,7 +63,13 @@ function depsOf(config: McpConfig, approvals: Approvals): McpDeps {
 async function main(): Promise<void> {
   if (process.argv[2] === 'install') {
     const { install, parseInstallArgs } = await import('./install.js');
-    const { file } = await install(parseInstallArgs(process.argv.slice(3)), process.env);
+    const { file } = await install(
+      {
+        ...parseInstallArgs(process.argv.slice(3)),
+        entryFile: realpathSync(fileURLToPath(import.meta.url)),
+      },
+      process.env,
+    );
     process.stderr.write(
       `Added "artifact-marketplace" to ${file}. Restart the client. To let it pay, add MCP_WALLET_PRIVATE_KEY ` +
         "to that entry's env yourself (a funded wallet; limits in docs/mcp.md); without it only the free tools work.\n",

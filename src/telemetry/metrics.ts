@@ -122,9 +122,12 @@ export class Metrics {
   collectProcessMetrics(): void {
     if (this.processMetrics) return;
     this.processMetrics = true;
-    void this.registry().then((registry) => {
-      this.prom?.collectDefaultMetrics({ register: registry });
-    });
+    // a registry that cannot load is the scrape's failure to answer (exposition awaits the same
+    // load), never an unhandled rejection that would end the process
+    this.registry().then(
+      (registry) => this.prom?.collectDefaultMetrics({ register: registry }),
+      () => undefined,
+    );
   }
 
   /** The Prometheus text exposition and its content type. */
@@ -134,7 +137,9 @@ export class Metrics {
   }
 
   private registry(): Promise<Registry> {
-    this.registryLoad ??= import('prom-client').then((prom) => this.buildRegistry(prom));
+    // prom-client is CommonJS: its exports object is the namespace's default, which Node's import
+    // and the bundle's chunk (scripts/build.mjs, which exports nothing else) both give
+    this.registryLoad ??= import('prom-client').then((prom) => this.buildRegistry(prom.default));
     return this.registryLoad;
   }
 

@@ -215,4 +215,23 @@ describe.skipIf(ON_POSTGRES)('the built entry, bundled', () => {
     expect(res.status).toBe(200);
     expect(await run.stop()).toBe(0);
   }, 180_000);
+
+  it("answers the operator's scrape of /metrics (docs/operating.md), prom-client loaded from its chunk", async () => {
+    await ensureBuilt();
+    const token = 'metrics-token-0123456789abcdef';
+    const run = await serve({ METRICS_TOKEN: token });
+    try {
+      const res = await fetch(`${run.base}/metrics`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = await res.text();
+      expect(res.status, run.output()).toBe(200);
+      expect(body).toContain('marketplace_http_requests_total');
+      expect(body).toContain('process_resident_memory_bytes');
+      // the scrape left the process serving
+      expect((await fetch(`${run.base}/api/v1/health`)).status).toBe(200);
+    } finally {
+      expect(await run.stop()).toBe(0);
+    }
+  }, 180_000);
 });

@@ -55,6 +55,38 @@ describe('install --client', () => {
     expect(JSON.stringify(entry)).not.toMatch(/PRIVATE_KEY/);
   });
 
+  it("run from a checkout, writes the checkout's built entry: npx would look for the package on the registry", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-install-'));
+    const file = path.join(dir, 'claude_desktop_config.json');
+    const args = parseInstallArgs(['--client', 'claude', '--config', file]);
+    await install({ ...args, entryFile: '/home/me/market/dist/mcp/main.js' }, {});
+    const servers = () =>
+      (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, unknown> })
+        .mcpServers;
+    expect(servers()['artifact-marketplace']).toEqual({
+      command: 'node',
+      args: ['/home/me/market/dist/mcp/main.js'],
+      env: { MARKETPLACE_URL: 'http://127.0.0.1:3000' },
+    });
+    // from source (tsx mcp/main.ts): the same checkout's build
+    await install({ ...args, entryFile: '/home/me/market/mcp/main.ts' }, {});
+    expect(servers()['artifact-marketplace']).toMatchObject({
+      args: ['/home/me/market/dist/mcp/main.js'],
+    });
+    // from an installed package (npx's cache is a node_modules too): npx, current with each release
+    await install(
+      {
+        ...args,
+        entryFile: '/home/me/.npm/_npx/1a2b/node_modules/artifact-marketplace/dist/mcp/main.js',
+      },
+      {},
+    );
+    expect(servers()['artifact-marketplace']).toMatchObject({
+      command: 'npx',
+      args: ['-y', 'artifact-marketplace'],
+    });
+  });
+
   it('knows where each client keeps its config, and refuses unknown clients and bad JSON', async () => {
     expect(configPathOf('cursor', { HOME: '/h' })).toBe('/h/.cursor/mcp.json');
     expect(configPathOf('claude', { HOME: '/h' }, 'linux')).toBe(
