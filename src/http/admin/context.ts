@@ -180,10 +180,9 @@ export async function installConsoleContext(
     if (!secret || !token || !tokens.verify(secret, token)) throw new AppError('csrf_invalid');
   });
 
-  // The console is same-origin only: no cross-origin reads of its pages or its API.
+  // The console is same-origin only: the CORS plugin gives its answers and preflights no CORS
+  // header (`isConsole`, src/http/plugins/cors.ts); nothing of it is cached.
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.removeHeader('Access-Control-Allow-Origin');
-    reply.removeHeader('Access-Control-Expose-Headers');
     reply.header('Cache-Control', 'no-store');
     return payload;
   });
