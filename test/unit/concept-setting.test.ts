@@ -8,10 +8,8 @@ import {
 import { CALIBRATION, SENTENCE_CALIBRATION } from '../../src/domain/search/calibration.js';
 import { querySignals, rankCandidates } from '../../src/domain/search/rank.js';
 import {
-  CORPUS_CREDIT,
   conceptCoverage,
   listingWords,
-  prepareQuery,
   softMatchWords,
 } from '../../src/domain/search/soft-match.js';
 import {
@@ -20,13 +18,11 @@ import {
   parseConceptSettings,
 } from '../../src/domain/search/software-corpus.js';
 import { taskLexicon } from '../../src/domain/search/task-lexicon.js';
-import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
-import { rankedListing as listing } from '../helpers/ranking.js';
+import { preparedWith, rankedListing as listing } from '../helpers/ranking.js';
 
 const wv = sharedWordVectors();
-const prepared = (q: string, setting: number) =>
-  prepareQuery(wv, tokenize(q), -0.8, undefined, 1, 0.8, q, { ...CORPUS_CREDIT, setting });
+const prepared = (q: string, setting: number) => preparedWith(q, { setting });
 
 // listings of the paraphrase set's catalogue (test/bench/relevance-paraphrase-set.ts), with the
 // lexical and vector signals the relevance bench gives them for the query below

@@ -11,7 +11,6 @@ import {
   CORPUS_CREDIT,
   conceptCoverage,
   listingWords,
-  prepareQuery,
 } from '../../src/domain/search/soft-match.js';
 import {
   CONCEPT_TASKS_FILE,
@@ -19,13 +18,11 @@ import {
   parseConceptTasks,
 } from '../../src/domain/search/software-corpus.js';
 import { taskLexicon } from '../../src/domain/search/task-lexicon.js';
-import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
-import { rankedListing as listing } from '../helpers/ranking.js';
+import { preparedWith, rankedListing as listing } from '../helpers/ranking.js';
 
 const wv = sharedWordVectors();
-const prepared = (q: string, task: number) =>
-  prepareQuery(wv, tokenize(q), -0.8, undefined, 1, 0.8, q, { ...CORPUS_CREDIT, task });
+const prepared = (q: string, task: number) => preparedWith(q, { task });
 
 // listings of the paraphrase set's catalogue (test/bench/relevance-paraphrase-set.ts), with the
 // lexical and vector signals the relevance bench gives them for the query below
