@@ -1,5 +1,6 @@
 import { authorizationTypes } from '@x402/evm';
-import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
+import { checksummed, sameAddress } from './addresses.js';
 import type { PaymentNetwork } from './networks.js';
 import { recoverAuthorizationSigner } from './recovery.js';
 
@@ -50,7 +51,7 @@ function uint(v: unknown): bigint | undefined {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const address = (v: unknown): Address | undefined =>
-  typeof v === 'string' && ADDRESS.test(v) ? getAddress(v) : undefined;
+  typeof v === 'string' && ADDRESS.test(v) ? checksummed(v) : undefined;
 
 // Some client libraries emit signatures without the 0x prefix: accept both.
 const SIGNATURE = /^(0x)?[0-9a-fA-F]+$/;
@@ -204,8 +205,7 @@ export function checkAuthorization(
 ): string | undefined {
   const now = BigInt(opts.nowSeconds);
   const skew = BigInt(opts.skewSeconds);
-  if (!isAddressEqual(auth.to, getAddress(expect.payTo)))
-    return 'invalid_exact_evm_recipient_mismatch';
+  if (!sameAddress(auth.to, expect.payTo)) return 'invalid_exact_evm_recipient_mismatch';
   if (auth.value !== BigInt(expect.amount))
     return 'invalid_exact_evm_payload_authorization_value_mismatch';
   if (auth.validAfter > now + skew) return 'invalid_exact_evm_payload_authorization_valid_after';

@@ -6,8 +6,9 @@ import type {
   SupportedResponse,
   VerifyResponse,
 } from '@x402/core/types';
-import { getAddress, isAddressEqual, type Hex } from 'viem';
+import { getAddress, type Hex } from 'viem';
 import type { Sql } from '../db/index.js';
+import { sameAddress } from './addresses.js';
 import {
   checkAuthorization,
   parseExactEvmPayload,
@@ -124,8 +125,7 @@ export class LocalFacilitator implements Facilitator {
     const net = networkByCaip2(this.networks, req.network);
     if (!net || payload.accepted.network !== req.network)
       return { reason: 'invalid_exact_evm_network_mismatch' };
-    if (!isAddressEqual(getAddress(req.asset), net.asset))
-      return { reason: 'invalid_exact_evm_asset_mismatch' };
+    if (!sameAddress(req.asset, net.asset)) return { reason: 'invalid_exact_evm_asset_mismatch' };
     const exact = parseExactEvmPayload(payload.payload);
     if (!exact) return { reason: 'invalid_exact_evm_payload' };
     const payer = exact.authorization.from.toLowerCase();

@@ -148,19 +148,26 @@ function domainSeparator(d: Eip712Domain): Uint8Array {
   });
 }
 
+/*
+ * The digest's two inputs, written in place for every digest (a new zero-filled `Buffer.alloc` is
+ * an ArrayBuffer of its own each time: ~12 µs of a served completion, stop 52). Safe to share: a
+ * digest is built and hashed synchronously, every byte of `message` and every word of `words` is
+ * written each time except the zero bytes that pad the two addresses, which nothing writes.
+ */
+const words = Buffer.alloc(7 * 32);
+const message = Buffer.alloc(66);
+words.set(TRANSFER_TYPEHASH, 0);
+message[0] = 0x19;
+message[1] = 0x01;
+
 /** The EIP-712 digest the payer signed. */
 export function authorizationDigest(d: Eip712Domain, a: TransferAuthorization): Uint8Array {
-  const words = Buffer.alloc(7 * 32);
-  words.set(TRANSFER_TYPEHASH, 0);
   putHex(words, 32, a.from, 20);
   putHex(words, 64, a.to, 20);
   putUint(words, 96, a.value);
   putUint(words, 128, a.validAfter);
   putUint(words, 160, a.validBefore);
   putHex(words, 192, a.nonce, 32);
-  const message = Buffer.alloc(66);
-  message[0] = 0x19;
-  message[1] = 0x01;
   message.set(domainSeparator(d), 2);
   message.set(keccak256(words), 34);
   return keccak256(message);

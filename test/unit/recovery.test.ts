@@ -4,6 +4,7 @@ import { authorizationTypes } from '@x402/evm';
 import {
   getAddress,
   hashTypedData,
+  isAddressEqual,
   keccak256 as viemKeccak,
   recoverTypedDataAddress,
   toHex,
@@ -13,6 +14,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { derivePayoutAddress } from '../../src/domain/accounts/accounts.js';
 import { CHAINS } from '../../src/wire/chains.js';
+import { checksummed, sameAddress } from '../../src/x402/addresses.js';
 import {
   authorizationDigest,
   checksumAddress,
@@ -132,6 +134,44 @@ describe('addresses hashed natively', () => {
     for (const hex of samples) expect(checksumAddress(hex)).toBe(getAddress(`0x${hex}`));
     for (const bad of ['', '0x' + '0'.repeat(40), 'A'.repeat(40), '0'.repeat(39), 'g'.repeat(40)])
       expect(() => checksumAddress(bad)).toThrow();
+  });
+
+  it("answers what viem's getAddress and isAddressEqual answer, in any casing, and throws where they throw", () => {
+    const casings = (hex: string) => [
+      `0x${hex}`,
+      `0x${hex.toUpperCase()}`,
+      getAddress(`0x${hex}`),
+      `0x${[...hex].map((c, i) => (i % 3 === 0 ? c.toUpperCase() : c)).join('')}`,
+    ];
+    const samples = [
+      ...Array.from({ length: 200 }, () => randomBytes(20).toString('hex')),
+      '0'.repeat(40),
+      'f'.repeat(40),
+    ];
+    for (const hex of samples) {
+      const other = randomBytes(20).toString('hex');
+      for (const a of casings(hex)) {
+        // twice: the second answer comes from the cache
+        expect(checksummed(a)).toBe(getAddress(a));
+        expect(checksummed(a)).toBe(getAddress(a));
+        for (const b of casings(hex)) expect(sameAddress(a, b)).toBe(true);
+        expect(sameAddress(a, `0x${other}`)).toBe(isAddressEqual(a as Hex, `0x${other}`));
+      }
+    }
+    for (const bad of [
+      '',
+      '0x',
+      `0x${'0'.repeat(39)}`,
+      `0x${'0'.repeat(41)}`,
+      `0x${'g'.repeat(40)}`,
+      '0'.repeat(40),
+      ` 0x${'0'.repeat(40)}`,
+    ]) {
+      expect(() => getAddress(bad)).toThrow();
+      expect(() => checksummed(bad)).toThrow();
+      expect(() => sameAddress(bad, `0x${'0'.repeat(40)}`)).toThrow();
+      expect(() => sameAddress(`0x${'0'.repeat(40)}`, bad)).toThrow();
+    }
   });
 
   it('derives the payout addresses viem derived (the addresses of existing accounts stay)', () => {
