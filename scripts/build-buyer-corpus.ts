@@ -10,6 +10,7 @@
  *   npx tsx scripts/build-buyer-corpus.ts diag                      (round 1 against both: cap, CV)
  *   npx tsx scripts/build-buyer-corpus.ts settings [out]            (writes the settings table)
  *   npx tsx scripts/build-buyer-corpus.ts tasks [out]               (writes the task-share table)
+ *   npx tsx scripts/build-buyer-corpus.ts contexts                  (queries naming only a context)
  *
  * import: concatenates files of `concept<TAB>query` lines and cleans them mechanically only (a
  * line whose concept the lexicon lacks, an empty or malformed line, a repeated line are dropped;
@@ -464,6 +465,35 @@ export function buildTaskTable(data: Labelled[], prior = TASK_PRIOR): string {
   );
 }
 
+/**
+ * Stop 52: per concept, how often its buyer queries name only other concepts (their context: "a
+ * link in the mail" for passwordless sign-in names e-mail), and which, over the settings table's
+ * queries: where the lexicon lacks a buyer's words for the task itself. Most concepts read high,
+ * since the writers avoided each concept's own entries; the order, not the level, is the reading.
+ */
+export function contextOnly(
+  data: Labelled[],
+): Array<{ concept: string; queries: number; share: number; contexts: Array<[string, number]> }> {
+  const by = new Map<string, { queries: number; only: number; contexts: Map<string, number> }>();
+  for (const { concept, query } of data) {
+    const e = by.get(concept) ?? { queries: 0, only: 0, contexts: new Map<string, number>() };
+    by.set(concept, e);
+    e.queries++;
+    const named = new Set([...lexiconConcepts(query, true).values()].flat().map((c) => c.slice(2)));
+    if (named.size === 0 || named.has(concept)) continue;
+    e.only++;
+    for (const b of named) e.contexts.set(b, (e.contexts.get(b) ?? 0) + 1);
+  }
+  return [...by]
+    .map(([concept, e]) => ({
+      concept,
+      queries: e.queries,
+      share: e.only / e.queries,
+      contexts: [...e.contexts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+    }))
+    .sort((a, b) => b.share - a.share || a.concept.localeCompare(b.concept));
+}
+
 /** The queries the settings table learns from: the data file and round 3's, cleaned as import does. */
 export function settingQueries(): Labelled[] {
   const { text } = importLabelled(
@@ -501,6 +531,15 @@ if (!main) {
   writeFileSync(rest[0] ?? SETTINGS_TABLE, buildSettingsTable(settingQueries()));
 } else if (cmd === 'tasks') {
   writeFileSync(rest[0] ?? TASKS_TABLE, buildTaskTable(settingQueries()));
+} else if (cmd === 'contexts') {
+  for (const { concept, queries, share, contexts } of contextOnly(settingQueries()))
+    console.log(
+      `${concept} ${queries} ${share.toFixed(2)}`,
+      contexts
+        .slice(0, 4)
+        .map(([b, k]) => `${b}:${k}`)
+        .join(' '),
+    );
 } else if (cmd === 'cv') {
   // on the committed corpus, or on another file of the same form (a round in progress)
   const data = rest[0] === undefined ? buyerQueries() : readLabelled(readFileSync(rest[0], 'utf8'));
@@ -562,4 +601,7 @@ if (!main) {
   ] as const)
     for (const o of DIAG_OPTIONS)
       console.log(name, JSON.stringify(o), crossValidate(data, { ...ROUND1_OPTIONS, ...o }));
-} else throw new Error('usage: build-buyer-corpus.ts import <files> | build [out] | cv | diag');
+} else
+  throw new Error(
+    'usage: build-buyer-corpus.ts import <files> | build [out] | settings | tasks | contexts | cv | diag',
+  );

@@ -4,6 +4,7 @@ import {
   BUYER_OPTIONS,
   buildBuyerTable,
   buyerQueries,
+  contextOnly,
   importLabelled,
   learnBuyer,
 } from '../../scripts/build-buyer-corpus.js';
@@ -74,6 +75,19 @@ describe('the buyer corpus (buyer queries labelled with the concept each means)'
       'csv\topen my sheet',
       'rate_limit\tone user eats my whole server',
       'rate_limit\tstop the flood',
+    ]);
+  });
+
+  it('reads, per concept, the share of its queries that name only another concept (their context)', () => {
+    const rows = contextOnly([
+      { concept: 'passwordless', query: 'a magic link to sign in' },
+      { concept: 'passwordless', query: 'get in from a link in the mail' },
+      { concept: 'passwordless', query: 'nothing to remember' },
+      { concept: 'sms', query: 'text message alerts' },
+    ]);
+    expect(rows).toEqual([
+      { concept: 'passwordless', queries: 3, share: 1 / 3, contexts: [['email', 1]] },
+      { concept: 'sms', queries: 1, share: 0, contexts: [] },
     ]);
   });
 
