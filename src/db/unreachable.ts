@@ -17,15 +17,20 @@ const CONNECTION_CODES = new Set([
 /**
  * One line saying why the database is out of reach, when `err` is a transient connection error (a
  * Postgres restart or failover, the network): the server shutting down or still starting (SQLSTATE
- * 57P01-57P03), a connection exception (class 08) or a socket error. Undefined for anything else,
- * which stays an error with its stack.
+ * 57P01-57P03), a connection exception (class 08), a socket error, or the server refusing a new
+ * connection because its `max_connections` (or a role's or database's connection limit) is taken
+ * (53300: the pools together are larger than the server allows; the next try may find a slot).
+ * Undefined for anything else, which stays an error with its stack.
  */
 export function unreachableDatabase(err: unknown): string | undefined {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : undefined;
   if (!code) return undefined;
   const transient =
-    CONNECTION_CODES.has(code) || /^57P0[123]$/.test(code) || /^08[0-9A-Z]{3}$/.test(code);
+    CONNECTION_CODES.has(code) ||
+    code === '53300' ||
+    /^57P0[123]$/.test(code) ||
+    /^08[0-9A-Z]{3}$/.test(code);
   if (!transient) return undefined;
   const message = typeof e?.message === 'string' ? e.message.split('\n')[0] : '';
   return message && !message.includes(code) ? `${code}: ${message}` : message || code;
