@@ -7,7 +7,7 @@ import type {
   FastifyServerOptions,
 } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { unreachableDatabase } from '../db/unreachable.js';
+import { unreachableQuery } from '../db/unreachable.js';
 import { AppError, isErrorCode, type ErrorCode } from '../errors.js';
 
 declare module 'fastify' {
@@ -95,7 +95,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.errorCode = e.code;
       return reply.status(e.status).send(e.toBody());
     }
-    const unreachable = unreachableDatabase(err);
+    const unreachable = unreachableQuery(err);
     if (unreachable) {
       // a Postgres restart or failover: the client retries, the operator sees one line, no stack
       request.log.warn({ reason: unreachable }, 'request failed: the database is out of reach');
