@@ -17,7 +17,8 @@ const CONNECTION_CODES = new Set([
 /**
  * One line saying why the database is out of reach, when `err` is a transient connection error (a
  * Postgres restart or failover, the network): the server shutting down or still starting (SQLSTATE
- * 57P01-57P03), a connection exception (class 08) or a socket error. Undefined for anything else,
+ * 57P01-57P03), a connection exception (class 08), a connection refused for the server's limit
+ * (53300) or a socket error. Undefined for anything else,
  * which stays an error with its stack.
  */
 export function unreachableDatabase(err: unknown): string | undefined {
@@ -25,7 +26,11 @@ export function unreachableDatabase(err: unknown): string | undefined {
   const code = typeof e?.code === 'string' ? e.code : undefined;
   if (!code) return undefined;
   const transient =
-    CONNECTION_CODES.has(code) || /^57P0[123]$/.test(code) || /^08[0-9A-Z]{3}$/.test(code);
+    CONNECTION_CODES.has(code) ||
+    /^57P0[123]$/.test(code) ||
+    /^08[0-9A-Z]{3}$/.test(code) ||
+    // too many connections: the pools together past the server's max_connections (or a role's limit)
+    code === '53300';
   if (!transient) return undefined;
   const message = typeof e?.message === 'string' ? e.message.split('\n')[0] : '';
   return message && !message.includes(code) ? `${code}: ${message}` : message || code;
