@@ -31,6 +31,10 @@ export const ERROR_CATALOG = catalog({
     503,
     'Archive storage is full or unavailable; nothing was stored or charged. Retry after the time given.',
   ],
+  database_unavailable: [
+    503,
+    'The database is briefly out of reach (a restart or failover). Retry the same request after the time given; a signed payment is never charged twice.',
+  ],
   internal_error: [500, 'Something went wrong on our side; nothing was charged twice. Try again.'],
   // --- discovery and search -----------------------------------------------------------------
   missing_query: [400, 'Send a search query in q.'],

@@ -17,6 +17,7 @@ const EVERY_ROUTE: ErrorCode[] = [
   'rate_limited',
   'headers_too_large',
   'request_timeout',
+  'database_unavailable',
   'internal_error',
 ];
 const WITH_BODY: ErrorCode[] = [

@@ -7,6 +7,7 @@ import type {
   FastifyServerOptions,
 } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { unreachableQuery } from '../db/unreachable.js';
 import { AppError, isErrorCode, type ErrorCode } from '../errors.js';
 
 declare module 'fastify' {
@@ -60,6 +61,17 @@ export function validationError(err: unknown): AppError | undefined {
   });
 }
 
+/** Seconds a client waits after 503 `database_unavailable` (a Postgres restart takes a few). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** 503 `database_unavailable` with `retry_after` and its header. */
+export function databaseUnavailable(): AppError {
+  return new AppError('database_unavailable', {
+    retry_after: DATABASE_RETRY_AFTER_SECONDS,
+    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     if (err instanceof AppError) {
@@ -81,6 +93,15 @@ export function installErrorHandling(app: FastifyInstance): void {
     ) {
       const e = new AppError(mapped ?? 'invalid_request', { message: fe.message });
       request.errorCode = e.code;
+      return reply.status(e.status).send(e.toBody());
+    }
+    const unreachable = unreachableQuery(err);
+    if (unreachable) {
+      // a Postgres restart or failover: the client retries, the operator sees one line, no stack
+      request.log.warn({ reason: unreachable }, 'request failed: the database is out of reach');
+      const e = databaseUnavailable();
+      request.errorCode = e.code;
+      for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
       return reply.status(e.status).send(e.toBody());
     }
     request.log.error({ err }, 'unhandled error');

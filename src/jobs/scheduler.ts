@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { unreachableDatabase } from '../db/unreachable.js';
 
 /** A periodic task (reconcile payments, purge listings, forward payouts...). */
 export interface PeriodicTask {
@@ -29,7 +30,16 @@ export function startScheduler(tasks: PeriodicTask[], logger: Logger): () => Pro
           if (report && Object.values(report).some((n) => n > 0))
             logger.info({ task: task.name, ...report }, `${task.name} pass`);
         })
-        .catch((err: unknown) => logger.error({ err, task: task.name }, `${task.name} pass failed`))
+        .catch((err: unknown) => {
+          // a Postgres restart: one warn line with its reason, as the job runner's (no stack)
+          const reason = unreachableDatabase(err);
+          if (reason)
+            logger.warn(
+              { task: task.name, reason },
+              `${task.name} pass failed: the database is out of reach, trying again`,
+            );
+          else logger.error({ err, task: task.name }, `${task.name} pass failed`);
+        })
         .finally(() => {
           running.delete(pass);
           schedule(task, task.everyMs);

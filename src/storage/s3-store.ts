@@ -5,6 +5,7 @@ import {
   collect,
   payloadTooLarge,
   sha256Hex,
+  storageUnavailable,
   type BlobStore,
   type PutResult,
 } from './blob-store.js';
@@ -13,6 +14,25 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 let sdkLoading: Promise<Sdk> | undefined;
 /** The AWS SDK (slow and large to load) is loaded by the first S3 call, not by every process. */
 const loadSdk = () => (sdkLoading ??= import('@aws-sdk/client-s3'));
+
+/**
+ * The store out of reach (no HTTP answer: refused, reset, timed out) or failing on its side (5xx),
+ * as opposed to a refusal of the request (4xx: credentials, bucket, a bad digest), which stays an
+ * error for the operator.
+ */
+function storeOutage(e: unknown): boolean {
+  const err = e as { $metadata?: { httpStatusCode?: unknown }; code?: unknown; name?: unknown };
+  const status = err?.$metadata?.httpStatusCode;
+  if (typeof status === 'number') return status >= 500;
+  return typeof err?.code === 'string' || err?.name === 'TimeoutError';
+}
+
+/** 503 `storage_unavailable`, with the store's error as its cause for the operator's log. */
+function unavailable(e: unknown): Error {
+  const err = storageUnavailable();
+  err.cause = e;
+  return err;
+}
 
 export interface S3StoreOptions {
   bucket: string;
@@ -68,16 +88,22 @@ export class S3BlobStore implements BlobStore {
     if (opts.maxBytes !== undefined && buf.length > opts.maxBytes)
       throw payloadTooLarge(opts.maxBytes);
     const sha256 = sha256Hex(buf);
-    await client.send(
-      new sdk.PutObjectCommand({
-        Bucket: this.opts.bucket,
-        Key: this.keyOf(key),
-        Body: buf,
-        ContentLength: buf.length,
-        ContentType: opts.contentType ?? 'application/octet-stream',
-        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
-      }),
-    );
+    try {
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket: this.opts.bucket,
+          Key: this.keyOf(key),
+          Body: buf,
+          ContentLength: buf.length,
+          ContentType: opts.contentType ?? 'application/octet-stream',
+          ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+        }),
+      );
+    } catch (e) {
+      // the store down or failing (after the SDK's own retries): nothing stored, nothing charged
+      if (storeOutage(e)) throw unavailable(e);
+      throw e;
+    }
     return { size: buf.length, sha256 };
   }
 
@@ -111,6 +137,8 @@ export class S3BlobStore implements BlobStore {
       if (e instanceof sdk.NotFound || e instanceof sdk.NoSuchKey) return undefined;
       if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
         return undefined;
+      // an upload asks first whether the bytes are there: the store down answers it as a put would
+      if (storeOutage(e)) throw unavailable(e);
       throw e;
     }
   }

@@ -84,4 +84,27 @@ describe('error mapping', () => {
     expect(res.json()).toEqual({ error: 'internal_error', message: expect.any(String) });
     await bare.close();
   });
+
+  it('a connection error of another client than the database (a store, a facilitator) is not database_unavailable', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { installErrorHandling } = await import('../../src/http/error-handler.js');
+    const bare = Fastify({ logger: false });
+    installErrorHandling(bare);
+    const refused = () =>
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED' });
+    bare.get('/other', async () => {
+      throw refused();
+    });
+    // as postgres.js rejects a query: the same error, marked with its query
+    bare.get('/database', async () => {
+      throw Object.defineProperty(refused(), 'query', { value: 'select 1' });
+    });
+    const other = await bare.inject('/other');
+    expect(other.statusCode).toBe(500);
+    expect(other.json().error).toBe('internal_error');
+    const database = await bare.inject('/database');
+    expect(database.statusCode).toBe(503);
+    expect(database.json().error).toBe('database_unavailable');
+    await bare.close();
+  });
 });

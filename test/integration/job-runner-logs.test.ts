@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { claimJob, enqueueJob } from '../../src/jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from '../../src/jobs/runner.js';
+import { startScheduler } from '../../src/jobs/scheduler.js';
 import { freePort } from '../helpers/app.js';
 import { captureLogs } from '../helpers/logs.js';
 import { databaseEnv } from '../helpers/postgres.js';
@@ -85,6 +86,39 @@ describe('the job runner tells the operator', () => {
         expect.objectContaining({
           level: 40,
           msg: 'job pass failed: the database is out of reach, trying again',
+          reason: expect.stringMatching(/ECONNREFUSED/),
+        }),
+      );
+      expect(line).not.toHaveProperty('err');
+    }
+  });
+});
+
+describe('a periodic task tells the operator', () => {
+  it('that the database is out of reach, in one warn line without a stack (the reconciler during a Postgres restart)', async () => {
+    const gone = postgres(`postgres://u:p@127.0.0.1:${await freePort()}/db`, {
+      max: 1,
+      onnotice: () => {},
+    });
+    const { logger, lines } = captureLogs();
+    const stop = startScheduler(
+      [{ name: 'reconcile', everyMs: 20, run: async () => void (await gone`select 1`) }],
+      logger,
+    );
+    try {
+      const deadline = Date.now() + 10_000;
+      while (lines.length < 2 && Date.now() < deadline) await sleep(20);
+    } finally {
+      await stop();
+      await gone.end({ timeout: 0 });
+    }
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) {
+      expect(line).toEqual(
+        expect.objectContaining({
+          level: 40,
+          task: 'reconcile',
+          msg: 'reconcile pass failed: the database is out of reach, trying again',
           reason: expect.stringMatching(/ECONNREFUSED/),
         }),
       );

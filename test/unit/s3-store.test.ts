@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { readBlob, S3BlobStore, sha256Hex } from '../../src/storage/index.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * The S3 store through the real AWS SDK against a minimal S3-compatible endpoint on loopback
@@ -26,6 +27,10 @@ beforeAll(async () => {
     seen.push(`${req.method} ${key} ${req.headers.authorization ? 'signed' : 'unsigned'}`);
     if (req.method === 'PUT') {
       const data = await body(req);
+      if (req.headers['content-type'] === 'bad-digest') {
+        res.writeHead(400).end('<Error><Code>BadDigest</Code></Error>');
+        return;
+      }
       const sum = req.headers['x-amz-checksum-sha256'];
       if (sum && sum !== Buffer.from(sha256Hex(data), 'hex').toString('base64')) {
         res.writeHead(400).end('<Error><Code>BadDigest</Code></Error>');
@@ -130,5 +135,28 @@ describe('S3BlobStore', () => {
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).status).toBe(413);
     expect(objects.size).toBe(before);
+  });
+
+  it('answers 503 storage_unavailable when the store is down, and a refusal (4xx) stays an error', async () => {
+    const down = new S3BlobStore({
+      bucket: 'archives',
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${await freePort()}`,
+      accessKeyId: 'k',
+      secretAccessKey: 's',
+      forcePathStyle: true,
+    });
+    const err = await down.put('archives/x.zip', Buffer.from('x')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('storage_unavailable');
+    expect((err as AppError).extras.retry_after).toBeGreaterThan(0);
+    // an upload stats the key before it puts
+    const stat = await down.stat('archives/x.zip').catch((e: unknown) => e);
+    expect((stat as AppError).code).toBe('storage_unavailable');
+    // the endpoint refuses a bad digest with 400 BadDigest: not an outage
+    const refused = await store
+      .put('archives/bad.zip', Buffer.from('x'), { contentType: 'bad-digest' })
+      .catch((e: unknown) => e);
+    expect(refused).not.toBeInstanceOf(AppError);
   });
 });

@@ -1,0 +1,49 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP relay on loopback in front of a server (Postgres), which a test cuts and restores: cut
+ * ends every relayed connection and stops listening, so new connections are refused, as while
+ * the server restarts; restore listens on the same port again. Only the processes that reach the
+ * server through the relay see the outage, never the rest of the test run's cluster.
+ */
+export async function startTcpRelay(target: { host: string; port: number }) {
+  const sockets = new Set<Socket>();
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('error', () => {});
+    s.once('close', () => sockets.delete(s));
+  };
+  const relay = (client: Socket) => {
+    const upstream = connect(target.port, target.host);
+    track(client);
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+  };
+  const listen = (server: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+    });
+  let server = createServer(relay);
+  const port = await listen(server, 0);
+  return {
+    port,
+    /** Refuses new connections and ends the open ones. */
+    async cut(): Promise<void> {
+      const closed = new Promise((r) => server.close(r));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+    /** Accepts connections again, on the same port. */
+    async restore(): Promise<void> {
+      server = createServer(relay);
+      await listen(server, port);
+    },
+    async close(): Promise<void> {
+      for (const s of sockets) s.destroy();
+      if (server.listening) await new Promise((r) => server.close(r));
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/app.js';
+import { captureLogs } from '../helpers/logs.js';
+import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
+import { startTcpRelay } from '../helpers/tcp-relay.js';
+
+/**
+ * A Postgres restart or failover as the HTTP API answers it (docs/operating.md, "After a crash"):
+ * the app reaches its database through a relay the test cuts, so that only this app sees the
+ * outage. Postgres tier only: the embedded database is in the process and cannot go away alone.
+ */
+describe.runIf(ON_POSTGRES)('the database out of reach', () => {
+  let t: TestContext;
+  let relay: Awaited<ReturnType<typeof startTcpRelay>>;
+  const { logger, lines } = captureLogs();
+
+  beforeAll(async () => {
+    const env = await databaseEnv();
+    const url = new URL(env.DATABASE_URL!);
+    relay = await startTcpRelay({ host: url.hostname, port: Number(url.port) });
+    url.port = String(relay.port);
+    t = await startTestApp({ ...env, DATABASE_URL: url.toString() }, { logger });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await relay?.close();
+  });
+
+  it('answers 503 database_unavailable with retry_after, then serves again without a restart', async () => {
+    const search = () => t.app.inject('/api/v1/search?q=widget');
+    expect((await search()).statusCode).toBe(200);
+
+    await relay.cut();
+    try {
+      for (const url of [
+        '/api/v1/search?q=widget',
+        '/api/v1/items/7d1c0e0e-1111-4111-8111-111111111111',
+      ]) {
+        const res = await t.app.inject(url);
+        expect(res.statusCode, url).toBe(503);
+        expect(res.headers['retry-after']).toBe('5');
+        expect(res.json()).toEqual({
+          error: 'database_unavailable',
+          message: expect.any(String),
+          retry_after: 5,
+        });
+      }
+      // the operator reads one warn line with the reason, not an error with a stack
+      const failed = lines.filter((l) => l.msg === 'request failed: the database is out of reach');
+      expect(failed.length).toBeGreaterThanOrEqual(2);
+      expect(failed[0]).toMatchObject({
+        level: 40,
+        reason: expect.stringMatching(/ECONN|CONNECTION/),
+      });
+      expect(lines.filter((l) => l.msg === 'unhandled error')).toEqual([]);
+    } finally {
+      await relay.restore();
+    }
+    // postgres.js reconnects on the next query
+    expect((await search()).statusCode).toBe(200);
+  });
+});
