@@ -221,6 +221,27 @@ describe('upload: malformed multipart bodies', () => {
     expectNoErrorLog();
   });
 
+  it('a compression field naming no format → 400 unsupported_archive before any fee, as in JSON', async () => {
+    for (const compression of ['rar', 'ZIP', '']) {
+      // a valid zip in a "file" part: only the compression field is wrong
+      const [head, tail] = form([
+        field('metadata', JSON.stringify(METADATA)),
+        field('compression', compression),
+        filePart('file', '\0'),
+      ]).split('\0');
+      const res = await post(
+        Buffer.concat([Buffer.from(head!), zipOf(uniqueProject()), Buffer.from(tail!)]),
+        { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      );
+      expect(res.statusCode, compression).toBe(400);
+      expect(res.json()).toMatchObject({
+        error: 'unsupported_archive',
+        message: 'compression must be zip, tar.gz or tgz',
+      });
+    }
+    expectNoErrorLog();
+  });
+
   it('two file parts → 413 too_many_parts', async () => {
     const res = await post(
       form([

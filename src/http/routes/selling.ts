@@ -22,6 +22,7 @@ import { submitListing } from '../../domain/listings/submit.js';
 import {
   compressionOfName,
   finishUpload,
+  parseCompression,
   parseJsonUpload,
   tooLarge,
   type ValidUpload,
@@ -108,13 +109,11 @@ async function readMultipart(request: FastifyRequest, config: Config): Promise<V
   const { metadata, fileName, bytes } = form;
   if (!bytes)
     throw badRequest('missing_file', 'the multipart body needs a "file" part with the archive');
-  const byName = fileName ? compressionOfName(fileName) : undefined;
+  // the field, when sent, is checked as the JSON key is; without it the file name says
   const compression =
-    form.compression === 'zip'
-      ? 'zip'
-      : form.compression === 'tar.gz' || form.compression === 'tgz'
-        ? 'tar.gz'
-        : (byName ?? 'zip');
+    form.compression !== undefined
+      ? parseCompression(form.compression)
+      : ((fileName ? compressionOfName(fileName) : undefined) ?? 'zip');
   return finishUpload({ metadata, compression, fileName, bytes }, config);
 }
 
