@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { captureLogs, type CapturedLogs } from '../helpers/logs.js';
 import {
@@ -208,6 +209,40 @@ describe('upload: malformed multipart bodies', () => {
     );
     expect(status).toBe(400);
     expect(JSON.parse(body)).toMatchObject({ error: 'invalid_multipart' });
+    expectNoErrorLog();
+  });
+
+  it('over a real socket: a file part declared at 1 GB is answered 413 once past the limit, while the client still sends', async () => {
+    const limit = t.runtime.deps.config.MAX_ARCHIVE_BYTES;
+    const { port } = t.app.server.address() as { port: number };
+    const sock = connect(port, '127.0.0.1');
+    let answer = '';
+    sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    await new Promise((resolve) => sock.once('connect', resolve));
+    sock.write(
+      `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\nContent-Length: 1000000000\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n` +
+        `--${boundary}\r\n${field('metadata', JSON.stringify(METADATA))}\r\n` +
+        `--${boundary}\r\n${filePart('file', 'PK\x03\x04')}`,
+    );
+    // send until answered (socket buffers hold a few MB besides what the server has read); the
+    // answer used to wait for the whole declared body
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    const cap = limit + 32 * 1024 * 1024;
+    let sent = 0;
+    while (!answer.includes('\r\n\r\n') && sent < cap) {
+      if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
+      sent += chunk.length;
+    }
+    sock.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(sent).toBeLessThan(cap);
+    // the client gone, its connection goes too (it used to stay, unread, until the timeouts)
+    const open = () =>
+      new Promise<number>((resolve, reject) =>
+        t.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+      );
+    await vi.waitFor(async () => expect(await open()).toBe(0), { timeout: 3000, interval: 50 });
     expectNoErrorLog();
   });
 

@@ -104,6 +104,12 @@ async function readMultipart(request: FastifyRequest, config: Config): Promise<V
   try {
     form = await readParts(request, config);
   } catch (err) {
+    // The parser let go of the body mid-way: what the client still sends is read and dropped, so
+    // the socket sees the client leave (or serves its next request) instead of hanging unread
+    // until the server's timeouts. The plugin unpipes (which pauses) after this catch runs.
+    const drop = () => request.raw.resume();
+    request.raw.on('pause', drop);
+    drop();
     throw multipartError(err);
   }
   const { metadata, fileName, bytes } = form;
