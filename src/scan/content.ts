@@ -115,6 +115,9 @@ export class ScanContext {
 }
 
 const SNIFF_BYTES = 512;
+/** A zip's end record (22 bytes) with the longest comment (65,535): where readers look for it. */
+const ZIP_TAIL_BYTES = 22 + 65_535;
+const EOCD = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
 const MAX_LINE = 64 * 1024;
 
 type Kind = 'pending' | 'text' | 'utf16le' | 'utf16be' | 'binary' | 'nested' | 'skip';
@@ -159,6 +162,9 @@ export class EntryInspector {
   private readonly preview: FilePreview | undefined;
   /** Non-blank lines (the preview's lines of code). */
   private codeLines = 0;
+  /** The file's last bytes (at least ZIP_TAIL_BYTES once there are that many): see hiddenZip. */
+  private tail: Buffer[] = [];
+  private tailLen = 0;
 
   constructor(
     private readonly ctx: ScanContext,
@@ -192,6 +198,7 @@ export class EntryInspector {
   write(chunk: Buffer): void {
     this.out?.write(chunk);
     this.preview?.write(chunk);
+    this.keepTail(chunk);
     if (this.kind === 'pending') {
       this.head.push(chunk);
       this.headLen += chunk.length;
@@ -216,6 +223,12 @@ export class EntryInspector {
       this.kind === 'pending' || this.kind === 'skip' ? 'other' : this.kind,
       this.codeLines,
     );
+    if (this.kind !== 'nested' && this.hiddenZip())
+      throw unsafe(
+        'prepended_data',
+        this.path,
+        'a zip archive after other bytes (a self-extracting stub or a polyglot): unzip opens it, the scan cannot',
+      );
     if (this.kind === 'nested') {
       const bytes = Buffer.concat(this.nested, this.nestedLen);
       this.nested = [];
@@ -224,6 +237,33 @@ export class EntryInspector {
       this.ctx.stats.nestedArchives++;
       await this.ctx.scanNested(bytes, this.path, this.depth + 1);
     }
+  }
+
+  private keepTail(chunk: Buffer): void {
+    this.tail.push(chunk);
+    this.tailLen += chunk.length;
+    while (this.tail.length > 1 && this.tailLen - this.tail[0]!.length >= ZIP_TAIL_BYTES)
+      this.tailLen -= this.tail.shift()!.length;
+  }
+
+  /**
+   * A file that does not start as an archive but ends as a zip does: a zip end-of-central-directory
+   * record whose comment runs exactly to the end of the file, in the last 65,557 bytes, where
+   * unzip, Python's zipfile and Java look for it (bytes before the first entry are allowed there).
+   * Sniffed by its first bytes as text or binary, its entries (a key, an executable, a link)
+   * would go unread. A text file cannot hold the record's 0x05 0x06 bytes; in random binary data
+   * a record whose comment length also matches is a 1 in 2^48 chance per position.
+   */
+  private hiddenZip(): boolean {
+    if (this.tailLen < 22) return false;
+    const b = this.tail.length === 1 ? this.tail[0]! : Buffer.concat(this.tail, this.tailLen);
+    this.tail = [];
+    const stop = Math.max(0, b.length - ZIP_TAIL_BYTES);
+    for (let i = b.lastIndexOf(EOCD, b.length - 22); i >= stop; i = b.lastIndexOf(EOCD, i - 1)) {
+      if (i + 22 + b.readUInt16LE(i + 20) === b.length) return true;
+      if (i === 0) break;
+    }
+    return false;
   }
 
   private decide(): void {

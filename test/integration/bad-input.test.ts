@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { captureLogs, type CapturedLogs } from '../helpers/logs.js';
 import {
@@ -211,6 +212,46 @@ describe('upload: malformed multipart bodies', () => {
     expectNoErrorLog();
   });
 
+  it('over a real socket: a file part declared at 1 GB is answered 413 once past the limit, while the client still sends', async () => {
+    const limit = t.runtime.deps.config.MAX_ARCHIVE_BYTES;
+    const { port } = t.app.server.address() as { port: number };
+    const accepted: Socket[] = [];
+    const mine = (s: Socket) => accepted.push(s);
+    t.app.server.on('connection', mine);
+    const sock = connect(port, '127.0.0.1');
+    let answer = '';
+    sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    await new Promise((resolve) => sock.once('connect', resolve));
+    sock.write(
+      `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\nContent-Length: 1000000000\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n` +
+        `--${boundary}\r\n${field('metadata', JSON.stringify(METADATA))}\r\n` +
+        `--${boundary}\r\n${filePart('file', 'PK\x03\x04')}`,
+    );
+    // send until answered (socket buffers hold a few MB besides what the server has read); the
+    // answer used to wait for the whole declared body
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    const cap = limit + 32 * 1024 * 1024;
+    let sent = 0;
+    while (!answer.includes('\r\n\r\n') && sent < cap) {
+      if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
+      sent += chunk.length;
+    }
+    t.app.server.off('connection', mine);
+    const serverSide = accepted.find((s) => s.remotePort === sock.localPort);
+    sock.destroy();
+    expect(serverSide).toBeDefined();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(sent).toBeLessThan(cap);
+    // the client gone, the server's end of its connection goes too (it used to stay, unread,
+    // until the timeouts)
+    await vi.waitFor(() => expect(serverSide?.destroyed).toBe(true), {
+      timeout: 3000,
+      interval: 50,
+    });
+    expectNoErrorLog();
+  });
+
   it('too many fields → 413 too_many_parts', async () => {
     const parts = Array.from({ length: 12 }, (_, i) => field(`f${i}`, 'x'));
     const res = await post(form(parts), {
@@ -218,6 +259,27 @@ describe('upload: malformed multipart bodies', () => {
     });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toMatchObject({ error: 'too_many_parts', message: expect.any(String) });
+    expectNoErrorLog();
+  });
+
+  it('a compression field naming no format → 400 unsupported_archive before any fee, as in JSON', async () => {
+    for (const compression of ['rar', 'ZIP', '']) {
+      // a valid zip in a "file" part: only the compression field is wrong
+      const [head, tail] = form([
+        field('metadata', JSON.stringify(METADATA)),
+        field('compression', compression),
+        filePart('file', '\0'),
+      ]).split('\0');
+      const res = await post(
+        Buffer.concat([Buffer.from(head!), zipOf(uniqueProject()), Buffer.from(tail!)]),
+        { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      );
+      expect(res.statusCode, compression).toBe(400);
+      expect(res.json()).toMatchObject({
+        error: 'unsupported_archive',
+        message: 'compression must be zip, tar.gz or tgz',
+      });
+    }
     expectNoErrorLog();
   });
 

@@ -132,6 +132,29 @@ describe('byte ranges (a resumed download, curl -C -)', () => {
     });
     expect(forged.statusCode).toBe(403);
   });
+
+  it('a suffix range longer than the archive serves all of it (RFC 9110 14.1.2), as zip readers ask for the end', async () => {
+    const { order, item } = await bought();
+    const url = rel(order.download_url);
+    const size = item.bytes.length;
+    // a remote zip reader asks for the last 65,557 bytes (end of central directory plus the
+    // largest comment) whatever the archive's size; a smaller archive is served whole
+    for (const range of ['bytes=-65557', `bytes=-${size + 1}`, 'bytes=-99999999999999999999']) {
+      const res = await t.app.inject({ url, headers: { range } });
+      expect(res.statusCode, range).toBe(206);
+      expect(res.headers['content-range']).toBe(`bytes 0-${size - 1}/${size}`);
+      expect(res.rawPayload.equals(item.bytes)).toBe(true);
+    }
+    // exactly the size, and one byte: unchanged
+    const whole = await t.app.inject({ url, headers: { range: `bytes=-${size}` } });
+    expect(whole.headers['content-range']).toBe(`bytes 0-${size - 1}/${size}`);
+    const last = await t.app.inject({ url, headers: { range: 'bytes=-1' } });
+    expect(last.headers['content-range']).toBe(`bytes ${size - 1}-${size - 1}/${size}`);
+    // a suffix of no bytes stays unsatisfiable
+    const none = await t.app.inject({ url, headers: { range: 'bytes=-0' } });
+    expect(none.statusCode).toBe(416);
+    expect(none.headers['content-range']).toBe(`bytes */${size}`);
+  });
 });
 
 describe('a replayed payment', () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
@@ -122,6 +123,45 @@ describe('names every filesystem can hold', () => {
     const names = new NameRegistry();
     names.add(a, 'file', a);
     expect(checkOf(() => names.add(b, 'file', b))).toBe('duplicate_name');
+  });
+});
+
+describe('a zip hidden behind other bytes', () => {
+  // unzip, Python's zipfile and Java read a zip from its end record, so bytes before it (a
+  // shebang, a self-extracting stub, an image) do not stop them; sniffed by its first bytes the
+  // file was text or binary and its entries went unread
+  const key = `-----BEGIN PRIVATE KEY-----\n${randomBytes(600).toString('base64').replace(/.{64}/g, '$&\n')}\n-----END PRIVATE KEY-----\n`;
+  const inner = zipOf({ 'id.pem': key });
+
+  it('a file that ends as a zip is refused (prepended_data), whatever its first bytes', async () => {
+    for (const head of [
+      Buffer.from('#!/usr/bin/env python3\n'), // a zipapp
+      Buffer.from('hello world\n'.repeat(100)), // text past the sniffed bytes
+      randomBytes(2048), // binary
+    ]) {
+      const files = { ...uniqueProject(), 'tools/data.bin': Buffer.concat([head, inner]) };
+      for (const [bytes, c] of [
+        [zipOf(files), 'zip'],
+        [await tarGzOf(files), 'tar.gz'],
+      ] as const) {
+        const out = await scanArchive(bytes, c, DEFAULT_SCAN_LIMITS);
+        expect(out.verdict === 'reject' && out.findings[0]).toMatchObject({
+          check: 'prepended_data',
+          file: 'tools/data.bin',
+        });
+      }
+    }
+  });
+
+  it('binary data and text that only mention the end record pass', async () => {
+    const record = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
+    const files = {
+      ...uniqueProject(),
+      // the record's signature with a comment length that does not reach the end
+      'fixtures/blob.bin': Buffer.concat([randomBytes(4096), record, Buffer.alloc(40)]),
+      'fixtures/random.bin': randomBytes(70_000),
+    };
+    expect(await firstCheck(zipOf(files))).toBe('accept');
   });
 });
 

@@ -96,6 +96,13 @@ export function parseMetadata(
   };
 }
 
+/** A `compression` the client sent (JSON key or multipart field): zip, tar.gz or tgz, else 400. */
+export function parseCompression(value: unknown): Compression {
+  if (value === 'zip') return 'zip';
+  if (value === 'tar.gz' || value === 'tgz') return 'tar.gz';
+  throw badRequest('unsupported_archive', 'compression must be zip, tar.gz or tgz');
+}
+
 /** Compression named by a file name's extension, or undefined. */
 export function compressionOfName(name: string): Compression | undefined {
   const lower = name.toLowerCase();
@@ -179,10 +186,7 @@ export async function parseJsonUpload(
   );
   if (unknownKeys.length)
     throw badRequest('invalid_request', `unknown body fields: ${unknownKeys.join(', ')}`);
-  const c = b.compression ?? 'zip';
-  if (c !== 'zip' && c !== 'tar.gz' && c !== 'tgz')
-    throw badRequest('unsupported_archive', 'compression must be zip, tar.gz or tgz');
-  const compression: Compression = c === 'zip' ? 'zip' : 'tar.gz';
+  const compression = parseCompression(b.compression ?? 'zip');
   if (typeof b.file !== 'string' || b.file.length === 0)
     throw badRequest('missing_file', 'file must be the base64 archive');
   const file = b.file.replace(/\s+/g, '');

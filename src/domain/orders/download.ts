@@ -64,11 +64,23 @@ export async function archiveStream(
 export const archiveEtag = (sha256: string): string => `"${sha256}"`;
 
 /**
+ * RFC 9110 14.1.2: a suffix range longer than the representation selects all of it. range-parser
+ * counts it unsatisfiable (its start is negative), so a zip reader asking for the last 65,557
+ * bytes of a smaller archive got a 416; each such suffix becomes the whole size. `-0` stays as it
+ * is (a suffix of no bytes is unsatisfiable).
+ */
+function wholeSuffixes(range: string, size: number): string {
+  return range.replace(/([=,]\s*)-(\d+)/g, (spec, lead: string, digits: string) =>
+    /^0*$/.test(digits) || Number(digits) <= size ? spec : `${lead}-${size}`,
+  );
+}
+
+/**
  * The byte range a download serves (RFC 9110 section 14), parsed by the jshttp `range-parser`:
  * undefined for the whole archive (no Range, another unit, a malformed or multi-part request, or
  * an `If-Range` that is not the archive's ETag: a date never matches, as no Last-Modified is
- * sent), one inclusive range for a 206, or 416 `range_not_satisfiable` (its Content-Range names
- * the size) when it starts past the end.
+ * sent), one inclusive range for a 206 (a suffix longer than the archive is all of it), or 416
+ * `range_not_satisfiable` (its Content-Range names the size) when it starts past the end.
  */
 export function byteRange(
   size: number,
@@ -78,7 +90,7 @@ export function byteRange(
 ): { start: number; end: number } | undefined {
   if (!range) return undefined;
   if (ifRange !== undefined && ifRange.trim() !== etag) return undefined;
-  const ranges = parseRange(size, range, { combine: true });
+  const ranges = parseRange(size, wholeSuffixes(range, size), { combine: true });
   if (ranges === -1) {
     throw new AppError('range_not_satisfiable', {
       headers: { 'Content-Range': `bytes */${size}` },

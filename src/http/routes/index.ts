@@ -22,9 +22,13 @@ export async function registerRoutes(
   // and the manifest).
   for (const routes of face.routes) await app.register(routes, { deps, face });
   // Uploads stream through multipart; the file part is cut off past MAX_ARCHIVE_BYTES (413).
+  // busboy hands over `fileSize` bytes and then swallows the rest of the part before it ends the
+  // stream, so at exactly the limit the reader cannot tell a long part from one that fits and
+  // waited for the whole body (a declared 1 GB was read whole before its 413). One byte more is
+  // handed over: the reader sees the part is too long and refuses it at once.
   await app.register(multipart, {
     limits: {
-      fileSize: config.MAX_ARCHIVE_BYTES,
+      fileSize: config.MAX_ARCHIVE_BYTES + 1,
       files: 1,
       fields: 8,
       fieldSize: 64 * 1024,

@@ -22,6 +22,7 @@ import { submitListing } from '../../domain/listings/submit.js';
 import {
   compressionOfName,
   finishUpload,
+  parseCompression,
   parseJsonUpload,
   tooLarge,
   type ValidUpload,
@@ -103,18 +104,22 @@ async function readMultipart(request: FastifyRequest, config: Config): Promise<V
   try {
     form = await readParts(request, config);
   } catch (err) {
+    // The parser let go of the body mid-way: what the client still sends is read and dropped, so
+    // the socket sees the client leave (or serves its next request) instead of hanging unread
+    // until the server's timeouts. The plugin unpipes (which pauses) after this catch runs.
+    const drop = () => request.raw.resume();
+    request.raw.on('pause', drop);
+    drop();
     throw multipartError(err);
   }
   const { metadata, fileName, bytes } = form;
   if (!bytes)
     throw badRequest('missing_file', 'the multipart body needs a "file" part with the archive');
-  const byName = fileName ? compressionOfName(fileName) : undefined;
+  // the field, when sent, is checked as the JSON key is; without it the file name says
   const compression =
-    form.compression === 'zip'
-      ? 'zip'
-      : form.compression === 'tar.gz' || form.compression === 'tgz'
-        ? 'tar.gz'
-        : (byName ?? 'zip');
+    form.compression !== undefined
+      ? parseCompression(form.compression)
+      : ((fileName ? compressionOfName(fileName) : undefined) ?? 'zip');
   return finishUpload({ metadata, compression, fileName, bytes }, config);
 }
 
