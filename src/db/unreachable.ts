@@ -35,3 +35,15 @@ export function unreachableDatabase(err: unknown): string | undefined {
   const message = typeof e?.message === 'string' ? e.message.split('\n')[0] : '';
   return message && !message.includes(code) ? `${code}: ${message}` : message || code;
 }
+
+/**
+ * `unreachableDatabase` for an error a database query failed with, never one of another client's
+ * (the object store's or a facilitator's `ECONNREFUSED` carries the same code): postgres.js marks
+ * each error it rejects a query with by its `query`, and a server error is a `PostgresError`.
+ */
+export function unreachableQuery(err: unknown): string | undefined {
+  const e = err as object | null;
+  if (typeof e !== 'object' || e === null) return undefined;
+  if (!('query' in e) && (e as { name?: unknown }).name !== 'PostgresError') return undefined;
+  return unreachableDatabase(err);
+}
