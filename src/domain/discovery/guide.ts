@@ -46,7 +46,8 @@ export interface CredentialWording {
 
 /**
  * The guide's section on limits and service errors every client can meet, shared by both
- * revisions: rate limits (429 `rate_limited`), a full disk (503 `storage_unavailable`), timeouts.
+ * revisions: rate limits (429 `rate_limited`), a full disk (503 `storage_unavailable`), the database out of
+ * reach (503 `database_unavailable`), timeouts.
  */
 export function limitsSection(
   n: number,
@@ -68,7 +69,10 @@ Rate limits count per window of ${r.windowSeconds} s and answer 429 \`rate_limit
 503 \`storage_unavailable\` (+\`retry_after\`): the archive store is full or unavailable; nothing was
 stored or charged; upload again, or retry the same download link, after the delay. A paid order's
 download answering 404 \`archive_unavailable\` (+\`order_id\`): the order stands but its archive is
-missing from storage; retry later with fresh links of the order, never pay again. A request that stalls (headers or body not arriving in
+missing from storage; retry later with fresh links of the order, never pay again. 
+503 \`database_unavailable\` (+\`retry_after\`): the service's database is briefly out of reach (a
+restart, a failover, every connection taken); send the very same request again after the delay (a
+signed payment sent again is never charged twice and answers its one order). A request that stalls (headers or body not arriving in
 time) is closed with 408 \`request_timeout\`. Malformed HTTP answers 400 \`invalid_request\`.
 Every error body is \`{ "error": <code>, "message": <text> }\`, sometimes with more fields.
 `;
