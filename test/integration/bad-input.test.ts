@@ -252,6 +252,31 @@ describe('upload: malformed multipart bodies', () => {
     expectNoErrorLog();
   });
 
+  it('over a real socket: a multipart body declared at 1 GB whose bytes never form a part is answered 413 at once', async () => {
+    const { port } = t.app.server.address() as { port: number };
+    const sock = connect(port, '127.0.0.1');
+    let answer = '';
+    sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    await new Promise((resolve) => sock.once('connect', resolve));
+    sock.write(
+      `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\nContent-Length: 1000000000\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n`,
+    );
+    // no boundary ever comes: the parser would read this preamble for as long as it was sent
+    const chunk = Buffer.alloc(64 * 1024, 0);
+    const cap = 64 * 1024 * 1024;
+    let sent = 0;
+    while (!answer.includes('\r\n\r\n') && sent < cap) {
+      if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
+      sent += chunk.length;
+    }
+    sock.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('payload_too_large');
+    expect(sent).toBeLessThan(cap);
+    expectNoErrorLog();
+  });
+
   it('too many fields → 413 too_many_parts', async () => {
     const parts = Array.from({ length: 12 }, (_, i) => field(`f${i}`, 'x'));
     const res = await post(form(parts), {

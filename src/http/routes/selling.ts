@@ -98,18 +98,40 @@ async function readParts(request: FastifyRequest, config: Config): Promise<Multi
   return form;
 }
 
+/**
+ * The most a multipart upload's body can hold: the archive, 8 fields of 64 KiB and the parts'
+ * headers and boundaries (well under the 1 MiB allowed for them together).
+ */
+export const multipartBodyLimit = (config: Pick<Config, 'MAX_ARCHIVE_BYTES'>) =>
+  config.MAX_ARCHIVE_BYTES + 1024 * 1024;
+
+/**
+ * What the client still sends is read and dropped, so the socket sees the client leave (or
+ * serves its next request) instead of hanging unread until the server's timeouts. The multipart
+ * plugin unpipes (which pauses) after a refusal: every pause resumes.
+ */
+function dropBody(request: FastifyRequest): void {
+  const drop = () => request.raw.resume();
+  request.raw.on('pause', drop);
+  drop();
+}
+
 /** Reads and validates a multipart upload (`file` part and `metadata` field). */
 async function readMultipart(request: FastifyRequest, config: Config): Promise<ValidUpload> {
+  // a body declared larger than any upload can be is refused before a byte of it is parsed (the
+  // file part's own limit only applies once the parser reaches a file part: bytes that never
+  // form one were read for as long as the client sent them)
+  const declared = Number(request.headers['content-length']);
+  if (declared > multipartBodyLimit(config)) {
+    dropBody(request);
+    throw tooLarge(config.MAX_ARCHIVE_BYTES);
+  }
   let form: MultipartForm;
   try {
     form = await readParts(request, config);
   } catch (err) {
-    // The parser let go of the body mid-way: what the client still sends is read and dropped, so
-    // the socket sees the client leave (or serves its next request) instead of hanging unread
-    // until the server's timeouts. The plugin unpipes (which pauses) after this catch runs.
-    const drop = () => request.raw.resume();
-    request.raw.on('pause', drop);
-    drop();
+    // the parser let go of the body mid-way
+    dropBody(request);
     throw multipartError(err);
   }
   const { metadata, fileName, bytes } = form;
