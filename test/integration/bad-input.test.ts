@@ -218,25 +218,16 @@ describe('upload: malformed multipart bodies', () => {
     const accepted: Socket[] = [];
     const mine = (s: Socket) => accepted.push(s);
     t.app.server.on('connection', mine);
-    const sock = connect(port, '127.0.0.1');
-    let answer = '';
-    sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    await new Promise((resolve) => sock.once('connect', resolve));
-    sock.write(
-      `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\nContent-Length: 1000000000\r\n` +
-        `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n` +
-        `--${boundary}\r\n${field('metadata', JSON.stringify(METADATA))}\r\n` +
-        `--${boundary}\r\n${filePart('file', 'PK\x03\x04')}`,
-    );
-    // send until answered (socket buffers hold a few MB besides what the server has read); the
-    // answer used to wait for the whole declared body
-    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    // the answer used to wait for the whole declared body
     const cap = limit + 32 * 1024 * 1024;
-    let sent = 0;
-    while (!answer.includes('\r\n\r\n') && sent < cap) {
-      if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
-      sent += chunk.length;
-    }
+    const { sock, answer, sent } = await sendUntilAnswered(
+      port,
+      boundary,
+      `--${boundary}\r\n${field('metadata', JSON.stringify(METADATA))}\r\n` +
+        `--${boundary}\r\n${filePart('file', 'PK\x03\x04')}`,
+      0x41,
+      cap,
+    );
     t.app.server.off('connection', mine);
     const serverSide = accepted.find((s) => s.remotePort === sock.localPort);
     sock.destroy();
@@ -254,22 +245,9 @@ describe('upload: malformed multipart bodies', () => {
 
   it('over a real socket: a multipart body declared at 1 GB whose bytes never form a part is answered 413 at once', async () => {
     const { port } = t.app.server.address() as { port: number };
-    const sock = connect(port, '127.0.0.1');
-    let answer = '';
-    sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    await new Promise((resolve) => sock.once('connect', resolve));
-    sock.write(
-      `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\nContent-Length: 1000000000\r\n` +
-        `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n`,
-    );
     // no boundary ever comes: the parser would read this preamble for as long as it was sent
-    const chunk = Buffer.alloc(64 * 1024, 0);
     const cap = 64 * 1024 * 1024;
-    let sent = 0;
-    while (!answer.includes('\r\n\r\n') && sent < cap) {
-      if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
-      sent += chunk.length;
-    }
+    const { sock, answer, sent } = await sendUntilAnswered(port, boundary, '', 0, cap);
     sock.destroy();
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toContain('payload_too_large');
@@ -322,3 +300,32 @@ describe('upload: malformed multipart bodies', () => {
     expectNoErrorLog();
   });
 });
+
+/**
+ * Over a real socket: a multipart upload declared at 1 GB, its first bytes `start`, then `fill`
+ * bytes in 64 KiB chunks until the answer's head arrives or `cap` bytes are sent (socket buffers
+ * hold a few MB besides what the server has read).
+ */
+async function sendUntilAnswered(
+  port: number,
+  boundary: string,
+  start: string,
+  fill: number,
+  cap: number,
+): Promise<{ sock: Socket; answer: string; sent: number }> {
+  const sock = connect(port, '127.0.0.1');
+  let answer = '';
+  sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+  await new Promise((resolve) => sock.once('connect', resolve));
+  sock.write(
+    `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\nContent-Length: 1000000000\r\n` +
+      `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n${start}`,
+  );
+  const chunk = Buffer.alloc(64 * 1024, fill);
+  let sent = 0;
+  while (!answer.includes('\r\n\r\n') && sent < cap) {
+    if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
+    sent += chunk.length;
+  }
+  return { sock, answer, sent };
+}
