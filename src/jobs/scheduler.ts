@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { unreachableDatabase } from '../db/unreachable.js';
+import { unreachableQuery } from '../db/unreachable.js';
 
 /** A periodic task (reconcile payments, purge listings, forward payouts...). */
 export interface PeriodicTask {
@@ -31,8 +31,10 @@ export function startScheduler(tasks: PeriodicTask[], logger: Logger): () => Pro
             logger.info({ task: task.name, ...report }, `${task.name} pass`);
         })
         .catch((err: unknown) => {
-          // a Postgres restart: one warn line with its reason, as the job runner's (no stack)
-          const reason = unreachableDatabase(err);
+          // a Postgres restart: one warn line with its reason, as the job runner's (no stack); a
+          // task's other clients (a facilitator, the chain's RPC, the object store) raise the same
+          // socket codes, and their failures keep their stack, as on the request path
+          const reason = unreachableQuery(err);
           if (reason)
             logger.warn(
               { task: task.name, reason },

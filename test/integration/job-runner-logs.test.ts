@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -108,6 +109,28 @@ describe('a periodic task tells the operator', () => {
       'reconcile pass failed: the database is out of reach, trying again',
       /ECONNREFUSED/,
       { task: 'reconcile' },
+    );
+  });
+
+  it("that another client of the task was refused (the chain's RPC, a facilitator) as an error with its stack, not as the database", async () => {
+    const port = await freePort();
+    const refused = () =>
+      new Promise<void>((_resolve, reject) => connect(port, '127.0.0.1').on('error', reject));
+    const { logger, lines } = captureLogs();
+    const stop = startScheduler([{ name: 'payouts', everyMs: 20, run: refused }], logger);
+    try {
+      await waitForLines(lines, 1);
+    } finally {
+      await stop();
+    }
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    expect(lines[0]).toEqual(
+      expect.objectContaining({
+        level: 50,
+        task: 'payouts',
+        msg: 'payouts pass failed',
+        err: expect.objectContaining({ code: 'ECONNREFUSED' }),
+      }),
     );
   });
 });
