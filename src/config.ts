@@ -168,6 +168,12 @@ export const ConfigSchema = z
     /** Unset: embedded PGlite under DATA_DIR. Set: Postgres 15+ with pgvector. */
     DATABASE_URL: z.string().min(1).optional(),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    /**
+     * Seconds a new connection to DATABASE_URL may take to be ready (TCP, TLS, authentication).
+     * While Postgres restarts or a network path hangs, a request waits at most this long for its
+     * connection before it answers 503 `database_unavailable`; postgres.js's own default is 30.
+     */
+    DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(5),
     /** Keep the embedded database in memory only (tests); ignored with DATABASE_URL. */
     EMBEDDED_DB_IN_MEMORY: bool.default(false),
     /**

@@ -98,7 +98,11 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   if (config.DATABASE_URL) {
     const sql = postgres(
       config.DATABASE_URL,
-      clientOptions({ max: config.DATABASE_POOL_MAX, max_pipeline: UNBOUNDED_PIPELINE }),
+      clientOptions({
+        max: config.DATABASE_POOL_MAX,
+        max_pipeline: UNBOUNDED_PIPELINE,
+        connect_timeout: config.DATABASE_CONNECT_TIMEOUT_SECONDS,
+      }),
     );
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };
   }

@@ -13,9 +13,12 @@ export async function startTcpRelay(target: { host: string; port: number }) {
     s.on('error', () => {});
     s.once('close', () => sockets.delete(s));
   };
+  let holding = false;
   const relay = (client: Socket) => {
-    const upstream = connect(target.port, target.host);
     track(client);
+    // a path that accepts and then never answers (a hung server or a dropped network)
+    if (holding) return;
+    const upstream = connect(target.port, target.host);
     track(upstream);
     client.pipe(upstream).pipe(client);
     client.once('close', () => upstream.destroy());
@@ -36,8 +39,21 @@ export async function startTcpRelay(target: { host: string; port: number }) {
       for (const s of sockets) s.destroy();
       await closed;
     },
+    /**
+     * Ends the open connections and accepts new ones without ever answering them, until
+     * `restore`: what a client meets when the path to the server hangs.
+     */
+    hold(): void {
+      holding = true;
+      for (const s of sockets) s.destroy();
+    },
     /** Accepts connections again, on the same port. */
     async restore(): Promise<void> {
+      if (holding) {
+        holding = false;
+        for (const s of sockets) s.destroy();
+        return;
+      }
       server = createServer(relay);
       await listen(server, port);
     },

@@ -19,7 +19,10 @@ describe.runIf(ON_POSTGRES)('the database out of reach', () => {
     const url = new URL(env.DATABASE_URL!);
     relay = await startTcpRelay({ host: url.hostname, port: Number(url.port) });
     url.port = String(relay.port);
-    t = await startTestApp({ ...env, DATABASE_URL: url.toString() }, { logger });
+    t = await startTestApp(
+      { ...env, DATABASE_URL: url.toString(), DATABASE_CONNECT_TIMEOUT_SECONDS: '2' },
+      { logger },
+    );
   });
   afterAll(async () => {
     await t?.close();
@@ -59,4 +62,34 @@ describe.runIf(ON_POSTGRES)('the database out of reach', () => {
     // postgres.js reconnects on the next query
     expect((await search()).statusCode).toBe(200);
   });
+
+  it('answers 503 within its connect timeout when the path to Postgres hangs, not 30 s later', async () => {
+    const search = () => t.app.inject('/api/v1/search?q=widget');
+    expect((await search()).statusCode).toBe(200);
+    const before = lines.length;
+
+    relay.hold();
+    try {
+      // the pool's open connections end with the hold: a query on one fails at once
+      expect((await search()).statusCode).toBe(503);
+      const started = Date.now();
+      const res = await search();
+      const waited = Date.now() - started;
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ error: 'database_unavailable', retry_after: 5 });
+      // DATABASE_CONNECT_TIMEOUT_SECONDS is 2 here; postgres.js alone would wait 30 s
+      expect(waited).toBeGreaterThanOrEqual(1_500);
+      expect(waited).toBeLessThan(10_000);
+      const failed = lines
+        .slice(before)
+        .filter((l) => l.msg === 'request failed: the database is out of reach');
+      expect(failed.at(-1)).toMatchObject({
+        level: 40,
+        reason: expect.stringMatching(/CONNECT_TIMEOUT/),
+      });
+    } finally {
+      await relay.restore();
+    }
+    expect((await search()).statusCode).toBe(200);
+  }, 40_000);
 });
