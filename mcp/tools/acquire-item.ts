@@ -479,7 +479,9 @@ async function reportProblem(deps: McpDeps, itemId: string): Promise<string | un
     problem = await publishedScanReportProblem(deps.catalog, report, { itemId });
   } catch (err) {
     if (err instanceof MarketplaceError && err.status === 404) return undefined;
-    return `could not read this listing's signed scan report or the marketplace's attestation addresses (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); try again later.`;
+    // a brief outage (503 with retry_after) says when to call again
+    const after = err instanceof MarketplaceError ? bodyOf(err).retry_after : undefined;
+    return `could not read this listing's signed scan report or the marketplace's attestation addresses (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); ${after ? `call again after ${after} seconds` : 'try again later'}.`;
   }
   return (
     problem &&

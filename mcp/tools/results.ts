@@ -83,6 +83,12 @@ const COMMON_HINTS: Hints = {
   payment_settlement_failed: (b) =>
     `The facilitator reported the payment as failed${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
     `Do not pay again${b.decided_after ? ` before ${b.decided_after}` : ' at once'}: a facilitator can report failure after broadcasting the transfer, and if it is mined after all the marketplace creates the order (check list_my_orders then). If no order appears, report the reason to the operator.`,
+  database_unavailable: (b) =>
+    `The marketplace's database is briefly out of reach (a restart or failover); nothing is lost. Call again after ${b.retry_after ?? 5} seconds ` +
+    'with the same arguments (and the same signed payment, if this call carried one: it is never charged twice).',
+  storage_unavailable: (b) =>
+    `The marketplace's archive storage is briefly unavailable. Call again after ${b.retry_after ?? 60} seconds with the same arguments ` +
+    '(a signed payment is never charged twice).',
   region_unavailable: 'Purchases are not offered in this region. This is final; do not retry.',
   agent_not_found:
     'The configured wallet has never bought or sold here, so it owns no orders. Use the order_id returned by acquire_item with the same wallet.',
