@@ -140,6 +140,19 @@ export async function retryJob(sql: Db, id: number, delayMs: number, error: stri
     where id = ${id}`;
 }
 
+/**
+ * Puts a running job back without counting its attempt: it met an outage of what it reads (the
+ * object store, the database), not a failure of its own, so it waits for the outage to end
+ * instead of using up its attempts.
+ */
+export async function deferJob(sql: Db, id: number, delayMs: number, error: string): Promise<void> {
+  await sql`
+    update jobs set state = 'queued', attempts = attempts - 1, locked_until = null,
+      last_error = ${error}, run_after = now() + make_interval(secs => ${delayMs / 1000}),
+      updated_at = now()
+    where id = ${id}`;
+}
+
 export function backoffMs(baseMs: number, attempt: number): number {
   return baseMs * 2 ** Math.max(0, attempt - 1);
 }

@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Sql } from '../db/index.js';
-import { unreachableDatabase } from '../db/unreachable.js';
+import { unreachableDatabase, unreachableQuery } from '../db/unreachable.js';
+import { AppError } from '../errors.js';
 import {
   backoffMs,
   claimJob,
+  deferJob,
   finishJob,
   renewLease,
   retryJob,
@@ -80,6 +82,17 @@ async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promis
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
     const final = job.attempts >= job.maxAttempts;
     try {
+      const outage = outageOf(err);
+      if (outage) {
+        // not the job's fault: it waits, its attempts kept for failures of its own
+        const delay = Math.max(deps.config.SCAN_RETRY_BASE_MS, MIN_OUTAGE_WAIT_MS);
+        deps.logger.warn(
+          { jobId: job.id, kind: job.kind, attempt: job.attempts, delay, reason: outage },
+          'job waits: what it reads is out of reach; not counted as an attempt',
+        );
+        await deferJob(deps.sql, job.id, delay, `${outage}: ${message}`);
+        return;
+      }
       await handler?.onError?.(job, err, final);
       if (final) {
         deps.logger.error(
@@ -106,6 +119,20 @@ async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promis
       } else deps.logger.error({ err: bookkeeping, jobId: job.id }, 'job bookkeeping failed');
     }
   }
+}
+
+/** A deferred job is due again at the earliest after this, so one pass never spins on it. */
+const MIN_OUTAGE_WAIT_MS = 1_000;
+
+/**
+ * Why a job's failure is an outage of what it reads rather than its own: the object store out of
+ * reach or failing (503 `storage_unavailable`) or the database out of reach. Undefined otherwise.
+ */
+function outageOf(err: unknown): string | undefined {
+  if (err instanceof AppError && err.code === 'storage_unavailable')
+    return 'the object store is out of reach';
+  const db = unreachableQuery(err);
+  return db && `the database is out of reach (${db})`;
 }
 
 /**

@@ -109,13 +109,20 @@ export class S3BlobStore implements BlobStore {
 
   async createReadStream(key: string, range?: { start: number; end?: number }): Promise<Readable> {
     const { sdk, client } = await this.s3();
-    const res = await client.send(
-      new sdk.GetObjectCommand({
-        Bucket: this.opts.bucket,
-        Key: this.keyOf(key),
-        Range: range ? `bytes=${range.start}-${range.end ?? ''}` : undefined,
-      }),
-    );
+    let res;
+    try {
+      res = await client.send(
+        new sdk.GetObjectCommand({
+          Bucket: this.opts.bucket,
+          Key: this.keyOf(key),
+          Range: range ? `bytes=${range.start}-${range.end ?? ''}` : undefined,
+        }),
+      );
+    } catch (e) {
+      // the store down: a scan waits for it, a download answers 503 (as stat and put do)
+      if (storeOutage(e)) throw unavailable(e);
+      throw e;
+    }
     const body = res.Body;
     if (body instanceof Readable) return body;
     if (body && 'transformToWebStream' in body) {
