@@ -255,6 +255,24 @@ describe('upload: malformed multipart bodies', () => {
     expectNoErrorLog();
   });
 
+  it('over a real socket: a chunked multipart body (no declared length) whose bytes never form a part is answered 413 past the limit, then cut off', async () => {
+    const limit = t.runtime.deps.config.MAX_ARCHIVE_BYTES;
+    const { port } = t.app.server.address() as { port: number };
+    // the parser read such a preamble for as long as it was sent (only the timeouts ended it)
+    const cap = limit + 64 * 1024 * 1024;
+    const { sock, answer, sent } = await sendUntilAnswered(port, boundary, '', 0, cap, {
+      chunked: true,
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('payload_too_large');
+    expect(sent).toBeLessThan(cap);
+    // a client that goes on sending after the answer is cut off (16 MiB more are dropped)
+    const more = await sendUntilClosed(sock, 256 * 1024 * 1024);
+    expect(sock.destroyed).toBe(true);
+    expect(more).toBeLessThan(64 * 1024 * 1024);
+    expectNoErrorLog();
+  });
+
   it('too many fields → 413 too_many_parts', async () => {
     const parts = Array.from({ length: 12 }, (_, i) => field(`f${i}`, 'x'));
     const res = await post(form(parts), {
@@ -312,20 +330,43 @@ async function sendUntilAnswered(
   start: string,
   fill: number,
   cap: number,
+  opts: { chunked?: boolean } = {},
 ): Promise<{ sock: Socket; answer: string; sent: number }> {
   const sock = connect(port, '127.0.0.1');
   let answer = '';
   sock.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+  sock.on('error', () => {});
   await new Promise((resolve) => sock.once('connect', resolve));
+  const framing = opts.chunked ? 'Transfer-Encoding: chunked' : 'Content-Length: 1000000000';
   sock.write(
-    `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\nContent-Length: 1000000000\r\n` +
-      `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n${start}`,
+    `POST /api/v1/items HTTP/1.1\r\nHost: marketplace.test\r\n${framing}\r\n` +
+      `Content-Type: multipart/form-data; boundary=${boundary}\r\n\r\n`,
   );
-  const chunk = Buffer.alloc(64 * 1024, fill);
+  const frame = (b: Buffer) =>
+    opts.chunked
+      ? Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')])
+      : b;
+  if (start) sock.write(frame(Buffer.from(start, 'latin1')));
+  const chunk = frame(Buffer.alloc(64 * 1024, fill));
   let sent = 0;
-  while (!answer.includes('\r\n\r\n') && sent < cap) {
+  while (!answer.includes('\r\n\r\n') && sent < cap && !sock.destroyed) {
     if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
-    sent += chunk.length;
+    sent += 64 * 1024;
   }
   return { sock, answer, sent };
+}
+
+/** Goes on sending chunked zeros on `sock` until the server ends it or `cap` bytes; returns how many. */
+async function sendUntilClosed(sock: Socket, cap: number): Promise<number> {
+  const chunk = Buffer.concat([
+    Buffer.from(`${(64 * 1024).toString(16)}\r\n`),
+    Buffer.alloc(64 * 1024),
+    Buffer.from('\r\n'),
+  ]);
+  let sent = 0;
+  while (!sock.destroyed && sent < cap) {
+    if (!sock.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 2));
+    sent += 64 * 1024;
+  }
+  return sent;
 }

@@ -64,10 +64,43 @@ interface MultipartForm {
   compression?: unknown;
 }
 
+/**
+ * Counts the body's bytes as the parser reads them, whatever their framing, and ends the read
+ * with 413 once they pass `limit`: a chunked body declares no length, and bytes that never form a
+ * part (a preamble with no boundary) reach no part's limit, so they were read for as long as the
+ * client sent them. The multipart plugin ends its iteration on the request stream's 'error'.
+ * Returns the function that stops counting.
+ */
+function capBody(request: FastifyRequest, limit: number, max: number): () => void {
+  let seen = 0;
+  const count = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen <= limit) return;
+    request.raw.off('data', count);
+    request.raw.emit('error', tooLarge(max));
+  };
+  request.raw.on('data', count);
+  return () => request.raw.off('data', count);
+}
+
 /** The parts of a multipart upload: one `file` part (streamed, cut off past the limit), fields. */
 async function readParts(request: FastifyRequest, config: Config): Promise<MultipartForm> {
   const form: MultipartForm = {};
-  for await (const part of request.parts()) {
+  const parts = request.parts();
+  const stopCounting = capBody(request, multipartBodyLimit(config), config.MAX_ARCHIVE_BYTES);
+  try {
+    return await readEachPart(parts, form, config);
+  } finally {
+    stopCounting();
+  }
+}
+
+async function readEachPart(
+  parts: ReturnType<FastifyRequest['parts']>,
+  form: MultipartForm,
+  config: Config,
+): Promise<MultipartForm> {
+  for await (const part of parts) {
     if (part.type === 'file') {
       if (part.fieldname !== 'file') {
         part.file.resume();
@@ -106,11 +139,24 @@ export const multipartBodyLimit = (config: Pick<Config, 'MAX_ARCHIVE_BYTES'>) =>
   config.MAX_ARCHIVE_BYTES + 1024 * 1024;
 
 /**
+ * How much of a refused body is still read and dropped: enough for a client that writes its
+ * whole body before it reads to reach the answer through the sockets' buffers, bounded so that
+ * one that sends on forever (a chunked body, a length declared in terabytes) is cut off.
+ */
+const DRAIN_AFTER_REFUSAL_BYTES = 16 * 1024 * 1024;
+
+/**
  * What the client still sends is read and dropped, so the socket sees the client leave (or
- * serves its next request) instead of hanging unread until the server's timeouts. The multipart
- * plugin unpipes (which pauses) after a refusal: every pause resumes.
+ * serves its next request) instead of hanging unread until the server's timeouts; past
+ * DRAIN_AFTER_REFUSAL_BYTES the connection is ended. The multipart plugin unpipes (which
+ * pauses) after a refusal: every pause resumes.
  */
 function dropBody(request: FastifyRequest): void {
+  let dropped = 0;
+  request.raw.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DRAIN_AFTER_REFUSAL_BYTES) request.raw.socket?.destroy();
+  });
   const drop = () => request.raw.resume();
   request.raw.on('pause', drop);
   drop();
