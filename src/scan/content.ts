@@ -549,6 +549,8 @@ export class EntryInspector {
       (tokens && secrets.tokenLine(text, lineNo)) ||
       (words && secrets.wordLine(text, lineNo)) ||
       ((cls & AT) !== 0 && text.includes('://') && secrets.urlLine(text, lineNo)) ||
+      // escapes break every token run: a key block written as `\x2d\x2d…` bytes
+      ((cls & BACKSLASH) !== 0 && secrets.escapedLine(text, lineNo)) ||
       (secrets.realEnv && secrets.envLine(text, lineNo)) ||
       undefined;
     if (secret) return this.report(secret.rule, secret.line, secret.kind);

@@ -91,6 +91,7 @@ export function readmeExcerpt(
     const secret =
       HEX64.test(line) ||
       secrets.tokenLine(line, i + 1) ||
+      secrets.escapedLine(line, i + 1) ||
       secrets.wordLine(line, i + 1) ||
       (line.includes('://') && secrets.urlLine(line, i + 1));
     const shown = secret ? '[redacted]' : escapeHtml(line);

@@ -242,11 +242,55 @@ function base64Pem(line: string): string | undefined {
   const m = PEM_BASE64.exec(line);
   if (!m) return undefined;
   const run = m[0].slice(0, 160);
-  const decoded = Buffer.from(run.slice(0, run.length & ~3), 'base64').toString('latin1');
+  return decodedPem(Buffer.from(run.slice(0, run.length & ~3), 'base64').toString('latin1'));
+}
+
+/**
+ * `-----BEGIN ` percent-encoded (a URL, a form body, an encoded variable): the space as `%20` or
+ * `+`, the dashes as they are or `%2D`, then more of the run than a header alone.
+ */
+const PEM_URL = /(?:-|%2D){5}BEGIN(?:%20|\+)[^\s"'`&;,]{40,}/i;
+
+/** A URL-encoded private key block on the line: decoded, a header then a body line. */
+function urlPem(line: string): string | undefined {
+  const m = PEM_URL.exec(line);
+  if (!m) return undefined;
+  return decodedPem(
+    m[0]
+      .slice(0, 240)
+      .replaceAll('+', ' ')
+      .replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+  );
+}
+
+/** `-----BEGIN` as hex digits, contiguous (`xxd -p`, a hex string) or `\x`-escaped (bytes literals). */
+const PEM_HEX =
+  /(?:(?:\\x)?2d){5}(?:\\x)?42(?:\\x)?45(?:\\x)?47(?:\\x)?49(?:\\x)?4e(?:(?:\\x)?[0-9a-f]{2}){40,}/i;
+
+/** A hex-encoded private key block on the line: decoded, a header then a body line. */
+function hexPem(line: string): string | undefined {
+  const m = PEM_HEX.exec(line);
+  if (!m) return undefined;
+  const hex = m[0].slice(0, 960).replace(/\\x/gi, '');
+  return decodedPem(Buffer.from(hex.slice(0, hex.length & ~1), 'hex').toString('latin1'));
+}
+
+/** A decoded run: a private key block's header at its start, then a body line (its kind). */
+function decodedPem(decoded: string): string | undefined {
   const header = PEM_HEADER.exec(decoded);
   if (!header || header.index !== 0 || header[2]) return undefined;
   const body = decoded.slice(header[0].length);
   return /^\r?\n[A-Za-z0-9+/]{16}/.test(body) ? pemKind(header) : undefined;
+}
+
+const ESCAPED_HEX_DASHES = /\\x2d\\x2d/i;
+
+/** A private key block on the line in one of the encodings above (base64, URL, hex). */
+function encodedPem(line: string): string | undefined {
+  if (line.includes('LS0tLS1CRUdJTi')) return base64Pem(line);
+  if (line.includes('BEGIN%20') || line.includes('BEGIN+')) return urlPem(line);
+  if (line.includes('2d2d2d2d2d') || line.includes('2D2D2D2D2D')) return hexPem(line);
+  return undefined;
 }
 
 /** The kind and rule of the token on this line, if any (a private key block by its header). */
@@ -393,6 +437,12 @@ export class FileSecrets {
     this.docs = /\.(?:md|markdown|mdx|rst|adoc|txt)$/i.test(this.base);
   }
 
+  /** A line with backslash escapes: a private key block written as `\x2d\x2d…` bytes. */
+  escapedLine(line: string, lineNo: number): SecretHit | undefined {
+    const kind = ESCAPED_HEX_DASHES.test(line) ? hexPem(line) : undefined;
+    return kind ? { rule: PEM_RULE, kind, line: lineNo } : undefined;
+  }
+
   /** A line holding a long token-like run or a PEM dash run. */
   tokenLine(line: string, lineNo: number): SecretHit | undefined {
     const pem = this.pemLine(line, lineNo);
@@ -480,7 +530,7 @@ export class FileSecrets {
         return { rule: PEM_RULE, kind, line: at };
       }
     }
-    const encoded = line.includes('LS0tLS1CRUdJTi') ? base64Pem(line) : undefined;
+    const encoded = encodedPem(line);
     return encoded ? { rule: PEM_RULE, kind: encoded, line: lineNo } : undefined;
   }
 

@@ -99,6 +99,30 @@ describe('leaked keys the scan missed', () => {
       'secret:private_key_block',
     ],
     [
+      'a URL-encoded PEM in an env file',
+      '.env.production',
+      `TLS_KEY=${encodeURIComponent(pem)}\n`,
+      'secret:private_key_block',
+    ],
+    [
+      'a form-encoded PEM (spaces as +)',
+      'scripts/request.txt',
+      `${new URLSearchParams({ grant: 'jwt', key: pem }).toString()}\n`,
+      'secret:private_key_block',
+    ],
+    [
+      'a hex-encoded PEM in code',
+      'src/key.ts',
+      `export const KEY = Buffer.from('${Buffer.from(pem).toString('hex')}', 'hex');\n`,
+      'secret:private_key_block',
+    ],
+    [
+      'a PEM as a \\x-escaped bytes literal',
+      'src/key.py',
+      `KEY = b"${[...Buffer.from(pem)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}"\n`,
+      'secret:private_key_block',
+    ],
+    [
       'Django SECRET_KEY (startproject)',
       'mysite/settings.py',
       `SECRET_KEY = '${djangoKey()}'\n`,
@@ -138,6 +162,19 @@ describe('…while their public and harmless look-alikes pass', () => {
       'a certificate in base64',
       'k8s/ca.yaml',
       `data:\n  ca.crt: ${Buffer.from(`-----BEGIN CERTIFICATE-----\n${PEM_BODY[0]}\n-----END CERTIFICATE-----\n`).toString('base64')}\n`,
+    ],
+    [
+      'a certificate URL-encoded and hex-encoded',
+      'src/ca.ts',
+      (() => {
+        const cert = `-----BEGIN CERTIFICATE-----\n${PEM_BODY.join('\n')}\n-----END CERTIFICATE-----\n`;
+        return `export const CA = '${encodeURIComponent(cert)}';\nexport const CA_HEX = '${Buffer.from(cert).toString('hex')}';\n`;
+      })(),
+    ],
+    [
+      'a URL-encoded header alone (a search for it)',
+      'src/find.ts',
+      "const url = `https://example.com/search?q=${'-----BEGIN%20PRIVATE%20KEY-----'}&page=2`;\n",
     ],
     [
       'Django SECRET_KEY from the environment',
