@@ -70,6 +70,35 @@ describe('the store fails after the buyer paid', () => {
   });
 });
 
+describe('a link never tells whether an order exists', () => {
+  it('an unknown order id answers as a tampered signature on a real order: 403 invalid_link, the same body', async () => {
+    const { order } = await bought();
+    const real = new URL(order.download_url);
+    const tampered = new URL(real);
+    tampered.searchParams.set('sig', `${real.searchParams.get('sig')!.slice(0, -2)}AA`);
+    const unknown = new URL(real);
+    unknown.pathname = real.pathname.replace(
+      order.order_id,
+      '7d1c0e0e-1111-4111-8111-111111111111',
+    );
+    const invoice = new URL(order.invoice_url!);
+    invoice.pathname = invoice.pathname.replace(
+      order.order_id,
+      '7d1c0e0e-1111-4111-8111-111111111111',
+    );
+    const answers = await Promise.all(
+      [tampered, unknown, invoice].map((u) => t.app.inject(rel(u.toString()))),
+    );
+    for (const res of answers) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({
+        error: 'invalid_link',
+        message: 'the link signature does not match',
+      });
+    }
+  });
+});
+
 describe('byte ranges (a resumed download, curl -C -)', () => {
   it('Range answers 206 with that slice; 200 advertises Accept-Ranges and a strong ETag', async () => {
     const { order, item } = await bought();

@@ -70,10 +70,10 @@ export function verifyLink(
   refresh?: string,
 ): void {
   const expN = Number(exp);
-  if (!exp || !sig || !/^\d{1,12}$/.test(exp)) throw invalid();
+  if (!exp || !sig || !/^\d{1,12}$/.test(exp)) throw invalidLink();
   const expected = Buffer.from(mac(key, t, expN));
   const given = Buffer.from(sig);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidLink();
   if (expN * 1000 <= nowMs) {
     throw new AppError('link_expired', {
       message: `this link has expired; ${refresh ?? REFRESH[t.kind](t.id)}`,
@@ -81,7 +81,12 @@ export function verifyLink(
   }
 }
 
-const invalid = () =>
+/**
+ * 403 `invalid_link`. Also the answer to a link naming an order that does not exist, so that a
+ * link's answer never tells whether an order id exists (a forged link for an unknown order and a
+ * tampered link for a real one read the same).
+ */
+export const invalidLink = () =>
   new AppError('invalid_link', { message: 'the link signature does not match' });
 
 /** Human lifetime as clients expect it, e.g. 900 -> "15 minutes". */

@@ -25,15 +25,11 @@ import {
   findCompletedOrder,
   orderLinks,
 } from '../../domain/orders/orders.js';
-import { verifyLink } from '../../domain/links/signed-links.js';
-import { AppError } from '../../errors.js';
+import { invalidLink, verifyLink } from '../../domain/links/signed-links.js';
 import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
 import type { RevisionFace } from '../face.js';
-
-const orderNotFound = () =>
-  new AppError('order_not_found', { message: 'order not found or not downloadable' });
 
 /** Revision B refetches links with an identity signature; Revision A has keyed routes instead. */
 export const orderLinkRoutes: FastifyPluginAsyncZod<{ deps: Deps }> = async (app, { deps }) => {
@@ -93,7 +89,6 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionF
       config: {
         auth: 'public',
         errors: [
-          'order_not_found',
           'invalid_link',
           'link_expired',
           'storage_unavailable',
@@ -109,7 +104,8 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionF
     },
     async (request, reply) => {
       const order = await findCompletedOrder(deps.sql, request.params.uuid);
-      if (!order) throw orderNotFound();
+      // an unknown order answers as a bad signature: the link's answer never tells it exists
+      if (!order) throw invalidLink();
       verifyLink(
         deps.secrets.urlSigningKey,
         { kind: 'download', id: order.id, fileSha256: order.archiveSha256 },
@@ -151,7 +147,7 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionF
   app.get(
     '/api/v1/invoices/:uuid',
     {
-      config: { auth: 'public', errors: ['order_not_found', 'invalid_link', 'link_expired'] },
+      config: { auth: 'public', errors: ['invalid_link', 'link_expired'] },
       schema: describe(
         'purchase',
         'Invoice of an order as JSON, HTML or Markdown by Accept (signed link)',
@@ -164,7 +160,8 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionF
     },
     async (request, reply) => {
       const order = await findCompletedOrder(deps.sql, request.params.uuid);
-      if (!order) throw orderNotFound();
+      // an unknown order answers as a bad signature: the link's answer never tells it exists
+      if (!order) throw invalidLink();
       verifyLink(
         deps.secrets.urlSigningKey,
         { kind: 'invoice', id: order.id, fileSha256: order.archiveSha256 },
