@@ -2,17 +2,21 @@ import { calibrationFor, fusedScore, similarityOf } from '../../src/domain/searc
 import { candidateSignals, loadQuerySignals } from '../../src/domain/search/rank.js';
 import { searchCandidates } from '../../src/domain/search/search.js';
 import { DEMO_LISTINGS } from '../../src/domain/discovery/demo-listings.js';
-import { RELEVANCE_SETS, relevanceCatalogue } from './relevance.js';
+import { BUYER_SET, RELEVANCE_SETS, relevanceCatalogue, TASKS_SET } from './relevance.js';
 
 /**
  * `npx tsx test/bench/relevance-explain.ts SET|demo "query" ...`: the fused ranking's signals for the
  * top candidates of each query on one judgment set's catalogue (for reading a miss, not a bench).
  */
 const [setName, ...queries] = process.argv.slice(2);
-const listings =
-  setName === 'demo'
-    ? DEMO_LISTINGS.map((l) => ({ ...l, key: l.title }))
-    : RELEVANCE_SETS.find((s) => s.name === setName)!.listings;
+// the tuning sets only: the fresh set is read by the relevance bench alone
+const SETS = [...RELEVANCE_SETS, TASKS_SET, BUYER_SET];
+const set = SETS.find((s) => s.name === setName);
+if (setName !== 'demo' && !set) {
+  console.error(`set "${setName}": one of demo, ${SETS.map((s) => s.name).join(', ')}`);
+  process.exit(2);
+}
+const listings = set ? set.listings : DEMO_LISTINGS.map((l) => ({ ...l, key: l.title }));
 const { runtime, sql, embedder, keyOf } = await relevanceCatalogue(listings);
 // the calibration of the embedder in use (EMBEDDINGS_BUILTIN=sentence has its own)
 const c = calibrationFor(embedder.model);
