@@ -22,6 +22,16 @@ const CREDENTIAL_FAILURES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'challenge_action_mismatch',
 ]);
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts `n` more requests of this unsigned request's address (a JSON-RPC batch on `/mcp` is
+     * as many requests as it holds messages); throws 429 `rate_limited` once past the limit.
+     */
+    countUnsigned(request: FastifyRequest, n: number): Promise<void>;
+  }
+}
+
 /** Probes and CORS preflights are never counted. */
 const UNCOUNTED_PATHS = new Set(['/api/v1/health']);
 
@@ -75,6 +85,14 @@ export const rateLimitPlugin = fp(
       max: config.RATE_LIMIT_ACCOUNT_MAX,
       timeWindow: window,
       keyGenerator: (request) => request.wallet ?? request.agent?.id ?? request.ip,
+    });
+
+    app.decorate('countUnsigned', async (request: FastifyRequest, n: number) => {
+      for (let i = 0; i < n; i++) {
+        const state = await unsigned(request);
+        if (!state.isAllowed && state.isExceeded)
+          throw limited(state.ttlInSeconds, 'too many requests from this address');
+      }
     });
 
     app.addHook('onRequest', async (request) => {

@@ -120,6 +120,10 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
       onRequest: largeBodyGate(config),
     },
     async (request, reply) => {
+      // a batch is as many requests as it holds messages (one was counted at onRequest): 100
+      // `tools/list` in one body answered 3.6 MB and counted once
+      const messages = Array.isArray(request.body) ? request.body.length : 1;
+      if (messages > 1) await root.countUnsigned(request, messages - 1);
       let loaded: Awaited<ReturnType<typeof loadHosted>>;
       try {
         loaded = await loadHosted();
