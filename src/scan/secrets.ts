@@ -255,12 +255,8 @@ const PEM_URL = /(?:-|%2D){5}BEGIN(?:%20|\+)[^\s"'`&;,]{40,}/i;
 function urlPem(line: string): string | undefined {
   const m = PEM_URL.exec(line);
   if (!m) return undefined;
-  return decodedPem(
-    m[0]
-      .slice(0, 240)
-      .replaceAll('+', ' ')
-      .replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
-  );
+  // a form value's decoding (`+` is a space, a malformed or cut-off escape stays as it is)
+  return decodedPem(new URLSearchParams(`v=${m[0].slice(0, 240)}`).get('v') ?? '');
 }
 
 /** `-----BEGIN` as hex digits, contiguous (`xxd -p`, a hex string) or `\x`-escaped (bytes literals). */

@@ -9,6 +9,7 @@ import { LANGUAGE_MAP_FILE, languageOf } from '../../src/scan/languages.js';
 import { identifyLicence } from '../../src/scan/licences.js';
 import { parseManifest } from '../../src/scan/manifests.js';
 import { PREVIEW_LIMITS, PreviewCollector, type Preview } from '../../src/scan/preview.js';
+import { readmeExcerpt } from '../../src/scan/preview-text.js';
 import { scanArchive, type Compression } from '../../src/scan/scan-archive.js';
 import { DEFAULT_SCAN_LIMITS } from '../../src/scan/types.js';
 import { buildZip, tarGzOf, uniqueProject, zipOf, type Files } from '../helpers/archives.js';
@@ -215,6 +216,25 @@ describe('hostile archives: bounded, and the scan verdict unchanged', () => {
     );
     expect(oneLine.verdict).toBe('accept');
     expect(Buffer.byteLength(oneLine.preview!.readme!.excerpt)).toBeLessThanOrEqual(4096);
+  });
+
+  it('a README line holding an encoded private key is shown redacted, as the scan reads it', () => {
+    const pem = `-----BEGIN PRIVATE KEY-----\n${'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj'}\n-----END PRIVATE KEY-----\n`;
+    const escaped = [...Buffer.from(pem)]
+      .map((b) => `\\x${b.toString(16).padStart(2, '0')}`)
+      .join('');
+    const text = `# Keys\nkey = b"${escaped}"\nhex ${Buffer.from(pem).toString('hex')}\nurl ${encodeURIComponent(pem)}\nok\n`;
+    const r = readmeExcerpt(
+      {
+        path: 'README.md',
+        what: 'readme',
+        kind: 'text',
+        bytes: Buffer.from(text),
+        truncated: false,
+      },
+      PREVIEW_LIMITS,
+    );
+    expect(r!.excerpt).toBe('# Keys\n[redacted]\n[redacted]\n[redacted]\nok');
   });
 
   it('a binary README has no excerpt; control and bidi characters are dropped', async () => {

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { piece, type Piece } from '../../db/pieces.js';
 import type { Chain } from '../../wire/chains.js';
 import type { PaidContext } from '../payments/fulfilment.js';
-import { humanDuration, signLink } from '../links/signed-links.js';
+import { humanDuration, invalidLink, signLink, verifyLink } from '../links/signed-links.js';
 import type { BuyerOrders, OrderLinks } from '../../wire/orders.js';
 import { toUsdc, type Micro } from '../../wire/money.js';
 
@@ -115,6 +115,32 @@ export async function findCompletedOrder(
     join legal_acceptances l on l.order_id = o.id
     where o.id = ${orderId} and o.status = 'completed'`;
   return row;
+}
+
+/**
+ * The completed order a signed download or invoice link names, once its signature and expiry
+ * hold (403 `invalid_link` / `link_expired`). A link naming no completed order answers as a bad
+ * signature, so that a link's answer never tells whether an order id exists. `refresh` says where
+ * a fresh link of an order comes from in this deployment's revision.
+ */
+export async function orderOfLink(
+  sql: Db,
+  key: Buffer,
+  link: { kind: 'download' | 'invoice'; orderId: string; exp?: string; sig?: string },
+  refresh: (orderId: string) => string,
+  nowMs = Date.now(),
+): Promise<OrderRecord> {
+  const order = await findCompletedOrder(sql, link.orderId);
+  if (!order) throw invalidLink();
+  verifyLink(
+    key,
+    { kind: link.kind, id: order.id, fileSha256: order.archiveSha256 },
+    link.exp,
+    link.sig,
+    nowMs,
+    refresh(order.id),
+  );
+  return order;
 }
 
 /** The buyer's own completed order, or 404 (absence and foreign ownership look the same). */

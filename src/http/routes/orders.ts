@@ -22,10 +22,9 @@ import {
 import {
   buyerOrders,
   findBuyerOrder,
-  findCompletedOrder,
+  orderOfLink,
   orderLinks,
 } from '../../domain/orders/orders.js';
-import { invalidLink, verifyLink } from '../../domain/links/signed-links.js';
 import { sendRepresentation } from '../representation.js';
 import { agentOf } from '../identity.js';
 import { describe } from '../route-meta.js';
@@ -103,16 +102,16 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionF
       }),
     },
     async (request, reply) => {
-      const order = await findCompletedOrder(deps.sql, request.params.uuid);
-      // an unknown order answers as a bad signature: the link's answer never tells it exists
-      if (!order) throw invalidLink();
-      verifyLink(
+      const order = await orderOfLink(
+        deps.sql,
         deps.secrets.urlSigningKey,
-        { kind: 'download', id: order.id, fileSha256: order.archiveSha256 },
-        request.query.exp,
-        request.query.sig,
-        Date.now(),
-        refresh(order.id),
+        {
+          kind: 'download',
+          orderId: request.params.uuid,
+          exp: request.query.exp,
+          sig: request.query.sig,
+        },
+        refresh,
       );
       const size = await archiveSize(deps.storage, order, request.log);
       const etag = archiveEtag(order.archiveSha256);
@@ -159,16 +158,16 @@ export const downloadRoutes: FastifyPluginAsyncZod<{ deps: Deps; face: RevisionF
       ),
     },
     async (request, reply) => {
-      const order = await findCompletedOrder(deps.sql, request.params.uuid);
-      // an unknown order answers as a bad signature: the link's answer never tells it exists
-      if (!order) throw invalidLink();
-      verifyLink(
+      const order = await orderOfLink(
+        deps.sql,
         deps.secrets.urlSigningKey,
-        { kind: 'invoice', id: order.id, fileSha256: order.archiveSha256 },
-        request.query.exp,
-        request.query.sig,
-        Date.now(),
-        refresh(order.id),
+        {
+          kind: 'invoice',
+          orderId: request.params.uuid,
+          exp: request.query.exp,
+          sig: request.query.sig,
+        },
+        refresh,
       );
       const invoice = buildInvoice(order);
       const doc = invoiceDocument(invoice);
