@@ -110,8 +110,7 @@ function preparedQuery(
     p.corpus.concept !== corpus.concept ||
     p.corpus.buyer !== corpus.buyer ||
     p.corpus.setting !== corpus.setting ||
-    p.corpus.task !== corpus.task ||
-    p.corpus.neighbours !== corpus.neighbours
+    p.corpus.task !== corpus.task
   ) {
     p = prepareQuery(
       sharedWordVectors(),
@@ -148,7 +147,6 @@ export function candidateSignals(
     buyer: c.buyerConcept,
     setting: c.conceptSetting,
     task: c.conceptTask,
-    neighbours: c.conceptNeighbours,
   });
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {
@@ -222,7 +220,6 @@ function siblingLifts(
     buyer: c.buyerConcept,
     setting: c.conceptSetting,
     task: c.conceptTask,
-    neighbours: c.conceptNeighbours,
   });
   const words = close.map((i) => listingWords(wv, rows[i]!));
   const n = close.length;
