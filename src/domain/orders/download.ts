@@ -76,10 +76,27 @@ function wholeSuffixes(range: string, size: number): string {
 }
 
 /**
+ * Whether a byte range names its last byte before its first ("bytes=5-2"): RFC 9110 14.1.1 calls
+ * such a range-spec invalid (not unsatisfiable) and RFC 2616 14.35.1 has the recipient ignore the
+ * whole header, as for any other malformed Range; range-parser reads it as unsatisfiable (416).
+ */
+function invertedSpec(range: string): boolean {
+  const eq = range.indexOf('=');
+  if (eq < 0) return false;
+  return range
+    .slice(eq + 1)
+    .split(',')
+    .some((spec) => {
+      const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(spec);
+      return m !== null && Number(m[2]) < Number(m[1]);
+    });
+}
+
+/**
  * The byte range a download serves (RFC 9110 section 14), parsed by the jshttp `range-parser`:
- * undefined for the whole archive (no Range, another unit, a malformed or multi-part request, or
- * an `If-Range` that is not the archive's ETag: a date never matches, as no Last-Modified is
- * sent), one inclusive range for a 206 (a suffix longer than the archive is all of it), or 416
+ * undefined for the whole archive (no Range, another unit, a malformed, inverted ("5-2") or
+ * multi-part request, or an `If-Range` that is not the archive's ETag: a date never matches, as
+ * no Last-Modified is sent), one inclusive range for a 206 (a suffix longer than the archive is all of it), or 416
  * `range_not_satisfiable` (its Content-Range names the size) when it starts past the end.
  */
 export function byteRange(
@@ -90,6 +107,7 @@ export function byteRange(
 ): { start: number; end: number } | undefined {
   if (!range) return undefined;
   if (ifRange !== undefined && ifRange.trim() !== etag) return undefined;
+  if (invertedSpec(range)) return undefined;
   const ranges = parseRange(size, wholeSuffixes(range, size), { combine: true });
   if (ranges === -1) {
     throw new AppError('range_not_satisfiable', {
