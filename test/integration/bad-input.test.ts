@@ -304,6 +304,30 @@ describe('upload: malformed multipart bodies', () => {
     expectNoErrorLog();
   });
 
+  it('a repeated metadata or compression field → 400 invalid_multipart before any fee, not the last one silently', async () => {
+    for (const [name, value] of [
+      ['metadata', JSON.stringify({ ...METADATA, title: 'Another title' })],
+      ['compression', 'zip'],
+    ] as const) {
+      const [head, tail] = form([
+        field('metadata', JSON.stringify(METADATA)),
+        field('compression', 'zip'),
+        field(name, value),
+        filePart('file', '\0'),
+      ]).split('\0');
+      const res = await post(
+        Buffer.concat([Buffer.from(head!), zipOf(uniqueProject()), Buffer.from(tail!)]),
+        { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      );
+      expect(res.statusCode, name).toBe(400);
+      expect(res.json()).toMatchObject({
+        error: 'invalid_multipart',
+        message: `send the "${name}" field once`,
+      });
+    }
+    expectNoErrorLog();
+  });
+
   it('two file parts → 413 too_many_parts', async () => {
     const res = await post(
       form([

@@ -122,10 +122,12 @@ async function readEachPart(
       }
       if (part.file.truncated) throw tooLarge(config.MAX_ARCHIVE_BYTES);
       form.bytes = Buffer.concat(chunks, size);
-    } else if (part.fieldname === 'metadata') {
-      form.metadata = part.value;
-    } else if (part.fieldname === 'compression') {
-      form.compression = part.value;
+    } else if (part.fieldname === 'metadata' || part.fieldname === 'compression') {
+      // a repeated field is ambiguous (which one did the seller mean?): refused, not last-wins
+      if (form[part.fieldname] !== undefined) {
+        throw badRequest('invalid_multipart', `send the "${part.fieldname}" field once`);
+      }
+      form[part.fieldname] = part.value;
     }
   }
   return form;
