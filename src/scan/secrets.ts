@@ -281,6 +281,26 @@ function decodedPem(decoded: string): string | undefined {
 
 const ESCAPED_HEX_DASHES = /\\x2d\\x2d/i;
 
+/** `-----BEGIN` as hex digits, contiguous or `\x`-escaped: where a wrapped hex key block starts. */
+const HEX_PEM_START = /(?:(?:\\x)?2d){5}(?:\\x)?42(?:\\x)?45(?:\\x)?47(?:\\x)?49(?:\\x)?4e/i;
+/** Lines a wrapped hex key block is followed over (`xxd -p` wraps at 60 digits: 4 hold a header and a body line). */
+const HEX_WRAP_LINES = 8;
+/** Hex digits gathered before the block is decoded: a header (at most 40 bytes) and a body line. */
+const HEX_WRAP_DIGITS = 2 * 72;
+
+/**
+ * The hex digits of a line that holds nothing else: a hex dump's line, or a piece of a bytes
+ * literal split over lines (`b"\x2d\x2d…"`, quotes, commas, `+` and brackets between); undefined
+ * when the line holds anything else.
+ */
+function hexPiece(text: string): string | undefined {
+  const digits = text
+    .replace(/\\x/gi, '')
+    .replace(/(?<![0-9a-f])[bB](?=["'])/gi, '')
+    .replace(/["'\s,+();\\]/g, '');
+  return digits.length > 0 && /^[0-9a-fA-F]+$/.test(digits) ? digits : undefined;
+}
+
 /** A private key block on the line in one of the encodings above (base64, URL, hex). */
 function encodedPem(line: string): string | undefined {
   if (line.includes('LS0tLS1CRUdJTi')) return base64Pem(line);
@@ -413,6 +433,8 @@ export class FileSecrets {
   private readonly docs: boolean;
   private ciphertextLine = 0;
   private macLine = 0;
+  /** A hex-encoded key header wrapped at its line's end: its line, the last line read, its digits. */
+  private hexRun: { line: number; last: number; digits: string } | undefined;
   /** A private key header whose body is still to come (within PEM_BODY_WITHIN lines). */
   private pem: { line: number; kind: string } | undefined;
   /**
@@ -436,7 +458,37 @@ export class FileSecrets {
   /** A line with backslash escapes: a private key block written as `\x2d\x2d…` bytes. */
   escapedLine(line: string, lineNo: number): SecretHit | undefined {
     const kind = ESCAPED_HEX_DASHES.test(line) ? hexPem(line) : undefined;
-    return kind ? { rule: PEM_RULE, kind, line: lineNo } : undefined;
+    return kind ? { rule: PEM_RULE, kind, line: lineNo } : this.wrappedHex(line, lineNo);
+  }
+
+  /**
+   * A private key block in hex wrapped over lines (`xxd -p`, a bytes literal split across lines),
+   * which no one line shows whole: from a line ending in a hex `-----BEGIN…`, the next lines' hex
+   * digits are gathered until a header and a body line can be decoded (at the header's line).
+   * Each line is read once, whichever rule asks first.
+   */
+  private wrappedHex(line: string, lineNo: number): SecretHit | undefined {
+    if (this.hexRun?.last === lineNo) return undefined;
+    if (this.hexRun && lineNo > this.hexRun.line + HEX_WRAP_LINES) this.hexRun = undefined;
+    if (!this.hexRun) {
+      const start = HEX_PEM_START.exec(line);
+      const digits = start ? hexPiece(line.slice(start.index)) : undefined;
+      if (digits) this.hexRun = { line: lineNo, last: lineNo, digits };
+      return undefined;
+    }
+    const digits = hexPiece(line);
+    if (!digits) {
+      this.hexRun = undefined;
+      return undefined;
+    }
+    const run = this.hexRun;
+    run.last = lineNo;
+    run.digits += digits;
+    if (run.digits.length < HEX_WRAP_DIGITS) return undefined;
+    this.hexRun = undefined;
+    const hex = run.digits.slice(0, 960);
+    const kind = decodedPem(Buffer.from(hex.slice(0, hex.length & ~1), 'hex').toString('latin1'));
+    return kind ? { rule: PEM_RULE, kind, line: run.line } : undefined;
   }
 
   /** A line holding a long token-like run or a PEM dash run. */
@@ -527,7 +579,9 @@ export class FileSecrets {
       }
     }
     const encoded = encodedPem(line);
-    return encoded ? { rule: PEM_RULE, kind: encoded, line: lineNo } : undefined;
+    return encoded
+      ? { rule: PEM_RULE, kind: encoded, line: lineNo }
+      : this.wrappedHex(line, lineNo);
   }
 
   /**

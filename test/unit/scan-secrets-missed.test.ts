@@ -23,6 +23,15 @@ const djangoKey = () =>
     (b) => 'abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)'[b % 50],
   ).join('');
 
+/** `text` cut into pieces of `width` characters (a hex dump's lines, a literal's pieces). */
+const wrapped = (text: string, width: number) =>
+  Array.from({ length: Math.ceil(text.length / width) }, (_, i) =>
+    text.slice(i * width, (i + 1) * width),
+  );
+/** `text` as `\\x`-escaped bytes. */
+const escaped = (text: string) =>
+  [...Buffer.from(text)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+
 const scanWith = (file: string, text: string) =>
   scanArchive(zipOf({ ...uniqueProject(), [file]: text }), 'zip', DEFAULT_SCAN_LIMITS);
 const verdictWith = async (file: string, text: string) => (await scanWith(file, text)).verdict;
@@ -123,6 +132,20 @@ describe('leaked keys the scan missed', () => {
       'secret:private_key_block',
     ],
     [
+      'a hex-encoded PEM wrapped at 60 digits (xxd -p)',
+      'keys/deploy.hex',
+      `${wrapped(Buffer.from(pem).toString('hex'), 60).join('\n')}\n`,
+      'secret:private_key_block',
+    ],
+    [
+      'a PEM as a \\x-escaped bytes literal split over lines',
+      'src/key.py',
+      `KEY = (\n${wrapped(escaped(pem), 64)
+        .map((piece) => `    b"${piece}"`)
+        .join('\n')}\n)\n`,
+      'secret:private_key_block',
+    ],
+    [
       'Django SECRET_KEY (startproject)',
       'mysite/settings.py',
       `SECRET_KEY = '${djangoKey()}'\n`,
@@ -170,6 +193,11 @@ describe('…while their public and harmless look-alikes pass', () => {
         const cert = `-----BEGIN CERTIFICATE-----\n${PEM_BODY.join('\n')}\n-----END CERTIFICATE-----\n`;
         return `export const CA = '${encodeURIComponent(cert)}';\nexport const CA_HEX = '${Buffer.from(cert).toString('hex')}';\n`;
       })(),
+    ],
+    [
+      'a certificate in hex wrapped at 60 digits, a hex header alone',
+      'certs/ca.hex',
+      `${wrapped(Buffer.from(`-----BEGIN CERTIFICATE-----\n${PEM_BODY.join('\n')}\n-----END CERTIFICATE-----\n`).toString('hex'), 60).join('\n')}\n\n${Buffer.from('-----BEGIN PRIVATE KEY-----').toString('hex')}\nnot a key body\n`,
     ],
     [
       'a URL-encoded header alone (a search for it)',
