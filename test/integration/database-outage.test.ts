@@ -63,6 +63,36 @@ describe.runIf(ON_POSTGRES)('the database out of reach', () => {
     expect((await search()).statusCode).toBe(200);
   });
 
+  it('answers each request at once while Postgres refuses connections, and serves within a second or two of its return', async () => {
+    const search = () => t.app.inject('/api/v1/search?q=widget');
+    expect((await search()).statusCode).toBe(200);
+    const timed = async () => {
+      const started = Date.now();
+      const res = await Promise.race([
+        search(),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 8_000)),
+      ]);
+      return { status: res?.statusCode ?? 'no answer within 8 s', ms: Date.now() - started };
+    };
+    const during: Array<Awaited<ReturnType<typeof timed>>> = [];
+    await relay.cut();
+    try {
+      // rounds of concurrent requests, as a busy replica meets a restart: each failed connection
+      // counts toward postgres.js's reconnect delay (its default grows to 20 s)
+      for (let round = 0; round < 3; round++)
+        during.push(...(await Promise.all(Array.from({ length: 10 }, timed))));
+    } finally {
+      await relay.restore();
+    }
+    const after = await timed();
+    for (const r of during) {
+      expect(r.status).toBe(503);
+      expect(r.ms).toBeLessThan(2_500);
+    }
+    expect(after.status).toBe(200);
+    expect(after.ms).toBeLessThan(2_500);
+  }, 60_000);
+
   it('answers 503 within its connect timeout when the path to Postgres hangs, not 30 s later', async () => {
     const search = () => t.app.inject('/api/v1/search?q=widget');
     expect((await search()).statusCode).toBe(200);
