@@ -284,6 +284,13 @@ export const ConfigSchema = z
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     S3_FORCE_PATH_STYLE: bool.default(false),
     S3_PREFIX: z.string().default(''),
+    /**
+     * Seconds an object store call may take until its answer starts (a put: its whole upload of
+     * at most MAX_ARCHIVE_BYTES), the SDK's own retries included; then the call fails as the store
+     * being out of reach (503 `storage_unavailable`; a scan waits for it). The SDK waits forever
+     * by default on a path that accepts and never answers.
+     */
+    S3_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(20),
     /** Scan limits: total extracted bytes, compression ratio, entries, nesting of archives. */
     SCAN_MAX_EXTRACTED_BYTES: z.coerce.number().int().min(1024).default(209_715_200),
     SCAN_MAX_RATIO: z.coerce.number().min(2).default(100),

@@ -14,6 +14,7 @@ export function createBlobStore(config: Config): BlobStore {
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
       forcePathStyle: config.S3_FORCE_PATH_STYLE,
       prefix: config.S3_PREFIX,
+      timeoutMs: config.S3_TIMEOUT_SECONDS * 1000,
     });
   }
   return new FsBlobStore(config.ARCHIVES_DIR ?? path.join(config.DATA_DIR, 'archives'));

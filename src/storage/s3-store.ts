@@ -24,7 +24,9 @@ function storeOutage(e: unknown): boolean {
   const err = e as { $metadata?: { httpStatusCode?: unknown }; code?: unknown; name?: unknown };
   const status = err?.$metadata?.httpStatusCode;
   if (typeof status === 'number') return status >= 500;
-  return typeof err?.code === 'string' || err?.name === 'TimeoutError';
+  return (
+    typeof err?.code === 'string' || err?.name === 'TimeoutError' || err?.name === 'AbortError'
+  );
 }
 
 /** 503 `storage_unavailable`, with the store's error as its cause for the operator's log. */
@@ -44,6 +46,8 @@ export interface S3StoreOptions {
   forcePathStyle?: boolean;
   /** Prefix prepended to every key, e.g. `marketplace/`. */
   prefix?: string;
+  /** How long a call may take until its answer starts (S3_TIMEOUT_SECONDS); unbounded when unset. */
+  timeoutMs?: number;
 }
 
 /**
@@ -73,6 +77,25 @@ export class S3BlobStore implements BlobStore {
     })));
   }
 
+  /**
+   * Sends a command, abandoned once `timeoutMs` pass before its answer starts (the SDK's retries
+   * included): a path to the store that accepts and never answers held a download or a scan
+   * forever. The timer stops at the answer, so a download's body streams at the buyer's pace.
+   */
+  private async within<T>(
+    call: (options: { abortSignal?: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    const ms = this.opts.timeoutMs;
+    if (!ms) return call({});
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), ms);
+    try {
+      return await call({ abortSignal: controller.signal });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private keyOf(key: string): string {
     assertValidKey(key);
     return `${this.opts.prefix ?? ''}${key}`;
@@ -89,15 +112,18 @@ export class S3BlobStore implements BlobStore {
       throw payloadTooLarge(opts.maxBytes);
     const sha256 = sha256Hex(buf);
     try {
-      await client.send(
-        new sdk.PutObjectCommand({
-          Bucket: this.opts.bucket,
-          Key: this.keyOf(key),
-          Body: buf,
-          ContentLength: buf.length,
-          ContentType: opts.contentType ?? 'application/octet-stream',
-          ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
-        }),
+      await this.within((o) =>
+        client.send(
+          new sdk.PutObjectCommand({
+            Bucket: this.opts.bucket,
+            Key: this.keyOf(key),
+            Body: buf,
+            ContentLength: buf.length,
+            ContentType: opts.contentType ?? 'application/octet-stream',
+            ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+          }),
+          o,
+        ),
       );
     } catch (e) {
       // the store down or failing (after the SDK's own retries): nothing stored, nothing charged
@@ -111,12 +137,15 @@ export class S3BlobStore implements BlobStore {
     const { sdk, client } = await this.s3();
     let res;
     try {
-      res = await client.send(
-        new sdk.GetObjectCommand({
-          Bucket: this.opts.bucket,
-          Key: this.keyOf(key),
-          Range: range ? `bytes=${range.start}-${range.end ?? ''}` : undefined,
-        }),
+      res = await this.within((o) =>
+        client.send(
+          new sdk.GetObjectCommand({
+            Bucket: this.opts.bucket,
+            Key: this.keyOf(key),
+            Range: range ? `bytes=${range.start}-${range.end ?? ''}` : undefined,
+          }),
+          o,
+        ),
       );
     } catch (e) {
       // the store down: a scan waits for it, a download answers 503 (as stat and put do)
@@ -136,8 +165,11 @@ export class S3BlobStore implements BlobStore {
   async stat(key: string): Promise<{ size: number } | undefined> {
     const { sdk, client } = await this.s3();
     try {
-      const res = await client.send(
-        new sdk.HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+      const res = await this.within((o) =>
+        client.send(
+          new sdk.HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+          o,
+        ),
       );
       return { size: res.ContentLength ?? 0 };
     } catch (e) {
@@ -152,8 +184,11 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     const { sdk, client } = await this.s3();
-    await client.send(
-      new sdk.DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+    await this.within((o) =>
+      client.send(
+        new sdk.DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }),
+        o,
+      ),
     );
   }
 
@@ -162,12 +197,15 @@ export class S3BlobStore implements BlobStore {
     const base = this.opts.prefix ?? '';
     let token: string | undefined;
     do {
-      const page = await client.send(
-        new sdk.ListObjectsV2Command({
-          Bucket: this.opts.bucket,
-          Prefix: `${base}${prefix}`,
-          ...(token && { ContinuationToken: token }),
-        }),
+      const page = await this.within((o) =>
+        client.send(
+          new sdk.ListObjectsV2Command({
+            Bucket: this.opts.bucket,
+            Prefix: `${base}${prefix}`,
+            ...(token && { ContinuationToken: token }),
+          }),
+          o,
+        ),
       );
       for (const o of page.Contents ?? []) {
         if (o.Key)
