@@ -82,23 +82,52 @@ export function storageFailure(e: unknown): unknown {
 }
 
 /** Reads a whole blob into memory, refusing more than `maxBytes` (archives are small and bounded). */
-export async function readBlob(store: BlobStore, key: string, maxBytes: number): Promise<Buffer> {
+export async function readBlob(
+  store: BlobStore,
+  key: string,
+  maxBytes: number,
+  stallMs?: number,
+): Promise<Buffer> {
   const stream = await store.createReadStream(key);
-  return collect(stream, maxBytes);
+  return collect(stream, maxBytes, stallMs);
 }
 
-/** Collects a stream into one buffer with a hard cap; destroys the stream past the cap. */
-export async function collect(stream: Readable, maxBytes: number): Promise<Buffer> {
+/**
+ * Collects a stream into one buffer with a hard cap; destroys the stream past the cap. With
+ * `stallMs`, a stream that sends nothing for that long (a path to the store that stalls in the
+ * middle of an answer) is ended as the store out of reach, 503 `storage_unavailable`: a reader
+ * that collects never waits on its own consumer, so silence is the store's.
+ */
+export async function collect(
+  stream: Readable,
+  maxBytes: number,
+  stallMs?: number,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += buf.length;
-    if (size > maxBytes) {
-      stream.destroy();
-      throw payloadTooLarge(maxBytes);
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    if (!stallMs) return;
+    clearTimeout(timer);
+    timer = setTimeout(
+      () => stream.destroy(storageUnavailable('the object store stopped sending mid-read')),
+      stallMs,
+    );
+  };
+  arm();
+  try {
+    for await (const chunk of stream) {
+      arm();
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      size += buf.length;
+      if (size > maxBytes) {
+        stream.destroy();
+        throw payloadTooLarge(maxBytes);
+      }
+      chunks.push(buf);
     }
-    chunks.push(buf);
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks, size);
 }

@@ -14,6 +14,8 @@ export async function startTcpRelay(target: { host: string; port: number }) {
     s.once('close', () => sockets.delete(s));
   };
   let holding = false;
+  let frozen = false;
+  const pairs = new Set<[Socket, Socket]>();
   const relay = (client: Socket) => {
     track(client);
     // a path that accepts and then never answers (a hung server or a dropped network)
@@ -21,6 +23,9 @@ export async function startTcpRelay(target: { host: string; port: number }) {
     const upstream = connect(target.port, target.host);
     track(upstream);
     client.pipe(upstream).pipe(client);
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    client.once('close', () => pairs.delete(pair));
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
   };
@@ -47,8 +52,26 @@ export async function startTcpRelay(target: { host: string; port: number }) {
       holding = true;
       for (const s of sockets) s.destroy();
     },
+    /**
+     * Stops forwarding on the open connections without closing them (a path that stalls in the
+     * middle of an answer), until `restore` ends them.
+     */
+    freeze(): void {
+      frozen = true;
+      for (const [client, upstream] of pairs) {
+        upstream.unpipe(client);
+        client.unpipe(upstream);
+        upstream.pause();
+        client.pause();
+      }
+    },
     /** Accepts connections again, on the same port. */
     async restore(): Promise<void> {
+      if (frozen) {
+        frozen = false;
+        for (const s of sockets) s.destroy();
+        if (!holding && server.listening) return;
+      }
       if (holding) {
         holding = false;
         for (const s of sockets) s.destroy();

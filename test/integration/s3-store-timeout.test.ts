@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
+import { collect } from '../../src/storage/blob-store.js';
 import { S3BlobStore } from '../../src/storage/s3-store.js';
+import { randomBytes } from 'node:crypto';
 import { startS3 } from '../helpers/s3.js';
 import { startTcpRelay } from '../helpers/tcp-relay.js';
 
@@ -13,25 +15,29 @@ import { startTcpRelay } from '../helpers/tcp-relay.js';
 let s3: Awaited<ReturnType<typeof startS3>>;
 let relay: Awaited<ReturnType<typeof startTcpRelay>>;
 let store: S3BlobStore;
+/** The same bucket without a timeout: what the test puts in place (a 6 MB put may take a while). */
+let setup: S3BlobStore;
 
 beforeAll(async () => {
   s3 = await startS3();
   const endpoint = new URL(s3.env.S3_ENDPOINT);
   relay = await startTcpRelay({ host: endpoint.hostname, port: Number(endpoint.port) });
   endpoint.port = String(relay.port);
-  store = new S3BlobStore({
-    bucket: s3.env.S3_BUCKET,
-    region: 'us-east-1',
-    endpoint: endpoint.origin,
-    accessKeyId: s3.env.S3_ACCESS_KEY_ID,
-    secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY,
-    forcePathStyle: true,
-    timeoutMs: 1_000,
-  });
+  store = new S3BlobStore({ ...options(endpoint.origin), timeoutMs: 1_000 });
+  setup = new S3BlobStore({ ...options(endpoint.origin) });
 });
 afterAll(async () => {
   await relay?.close();
   await s3?.close();
+});
+
+const options = (endpoint: string) => ({
+  bucket: s3.env.S3_BUCKET,
+  region: 'us-east-1',
+  endpoint,
+  accessKeyId: s3.env.S3_ACCESS_KEY_ID,
+  secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY,
+  forcePathStyle: true,
 });
 
 /** What a call settles with within `ms`: its value, its error's code, or that it is still waiting. */
@@ -48,7 +54,7 @@ async function settled(call: () => Promise<unknown>, ms = 8_000) {
 }
 
 it('gives up on a hung path within its timeout, as the store out of reach, and serves again after', async () => {
-  await store.put('items/a.zip', Buffer.from('archive bytes'));
+  await setup.put('items/a.zip', Buffer.from('archive bytes'));
   relay.hold();
   try {
     for (const call of [
@@ -69,4 +75,26 @@ it('gives up on a hung path within its timeout, as the store out of reach, and s
   const chunks: Buffer[] = [];
   for await (const c of body) chunks.push(c as Buffer);
   expect(Buffer.concat(chunks).toString()).toBe('archive bytes');
+}, 40_000);
+
+it("a scan's read that stalls in the middle of the archive ends as the store out of reach", async () => {
+  // large enough that the sockets' buffers cannot hold it: the stall comes mid-body
+  const archive = randomBytes(6 * 1024 * 1024);
+  await setup.put('items/big.zip', archive);
+  const stream = await store.createReadStream('items/big.zip');
+  relay.freeze();
+  try {
+    const { outcome, ms } = await settled(() => collect(stream, 10 * 1024 * 1024, 1_000));
+    expect(outcome).toBe('storage_unavailable');
+    expect(ms).toBeLessThan(4_000);
+  } finally {
+    await relay.restore();
+  }
+  // the same read with nothing stalled gets every byte
+  const again = await collect(
+    await store.createReadStream('items/big.zip'),
+    10 * 1024 * 1024,
+    1_000,
+  );
+  expect(again.equals(archive)).toBe(true);
 }, 40_000);

@@ -54,7 +54,12 @@ export async function backfillPreviews(
     for (const r of rows) {
       after = r.id;
       try {
-        const bytes = await readBlob(deps.storage, r.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
+        const bytes = await readBlob(
+          deps.storage,
+          r.archiveKey,
+          deps.config.MAX_ARCHIVE_BYTES,
+          deps.config.S3_TIMEOUT_SECONDS * 1000,
+        );
         const collector = new PreviewCollector();
         const out = await scanArchive(
           bytes,

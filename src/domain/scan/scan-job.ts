@@ -213,7 +213,12 @@ async function judge(
   deps: ScanDeps,
   item: { id: string; archiveKey: string; compression: Compression },
 ): Promise<Verdict> {
-  const bytes = await readBlob(deps.storage, item.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
+  const bytes = await readBlob(
+    deps.storage,
+    item.archiveKey,
+    deps.config.MAX_ARCHIVE_BYTES,
+    deps.config.S3_TIMEOUT_SECONDS * 1000,
+  );
   const collector = new PreviewCollector();
   const out = await scanArchive(
     bytes,
