@@ -138,6 +138,12 @@ describe('leaked keys the scan missed', () => {
       'secret:private_key_block',
     ],
     [
+      'a hex-encoded PEM wrapped at 64 digits in a shell heredoc',
+      'scripts/key.sh',
+      `xxd -r -p > key.pem <<EOF\n${wrapped(Buffer.from(pem).toString('hex'), 64).join('\n')}\nEOF\n`,
+      'secret:private_key_block',
+    ],
+    [
       'a PEM as a \\x-escaped bytes literal split over lines',
       'src/key.py',
       `KEY = (\n${wrapped(escaped(pem), 64)
