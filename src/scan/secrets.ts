@@ -283,7 +283,10 @@ const ESCAPED_HEX_DASHES = /\\x2d\\x2d/i;
 
 /** `-----BEGIN` as hex digits, contiguous or `\x`-escaped: where a wrapped hex key block starts. */
 const HEX_PEM_START = /(?:(?:\\x)?2d){5}(?:\\x)?42(?:\\x)?45(?:\\x)?47(?:\\x)?49(?:\\x)?4e/i;
-/** Lines a wrapped hex key block is followed over (`xxd -p` wraps at 60 digits: 4 hold a header and a body line). */
+/**
+ * Lines a wrapped hex key block is followed over (`xxd -p` wraps at 60 digits: 4 lines hold a
+ * header and a body line).
+ */
 const HEX_WRAP_LINES = 8;
 /** Hex digits gathered before the block is decoded: a header (at most 40 bytes) and a body line. */
 const HEX_WRAP_DIGITS = 2 * 72;

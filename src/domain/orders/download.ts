@@ -96,8 +96,9 @@ function invertedSpec(range: string): boolean {
  * The byte range a download serves (RFC 9110 section 14), parsed by the jshttp `range-parser`:
  * undefined for the whole archive (no Range, another unit, a malformed, inverted ("5-2") or
  * multi-part request, or an `If-Range` that is not the archive's ETag: a date never matches, as
- * no Last-Modified is sent), one inclusive range for a 206 (a suffix longer than the archive is all of it), or 416
- * `range_not_satisfiable` (its Content-Range names the size) when it starts past the end.
+ * no Last-Modified is sent), one inclusive range for a 206 (a suffix longer than the archive is
+ * all of it), or 416 `range_not_satisfiable` (its Content-Range names the size) when it starts
+ * past the end.
  */
 export function byteRange(
   size: number,
