@@ -10,6 +10,11 @@ import { AppError } from '../errors.js';
 export interface BlobStore {
   readonly kind: 'fs' | 's3';
   /**
+   * How long a reader that collects a whole object (`readBlob`) waits for the next bytes before
+   * the read counts as the store out of reach; unset where reads cannot stall (the filesystem).
+   */
+  readonly stallMs?: number;
+  /**
    * Stores the bytes under `key` atomically (readers never see a partial object) and returns their
    * size and SHA-256. A stream is consumed once; with `maxBytes` it is cut off past the limit with
    * 413 `payload_too_large` and nothing is kept.
@@ -82,14 +87,9 @@ export function storageFailure(e: unknown): unknown {
 }
 
 /** Reads a whole blob into memory, refusing more than `maxBytes` (archives are small and bounded). */
-export async function readBlob(
-  store: BlobStore,
-  key: string,
-  maxBytes: number,
-  stallMs?: number,
-): Promise<Buffer> {
+export async function readBlob(store: BlobStore, key: string, maxBytes: number): Promise<Buffer> {
   const stream = await store.createReadStream(key);
-  return collect(stream, maxBytes, stallMs);
+  return collect(stream, maxBytes, store.stallMs);
 }
 
 /**

@@ -59,7 +59,12 @@ export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
   private connecting: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
 
-  constructor(private readonly opts: S3StoreOptions) {}
+  /** A collecting read silent this long is the store stalled (the same bound as a call's answer). */
+  readonly stallMs: number | undefined;
+
+  constructor(private readonly opts: S3StoreOptions) {
+    this.stallMs = opts.timeoutMs;
+  }
 
   private s3(): Promise<{ sdk: Sdk; client: S3Client }> {
     const opts = this.opts;

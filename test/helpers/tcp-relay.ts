@@ -67,13 +67,9 @@ export async function startTcpRelay(target: { host: string; port: number }) {
     },
     /** Accepts connections again, on the same port. */
     async restore(): Promise<void> {
-      if (frozen) {
-        frozen = false;
-        for (const s of sockets) s.destroy();
-        if (!holding && server.listening) return;
-      }
-      if (holding) {
+      if (holding || frozen) {
         holding = false;
+        frozen = false;
         for (const s of sockets) s.destroy();
         return;
       }

@@ -54,12 +54,7 @@ export async function backfillPreviews(
     for (const r of rows) {
       after = r.id;
       try {
-        const bytes = await readBlob(
-          deps.storage,
-          r.archiveKey,
-          deps.config.MAX_ARCHIVE_BYTES,
-          deps.config.S3_TIMEOUT_SECONDS * 1000,
-        );
+        const bytes = await readBlob(deps.storage, r.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
         const collector = new PreviewCollector();
         const out = await scanArchive(
           bytes,

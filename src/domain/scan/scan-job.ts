@@ -213,12 +213,7 @@ async function judge(
   deps: ScanDeps,
   item: { id: string; archiveKey: string; compression: Compression },
 ): Promise<Verdict> {
-  const bytes = await readBlob(
-    deps.storage,
-    item.archiveKey,
-    deps.config.MAX_ARCHIVE_BYTES,
-    deps.config.S3_TIMEOUT_SECONDS * 1000,
-  );
+  const bytes = await readBlob(deps.storage, item.archiveKey, deps.config.MAX_ARCHIVE_BYTES);
   const collector = new PreviewCollector();
   const out = await scanArchive(
     bytes,
