@@ -42,7 +42,7 @@ import { digestsOf } from './payments.js';
  * in a variant serves another build (a before/after in one run), `dir=/dev/shm` puts its data directory there.
  * BENCH_PAYMENTS_LONE=K adds, per side and measured round, K repeat completions one at a time
  * (nothing else in flight): the latency of a lone request, p50 over the rounds.
- * BENCH_PAYMENTS_STRACE=1 counts each served process's fsync calls over the whole run
+ * BENCH_PAYMENTS_STRACE=1 counts each served process's fsync and fdatasync calls over the whole run
  * (`strace -c -f`, which slows the process: read its CPU figures from another run).
  */
 /** A whole number from the environment, at least `min`; anything else stops the bench at once. */
@@ -304,12 +304,13 @@ function straceFsyncs(pid: number): () => Promise<number> {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGINT');
     await exited;
-    const row = readFileSync(out, 'utf8')
+    // % time, seconds, usecs/call, calls, [errors,] syscall: both calls, the WAL's fdatasync too
+    const calls = readFileSync(out, 'utf8')
       .split('\n')
-      .find((l) => /\sfsync$/.test(l));
+      .filter((l) => /\s(fsync|fdatasync)$/.test(l))
+      .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[3]), 0);
     rmSync(path.dirname(out), { recursive: true, force: true });
-    // % time, seconds, usecs/call, calls, [errors,] syscall
-    return row ? Number(row.trim().split(/\s+/)[3]) : 0;
+    return calls;
   };
 }
 
@@ -446,7 +447,7 @@ export async function benchPaymentsServed(): Promise<Record<string, unknown>> {
       const per = Number((fsyncs / side.sent).toFixed(3));
       (result[side.name] as Record<string, unknown>).fsyncs_per_completion = per;
       lines.push(
-        `  ${side.name.padEnd(12)} ${fsyncs} fsyncs over ${side.sent} completions: ${per} each`,
+        `  ${side.name.padEnd(12)} ${fsyncs} fsync and fdatasync calls over ${side.sent} completions: ${per} each`,
       );
     }
     console.log(lines.join('\n'));
