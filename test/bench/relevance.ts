@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRuntime } from '../../src/runtime.js';
 import { seedListing, seedSeller } from '../helpers/catalog.js';
 import { FRESH_QUERIES } from './relevance-fresh-set.js';
+import { FRESH2_QUERIES } from './relevance-fresh2-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
@@ -112,7 +113,10 @@ export async function relevanceCatalogue(
   return { runtime, sql, embedder, keyOf, indexMs: performance.now() - t0 };
 }
 
-/** The judgment sets, each in a catalogue of its own: issue 11's and issue 30's paraphrase set. */
+/**
+ * The split judgment sets: issue 11's, issue 30's paraphrase set and stop 55's second fresh set
+ * (relevance-fresh2-set.ts, written blind, over the paraphrase set's catalogue).
+ */
 export const RELEVANCE_SETS: Array<{
   name: string;
   listings: RelevanceListing[];
@@ -120,6 +124,8 @@ export const RELEVANCE_SETS: Array<{
 }> = [
   { name: 'issue11', listings: RELEVANCE_LISTINGS, queries: RELEVANCE_QUERIES },
   { name: 'paraphrase', listings: PARAPHRASE_LISTINGS, queries: PARAPHRASE_QUERIES },
+  // stop 55's blind set over the same catalogue, split like the paraphrase set
+  { name: 'fresh2', listings: PARAPHRASE_LISTINGS, queries: FRESH2_QUERIES },
 ];
 
 /** Issue 30's fresh set: never tuned on, so all of it is held out and no tool but this bench reads it. */

@@ -5,6 +5,7 @@ import { halfOf } from '../bench/relevance-half.js';
 import { QUERY_KINDS } from '../bench/relevance-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from '../bench/relevance-paraphrase-set.js';
 import { FRESH_QUERIES } from '../bench/relevance-fresh-set.js';
+import { FRESH2_QUERIES } from '../bench/relevance-fresh2-set.js';
 import { TASK_QUERIES } from '../bench/relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from '../bench/relevance-buyer-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
@@ -130,23 +131,63 @@ describe('the fresh relevance set (issue 30, written blind, never tuned on)', ()
     expect(all.map((set) => set.name)).toEqual([
       'issue11',
       'paraphrase',
+      'fresh2',
       'tasks',
       'buyer',
       'fresh',
     ]);
-    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, false, false, true]);
-    expect(all[4]!.label).toBe('fresh set (never tuned on)');
-    expect(all[4]!.queries).toBe(FRESH_QUERIES);
-    expect(all[4]!.listings).toBe(PARAPHRASE_LISTINGS);
+    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, false, false, false, true]);
+    expect(all[5]!.label).toBe('fresh set (never tuned on)');
+    expect(all[5]!.queries).toBe(FRESH_QUERIES);
+    expect(all[5]!.listings).toBe(PARAPHRASE_LISTINGS);
     expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).map((set) => set.name)).toEqual([
       'issue11',
       'paraphrase',
+      'fresh2',
       'tasks',
       'buyer',
     ]);
     expect(benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh' }).map((set) => set.name)).toEqual([
       'fresh',
     ]);
+  });
+});
+
+describe("stop 55's second fresh set (written blind, split into halves)", () => {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+
+  it('has at least 120 new queries in every family, judged on real listings', () => {
+    expect(FRESH2_QUERIES.length).toBeGreaterThanOrEqual(120);
+    expectNewJudgedQueries(FRESH2_QUERIES, [
+      ...PARAPHRASE_QUERIES,
+      ...FRESH_QUERIES,
+      ...RELEVANCE_QUERIES,
+      ...TASK_QUERIES,
+      ...BUYER_QUERIES,
+    ]);
+    const minimum = { keyword: 15, paraphrase: 60, stack: 15, long: 15 };
+    for (const kind of QUERY_KINDS)
+      expect(FRESH2_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
+        minimum[kind],
+      );
+  });
+
+  it('wants every listing of the catalogue first somewhere', () => {
+    expect(new Set(FRESH2_QUERIES.flatMap((q) => q.best)).size).toBe(byKey.size);
+  });
+
+  it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
+    expect(reusedWords(FRESH2_QUERIES)).toEqual([]);
+  });
+
+  it('splits into a tuning and a held-out half with every family in each, read as a split set', () => {
+    for (const kind of QUERY_KINDS) {
+      const qs = FRESH2_QUERIES.filter((q) => q.kind === kind);
+      const held = qs.filter((q) => halfOf(q) === 'held-out').length;
+      expect(held, kind).toBeGreaterThan(0);
+      expect(qs.length - held, kind).toBeGreaterThan(0);
+    }
+    expect(RELEVANCE_SETS.find((set) => set.name === 'fresh2')?.queries).toBe(FRESH2_QUERIES);
   });
 });
 
