@@ -10,6 +10,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { seedListing, seedSeller } from '../helpers/catalog.js';
 import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { FRESH2_QUERIES } from './relevance-fresh2-set.js';
+import { FRESH3_QUERIES } from './relevance-fresh3-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
@@ -136,6 +137,14 @@ export const FRESH_SET = {
   queries: FRESH_QUERIES,
 };
 
+/** Stop 55's third fresh set: written blind in the buyer's words, never tuned on, all held out. */
+export const FRESH3_SET = {
+  name: 'fresh3',
+  label: 'third fresh set (never tuned on)',
+  listings: PARAPHRASE_LISTINGS,
+  queries: FRESH3_QUERIES,
+};
+
 /**
  * Stop 43's set (relevance-tasks-set.ts): all tuning, no held-out half, so it is read with the
  * tuning halves (BENCH_RELEVANCE_HALF=tuning too) and never gives a goal figure.
@@ -160,7 +169,7 @@ export const BUYER_SET = {
   groupOf: buyerPhrasing,
 };
 
-/** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh set. */
+/** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh sets. */
 export function benchSetsFor(env: Record<string, string | undefined>): Array<{
   name: string;
   label?: string;
@@ -176,7 +185,12 @@ export function benchSetsFor(env: Record<string, string | undefined>): Array<{
     ...RELEVANCE_SETS.map((set) => ({ ...set, heldOutOnly: false })),
     { ...TASKS_SET, heldOutOnly: false, tuningAll: true },
     { ...BUYER_SET, heldOutOnly: false, tuningAll: true },
-    ...(tuningOnly ? [] : [{ ...FRESH_SET, heldOutOnly: true }]),
+    ...(tuningOnly
+      ? []
+      : [
+          { ...FRESH_SET, heldOutOnly: true },
+          { ...FRESH3_SET, heldOutOnly: true },
+        ]),
   ].filter((set) => !only || only.includes(set.name));
 }
 

@@ -6,6 +6,7 @@ import { QUERY_KINDS } from '../bench/relevance-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from '../bench/relevance-paraphrase-set.js';
 import { FRESH_QUERIES } from '../bench/relevance-fresh-set.js';
 import { FRESH2_QUERIES } from '../bench/relevance-fresh2-set.js';
+import { FRESH3_QUERIES } from '../bench/relevance-fresh3-set.js';
 import { TASK_QUERIES } from '../bench/relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from '../bench/relevance-buyer-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
@@ -135,8 +136,17 @@ describe('the fresh relevance set (issue 30, written blind, never tuned on)', ()
       'tasks',
       'buyer',
       'fresh',
+      'fresh3',
     ]);
-    expect(all.map((set) => set.heldOutOnly)).toEqual([false, false, false, false, false, true]);
+    expect(all.map((set) => set.heldOutOnly)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+    ]);
     expect(all[5]!.label).toBe('fresh set (never tuned on)');
     expect(all[5]!.queries).toBe(FRESH_QUERIES);
     expect(all[5]!.listings).toBe(PARAPHRASE_LISTINGS);
@@ -188,6 +198,52 @@ describe("stop 55's second fresh set (written blind, split into halves)", () => 
       expect(qs.length - held, kind).toBeGreaterThan(0);
     }
     expect(RELEVANCE_SETS.find((set) => set.name === 'fresh2')?.queries).toBe(FRESH2_QUERIES);
+  });
+});
+
+describe("stop 55's third fresh set (written blind in the buyer's words, never tuned on)", () => {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+
+  it('has at least 120 new queries in every family, judged on real listings', () => {
+    expect(FRESH3_QUERIES.length).toBeGreaterThanOrEqual(120);
+    expectNewJudgedQueries(FRESH3_QUERIES, [
+      ...PARAPHRASE_QUERIES,
+      ...FRESH_QUERIES,
+      ...FRESH2_QUERIES,
+      ...RELEVANCE_QUERIES,
+      ...TASK_QUERIES,
+      ...BUYER_QUERIES,
+    ]);
+    const minimum = { keyword: 15, paraphrase: 60, stack: 15, long: 15 };
+    for (const kind of QUERY_KINDS)
+      expect(FRESH3_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
+        minimum[kind],
+      );
+    expect(new Set(FRESH3_QUERIES.flatMap((q) => q.best)).size).toBe(byKey.size);
+  });
+
+  it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
+    expect(reusedWords(FRESH3_QUERIES)).toEqual([]);
+  });
+
+  it('is in the buyer’s words: at most 30 % of a query’s words are in the wanted description', () => {
+    let share = 0;
+    for (const q of FRESH3_QUERIES) {
+      const words = contentStems(q.q);
+      const description = contentStems(byKey.get(q.best[0]!)!.description);
+      share += [...words].filter((w) => description.has(w)).length / Math.max(1, words.size);
+    }
+    expect(share / FRESH3_QUERIES.length).toBeLessThanOrEqual(0.3);
+  });
+
+  it('is read only by the relevance bench, all held out, and hidden while tuning', () => {
+    expect(RELEVANCE_SETS.some((set) => set.queries === FRESH3_QUERIES)).toBe(false);
+    const set = benchSetsFor({}).find((s) => s.name === 'fresh3');
+    expect(set?.heldOutOnly).toBe(true);
+    expect(set?.label).toBe('third fresh set (never tuned on)');
+    expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).some((s) => s.name === 'fresh3')).toBe(
+      false,
+    );
   });
 });
 
