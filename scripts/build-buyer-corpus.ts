@@ -26,12 +26,14 @@ import { pathToFileURL } from 'node:url';
 import { stem, tokenize } from '../src/embeddings/builtin.js';
 import { isStackWord } from '../src/domain/search/stacks.js';
 import { lexiconConcepts, taskLexicon } from '../src/domain/search/task-lexicon.js';
+import { neighbourStems } from '../src/domain/search/buyer-neighbours.js';
 
 const DATA = new URL('./corpus/buyer-queries.txt', import.meta.url).pathname;
 const ROUND1 = new URL('./corpus/buyer-queries-round1.txt', import.meta.url).pathname;
 const TABLE = new URL('../assets/search/buyer-corpus.txt', import.meta.url).pathname;
 const SETTINGS_TABLE = new URL('../assets/search/concept-settings.txt', import.meta.url).pathname;
 const TASKS_TABLE = new URL('../assets/search/concept-tasks.txt', import.meta.url).pathname;
+const NEIGHBOURS_TABLE = new URL('../assets/search/buyer-neighbours.txt', import.meta.url).pathname;
 /** Round 3's files, kept as written (stop 40): the settings table reads them with the data file. */
 const ROUND3 = ['queries-c1.txt', 'queries-c2.txt', 'queries-c3.txt'].map(
   (f) => new URL(`./corpus/${f}`, import.meta.url).pathname,
@@ -466,6 +468,31 @@ export function buildTaskTable(data: Labelled[], prior = TASK_PRIOR): string {
 }
 
 /**
+ * Stop 54: the labelled queries as the whole-query neighbours read them (src/domain/search/
+ * buyer-neighbours.ts): their stems, grouped by concept in name order, each concept's queries in
+ * the corpus's order; a query with no stem left is left out.
+ */
+export function buildNeighboursTable(data: Labelled[]): string {
+  const by = new Map<string, string[]>();
+  for (const { concept, query } of data) {
+    const stems = neighbourStems(query);
+    if (stems.length === 0) continue;
+    by.set(concept, [...(by.get(concept) ?? []), stems.join(' ')]);
+  }
+  const concepts = [...by.keys()].sort();
+  return (
+    [
+      '# Labelled buyer queries as stems, built by scripts/build-buyer-corpus.ts neighbours from',
+      `# scripts/corpus/buyer-queries.txt and queries-c1..c3.txt (${data.length} buyer queries labelled with`,
+      "# the concept each means): `t:concept`, then one line of stems per query (the search's tokenizer",
+      '# and stemmer, stack names left out). Read by src/domain/search/buyer-neighbours.ts. Regenerate,',
+      '# do not edit.',
+      ...concepts.flatMap((c) => [`t:${c}`, ...by.get(c)!]),
+    ].join('\n') + '\n'
+  );
+}
+
+/**
  * Stop 52: per concept, how often its buyer queries name only other concepts (their context: "a
  * link in the mail" for passwordless sign-in names e-mail), and which, over the settings table's
  * queries: where the lexicon lacks a buyer's words for the task itself. Most concepts read high,
@@ -531,6 +558,8 @@ if (!main) {
   writeFileSync(rest[0] ?? SETTINGS_TABLE, buildSettingsTable(settingQueries()));
 } else if (cmd === 'tasks') {
   writeFileSync(rest[0] ?? TASKS_TABLE, buildTaskTable(settingQueries()));
+} else if (cmd === 'neighbours') {
+  writeFileSync(rest[0] ?? NEIGHBOURS_TABLE, buildNeighboursTable(settingQueries()));
 } else if (cmd === 'contexts') {
   for (const { concept, queries, share, contexts } of contextOnly(settingQueries()))
     console.log(
@@ -603,5 +632,5 @@ if (!main) {
       console.log(name, JSON.stringify(o), crossValidate(data, { ...ROUND1_OPTIONS, ...o }));
 } else
   throw new Error(
-    'usage: build-buyer-corpus.ts import <files> | build [out] | settings | tasks | contexts | cv | diag',
+    'usage: build-buyer-corpus.ts import <files> | build [out] | settings | tasks | neighbours | contexts | cv | diag',
   );

@@ -99,7 +99,8 @@ describe('concept task shares (stop 51)', () => {
   it('lets the uptime checker lead the job queue when the website going down is the task', () => {
     const q = querySignals(DOWN);
     const first = (c = CALIBRATION) => rankCandidates(q, [QUEUE, UPTIME], 'fused', c)[0]!.row.id;
-    expect(first({ ...CALIBRATION, conceptTask: 0 })).toBe('queue');
+    // (stop 54's whole-query neighbours, which also name the uptime checker, held off for the control)
+    expect(first({ ...CALIBRATION, conceptTask: 0, conceptNeighbours: 0 })).toBe('queue');
     expect(first()).toBe('uptime');
   });
 });

@@ -55,6 +55,7 @@ describe('the software corpus table (npm registry descriptions)', () => {
       buyer: 0,
       setting: 0,
       task: 0,
+      neighbours: 0,
     });
     expect(softMatchWords(wv, on, login)).toBeGreaterThan(softMatchWords(wv, off, login) + 0.1);
     expect(softMatchWords(wv, on, chat)).toBe(softMatchWords(wv, off, chat));

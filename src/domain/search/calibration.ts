@@ -87,6 +87,12 @@ export const CALIBRATION = {
    * off (soft-match.ts `conceptWeights`, CORPUS_CREDIT).
    */
   conceptTask: CORPUS_CREDIT.task,
+  /**
+   * Stop 54: credit in word matching, per share, of a concept among the query's nearest labelled
+   * buyer queries (assets/search/buyer-neighbours.txt), for each query word that names no concept
+   * (soft-match.ts CORPUS_CREDIT); 0 turns it off.
+   */
+  conceptNeighbours: CORPUS_CREDIT.neighbours,
   /** The fused score that reads as similarity 5 (scores are 0-1, similarity 5 × score ÷ this). */
   scoreFull: 0.5,
   /**
@@ -128,6 +134,8 @@ export const SENTENCE_CALIBRATION: Calibration = {
   conceptSetting: 0,
   // learned from the same buyer queries, measured with the word embedder only
   conceptTask: 0,
+  // the same buyer queries, measured with the word embedder only
+  conceptNeighbours: 0,
   conceptBody: 1,
   // the concept signal is off with this option
   conceptExplained: 0,

@@ -110,7 +110,8 @@ function preparedQuery(
     p.corpus.concept !== corpus.concept ||
     p.corpus.buyer !== corpus.buyer ||
     p.corpus.setting !== corpus.setting ||
-    p.corpus.task !== corpus.task
+    p.corpus.task !== corpus.task ||
+    p.corpus.neighbours !== corpus.neighbours
   ) {
     p = prepareQuery(
       sharedWordVectors(),
@@ -147,6 +148,7 @@ export function candidateSignals(
     buyer: c.buyerConcept,
     setting: c.conceptSetting,
     task: c.conceptTask,
+    neighbours: c.conceptNeighbours,
   });
   const meaning = softMatchWords(wv, prepared, words, c.meaningBody);
   return {
@@ -220,6 +222,7 @@ function siblingLifts(
     buyer: c.buyerConcept,
     setting: c.conceptSetting,
     task: c.conceptTask,
+    neighbours: c.conceptNeighbours,
   });
   const words = close.map((i) => listingWords(wv, rows[i]!));
   const n = close.length;

@@ -3,6 +3,7 @@ import type { WordVectors } from '../../embeddings/word-vectors.js';
 import { isStackWord } from './stacks.js';
 import { buyerCorpus, conceptSettings, conceptTasks, softwareCorpus } from './software-corpus.js';
 import { ACTION_WEIGHT, isAction, lexiconConcepts } from './task-lexicon.js';
+import { buyerNeighbours, neighbourConcepts, neighbourStems } from './buyer-neighbours.js';
 
 /**
  * Word pairs count from this hubness-corrected similarity (CSLS, word-vectors.ts) up, their credit
@@ -26,7 +27,13 @@ export const LEXICON_MATCH = 0.8;
  * "translator" ~ an i18n one), chosen by `BENCH_TUNE_GRID=corpus npm run bench -- relevance_tune`
  * on the tuning halves (docs/search-meaning.md).
  */
-export const CORPUS_CREDIT: CorpusCredit = { concept: 3, buyer: 24, setting: 1, task: 0.25 };
+export const CORPUS_CREDIT: CorpusCredit = {
+  concept: 3,
+  buyer: 24,
+  setting: 1,
+  task: 0.25,
+  neighbours: 2,
+};
 /**
  * `buyer`: as `concept`, from the buyer corpus (buyer queries labelled with their concept): 24,
  * so that every prediction it keeps (P from 0.05) credits as a lexicon match, chosen by
@@ -53,6 +60,15 @@ export interface CorpusCredit {
    * concepts moves (one concept alone keeps its coverage); 0 turns it off.
    */
   task: number;
+  /**
+   * Stop 54: credit per share of a concept among the query's nearest labelled buyer queries
+   * (buyer-neighbours.ts: the whole query, where the buyer table reads word by word), given in word
+   * matching to each query word that names no concept, as the buyer table's credit is (at most
+   * `lexiconMatch`): "users get in by clicking something we mail them" is a passwordless sign-in
+   * (share 0.31) more than the e-mail its one named word says. 2, chosen on the tuning halves
+   * (1, 2 and 3 tried; docs/search-meaning.md "Stop 54"); 0 turns it off.
+   */
+  neighbours: number;
 }
 
 /**
@@ -200,8 +216,9 @@ export interface PreparedQuery {
     /** the lexicon's task concepts this word names (alone or in a phrase of the query) */
     tasks: readonly string[];
     /**
-     * concepts the word predicts in the software and buyer corpora (only when it names none
-     * itself), with the credit of each (the corpus's weight × P, at most `lexiconMatch`)
+     * concepts the word predicts in the software and buyer corpora and the query's nearest buyer
+     * queries predict (only when it names none itself), with the credit of each (the corpus's
+     * weight × P, at most `lexiconMatch`)
      */
     predicts: ReadonlyArray<[string, number]>;
     id: number | undefined;
@@ -238,9 +255,20 @@ export function prepareQuery(
     from && credit > 0 && !named.has(w) && !isStackWord(w)
       ? (from.concepts.get(stem(w)) ?? []).map(([c, p]) => [c, Math.min(lexiconMatch, credit * p)])
       : [];
+  const neighbours: Array<[string, number]> =
+    corpus.neighbours > 0
+      ? [...neighbourConcepts(buyerNeighbours(), neighbourStems(text))].map(([c, share]) => [
+          c,
+          Math.min(lexiconMatch, corpus.neighbours * share),
+        ])
+      : [];
   const words = [...new Set(queryTokens)].map((w) => ({
     stem: stem(w),
-    predicts: [...predicted(w, table, corpus.concept), ...predicted(w, buyers, corpus.buyer)],
+    predicts: [
+      ...predicted(w, table, corpus.concept),
+      ...predicted(w, buyers, corpus.buyer),
+      ...(named.has(w) || isStackWord(w) ? [] : neighbours),
+    ],
     // a stack name is compared by identity only, not by its group ("react" is not "dashboard")
     concepts: isStackWord(w) ? [] : conceptsOf(w),
     tasks: [...(named.get(w) ?? [])],
