@@ -709,6 +709,23 @@ describe('hosted /mcp', () => {
     await Promise.all(agents.map((a) => a.client.close()));
   });
 
+  it('answers an empty batch with one Invalid Request error, as JSON-RPC 2.0 says', async () => {
+    const res = await fetch(`${t.base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '[]',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: an empty batch' },
+      id: null,
+    });
+  });
+
   it('answers 405 to GET (stateless endpoint)', async () => {
     const res = await fetch(`${t.base}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(405);

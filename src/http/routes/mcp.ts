@@ -120,6 +120,10 @@ export const mcpRoutes: RouteGroup = async (app, { deps }) => {
       onRequest: largeBodyGate(config),
     },
     async (request, reply) => {
+      // JSON-RPC 2.0: an empty batch is one Invalid Request, answered with one error object (the
+      // transport would accept it as a batch of notifications and answer 202 with nothing)
+      if (Array.isArray(request.body) && request.body.length === 0)
+        return reply.code(400).send(jsonRpcError(-32600, 'Invalid Request: an empty batch'));
       // a batch is as many requests as it holds messages (one was counted at onRequest): 100
       // `tools/list` in one body answered 3.6 MB and counted once
       const messages = Array.isArray(request.body) ? request.body.length : 1;
