@@ -11,6 +11,7 @@ import { seedListing, seedSeller } from '../helpers/catalog.js';
 import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { FRESH2_QUERIES } from './relevance-fresh2-set.js';
 import { FRESH3_QUERIES } from './relevance-fresh3-set.js';
+import { FRESH4_QUERIES } from './relevance-fresh4-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
@@ -39,6 +40,10 @@ import {
  * narrow a run. A third set, FRESH_SET ("fresh set (never tuned on)", relevance-fresh-set.ts), runs
  * after them: written blind over the paraphrase catalogue, every query held out, outside
  * RELEVANCE_SETS so that the tuning tool and relevance-explain never see it.
+ *
+ * Stop 55 added two more blind sets over the paraphrase catalogue: the second fresh set (split into
+ * halves, in RELEVANCE_SETS), the third (all held out, like the first) and the fourth, sealed:
+ * read only when BENCH_RELEVANCE_SETS names `fresh4`.
  *
  * Set BENCH_RELEVANCE_VERBOSE=1 to print every fused query, not only those whose first result is
  * not a best answer. BENCH_RELEVANCE_HALF=tuning hides the held-out half (its queries, lines and
@@ -146,6 +151,17 @@ export const FRESH3_SET = {
 };
 
 /**
+ * Stop 55's fourth fresh set: sealed for the next change's one held-out reading, so a run reads it
+ * only when BENCH_RELEVANCE_SETS names it.
+ */
+export const FRESH4_SET = {
+  name: 'fresh4',
+  label: 'fourth fresh set (sealed, never tuned on)',
+  listings: PARAPHRASE_LISTINGS,
+  queries: FRESH4_QUERIES,
+};
+
+/**
  * Stop 43's set (relevance-tasks-set.ts): all tuning, no held-out half, so it is read with the
  * tuning halves (BENCH_RELEVANCE_HALF=tuning too) and never gives a goal figure.
  */
@@ -190,8 +206,9 @@ export function benchSetsFor(env: Record<string, string | undefined>): Array<{
       : [
           { ...FRESH_SET, heldOutOnly: true },
           { ...FRESH3_SET, heldOutOnly: true },
+          { ...FRESH4_SET, heldOutOnly: true },
         ]),
-  ].filter((set) => !only || only.includes(set.name));
+  ].filter((set) => (only ? only.includes(set.name) : set.name !== FRESH4_SET.name));
 }
 
 export async function benchRelevance(

@@ -7,6 +7,7 @@ import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from '../bench/relevance-para
 import { FRESH_QUERIES } from '../bench/relevance-fresh-set.js';
 import { FRESH2_QUERIES } from '../bench/relevance-fresh2-set.js';
 import { FRESH3_QUERIES } from '../bench/relevance-fresh3-set.js';
+import { FRESH4_QUERIES } from '../bench/relevance-fresh4-set.js';
 import { TASK_QUERIES } from '../bench/relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from '../bench/relevance-buyer-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
@@ -244,6 +245,52 @@ describe("stop 55's third fresh set (written blind in the buyer's words, never t
     expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).some((s) => s.name === 'fresh3')).toBe(
       false,
     );
+  });
+});
+
+describe("stop 55's fourth fresh set (written blind in the buyer's words, sealed)", () => {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+
+  it('has at least 120 new queries in every family, judged on real listings', () => {
+    expect(FRESH4_QUERIES.length).toBeGreaterThanOrEqual(120);
+    expectNewJudgedQueries(FRESH4_QUERIES, [
+      ...PARAPHRASE_QUERIES,
+      ...FRESH_QUERIES,
+      ...FRESH2_QUERIES,
+      ...FRESH3_QUERIES,
+      ...RELEVANCE_QUERIES,
+      ...TASK_QUERIES,
+      ...BUYER_QUERIES,
+    ]);
+    const minimum = { keyword: 15, paraphrase: 60, stack: 15, long: 15 };
+    for (const kind of QUERY_KINDS)
+      expect(FRESH4_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
+        minimum[kind],
+      );
+    expect(new Set(FRESH4_QUERIES.flatMap((q) => q.best)).size).toBe(byKey.size);
+  });
+
+  it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
+    expect(reusedWords(FRESH4_QUERIES)).toEqual([]);
+  });
+
+  it('is in the buyer’s words: at most 30 % of a query’s words are in the wanted description', () => {
+    let share = 0;
+    for (const q of FRESH4_QUERIES) {
+      const words = contentStems(q.q);
+      const description = contentStems(byKey.get(q.best[0]!)!.description);
+      share += [...words].filter((w) => description.has(w)).length / Math.max(1, words.size);
+    }
+    expect(share / FRESH4_QUERIES.length).toBeLessThanOrEqual(0.3);
+  });
+
+  it('is sealed: a run reads it only when BENCH_RELEVANCE_SETS names it, never while tuning', () => {
+    expect(RELEVANCE_SETS.some((set) => set.queries === FRESH4_QUERIES)).toBe(false);
+    expect(benchSetsFor({}).some((s) => s.name === 'fresh4')).toBe(false);
+    expect(benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh4' }).map((s) => s.name)).toEqual(['fresh4']);
+    expect(
+      benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh4', BENCH_RELEVANCE_HALF: 'tuning' }).length,
+    ).toBe(0);
   });
 });
 
