@@ -159,6 +159,7 @@ export const FRESH4_SET = {
   label: 'fourth fresh set (sealed, never tuned on)',
   listings: PARAPHRASE_LISTINGS,
   queries: FRESH4_QUERIES,
+  sealed: true,
 };
 
 /**
@@ -186,18 +187,23 @@ export const BUYER_SET = {
 };
 
 /** The sets a `relevance` run reads, in order: BENCH_RELEVANCE_SETS narrows, HALF=tuning drops the fresh sets. */
-export function benchSetsFor(env: Record<string, string | undefined>): Array<{
+/** A judgment set as a `relevance` run reads it. */
+export interface BenchSet {
   name: string;
   label?: string;
   listings: RelevanceListing[];
   queries: RelevanceQuery[];
   heldOutOnly: boolean;
   tuningAll?: boolean;
+  /** read only when BENCH_RELEVANCE_SETS names it */
+  sealed?: boolean;
   groupOf?: (q: RelevanceQuery) => string;
-}> {
+}
+
+export function benchSetsFor(env: Record<string, string | undefined>): BenchSet[] {
   const only = env.BENCH_RELEVANCE_SETS?.split(',');
   const tuningOnly = env.BENCH_RELEVANCE_HALF === 'tuning';
-  return [
+  const sets: BenchSet[] = [
     ...RELEVANCE_SETS.map((set) => ({ ...set, heldOutOnly: false })),
     { ...TASKS_SET, heldOutOnly: false, tuningAll: true },
     { ...BUYER_SET, heldOutOnly: false, tuningAll: true },
@@ -208,7 +214,8 @@ export function benchSetsFor(env: Record<string, string | undefined>): Array<{
           { ...FRESH3_SET, heldOutOnly: true },
           { ...FRESH4_SET, heldOutOnly: true },
         ]),
-  ].filter((set) => (only ? only.includes(set.name) : set.name !== FRESH4_SET.name));
+  ];
+  return sets.filter((set) => (only ? only.includes(set.name) : !set.sealed));
 }
 
 export async function benchRelevance(

@@ -52,6 +52,33 @@ function reusedWords(queries: RelevanceQuery[]): string[] {
   return reused;
 }
 
+/**
+ * A blind set of stop 55 (over the paraphrase set's catalogue): at least 120 queries, none of
+ * `others`, each family at its floor, and every listing of the catalogue wanted first somewhere.
+ */
+function expectBlindSet(queries: RelevanceQuery[], others: RelevanceQuery[]): void {
+  expect(queries.length).toBeGreaterThanOrEqual(120);
+  expectNewJudgedQueries(queries, others);
+  const minimum = { keyword: 15, paraphrase: 60, stack: 15, long: 15 };
+  for (const kind of QUERY_KINDS)
+    expect(queries.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
+      minimum[kind],
+    );
+  expect(new Set(queries.flatMap((q) => q.best)).size).toBe(PARAPHRASE_LISTINGS.length);
+}
+
+/** The mean share of a query's content words that its wanted listing's description holds. */
+function descriptionShare(queries: RelevanceQuery[]): number {
+  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
+  let share = 0;
+  for (const q of queries) {
+    const words = contentStems(q.q);
+    const description = contentStems(byKey.get(q.best[0]!)!.description);
+    share += [...words].filter((w) => description.has(w)).length / Math.max(1, words.size);
+  }
+  return share / queries.length;
+}
+
 describe('the paraphrase relevance set (issue 30)', () => {
   const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
 
@@ -165,26 +192,14 @@ describe('the fresh relevance set (issue 30, written blind, never tuned on)', ()
 });
 
 describe("stop 55's second fresh set (written blind, split into halves)", () => {
-  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
-
-  it('has at least 120 new queries in every family, judged on real listings', () => {
-    expect(FRESH2_QUERIES.length).toBeGreaterThanOrEqual(120);
-    expectNewJudgedQueries(FRESH2_QUERIES, [
+  it('has at least 120 new queries in every family, each listing wanted, judged on real listings', () => {
+    expectBlindSet(FRESH2_QUERIES, [
       ...PARAPHRASE_QUERIES,
       ...FRESH_QUERIES,
       ...RELEVANCE_QUERIES,
       ...TASK_QUERIES,
       ...BUYER_QUERIES,
     ]);
-    const minimum = { keyword: 15, paraphrase: 60, stack: 15, long: 15 };
-    for (const kind of QUERY_KINDS)
-      expect(FRESH2_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
-        minimum[kind],
-      );
-  });
-
-  it('wants every listing of the catalogue first somewhere', () => {
-    expect(new Set(FRESH2_QUERIES.flatMap((q) => q.best)).size).toBe(byKey.size);
   });
 
   it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
@@ -203,11 +218,8 @@ describe("stop 55's second fresh set (written blind, split into halves)", () => 
 });
 
 describe("stop 55's third fresh set (written blind in the buyer's words, never tuned on)", () => {
-  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
-
   it('has at least 120 new queries in every family, judged on real listings', () => {
-    expect(FRESH3_QUERIES.length).toBeGreaterThanOrEqual(120);
-    expectNewJudgedQueries(FRESH3_QUERIES, [
+    expectBlindSet(FRESH3_QUERIES, [
       ...PARAPHRASE_QUERIES,
       ...FRESH_QUERIES,
       ...FRESH2_QUERIES,
@@ -215,12 +227,6 @@ describe("stop 55's third fresh set (written blind in the buyer's words, never t
       ...TASK_QUERIES,
       ...BUYER_QUERIES,
     ]);
-    const minimum = { keyword: 15, paraphrase: 60, stack: 15, long: 15 };
-    for (const kind of QUERY_KINDS)
-      expect(FRESH3_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
-        minimum[kind],
-      );
-    expect(new Set(FRESH3_QUERIES.flatMap((q) => q.best)).size).toBe(byKey.size);
   });
 
   it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
@@ -228,13 +234,7 @@ describe("stop 55's third fresh set (written blind in the buyer's words, never t
   });
 
   it('is in the buyer’s words: at most 30 % of a query’s words are in the wanted description', () => {
-    let share = 0;
-    for (const q of FRESH3_QUERIES) {
-      const words = contentStems(q.q);
-      const description = contentStems(byKey.get(q.best[0]!)!.description);
-      share += [...words].filter((w) => description.has(w)).length / Math.max(1, words.size);
-    }
-    expect(share / FRESH3_QUERIES.length).toBeLessThanOrEqual(0.3);
+    expect(descriptionShare(FRESH3_QUERIES)).toBeLessThanOrEqual(0.3);
   });
 
   it('is read only by the relevance bench, all held out, and hidden while tuning', () => {
@@ -249,11 +249,8 @@ describe("stop 55's third fresh set (written blind in the buyer's words, never t
 });
 
 describe("stop 55's fourth fresh set (written blind in the buyer's words, sealed)", () => {
-  const byKey = new Map(PARAPHRASE_LISTINGS.map((l) => [l.key, l]));
-
   it('has at least 120 new queries in every family, judged on real listings', () => {
-    expect(FRESH4_QUERIES.length).toBeGreaterThanOrEqual(120);
-    expectNewJudgedQueries(FRESH4_QUERIES, [
+    expectBlindSet(FRESH4_QUERIES, [
       ...PARAPHRASE_QUERIES,
       ...FRESH_QUERIES,
       ...FRESH2_QUERIES,
@@ -262,12 +259,6 @@ describe("stop 55's fourth fresh set (written blind in the buyer's words, sealed
       ...TASK_QUERIES,
       ...BUYER_QUERIES,
     ]);
-    const minimum = { keyword: 15, paraphrase: 60, stack: 15, long: 15 };
-    for (const kind of QUERY_KINDS)
-      expect(FRESH4_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
-        minimum[kind],
-      );
-    expect(new Set(FRESH4_QUERIES.flatMap((q) => q.best)).size).toBe(byKey.size);
   });
 
   it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
@@ -275,13 +266,7 @@ describe("stop 55's fourth fresh set (written blind in the buyer's words, sealed
   });
 
   it('is in the buyer’s words: at most 30 % of a query’s words are in the wanted description', () => {
-    let share = 0;
-    for (const q of FRESH4_QUERIES) {
-      const words = contentStems(q.q);
-      const description = contentStems(byKey.get(q.best[0]!)!.description);
-      share += [...words].filter((w) => description.has(w)).length / Math.max(1, words.size);
-    }
-    expect(share / FRESH4_QUERIES.length).toBeLessThanOrEqual(0.3);
+    expect(descriptionShare(FRESH4_QUERIES)).toBeLessThanOrEqual(0.3);
   });
 
   it('is sealed: a run reads it only when BENCH_RELEVANCE_SETS names it, never while tuning', () => {
