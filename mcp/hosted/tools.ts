@@ -33,7 +33,8 @@ export function registerHostedTools(server: McpServer, deps: HostedDeps): void {
         'links (bearer credentials: do not share them); nothing is stored on this server. Use it once the user has chosen an item ' +
         'and agreed to its price (get_item shows it; the unpaid call shows the exact amounts per chain and signs nothing). ' +
         `Buying accepts the marketplace policy (${legal.policy.url}) and the buyer license (${legal.license.url}). ` +
-        'Sending the same signed payment again returns the same order and charges nothing more. Already bought it with this ' +
+        'Sending the same signed payment again charges nothing more; it returns the order with links only when the payment carries ' +
+        'a payment-identifier id (extensions["payment-identifier"].info.id, reused on the retry), else the order_id. Already bought it with this ' +
         'wallet? Answer the unpaid answer\'s extensions["sign-in-with-x"] challenge in params._meta["sign-in-with-x"] instead of ' +
         'paying: the same order with fresh links, free.',
       inputSchema: {

@@ -50,7 +50,20 @@ const UNKNOWN_OUTCOME = new Set<string>([
 export function nothingCharged(err: unknown): boolean {
   if (!(err instanceof MarketplaceError)) return false;
   if (UNKNOWN_OUTCOME.has(err.code)) return false;
+  if (spentOn(err)) return false;
   return err.status < 500 || err.code === 'settlement_capacity';
+}
+
+/**
+ * A signed payment the marketplace already took, naming what it paid for (402
+ * `invalid_exact_evm_nonce_already_used` with the order or listing): it was charged, and its links
+ * come from the order (`get_order`), never from paying again. The order or item id, else undefined.
+ */
+export function spentOn(err: unknown): string | undefined {
+  if (!(err instanceof MarketplaceError) || err.code !== 'payment_verification_failed') return;
+  const b = bodyOf(err);
+  if (b.reason !== 'invalid_exact_evm_nonce_already_used') return;
+  return b.order_id ?? b.item_id;
 }
 
 /**
@@ -68,10 +81,13 @@ const COMMON_HINTS: Hints = {
   item_not_found: 'No active listing has this item_id. Find a current one with search_items.',
   invalid_request: 'The marketplace rejected the arguments; correct them and call again.',
   payment_verification_failed: (b) =>
-    `The payment was rejected before settlement and nothing was charged${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
-    'If the wallet lacks USDC on that chain, ask the operator to fund it or pick another chain; ' +
-    'if the authorization was already used, an earlier attempt may have succeeded' +
-    `${b.order_id ? ` (order_id ${b.order_id})` : ''}: check with get_order before paying again.`,
+    b.reason === 'invalid_exact_evm_nonce_already_used' && b.order_id
+      ? `This signed payment was already used (reason: ${b.reason}): it paid for order_id ${b.order_id}, and nothing more was charged by this call. ` +
+        `Do NOT pay again. Get the order's links with get_order { order_id: "${b.order_id}" }.`
+      : `The payment was rejected before settlement and nothing was charged${b.reason ? ` (reason: ${b.reason})` : ''}. ` +
+        'If the wallet lacks USDC on that chain, ask the operator to fund it or pick another chain; ' +
+        'if the authorization was already used, an earlier attempt may have succeeded' +
+        `${b.order_id ? ` (order_id ${b.order_id})` : ''}: check with get_order before paying again.`,
   authorization_already_used:
     'That signed payment was already used for another request; nothing was stored or charged by this call. Call again: the tool signs a fresh authorization.',
   settlement_capacity: (b) =>

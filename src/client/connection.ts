@@ -18,6 +18,23 @@ import type { SellerPayouts, SellerPayoutsA } from '../wire/payouts.js';
 import { MarketplaceError, readJson } from './errors.js';
 
 export type PayMode = 'none' | 'identity' | 'paid';
+
+/**
+ * The prompt with a fresh `payment-identifier` id in its extensions (@x402/extensions' client
+ * helper, loaded on the first payment: it brings a JSON Schema validator), when it asks for money
+ * and declares the extension; the prompt itself is left as it was.
+ */
+async function withPaymentId(required: PaymentRequired): Promise<PaymentRequired> {
+  const declared = required.extensions?.['payment-identifier'];
+  if (!declared || required.accepts.every((a) => a.amount === '0')) return required;
+  const { appendPaymentIdentifierToExtensions } =
+    await import('@x402/extensions/payment-identifier');
+  const extensions = appendPaymentIdentifierToExtensions({
+    ...required.extensions,
+    'payment-identifier': structuredClone(declared),
+  });
+  return { ...required, extensions };
+}
 export type Approve = (required: PaymentRequired) => void | Promise<void>;
 /** Sees the signed payment before it is sent (e.g. to keep it for re-sending the same nonce). */
 export type OnSigned = (signed: {
@@ -139,13 +156,19 @@ export class Connection {
     return this.paymentRequiredOf(first, await first.json().catch(() => undefined));
   }
 
-  /** Signs a payment for a prompt; returns the `PAYMENT-SIGNATURE` header value. */
+  /**
+   * Signs a payment for a prompt; returns the `PAYMENT-SIGNATURE` header value. A payment that
+   * moves money carries a fresh `payment-identifier` id when the prompt declares the extension:
+   * the same signed payment sent again (after a lost answer, a crash, a pending settlement) is
+   * then known as its buyer's retry and answered with the result, which a replay of the same
+   * authorization by someone who only saw it on the chain is not (docs/payments-edges.md).
+   */
   async signPayment(
     required: PaymentRequired,
     chain?: Chain,
   ): Promise<{ header: string; payload: PaymentPayload }> {
     this.preferredNetwork = chain ? NETWORK_OF[chain] : undefined;
-    const payload = await this.payer.createPaymentPayload(required);
+    const payload = await this.payer.createPaymentPayload(await withPaymentId(required));
     return {
       header: this.http.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE']!,
       payload,

@@ -17,8 +17,13 @@ export const ErrorDetailsSchema = ErrorSchema.partial().extend({
   retry_after: z.number().optional(),
   transaction: z.string().optional(),
   network: z.string().optional(),
-  /** `payment_settlement_pending`: the order the payment is for. */
+  /**
+   * `payment_settlement_pending`, and a spent authorization (`payment_verification_failed`, reason
+   * `invalid_exact_evm_nonce_already_used`): the order the payment is for.
+   */
   order_id: z.string().optional(),
+  /** As `order_id`, for a listing fee: the listing it is for. */
+  item_id: z.string().optional(),
   /**
    * `payment_settlement_failed` on a remote rail: until then the transfer may still be mined (its
    * validBefore and the chain clock's grace), so a buyer signs nothing new before it.

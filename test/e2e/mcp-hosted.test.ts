@@ -113,7 +113,7 @@ describe('hosted /mcp', () => {
     await a.client.close();
   });
 
-  it('buys with the agent wallet through _meta; a replayed payment returns the same order and charges once', async () => {
+  it('buys with the agent wallet through _meta; a replayed payment names the same order, charges once and mints no link', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
     const a = await agent();
     const args = { item_id: item.itemId, accept_terms: true };
@@ -152,12 +152,14 @@ describe('hosted /mcp', () => {
     const archive = Buffer.from(await (await fetch(order.download_url)).arrayBuffer());
     expect(createHash('sha256').update(archive).digest('hex')).toBe(item.sha256);
 
+    // the same payment again (no payment identifier: all of it is on the chain once broadcast):
+    // it names the order, charges nothing and gives no link; links come with a proof (below)
     const replay = await a.call('acquire_item', args, payment);
-    expect(replay.isError).toBeFalsy();
-    expect((replay.structuredContent as { order_id: string }).order_id).toBe(order.order_id);
-    expect((replay._meta?.['x402/payment-response'] as SettleResponse).transaction).toBe(
-      receipt.transaction,
-    );
+    expect(replay.isError).toBe(true);
+    expect(JSON.stringify(replay)).toContain(order.order_id);
+    expect(JSON.stringify(replay)).toMatch(/invalid_exact_evm_nonce_already_used/);
+    expect(JSON.stringify(replay)).not.toMatch(/download|sig=/);
+    expect(textOf(replay)).toMatch(/Do NOT pay again.*get_order/);
     expect(await countOrders(item.itemId)).toBe(1);
     expect(await local.balanceOf(BASE_NETWORK, a.account.address)).toBe(9_500_000);
 

@@ -80,6 +80,8 @@ export interface ForgeOptions {
   signer?: LocalAccount;
   /** Strip the 0x prefix of the signature (some client libraries do). */
   bareSignature?: boolean;
+  /** A `payment-identifier` id carried beside the payment (x402 extension; our client's default). */
+  paymentId?: string;
 }
 
 /**
@@ -130,8 +132,21 @@ export async function signPayment(
       signature: opts.bareSignature ? signature.slice(2) : signature,
       authorization: auth,
     },
+    ...(opts.paymentId && {
+      extensions: { 'payment-identifier': { info: { required: false, id: opts.paymentId } } },
+    }),
   };
   return { header: encodePaymentSignatureHeader(payload), payload, nonce: auth.nonce };
+}
+
+/**
+ * What anyone who watched the chain can send once a payment's transfer is broadcast: the same
+ * authorization and signature (the calldata of `transferWithAuthorization`) with the requirement
+ * of the public prompt, and nothing the chain never saw (no `payment-identifier` id).
+ */
+export function chainObserverCopy(payload: PaymentPayload): string {
+  const { extensions: _private, ...seen } = payload;
+  return encodePaymentSignatureHeader(seen);
 }
 
 /**

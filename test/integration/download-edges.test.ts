@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -190,12 +191,14 @@ describe('byte ranges (a resumed download, curl -C -)', () => {
 });
 
 describe('a replayed payment', () => {
-  it('after it succeeded answers the same order with a link that downloads, charging nothing more', async () => {
+  it("after it succeeded the buyer's retry (its payment identifier) answers the same order with a link that downloads, charging nothing more", async () => {
     const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
     const buyer = newWallet();
     const url = `/api/v1/items/${item.itemId}/acquire`;
     const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
-    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!, {
+      paymentId: `pay_${randomUUID()}`,
+    });
     const send = () =>
       t.app.inject({
         method: 'POST',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,12 +40,15 @@ const deps = () => t.runtime.deps;
 const BASE = 'eip155:8453';
 const completion = { policy_accepted: true, license_accepted: true };
 
-async function signedPurchase() {
+/** A purchase signed, not sent; `paymentId`: it carries a payment-identifier id, as our client's do. */
+async function signedPurchase(paymentId?: string) {
   const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
   const url = `/api/v1/items/${item.itemId}/acquire`;
   const required = promptOf(await t.app.inject({ method: 'POST', url }));
   const buyer = newWallet();
-  const signed = await signPayment(buyer, required, required.accepts[0]!);
+  const signed = await signPayment(buyer, required, required.accepts[0]!, {
+    ...(paymentId && { paymentId }),
+  });
   const send = (header = signed.header) =>
     t.app.inject({
       method: 'POST',
@@ -73,7 +77,7 @@ const abandon = (nonce: string) =>
 
 describe('idempotency per authorization nonce', () => {
   it('two concurrent completions with one signature: one settlement, one order, same answer', async () => {
-    const p = await signedPurchase();
+    const p = await signedPurchase(`pay_${randomUUID()}`);
     const [a, b] = await Promise.all([p.send(), p.send()]);
     expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
     expect(a.json().order_id).toBe(b.json().order_id);
@@ -87,8 +91,27 @@ describe('idempotency per authorization nonce', () => {
     expect(n).toBe(1);
   });
 
-  it('a retry after success returns the same order and receipt without charging again', async () => {
+  it('two concurrent copies without a payment identifier: one order, the links once, the copy names the order', async () => {
+    // (the copy is what anyone who saw the transfer on the chain can send: it proves no buyer)
     const p = await signedPurchase();
+    const answers = await Promise.all([p.send(), p.send()]);
+    const ok = answers.filter((r) => r.statusCode === 200);
+    expect(ok).toHaveLength(1);
+    const orderId = ok[0]!.json().order_id;
+    const copy = answers.find((r) => r.statusCode !== 200)!;
+    expect(copy.statusCode, copy.body).toBe(402);
+    expect(copy.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_nonce_already_used',
+      order_id: orderId,
+    });
+    expect(copy.body).not.toMatch(/download|sig=/);
+    expect(await countOrders(p.item.itemId)).toBe(1);
+    expect(await local.balanceOf(BASE, p.buyer.address)).toBe(9_500_000);
+  });
+
+  it('a retry after success returns the same order and receipt without charging again', async () => {
+    const p = await signedPurchase(`pay_${randomUUID()}`);
     const first = await p.send();
     const again = await p.send();
     expect(again.statusCode).toBe(200);

@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { reconcileNow } from '../../src/runtime.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
@@ -8,13 +12,21 @@ import {
   uploadRequest,
   type SellingContext,
 } from '../helpers/selling.js';
-import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+import {
+  chainObserverCopy,
+  clientFor,
+  newWallet,
+  promptOf,
+  signPayment,
+} from '../helpers/wallets.js';
 
 /**
  * One signed authorization pays for one request. A replay of it is answered from the stored
  * result only when it is the same operation on the same content, within the authorization's
  * validity window; any other request carrying it gets 409 `authorization_already_used` and
- * nothing is stored; after the window a replay mints nothing (402, with the order id).
+ * nothing is stored; after the window a replay mints nothing (402, with the order id). A
+ * purchase's replay gets links only with its first request's payment identifier, or as the first
+ * answer of a payment completed out of band: everything else in it the chain made public.
  */
 let t: SellingContext;
 let local: LocalFacilitator;
@@ -136,14 +148,20 @@ describe('purchases and identity proofs', () => {
       }),
     );
     const base = prompt.accepts.find((a) => a.network === 'eip155:8453')!;
-    const { header } = await signPayment(buyer, prompt, base);
+    const { header, payload } = await signPayment(buyer, prompt, base, {
+      paymentId: `pay_${randomUUID()}`,
+    });
     const body = { ...completion, chain: 'base' };
     const paid = await complete(item.itemId, header, body);
     expect(paid.statusCode).toBe(200);
     const orderId = (paid.json() as { order_id: string }).order_id;
     const balance = await local.balanceOf('eip155:8453', buyer.address);
 
-    const otherChain = await complete(item.itemId, header, { ...completion, chain: 'polygon' });
+    // the authorization as the chain shows it (no payment identifier), for another request
+    const otherChain = await complete(item.itemId, chainObserverCopy(payload), {
+      ...completion,
+      chain: 'polygon',
+    });
     expect(otherChain.statusCode).toBe(409);
     expect(otherChain.json()).toEqual(used);
 
@@ -230,17 +248,93 @@ describe('purchases and identity proofs', () => {
     expect(orders!.n).toBe(1);
   });
 
-  it('within its window a replay is an idempotent retry: the same order and fresh links', async () => {
+  it("within its window the buyer's retry gets the order's links; the chain's copy of it names the order and mints none", async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const prompt = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!, {
+      paymentId: `pay_${randomUUID()}`,
+    });
+    const paid = await complete(item.itemId, signed.header);
+    expect(paid.statusCode).toBe(200);
+    const orderId = (paid.json() as { order_id: string }).order_id;
+    const balance = await local.balanceOf('eip155:8453', buyer.address);
+
+    // the buyer's own retry (a lost answer) carries its payment identifier: the same order, links
+    const retry = await complete(item.itemId, signed.header);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toMatchObject({ order_id: orderId, download_url: expect.any(String) });
+
+    // an observer of the chain has the authorization, its signature and the public prompt
+    const copy = await complete(item.itemId, chainObserverCopy(signed.payload));
+    expect(copy.statusCode).toBe(402);
+    expect(copy.json()).toEqual({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_nonce_already_used',
+      message: expect.stringMatching(/already answered.*GET \/api\/v1\/orders/),
+      order_id: orderId,
+    });
+    expect(copy.body).not.toMatch(/download|sig=/);
+    // nothing charged again, one order
+    expect(await local.balanceOf('eip155:8453', buyer.address)).toBe(balance);
+    const [orders] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from orders where item_id = ${item.itemId}`;
+    expect(orders!.n).toBe(1);
+  });
+
+  it('our client puts a fresh payment identifier in each payment it signs: its re-send of a purchase whose answer was lost gets the links', async () => {
+    const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+    const buyer = newWallet();
+    const client = clientFor(t.app, buyer);
+    let kept: PaymentPayload | undefined;
+    const { order } = await client.acquire(item.itemId, {
+      signed: ({ payload }) => void (kept = payload),
+    });
+    const id = (kept!.extensions?.['payment-identifier'] as { info?: { id?: string } }).info?.id;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{16,128}$/);
+    // (the answer never arrived) the same signed payment again, as the MCP server re-sends it
+    const again = await client.acquire(item.itemId, {
+      resend: encodePaymentSignatureHeader(kept!),
+    });
+    expect(again.order.order_id).toBe(order.order_id);
+    expect(again.order.download_url).toEqual(expect.stringContaining(order.order_id));
+    // another purchase signs another id; an identity proof (zero value) carries none
+    let next: PaymentPayload | undefined;
+    await client.acquire((await createSaleItem(deps(), { priceUsdc: 0.5 })).itemId, {
+      signed: ({ payload }) => void (next = payload),
+    });
+    expect(
+      (next!.extensions?.['payment-identifier'] as { info?: { id?: string } }).info?.id,
+    ).not.toBe(id);
+    const [ids] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from x402_payment_identifiers where payer = ${buyer.address.toLowerCase()}`;
+    await client.getOrder(order.order_id);
+    const [after] = await deps().sql<{ n: number }[]>`
+      select count(*)::int as n from x402_payment_identifiers where payer = ${buyer.address.toLowerCase()}`;
+    expect([ids!.n, after!.n]).toEqual([2, 2]);
+  });
+
+  it('completed out of band (its settlement was pending): the first replay gets the links, a later one names the order', async () => {
     const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
     const buyer = newWallet();
     const prompt = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
     const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
-    const paid = await complete(item.itemId, signed.header);
-    const retry = await complete(item.itemId, signed.header);
-    expect(retry.statusCode).toBe(200);
-    expect(retry.json()).toMatchObject({
-      order_id: (paid.json() as { order_id: string }).order_id,
-      download_url: expect.any(String),
-    });
+    local.injectFault({ op: 'settle', outcome: 'pending' });
+    const pending = await complete(item.itemId, signed.header);
+    expect(pending.statusCode).toBe(409);
+    const { order_id: orderId, transaction } = pending.json() as {
+      order_id: string;
+      transaction: string;
+    };
+    // the reconciler learns the transfer went through: completed, and no request answered yet
+    await local.resolvePending(transaction, 'confirmed');
+    expect((await reconcileNow(deps(), 0)).completed).toBe(1);
+    const first = await complete(item.itemId, signed.header);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ order_id: orderId, download_url: expect.any(String) });
+    const later = await complete(item.itemId, chainObserverCopy(signed.payload));
+    expect(later.statusCode).toBe(402);
+    expect(later.json()).toMatchObject({ order_id: orderId });
+    expect(later.body).not.toMatch(/download|sig=/);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { callAs } from '../helpers/accounts.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { createSaleItem } from '../helpers/items.js';
 import { uploadRequest } from '../helpers/selling.js';
-import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
+import { chainObserverCopy, newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
  * Review s27: the identical signed purchase, re-sent within its window after the seller changed
@@ -35,7 +36,8 @@ describe('a paid retry after the seller changed terms', () => {
     const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
     const base = prompt.accepts.find((a) => a.network === 'eip155:8453')!;
     const buyer = newWallet();
-    const signed = await signPayment(buyer, prompt, base);
+    // the buyer's payment carries a payment identifier (as our client's do): its retry is known
+    const signed = await signPayment(buyer, prompt, base, { paymentId: `pay_${randomUUID()}` });
     const send = () =>
       t.app.inject({
         method: 'POST',
@@ -60,13 +62,29 @@ describe('a paid retry after the seller changed terms', () => {
     expect(body.error, JSON.stringify(body)).not.toBe('authorization_already_used');
     expect(retry.statusCode).toBe(200);
     expect(body.order_id).toBe(orderId);
+    // the same authorization as the chain shows it: told the truth (the order), given no link
+    const copy = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'payment-signature': chainObserverCopy(signed.payload) },
+      payload: { policy_accepted: true, license_accepted: true },
+    });
+    expect(copy.statusCode, copy.body).toBe(402);
+    expect(copy.json()).toMatchObject({
+      error: 'payment_verification_failed',
+      reason: 'invalid_exact_evm_nonce_already_used',
+      order_id: orderId,
+    });
+    expect(copy.body).not.toMatch(/download|sig=/);
   });
 
   it('after the seller deleted the listing, the identical retry still answers the order', async () => {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 1 });
     const url = `/api/v1/items/${item.itemId}/acquire`;
     const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
-    const signed = await signPayment(newWallet(), prompt, prompt.accepts[0]!);
+    const signed = await signPayment(newWallet(), prompt, prompt.accepts[0]!, {
+      paymentId: `pay_${randomUUID()}`,
+    });
     const send = () =>
       t.app.inject({
         method: 'POST',
@@ -119,7 +137,9 @@ describe('a paid retry after the seller changed terms', () => {
     const url = `/api/v1/items/${item.itemId}/acquire`;
     const prompt = promptOf(await t.app.inject({ method: 'POST', url }));
     const buyer = newWallet();
-    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!, {
+      paymentId: `pay_${randomUUID()}`,
+    });
     const send = (to: string) =>
       t.app.inject({
         method: 'POST',
@@ -140,6 +160,15 @@ describe('a paid retry after the seller changed terms', () => {
     const elsewhere = await send(`/api/v1/items/${other.itemId}/acquire`);
     expect(elsewhere.statusCode).toBe(409);
     expect(elsewhere.json().error).toBe('authorization_already_used');
+    // and so it is as the chain shows it (no payment identifier)
+    const bare = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/items/${other.itemId}/acquire`,
+      headers: { 'payment-signature': chainObserverCopy(signed.payload) },
+      payload: { policy_accepted: true, license_accepted: true },
+    });
+    expect(bare.statusCode).toBe(409);
+    expect(bare.json().error).toBe('authorization_already_used');
     const [n] = await t.runtime.deps.sql<{ n: number }[]>`
       select count(*)::int as n from orders where lower(payer) = ${buyer.address.toLowerCase()}`;
     expect(n!.n).toBe(1);

@@ -307,6 +307,7 @@ async function acquireOnce(
     context,
     pendingDetails: (c) => ({ order_id: c.orderId }),
     freshLinks: mode.freshLinks,
+    answerMintsLinks: true,
     // the same signature buys this item, on the chain asked for, for this buyer, and nothing else
     request: { item_id: item.id, chain: body.chain ?? null, buyer_id: mode.buyerId ?? null },
     claimCondition: (sql) =>
@@ -381,6 +382,7 @@ async function resumeClaimed(
     context: acquireContext(deps.config, item, mode),
     pendingDetails: (c) => ({ order_id: c.orderId }),
     freshLinks: mode.freshLinks,
+    answerMintsLinks: true,
     request: { item_id: item.id, chain: body.chain ?? null, buyer_id: mode.buyerId ?? null },
   });
   return {

@@ -32,21 +32,27 @@ export function answer<R extends JsonObject>(
 }
 
 /**
- * A completed authorization replayed after its validity window: the request no longer proves
- * anything fresh, so it mints nothing (no download link); the answer names the order or item,
- * whose links come from the owner's own routes (`GET /api/v1/orders/{uuid}` with an identity
- * proof). Within the window the replay is an idempotent retry and gets the stored result.
+ * A completed authorization replayed without anything fresh: the request mints nothing (no
+ * download link); the answer names the order or item, whose links come from the owner's own routes
+ * (`GET /api/v1/orders/{uuid}` with an identity proof). `expired`: after its validity window;
+ * `answered`: within it, once a request was answered with the result (the replay carries nothing
+ * the chain did not make public; its first request's payment identifier would have been).
  */
 export function spentAuthorization(
   row: PaymentRow,
   details?: (c: JsonObject) => JsonObject,
   freshLinks = 'GET /api/v1/orders/{order_id} and an identity proof',
+  why: 'expired' | 'answered' = 'expired',
 ): AppError {
   const extra = details?.(JSON.parse(row.contextJson) as JsonObject);
+  const spent =
+    why === 'expired'
+      ? 'this authorization was already used and its validity window has closed'
+      : 'this authorization was already used and its result was already answered (the same signed payment sent again gets it only with its first payment-identifier id)';
   return new AppError('payment_verification_failed', {
     reason: 'invalid_exact_evm_nonce_already_used',
     message:
-      'this authorization was already used and its validity window has closed; the operation it paid for is done (see order_id or item_id). Fetch fresh links with ' +
+      `${spent}; the operation it paid for is done (see order_id or item_id). Fetch fresh links with ` +
       `${freshLinks}.`,
     ...(extra && { details: extra }),
   });

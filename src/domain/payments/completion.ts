@@ -24,7 +24,15 @@ import { json, OPEN, paidContext, signedProof, type ClaimInput, type PaymentRow 
  */
 export type Completing =
   | { claim: ClaimInput; settlement: InlineSettlement }
-  | { row: PaymentRow; settlement: SettleResponse };
+  | {
+      row: PaymentRow;
+      settlement: SettleResponse;
+      /**
+       * The request completing it answers with the result (its `answered_at` is set); false for
+       * the reconciler's and recovery's completions, which answer nobody (migration 482).
+       */
+      answering: boolean;
+    };
 
 export interface Completion {
   statement: SqlFragment;
@@ -74,12 +82,12 @@ export function completion(sql: Sql, how: Completing, fulfil: Fulfilment): Compl
              (select result_json from done) as result_json`,
     };
   }
-  const { row, settlement } = how;
+  const { row, settlement, answering } = how;
   const { pieces, result, committed } = fulfil(sql, paidContext(row, settlement.transaction));
   const statement = Pieces.given()
     .then(paidOpen(sql, row.id))
     .join(pieces.leadingWith(OPERATION_LEAD))
-    .then(recordUpdated(sql, settlement, result))
+    .then(recordUpdated(sql, settlement, result, answering))
     .then(respent(sql));
   return {
     id: row.id,
@@ -149,12 +157,12 @@ function recordInserted(
     sql`done as (
         insert into x402_payments (id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro,
                                    valid_before, payload, context, status, transaction, settlement, result,
-                                   request_digest)
+                                   request_digest, answered_at)
         select paid.id, ${input.operation}, ${p.resource}, ${p.payer}, ${p.nonce}, ${p.requirement.network},
                ${p.requirement.asset}, ${p.requirement.payTo}, ${p.amount}::bigint,
                ${p.validBefore}::timestamptz, ${json(sql, signedProof(p))}::jsonb,
                ${json(sql, input.context)}::jsonb, 'completed', ${tx},
-               ${json(sql, settlement.response)}::jsonb, ${result}, ${input.requestDigest}
+               ${json(sql, settlement.response)}::jsonb, ${result}, ${input.requestDigest}, now()
         from paid
         returning result::text as result_json
       )`,
@@ -185,11 +193,15 @@ function identified(
   );
 }
 
-/** Stepwise: the claimed payment updated `completed` with its settlement and result. */
+/**
+ * Stepwise: the claimed payment updated `completed` with its settlement and result (and answered,
+ * when the request completing it answers).
+ */
 function recordUpdated(
   sql: Sql,
   settlement: SettleResponse,
   result: SqlFragment,
+  answering: boolean,
 ): Piece<'done', 'paid'> {
   return piece(
     'done',
@@ -197,7 +209,7 @@ function recordUpdated(
     sql`done as (
         update x402_payments p set status = 'completed', transaction = ${settlement.transaction},
           settlement = ${json(sql, settlement)}, result = ${result}, error_code = null,
-          error_reason = null, updated_at = now()
+          error_reason = null, answered_at = ${answering ? sql`now()` : sql`null`}, updated_at = now()
         from paid where p.id = paid.id
         returning p.payer, p.nonce, p.resource, p.valid_before, p.result::text as result_json,
                   paid.status as was

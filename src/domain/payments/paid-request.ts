@@ -33,6 +33,15 @@ export interface RunInput<C extends JsonObject> {
    */
   freshLinks?: string;
   /**
+   * The answer mints what only the payer may hold (a purchase's download links). Everything in a
+   * replay of the same signed request is public once its transfer is broadcast, so such a replay
+   * gets the answer only with its first request's payment identifier, a fresh authorization of the
+   * payer, or as the payment's first answer (`PaymentProcessor`'s `resume`). Otherwise (a listing
+   * fee, whose request binds archive bytes the chain never shows) a replay within the window is
+   * answered as its first request was.
+   */
+  answerMintsLinks?: boolean;
+  /**
    * A boolean SQL expression re-checked inside the claim statement (e.g. the item is still sold
    * on these terms): when false nothing is claimed, settled or written and `run` throws
    * `ClaimConditionFailed`, so the caller can answer from fresh data. Built with the tag of the

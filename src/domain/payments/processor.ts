@@ -77,7 +77,8 @@ export class PaymentProcessor {
       store,
       facilitator,
       opts.chainClockGraceSeconds,
-      async (r, s) => (await this.completeRow(r, s)) !== undefined,
+      // the reconciler's and recovery's completions answer nobody: a later request may take the answer
+      async (r, s) => (await this.completeRow(r, s, false)) !== undefined,
     );
   }
 
@@ -100,18 +101,21 @@ export class PaymentProcessor {
     const digest = requestDigest(input);
     const { payment } = input;
     const id = payment.paymentIdentifier;
-    const earlier = id && (await this.store.identified(payment.payer, id));
-    if (earlier) return this.answerIdentified<R, C>(earlier, input, digest);
+    // An id this payer used before needs no look-up first: the completing statement and the claim
+    // record the id with the payment and fail whole (nothing claimed, nothing moved) when it is
+    // held, and the answer is found below. A retry on terms no longer offered takes no claim.
     if (payment.resumed) {
+      const earlier = id && (await this.store.identified(payment.payer, id));
+      if (earlier) return this.answerIdentified<R, C>(earlier, input, digest);
       // a retry on terms no longer offered: its claim answers it; nothing is claimed anew
       const known = await this.store.find(payment.payer, payment.nonce);
       if (known && known.status !== 'released') return this.resume<R, C>(known, input, digest);
       throw new AppError('payment_verification_failed', { reason: 'requirements_not_issued' });
     }
-    const fused = await this.runInOneStatement<C, R>(input, digest);
-    if (fused) return fused;
     let claimed: PaymentRow | undefined;
     try {
+      const fused = await this.runInOneStatement<C, R>(input, digest);
+      if (fused) return fused;
       claimed = await this.store.claim({
         operation: input.operation,
         payment,
@@ -120,6 +124,12 @@ export class PaymentProcessor {
         ...(input.claimCondition && { condition: input.claimCondition }),
       });
     } catch (err) {
+      // the terms changed since this payer's earlier payment with this id: it answers as before
+      const earlier =
+        id &&
+        err instanceof ClaimConditionFailed &&
+        (await this.store.identified(payment.payer, id));
+      if (earlier) return this.answerIdentified<R, C>(earlier, input, digest);
       // another request with this id claimed first (nothing of this one was written)
       if (id && isIdentifierTaken(err)) {
         const first = await this.store.identified(payment.payer, id);
@@ -131,7 +141,10 @@ export class PaymentProcessor {
       throw err;
     }
     if (!claimed) {
-      // A repeat of a known authorization (retry, duplicate, crash recovery) or a replay.
+      // A repeat of a known authorization (retry, duplicate, crash recovery) or a replay: with
+      // its first request's id, the payer's own retry.
+      const earlier = id && (await this.store.identified(payment.payer, id));
+      if (earlier) return this.answerIdentified<R, C>(earlier, input, digest);
       const known = await this.store.find(payment.payer, payment.nonce);
       if (known) return this.resume<R, C>(known, input, digest);
       throw new AppError('payment_verification_failed', {
@@ -229,8 +242,10 @@ export class PaymentProcessor {
     row: PaymentRow,
     settlement: SettleResponse,
   ): Promise<PaidResult<R>> {
-    const resultJson = await this.completeRow(row, settlement);
+    const resultJson = await this.completeRow(row, settlement, true);
     if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
+    // completed meanwhile by the reconciler: this request, the one that paid, answers it
+    await this.store.takeFirstAnswer(row.id);
     return readCompleted<R>(this.store, row.id, false);
   }
 
@@ -241,11 +256,12 @@ export class PaymentProcessor {
   private async completeRow(
     row: PaymentRow,
     settlement: SettleResponse,
+    answering: boolean,
   ): Promise<string | undefined> {
     const fulfil = this.fulfilment(row.operation);
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.store.completion({ row, settlement }, fulfil)).resultJson;
+        return (await this.store.completion({ row, settlement, answering }, fulfil)).resultJson;
       } catch (err) {
         this.opts.logger.warn(
           { err, paymentId: row.id, attempt },
@@ -314,18 +330,34 @@ export class PaymentProcessor {
       }
       // mined: completed just now, answered as such; undecided: its failure, not asked again
       const current = decided === 'completed' ? (await this.store.byId(row.id))! : row;
-      return this.resume<R, C>(current, input, digest, fresh, true);
+      return this.resume<R, C>(current, input, digest, {
+        freshProof: fresh,
+        chainAsked: true,
+        knownId: true,
+      });
     }
-    return this.resume<R, C>(row, input, digest, fresh);
+    // the request carries its first request's id: a value the chain never saw
+    return this.resume<R, C>(row, input, digest, { freshProof: fresh, knownId: true });
   }
 
+  /**
+   * A request whose authorization already has a claim: answered from that claim. What a replay of
+   * the same signed request proves: everything in it (the authorization, its signature, the
+   * requirement, the route) is public once the transfer is broadcast, so on its own it proves
+   * nothing an observer of the chain could not send. It gets the result (an order's fresh links)
+   * only with what the chain never saw: its first request's payment identifier (`knownId`) or a
+   * fresh authorization of the payer (`freshProof`); or as the first answer of a payment completed
+   * out of band (reconciler, crash recovery, a pending settlement), whose buyer was never answered.
+   * Otherwise it is refused and names the order or item, whose links come from the owner's
+   * identity-proved routes (`spentAuthorization`).
+   */
   private async resume<R extends JsonObject, C extends JsonObject>(
     row: PaymentRow,
     input: RunInput<C>,
     digest: string,
-    freshProof = false,
-    chainAsked = false,
+    proof: { freshProof?: boolean; chainAsked?: boolean; knownId?: boolean } = {},
   ): Promise<PaidResult<R>> {
+    const { freshProof = false, knownId = false } = proof;
     // A released claim moved nothing: the authorization is free for whatever request comes.
     if (row.status !== 'released' && !sameRequest(row, input, digest)) {
       throw authorizationAlreadyUsed();
@@ -333,15 +365,29 @@ export class PaymentProcessor {
     const pending = input.pendingDetails as ((c: JsonObject) => JsonObject) | undefined;
     const deadline = Date.now() + (this.opts.duplicateWaitMs ?? 15_000);
     // a failure at settlement is asked about at most once per request
-    let askedChain = chainAsked;
+    let askedChain = proof.chainAsked ?? false;
     for (;;) {
       switch (row.status) {
         case 'completed':
           if (!freshProof && Date.now() >= row.validBefore.getTime())
             throw spentAuthorization(row, pending, input.freshLinks);
-          return readCompleted<R>(this.store, row.id, true);
-        case 'settled':
-          return this.completeSettled<R>(row, JSON.parse(row.settlementJson!) as SettleResponse);
+          if (
+            !input.answerMintsLinks ||
+            freshProof ||
+            knownId ||
+            (await this.store.takeFirstAnswer(row.id))
+          )
+            return readCompleted<R>(this.store, row.id, true);
+          throw spentAuthorization(row, pending, input.freshLinks, 'answered');
+        case 'settled': {
+          // the money moved and the request that claimed it is gone: completed now, and answered
+          // here unless a concurrent caller completed it first (then as any completed one)
+          const settlement = JSON.parse(row.settlementJson!) as SettleResponse;
+          const resultJson = await this.completeRow(row, settlement, true);
+          if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
+          row = (await this.store.byId(row.id))!;
+          continue;
+        }
         case 'failed':
           if (row.errorCode !== 'payment_settlement_failed')
             throw new AppError('payment_verification_failed', {

@@ -42,6 +42,12 @@ export interface PaymentRow {
   failureFinalAt: Date | null;
   /** When the facilitator or the chain was last asked about it (`markRechecked`; migration 370). */
   recheckedAt: Date | null;
+  /**
+   * When a request was first answered with the result (an order's links; migration 482): a replay
+   * of the same signed request, public once broadcast, gets the result again only while null
+   * (`PaymentProcessor`'s `resume`).
+   */
+  answeredAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -51,7 +51,7 @@ export class PaymentStore {
       id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro, valid_before, status,
       transaction, context::text as context_json, settlement::text as settlement_json,
       result::text as result_json, error_code, error_reason, request_digest, failure_final_at, rechecked_at,
-      created_at, updated_at`;
+      answered_at, created_at, updated_at`;
   }
 
   async find(payer: string, nonce: string): Promise<PaymentRow | undefined> {
@@ -190,6 +190,18 @@ export class PaymentStore {
         returning payer, nonce, resource, valid_before
       )
       ${nonceInsert(this.sql, 'paid', { rowsOf: 'settled' }, { onConflict: 'do nothing' })}`;
+  }
+
+  /**
+   * A completed payment's first answer: true when no request had been answered with its result yet
+   * and this one now is (a payment completed out of band: the reconciler, a crash recovery, a
+   * settlement that was pending); false once one has been (a concurrent caller took it).
+   */
+  async takeFirstAnswer(id: string): Promise<boolean> {
+    const taken = await this.sql`
+      update x402_payments set answered_at = now()
+      where id = ${id} and status = 'completed' and answered_at is null`;
+    return taken.count > 0;
   }
 
   /**
