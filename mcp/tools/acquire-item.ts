@@ -29,6 +29,7 @@ import {
   failure,
   mayStillSettle,
   nothingCharged,
+  spentOn,
   success,
   type ErrorBody,
 } from './results.js';
@@ -382,6 +383,20 @@ async function settlePending(
     });
   } catch (err) {
     const b = err instanceof MarketplaceError ? bodyOf(err) : {};
+    const spent = spentOn(err);
+    if (spent && (spent === order_id || order_id.startsWith('unconfirmed-'))) {
+      // it settled and the order exists: its links come with this wallet's proof (get_order), not
+      // with this re-send (past its window, or its first answer was given)
+      if (pending.spend_id) await spentPayment(deps, pending.spend_id);
+      await deps.state.recordOrder({ ...pending, order_id: spent, status: 'completed' });
+      if (spent !== order_id) await deps.state.forgetOrder(order_id);
+      return {
+        result: failure(
+          `acquire_item: the earlier payment for this listing settled (order_id ${spent}). Nothing was signed. ` +
+            `Do not pay again: call get_order { order_id: "${spent}" } for the download links.`,
+        ),
+      };
+    }
     const expired =
       (pending.valid_before !== undefined && Date.now() / 1000 > pending.valid_before) ||
       b.reason === VALID_BEFORE_REASON;

@@ -31,6 +31,7 @@ import {
   failure,
   mayStillSettle,
   nothingCharged,
+  spentOn,
   success,
   type ErrorBody,
 } from './results.js';
@@ -291,6 +292,16 @@ async function resendFee(
     });
   } catch (err) {
     const b = err instanceof MarketplaceError ? bodyOf(err) : {};
+    const listed = spentOn(err);
+    if (listed) {
+      // the fee settled and listed the archive (its window closed since): charged, nothing to re-send
+      if (kept.spend_id) await spentPayment(deps, kept.spend_id);
+      await forget();
+      return failure(
+        `list_item: the listing fee signed earlier for this archive settled and listed it (item_id ${listed}). Nothing new was signed; ` +
+          `do not pay again. Call get_listing_status { item_id: "${listed}" } for its state.`,
+      );
+    }
     const expired =
       (kept.valid_before !== undefined && Date.now() / 1000 > kept.valid_before) ||
       b.reason === VALID_BEFORE_REASON;

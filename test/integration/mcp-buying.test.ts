@@ -369,6 +369,44 @@ describe('acquire_item: the answer to the signed payment is lost (review s29)', 
   });
 });
 
+describe('acquire_item: the answer is lost and the window closes before the next acquire', () => {
+  it('the re-sent payment names its order: recorded as bought, still counted, links from get_order; nothing new signed', async () => {
+    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7, bytes: project() });
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'mcp-state-'));
+    const { walletOf, signatures, deliverAnswers } = countingWallet(t.base, { loseAnswers: true });
+    const key = generatePrivateKey();
+    const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
+    const first = await (await connect({ key, dataDir, walletOf })).call('acquire_item', args);
+    expect(first.isError).toBe(true);
+    expect(await ordersOf(item.itemId)).toBe(1);
+    deliverAnswers();
+    const { call } = await connect({ key, dataDir, walletOf });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      // an hour later: the authorization's window closed, its re-send proves nothing fresh
+      vi.setSystemTime(Date.now() + 60 * 60 * 1000);
+      const again = await call('acquire_item', args);
+      expect(again.isError).toBe(true);
+      const orderId = /order_id ([0-9a-f-]{36})/.exec(textOf(again))![1]!;
+      expect(textOf(again)).toMatch(/settled.*Do not pay again.*get_order/);
+      expect(signatures()).toBe(2);
+      const mine = (await call('list_my_orders')).structuredContent as {
+        orders: Array<{ order_id: string; status: string }>;
+        spent_last_24h_usdc: number;
+      };
+      expect(mine.spent_last_24h_usdc).toBe(0.7);
+      expect(mine.orders).toEqual([
+        expect.objectContaining({ order_id: orderId, status: 'completed' }),
+      ]);
+      const links = await call('get_order', { order_id: orderId });
+      expect(links.isError, textOf(links)).toBeFalsy();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await ordersOf(item.itemId)).toBe(1);
+  });
+});
+
 describe('list_my_orders', () => {
   it('needs a wallet', async () => {
     const { call } = await connect({ wallet: false });

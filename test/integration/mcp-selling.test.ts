@@ -228,6 +228,31 @@ describe('list_item: a listing fee answered as failed may still be mined (s41)',
   });
 });
 
+describe('list_item: a lost answer and the window closed before the next call', () => {
+  it('the re-sent fee names its listing: counted, forgotten, nothing new signed', async () => {
+    const { walletOf, signatures, deliverAnswers } = countingWallet(t.base, { loseAnswers: true });
+    const { call, account } = await connect({ walletOf });
+    const args = { source_path: projectDir(uniqueProject()), ...METADATA };
+    expect((await call('list_item', args)).isError).toBe(true);
+    deliverAnswers();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 60 * 60 * 1000);
+      const again = await call('list_item', args);
+      expect(again.isError).toBe(true);
+      expect(textOf(again)).toMatch(
+        /settled and listed it \(item_id [0-9a-f-]{36}\).*do not pay again/,
+      );
+      expect(signatures()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await paymentsOf(account.address)).toBe(1);
+    const mine = await call('list_my_items');
+    expect(SellerItemsSchema.parse(mine.structuredContent).items).toHaveLength(1);
+  });
+});
+
 describe('get_listing_status of a rejected listing', () => {
   it('names what to fix: rule, kind, file (REST sellers skip the local pre-check)', async () => {
     const seller = await connect();
