@@ -95,6 +95,14 @@ describe('search by meaning (issue 30)', () => {
     );
   });
 
+  it("names a task by a buyer's phrase for it, not by a sibling task's word (stop 56)", async () => {
+    // "keep me busy" is a game (task-lexicon.txt); the CI pipeline led on sharing "build" (2.7)
+    // and the snake game was not among the first three
+    expect(await first('something to keep me busy while the build runs')).toBe(
+      'Terminal snake game',
+    );
+  });
+
   it('reads a separable phrasal verb as its phrase: "logs people in" is signing in', async () => {
     // the verb's object between the verb and its particle ("log … in", "lock … out") names what
     // "log in" and "lock out" name (task-lexicon.ts); read word by word, "logs" named logging and

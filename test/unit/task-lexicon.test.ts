@@ -134,6 +134,31 @@ describe('the task-concept lexicon (data)', () => {
     expect(concepts('flashcards with spaced repetition')).toContain('t:quiz');
   });
 
+  it('names a task by the words buyers use for it beside a sibling task (stop 56)', () => {
+    // each phrase of a query names its task, not the sibling whose single word it holds
+    const names = (q: string, task: string, not?: string) => {
+      const named = new Set([...lexiconConcepts(q, true).values()].flat());
+      expect(named, q).toContain(task);
+      if (not) expect(named, q).not.toContain(not);
+    };
+    // an outbound pacer keeps under someone else's quota; a rate limiter enforces your own
+    names('stay under vendor quotas', 't:pacing', 't:rate_limit');
+    names('hits per hour for each account', 't:rate_limit');
+    // how much traffic an API takes is a load test, not a limit on it
+    names('how many requests per second can my api take', 't:load_test', 't:rate_limit');
+    names('how our checkout behaves under pressure', 't:load_test');
+    // keys a platform hands to outside developers are API keys, not sign-in credentials
+    names('revocable credentials for third-party developers', 't:api_keys', 't:sign_in');
+    names('sign in with your credentials', 't:sign_in', 't:api_keys');
+    // Kubernetes manifests are YAML; a linter catches mistakes at the exact line
+    names('lint our kubernetes manifests', 't:yaml');
+    names('catch mistakes in config files', 't:validate');
+    names('stop calling a service that is already down', 't:circuit_breaker');
+    names('notify me when a stock trades above a level', 't:stock_market');
+    names('only managers may open the payroll page', 't:permissions');
+    names('something to kill time in the terminal', 't:game');
+  });
+
   it('does not name a task by an everyday word of a listing', () => {
     // stems shared with everyday words: "texting" is "text", "news" is "new", "stores" a verb
     const listing =
