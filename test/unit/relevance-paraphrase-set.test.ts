@@ -217,7 +217,7 @@ describe("stop 55's second fresh set (written blind, split into halves)", () => 
   });
 });
 
-describe("stop 55's third fresh set (written blind in the buyer's words, never tuned on)", () => {
+describe("stop 55's third fresh set (written blind in the buyer's words; tuning data since stop 56)", () => {
   it('has at least 120 new queries in every family, judged on real listings', () => {
     expectBlindSet(FRESH3_QUERIES, [
       ...PARAPHRASE_QUERIES,
@@ -241,7 +241,7 @@ describe("stop 55's third fresh set (written blind in the buyer's words, never t
     expect(RELEVANCE_SETS.some((set) => set.queries === FRESH3_QUERIES)).toBe(false);
     const set = benchSetsFor({}).find((s) => s.name === 'fresh3');
     expect(set?.heldOutOnly).toBe(true);
-    expect(set?.label).toBe('third fresh set (never tuned on)');
+    expect(set?.label).toBe('third fresh set (tuning data since stop 56)');
     expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).some((s) => s.name === 'fresh3')).toBe(
       false,
     );
