@@ -18,7 +18,7 @@ import {
 } from '../helpers/postgres.js';
 import { startS3 } from '../helpers/s3.js';
 import { METADATA, uploadRequest } from '../helpers/selling.js';
-import { newWallet, signPayment } from '../helpers/wallets.js';
+import { chainObserverCopy, newWallet, signPayment } from '../helpers/wallets.js';
 
 /**
  * The scaled-out deployment (docs/deploying.md): two service replicas with IN_PROCESS_WORKER=false
@@ -156,20 +156,30 @@ describe.runIf(ON_POSTGRES)('two replicas and two workers on one Postgres and S3
     const prompt = promptOf(
       await fetch(`${a!.base}${path}`, { method: 'POST', headers: JSON_HEADERS, body }),
     );
-    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!);
-    const send = (base: string) =>
+    // as our client signs: with a payment identifier, so the buyer's own copies get the links
+    const signed = await signPayment(buyer, prompt, prompt.accepts[0]!, {
+      paymentId: `pay_${crypto.randomUUID()}`,
+    });
+    const send = (base: string, header = signed.header) =>
       fetch(`${base}${path}`, {
         method: 'POST',
-        headers: { ...JSON_HEADERS, 'payment-signature': signed.header },
+        headers: { ...JSON_HEADERS, 'payment-signature': header },
         body,
       });
     const answers = await Promise.all([send(a!.base), send(b!.base)]);
     const bodies = (await Promise.all(answers.map((r) => r.json()))) as Array<{
       order_id?: string;
+      download_url?: string;
     }>;
     expect(answers.map((r) => r.status)).toEqual([200, 200]);
     expect(bodies[0]!.order_id).toBeDefined();
     expect(bodies[1]!.order_id).toBe(bodies[0]!.order_id);
+    // the authorization as the chain shows it, on the other replica: the order named, no link
+    const copy = await send(b!.base, chainObserverCopy(signed.payload));
+    expect(copy.status).toBe(402);
+    const named = (await copy.json()) as { order_id?: string; download_url?: string };
+    expect(named.order_id).toBe(bodies[0]!.order_id);
+    expect(named.download_url).toBeUndefined();
     const orders = await sql`select id from orders where item_id = ${itemId}`;
     expect(orders).toHaveLength(1);
     const payments = await sql`select id from x402_payments where nonce = ${signed.nonce}`;
