@@ -337,4 +337,42 @@ describe('purchases and identity proofs', () => {
     expect(later.json()).toMatchObject({ order_id: orderId });
     expect(later.body).not.toMatch(/download|sig=/);
   });
+
+  it.each(['the chain copy first', "the buyer's retry first"])(
+    'completed out of band, signed with a payment identifier (%s): only the copy carrying the id gets the links',
+    async (first) => {
+      const item = await createSaleItem(deps(), { priceUsdc: 0.5 });
+      const buyer = newWallet();
+      const prompt = promptOf(await t.app.inject({ method: 'POST', url: acquireUrl(item.itemId) }));
+      const signed = await signPayment(buyer, prompt, prompt.accepts[0]!, {
+        paymentId: `pay_${randomUUID()}`,
+      });
+      local.injectFault({ op: 'settle', outcome: 'pending' });
+      const pending = await complete(item.itemId, signed.header);
+      expect(pending.statusCode).toBe(409);
+      const { order_id: orderId, transaction } = pending.json() as {
+        order_id: string;
+        transaction: string;
+      };
+      await local.resolvePending(transaction, 'confirmed');
+      expect((await reconcileNow(deps(), 0)).completed).toBe(1);
+      // the buyer can always be answered with its id: a copy without it is never the buyer's,
+      // before the buyer's retry (it would take the first answer) as after it
+      const observer = () => complete(item.itemId, chainObserverCopy(signed.payload));
+      const copies = [];
+      if (first === 'the chain copy first') copies.push(await observer());
+      const retry = await complete(item.itemId, signed.header);
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.json()).toMatchObject({ order_id: orderId, download_url: expect.any(String) });
+      copies.push(await observer());
+      for (const copy of copies) {
+        expect(copy.statusCode).toBe(402);
+        expect(copy.json()).toMatchObject({
+          reason: 'invalid_exact_evm_nonce_already_used',
+          order_id: orderId,
+        });
+        expect(copy.body).not.toMatch(/download|sig=/);
+      }
+    },
+  );
 });

@@ -358,6 +358,8 @@ export class PaymentProcessor {
     proof: { freshProof?: boolean; chainAsked?: boolean; knownId?: boolean } = {},
   ): Promise<PaidResult<R>> {
     const { freshProof = false, knownId = false } = proof;
+    // proves something the chain never showed: answered with the result while it is in its window
+    const proven = freshProof || knownId;
     // A released claim moved nothing: the authorization is free for whatever request comes.
     if (row.status !== 'released' && !sameRequest(row, input, digest)) {
       throw authorizationAlreadyUsed();
@@ -371,20 +373,24 @@ export class PaymentProcessor {
         case 'completed':
           if (!freshProof && Date.now() >= row.validBefore.getTime())
             throw spentAuthorization(row, pending, input.freshLinks);
-          if (
-            !input.answerMintsLinks ||
-            freshProof ||
-            knownId ||
-            (await this.store.takeFirstAnswer(row.id))
-          )
+          if (!input.answerMintsLinks) return readCompleted<R>(this.store, row.id, true);
+          if (proven) {
+            // the payer's own retry takes the first answer too (no later copy may)
+            await this.store.answered(row.id);
+            return readCompleted<R>(this.store, row.id, true);
+          }
+          if (await this.store.takeFirstAnswer(row.id))
             return readCompleted<R>(this.store, row.id, true);
           throw spentAuthorization(row, pending, input.freshLinks, 'answered');
         case 'settled': {
           // the money moved and the request that claimed it is gone: completed now, and answered
-          // here unless a concurrent caller completed it first (then as any completed one)
+          // here unless a concurrent caller completed it first (then as any completed one); a
+          // copy that proves nothing completes it unanswered and is answered as any completed one
           const settlement = JSON.parse(row.settlementJson!) as SettleResponse;
-          const resultJson = await this.completeRow(row, settlement, true);
-          if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
+          const answering = proven || !input.answerMintsLinks;
+          const resultJson = await this.completeRow(row, settlement, answering);
+          if (resultJson !== undefined && answering)
+            return answer<R>(row.id, resultJson, settlement, false);
           row = (await this.store.byId(row.id))!;
           continue;
         }

@@ -193,15 +193,30 @@ export class PaymentStore {
   }
 
   /**
-   * A completed payment's first answer: true when no request had been answered with its result yet
-   * and this one now is (a payment completed out of band: the reconciler, a crash recovery, a
-   * settlement that was pending); false once one has been (a concurrent caller took it).
+   * A completed payment's first answer, for a replay that proves nothing the chain did not show:
+   * true when no request had been answered with its result yet and this one now is (a payment
+   * completed out of band: the reconciler, a crash recovery, a settlement that was pending); false
+   * once one has been (a concurrent caller took it), and always for a payment signed with a
+   * payment identifier: its buyer's retry carries the id and is answered with it, so a copy without
+   * it is never the buyer's (`answered` marks such an answer).
    */
   async takeFirstAnswer(id: string): Promise<boolean> {
     const taken = await this.sql`
+      update x402_payments p set answered_at = now()
+      where p.id = ${id} and p.status = 'completed' and p.answered_at is null
+        and not exists (select 1 from x402_payment_identifiers i where i.payment_id = p.id)`;
+    return taken.count > 0;
+  }
+
+  /**
+   * A completed payment answered to a request that proved its payer (its first request's payment
+   * identifier, a fresh authorization): its first answer is given, so no later copy of the
+   * authorization takes it.
+   */
+  async answered(id: string): Promise<void> {
+    await this.sql`
       update x402_payments set answered_at = now()
       where id = ${id} and status = 'completed' and answered_at is null`;
-    return taken.count > 0;
   }
 
   /**
