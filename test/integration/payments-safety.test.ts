@@ -14,7 +14,14 @@ import { AppError } from '../../src/errors.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
-import { clientFor, newWallet, promptOf, signerOfProof, signPayment } from '../helpers/wallets.js';
+import {
+  chainObserverCopy,
+  clientFor,
+  newWallet,
+  promptOf,
+  signerOfProof,
+  signPayment,
+} from '../helpers/wallets.js';
 
 /** Spec 7.1 outcomes and money safety: one settlement and one order per authorization nonce. */
 let t: TestContext;
@@ -540,6 +547,71 @@ describe('completion in one statement after settlement', () => {
         nonce: signed.nonce,
       }),
     ).toEqual({ state: 'settled', transaction: held!.transaction });
+  });
+
+  it("a settlement kept on record, signed with a payment identifier: the chain's copy completes it and gets no result, the buyer's retry does", async () => {
+    const processor = new PaymentProcessor(deps().payments.store, local, {
+      retryAfterSeconds: 5,
+      staleSeconds: 0,
+      chainClockGraceSeconds: 120,
+      logger: deps().logger,
+    });
+    let broken = true;
+    processor.define('probe-links', (q, ctx) => ({
+      pieces: Pieces.given('paid').then(
+        broken
+          ? piece(
+              'broken',
+              ['paid'],
+              q`broken as (insert into x402_nonces (payer) select null from paid)`,
+            )
+          : piece('ran', ['paid'], q`ran as (select 1 from paid)`),
+      ),
+      result: q`jsonb_build_object('secret', ${ctx.paymentId}::text)`,
+    }));
+    const offer = {
+      description: 'probe',
+      options: [{ chain: 'base' as const, payTo: newWallet().address, amount: 10_000 }],
+    };
+    const paidWith = async (header?: string) => {
+      const req = { method: 'POST', url: '/probe-links', headers: {} as Record<string, string> };
+      if (header) req.headers['payment-signature'] = header;
+      return deps().x402.paid(req, offer);
+    };
+    const prompt = await paidWith().then(
+      () => undefined,
+      (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
+    );
+    const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<
+      typeof signPayment
+    >[1];
+    const signed = await signPayment(newWallet(), required, required.accepts[0]!, {
+      paymentId: `pay_${randomUUID()}`,
+    });
+    const run = async (header: string) =>
+      processor.run({
+        operation: 'probe-links',
+        payment: await paidWith(header),
+        context: {},
+        answerMintsLinks: true,
+      });
+    // money moves, the completion fails twice: the settlement is on record, nobody answered
+    await expect(run(signed.header)).rejects.toThrow();
+    const [held] = await deps().sql<{ status: string }[]>`
+      select status from x402_payments where nonce = ${signed.nonce}`;
+    expect(held!.status).toBe('settled');
+    broken = false;
+    // the chain's copy (no payment identifier) completes it, and is refused its result
+    await expect(run(chainObserverCopy(signed.payload))).rejects.toMatchObject({
+      code: 'payment_verification_failed',
+      extras: { reason: 'invalid_exact_evm_nonce_already_used' },
+    });
+    const [done] = await deps().sql<{ status: string }[]>`
+      select status from x402_payments where nonce = ${signed.nonce}`;
+    expect(done!.status).toBe('completed');
+    // the buyer's retry carries its id: the result
+    const again = await run(signed.header);
+    expect(again.result).toEqual({ secret: again.paymentId });
   });
 });
 
