@@ -245,7 +245,7 @@ export class PaymentProcessor {
     const resultJson = await this.completeRow(row, settlement, true);
     if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
     // completed meanwhile by the reconciler: this request, the one that paid, answers it
-    await this.store.takeFirstAnswer(row.id);
+    await this.store.answered(row.id);
     return readCompleted<R>(this.store, row.id, false);
   }
 
