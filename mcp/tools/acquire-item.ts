@@ -258,7 +258,7 @@ async function buy(
       const b = bodyOf(err);
       await deps.state.recordOrder(pendingRecord(b.order_id!, b.transaction));
     }
-    return apiFailure(err, 'acquire_item', deps.baseUrl, {
+    const failed = apiFailure(err, 'acquire_item', deps.baseUrl, {
       price_above_limit: (b: ErrorBody) =>
         (b.price_usdc ?? 0) > cap
           ? `The price is ${b.price_usdc} USDC, above this server's cap of ${cap} USDC per purchase (MCP_MAX_PAYMENT_USDC). Nothing was signed; only the operator can raise the cap.`
@@ -281,6 +281,14 @@ async function buy(
         );
       },
     });
+    // the signed payment went out and no answer came back (connection lost, timeout): it is kept
+    if (unconfirmed && !(err instanceof MarketplaceError))
+      return failure(
+        `${(failed.content[0] as { text: string }).text} The payment was signed and sent before the answer was lost, so it may have been charged: ` +
+          'it is kept. Do NOT pay another way; call acquire_item again with the same arguments: it re-sends that same signed payment ' +
+          '(it cannot charge twice) and answers the order.',
+      );
+    return failed;
   }
   if (reservation) await spentPayment(deps, reservation);
   const record = orderRecord(order.order_id, 'completed', transaction);

@@ -350,6 +350,10 @@ describe('acquire_item: the answer to the signed payment is lost (review s29)', 
     const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
     const first = await (await connect({ key, dataDir, walletOf })).call('acquire_item', args);
     expect(first.isError).toBe(true);
+    // the agent is told the payment went out and that calling again re-sends it, never pays twice
+    expect(textOf(first)).toMatch(
+      /may have been charged.*Do NOT pay another way.*call acquire_item again.*cannot charge twice/,
+    );
     expect(await ordersOf(item.itemId)).toBe(1);
     expect(signatures()).toBe(1);
     // a new MCP server on the same state directory (the process restarted)
