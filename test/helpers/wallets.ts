@@ -3,6 +3,7 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, type Hex, type LocalAccount } from 'viem';
+import { expect } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MarketplaceClient } from '../../src/client/index.js';
 import type { App } from '../../src/http/app.js';
@@ -186,4 +187,21 @@ export async function signHeaders(
   for (let i = 0; i < n; i++)
     out.push((await signPayment(wallets[i % wallets.length]!, required, requirement)).header);
   return out;
+}
+
+/**
+ * What a spent authorization that proves no buyer is answered (docs/payments-edges.md): 402
+ * `invalid_exact_evm_nonce_already_used` naming the order it paid for, and no link minted.
+ */
+export function expectOrderNamedWithoutLink(
+  res: { statusCode: number; body: string; json: () => unknown },
+  orderId: string,
+): void {
+  expect(res.statusCode, res.body).toBe(402);
+  expect(res.json()).toMatchObject({
+    error: 'payment_verification_failed',
+    reason: 'invalid_exact_evm_nonce_already_used',
+    order_id: orderId,
+  });
+  expect(res.body).not.toMatch(/download|sig=/);
 }

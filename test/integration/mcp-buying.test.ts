@@ -342,7 +342,11 @@ describe('acquire_item: a settlement answered as failed may still be mined (s40)
 });
 
 describe('acquire_item: the answer to the signed payment is lost (review s29)', () => {
-  it('records the signed payment before sending it, so a second acquire (also after a restart) re-sends it and never signs again', async () => {
+  /**
+   * A purchase whose paid answer never reached the MCP server (it completed on the marketplace),
+   * then a new MCP server on the same state directory (the process restarted).
+   */
+  async function lostAnswer() {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7, bytes: project() });
     const dataDir = mkdtempSync(path.join(tmpdir(), 'mcp-state-'));
     const { walletOf, signatures, deliverAnswers } = countingWallet(t.base, { loseAnswers: true });
@@ -356,9 +360,13 @@ describe('acquire_item: the answer to the signed payment is lost (review s29)', 
     );
     expect(await ordersOf(item.itemId)).toBe(1);
     expect(signatures()).toBe(1);
-    // a new MCP server on the same state directory (the process restarted)
     deliverAnswers();
     const { call } = await connect({ key, dataDir, walletOf });
+    return { item, args, call, signatures };
+  }
+
+  it('records the signed payment before sending it, so a second acquire (also after a restart) re-sends it and never signs again', async () => {
+    const { item, args, call, signatures } = await lostAnswer();
     const again = await call('acquire_item', args);
     expect(again.isError, textOf(again)).toBeFalsy();
     // the same signed payment was re-sent (2 requests carrying one), nothing new was signed
@@ -371,20 +379,9 @@ describe('acquire_item: the answer to the signed payment is lost (review s29)', 
     expect(mine.spent_last_24h_usdc).toBe(0.7);
     expect(mine.orders).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
-});
 
-describe('acquire_item: the answer is lost and the window closes before the next acquire', () => {
-  it('the re-sent payment names its order: recorded as bought, still counted, links from get_order; nothing new signed', async () => {
-    const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.7, bytes: project() });
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'mcp-state-'));
-    const { walletOf, signatures, deliverAnswers } = countingWallet(t.base, { loseAnswers: true });
-    const key = generatePrivateKey();
-    const args = { item_id: item.itemId, max_price_usdc: 1, accept_terms: true };
-    const first = await (await connect({ key, dataDir, walletOf })).call('acquire_item', args);
-    expect(first.isError).toBe(true);
-    expect(await ordersOf(item.itemId)).toBe(1);
-    deliverAnswers();
-    const { call } = await connect({ key, dataDir, walletOf });
+  it('the window closed before the next acquire: the re-sent payment names its order, recorded as bought, still counted, links from get_order; nothing new signed', async () => {
+    const { item, args, call, signatures } = await lostAnswer();
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       // an hour later: the authorization's window closed, its re-send proves nothing fresh
