@@ -7,7 +7,9 @@ import type { Db, Sql } from '../db/index.js';
  * oldest due job with `FOR UPDATE SKIP LOCKED` (so several workers never take the same one) and
  * leases it; its worker renews the lease while it runs, so a job whose lease ran out (its worker
  * crashed) is due again, and soon after the crash. Attempts count claims,
- * so a job that keeps crashing its worker still ends.
+ * so a job that keeps crashing its worker still ends. A worker's later writes to a job it claimed
+ * (its lease, its end) hold only while the job is still its own (`locked_by`): one whose lease ran
+ * out while it stalled or lost the database leaves alone the job another worker took over.
  */
 export type JobPayload = Record<string, unknown>;
 
@@ -35,7 +37,8 @@ export const WORKER_ID = `${hostname()}:${process.pid}`;
  */
 export interface JobHandler {
   run(job: Job): Promise<void>;
-  onError?(job: Job, err: unknown, final: boolean): Promise<void>;
+  /** `sql` is the transaction that ends the job: the record and the job's end commit together. */
+  onError?(job: Job, err: unknown, final: boolean, sql: Db): Promise<void>;
 }
 
 export type JobHandlers = Record<string, JobHandler>;
@@ -112,45 +115,93 @@ export async function claimJob(
   return row && toJob(row);
 }
 
-/** Renews the lease of a job still running (its worker is alive); false when it no longer runs. */
-export async function renewLease(sql: Db, id: number, leaseSeconds: number): Promise<boolean> {
+/**
+ * Renews the lease of a job `holder` still runs; false when it no longer does (it ended, or its
+ * lease ran out and another worker took it over).
+ */
+export async function renewLease(
+  sql: Db,
+  id: number,
+  holder: string,
+  leaseSeconds: number,
+): Promise<boolean> {
   const rows = await sql`
     update jobs set locked_until = now() + make_interval(secs => ${leaseSeconds})
-    where id = ${id} and state = 'running' returning 1 as ok`;
+    where id = ${id} and state = 'running' and locked_by = ${holder} returning 1 as ok`;
   return rows.length > 0;
 }
 
-/** Ends a job (a no-op when its handler already ended it in its own transaction). */
+/**
+ * Who last claimed the job and whether it still runs, locking its row for the rest of the
+ * transaction (undefined once it was purged): a worker's bookkeeping commits only on a job it
+ * still holds.
+ */
+export async function lockJob(
+  tx: Db,
+  id: number,
+): Promise<{ state: string; lockedBy: string | null } | undefined> {
+  const [row] = await tx<{ state: string; lockedBy: string | null }[]>`
+    select state, locked_by from jobs where id = ${id} for update`;
+  return row;
+}
+
+/**
+ * Ends a running job (a no-op when its handler already ended it in its own transaction); with
+ * `holder`, only while that worker still holds it. True when it ended it.
+ */
 export async function finishJob(
   sql: Db,
   id: number,
   state: 'done' | 'failed',
   error?: string,
-): Promise<void> {
-  await sql`
+  holder?: string,
+): Promise<boolean> {
+  const rows = await sql`
     update jobs set state = ${state}, locked_until = null, last_error = ${error ?? null}, updated_at = now()
-    where id = ${id} and state = 'running'`;
+    where id = ${id} and state = 'running' and (${holder ?? null}::text is null or locked_by = ${holder ?? null})
+    returning 1 as ok`;
+  return rows.length > 0;
 }
 
-/** Back to the queue after `delayMs`. */
-export async function retryJob(sql: Db, id: number, delayMs: number, error: string): Promise<void> {
-  await sql`
+/**
+ * Back to the queue after `delayMs`, if `holder` still runs it: a worker whose lease ran out
+ * (it lost the database, or stalled) must not requeue the job another worker took over.
+ */
+export async function retryJob(
+  sql: Db,
+  id: number,
+  holder: string,
+  delayMs: number,
+  error: string,
+): Promise<boolean> {
+  const rows = await sql`
     update jobs set state = 'queued', locked_until = null, last_error = ${error},
       run_after = now() + make_interval(secs => ${delayMs / 1000}), updated_at = now()
-    where id = ${id}`;
+    where id = ${id} and state = 'running' and locked_by = ${holder}
+    returning 1 as ok`;
+  return rows.length > 0;
 }
 
 /**
  * Puts a running job back without counting its attempt: it met an outage of what it reads (the
  * object store, the database), not a failure of its own, so it waits for the outage to end
- * instead of using up its attempts.
+ * instead of using up its attempts. Only while `holder` still runs it: the attempt of another
+ * worker that took it over is that worker's to count.
  */
-export async function deferJob(sql: Db, id: number, delayMs: number, error: string): Promise<void> {
-  await sql`
+export async function deferJob(
+  sql: Db,
+  id: number,
+  holder: string,
+  delayMs: number,
+  error: string,
+): Promise<boolean> {
+  const rows = await sql`
     update jobs set state = 'queued', attempts = attempts - 1, locked_until = null,
       last_error = ${error}, run_after = now() + make_interval(secs => ${delayMs / 1000}),
       updated_at = now()
-    where id = ${id}`;
+    where id = ${id} and state = 'running' and locked_by = ${holder}
+    returning 1 as ok`;
+  return rows.length > 0;
 }
 
 export function backoffMs(baseMs: number, attempt: number): number {

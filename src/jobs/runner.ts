@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Sql } from '../db/index.js';
+import type { Db, Sql } from '../db/index.js';
 import { unreachableDatabase, unreachableQuery } from '../db/unreachable.js';
 import { AppError } from '../errors.js';
 import {
@@ -8,9 +8,12 @@ import {
   claimJob,
   deferJob,
   finishJob,
+  lockJob,
   renewLease,
   retryJob,
+  WORKER_ID,
   type Job,
+  type JobHandler,
   type JobHandlers,
 } from './queue.js';
 
@@ -20,6 +23,11 @@ export interface RunnerDeps {
   config: { SCAN_LEASE_SECONDS: number; SCAN_RETRY_BASE_MS: number; WORKER_POLL_MS: number };
   /** This worker as a lease holder (default WORKER_ID: host and process id). */
   workerId?: string;
+  /**
+   * Aborted when the worker stops: bookkeeping it holds while the database is out of reach is
+   * given up (the job runs again when its lease expires), so a stop never waits on the database.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -70,55 +78,150 @@ export async function runDueJobs(
 
 async function runOne(deps: RunnerDeps, handlers: JobHandlers, job: Job): Promise<void> {
   const handler = handlers[job.kind];
+  const holder = deps.workerId ?? WORKER_ID;
+  let end: Bookkeeping;
   try {
     if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
     // Claimed again after its last attempt: its worker died during every one (a job that kills
     // its process, e.g. out of memory). It ends here, as a failure, instead of looping.
     if (job.attempts > job.maxAttempts)
       throw new Error(`its worker died during each of its ${job.maxAttempts} attempts`);
-    await whileLeased(deps, job, () => handler.run(job));
-    await finishJob(deps.sql, job.id, 'done');
+    await whileLeased(deps, job, holder, () => handler.run(job));
+    end = { action: 'finish', write: (tx) => finishJob(tx, job.id, 'done', undefined, holder) };
   } catch (err) {
-    const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
-    const final = job.attempts >= job.maxAttempts;
+    end = afterFailure(deps, handler, job, holder, err);
+  }
+  await land(deps, job, end);
+}
+
+/** What ends a job in the database once its run is over: a write that can be tried again. */
+interface Bookkeeping {
+  action: 'finish' | 'defer' | 'retry' | 'fail';
+  write(tx: Db): Promise<unknown>;
+}
+
+/** Logs a failed run and returns its bookkeeping: a wait for an outage, a retry or the end. */
+function afterFailure(
+  deps: RunnerDeps,
+  handler: JobHandler | undefined,
+  job: Job,
+  holder: string,
+  err: unknown,
+): Bookkeeping {
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+  const outage = outageOf(err);
+  if (outage) {
+    // not the job's fault: it waits, its attempts kept for failures of its own
+    const delay = Math.max(deps.config.SCAN_RETRY_BASE_MS, MIN_OUTAGE_WAIT_MS);
+    deps.logger.warn(
+      { jobId: job.id, kind: job.kind, attempt: job.attempts, delay, reason: outage },
+      'job waits: what it reads is out of reach; not counted as an attempt',
+    );
+    return {
+      action: 'defer',
+      write: (tx) => deferJob(tx, job.id, holder, delay, `${outage}: ${message}`),
+    };
+  }
+  const final = job.attempts >= job.maxAttempts;
+  const delay = backoffMs(deps.config.SCAN_RETRY_BASE_MS, job.attempts);
+  if (final) {
+    deps.logger.error(
+      { jobId: job.id, kind: job.kind, attempt: job.attempts, err: message },
+      'job failed for the last time',
+    );
+  } else {
+    deps.logger.warn(
+      { jobId: job.id, kind: job.kind, attempt: job.attempts, delay, err: message },
+      'job failed; will retry',
+    );
+  }
+  return {
+    action: final ? 'fail' : 'retry',
+    // the kind's record of the failure (the last one refuses a listing) commits with the job's end
+    write: async (tx) => {
+      await handler?.onError?.(job, err, final, tx);
+      await (final
+        ? finishJob(tx, job.id, 'failed', message, holder)
+        : retryJob(tx, job.id, holder, delay, message));
+    },
+  };
+}
+
+/**
+ * Writes a job's bookkeeping, in one transaction and only while this worker still holds the job:
+ * a worker whose lease ran out (it lost the database, or stalled) leaves alone the job another
+ * worker took over. When the database is out of reach (a Postgres restart or failover, the
+ * network), the worker keeps the bookkeeping and tries again at the pool's reconnect cadence until
+ * the database answers: left to the lease, a deferral counted the attempt after all (the next
+ * claim counts one), so a listing whose scans met a few restarts was refused `processing_error`,
+ * and a finished job ran again. The worker takes nothing else meanwhile (it could not claim
+ * anything either). If it stops, or dies, first, the job runs again when its lease expires and the
+ * attempt counts, as for any worker that died: a job that kills its worker still ends.
+ */
+async function land(deps: RunnerDeps, job: Job, end: Bookkeeping): Promise<void> {
+  const holder = deps.workerId ?? WORKER_ID;
+  const at = { jobId: job.id, kind: job.kind, attempt: job.attempts, bookkeeping: end.action };
+  let heldSince: number | undefined;
+  for (let tries = 1; ; tries++) {
+    let takenBy: string | null | undefined;
     try {
-      const outage = outageOf(err);
-      if (outage) {
-        // not the job's fault: it waits, its attempts kept for failures of its own
-        const delay = Math.max(deps.config.SCAN_RETRY_BASE_MS, MIN_OUTAGE_WAIT_MS);
-        deps.logger.warn(
-          { jobId: job.id, kind: job.kind, attempt: job.attempts, delay, reason: outage },
-          'job waits: what it reads is out of reach; not counted as an attempt',
-        );
-        await deferJob(deps.sql, job.id, delay, `${outage}: ${message}`);
+      takenBy = await deps.sql.begin(async (tx) => {
+        const row = await lockJob(tx, job.id);
+        // purged meanwhile (its item deleted), or ended by its own run's transaction
+        if (!row || (row.lockedBy === holder && row.state !== 'running')) return undefined;
+        if (row.lockedBy !== holder) return row.lockedBy;
+        await end.write(tx);
+        return undefined;
+      });
+    } catch (err) {
+      const reason = unreachableDatabase(err);
+      if (!reason) {
+        deps.logger.error({ err, ...at }, 'job bookkeeping failed');
         return;
       }
-      await handler?.onError?.(job, err, final);
-      if (final) {
-        deps.logger.error(
-          { jobId: job.id, kind: job.kind, attempt: job.attempts, err: message },
-          'job failed for the last time',
-        );
-        await finishJob(deps.sql, job.id, 'failed', message);
-      } else {
-        const delay = backoffMs(deps.config.SCAN_RETRY_BASE_MS, job.attempts);
+      if (heldSince === undefined) {
+        heldSince = Date.now();
         deps.logger.warn(
-          { jobId: job.id, kind: job.kind, attempt: job.attempts, delay, err: message },
-          'job failed; will retry',
+          { ...at, reason },
+          'job bookkeeping held: the database is out of reach; trying again until it answers',
         );
-        await retryJob(deps.sql, job.id, delay, message);
       }
-    } catch (bookkeeping) {
-      // The database is gone: the lease runs out and the job is claimed again.
-      const reason = unreachableDatabase(bookkeeping);
-      if (reason) {
+      if (deps.signal?.aborted) {
         deps.logger.warn(
-          { reason, jobId: job.id },
-          'job bookkeeping failed: the database is out of reach; the job runs again when its lease expires',
+          { ...at, heldMs: Date.now() - heldSince },
+          'job bookkeeping given up: the worker stops; the job runs again when its lease expires',
         );
-      } else deps.logger.error({ err: bookkeeping, jobId: job.id }, 'job bookkeeping failed');
+        return;
+      }
+      await sleep(Math.min(100 * 2 ** (tries - 1), 1_000), deps.signal);
+      continue;
     }
+    const heldMs = heldSince === undefined ? {} : { heldMs: Date.now() - heldSince };
+    if (takenBy !== undefined) {
+      // its lease ran out and another worker claimed it: the job and its attempt are that
+      // worker's now
+      deps.logger[heldSince === undefined ? 'warn' : 'info'](
+        { ...at, ...heldMs, takenBy },
+        'job bookkeeping dropped: another worker took the job over after its lease ran out',
+      );
+    } else if (heldSince !== undefined) {
+      deps.logger.info({ ...at, ...heldMs }, 'job bookkeeping landed: the database answers again');
+    }
+    return;
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** A deferred job is due again at the earliest after this, so one pass never spins on it. */
@@ -139,12 +242,35 @@ function outageOf(err: unknown): string | undefined {
  * Runs `fn` while renewing the job's lease every third of it, so the lease can be short (a dead
  * worker's job is taken up again soon) however long the job runs.
  */
-async function whileLeased<T>(deps: RunnerDeps, job: Job, fn: () => Promise<T>): Promise<T> {
+async function whileLeased<T>(
+  deps: RunnerDeps,
+  job: Job,
+  holder: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const lease = deps.config.SCAN_LEASE_SECONDS;
+  let lost = false;
   const timer = setInterval(
     () => {
-      renewLease(deps.sql, job.id, lease).catch((err: unknown) =>
-        deps.logger.warn({ err, jobId: job.id }, 'could not renew a job lease'),
+      renewLease(deps.sql, job.id, holder, lease).then(
+        (held) => {
+          // said once: the run goes on, but its outcome will be dropped (see land)
+          if (held || lost) return;
+          lost = true;
+          deps.logger.warn(
+            { jobId: job.id, kind: job.kind, attempt: job.attempts },
+            'job lease lost: its lease ran out and another worker took the job over',
+          );
+        },
+        (err: unknown) => {
+          const reason = unreachableDatabase(err);
+          if (reason)
+            deps.logger.warn(
+              { reason, jobId: job.id },
+              'could not renew a job lease: the database is out of reach',
+            );
+          else deps.logger.warn({ err, jobId: job.id }, 'could not renew a job lease');
+        },
       );
     },
     (lease * 1000) / 3,
@@ -167,11 +293,12 @@ export function startJobRunner(
 ): () => Promise<void> {
   let stopped = false;
   let wake: (() => void) | undefined;
+  const stopping = new AbortController();
   const unsubscribe = signal.onWake(() => wake?.());
   const loop = (async () => {
     while (!stopped) {
       try {
-        await runDueJobs(deps, handlers);
+        await runDueJobs({ ...deps, signal: stopping.signal }, handlers);
       } catch (err) {
         // the database restarting or out of reach: a line, no stack; the next pass tries again
         const reason = unreachableDatabase(err);
@@ -195,6 +322,7 @@ export function startJobRunner(
   })();
   return async () => {
     stopped = true;
+    stopping.abort();
     unsubscribe();
     wake?.();
     await loop;

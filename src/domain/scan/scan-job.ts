@@ -69,7 +69,7 @@ export const scanJob = (itemId: string, maxAttempts: number) => ({
 export function scanJobHandler(deps: ScanDeps): JobHandler {
   return {
     run: (job) => runScanJob(deps, job),
-    onError: (job, err, final) => recordScanError(deps, job, err, final),
+    onError: (job, err, final, sql) => recordScanError(deps, sql, job, err, final),
   };
 }
 
@@ -155,15 +155,18 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
   );
 }
 
-/** Every failed attempt is kept for operators; the last one rejects with `processing_error`. */
+/**
+ * Every failed attempt is kept for operators; the last one rejects with `processing_error`. `sql`
+ * is the runner's transaction that ends the job, which it may try again while the database is out
+ * of reach: the attempt is counted once it is written.
+ */
 async function recordScanError(
   deps: ScanDeps,
+  sql: Db,
   job: Job,
   err: unknown,
   final: boolean,
 ): Promise<void> {
-  const { sql } = deps;
-  deps.telemetry?.scanned(final ? 'processing_error' : 'error');
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
   await sql`insert into scan_results (item_id, attempt, verdict, reason, findings, duration_ms)
             select id, ${job.attempts}, 'error', 'processing_error',
@@ -173,6 +176,7 @@ async function recordScanError(
     await sql`update items set status = 'rejected', status_reason = 'processing_error', updated_at = now()
               where id = ${itemOf(job)} and status = 'scanning'`;
   }
+  deps.telemetry?.scanned(final ? 'processing_error' : 'error');
 }
 
 /** Transaction-level advisory lock key under which scanned items turn active (see runScanJob). */
