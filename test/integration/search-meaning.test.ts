@@ -5,7 +5,8 @@ import { startTestApp, type TestContext } from '../helpers/app.js';
 
 /**
  * Issue 30: search that understands a buyer's own words, on the demo catalogue. The issue's
- * price tracker and HTTP retry library are not demo listings, so those two are added to it here.
+ * price tracker and HTTP retry library are not demo listings, so those two are added to it here,
+ * with a phone push client beside the demo's chat server.
  */
 let t: TestContext;
 
@@ -21,6 +22,13 @@ const EXTRA = [
     techStack: 'Python, httpx',
     description:
       'Wraps httpx so that failed requests are attempted again with jittered backoff on timeouts, connection errors and 5xx answers.',
+  },
+  // the demo's chat server has no mobile push sibling; stop 57 tells the two apart
+  {
+    title: 'Firebase Cloud Messaging client for Android',
+    techStack: 'Kotlin, Firebase',
+    description:
+      'Registers devices, receives push messages in the background and shows notifications with actions on Android phones.',
   },
 ];
 
@@ -101,6 +109,20 @@ describe('search by meaning (issue 30)', () => {
     expect(await first('something to keep me busy while the build runs')).toBe(
       'Terminal snake game',
     );
+  });
+
+  it('tells a chat server from a phone push client that says "messaging" (stop 57)', async () => {
+    // "Cloud Messaging" named chat by its last word: the push client led the first query (3.6
+    // against 3.3) and tied the chat server at 5 in the second; "cloud messaging" is phone push
+    for (const q of [
+      'a messaging app backend with channels',
+      'private messaging between users of my app',
+    ])
+      expect(await first(q), q).toBe('WebSocket chat server with rooms');
+    const hits = await search('cloud messaging for my app');
+    expect(hits[0]!.metadata.title).toBe('Firebase Cloud Messaging client for Android');
+    const chat = hits.find((h) => h.metadata.title === 'WebSocket chat server with rooms');
+    expect(chat?.similarity ?? 0).toBeLessThanOrEqual(2);
   });
 
   it('reads a separable phrasal verb as its phrase: "logs people in" is signing in', async () => {

@@ -159,6 +159,21 @@ describe('the task-concept lexicon (data)', () => {
     names('something to kill time in the terminal', 't:game');
   });
 
+  it('tells mobile push from chat by the words that name each (stop 57)', () => {
+    // "cloud messaging" and "push messaging" are phone push (FCM); bare "messaging" names no task
+    // alone (message queues, SMS, push and chat all say it), so a push client's title is no chat
+    for (const listing of ['Firebase Cloud Messaging client for Android', 'push messaging SDK']) {
+      expect(concepts(listing), listing).toContain('t:mobile_push');
+      expect(concepts(listing), listing).not.toContain('t:chat');
+    }
+    // what a chat product is called still names chat, in a listing and in a query
+    for (const text of ['realtime messaging with rooms', 'a messaging app', 'group messaging'])
+      expect(concepts(text), text).toContain('t:chat');
+    expect(new Set([...lexiconConcepts('realtime messaging', true).values()].flat())).toEqual(
+      new Set(['t:chat']),
+    );
+  });
+
   it('does not name a task by an everyday word of a listing', () => {
     // stems shared with everyday words: "texting" is "text", "news" is "new", "stores" a verb
     const listing =
