@@ -174,6 +174,26 @@ describe('the task-concept lexicon (data)', () => {
     );
   });
 
+  it("names a task by the buyer's account of its effect beside a sibling (stop 57)", () => {
+    const names = (q: string, task: string, not?: string) => {
+      const named = new Set([...lexiconConcepts(q, true).values()].flat());
+      expect(named, q).toContain(task);
+      if (not) expect(named, q).not.toContain(not);
+    };
+    // a client told to slow down keeps under someone else's limit: pacing, not our rate limit
+    names('my jobs keep getting told to slow down by the api', 't:pacing', 't:rate_limit');
+    names('stay within their rate limit', 't:pacing', 't:rate_limit');
+    names('a rate limit for each client of our api', 't:rate_limit', 't:pacing');
+    // a call tried again, with growing waits, is a retry
+    names('calls that fail are tried again', 't:retry');
+    names('with increasing delays between attempts', 't:retry');
+    // answering at once and doing the work later is a job queue
+    names('respond immediately and resize the upload later', 't:job_queue');
+    names('visitors wait while we send the mail', 't:job_queue');
+    // a reply of STOP is how a phone number opts out of text messages
+    names('people can reply STOP to opt out', 't:sms', 't:mobile_push');
+  });
+
   it('does not name a task by an everyday word of a listing', () => {
     // stems shared with everyday words: "texting" is "text", "news" is "new", "stores" a verb
     const listing =
