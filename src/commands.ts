@@ -45,11 +45,16 @@ async function main(command: string, args: string[]): Promise<void> {
   const config = loadConfig(process.env);
   // A one-shot command's stdout carries its results only (JSON lines a script parses): its log
   // lines go to stderr. serve, worker and demo log to stdout, as a container's log.
-  const logger = createLogger(config, ONE_SHOT_COMMANDS.includes(command) ? 2 : 1);
+  const oneShot = ONE_SHOT_COMMANDS.includes(command);
+  const logger = createLogger(config, oneShot ? 2 : 1);
+  // The serving processes bound each statement and idle transaction (src/db/timeouts.ts); a one-shot
+  // command runs without: an operator starts and watches it (Ctrl-C stops it), and its work may
+  // wait for minutes on purpose (migrations behind another replica's, reindex's index builds).
+  const open = { logger, timeouts: !oneShot };
 
   switch (command) {
     case 'migrate': {
-      const db = await openDatabase(config, { logger });
+      const db = await openDatabase(config, open);
       try {
         const res = await migrate(db.sql, undefined, { logger });
         const result = { applied: res.applied, already: res.skipped.length };
@@ -63,7 +68,7 @@ async function main(command: string, args: string[]): Promise<void> {
     case 'reindex': {
       // Recompute listing vectors after a provider or dimension change; `--force` redoes all.
       // Then the search indexes, built here (not in the background as at start), each reported.
-      const runtime = await createRuntime(config, { logger, buildIndexes: false });
+      const runtime = await createRuntime(config, { ...open, buildIndexes: false });
       const { sql, embedder } = runtime.deps;
       const progress = await progressOnStderr('reindex', 'listings', {
         intervalMs: config.PROGRESS_INTERVAL_MS,
@@ -97,7 +102,7 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     case 'previews': {
       // Previews and signed scan reports for listings active before they existed (issue 29).
-      const runtime = await createRuntime(config, { logger });
+      const runtime = await createRuntime(config, open);
       const progress = await progressOnStderr('previews', 'listings', {
         intervalMs: config.PROGRESS_INTERVAL_MS,
         extras: ['skipped'],
@@ -131,7 +136,7 @@ async function main(command: string, args: string[]): Promise<void> {
         );
         return;
       }
-      const runtime = await createRuntime(config, { logger });
+      const runtime = await createRuntime(config, open);
       try {
         const rows = await unresolvedPayments(runtime.deps.payments.store, age);
         for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -153,7 +158,7 @@ async function main(command: string, args: string[]): Promise<void> {
         return;
       }
       const api = await operatorApiOf(config);
-      const runtime = api ? undefined : await createRuntime(config, { logger });
+      const runtime = api ? undefined : await createRuntime(config, open);
       try {
         const { lines, ok } = api
           ? await moderateOverApi(api, args)
@@ -179,7 +184,7 @@ async function main(command: string, args: string[]): Promise<void> {
         printResult((await withdrawOverApi(api, address)) as object);
         return;
       }
-      const runtime = await createRuntime(config, { logger });
+      const runtime = await createRuntime(config, open);
       try {
         const result = await withdrawSigner(
           runtime.deps.sql,
@@ -199,7 +204,7 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     case 'demo':
     case 'serve': {
-      const runtime = await createRuntime(config, { logger });
+      const runtime = await createRuntime(config, open);
       if (command === 'demo') {
         const res = await loadDemoData(runtime.deps);
         logger.info(res, 'demo listings loaded');
@@ -244,7 +249,7 @@ async function main(command: string, args: string[]): Promise<void> {
     }
     case 'worker': {
       // A separate worker process: scan jobs and the retention cleanup, claimed with SKIP LOCKED.
-      const runtime = await createRuntime(config, { logger });
+      const runtime = await createRuntime(config, open);
       const stop = startBackground(runtime.deps);
       const stopMetrics = await exposeMetrics(config, runtime);
       let stopping = false;

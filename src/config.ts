@@ -174,6 +174,23 @@ export const ConfigSchema = z
      * connection before it answers 503 `database_unavailable`; postgres.js's own default is 30.
      */
     DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(5),
+    /**
+     * Longest a statement of the serving processes (serve, worker, demo) may run on DATABASE_URL,
+     * waiting for a lock included: Postgres cancels it past this (its `statement_timeout`) and the
+     * request answers 503 `database_unavailable`, rather than a statement stuck behind an
+     * operator's open transaction or a runaway query holding a pool connection for ever. The work
+     * that waits longer on purpose runs without it (migrations, index builds, the operator
+     * commands: docs/operating.md). 0: not set by the service (the server's or role's setting).
+     * Fractions allowed. Ignored embedded (one in-process session that nobody else can lock).
+     */
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().min(0).max(86_400).default(30),
+    /**
+     * A transaction of the serving processes left open and idle this long (a bug, a hung call
+     * inside it) has its session ended by Postgres (`idle_in_transaction_session_timeout`), which
+     * releases its locks; above the longest outside call a transaction makes (a remote embedding
+     * at a scan's activation, 30 s). 0: not set by the service. Ignored embedded.
+     */
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
     /** Keep the embedded database in memory only (tests); ignored with DATABASE_URL. */
     EMBEDDED_DB_IN_MEMORY: bool.default(false),
     /**

@@ -74,7 +74,11 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const logger = opts.logger ?? createLogger(config);
   const tracing = await startTracing(config, config.OTEL_SERVICE_NAME);
-  const db = await openDatabase(config, { template: opts.template, logger });
+  const db = await openDatabase(config, {
+    template: opts.template,
+    logger,
+    ...(opts.timeouts !== undefined && { timeouts: opts.timeouts }),
+  });
   tracing?.instrumentSql(db.sql);
   const stopBuilds = new AbortController();
   try {

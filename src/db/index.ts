@@ -20,6 +20,7 @@ import {
   syncDirectories,
 } from './durable-dirs.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
+import { sessionTimeouts } from './timeouts.js';
 
 /** A piece of SQL built with the tagged template, placed inside another statement. */
 export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
@@ -46,6 +47,14 @@ export interface OpenOptions {
   logger?: Logger;
   /** Where the shipped (migrated) template is looked for (./template.ts); tests point elsewhere. */
   templateDir?: string;
+  /**
+   * Server only: bound each connection's statements and idle transactions by
+   * DATABASE_STATEMENT_TIMEOUT_SECONDS and DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS
+   * (./timeouts.ts). Default true; the operator commands pass false: a person starts and watches
+   * them, and their work (migrations waiting for another replica's, reindex's vectors and index
+   * builds) may take minutes on purpose.
+   */
+  timeouts?: boolean;
 }
 
 /**
@@ -116,6 +125,7 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
         max_pipeline: UNBOUNDED_PIPELINE,
         connect_timeout: config.DATABASE_CONNECT_TIMEOUT_SECONDS,
         backoff: reconnectDelaySeconds,
+        ...(opts.timeouts !== false && { connection: sessionTimeouts(config) }),
       }),
     );
     return { sql, kind: 'server', close: () => sql.end({ timeout: 5 }) };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { StartupError } from '../config.js';
 import type { Db, Sql } from './index.js';
 import { MIGRATIONS_DIR } from './migrations-dir.js';
+import { noStatementTimeout } from './timeouts.js';
 
 /** `migrations/` at the package root (./migrations-dir.ts). */
 export { MIGRATIONS_DIR };
@@ -50,6 +51,10 @@ export async function migrate(
   // Under the lock too: on a real server two `create table if not exists` racing on an empty
   // database both miss the table and one fails on the catalog's unique index (pg_type).
   await sql.begin(async (tx) => {
+    // Waiting for the schema lock is the point when another replica migrates (for as long as its
+    // migrations take), and a migration may rewrite a table for minutes: neither is cut by the
+    // pool's statement timeout (./timeouts.ts), here nor in each file's transaction below.
+    await noStatementTimeout(tx);
     await lock(tx);
     await tx`
       create table if not exists schema_migrations (
@@ -63,6 +68,7 @@ export async function migrate(
     const body = await readFile(path.join(dir, name), 'utf8');
     for (;;) {
       const applied = await sql.begin(async (tx) => {
+        await noStatementTimeout(tx);
         await lock(tx);
         if (!(await buildLockTaken(tx))) return 'building' as const;
         const [done] = await tx`select 1 from schema_migrations where name = ${name}`;

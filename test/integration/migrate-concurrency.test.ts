@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
-import { migrate, migrationError, MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { migrate, migrationError, MIGRATIONS_DIR, SCHEMA_LOCK_KEY } from '../../src/db/migrate.js';
 import { ensureVectorIndex, indexName } from '../../src/domain/search/vectors.js';
 import { databaseEnv, freshDatabase, ON_POSTGRES } from '../helpers/postgres.js';
 
@@ -134,3 +134,77 @@ describe('an up-to-date database', () => {
     }
   });
 });
+
+/**
+ * The serving processes' pools bound each statement (DATABASE_STATEMENT_TIMEOUT_SECONDS,
+ * src/db/timeouts.ts), and the work that waits on purpose is not cut by it: a replica starting
+ * while another migrates waits for the schema lock as long as that takes, and a search index
+ * build waits for the writes in flight on `items`. Postgres tier only (the embedded database
+ * sets no timeout: one session, nothing to wait for).
+ */
+describe.runIf(ON_POSTGRES)(
+  'migrators and index builds on pools with a tiny statement timeout',
+  () => {
+    it('two replicas starting while a third migrates both wait and succeed; an index build waits for the writes in flight', async () => {
+      const env = await databaseEnv({ empty: true });
+      const config = loadConfig({
+        ...env,
+        DATABASE_STATEMENT_TIMEOUT_SECONDS: '0.2',
+        DATABASE_POOL_MAX: '2',
+      });
+      const replicas = [await openDatabase(config), await openDatabase(config)];
+      const other = postgres(env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+      try {
+        const [{ statementTimeout } = { statementTimeout: '' }] = await replicas[0]!.sql<
+          { statementTimeout: string }[]
+        >`show statement_timeout`;
+        expect(statementTimeout).toBe('200ms');
+        // a third process migrating: it holds the schema lock for 1.5 s
+        let locked!: () => void;
+        const holding = new Promise<void>((r) => (locked = r));
+        const third = other.begin(async (tx) => {
+          await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
+          locked();
+          await new Promise((r) => setTimeout(r, 1_500));
+        });
+        await holding;
+        const started = Date.now();
+        const results = await Promise.all(replicas.map((db) => migrate(db.sql)));
+        await third;
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+        const applied = results.flatMap((r) => r.applied).sort();
+        const rows = await other<
+          { name: string }[]
+        >`select name from schema_migrations order by name`;
+        expect(applied).toEqual(rows.map((r) => r.name));
+
+        // a write to items left open for 1 s: `create index concurrently` waits for it to end
+        const writing = other.begin(async (tx) => {
+          await tx`lock table items in row exclusive mode`;
+          await new Promise((r) => setTimeout(r, 1_000));
+        });
+        await new Promise((r) => setTimeout(r, 100));
+        await ensureVectorIndex(replicas[0]!.sql, 32, { concurrently: true });
+        await writing;
+        expect(
+          await other`select 1 from pg_indexes where indexname = ${indexName(32)}`,
+        ).toHaveLength(1);
+        // the build's connection went back to the pool with its timeout
+        const a = await replicas[0]!.sql.reserve();
+        const b = await replicas[0]!.sql.reserve();
+        try {
+          for (const conn of [a, b]) {
+            const [row] = await conn<{ statementTimeout: string }[]>`show statement_timeout`;
+            expect(row!.statementTimeout).toBe('200ms');
+          }
+        } finally {
+          a.release();
+          b.release();
+        }
+      } finally {
+        await other.end();
+        await Promise.all(replicas.map((db) => db.close()));
+      }
+    }, 120_000);
+  },
+);

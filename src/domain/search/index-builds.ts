@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../../db/index.js';
 import { INDEX_BUILD_LOCK_CLASS, SCHEMA_LOCK_KEY } from '../../db/migrate.js';
+import { noStatementTimeout, withoutStatementTimeout } from '../../db/timeouts.js';
 
 /**
  * How the search indexes (vectors.ts) are built and dropped.
@@ -69,6 +70,8 @@ export async function buildIndex(
   if ((await indexState(sql, name)) === 'valid') return 'exists';
   if (!opts.concurrently) {
     return sql.begin(async (tx) => {
+      // waits for migrations and other builds, then builds: not cut by a statement timeout
+      await noStatementTimeout(tx);
       await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
       const state = await indexState(tx, name);
       if (state === 'valid') return 'exists';
@@ -137,6 +140,7 @@ export async function dropIndex(
   if (opts.signal?.aborted || (await indexState(sql, name)) === undefined) return false;
   if (!opts.concurrently) {
     await sql.begin(async (tx) => {
+      await noStatementTimeout(tx);
       await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`;
       await tx.unsafe(`drop index if exists ${name}`);
     });
@@ -175,24 +179,30 @@ export async function withBuildLock<T>(
 ): Promise<T> {
   if (!opts.concurrently || opts.held) return work(opts);
   const conn = await sql.reserve();
+  // A build (`create index concurrently` on a large catalogue: minutes) and the reads that pick
+  // what to build run on this connection without the pool's statement timeout
+  // (src/db/timeouts.ts); it gets the timeout back before it returns to the pool.
+  const held = conn as unknown as Sql;
   try {
-    const [{ key } = { key: 0 }] = await conn<{ key: number }[]>`
-      select hashtext(current_schema() || '.items') as key`;
-    if (opts.wait) {
-      await waitForBuildLock(conn as unknown as Sql, key, opts);
-    } else {
-      const [row] = await conn<{ locked: boolean }[]>`
-        select pg_try_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key}) as locked`;
-      if (!row?.locked) {
-        opts.logger?.info('index builds skipped: another process is building search indexes');
-        return skipped;
+    return await withoutStatementTimeout(held, async () => {
+      const [{ key } = { key: 0 }] = await conn<{ key: number }[]>`
+        select hashtext(current_schema() || '.items') as key`;
+      if (opts.wait) {
+        await waitForBuildLock(held, key, opts);
+      } else {
+        const [row] = await conn<{ locked: boolean }[]>`
+          select pg_try_advisory_lock(${INDEX_BUILD_LOCK_CLASS}, ${key}) as locked`;
+        if (!row?.locked) {
+          opts.logger?.info('index builds skipped: another process is building search indexes');
+          return skipped;
+        }
       }
-    }
-    try {
-      return await work({ ...opts, held: conn as unknown as Sql });
-    } finally {
-      await conn`select pg_advisory_unlock(${INDEX_BUILD_LOCK_CLASS}, ${key})`.catch(() => {});
-    }
+      try {
+        return await work({ ...opts, held });
+      } finally {
+        await conn`select pg_advisory_unlock(${INDEX_BUILD_LOCK_CLASS}, ${key})`.catch(() => {});
+      }
+    });
   } finally {
     conn.release();
   }

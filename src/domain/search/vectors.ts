@@ -131,11 +131,14 @@ export async function ensureStackIndexes(
 
 async function stackIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Promise<string[]> {
   const { minListings, maxShare, maxTerms } = STACK_INDEX;
-  const [all] = await sql<{ active: number }[]>`
+  // the catalogue's reads, each a scan of its active listings, on the build lock's connection
+  // when there is one (without a statement timeout: withBuildLock)
+  const read = opts.held ?? sql;
+  const [all] = await read<{ active: number }[]>`
     select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
   const active = all?.active ?? 0;
   if (active < minListings) return [];
-  const named = await sql<{ term: string }[]>`
+  const named = await read<{ term: string }[]>`
     select term from (
       select distinct i.id, lower(btrim(e)) as term
       from items i, unnest(string_to_array(i.tech_stack, ',')) e
@@ -144,7 +147,7 @@ async function stackIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Pr
     where term ~ ${STACK_TERM.source}
     group by term having count(*) >= ${minListings}
     order by count(*) desc, term limit ${maxTerms}`;
-  const existing = await readIndexedStackTerms(sql, dims);
+  const existing = await readIndexedStackTerms(read, dims);
   // an earlier build made substring indexes for rewritten words ("node.js", "c#"), which no
   // filter can use (the filter tests the word): every write paid for them, so they go
   for (const term of existing) {
@@ -157,7 +160,7 @@ async function stackIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Pr
   // release that built it: one whose test is no longer the filter's can serve no filter, so it
   // goes, and is built again below with today's test if the word still qualifies
   const existingWords = new Set<string>();
-  for (const [word, def] of await readStackWordIndexes(sql, dims)) {
+  for (const [word, def] of await readStackWordIndexes(read, dims)) {
     const predicate = stackWordsPredicate(word);
     if (predicate !== undefined && def.includes(predicate)) existingWords.add(word);
     else await dropIndex(sql, stackWordIndexName(dims, word), opts);
@@ -173,7 +176,7 @@ async function stackIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Pr
         terms.push(word);
         continue;
       }
-      const [filter] = await sql<{ kept: number }[]>`
+      const [filter] = await read<{ kept: number }[]>`
         select count(*)::int as kept from items
         where status = 'active' and embedding_dims = ${dims}
           and stack_words && ${stackFilterNames(word)}::text[]`;
@@ -193,7 +196,7 @@ async function stackIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Pr
       terms.push(term); // made by an earlier start: no need to count its filter again
       continue;
     }
-    const [filter] = await sql<{ kept: number }[]>`
+    const [filter] = await read<{ kept: number }[]>`
       select count(*)::int as kept from items
       where status = 'active' and embedding_dims = ${dims} and tech_stack ilike ${`%${term}%`}`;
     if ((filter?.kept ?? 0) > maxShare * active) continue;
@@ -257,15 +260,17 @@ export async function ensurePriceIndexes(
 
 async function priceIndexes(sql: Sql, dims: number, opts: IndexBuildOptions): Promise<number[]> {
   const { minListings, shares, keepWithin } = PRICE_INDEX;
-  const [all] = await sql<{ active: number }[]>`
+  // on the build lock's connection when there is one, as stackIndexes' reads
+  const read = opts.held ?? sql;
+  const [all] = await read<{ active: number }[]>`
     select count(*)::int as active from items where status = 'active' and embedding_dims = ${dims}`;
   if ((all?.active ?? 0) < minListings) return [];
-  const quantiles = await sql<{ price: number }[]>`
+  const quantiles = await read<{ price: number }[]>`
     select unnest(percentile_disc(${shares}::float8[]) within group (order by price_micro))::bigint as price
     from items where status = 'active' and embedding_dims = ${dims}`;
   const prefix = priceIndexPrefix(dims);
   const toBound = (name: string) => Number(name.slice(prefix.length));
-  const present = (await readIndexes(sql, prefix)).filter((r) => {
+  const present = (await readIndexes(read, prefix)).filter((r) => {
     const b = toBound(r.name);
     return Number.isSafeInteger(b) && b > 0;
   });
