@@ -47,3 +47,25 @@ export function unreachableQuery(err: unknown): string | undefined {
   if (!('query' in e) && (e as { name?: unknown }).name !== 'PostgresError') return undefined;
   return unreachableDatabase(err);
 }
+
+/**
+ * Which bound ended a database query, when `err` is a statement Postgres cancelled (SQLSTATE 57014
+ * query_canceled: past `statement_timeout`, or `pg_cancel_backend` by an operator) or a session
+ * it ended because its transaction sat idle past `idle_in_transaction_session_timeout` (25P03):
+ * src/db/timeouts.ts. The statement's transaction rolled back whole, so the request may be sent
+ * again as it is. Undefined for anything else, as `unreachableQuery` (a query's errors only).
+ */
+export function statementCancelled(err: unknown): { timeout: string; reason: string } | undefined {
+  const e = err as { code?: unknown; message?: unknown; name?: unknown; query?: unknown } | null;
+  if (typeof e !== 'object' || e === null) return undefined;
+  if (!('query' in e) && e.name !== 'PostgresError') return undefined;
+  const timeout =
+    e.code === '57014'
+      ? 'statement_timeout'
+      : e.code === '25P03'
+        ? 'idle_in_transaction_session_timeout'
+        : undefined;
+  if (!timeout) return undefined;
+  const message = typeof e.message === 'string' ? e.message.split('\n')[0] : '';
+  return { timeout, reason: message ? `${String(e.code)}: ${message}` : String(e.code) };
+}

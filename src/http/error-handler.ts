@@ -7,7 +7,7 @@ import type {
   FastifyServerOptions,
 } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { unreachableQuery } from '../db/unreachable.js';
+import { statementCancelled, unreachableQuery } from '../db/unreachable.js';
 import { AppError, isErrorCode, type ErrorCode } from '../errors.js';
 
 declare module 'fastify' {
@@ -64,12 +64,24 @@ export function validationError(err: unknown): AppError | undefined {
 /** Seconds a client waits after 503 `database_unavailable` (a Postgres restart takes a few). */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-/** 503 `database_unavailable` with `retry_after` and its header. */
-export function databaseUnavailable(): AppError {
+/** 503 `database_unavailable` with `retry_after` and its header (and the catalog's message unless given). */
+export function databaseUnavailable(message?: string): AppError {
   return new AppError('database_unavailable', {
+    ...(message !== undefined && { message }),
     retry_after: DATABASE_RETRY_AFTER_SECONDS,
     headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
   });
+}
+
+/** The answer's message when the database was reached but a statement was cut by its timeout. */
+const STATEMENT_CANCELLED =
+  'The database is busy: a statement of this request waited past its time limit and was cancelled. Retry the same request after the time given; a signed payment is never charged twice.';
+
+function sendDatabaseUnavailable(request: FastifyRequest, reply: FastifyReply, message?: string) {
+  const e = databaseUnavailable(message);
+  request.errorCode = e.code;
+  for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
+  return reply.status(e.status).send(e.toBody());
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -95,14 +107,22 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.errorCode = e.code;
       return reply.status(e.status).send(e.toBody());
     }
+    const cancelled = statementCancelled(err);
+    if (cancelled) {
+      // a statement stuck behind a lock or running away, cut by DATABASE_STATEMENT_TIMEOUT_SECONDS
+      // (or a transaction idle past its bound): rolled back whole, so the client retries as for
+      // an outage, and the operator sees one line naming the timeout, no stack
+      request.log.warn(
+        { timeout: cancelled.timeout, reason: cancelled.reason },
+        `request failed: a database statement was cancelled by ${cancelled.timeout}`,
+      );
+      return sendDatabaseUnavailable(request, reply, STATEMENT_CANCELLED);
+    }
     const unreachable = unreachableQuery(err);
     if (unreachable) {
       // a Postgres restart or failover: the client retries, the operator sees one line, no stack
       request.log.warn({ reason: unreachable }, 'request failed: the database is out of reach');
-      const e = databaseUnavailable();
-      request.errorCode = e.code;
-      for (const [k, v] of Object.entries(e.extras.headers ?? {})) reply.header(k, v);
-      return reply.status(e.status).send(e.toBody());
+      return sendDatabaseUnavailable(request, reply);
     }
     request.log.error({ err }, 'unhandled error');
     const e = new AppError('internal_error');

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SettleResponse } from '@x402/core/types';
+import { statementCancelled } from '../../db/unreachable.js';
 import { AppError } from '../../errors.js';
 import {
   classifySettle,
@@ -220,6 +221,12 @@ export class PaymentProcessor {
         fulfil,
       );
     } catch (err) {
+      // A statement cut by its timeout (a lock held elsewhere: src/db/timeouts.ts) is no
+      // conflict: it rolled back whole (no nonce, no transfer, no order), and the stepwise path
+      // would settle, then meet the same lock writing the order, twice: three timeouts, the money
+      // moved and no order. The request fails as it is (503 database_unavailable) and the same
+      // signed request, sent again, completes it.
+      if (statementCancelled(err)) throw err;
       this.opts.logger.debug(
         { code: (err as { code?: string }).code },
         'one-statement payment aborted; taking the stepwise path',
