@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Db } from '../../db/index.js';
+import type { Sql } from '../../db/index.js';
+import { noStatementTimeout } from '../../db/timeouts.js';
+import { statementCancelled, unreachableDatabase } from '../../db/unreachable.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
 import type { Telemetry } from '../telemetry.js';
 import { forwardable, type PayoutRail } from './rail.js';
@@ -9,9 +11,9 @@ import { forwardable, type PayoutRail } from './rail.js';
 const BATCH = 500;
 
 export interface PayoutJobDeps {
-  sql: Db;
+  sql: Sql;
   payoutRail: PayoutRail;
-  logger: Pick<Logger, 'warn' | 'error'>;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   config: { PAYOUT_LEASE_SECONDS: number };
   telemetry?: Pick<Telemetry, 'payout'>;
 }
@@ -78,20 +80,87 @@ async function payOne(
     returning holder`;
   if (!lease) return 'busy';
   try {
-    const res = await deps.payoutRail.distribute(chain, address);
+    let res: Awaited<ReturnType<PayoutRail['distribute']>>;
+    try {
+      res = await deps.payoutRail.distribute(chain, address);
+    } catch (err) {
+      deps.logger.error({ err, chain, address }, 'payout failed; next pass retries');
+      return 'failed';
+    }
     // another worker forwarded it between our read and our lease
     if (res.grossRaw === 0n) return 'nothing';
-    await sql`
-      insert into payouts (agent_id, chain, payout_address, tx_hash, gross_raw, seller_raw, platform_raw)
-      select agent_id, ${chain}, ${address}, ${res.txHash}, ${res.grossRaw.toString()}::numeric,
-             ${res.sellerRaw.toString()}::numeric, ${res.platformRaw.toString()}::numeric
-      from payout_addresses where chain = ${chain} and lower(address) = ${address}`;
+    await recordPayout(deps, chain, address, res);
     return 'paid';
-  } catch (err) {
-    deps.logger.error({ err, chain, address }, 'payout failed; next pass retries');
-    return 'failed';
   } finally {
+    // a lease left behind (the database out of reach) expires after PAYOUT_LEASE_SECONDS
     await sql`delete from payout_leases
-              where chain = ${chain} and payout_address = ${address} and holder = ${holder}`;
+              where chain = ${chain} and payout_address = ${address} and holder = ${holder}`.catch(
+      () => {},
+    );
   }
 }
+
+/** How long a sent payout's record is tried again before it is left to the operator (below). */
+const RECORD_HOLD_MS = 10 * 60_000;
+
+/**
+ * Records a payout the rail has sent. The money has moved, so the record must land: a pass that
+ * comes later finds only the dust and would record nothing, and the seller's payout history and
+ * stats would never show the transfer. It runs without the statement timeout (a migration's lock
+ * on `payouts` is waited out, not cut), and while the database is out of reach it is tried again
+ * until it answers, up to RECORD_HOLD_MS; `(chain, tx_hash)` is unique, so a try whose answer was
+ * lost after its commit is not recorded twice. Past that, an error line carries everything the
+ * record holds, for the operator to enter.
+ */
+async function recordPayout(
+  deps: PayoutJobDeps,
+  chain: Chain,
+  address: string,
+  res: Awaited<ReturnType<PayoutRail['distribute']>>,
+): Promise<void> {
+  const sent = {
+    chain,
+    address,
+    txHash: res.txHash,
+    grossRaw: res.grossRaw.toString(),
+    sellerRaw: res.sellerRaw.toString(),
+    platformRaw: res.platformRaw.toString(),
+  };
+  const started = Date.now();
+  for (let tries = 1; ; tries++) {
+    try {
+      await deps.sql.begin(async (tx) => {
+        await noStatementTimeout(tx);
+        await tx`
+          insert into payouts (agent_id, chain, payout_address, tx_hash, gross_raw, seller_raw, platform_raw)
+          select agent_id, ${chain}, ${address}, ${res.txHash}, ${sent.grossRaw}::numeric,
+                 ${sent.sellerRaw}::numeric, ${sent.platformRaw}::numeric
+          from payout_addresses where chain = ${chain} and lower(address) = ${address}
+          on conflict (chain, tx_hash) do nothing`;
+      });
+      if (tries > 1)
+        deps.logger.info(
+          { ...sent, heldMs: Date.now() - started },
+          'payout record landed: the database answers again',
+        );
+      return;
+    } catch (err) {
+      const reason = unreachableDatabase(err) ?? statementCancelled(err)?.reason;
+      if (!reason || Date.now() - started > RECORD_HOLD_MS) {
+        deps.logger.error(
+          { err, ...sent },
+          'payout sent but not recorded: enter it in payouts by hand (the fields of this line)',
+        );
+        return;
+      }
+      if (tries === 1)
+        deps.logger.warn(
+          { ...sent, reason },
+          'payout sent; its record is held until the database answers',
+        );
+      await sleep(Math.min(100 * 2 ** (tries - 1), 1_000));
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
