@@ -270,6 +270,20 @@ export class PaymentProcessor {
       try {
         return (await this.store.completion({ row, settlement, answering }, fulfil)).resultJson;
       } catch (err) {
+        const cancelled = statementCancelled(err);
+        if (cancelled) {
+          // Cut by its timeout (src/db/timeouts.ts): a lock held elsewhere, which a second try
+          // would meet again, doubling the wait (60 s at the default) past what a client waits
+          // for. The settlement is recorded, the request answers 503 database_unavailable, and
+          // the same signed request sent again (or the reconciler) completes it. One line with
+          // the payment, no stack: nothing is broken, the money moved and is on record.
+          this.opts.logger.warn(
+            { paymentId: row.id, timeout: cancelled.timeout, reason: cancelled.reason },
+            `completing a settled payment was cancelled by ${cancelled.timeout}; recorded settled`,
+          );
+          await this.store.markSettled(row.id, settlement);
+          throw err;
+        }
         this.opts.logger.warn(
           { err, paymentId: row.id, attempt },
           'completing a settled payment failed',

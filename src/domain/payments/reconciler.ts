@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { statementCancelled } from '../../db/unreachable.js';
 import type { PaymentProcessor } from './processor.js';
 import type { RecheckOutcome } from './recheck.js';
 import type { PaymentRow, PaymentStore } from './store.js';
@@ -57,7 +58,16 @@ export async function reconcilePayments(
     try {
       outcome = await processor.settleAbandoned(row);
     } catch (err) {
-      opts.logger.error({ err, paymentId: row.id }, 'reconciliation failed');
+      const cancelled = statementCancelled(err);
+      if (cancelled) {
+        // a lock held elsewhere cut the statement by its timeout (src/db/timeouts.ts): nothing
+        // is broken and the payment stays as it was, so the next pass tries again; a warn line
+        // naming the timeout, not an error with a stack on every pass while the lock is held
+        opts.logger.warn(
+          { paymentId: row.id, timeout: cancelled.timeout, reason: cancelled.reason },
+          `reconciling a payment was cancelled by ${cancelled.timeout}`,
+        );
+      } else opts.logger.error({ err, paymentId: row.id }, 'reconciliation failed');
       outcome = 'unresolved';
       // one that keeps failing waits its turn too, behind the others
       await store.markRechecked(row.id).catch((e: unknown) => {
