@@ -19,6 +19,12 @@ export interface Job<P extends JobPayload = JobPayload> {
   payload: P;
   attempts: number;
   maxAttempts: number;
+  /**
+   * The worker that claimed it (`locked_by`, WORKER_ID by default): a handler that ends the job
+   * itself passes it to `finishJob`, so a run whose lease ran out leaves alone the job another
+   * worker took over.
+   */
+  holder: string;
   /** Claimed again after its lease ran out (its worker stopped or lost the database): when it ended. */
   leaseExpiredAt?: Date;
   /** …and the worker that held that lease (WORKER_ID), when it was recorded (migration 456). */
@@ -77,6 +83,7 @@ interface JobRow {
   payloadJson: string;
   attempts: number;
   maxAttempts: number;
+  lockedBy: string;
   expiredLease: Date | null;
   expiredHolder: string | null;
 }
@@ -87,6 +94,7 @@ const toJob = (r: JobRow): Job => ({
   payload: JSON.parse(r.payloadJson) as JobPayload,
   attempts: r.attempts,
   maxAttempts: r.maxAttempts,
+  holder: r.lockedBy,
   ...(r.expiredLease && { leaseExpiredAt: r.expiredLease }),
   ...(r.expiredLease && r.expiredHolder && { previousHolder: r.expiredHolder }),
 });
@@ -111,7 +119,7 @@ export async function claimJob(
       updated_at = now()
     from due where j.id = due.id
     returning j.id, j.kind, j.payload::text as payload_json, j.attempts, j.max_attempts,
-      due.expired_lease, due.expired_holder`;
+      j.locked_by, due.expired_lease, due.expired_holder`;
   return row && toJob(row);
 }
 

@@ -105,7 +105,13 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
     where id = ${itemOf(job)} and not exists (select 1 from claimed)`;
   if (!item || item.status !== 'scanning') {
     // Deleted while queued, or already decided by an earlier attempt: nothing to do.
-    await finishJob(sql, job.id, 'done', item ? `item is ${item.status}` : 'item purged');
+    await finishJob(
+      sql,
+      job.id,
+      'done',
+      item ? `item is ${item.status}` : 'item purged',
+      job.holder,
+    );
     return;
   }
   const verdict = await judge(deps, item);
@@ -135,7 +141,7 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
       }
       await tx`insert into scan_results (item_id, attempt, verdict, reason, stats, duration_ms)
                values (${item.id}, ${job.attempts}, 'active', 'approved', ${tx.json({ ...v.stats })}, ${duration})`;
-      await finishJob(tx, job.id, 'done');
+      await finishJob(tx, job.id, 'done', undefined, job.holder);
       return undefined;
     });
     deps.telemetry?.scanned(outcome?.reason ?? 'approved', duration / 1000);
@@ -210,7 +216,7 @@ async function writeRejection(
   await tx`insert into scan_results (item_id, attempt, verdict, reason, findings, stats, duration_ms)
            values (${item.id}, ${job.attempts}, 'rejected', ${verdict.reason},
                    ${tx.json(verdict.findings.map(storableFinding))}, ${tx.json({ ...verdict.stats })}, ${duration})`;
-  await finishJob(tx, job.id, 'done');
+  await finishJob(tx, job.id, 'done', undefined, job.holder);
 }
 
 async function judge(
