@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db, Sql } from '../../db/index.js';
+import { noStatementTimeout } from '../../db/timeouts.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { readBlob } from '../../storage/blob-store.js';
@@ -122,6 +123,12 @@ export async function runScanJob(deps: ScanDeps, job: Job): Promise<void> {
       // Activations take turns, and the near-duplicate rule is checked again inside the turn:
       // two copies scanned at once by different workers each saw no active twin in judge() (the
       // other was not committed yet) and both went live. Activations are rare and short.
+      // The turn waits without the statement timeout: a turn ahead of it may spend up to the
+      // remote embedder's 30 s timeout in indexItem, so a waiter was cancelled past the default
+      // statement timeout (30 s) and its attempt counted; three and a paid listing was refused
+      // `processing_error`. The wait is bounded by the holder's own work, and the holder's
+      // transaction by the idle-in-transaction timeout, which still ends a hung one.
+      await noStatementTimeout(tx);
       await tx`select pg_advisory_xact_lock(${ACTIVATION_LOCK_KEY})`;
       const twin = await nearDuplicate(tx, config, item.id, v.signature, v.stats);
       if (twin) {
