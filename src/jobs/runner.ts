@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../db/index.js';
-import { unreachableDatabase, unreachableQuery } from '../db/unreachable.js';
+import { statementCancelled, unreachableDatabase, unreachableQuery } from '../db/unreachable.js';
 import { AppError } from '../errors.js';
 import {
   backoffMs,
@@ -113,13 +113,20 @@ function afterFailure(
   if (outage) {
     // not the job's fault: it waits, its attempts kept for failures of its own
     const delay = Math.max(deps.config.SCAN_RETRY_BASE_MS, MIN_OUTAGE_WAIT_MS);
-    deps.logger.warn(
-      { jobId: job.id, kind: job.kind, attempt: job.attempts, delay, reason: outage },
-      'job waits: what it reads is out of reach; not counted as an attempt',
-    );
+    const at = { jobId: job.id, kind: job.kind, attempt: job.attempts, delay };
+    if (outage.timeout)
+      deps.logger.warn(
+        { ...at, timeout: outage.timeout, reason: outage.reason },
+        `job waits: a statement was cancelled by ${outage.timeout} (waiting for a lock held elsewhere); not counted as an attempt`,
+      );
+    else
+      deps.logger.warn(
+        { ...at, reason: outage.reason },
+        'job waits: what it reads is out of reach; not counted as an attempt',
+      );
     return {
       action: 'defer',
-      write: (tx) => deferJob(tx, job.id, holder, delay, `${outage}: ${message}`),
+      write: (tx) => deferJob(tx, job.id, holder, delay, `${outage.reason}: ${message}`),
     };
   }
   const final = job.attempts >= job.maxAttempts;
@@ -174,17 +181,28 @@ async function land(deps: RunnerDeps, job: Job, end: Bookkeeping): Promise<void>
         return undefined;
       });
     } catch (err) {
-      const reason = unreachableDatabase(err);
+      // a cancelled bookkeeping statement waited for a lock held elsewhere (a migration's on
+      // `items`, whose rows a kind's failure record reads): held like an outage, not dropped
+      // with the job left running until its lease ran out and the next claim counted an attempt;
+      // it rolled back whole, so it is written again as it is
+      const cancelled = statementCancelled(err);
+      const reason = unreachableDatabase(err) ?? cancelled?.reason;
       if (!reason) {
         deps.logger.error({ err, ...at }, 'job bookkeeping failed');
         return;
       }
       if (heldSince === undefined) {
         heldSince = Date.now();
-        deps.logger.warn(
-          { ...at, reason },
-          'job bookkeeping held: the database is out of reach; trying again until it answers',
-        );
+        if (cancelled)
+          deps.logger.warn(
+            { ...at, timeout: cancelled.timeout, reason },
+            `job bookkeeping held: cancelled by ${cancelled.timeout} (waiting for a lock held elsewhere); trying again until it lands`,
+          );
+        else
+          deps.logger.warn(
+            { ...at, reason },
+            'job bookkeeping held: the database is out of reach; trying again until it answers',
+          );
       }
       if (deps.signal?.aborted) {
         deps.logger.warn(
@@ -229,13 +247,28 @@ const MIN_OUTAGE_WAIT_MS = 1_000;
 
 /**
  * Why a job's failure is an outage of what it reads rather than its own: the object store out of
- * reach or failing (503 `storage_unavailable`) or the database out of reach. Undefined otherwise.
+ * reach or failing (503 `storage_unavailable`), the database out of reach, or a statement the
+ * database cancelled by its `statement_timeout` (`timeout` then names it). Undefined otherwise.
+ *
+ * A cancelled statement of a job waited for a lock held elsewhere (a migration's on `items`, an
+ * operator's open transaction): counted, three such waits refused a paid listing
+ * `processing_error` though nothing was wrong with it. It is deferred instead, its attempt kept.
+ * The price: a scan statement that runs away on its own is deferred again and again, a warn line
+ * each time, instead of ending the job; a listing waits rather than being refused for the
+ * service's fault. A transaction ended idle (25P03) still counts: that is a hung transaction.
  */
-function outageOf(err: unknown): string | undefined {
+function outageOf(err: unknown): { reason: string; timeout?: string } | undefined {
   if (err instanceof AppError && err.code === 'storage_unavailable')
-    return 'the object store is out of reach';
+    return { reason: 'the object store is out of reach' };
   const db = unreachableQuery(err);
-  return db && `the database is out of reach (${db})`;
+  if (db) return { reason: `the database is out of reach (${db})` };
+  const cancelled = statementCancelled(err);
+  if (cancelled?.timeout === 'statement_timeout')
+    return {
+      reason: `a statement was cancelled by statement_timeout (${cancelled.reason})`,
+      timeout: cancelled.timeout,
+    };
+  return undefined;
 }
 
 /**
