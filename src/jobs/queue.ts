@@ -173,43 +173,24 @@ export async function finishJob(
 
 /**
  * Back to the queue after `delayMs`, if `holder` still runs it: a worker whose lease ran out
- * (it lost the database, or stalled) must not requeue the job another worker took over.
+ * (it lost the database, or stalled) must not requeue the job another worker took over, nor give
+ * back that worker's attempt. With `keepAttempt` the attempt is not counted: the job met an
+ * outage of what it reads (the object store, the database) or a lock held elsewhere, not a
+ * failure of its own, so it waits for that to end instead of using up its attempts.
  */
-export async function retryJob(
+export async function requeueJob(
   sql: Db,
   id: number,
   holder: string,
   delayMs: number,
   error: string,
-): Promise<boolean> {
-  const rows = await sql`
-    update jobs set state = 'queued', locked_until = null, last_error = ${error},
+  { keepAttempt = false } = {},
+): Promise<void> {
+  await sql`
+    update jobs set state = 'queued', attempts = attempts - ${keepAttempt ? 1 : 0},
+      locked_until = null, last_error = ${error},
       run_after = now() + make_interval(secs => ${delayMs / 1000}), updated_at = now()
-    where id = ${id} and state = 'running' and locked_by = ${holder}
-    returning 1 as ok`;
-  return rows.length > 0;
-}
-
-/**
- * Puts a running job back without counting its attempt: it met an outage of what it reads (the
- * object store, the database), not a failure of its own, so it waits for the outage to end
- * instead of using up its attempts. Only while `holder` still runs it: the attempt of another
- * worker that took it over is that worker's to count.
- */
-export async function deferJob(
-  sql: Db,
-  id: number,
-  holder: string,
-  delayMs: number,
-  error: string,
-): Promise<boolean> {
-  const rows = await sql`
-    update jobs set state = 'queued', attempts = attempts - 1, locked_until = null,
-      last_error = ${error}, run_after = now() + make_interval(secs => ${delayMs / 1000}),
-      updated_at = now()
-    where id = ${id} and state = 'running' and locked_by = ${holder}
-    returning 1 as ok`;
-  return rows.length > 0;
+    where id = ${id} and state = 'running' and locked_by = ${holder}`;
 }
 
 export function backoffMs(baseMs: number, attempt: number): number {

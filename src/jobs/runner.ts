@@ -6,11 +6,10 @@ import { AppError } from '../errors.js';
 import {
   backoffMs,
   claimJob,
-  deferJob,
   finishJob,
   lockJob,
   renewLease,
-  retryJob,
+  requeueJob,
   WORKER_ID,
   type Job,
   type JobHandler,
@@ -126,7 +125,10 @@ function afterFailure(
       );
     return {
       action: 'defer',
-      write: (tx) => deferJob(tx, job.id, holder, delay, `${outage.reason}: ${message}`),
+      write: (tx) =>
+        requeueJob(tx, job.id, holder, delay, `${outage.reason}: ${message}`, {
+          keepAttempt: true,
+        }),
     };
   }
   const final = job.attempts >= job.maxAttempts;
@@ -149,7 +151,7 @@ function afterFailure(
       await handler?.onError?.(job, err, final, tx);
       await (final
         ? finishJob(tx, job.id, 'failed', message, holder)
-        : retryJob(tx, job.id, holder, delay, message));
+        : requeueJob(tx, job.id, holder, delay, message));
     },
   };
 }

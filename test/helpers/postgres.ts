@@ -69,3 +69,44 @@ export async function databaseEnv(opts: { empty?: boolean } = {}): Promise<Recor
     ATTESTATION_PRIVATE_KEY: PG_TEST_ATTESTATION_KEY,
   };
 }
+
+/**
+ * Runs `hold` (a `lock table …`, an advisory lock, a row lock) in a transaction of `session`, a
+ * connection other than the app's, as an operator's open psql transaction or another replica's
+ * migration would, and keeps that transaction open until the returned release is called (it
+ * resolves once the transaction has ended).
+ */
+export async function holdInSession(
+  session: postgres.Sql,
+  hold: (tx: postgres.TransactionSql) => Promise<unknown>,
+): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let held!: () => void;
+  const holding = new Promise<void>((r) => (held = r));
+  const done = session.begin(async (tx) => {
+    await hold(tx);
+    held();
+    await released;
+  });
+  await holding;
+  return async () => {
+    release();
+    await done;
+  };
+}
+
+/**
+ * `send`'s answer with its time, or none after `ms` (a request waiting on a lock that nothing
+ * bounds): `status` is then a sentence saying so, for an assertion's message.
+ */
+export async function answerWithin<T extends { statusCode: number }>(
+  send: () => Promise<T>,
+  ms: number,
+): Promise<{ res: T | undefined; status: number | string; ms: number }> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((r) => (timer = setTimeout(r, ms, undefined)));
+  const res = await Promise.race([send(), late]).finally(() => clearTimeout(timer));
+  return { res, status: res?.statusCode ?? `no answer within ${ms} ms`, ms: Date.now() - started };
+}

@@ -4,7 +4,7 @@ import { runPayouts } from '../../src/domain/payouts/payout-job.js';
 import { NETWORK_OF } from '../../src/wire/chains.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { activeListing, buy } from '../helpers/accounts.js';
-import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
+import { databaseEnv, holdInSession, ON_POSTGRES } from '../helpers/postgres.js';
 import { startSellingApp, type SellingContext } from '../helpers/selling.js';
 import { newWallet } from '../helpers/wallets.js';
 
@@ -33,18 +33,15 @@ describe.runIf(ON_POSTGRES)('a payout the rail sent is recorded, whatever holds 
     const before = BigInt(await local.balanceOf(NETWORK_OF.base, seller.address));
 
     // a migration's ALTER TABLE payouts on another replica, held 2.5 s: past the 1 s timeout
-    let held!: () => void;
-    const holding = new Promise<void>((r) => (held = r));
-    const lock = other.begin(async (tx) => {
-      await tx`lock table payouts in access exclusive mode`;
-      held();
-      await new Promise((r) => setTimeout(r, 2_500));
-    });
-    await holding;
+    const release = await holdInSession(
+      other,
+      (tx) => tx`lock table payouts in access exclusive mode`,
+    );
+    const released = new Promise((r) => setTimeout(r, 2_500)).then(release);
     const started = Date.now();
     const report = await runPayouts(deps);
     const waited = Date.now() - started;
-    await lock;
+    await released;
 
     const received = BigInt(await local.balanceOf(NETWORK_OF.base, seller.address)) - before;
     expect(received).toBeGreaterThan(0n);

@@ -6,7 +6,7 @@ import { runDueJobs } from '../../src/jobs/runner.js';
 import { jobHandlers } from '../../src/runtime.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { captureLogs } from '../helpers/logs.js';
-import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
+import { databaseEnv, holdInSession, ON_POSTGRES } from '../helpers/postgres.js';
 import {
   listItem,
   sellerStatus,
@@ -36,24 +36,6 @@ describe.runIf(ON_POSTGRES)('a scan waiting on a lock past the statement timeout
     await other?.end();
     await t?.close();
   });
-
-  /** Another session holds `lock` until the returned release is called. */
-  async function holding(lock: (tx: postgres.TransactionSql) => Promise<unknown>) {
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let held!: () => void;
-    const taken = new Promise<void>((r) => (held = r));
-    const done = other.begin(async (tx) => {
-      await lock(tx);
-      held();
-      await released;
-    });
-    await taken;
-    return async () => {
-      release();
-      await done;
-    };
-  }
 
   const jobOf = async (itemId: string) =>
     (
@@ -89,7 +71,10 @@ describe.runIf(ON_POSTGRES)('a scan waiting on a lock past the statement timeout
     const itemId = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
     const from = lines.length;
     // another worker mid-activation, its remote embedder slow
-    const release = await holding((tx) => tx`select pg_advisory_xact_lock(${ACTIVATION_LOCK_KEY})`);
+    const release = await holdInSession(
+      other,
+      (tx) => tx`select pg_advisory_xact_lock(${ACTIVATION_LOCK_KEY})`,
+    );
     await scanBehind(itemId, release);
     expect(await sellerStatus(t, seller, itemId)).toEqual({ status: 'active', reason: 'approved' });
     expect(await jobOf(itemId)).toMatchObject({ state: 'done', attempts: 1 });
@@ -100,7 +85,10 @@ describe.runIf(ON_POSTGRES)('a scan waiting on a lock past the statement timeout
     const seller = newWallet();
     const itemId = await listItem(t, seller, { bytes: zipOf(uniqueProject()) });
     const from = lines.length;
-    const release = await holding((tx) => tx`lock table items in access exclusive mode`);
+    const release = await holdInSession(
+      other,
+      (tx) => tx`lock table items in access exclusive mode`,
+    );
     await scanBehind(itemId, release);
     expect(await sellerStatus(t, seller, itemId)).toEqual({ status: 'active', reason: 'approved' });
     const job = await jobOf(itemId);
@@ -122,7 +110,10 @@ describe.runIf(ON_POSTGRES)('a scan waiting on a lock past the statement timeout
     const from = lines.length;
     // the scan fails on its own (an unreadable archive) while scan_results, where the kind
     // records the failure in the job's bookkeeping, is locked past the statement timeout
-    const release = await holding((tx) => tx`lock table scan_results in exclusive mode`);
+    const release = await holdInSession(
+      other,
+      (tx) => tx`lock table scan_results in exclusive mode`,
+    );
     const broken: typeof deps.storage = Object.assign(
       Object.create(deps.storage) as typeof deps.storage,
       {

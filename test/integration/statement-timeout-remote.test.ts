@@ -7,7 +7,7 @@ import { startFakeFacilitator, type FakeFacilitator } from '../helpers/fake-faci
 import { startFakeRpc, type FakeRpc } from '../helpers/fake-rpc.js';
 import { createSaleItem } from '../helpers/items.js';
 import { captureLogs } from '../helpers/logs.js';
-import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
+import { answerWithin, databaseEnv, holdInSession, ON_POSTGRES } from '../helpers/postgres.js';
 import { startSellingApp, type SellingContext } from '../helpers/selling.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
@@ -59,35 +59,6 @@ describe.runIf(ON_POSTGRES)('a remote purchase whose order is cut by the stateme
     fake.requests = [];
   });
 
-  /** Runs `hold` in a transaction of the other session until the returned release is called. */
-  async function holdInOtherSession(hold: (tx: postgres.TransactionSql) => Promise<unknown>) {
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let held!: () => void;
-    const holding = new Promise<void>((r) => (held = r));
-    const done = other.begin(async (tx) => {
-      await hold(tx);
-      held();
-      await released;
-    });
-    await holding;
-    return async () => {
-      release();
-      await done;
-    };
-  }
-
-  /** An inject with its time, or no answer after `ms`. */
-  async function timed(send: () => Promise<LightMyRequestResponse>, ms = 10_000) {
-    const started = Date.now();
-    const res = await Promise.race([send(), sleep(ms).then(() => undefined)]);
-    return {
-      res,
-      status: res?.statusCode ?? `no answer within ${ms} ms`,
-      ms: Date.now() - started,
-    };
-  }
-
   /** A signed purchase sent once behind `lock table orders in share mode` in another session. */
   async function purchaseUnderLock() {
     const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });
@@ -114,10 +85,10 @@ describe.runIf(ON_POSTGRES)('a remote purchase whose order is cut by the stateme
     const before = lines.length;
     // the retention purge's lock (src/domain/listings/purge.ts), held by a transaction left open
     // in psql: the claim and the settlement go through, the statement writing the order waits
-    const release = await holdInOtherSession((tx) => tx`lock table orders in share mode`);
-    let under: Awaited<ReturnType<typeof timed>>;
+    const release = await holdInSession(other, (tx) => tx`lock table orders in share mode`);
+    let under: Awaited<ReturnType<typeof answerWithin<LightMyRequestResponse>>>;
     try {
-      under = await timed(send);
+      under = await answerWithin(send, 10_000);
     } finally {
       await release();
     }
@@ -171,7 +142,7 @@ describe.runIf(ON_POSTGRES)('a remote purchase whose order is cut by the stateme
     await sleep((STALE_SECONDS + 0.5) * 1000);
     // a pass while the lock is still held: cut by the timeout too, a warn line, the payment kept
     let before = lines.length;
-    const release = await holdInOtherSession((tx) => tx`lock table orders in share mode`);
+    const release = await holdInSession(other, (tx) => tx`lock table orders in share mode`);
     try {
       expect(await reconcileNow(t.runtime.deps)).toMatchObject({ completed: 0, unresolved: 1 });
     } finally {

@@ -6,7 +6,7 @@ import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
 import { captureLogs } from '../helpers/logs.js';
-import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
+import { answerWithin, databaseEnv, holdInSession, ON_POSTGRES } from '../helpers/postgres.js';
 import { newWallet, promptOf, signPayment } from '../helpers/wallets.js';
 
 /**
@@ -44,35 +44,6 @@ describe.runIf(ON_POSTGRES)('statements bounded by their timeouts', () => {
     await t?.close();
   });
 
-  /** Runs `hold` in a transaction of the other session until the returned release is called. */
-  async function holdInOtherSession(hold: (tx: postgres.TransactionSql) => Promise<unknown>) {
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let held!: () => void;
-    const holding = new Promise<void>((r) => (held = r));
-    const done = other.begin(async (tx) => {
-      await hold(tx);
-      held();
-      await released;
-    });
-    await holding;
-    return async () => {
-      release();
-      await done;
-    };
-  }
-
-  /** An inject with its time, or no answer after `ms` (main: the request waits for the lock). */
-  async function timed(send: () => Promise<LightMyRequestResponse>, ms = 8_000) {
-    const started = Date.now();
-    const res = await Promise.race([send(), sleep(ms).then(() => undefined)]);
-    return {
-      res,
-      status: res?.statusCode ?? `no answer within ${ms} ms`,
-      ms: Date.now() - started,
-    };
-  }
-
   it('a request behind a table lock answers 503 within about the timeout, more requests than the pool too; served again once released', async () => {
     const item = await createSaleItem(t.runtime.deps);
     const urls = [`/api/v1/items/${item.itemId}`, '/api/v1/search?q=artifact'];
@@ -80,12 +51,17 @@ describe.runIf(ON_POSTGRES)('statements bounded by their timeouts', () => {
     const before = lines.length;
 
     // what a migration's ALTER TABLE holds while it runs (or an operator's `lock table`)
-    const release = await holdInOtherSession((tx) => tx`lock table items in access exclusive mode`);
-    let during: Array<Awaited<ReturnType<typeof timed>>>;
+    const release = await holdInSession(
+      other,
+      (tx) => tx`lock table items in access exclusive mode`,
+    );
+    let during: Array<Awaited<ReturnType<typeof answerWithin<LightMyRequestResponse>>>>;
     try {
       // twice the pool: the second half waits for a connection, then for the lock
       during = await Promise.all(
-        Array.from({ length: 2 * POOL }, (_, i) => timed(() => t.app.inject(urls[i % 2]!))),
+        Array.from({ length: 2 * POOL }, (_, i) =>
+          answerWithin(() => t.app.inject(urls[i % 2]!), 8_000),
+        ),
       );
     } finally {
       await release();
@@ -118,7 +94,9 @@ describe.runIf(ON_POSTGRES)('statements bounded by their timeouts', () => {
 
     // the pool is whole again: the same requests, as many at once as during the lock
     const after = await Promise.all(
-      Array.from({ length: 2 * POOL }, (_, i) => timed(() => t.app.inject(urls[i % 2]!))),
+      Array.from({ length: 2 * POOL }, (_, i) =>
+        answerWithin(() => t.app.inject(urls[i % 2]!), 8_000),
+      ),
     );
     for (const { status, ms } of after) {
       expect(status).toBe(200);
@@ -156,10 +134,10 @@ describe.runIf(ON_POSTGRES)('statements bounded by their timeouts', () => {
     // the retention purge's lock (src/domain/listings/purge.ts) held by a transaction left open in
     // psql: a purchase reads the item without locking its row (migration 478), and waits here to
     // write its order, after its nonce and its transfer in the same statement
-    const release = await holdInOtherSession((tx) => tx`lock table orders in share mode`);
-    let under: Awaited<ReturnType<typeof timed>>;
+    const release = await holdInSession(other, (tx) => tx`lock table orders in share mode`);
+    let under: Awaited<ReturnType<typeof answerWithin<LightMyRequestResponse>>>;
     try {
-      under = await timed(purchase);
+      under = await answerWithin(purchase, 8_000);
     } finally {
       await release();
     }
@@ -177,7 +155,7 @@ describe.runIf(ON_POSTGRES)('statements bounded by their timeouts', () => {
       await sql`select 1 from x402_nonces where lower(nonce) = ${nonce.toLowerCase()}`,
     ).toHaveLength(0);
 
-    const retried = await timed(purchase);
+    const retried = await answerWithin(purchase, 8_000);
     expect(retried.status, retried.res?.body).toBe(200);
     expect(retried.res!.json()).toMatchObject({ order_id: expect.any(String) });
     expect(await orders()).toBe(1);
