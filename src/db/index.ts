@@ -21,6 +21,7 @@ import {
 } from './durable-dirs.js';
 import { findTemplate, templateBlob, unpackTemplate } from './template.js';
 import { sessionTimeouts } from './timeouts.js';
+import { reconnectDelaySeconds } from './unreachable.js';
 
 /** A piece of SQL built with the tagged template, placed inside another statement. */
 export type SqlFragment = postgres.PendingQuery<postgres.Row[]>;
@@ -84,19 +85,6 @@ const int8AsNumber = {
  * full: the queries wait on the connections instead of in postgres.js's queue, as many either way.
  */
 const UNBOUNDED_PIPELINE = Number.MAX_SAFE_INTEGER;
-
-/**
- * Seconds a pool connection waits before it tries again after failing to connect, by the
- * consecutive failures postgres.js counts across the pool (reset by a connection made): about
- * 0.1, 0.2, 0.4, 0.8, then 1 s, jittered. Queries queued on the connection wait for that timer.
- * postgres.js's default grows as 3^n / 100 s up to 20 s, so a restart that failed a few dozen
- * requests left the next ones hanging, not answered 503, and after Postgres was back two replicas
- * answered searches up to 12 s later (stop 54: 4 search loops, a fast shutdown and a start 6 s
- * later; the slowest answer took 16.6 s).
- */
-export function reconnectDelaySeconds(failures: number): number {
-  return (0.5 + Math.random() / 2) * Math.min(0.1 * 2 ** Math.max(0, failures - 1), 1);
-}
 
 /** postgres.js's options (its `socket` option, a function returning the stream to speak over, is documented but not typed). */
 type PostgresOptions = postgres.Options<Record<string, postgres.PostgresType>>;

@@ -69,3 +69,17 @@ export function statementCancelled(err: unknown): { timeout: string; reason: str
   const message = typeof e.message === 'string' ? e.message.split('\n')[0] : '';
   return { timeout, reason: message ? `${String(e.code)}: ${message}` : String(e.code) };
 }
+
+/**
+ * Seconds a pool connection waits before it tries again after failing to connect, by the
+ * consecutive failures postgres.js counts across the pool (reset by a connection made): about
+ * 0.1, 0.2, 0.4, 0.8, then 1 s, jittered. Queries queued on the connection wait for that timer.
+ * postgres.js's default grows as 3^n / 100 s up to 20 s, so a restart that failed a few dozen
+ * requests left the next ones hanging, not answered 503, and after Postgres was back two replicas
+ * answered searches up to 12 s later (stop 54: 4 search loops, a fast shutdown and a start 6 s
+ * later; the slowest answer took 16.6 s). Work that waits for the database to answer again (a
+ * worker's held job end, a sent payout's record) tries at the same cadence.
+ */
+export function reconnectDelaySeconds(failures: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(0.1 * 2 ** Math.max(0, failures - 1), 1);
+}

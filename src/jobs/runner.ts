@@ -1,7 +1,13 @@
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../db/index.js';
-import { statementCancelled, unreachableDatabase, unreachableQuery } from '../db/unreachable.js';
+import {
+  reconnectDelaySeconds,
+  statementCancelled,
+  unreachableDatabase,
+  unreachableQuery,
+} from '../db/unreachable.js';
 import { AppError } from '../errors.js';
 import {
   backoffMs,
@@ -213,7 +219,10 @@ async function land(deps: RunnerDeps, job: Job, end: Bookkeeping): Promise<void>
         );
         return;
       }
-      await sleep(Math.min(100 * 2 ** (tries - 1), 1_000), deps.signal);
+      // the pool's reconnect cadence; a stop ends the wait at once
+      await sleep(reconnectDelaySeconds(tries) * 1000, undefined, { signal: deps.signal }).catch(
+        () => {},
+      );
       continue;
     }
     const heldMs = heldSince === undefined ? {} : { heldMs: Date.now() - heldSince };
@@ -229,19 +238,6 @@ async function land(deps: RunnerDeps, job: Job, end: Bookkeeping): Promise<void>
     }
     return;
   }
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** A deferred job is due again at the earliest after this, so one pass never spins on it. */

@@ -1,8 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Sql } from '../../db/index.js';
 import { noStatementTimeout } from '../../db/timeouts.js';
-import { statementCancelled, unreachableDatabase } from '../../db/unreachable.js';
+import {
+  reconnectDelaySeconds,
+  statementCancelled,
+  unreachableDatabase,
+} from '../../db/unreachable.js';
 import { CHAINS, type Chain } from '../../wire/chains.js';
 import type { Telemetry } from '../telemetry.js';
 import { forwardable, type PayoutRail } from './rail.js';
@@ -158,9 +163,7 @@ async function recordPayout(
           { ...sent, reason },
           'payout sent; its record is held until the database answers',
         );
-      await sleep(Math.min(100 * 2 ** (tries - 1), 1_000));
+      await sleep(reconnectDelaySeconds(tries) * 1000);
     }
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
