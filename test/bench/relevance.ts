@@ -12,6 +12,7 @@ import { FRESH_QUERIES } from './relevance-fresh-set.js';
 import { FRESH2_QUERIES } from './relevance-fresh2-set.js';
 import { FRESH3_QUERIES } from './relevance-fresh3-set.js';
 import { FRESH4_QUERIES } from './relevance-fresh4-set.js';
+import { FRESH5_QUERIES } from './relevance-fresh5-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
@@ -167,6 +168,18 @@ export const FRESH4_SET = {
 };
 
 /**
+ * Stop 58's fifth fresh set: written blind, sealed until stop 58's one held-out reading, since
+ * every earlier held-out set has been read several times. Read only when BENCH_RELEVANCE_SETS
+ * names `fresh5`: never by a default run, never while tuning, so no run sees it by accident.
+ */
+export const FRESH5_SET = {
+  name: 'fresh5',
+  label: "fifth fresh set (sealed until stop 58's reading)",
+  listings: PARAPHRASE_LISTINGS,
+  queries: FRESH5_QUERIES,
+};
+
+/**
  * Stop 43's set (relevance-tasks-set.ts): all tuning, no held-out half, so it is read with the
  * tuning halves (BENCH_RELEVANCE_HALF=tuning too) and never gives a goal figure.
  */
@@ -215,6 +228,8 @@ export function benchSetsFor(env: Record<string, string | undefined>): BenchSet[
           { ...FRESH_SET, heldOutOnly: true },
           { ...FRESH3_SET, heldOutOnly: true },
           { ...FRESH4_SET, heldOutOnly: true },
+          // sealed: only a run that names it reads it, so no default run reads it by accident
+          ...(only?.includes(FRESH5_SET.name) ? [{ ...FRESH5_SET, heldOutOnly: true }] : []),
         ]),
   ];
   return only ? sets.filter((set) => only.includes(set.name)) : sets;
