@@ -315,6 +315,7 @@ function createPayments(
     staleSeconds: config.RECONCILE_STALE_SECONDS,
     chainClockGraceSeconds: config.X402_CHAIN_CLOCK_GRACE_SECONDS,
     logger,
+    ...(db.openedAt && { orphanedBefore: db.openedAt }),
   });
   const addressing = payoutAddressing(config);
   payments.define(ACQUIRE_OPERATION, purchaseFulfilment(addressing));

@@ -35,6 +35,13 @@ export interface Database {
   kind: 'embedded' | 'server';
   /** Embedded only: the whole data directory as a tarball, a template for `OpenOptions.template`. */
   dump?(): Promise<Blob>;
+  /**
+   * Embedded only: the database's own clock (`now()`) when this process opened it. Only this
+   * process ever uses an embedded database (its directory's lock), so whatever a row's timestamp
+   * says was written before this instant was written by a process that is gone: a payment claim
+   * last touched before then has no request running for it (`ProcessorOptions.orphanedBefore`).
+   */
+  openedAt?: Date;
   close(): Promise<void>;
 }
 
@@ -200,16 +207,23 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     fetch_types: true,
   };
   const sql = postgres(clientOptions(inProcess));
-  // no checkpointer in a single-user Postgres: the service runs them (./checkpoint.ts)
-  const checkpointer = await startCheckpointer(
-    sql,
-    {
-      walBytes: config.EMBEDDED_CHECKPOINT_WAL_MB * 1024 * 1024,
-      intervalMs: config.EMBEDDED_CHECKPOINT_SECONDS * 1000,
-      checkMs: config.EMBEDDED_CHECKPOINT_CHECK_SECONDS * 1000,
-    },
-    opts.logger,
-  ).catch(async (e: unknown) => {
+  const opened = async () => {
+    // The database's clock, not this process's: it is compared with the timestamps the database
+    // writes (one clock), read before any request of this process can write one.
+    const [row] = await sql<{ openedAt: Date }[]>`select now() as opened_at`;
+    // no checkpointer in a single-user Postgres: the service runs them (./checkpoint.ts)
+    const checkpointer = await startCheckpointer(
+      sql,
+      {
+        walBytes: config.EMBEDDED_CHECKPOINT_WAL_MB * 1024 * 1024,
+        intervalMs: config.EMBEDDED_CHECKPOINT_SECONDS * 1000,
+        checkMs: config.EMBEDDED_CHECKPOINT_CHECK_SECONDS * 1000,
+      },
+      opts.logger,
+    );
+    return { openedAt: row!.openedAt, checkpointer };
+  };
+  const { openedAt, checkpointer } = await opened().catch(async (e: unknown) => {
     await sql.end({ timeout: 5 });
     await db.close().finally(releaseLock);
     throw e;
@@ -217,6 +231,7 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   return {
     sql,
     kind: 'embedded',
+    openedAt,
     dump: () => db.dump(),
     async close() {
       await checkpointer.stop();

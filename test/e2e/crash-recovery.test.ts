@@ -7,10 +7,10 @@ import type { LocalAccount } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
-import { createRuntime, startBackground } from '../../src/runtime.js';
+import { createRuntime, reconcileNow, startBackground } from '../../src/runtime.js';
 import { freePort } from '../helpers/app.js';
 import { freshDataDir } from '../helpers/data-dir.js';
-import { databaseEnv } from '../helpers/postgres.js';
+import { databaseEnv, ON_POSTGRES } from '../helpers/postgres.js';
 import { uniqueProject, zipOf } from '../helpers/archives.js';
 import { startFakeFacilitator } from '../helpers/fake-facilitator.js';
 import { startFakeRpc } from '../helpers/fake-rpc.js';
@@ -153,6 +153,7 @@ async function restart(dataDir: string, base: string, env: Record<string, string
   return {
     sql,
     logs,
+    deps: runtime.deps,
     /** Polls until `done` holds (the reconciler and the scan worker run in the background). */
     async until(what: string, done: () => Promise<boolean>) {
       // generous: on a quiet machine it takes a few seconds, on a loaded one much longer
@@ -475,4 +476,67 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
       await svc2.close();
     }
   });
+});
+
+describe('kill -9 after settlement, then a restart with the default stale period (30 s)', () => {
+  // The reconciler's timer is out of the way (10 minutes): what resolves the claim is the retry,
+  // or a pass the test runs itself.
+  const settings = { RECONCILE_STALE_SECONDS: '30', RECONCILE_INTERVAL_SECONDS: '600' };
+
+  it.skipIf(ON_POSTGRES)(
+    'embedded: the claims of the killed process are resolved at once, by the buyer’s retry and by the first reconciler pass',
+    async () => {
+      // Only one process ever uses an embedded database: a claim written before this process
+      // opened it has no request running for it (docs/operating.md, "A replica killed
+      // mid-purchase"). On Postgres another replica's young claim may, and waits its 30 s.
+      const dataDir = await freshDataDir('crash-orphan-');
+      dirs.push(dataDir);
+      const svc = await startService(dataDir, {});
+      await svc.arm('after-settle');
+      await svc.arm('after-settle');
+      const retried = await signedPurchase(svc.base, svc.itemId);
+      const retriedSent = cutOff(retried.send());
+      await svc.paused('after-settle');
+      const unretried = await signedPurchase(svc.base, svc.itemId);
+      const unretriedSent = cutOff(unretried.send());
+      await svc.paused('after-settle');
+      const before = await svc.state();
+      expect(before.payments.map((p) => p.status)).toEqual(['settling', 'settling']);
+      expect(before.transfers).toHaveLength(2); // both charged, neither written
+      expect(before.orders).toEqual([]);
+      await svc.kill9();
+      expect([await retriedSent, await unretriedSent]).toEqual(['cut off', 'cut off']);
+
+      const svc2 = await restart(dataDir, svc.base, settings);
+      try {
+        const { sql } = svc2;
+        // The buyer sends the same signed request again: the order at once, not 409
+        // payment_settlement_pending until the claim is 30 s old (main: 409 after waiting 15 s).
+        const sent = performance.now();
+        const again = await retried.send();
+        const ms = performance.now() - sent;
+        expect(again.status).toBe(200);
+        expect(ms).toBeLessThan(10_000); // well under the stale period, on a loaded machine too
+        const { order_id } = (await again.json()) as { order_id: string };
+        // The reconciler's first pass after the start completes the other one, young as it is.
+        expect(await reconcileNow(svc2.deps)).toMatchObject({ completed: 1, released: 0 });
+
+        const orders = await sql<{ id: string; nonce: string }[]>`
+          select o.id, p.nonce from orders o join x402_payments p on p.id = o.payment_id`;
+        expect(orders).toHaveLength(2);
+        expect(orders.find((o) => o.nonce === retried.nonce)!.id).toBe(order_id);
+        expect(orders.map((o) => o.nonce).sort()).toEqual([retried.nonce, unretried.nonce].sort());
+        const transfers = await sql`select nonce from dev_ledger_transfers`;
+        expect(transfers).toHaveLength(2); // nothing settled again
+        // a later retry answers the same order
+        const later = await retried.send();
+        expect(later.status).toBe(402); // answered once; a copy without an id gets no links
+        expect(((await later.json()) as { order_id: string }).order_id).toBe(order_id);
+        expect(svc2.logs.errors()).toEqual([]);
+      } finally {
+        await svc2.close();
+      }
+    },
+    240_000,
+  );
 });

@@ -18,6 +18,13 @@ export interface ProcessorOptions {
   logger: Logger;
   /** How long a duplicate request waits for the first one's outcome. */
   duplicateWaitMs?: number;
+  /**
+   * Embedded only (`Database.openedAt`): claims last written before this instant, on the
+   * database's clock, belong to a process that is gone (only one process uses an embedded
+   * database), so they are resolved at once, as stale ones are, instead of after `staleSeconds`.
+   * Unset on Postgres, where another replica's young claim may belong to a request still running.
+   */
+  orphanedBefore?: Date;
 }
 
 /** A paid operation as its caller asks for it (`PaymentProcessor.run`). */

@@ -444,11 +444,12 @@ export class PaymentProcessor {
           return this.run<C, R>(input);
         case 'pending':
         case 'settling':
-          if (Date.now() - lastAsked(row) > this.opts.staleSeconds * 1000) {
+          if (this.abandoned(row)) {
             // The request that claimed it is gone (crash), or its transaction was left pending:
             // learn the outcome now, as the reconciler does. Asked at most once per stale period
             // (retries, the reconciler's passes and every replica count alike), so retries cannot
-            // turn into a stream of chain reads.
+            // turn into a stream of chain reads; a claim of a process gone before this one opened
+            // the embedded database is asked at once, then as any other (the ask is recorded).
             await this.recheck.settleAbandoned(row);
             row = (await this.store.byId(row.id))!;
             if (row.status === 'settling' || row.status === 'pending')
@@ -462,6 +463,23 @@ export class PaymentProcessor {
           row = (await this.store.byId(row.id))!;
       }
     }
+  }
+
+  /**
+   * True when no request can still be running for this open claim: it was last written before
+   * this process opened the embedded database (`orphanedBefore`: its process is gone), or it was
+   * last asked about longer ago than the stale period. The first compares two of the database's
+   * own timestamps; the second, as always, the database's with this process's clock.
+   */
+  private abandoned(row: PaymentRow): boolean {
+    const orphanedBefore = this.opts.orphanedBefore?.getTime();
+    if (orphanedBefore !== undefined && lastAsked(row) < orphanedBefore) return true;
+    return Date.now() - lastAsked(row) > this.opts.staleSeconds * 1000;
+  }
+
+  /** Embedded only: claims last written before this instant belong to a process that is gone. */
+  get orphanedBefore(): Date | undefined {
+    return this.opts.orphanedBefore;
   }
 
   /**
