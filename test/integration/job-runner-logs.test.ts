@@ -1,11 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
+import { PaymentProcessor } from '../../src/domain/payments/processor.js';
+import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
+import { PaymentStore, type PaymentRow } from '../../src/domain/payments/store.js';
 import { claimJob, enqueueJob } from '../../src/jobs/queue.js';
 import { runDueJobs, startJobRunner, WorkSignal } from '../../src/jobs/runner.js';
 import { startScheduler } from '../../src/jobs/scheduler.js';
+import { LocalFacilitator } from '../../src/x402/local-facilitator.js';
+import { paymentNetworks } from '../../src/x402/networks.js';
 import { freePort } from '../helpers/app.js';
 import { captureLogs, expectOutOfReachWarnings, waitForLines } from '../helpers/logs.js';
 import { databaseEnv } from '../helpers/postgres.js';
@@ -112,6 +118,46 @@ describe('a periodic task tells the operator', () => {
     );
   });
 
+  it('that the database went away in the middle of a reconciler pass, in one warn line per pass, not an error with a stack per payment', async () => {
+    // The pass read its open claims, then Postgres went away (a restart): each claim's question
+    // to the ledger meets ECONNREFUSED. The pass ends at the first and its scheduler says so once.
+    const gone = postgres(`postgres://u:p@127.0.0.1:${await freePort()}/db`, {
+      max: 1,
+      onnotice: () => {},
+    });
+    const { logger, lines } = captureLogs();
+    const config = loadConfig({ EMBEDDED_DB_IN_MEMORY: 'true' });
+    const store = new PaymentStore(gone);
+    const claims = [1, 2, 3].map((n) => openClaim(`0x${String(n).repeat(64)}`));
+    store.unfinished = async () => claims;
+    const processor = new PaymentProcessor(
+      store,
+      new LocalFacilitator(gone, paymentNetworks(config), { startBalanceMicro: 0, skewSeconds: 0 }),
+      { retryAfterSeconds: 1, staleSeconds: 0, chainClockGraceSeconds: 0, logger },
+    );
+    const reconcile = async () => ({
+      ...(await reconcilePayments(processor, {
+        staleSeconds: 0,
+        alertAfterSeconds: 600,
+        logger,
+        paymentIdRetentionSeconds: 0,
+      })),
+    });
+    const stop = startScheduler([{ name: 'reconcile', everyMs: 20, run: reconcile }], logger);
+    try {
+      await waitForLines(lines, 2);
+    } finally {
+      await stop();
+      await gone.end({ timeout: 0 });
+    }
+    expectOutOfReachWarnings(
+      lines,
+      'reconcile pass failed: the database is out of reach, trying again',
+      /ECONNREFUSED/,
+      { task: 'reconcile' },
+    );
+  });
+
   it("that another client of the task was refused (the chain's RPC, a facilitator) as an error with its stack, not as the database", async () => {
     const port = await freePort();
     const refused = () =>
@@ -134,3 +180,33 @@ describe('a periodic task tells the operator', () => {
     );
   });
 });
+
+/** A purchase's claim left `settling` by a request that is gone, as the reconciler reads it. */
+function openClaim(nonce: string): PaymentRow {
+  const at = new Date(Date.now() - 3600_000);
+  return {
+    id: randomUUID(),
+    operation: 'acquire',
+    resource: 'http://127.0.0.1/api/v1/items/x/acquire',
+    payer: `0x${'b'.repeat(40)}`,
+    nonce,
+    network: 'eip155:8453',
+    asset: `0x${'c'.repeat(40)}`,
+    payTo: `0x${'d'.repeat(40)}`,
+    amountMicro: 500_000,
+    validBefore: new Date(Date.now() + 300_000),
+    status: 'settling',
+    transaction: null,
+    contextJson: '{}',
+    settlementJson: null,
+    resultJson: null,
+    errorCode: null,
+    errorReason: null,
+    requestDigest: null,
+    failureFinalAt: null,
+    recheckedAt: null,
+    answeredAt: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { statementCancelled } from '../../db/unreachable.js';
+import { statementCancelled, unreachableQuery } from '../../db/unreachable.js';
 import type { PaymentProcessor } from './processor.js';
 import type { RecheckOutcome } from './recheck.js';
 import type { PaymentRow, PaymentStore } from './store.js';
@@ -53,11 +53,21 @@ export async function reconcilePayments(
     prunedIdentityNonces: 0,
     prunedPaymentIdentifiers: 0,
   };
-  for (const row of await store.unfinished(opts.staleSeconds, opts.limit ?? 100)) {
+  const rows = await store.unfinished(
+    opts.staleSeconds,
+    opts.limit ?? 100,
+    processor.orphanedBefore,
+  );
+  for (const row of rows) {
     let outcome: RecheckOutcome;
     try {
       outcome = await processor.settleAbandoned(row);
     } catch (err) {
+      // The database out of reach (a Postgres restart or failover): every other payment of the
+      // pass would meet it too, each an error with its stack. The pass ends here, nothing changed,
+      // and its caller says so once: the scheduler in one warn line with the reason
+      // (src/jobs/scheduler.ts), the console's "reconcile now" as 503 database_unavailable.
+      if (unreachableQuery(err)) throw err;
       const cancelled = statementCancelled(err);
       if (cancelled) {
         // a lock held elsewhere cut the statement by its timeout (src/db/timeouts.ts): nothing
