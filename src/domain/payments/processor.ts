@@ -69,6 +69,13 @@ export class PaymentProcessor {
   /** Asks the facilitator or the chain about unresolved payments (recheck.ts). */
   private readonly recheck: SettlementRecheck;
 
+  /**
+   * The claims this process's requests hold, from their claim to their outcome: never orphaned
+   * (`abandoned`), whatever the clock says (a host clock stepped back after the database opened
+   * would date a new claim before `orphanedBefore`).
+   */
+  private readonly holding = new Set<string>();
+
   constructor(
     readonly store: PaymentStore,
     readonly facilitator: Facilitator,
@@ -153,6 +160,20 @@ export class PaymentProcessor {
       });
     }
 
+    this.holding.add(claimed.id);
+    try {
+      return await this.settleClaimed<C, R>(input, claimed);
+    } finally {
+      this.holding.delete(claimed.id);
+    }
+  }
+
+  /** `run` once this request holds the claim: settle, then complete, release or record. */
+  private async settleClaimed<C extends JsonObject, R extends JsonObject>(
+    input: RunInput<C>,
+    claimed: PaymentRow,
+  ): Promise<PaidResult<R>> {
+    const { payment } = input;
     let outcome: SettleOutcome;
     try {
       const settled = await this.facilitator.settleChecked(payment.payload, payment.requirement);
@@ -473,13 +494,22 @@ export class PaymentProcessor {
    */
   private abandoned(row: PaymentRow): boolean {
     const orphanedBefore = this.opts.orphanedBefore?.getTime();
-    if (orphanedBefore !== undefined && lastAsked(row) < orphanedBefore) return true;
+    if (
+      orphanedBefore !== undefined &&
+      lastAsked(row) < orphanedBefore &&
+      !this.holding.has(row.id)
+    )
+      return true;
     return Date.now() - lastAsked(row) > this.opts.staleSeconds * 1000;
   }
 
-  /** Embedded only: claims last written before this instant belong to a process that is gone. */
-  get orphanedBefore(): Date | undefined {
-    return this.opts.orphanedBefore;
+  /**
+   * Embedded only: claims last written before `before` belong to a process that is gone, except
+   * those this process's requests hold (`holding`), for the reconciler's choice of claims.
+   */
+  get orphaned(): { before: Date; holding: string[] } | undefined {
+    const before = this.opts.orphanedBefore;
+    return before && { before, holding: [...this.holding] };
   }
 
   /**

@@ -53,11 +53,7 @@ export async function reconcilePayments(
     prunedIdentityNonces: 0,
     prunedPaymentIdentifiers: 0,
   };
-  const rows = await store.unfinished(
-    opts.staleSeconds,
-    opts.limit ?? 100,
-    processor.orphanedBefore,
-  );
+  const rows = await store.unfinished(opts.staleSeconds, opts.limit ?? 100, processor.orphaned);
   for (const row of rows) {
     let outcome: RecheckOutcome;
     try {

@@ -278,21 +278,24 @@ export class PaymentStore {
    * for `staleSeconds`), and failures at settlement not yet known final (asked at most once per
    * `staleSeconds`), least recently looked at first: one that stays unresolved records when it
    * was asked (`rechecked_at`, `markRechecked`) and goes behind the others, so stuck claims rotate
-   * instead of filling every pass. Claims last written before `orphanedBefore` (embedded: before
-   * this process opened the database, so their process is gone) count as stale at once.
+   * instead of filling every pass. Claims last written before `orphaned.before` (embedded: before
+   * this process opened the database, so their process is gone) count as stale at once, except
+   * those this process's requests hold (`orphaned.holding`).
    */
   async unfinished(
     staleSeconds: number,
     limit: number,
-    orphanedBefore?: Date,
+    orphaned?: { before: Date; holding: string[] },
   ): Promise<PaymentRow[]> {
     const { sql } = this;
     const stale = sql`now() - make_interval(secs => ${staleSeconds})`;
-    const orphaned = orphanedBefore ? sql`or updated_at < ${orphanedBefore}::timestamptz` : sql``;
+    const gone = orphaned
+      ? sql`or (updated_at < ${orphaned.before}::timestamptz and id <> all(${orphaned.holding}::uuid[]))`
+      : sql``;
     return sql<PaymentRow[]>`
       select ${this.cols()} from x402_payments
       where (status = 'pending'
-          or (status in ('settling', 'settled') and (updated_at <= ${stale} ${orphaned}))
+          or (status in ('settling', 'settled') and (updated_at <= ${stale} ${gone}))
           or (${undecidedFailure(sql)} and coalesce(rechecked_at, updated_at) <= ${stale}))
       order by coalesce(rechecked_at, updated_at) limit ${limit}`;
   }
