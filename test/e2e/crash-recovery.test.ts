@@ -475,7 +475,7 @@ describe.concurrent('kill -9 of the service, then a restart on the same data dir
       await agent.client.close();
       await svc2.close();
     }
-  });
+  }, 240_000);
 });
 
 describe('kill -9 after settlement, then a restart with the default stale period (30 s)', () => {
