@@ -13,6 +13,7 @@ import { FRESH2_QUERIES } from './relevance-fresh2-set.js';
 import { FRESH3_QUERIES } from './relevance-fresh3-set.js';
 import { FRESH4_QUERIES } from './relevance-fresh4-set.js';
 import { FRESH5_QUERIES } from './relevance-fresh5-set.js';
+import { FRESH6_QUERIES } from './relevance-fresh6-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
@@ -44,7 +45,8 @@ import {
  *
  * Stop 55 added two more blind sets over the paraphrase catalogue: the second fresh set (split into
  * halves, in RELEVANCE_SETS), the third (all held out, like the first; tuning data from stop 56)
- * and the fourth (sealed until stop 56's one reading, held out since).
+ * and the fourth (sealed until stop 56's one reading, held out since). Stop 58 added the fifth
+ * (held out since its one sealed reading) and the sixth (sealed: read only when named).
  *
  * Set BENCH_RELEVANCE_VERBOSE=1 to print every fused query, not only those whose first result is
  * not a best answer. BENCH_RELEVANCE_HALF=tuning hides the held-out half (its queries, lines and
@@ -181,6 +183,18 @@ export const FRESH5_SET = {
 };
 
 /**
+ * Stop 58's sixth fresh set: written blind, sealed until stop 58's second reading, since the
+ * fifth set was spent by the first. Read only when BENCH_RELEVANCE_SETS names `fresh6`: never by
+ * a default run, never while tuning, so no run sees it by accident.
+ */
+export const FRESH6_SET = {
+  name: 'fresh6',
+  label: "sixth fresh set (sealed until stop 58's second reading)",
+  listings: PARAPHRASE_LISTINGS,
+  queries: FRESH6_QUERIES,
+};
+
+/**
  * Stop 43's set (relevance-tasks-set.ts): all tuning, no held-out half, so it is read with the
  * tuning halves (BENCH_RELEVANCE_HALF=tuning too) and never gives a goal figure.
  */
@@ -230,6 +244,8 @@ export function benchSetsFor(env: Record<string, string | undefined>): BenchSet[
           { ...FRESH3_SET, heldOutOnly: true },
           { ...FRESH4_SET, heldOutOnly: true },
           { ...FRESH5_SET, heldOutOnly: true },
+          // sealed: only a run that names it reads it, so no default run reads it by accident
+          ...(only?.includes(FRESH6_SET.name) ? [{ ...FRESH6_SET, heldOutOnly: true }] : []),
         ]),
   ];
   return only ? sets.filter((set) => only.includes(set.name)) : sets;
