@@ -194,6 +194,45 @@ describe('the task-concept lexicon (data)', () => {
     names('people can reply STOP to opt out', 't:sms', 't:mobile_push');
   });
 
+  it("names a task by a buyer's general wording for it or its effect (stop 58, second lever)", () => {
+    const names = (q: string, task: string, not?: string) => {
+      const named = new Set([...lexiconConcepts(q, true).values()].flat());
+      expect(named, q).toContain(task);
+      if (not) expect(named, q).not.toContain(not);
+    };
+    // smoothing bursts and turning the excess away is our own rate limit, not a load test
+    names('even out spikes from each visitor, turn away the excess', 't:rate_limit', 't:load_test');
+    // what competing shops charge is scraped from their pages, not shopping
+    names('track what competing online stores charge', 't:scrape', 't:shopping');
+    // the XML file of a site's URLs for search engines is a sitemap
+    names('an xml url index of my site', 't:crawl_site');
+    // tokens handed to developers, with scopes, are API keys, not sign-in JWTs
+    names('developer access tokens with scopes', 't:api_keys', 't:jwt');
+    names('where our money goes each month', 't:expenses');
+    names('tell customers whether the site is up', 't:uptime');
+    // a service that refuses to start on a bad setting is configuration, not crash reporting
+    names('crash at boot when a setting is wrong', 't:config', 't:error_tracking');
+    names('refuse to start when a value is missing', 't:config');
+    names('ship the new checkout to a slice of users first', 't:feature_flags');
+    names('get the api keys out of git', 't:secrets');
+    names('passwords in plain text', 't:secrets');
+    // a down dependency we stop waiting on is a circuit breaker, not an uptime page
+    names('a downstream outage', 't:circuit_breaker', 't:uptime');
+    names('stop waiting on a backend that is down', 't:circuit_breaker');
+    names('requests hang forever on a bad network', 't:timeouts');
+    names('if it fails, have another go with random delays', 't:retry');
+    names('farm out the number crunching to a pool of machines', 't:distributed_compute');
+    names('how many users can the api serve before it slows down', 't:load_test');
+    names('lighter pictures without resizing them', 't:image_compress');
+    // staff kept from endpoints, and blocked attempts, are permissions
+    names('interns must not reach the admin endpoints', 't:permissions');
+    names('log the blocked attempts', 't:permissions');
+    names('adaptive bitrate streams', 't:video');
+    names('two calendars changed in both directions', 't:sync');
+    names('make our select statements readable', 't:sql_format');
+    names('semantic lookup over our documents', 't:semantic_search');
+  });
+
   it('does not name a task by an everyday word of a listing', () => {
     // stems shared with everyday words: "texting" is "text", "news" is "new", "stores" a verb
     const listing =
