@@ -17,9 +17,9 @@ import type { RelevanceQuery } from './relevance-set.js';
  * `best` is what a competent engineer would want first; `ok` only a sibling that does the job too.
  *
  * Sealed until stop 58's one held-out reading (main 0.890 all-queries hit@1; a lever that
- * failed it, docs/search-meaning.md "Stop 58"); held out since: every `relevance` run but a
- * tuning one reads it, and it is outside RELEVANCE_SETS, so the tuning tool and
- * relevance-explain never see it.
+ * failed it, docs/search-meaning.md "Stop 58"); tuning data since stop 58's second lever, whose
+ * lexicon phrases were written from its misses. Outside RELEVANCE_SETS, so the tuning tool never
+ * reads it; a `relevance` run names it (BENCH_RELEVANCE_SETS=fresh3,fresh4,fresh5).
  *
  * Rules for editing: never edit a query after a reading; write a new set instead.
  */
