@@ -208,5 +208,6 @@ function openClaim(nonce: string): PaymentRow {
     answeredAt: null,
     createdAt: at,
     updatedAt: at,
+    version: '1',
   };
 }

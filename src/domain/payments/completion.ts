@@ -32,6 +32,18 @@ export type Completing =
        * the reconciler's and recovery's completions, which answer nobody (migration 482).
        */
       answering: boolean;
+      /**
+       * A recheck's completion: only the row as it was read (`PaymentRow.version`). A claim
+       * released and taken again since is a running request's, for its own operation and context
+       * (they may differ from the read row's), and that request completes it.
+       */
+      asRead?: { version: string };
+      /**
+       * The request's `payment-identifier` id: put back if the claim was released meanwhile (a
+       * release frees it), so the id keeps answering this payment and a fresh signature with it
+       * is never charged again.
+       */
+      identifier?: string;
     };
 
 export interface Completion {
@@ -82,13 +94,14 @@ export function completion(sql: Sql, how: Completing, fulfil: Fulfilment): Compl
              (select result_json from done) as result_json`,
     };
   }
-  const { row, settlement, answering } = how;
+  const { row, settlement, answering, asRead, identifier } = how;
   const { pieces, result, committed } = fulfil(sql, paidContext(row, settlement.transaction));
-  const statement = Pieces.given()
-    .then(paidOpen(sql, row.id))
+  const updated = Pieces.given()
+    .then(paidOpen(sql, row.id, asRead))
     .join(pieces.leadingWith(OPERATION_LEAD))
     .then(recordUpdated(sql, settlement, result, answering))
     .then(respent(sql));
+  const statement = identifier ? updated.then(reidentified(sql, identifier)) : updated;
   return {
     id: row.id,
     committed,
@@ -132,12 +145,17 @@ function paidInline(sql: Sql, id: string): Piece<'paid', 'ledger_transfer'> {
 }
 
 /** Stepwise: the claimed payment, locked, while it is still open (else no row: nothing written). */
-function paidOpen(sql: Sql, id: string): Piece<'paid'> {
+function paidOpen(sql: Sql, id: string, asRead?: { version: string }): Piece<'paid'> {
+  // each clause on its own line, none when absent: the statement's text stays as it was
+  const read = asRead
+    ? sql`
+          and xmin::text = ${asRead.version}`
+    : sql``;
   return piece(
     'paid',
     [],
     sql`paid as (
-        select id, status from x402_payments where id = ${id} and status = any(${OPEN}) for update
+        select id, status from x402_payments where id = ${id} and status = any(${OPEN})${read} for update
       )`,
   );
 }
@@ -211,8 +229,8 @@ function recordUpdated(
           settlement = ${json(sql, settlement)}, result = ${result}, error_code = null,
           error_reason = null, answered_at = ${answering ? sql`now()` : sql`null`}, updated_at = now()
         from paid where p.id = paid.id
-        returning p.payer, p.nonce, p.resource, p.valid_before, p.result::text as result_json,
-                  paid.status as was
+        returning p.id, p.payer, p.nonce, p.resource, p.valid_before, p.request_digest,
+                  p.result::text as result_json, paid.status as was
       )`,
   );
 }
@@ -224,6 +242,25 @@ function respent(sql: Sql): Piece<'spent', 'done'> {
     ['done'],
     sql`spent as (
         ${nonceInsert(sql, 'paid', { rowsOf: 'done' }, { when: sql`was = 'released'`, onConflict: 'do nothing' })}
+      )`,
+  );
+}
+
+/**
+ * Puts the request's `payment-identifier` id back if the claim had been released meanwhile (the
+ * release deleted it; money moved: the id answers this payment again). An id taken since by
+ * another payment keeps it.
+ */
+function reidentified(sql: Sql, identifier: string): Piece<'reidentified', 'done'> {
+  return piece(
+    'reidentified',
+    ['done'],
+    sql`reidentified as (
+        insert into x402_payment_identifiers (payer, identifier, payment_id, resource,
+                                              request_digest, valid_before)
+        select payer, ${identifier}, id, resource, request_digest, valid_before from done
+        where was = 'released'
+        on conflict do nothing
       )`,
   );
 }

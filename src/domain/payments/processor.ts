@@ -86,7 +86,8 @@ export class PaymentProcessor {
       facilitator,
       opts.chainClockGraceSeconds,
       // the reconciler's and recovery's completions answer nobody: a later request may take the answer
-      async (r, s) => (await this.completeRow(r, s, false)) !== undefined,
+      async (r, s, asRead) =>
+        (await this.completeRow(r, s, { answering: false, asRead })) !== undefined,
     );
   }
 
@@ -194,10 +195,11 @@ export class PaymentProcessor {
     const pending = input.pendingDetails as ((c: JsonObject) => JsonObject) | undefined;
     switch (outcome.kind) {
       case 'settled':
-        return this.completeSettled<R>(claimed, {
-          ...outcome.response,
-          payer: outcome.response.payer ?? claimed.payer,
-        });
+        return this.completeSettled<R>(
+          claimed,
+          { ...outcome.response, payer: outcome.response.payer ?? claimed.payer },
+          payment.paymentIdentifier,
+        );
       case 'capacity':
         await this.store.release(claimed.id);
         throw settlementCapacity(outcome.reason, this.opts.retryAfterSeconds);
@@ -269,8 +271,9 @@ export class PaymentProcessor {
   async completeSettled<R extends JsonObject>(
     row: PaymentRow,
     settlement: SettleResponse,
+    identifier?: string,
   ): Promise<PaidResult<R>> {
-    const resultJson = await this.completeRow(row, settlement, true);
+    const resultJson = await this.completeRow(row, settlement, { answering: true, identifier });
     if (resultJson !== undefined) return answer<R>(row.id, resultJson, settlement, false);
     // completed meanwhile by the reconciler: this request, the one that paid, answers it
     await this.store.answered(row.id);
@@ -279,17 +282,28 @@ export class PaymentProcessor {
 
   /**
    * `completeSettled`'s statement: the result when this call completed the payment, undefined
-   * when it was no longer open (completed by a concurrent request or reconciler pass).
+   * when it was no longer open (completed by a concurrent request or reconciler pass) or, with
+   * `asRead` (a recheck's), no longer the row as it was read. `identifier`: the request's
+   * payment-identifier id, put back if its claim was released meanwhile (completion.ts).
    */
   private async completeRow(
     row: PaymentRow,
     settlement: SettleResponse,
-    answering: boolean,
+    how: { answering: boolean; asRead?: { version: string } | undefined; identifier?: string },
   ): Promise<string | undefined> {
     const fulfil = this.fulfilment(row.operation);
+    const { answering, identifier } = how;
+    let { asRead } = how;
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.store.completion({ row, settlement, answering }, fulfil)).resultJson;
+        const completing = {
+          row,
+          settlement,
+          answering,
+          ...(asRead && { asRead }),
+          ...(identifier && { identifier }),
+        };
+        return (await this.store.completion(completing, fulfil)).resultJson;
       } catch (err) {
         const cancelled = statementCancelled(err);
         if (cancelled) {
@@ -302,15 +316,20 @@ export class PaymentProcessor {
             { paymentId: row.id, timeout: cancelled.timeout, reason: cancelled.reason },
             `completing a settled payment was cancelled by ${cancelled.timeout}; recorded settled`,
           );
-          await this.store.markSettled(row.id, settlement);
+          await this.store.markSettled(row.id, settlement, asRead);
           throw err;
         }
         this.opts.logger.warn(
           { err, paymentId: row.id, attempt },
           'completing a settled payment failed',
         );
-        if (attempt === 1) await this.store.markSettled(row.id, settlement);
         if (attempt >= 2) throw err;
+        const version = await this.store.markSettled(row.id, settlement, asRead);
+        if (asRead) {
+          // a recheck completes only the row it read: written since by someone else, it is theirs
+          if (version === undefined) return undefined;
+          asRead = { version };
+        }
       }
     }
   }
@@ -430,7 +449,7 @@ export class PaymentProcessor {
           // copy that proves nothing completes it unanswered and is answered as any completed one
           const settlement = JSON.parse(row.settlementJson!) as SettleResponse;
           const answering = proven || !input.answerMintsLinks;
-          const resultJson = await this.completeRow(row, settlement, answering);
+          const resultJson = await this.completeRow(row, settlement, { answering });
           if (resultJson !== undefined && answering)
             return answer<R>(row.id, resultJson, settlement, false);
           row = (await this.store.byId(row.id))!;

@@ -21,9 +21,14 @@ export class SettlementRecheck {
     private readonly chainClockGraceSeconds: number,
     /**
      * Completes a payment whose money moved (the processor's completion); true when this call
-     * completed it, false when it was no longer open (completed by a concurrent pass or retry).
+     * completed it, false when it was no longer open (completed by a concurrent pass or retry)
+     * or, with `asRead`, no longer the row as it was read.
      */
-    private readonly complete: (row: PaymentRow, settlement: SettleResponse) => Promise<boolean>,
+    private readonly complete: (
+      row: PaymentRow,
+      settlement: SettleResponse,
+      asRead?: { version: string },
+    ) => Promise<boolean>,
   ) {}
 
   /**
@@ -108,27 +113,35 @@ export class SettlementRecheck {
    * facilitator or the chain, then completes the operation or releases the nonce. Safe from
    * several processes at once: every transition is a guarded statement, and only the call whose
    * statement changed the payment reports the transition ('concurrent': another did it).
+   *
+   * An open claim's transitions apply only to the row as it was read (`PaymentRow.version`): what
+   * was decided is about that claim, and between the read and the act a buyer's retry may have
+   * resolved it, released it and claimed it again, and be settling it now (in this process or
+   * another). Released then, its nonce and payment-identifier id would go from under a running
+   * request, and the same id signed afresh would be charged again. A row written since is left
+   * ('concurrent'); the next pass, or retry, reads it again and decides on what it then is.
    */
   async settleAbandoned(row: PaymentRow): Promise<RecheckOutcome> {
     if (row.status === 'failed') {
       const { outcome, changed } = await this.failedOutcome(row);
       return changed ? outcome : 'concurrent';
     }
+    const asRead = { version: row.version };
     if (row.status === 'settled') {
-      const done = await this.complete(row, JSON.parse(row.settlementJson!) as SettleResponse);
-      return done ? 'completed' : 'concurrent';
+      const settlement = JSON.parse(row.settlementJson!) as SettleResponse;
+      return (await this.complete(row, settlement, asRead)) ? 'completed' : 'concurrent';
     }
     const state = await this.chainStateOf(row);
     if (state.state === 'settled') {
-      const done = await this.complete(row, minedSettlement(row, state.transaction));
-      return done ? 'completed' : 'concurrent';
+      const settlement = minedSettlement(row, state.transaction);
+      return (await this.complete(row, settlement, asRead)) ? 'completed' : 'concurrent';
     }
     if (this.neverMoves(row, state)) {
       // nobody was charged: the nonce is free again
-      return (await this.store.release(row.id)) ? 'released' : 'concurrent';
+      return (await this.store.release(row.id, asRead)) ? 'released' : 'concurrent';
     }
     // still open (pending, or the chain has no answer yet): asked again in its turn
-    await this.store.markRechecked(row.id);
+    await this.store.markRechecked(row.id, asRead);
     return 'unresolved';
   }
 

@@ -75,7 +75,8 @@ export async function reconcilePayments(
         );
       } else opts.logger.error({ err, paymentId: row.id }, 'reconciliation failed');
       outcome = 'unresolved';
-      // one that keeps failing waits its turn too, behind the others
+      // one that keeps failing waits its turn too, behind the others (whatever it was written
+      // since: a completion that threw may have recorded its settlement, a new version)
       await store.markRechecked(row.id).catch((e: unknown) => {
         opts.logger.warn({ err: e, paymentId: row.id }, 'recording a recheck failed');
       });

@@ -50,6 +50,13 @@ export interface PaymentRow {
   answeredAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * The row's version as it was read: Postgres's `xmin`, which every write of the row changes. A
+   * recheck's transitions apply only to the row as it read it (`PaymentStore.release`,
+   * `markRechecked`, a recheck's completion): a claim released and taken again meanwhile by a
+   * buyer's retry is that retry's, whatever its status says.
+   */
+  version: string;
 }
 
 /** States from which a settled payment may still be completed. */

@@ -51,7 +51,12 @@ export class PaymentStore {
       id, operation, resource, payer, nonce, network, asset, pay_to, amount_micro, valid_before, status,
       transaction, context::text as context_json, settlement::text as settlement_json,
       result::text as result_json, error_code, error_reason, request_digest, failure_final_at, rechecked_at,
-      answered_at, created_at, updated_at`;
+      answered_at, created_at, updated_at, xmin::text as version`;
+  }
+
+  /** Only the row as it was read (`PaymentRow.version`), when `asRead` is given. */
+  private asRead(asRead: { version: string } | undefined) {
+    return asRead ? this.sql`and xmin::text = ${asRead.version}` : this.sql``;
   }
 
   async find(payer: string, nonce: string): Promise<PaymentRow | undefined> {
@@ -145,16 +150,27 @@ export class PaymentStore {
     return { claimAllowed: row?.claimAllowed ?? true, id, resultJson };
   }
 
-  /** Money moved but the fulfilment could not run yet: the settlement is kept for the reconciler. */
-  async markSettled(id: string, settlement: SettleResponse): Promise<void> {
-    await this.sql`
+  /**
+   * Money moved but the fulfilment could not run yet: the settlement is kept for the reconciler.
+   * With `asRead` (a recheck's), only the row as it was read. The row's new version, or undefined
+   * when nothing was written.
+   */
+  async markSettled(
+    id: string,
+    settlement: SettleResponse,
+    asRead?: { version: string },
+  ): Promise<string | undefined> {
+    const [row] = await this.sql<{ version: string }[]>`
       with settled as (
         update x402_payments set status = 'settled', transaction = ${settlement.transaction},
           settlement = ${json(this.sql, settlement)}, updated_at = now()
-        where id = ${id} and status in ('settling', 'pending', 'released')
-        returning payer, nonce, resource, valid_before
+        where id = ${id} and status in ('settling', 'pending', 'released') ${this.asRead(asRead)}
+        returning payer, nonce, resource, valid_before, xmin::text as version
+      ), spent as (
+        ${nonceInsert(this.sql, 'paid', { rowsOf: 'settled' }, { onConflict: 'do nothing' })}
       )
-      ${nonceInsert(this.sql, 'paid', { rowsOf: 'settled' }, { onConflict: 'do nothing' })}`;
+      select version from settled`;
+    return row?.version;
   }
 
   async markPending(id: string, transaction: string, reason: string): Promise<void> {
@@ -232,23 +248,27 @@ export class PaymentStore {
 
   /**
    * A payment still unresolved (a claim pending or abandoned, a failure at settlement undecided)
-   * was asked about now and stays so: the next ask waits its turn (`unfinished`).
+   * was asked about now and stays so: the next ask waits its turn (`unfinished`). With `asRead`,
+   * only the row as it was read (its `version`): one written since is not what was asked about.
    */
-  async markRechecked(id: string): Promise<void> {
+  async markRechecked(id: string, asRead?: { version: string }): Promise<void> {
     await this.sql`
       update x402_payments set rechecked_at = now()
-      where id = ${id} and ${unresolvedPayment(this.sql)}`;
+      where id = ${id} and ${unresolvedPayment(this.sql)} ${this.asRead(asRead)}`;
   }
 
   /**
    * Nothing moved: the claim goes, and the nonce and any payment-identifier id are free again.
    * True when this call released it (false: no longer open, e.g. a concurrent pass released it).
+   * With `asRead` (a recheck's release), only the row as it was read: the recheck decided on
+   * that claim, and a claim released and taken again since (a buyer's retry settling it now, in
+   * this process or another) is not the one it decided on; false then, and nothing is written.
    */
-  async release(id: string): Promise<boolean> {
+  async release(id: string, asRead?: { version: string }): Promise<boolean> {
     const [row] = await this.sql<{ released: boolean }[]>`
       with r as (
         update x402_payments set status = 'released', updated_at = now()
-        where id = ${id} and status in ('settling', 'pending') returning id, payer, nonce
+        where id = ${id} and status in ('settling', 'pending') ${this.asRead(asRead)} returning id, payer, nonce
       ), ids as (
         delete from x402_payment_identifiers i using r where i.payment_id = r.id
       ), n as (
