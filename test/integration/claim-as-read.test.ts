@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProcessorOptions } from '../../src/domain/payments/processor.js';
+import { reconcileNow } from '../../src/runtime.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
 import { createSaleItem } from '../helpers/items.js';
@@ -20,6 +22,8 @@ beforeAll(async () => {
   local = t.runtime.deps.facilitator as LocalFacilitator;
 });
 afterAll(() => t?.close());
+
+const processorOpts = () => (t.runtime.deps.payments as unknown as { opts: ProcessorOptions }).opts;
 
 describe('a recheck acts only on the claim as it read it', () => {
   it('a pass that read an abandoned claim, which a retry then released and took again, leaves the running claim alone', async () => {
@@ -82,6 +86,75 @@ describe('a recheck acts only on the claim as it read it', () => {
       await expectOneOrder(p, a.json().order_id as string);
     } finally {
       hold.restore();
+    }
+  });
+});
+
+describe("a claim this process's request holds is never resolved under it", () => {
+  it('a pass started while the claim statement is in flight leaves it to its request (embedded: a clock stepped back)', async () => {
+    const { payments } = t.runtime.deps;
+    const { store } = payments;
+    const opts = processorOpts();
+    const opened = opts.orphanedBefore;
+    // every claim dated before the open: an hour stepped back after the start
+    opts.orphanedBefore = new Date(Date.now() + 3600_000);
+    const p = await purchase();
+    const signed = await p.sign();
+    const claim = store.claim.bind(store);
+    let pass: ReturnType<typeof reconcileNow> | undefined;
+    store.claim = (input) => {
+      const sent = claim(input); // the claim statement is sent ...
+      pass ??= reconcileNow(t.runtime.deps); // ... and the scheduler's pass starts meanwhile
+      return sent;
+    };
+    const hold = holdSettle();
+    try {
+      const first = p.sender(signed.header)();
+      await hold.atSettle;
+      expect(await pass!).toMatchObject({ completed: 0, released: 0 });
+      expect(await statusOf(signed.nonce)).toBe('settling');
+      hold.letGo();
+      const a = await first;
+      expect(a.statusCode).toBe(200);
+      await expectOneOrder(p, a.json().order_id as string);
+    } finally {
+      store.claim = claim;
+      hold.restore();
+      if (opened) opts.orphanedBefore = opened;
+      else delete opts.orphanedBefore;
+    }
+  });
+
+  it('a retry waits for a held claim older than the stale period (a settlement slower than it) and settles nothing', async () => {
+    const { sql } = t.runtime.deps;
+    const opts = processorOpts();
+    const wait = opts.duplicateWaitMs;
+    opts.duplicateWaitMs = 1000; // the retry's wait for the outcome, shortened
+    const p = await purchase();
+    const signed = await p.sign();
+    const send = p.sender(signed.header);
+    const hold = holdSettle();
+    try {
+      const first = send();
+      await hold.atSettle;
+      // the settlement outlasts the stale period (or the clock stepped forward)
+      await sql`
+        update x402_payments set updated_at = now() - interval '1 hour' where nonce = ${signed.nonce}`;
+      const retry = await send();
+      expect(retry.statusCode).toBe(409);
+      expect(retry.json()).toMatchObject({ error: 'payment_settlement_pending' });
+      expect(hold.settles()).toBe(1);
+      expect(await reconcileNow(t.runtime.deps)).toMatchObject({ completed: 0, released: 0 });
+      expect(await statusOf(signed.nonce)).toBe('settling');
+      hold.letGo();
+      const a = await first;
+      expect(a.statusCode).toBe(200);
+      expect(hold.settles()).toBe(1);
+      await expectOneOrder(p, a.json().order_id as string);
+    } finally {
+      hold.restore();
+      if (wait === undefined) delete opts.duplicateWaitMs;
+      else opts.duplicateWaitMs = wait;
     }
   });
 });

@@ -35,6 +35,9 @@ export type { PaidResult, ProcessorOptions, RunInput };
 /** 409: the id came with a payment for another request; this one is not claimed nor settled. */
 const identifierConflict = () => new AppError('payment_identifier_conflict');
 
+/** The key of an authorization in `PaymentProcessor.holding`. */
+const holdKey = (payer: string, nonce: string) => `${payer.toLowerCase()} ${nonce.toLowerCase()}`;
+
 /** When this claim last changed or was last asked about (ms since the epoch). */
 const lastAsked = (row: PaymentRow) => (row.recheckedAt ?? row.updatedAt).getTime();
 
@@ -70,11 +73,16 @@ export class PaymentProcessor {
   private readonly recheck: SettlementRecheck;
 
   /**
-   * The claims this process's requests hold, from their claim to their outcome: never orphaned
-   * (`abandoned`), whatever the clock says (a host clock stepped back after the database opened
-   * would date a new claim before `orphanedBefore`).
+   * The authorizations (payer, nonce) this process's requests hold, with how many hold each: from
+   * before the claim statement is sent to the request's outcome. A claim held here is never
+   * abandoned (`abandoned`, the reconciler's `holds`), whatever the clock says: a host clock
+   * stepped back after the database opened would date a new claim before `orphanedBefore`, one
+   * stepped forward or a settlement slower than the stale period would make it stale. Keyed by
+   * the authorization, not the row: a released claim taken again keeps its row id, and one run
+   * ending must not drop another's hold. Taken before the statement, so a pass never reads a
+   * claim that landed between its look and its act.
    */
-  private readonly holding = new Set<string>();
+  private readonly holding = new Map<string, number>();
 
   constructor(
     readonly store: PaymentStore,
@@ -121,6 +129,7 @@ export class PaymentProcessor {
       if (known && known.status !== 'released') return this.resume<R, C>(known, input, digest);
       throw new AppError('payment_verification_failed', { reason: 'requirements_not_issued' });
     }
+    const drop = this.hold(payment.payer, payment.nonce);
     let claimed: PaymentRow | undefined;
     try {
       const fused = await this.runInOneStatement<C, R>(input, digest);
@@ -133,6 +142,7 @@ export class PaymentProcessor {
         ...(input.claimCondition && { condition: input.claimCondition }),
       });
     } catch (err) {
+      drop();
       // the terms changed since this payer's earlier payment with this id: it answers as before
       const earlier =
         id &&
@@ -150,6 +160,8 @@ export class PaymentProcessor {
       throw err;
     }
     if (!claimed) {
+      // another request's claim (or none): this one holds nothing, and waits for or resolves it
+      drop();
       // A repeat of a known authorization (retry, duplicate, crash recovery) or a replay: with
       // its first request's id, the payer's own retry.
       const earlier = id && (await this.store.identified(payment.payer, id));
@@ -161,12 +173,34 @@ export class PaymentProcessor {
       });
     }
 
-    this.holding.add(claimed.id);
     try {
       return await this.settleClaimed<C, R>(input, claimed);
     } finally {
-      this.holding.delete(claimed.id);
+      drop();
     }
+  }
+
+  /** Holds (payer, nonce) for this request (`holding`); the function returned lets go, once. */
+  private hold(payer: string, nonce: string): () => void {
+    const key = holdKey(payer, nonce);
+    this.holding.set(key, (this.holding.get(key) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = this.holding.get(key)! - 1;
+      if (left > 0) this.holding.set(key, left);
+      else this.holding.delete(key);
+    };
+  }
+
+  /**
+   * True while a request of this process holds this claim's authorization (from before its claim
+   * statement to its outcome): not abandoned, whatever its age. Another process's requests are
+   * not known here; their claims wait out the stale period.
+   */
+  holds(row: Pick<PaymentRow, 'payer' | 'nonce'>): boolean {
+    return this.holding.has(holdKey(row.payer, row.nonce));
   }
 
   /** `run` once this request holds the claim: settle, then complete, release or record. */
@@ -512,23 +546,19 @@ export class PaymentProcessor {
    * own timestamps; the second, as always, the database's with this process's clock.
    */
   private abandoned(row: PaymentRow): boolean {
+    if (this.holds(row)) return false;
     const orphanedBefore = this.opts.orphanedBefore?.getTime();
-    if (
-      orphanedBefore !== undefined &&
-      lastAsked(row) < orphanedBefore &&
-      !this.holding.has(row.id)
-    )
-      return true;
+    if (orphanedBefore !== undefined && lastAsked(row) < orphanedBefore) return true;
     return Date.now() - lastAsked(row) > this.opts.staleSeconds * 1000;
   }
 
   /**
-   * Embedded only: claims last written before `before` belong to a process that is gone, except
-   * those this process's requests hold (`holding`), for the reconciler's choice of claims.
+   * Embedded only: claims last written before this instant belong to a process that is gone, for
+   * the reconciler's choice of claims (those this process's requests hold are skipped as it
+   * reaches them: `holds`).
    */
-  get orphaned(): { before: Date; holding: string[] } | undefined {
-    const before = this.opts.orphanedBefore;
-    return before && { before, holding: [...this.holding] };
+  get orphanedBefore(): Date | undefined {
+    return this.opts.orphanedBefore;
   }
 
   /**

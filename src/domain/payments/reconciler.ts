@@ -53,8 +53,13 @@ export async function reconcilePayments(
     prunedIdentityNonces: 0,
     prunedPaymentIdentifiers: 0,
   };
-  const rows = await store.unfinished(opts.staleSeconds, opts.limit ?? 100, processor.orphaned);
+  const rows = await store.unfinished(opts.staleSeconds, opts.limit ?? 100, {
+    orphanedBefore: processor.orphanedBefore,
+  });
   for (const row of rows) {
+    // A claim a request of this process holds now (asked per row, not once per pass: a claim
+    // statement may land while the pass runs) is that request's to finish, whatever its age.
+    if (processor.holds(row)) continue;
     let outcome: RecheckOutcome;
     try {
       outcome = await processor.settleAbandoned(row);

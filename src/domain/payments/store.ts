@@ -298,20 +298,18 @@ export class PaymentStore {
    * for `staleSeconds`), and failures at settlement not yet known final (asked at most once per
    * `staleSeconds`), least recently looked at first: one that stays unresolved records when it
    * was asked (`rechecked_at`, `markRechecked`) and goes behind the others, so stuck claims rotate
-   * instead of filling every pass. Claims last written before `orphaned.before` (embedded: before
-   * this process opened the database, so their process is gone) count as stale at once, except
-   * those this process's requests hold (`orphaned.holding`).
+   * instead of filling every pass. Claims last written before `orphanedBefore` (embedded: before
+   * this process opened the database, so their process is gone) count as stale at once (those
+   * this process's requests hold are skipped by the reconciler as it reaches them).
    */
   async unfinished(
     staleSeconds: number,
     limit: number,
-    orphaned?: { before: Date; holding: string[] },
+    { orphanedBefore }: { orphanedBefore?: Date | undefined } = {},
   ): Promise<PaymentRow[]> {
     const { sql } = this;
     const stale = sql`now() - make_interval(secs => ${staleSeconds})`;
-    const gone = orphaned
-      ? sql`or (updated_at < ${orphaned.before}::timestamptz and id <> all(${orphaned.holding}::uuid[]))`
-      : sql``;
+    const gone = orphanedBefore ? sql`or updated_at < ${orphanedBefore}::timestamptz` : sql``;
     return sql<PaymentRow[]>`
       select ${this.cols()} from x402_payments
       where (status = 'pending'
