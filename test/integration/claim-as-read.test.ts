@@ -67,6 +67,53 @@ describe('a recheck acts only on the claim as it read it', () => {
     }
   });
 
+  it('a pass that read an abandoned claim, which a retry then took again and settled, leaves its completion to that request', async () => {
+    // The read row's operation and context are the first request's; the claim taken again is the
+    // retry's (a released authorization may be used for another request), so only it completes.
+    const { payments, sql } = t.runtime.deps;
+    const { store } = payments;
+    const p = await purchase();
+    const first = await p.sign();
+    const send = p.sender(first.header);
+    const claim = store.claim.bind(store);
+    let dies = 1;
+    store.claim = async (input) => {
+      const row = await claim(input);
+      if (dies-- > 0) throw new Error('killed after the claim');
+      return row;
+    };
+    // the retry is held after its settlement moved the money, before it writes anything
+    let letGo!: () => void;
+    const held = new Promise<void>((r) => (letGo = r));
+    let reached!: () => void;
+    const settled = new Promise<void>((r) => (reached = r));
+    payments.testHooks.afterSettle = async () => {
+      reached();
+      await held;
+    };
+    try {
+      expect((await send()).statusCode).toBe(500);
+      await sql`
+        update x402_payments set updated_at = now() - interval '1 hour' where nonce = ${first.nonce}`;
+      const read = (await store.unfinished(30, 100)).find((r) => r.nonce === first.nonce)!;
+      const retry = send();
+      await settled;
+      // the ledger says mined; the row is no longer the one the pass read
+      expect(await payments.settleAbandoned(read)).toBe('concurrent');
+      expect(await statusOf(first.nonce)).toBe('settling');
+      letGo();
+      const a = await retry;
+      expect(a.statusCode).toBe(200);
+      const [row] = await sql<{ answered: boolean }[]>`
+        select answered_at is not null as answered from x402_payments where nonce = ${first.nonce}`;
+      expect(row!.answered).toBe(true); // completed by the request that paid, which answered it
+      await expectOneOrder(p, a.json().order_id as string);
+    } finally {
+      store.claim = claim;
+      payments.testHooks = {};
+    }
+  });
+
   it('a claim released under its running request and completed by it keeps its payment id', async () => {
     // The second safeguard: however a running claim came to be released, the request whose
     // settlement moved the money completes it and puts its payment id back.
@@ -91,7 +138,7 @@ describe('a recheck acts only on the claim as it read it', () => {
 });
 
 describe("a claim this process's request holds is never resolved under it", () => {
-  it('a pass started while the claim statement is in flight leaves it to its request (embedded: a clock stepped back)', async () => {
+  it('a pass that runs as the claim statement returns, before its request goes on, leaves the claim to it (a clock stepped back)', async () => {
     const { payments } = t.runtime.deps;
     const { store } = payments;
     const opts = processorOpts();
@@ -101,17 +148,18 @@ describe("a claim this process's request holds is never resolved under it", () =
     const p = await purchase();
     const signed = await p.sign();
     const claim = store.claim.bind(store);
-    let pass: ReturnType<typeof reconcileNow> | undefined;
-    store.claim = (input) => {
-      const sent = claim(input); // the claim statement is sent ...
-      pass ??= reconcileNow(t.runtime.deps); // ... and the scheduler's pass starts meanwhile
-      return sent;
+    let pass: Awaited<ReturnType<typeof reconcileNow>> | undefined;
+    store.claim = async (input) => {
+      const claimed = await claim(input); // the claim is written ...
+      // ... and the scheduler's pass runs before the request's next step
+      pass ??= await reconcileNow(t.runtime.deps);
+      return claimed;
     };
     const hold = holdSettle();
     try {
       const first = p.sender(signed.header)();
       await hold.atSettle;
-      expect(await pass!).toMatchObject({ completed: 0, released: 0 });
+      expect(pass).toMatchObject({ completed: 0, released: 0 });
       expect(await statusOf(signed.nonce)).toBe('settling');
       hold.letGo();
       const a = await first;
