@@ -207,6 +207,23 @@ describe("a claim this process's request holds is never resolved under it", () =
   });
 });
 
+describe('the hold of a request', () => {
+  it('is let go however the request ends: completed in one statement, or stepwise', async () => {
+    const { payments } = t.runtime.deps;
+    for (const stepwise of [false, true]) {
+      const p = await purchase();
+      const signed = await p.sign();
+      if (stepwise) payments.testHooks.afterSettle = async () => {};
+      try {
+        expect((await p.sender(signed.header)()).statusCode).toBe(200);
+      } finally {
+        payments.testHooks = {};
+      }
+      expect(payments.holds({ payer: p.buyer.address, nonce: signed.nonce })).toBe(false);
+    }
+  });
+});
+
 /** A purchase of a new item by a new buyer, signed with one payment id (stepwise: claim, settle). */
 async function purchase() {
   const item = await createSaleItem(t.runtime.deps, { priceUsdc: 0.5 });

@@ -142,7 +142,7 @@ export class PaymentProcessor {
         ...(input.claimCondition && { condition: input.claimCondition }),
       });
     } catch (err) {
-      drop();
+      drop(); // before any wait below: nothing of this request was written
       // the terms changed since this payer's earlier payment with this id: it answers as before
       const earlier =
         id &&
@@ -158,10 +158,12 @@ export class PaymentProcessor {
         throw settlementCapacity('payment_identifier_released', this.opts.retryAfterSeconds);
       }
       throw err;
+    } finally {
+      // completed in one statement, refused, or another request's claim (or none): this request
+      // holds nothing (it waits for or resolves another's claim as any retry does)
+      if (!claimed) drop();
     }
     if (!claimed) {
-      // another request's claim (or none): this one holds nothing, and waits for or resolves it
-      drop();
       // A repeat of a known authorization (retry, duplicate, crash recovery) or a replay: with
       // its first request's id, the payer's own retry.
       const earlier = id && (await this.store.identified(payment.payer, id));
