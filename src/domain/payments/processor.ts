@@ -361,7 +361,8 @@ export class PaymentProcessor {
         );
         if (attempt >= 2) throw err;
         const version = await this.store.markSettled(row.id, settlement, asRead);
-        if (asRead) {
+        // a row read settled has nothing to record: markSettled writes nothing, and that is no news
+        if (asRead && row.status !== 'settled') {
           // a recheck completes only the row it read: written since by someone else, it is theirs
           if (version === undefined) return undefined;
           asRead = { version };
