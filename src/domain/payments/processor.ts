@@ -151,8 +151,14 @@ export class PaymentProcessor {
       if (earlier) return this.answerIdentified<R, C>(earlier, input, digest);
       // another request with this id claimed first (nothing of this one was written)
       if (id && isIdentifierTaken(err)) {
-        const first = await this.store.identified(payment.payer, id);
-        if (first) return this.answerIdentified<R, C>(first, input, digest);
+        // The holder may be gone before this read for a moment only: a concurrent retry that
+        // freed its failed payment's id (`answerIdentified`) claims it anew a statement later.
+        // Looked for again briefly (at most ~200 ms) before answering.
+        for (let look = 0; look < 8; look++) {
+          const first = await this.store.identified(payment.payer, id);
+          if (first) return this.answerIdentified<R, C>(first, input, digest);
+          await sleep(25);
+        }
         // the winner was released (nothing moved) before this read: nothing of this request was
         // written or charged, and the id is free again; a retry starts afresh
         throw settlementCapacity('payment_identifier_released', this.opts.retryAfterSeconds);
