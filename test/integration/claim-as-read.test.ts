@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessorOptions } from '../../src/domain/payments/processor.js';
+import type { PaymentStore } from '../../src/domain/payments/store.js';
 import { reconcileNow } from '../../src/runtime.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
@@ -23,6 +24,18 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+/** The store's first claim lands, then its request dies (a process killed after the claim). */
+function claimThenDieOnce(store: PaymentStore): PaymentStore['claim'] {
+  const claim = store.claim.bind(store);
+  let dies = 1;
+  store.claim = async (input) => {
+    const row = await claim(input);
+    if (dies-- > 0) throw new Error('killed after the claim');
+    return row;
+  };
+  return claim;
+}
+
 const processorOpts = () => (t.runtime.deps.payments as unknown as { opts: ProcessorOptions }).opts;
 
 describe('a recheck acts only on the claim as it read it', () => {
@@ -33,13 +46,7 @@ describe('a recheck acts only on the claim as it read it', () => {
     const first = await p.sign();
     const send = p.sender(first.header);
     // a process that claimed, then died before it settled (nothing moved)
-    const claim = store.claim.bind(store);
-    let dies = 1;
-    store.claim = async (input) => {
-      const row = await claim(input);
-      if (dies-- > 0) throw new Error('killed after the claim');
-      return row;
-    };
+    const claim = claimThenDieOnce(store);
     const hold = holdSettle();
     try {
       expect((await send()).statusCode).toBe(500);
@@ -75,13 +82,7 @@ describe('a recheck acts only on the claim as it read it', () => {
     const p = await purchase();
     const first = await p.sign();
     const send = p.sender(first.header);
-    const claim = store.claim.bind(store);
-    let dies = 1;
-    store.claim = async (input) => {
-      const row = await claim(input);
-      if (dies-- > 0) throw new Error('killed after the claim');
-      return row;
-    };
+    const claim = claimThenDieOnce(store);
     // the retry is held after its settlement moved the money, before it writes anything
     let letGo!: () => void;
     const held = new Promise<void>((r) => (letGo = r));
