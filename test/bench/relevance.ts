@@ -14,6 +14,7 @@ import { FRESH3_QUERIES } from './relevance-fresh3-set.js';
 import { FRESH4_QUERIES } from './relevance-fresh4-set.js';
 import { FRESH5_QUERIES } from './relevance-fresh5-set.js';
 import { FRESH6_QUERIES } from './relevance-fresh6-set.js';
+import { FRESH7_QUERIES } from './relevance-fresh7-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
@@ -46,7 +47,8 @@ import {
  * Stop 55 added two more blind sets over the paraphrase catalogue: the second fresh set (split into
  * halves, in RELEVANCE_SETS), the third (all held out, like the first; tuning data from stop 56)
  * and the fourth (sealed until stop 56's one reading, held out since). Stop 58 added the fifth
- * (read once sealed, then tuning data) and the sixth (read once sealed, held out since).
+ * (read once sealed, then tuning data) and the sixth (read once sealed, held out since). Stop 59
+ * added the seventh (sealed: read only when named).
  *
  * Set BENCH_RELEVANCE_VERBOSE=1 to print every fused query, not only those whose first result is
  * not a best answer. BENCH_RELEVANCE_HALF=tuning hides the held-out half (its queries, lines and
@@ -196,6 +198,18 @@ export const FRESH6_SET = {
 };
 
 /**
+ * Stop 59's seventh fresh set: written blind, sealed until stop 59's reading, since every earlier
+ * set has been read. Read only when BENCH_RELEVANCE_SETS names `fresh7`: never by a default run,
+ * never while tuning, so no run sees it by accident.
+ */
+export const FRESH7_SET = {
+  name: 'fresh7',
+  label: "seventh fresh set (sealed until stop 59's reading)",
+  listings: PARAPHRASE_LISTINGS,
+  queries: FRESH7_QUERIES,
+};
+
+/**
  * Stop 43's set (relevance-tasks-set.ts): all tuning, no held-out half, so it is read with the
  * tuning halves (BENCH_RELEVANCE_HALF=tuning too) and never gives a goal figure.
  */
@@ -246,6 +260,8 @@ export function benchSetsFor(env: Record<string, string | undefined>): BenchSet[
           { ...FRESH4_SET, heldOutOnly: true },
           { ...FRESH5_SET, heldOutOnly: true },
           { ...FRESH6_SET, heldOutOnly: true },
+          // sealed: only a run that names it reads it, so no default run reads it by accident
+          ...(only?.includes(FRESH7_SET.name) ? [{ ...FRESH7_SET, heldOutOnly: true }] : []),
         ]),
   ];
   return only ? sets.filter((set) => only.includes(set.name)) : sets;
