@@ -47,8 +47,8 @@ import {
  * Stop 55 added two more blind sets over the paraphrase catalogue: the second fresh set (split into
  * halves, in RELEVANCE_SETS), the third (all held out, like the first; tuning data from stop 56)
  * and the fourth (sealed until stop 56's one reading, held out since). Stop 58 added the fifth
- * (read once sealed, then tuning data) and the sixth (read once sealed, held out since). Stop 59
- * added the seventh (sealed: read only when named).
+ * (read once sealed, then tuning data) and the sixth (read once sealed, held out, then tuning data
+ * from stop 59's levers). Stop 59 added the seventh (sealed: read only when named).
  *
  * Set BENCH_RELEVANCE_VERBOSE=1 to print every fused query, not only those whose first result is
  * not a best answer. BENCH_RELEVANCE_HALF=tuning hides the held-out half (its queries, lines and
@@ -187,12 +187,13 @@ export const FRESH5_SET = {
 
 /**
  * Stop 58's sixth fresh set: written blind, sealed until stop 58's second reading (the lexicon
- * phrases of "Stop 58, second lever", shipped on it); held out since, never tuned on, read by
- * every run but a tuning one.
+ * phrases of "Stop 58, second lever", shipped on it); tuning data from stop 59's levers, written
+ * from its misses while the seventh set was sealed. Read whole by every run but a tuning one
+ * (name it: BENCH_RELEVANCE_SETS=fresh3,fresh4,fresh5,fresh6).
  */
 export const FRESH6_SET = {
   name: 'fresh6',
-  label: 'sixth fresh set (held out, read first in stop 58)',
+  label: 'sixth fresh set (tuning data since stop 59)',
   listings: PARAPHRASE_LISTINGS,
   queries: FRESH6_QUERIES,
 };

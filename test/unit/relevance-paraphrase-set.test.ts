@@ -333,7 +333,7 @@ describe("stop 58's fifth fresh set (written blind in the buyer's words, tuning 
   });
 });
 
-describe("stop 58's sixth fresh set (written blind in the buyer's words, held out)", () => {
+describe("stop 58's sixth fresh set (written blind in the buyer's words, tuning data since stop 59)", () => {
   it('has at least 160 new queries in every family, judged on real listings', () => {
     expectBlindSet(FRESH6_QUERIES, [
       ...PARAPHRASE_QUERIES,
@@ -363,12 +363,12 @@ describe("stop 58's sixth fresh set (written blind in the buyer's words, held ou
     expect(descriptionShare(FRESH6_QUERIES)).toBeLessThanOrEqual(0.28);
   });
 
-  it('is held out since its one sealed reading: read by a default run, never while tuning', () => {
+  it('is read whole by a default run and named by a tuning engineer, never by a tuning run', () => {
     expect(RELEVANCE_SETS.some((set) => set.queries === FRESH6_QUERIES)).toBe(false);
     const set = benchSetsFor({}).find((s) => s.name === 'fresh6');
     expect(set?.heldOutOnly).toBe(true);
     expect(set?.queries).toBe(FRESH6_QUERIES);
-    expect(set?.label).toBe('sixth fresh set (held out, read first in stop 58)');
+    expect(set?.label).toBe('sixth fresh set (tuning data since stop 59)');
     expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).some((s) => s.name === 'fresh6')).toBe(
       false,
     );
