@@ -233,6 +233,41 @@ describe('the task-concept lexicon (data)', () => {
     names('semantic lookup over our documents', 't:semantic_search');
   });
 
+  it("names a task by a buyer's general wording for it or its effect (stop 59)", () => {
+    const names = (q: string, task: string, not?: string) => {
+      const named = new Set([...lexiconConcepts(q, true).values()].flat());
+      expect(named, q).toContain(task);
+      if (not) expect(named, q).not.toContain(not);
+    };
+    // what a caller has left, an allowance that refills, spikes smoothed per caller: our own limit
+    names('tell users how many requests left this hour', 't:rate_limit');
+    names('credits that refill over time', 't:rate_limit');
+    names('smooth out traffic spikes from clients', 't:rate_limit', 't:load_test');
+    names('absorb surges from each caller', 't:rate_limit');
+    // a 429 we receive, and calls we space out under their cap, are pacing, not our rate limit
+    names('we keep getting 429 responses', 't:pacing', 't:rate_limit');
+    names('space out calls so we stay below their cap', 't:pacing');
+    names('all workers share one budget and wait their turn', 't:pacing', 't:budget');
+    // when a key was last used, and integration credentials, are API keys, not signing in
+    names('integration credentials and when each was last used', 't:api_keys', 't:sign_in');
+    // what services print is their log output
+    names('collect what the servers print', 't:logs');
+    // an alert that reaches a phone while the app is closed is phone push
+    names('notify users while the app is closed', 't:mobile_push');
+    // the office messenger is team chat, not a chat product
+    names('post to the workplace messenger', 't:team_chat', 't:chat');
+    // a sanity check validates; Sanity the CMS is another thing
+    names('sanity check the merged settings', 't:validate', 't:cms');
+    names('pictures too heavy for the page', 't:image_compress');
+    names('a see through background', 't:background_removal');
+    // copies of a job that must not overlap are a scheduler's, not a backup's copies
+    names('never two copies at once, with a history of runs', 't:schedule', 't:backup');
+    names('hammer an endpoint and report the slowest responses', 't:load_test', 't:rate_limit');
+    names('a one pager to announce a product', 't:landing_page', 't:pagination');
+    names('warn me before we sell out', 't:inventory', 't:marketplace');
+    names('which kinds of users may call which endpoints, with denials logged', 't:permissions');
+  });
+
   it('does not name a task by an everyday word of a listing', () => {
     // stems shared with everyday words: "texting" is "text", "news" is "new", "stores" a verb
     const listing =
