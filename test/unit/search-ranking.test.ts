@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/embeddings/builtin.js';
 import { sharedWordVectors } from '../../src/embeddings/word-vectors.js';
-import { fusedScore, similarityOf } from '../../src/domain/search/calibration.js';
+import {
+  CALIBRATION,
+  capped,
+  clearMatchScore,
+  fusedScore,
+  similarityOf,
+} from '../../src/domain/search/calibration.js';
 import {
   listingWords,
   phraseMatch,
@@ -208,6 +214,36 @@ describe('stack awareness', () => {
     const weaker = { ...namedStack, lexical: 0.2, meaning: 0.3, concept: 0.3 };
     expect(fusedScore(weaker)).toBeLessThan(named);
     expect(similarityOf(fusedScore(weaker))).toBeLessThan(5);
+  });
+
+  it('bends the task score toward the cap only where a calibration asks (stop 59, measured and off)', () => {
+    const full = { lexical: 1, vector: 1, meaning: 1, phrase: 1, concept: 1, stack: 1 };
+    const fuller = fusedScore(full);
+    const clear = fusedScore({ ...full, lexical: 0.5, vector: 0.5, phrase: 0 });
+    // shipped: a hard cap, both read 5 and only the small share of the raw score orders them
+    expect(CALIBRATION.capKnee).toBe(1);
+    expect(similarityOf(fuller)).toBe(5);
+    expect(similarityOf(clear)).toBe(5);
+    expect(clearMatchScore()).toBe(CALIBRATION.scoreFull);
+    // a soft cap: linear up to the knee, then rising toward 1 without reaching it, so that the
+    // fuller match reads above the lesser one on the scale itself
+    expect(capped(0.5, 0.9)).toBe(0.5);
+    expect(capped(1, 0.9)).toBeLessThan(1);
+    expect(capped(1.2, 0.9)).toBeGreaterThan(capped(1, 0.9));
+    expect(capped(5, 0.9)).toBeLessThanOrEqual(1);
+    expect(capped(1.2, 1)).toBe(1);
+    const soft = { ...CALIBRATION, capKnee: 0.8 };
+    const even = (x: number) => ({ lexical: x, vector: x, meaning: x, phrase: x, concept: x });
+    const [s1, s2] = [
+      fusedScore({ ...even(0.5), stack: 1 }, soft),
+      fusedScore({ ...even(0.45), stack: 1 }, soft),
+    ];
+    expect(s1).toBeGreaterThan(s2);
+    expect(similarityOf(s1, soft)).toBeGreaterThan(similarityOf(s2, soft));
+    // the concept gate: words that cover the query without its task concept stop below 5
+    const gate = { ...CALIBRATION, capConcept: 0.5, capOpen: 0.8 };
+    expect(similarityOf(fusedScore({ ...full, concept: 0 }, gate), gate)).toBe(4);
+    expect(similarityOf(fusedScore({ ...full, concept: 0.5 }, gate), gate)).toBe(5);
   });
 
   it('leaves the task words for term and meaning matching', () => {

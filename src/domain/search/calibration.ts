@@ -108,6 +108,22 @@ export const CALIBRATION = {
    */
   siblingDistance: 0.02,
   siblingLift: 0.01,
+  /**
+   * Stop 59: the share of the way from `scoreZero` to `scoreFull` above which the task score
+   * bends toward the cap instead of meeting it (a saturating curve, `capped`); 1 is a hard cap.
+   * Off: measured on tuning data (docs/search-meaning.md, stop 59), it moved no hit, since the
+   * raw score already orders capped listings (`TIE_SHARE`), and lowered the similarity gap.
+   */
+  capKnee: 1,
+  /**
+   * Stop 59: the concept signal at and above which a listing may reach the cap; below it the
+   * ceiling falls linearly to `capOpen` of the scale at concept 0 (0 turns this off): a listing
+   * whose words cover the query but that names none of its tasks does not read 5. Off, for the
+   * same reason as `capKnee` (stop 59).
+   */
+  capConcept: 0,
+  /** The ceiling's share of the scale (0-1) for a listing naming none of the query's tasks. */
+  capOpen: 1,
   /** Score kept when the listing has none of the stacks the query names. */
   stackMiss: 0.7,
   /** Listings below this similarity (0-5) are not returned: "up to 20" may be fewer, or none. */
@@ -189,8 +205,34 @@ export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): n
   // small share of the raw task score orders listings that saturate alike.
   // The factor scales the part above `scoreZero` (what similarity reads), so that it means the
   // same share of the similarity whatever the offset.
-  const above = Math.max(0, Math.min(task, c.scoreFull) - c.scoreZero);
+  let above =
+    c.capKnee >= 1
+      ? Math.max(0, Math.min(task, c.scoreFull) - c.scoreZero)
+      : (c.scoreFull - c.scoreZero) *
+        capped((task - c.scoreZero) / (c.scoreFull - c.scoreZero), c.capKnee);
+  if (c.capConcept > 0) {
+    const ceiling = c.capOpen + (1 - c.capOpen) * Math.min(1, s.concept / c.capConcept);
+    above = Math.min(above, ceiling * (c.scoreFull - c.scoreZero));
+  }
   return c.scoreZero + above * factor + TIE_SHARE * task;
+}
+
+/**
+ * The share of the scale a task score reaches, 0-1, from its linear share `x`: `x` up to the
+ * knee, then a curve that bends toward 1 (tanh, with the line's slope at the knee), so that of two
+ * listings past the knee the one that matches more still reads higher.
+ */
+export function capped(x: number, knee: number): number {
+  if (x <= 0) return 0;
+  if (knee >= 1) return Math.min(1, x);
+  if (x <= knee) return x;
+  return knee + (1 - knee) * Math.tanh((x - knee) / (1 - knee));
+}
+
+/** The fused score of a clear match (a task score at `scoreFull`) in the named stack. */
+export function clearMatchScore(c: Calibration = CALIBRATION): number {
+  if (c.capKnee >= 1) return c.scoreFull;
+  return c.scoreZero + (c.scoreFull - c.scoreZero) * capped(1, c.capKnee);
 }
 
 /** The 0-5 similarity of a score, one decimal: 5 from `scoreFull` up. */

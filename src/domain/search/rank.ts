@@ -3,6 +3,7 @@ import { tokenize } from '../../embeddings/builtin.js';
 import { sharedWordVectors } from '../../embeddings/word-vectors.js';
 import {
   CALIBRATION,
+  clearMatchScore,
   cosineScore,
   fusedScore,
   similarityOf,
@@ -204,7 +205,7 @@ export function rankCandidates<R extends CandidateRow>(
  * candidate holds, or none, tell nothing; the lift is smaller than the distance, so it reorders
  * only close siblings and never lifts a far one past the leader.
  */
-function siblingLifts(
+export function siblingLifts(
   query: QuerySignals,
   rows: CandidateRow[],
   scores: number[],
@@ -213,7 +214,7 @@ function siblingLifts(
   if (c.siblingLift <= 0 || rows.length < 2) return undefined;
   const top = Math.max(...scores);
   // a clear match (the task score saturated) is no sibling tie: its order is the task score's
-  if (top >= c.scoreFull) return undefined;
+  if (top >= clearMatchScore(c)) return undefined;
   const close = rows.flatMap((_, i) => (scores[i]! >= top - c.siblingDistance ? [i] : []));
   if (close.length < 2) return undefined;
   const wv = sharedWordVectors();
