@@ -132,6 +132,7 @@ function saturation(all: Case[], cal: Calibration, detail: boolean) {
   let twoAtCap = 0;
   let unrelatedHigh = 0;
   let unrelatedAtCap = 0;
+  const twoMissed: string[] = [];
   const lines: string[] = [];
   for (const [set, cs] of bySet) {
     let setTwo = 0;
@@ -141,7 +142,10 @@ function saturation(all: Case[], cal: Calibration, detail: boolean) {
       const j = judge(c.q, r);
       wanted.push(j.wantedSim);
       unrelated.push(j.unrelatedSim);
-      if (r.filter((x) => x.similarity >= 4.9).length >= 2) setTwo++;
+      if (r.filter((x) => x.similarity >= 4.9).length >= 2) {
+        setTwo++;
+        if (!j.hit1) twoMissed.push(`${set} "${c.q.q}"`);
+      }
       const bad = r.filter(
         (x) => x.similarity >= 4 && !c.q.best.includes(x.key) && !c.q.ok?.includes(x.key),
       );
@@ -179,6 +183,7 @@ function saturation(all: Case[], cal: Calibration, detail: boolean) {
   console.log(
     `all: ${all.length} queries, ≥2 at ≥4.9: ${twoAtCap}, unrelated ≥4.0: ${unrelatedHigh} (at ≥4.9: ${unrelatedAtCap})`,
   );
+  console.log(`misses among those with ≥2 at ≥4.9: ${twoMissed.length} ${twoMissed.join('; ')}`);
   console.log(`wanted:    ${histogram(wanted)}`);
   console.log(`unrelated: ${histogram(unrelated)}`);
   if (detail) console.log(lines.join('\n'));
