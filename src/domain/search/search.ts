@@ -19,7 +19,7 @@ import {
 } from './rank.js';
 import {
   impliesRawText,
-  namedStacks,
+  listedStacks,
   stackFilterNames,
   stackWords,
   taskText,
@@ -108,7 +108,7 @@ export async function searchItems(
   const floor = opts.floor ?? SIMILARITY_FLOOR;
   // the tech_stack filter names stacks too: among the listings that declare them, the one whose
   // code is in them first (a declaration the measured code contradicts counts less, stacks.ts)
-  for (const s of namedStacks(query.tech_stack ?? ''))
+  for (const s of listedStacks(query.tech_stack ?? ''))
     if (!signals.stacks.includes(s)) signals.stacks.push(s);
   const ranked = rankCandidates(signals, rows, variant, calibrationFor(embedder.model))
     .filter((r) => r.similarity >= floor && r.similarity > 0)

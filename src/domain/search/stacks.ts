@@ -1,4 +1,4 @@
-import { isStopword, REWRITTEN_WORDS, words } from '../../embeddings/builtin.js';
+import { isStopword, REWRITTEN_WORDS, words, wordsWithBreaks } from '../../embeddings/builtin.js';
 
 /**
  * Stack awareness: the languages, frameworks and platforms a query names ("in python", "for
@@ -8,9 +8,10 @@ import { isStopword, REWRITTEN_WORDS, words } from '../../embeddings/builtin.js'
  *
  * Each entry is one stack with the words that name it, lowercased whole ("Node.js" → "nodejs",
  * "C++" → "cpp", "C#" → "csharp", "PostgreSQL" → "postgresql": a product name is not split at its
- * capitals, so "JavaScript" is not Java and "TypeScript" is TypeScript). English words that are also stack names
- * ("go", "express", "rust", "react") count only as stacks: a query is short and a false stack
- * preference costs less than a missed one.
+ * capitals, so "JavaScript" is not Java and "TypeScript" is TypeScript). In a query, an English
+ * word that is also a stack name ("go", "react", "express") is a stack unless its neighbours say
+ * English (ENGLISH_READINGS): a query is short and a false stack preference costs less than a
+ * missed one, so only neighbours that no stack phrase has count.
  */
 const STACKS: string[][] = [
   ['python', 'py'],
@@ -174,18 +175,165 @@ const IMPLIED = new Map<number, number[]>(
   Object.entries(IMPLIES).map(([k, v]) => [stackIndex(k), v.map(stackIndex)]),
 );
 
+/**
+ * Where a stack name is an English word, from its neighbours in a query (issue 30: "have another
+ * go" read as Go put the Go cron scheduler above the retrying fetch wrapper). Each entry reads
+ * `word` as English when the word before it ends one of `after` (word sequences, lowercase), or
+ * the word after it is one of `before`; `clauseEnds` narrows `after` to a word that ends its
+ * clause or is followed by a stop word ("another go at it", but "another go library"). A
+ * capitalised word that does not begin a query or follow a clause mark is a name whatever its neighbours ("have
+ * another Go"). Only neighbours no stack phrase has: "to go" stays Go ("port it to go"), "react
+ * on" stays React ("React on Rails"), "go with" stays Go ("in go with redis"). Words without an
+ * entry ("rust", "unity", "node") are always stacks.
+ */
+interface EnglishReading {
+  word: string;
+  after?: string[];
+  clauseEnds?: boolean;
+  before?: string[];
+}
+
+export const ENGLISH_READINGS: EnglishReading[] = [
+  // "have a go", "give it another go": a try, and "on the go": on the move, whatever follows
+  {
+    word: 'go',
+    after: ['have a', 'have another', 'give it a', 'give it another', 'one more', 'on the'],
+  },
+  // "another go at it", "the go" at a clause's end; "a go service", "the go runtime" are the stack
+  { word: 'go', after: ['a', 'another', 'the'], clauseEnds: true },
+  // the verb with a particle, a direction or a state: "go through the logs", "go down", "go live"
+  {
+    word: 'go',
+    before: [
+      'through',
+      'back',
+      'wrong',
+      'live',
+      'down',
+      'up',
+      'ahead',
+      'away',
+      'out',
+      'over',
+      'off',
+      'missing',
+      'stale',
+      'unnoticed',
+      'unanswered',
+      'offline',
+      'online',
+      'quiet',
+      'silent',
+    ],
+  },
+  // the verb: "react to new orders", "react when a payment fails"; "react app", "react hooks" stay
+  {
+    word: 'react',
+    before: [
+      'to',
+      'when',
+      'whenever',
+      'quickly',
+      'fast',
+      'immediately',
+      'instantly',
+      'automatically',
+    ],
+  },
+  // the adjective of a fast service and the verb: "express delivery", "express interest"
+  {
+    word: 'express',
+    before: [
+      'delivery',
+      'shipping',
+      'shipment',
+      'shipments',
+      'courier',
+      'post',
+      'mail',
+      'interest',
+    ],
+  },
+  // the season: "spring cleaning", "spring sale"
+  { word: 'spring', before: ['cleaning', 'clean', 'sale', 'sales', 'break', 'season'] },
+  // the verb "shell out" (pay); a "shell script" stays Bash
+  { word: 'shell', before: ['out'] },
+  // the adjective: "a swift reply"
+  { word: 'swift', before: ['reply', 'replies', 'response', 'responses', 'turnaround'] },
+  // the bottle: "a flask of coffee"
+  { word: 'flask', before: ['of'] },
+];
+
+/** Each stack name's readings, for the words `readStacks` looks at. */
+const ENGLISH_OF = new Map<string, EnglishReading[]>();
+for (const r of ENGLISH_READINGS) ENGLISH_OF.set(r.word, [...(ENGLISH_OF.get(r.word) ?? []), r]);
+
+/**
+ * A query's words (as `words` splits them) and the stack each names there, undefined for a word
+ * that names none or is read as English (ENGLISH_READINGS). `readings` is for measuring the rule
+ * (`[]`: every stack name a stack, as before stop 59).
+ */
+export function readStacks(
+  text: string,
+  readings: EnglishReading[] = ENGLISH_READINGS,
+): { words: string[]; stacks: Array<number | undefined> } {
+  const { words: ws, breaks } = wordsWithBreaks(text);
+  const lower = ws.map((w) => w.toLowerCase());
+  const byWord = readings === ENGLISH_READINGS ? ENGLISH_OF : groupReadings(readings);
+  const stacks = lower.map((w, i) => {
+    const s = STACK_OF.get(w);
+    if (s === undefined) return undefined;
+    // a capital after a clause mark may begin a sentence: it says nothing there
+    if (i > 0 && !breaks[i - 1] && /^[A-Z]/.test(ws[i]!)) return s;
+    const ends = breaks[i]! || i + 1 === ws.length || isStopword(lower[i + 1]!);
+    const english = (byWord.get(w) ?? []).some(
+      (r) =>
+        (r.before !== undefined && !breaks[i] && r.before.includes(lower[i + 1] ?? '')) ||
+        (r.after !== undefined &&
+          (!r.clauseEnds || ends) &&
+          r.after.some((a) => endsWith(lower, i, a.split(' ')))),
+    );
+    return english ? undefined : s;
+  });
+  return { words: ws, stacks };
+}
+
+function groupReadings(readings: EnglishReading[]): Map<string, EnglishReading[]> {
+  const out = new Map<string, EnglishReading[]>();
+  for (const r of readings) out.set(r.word, [...(out.get(r.word) ?? []), r]);
+  return out;
+}
+
+/** Whether the words before index i end with `seq`. */
+function endsWith(lower: string[], i: number, seq: string[]): boolean {
+  if (seq.length > i) return false;
+  return seq.every((w, k) => lower[i - seq.length + k] === w);
+}
+
 /** Whether a lowercase token names a stack ("go", "express", "postgresql"). */
 export function isStackWord(token: string): boolean {
   return STACK_OF.has(token);
 }
 
-/** The stacks a text names, as stack indexes (each once, in order of mention). */
-export function namedStacks(text: string): number[] {
+/**
+ * The stacks a query names, as stack indexes (each once, in order of mention): its stack names
+ * but those its neighbours read as English (`readStacks`). taskText reads the same words.
+ */
+export function namedStacks(text: string, readings = ENGLISH_READINGS): number[] {
+  return unique(readStacks(text, readings).stacks);
+}
+
+/**
+ * The stacks a stack list names ("Go, Redis": a listing's tech_stack, the tech_stack filter, a
+ * Linguist language name): every stack name, with no English reading (a list has no sentence).
+ */
+export function listedStacks(text: string): number[] {
+  return unique(words(text).map((w) => STACK_OF.get(w.toLowerCase())));
+}
+
+function unique(stacks: Array<number | undefined>): number[] {
   const out: number[] = [];
-  for (const w of words(text)) {
-    const s = STACK_OF.get(w.toLowerCase());
-    if (s !== undefined && !out.includes(s)) out.push(s);
-  }
+  for (const s of stacks) if (s !== undefined && !out.includes(s)) out.push(s);
   return out;
 }
 
@@ -197,7 +345,7 @@ export function listingStacks(techStack: string): Set<number> {
     has.add(s);
     for (const t of IMPLIED.get(s) ?? []) add(t);
   };
-  namedStacks(techStack).forEach(add);
+  listedStacks(techStack).forEach(add);
   return has;
 }
 
@@ -227,7 +375,7 @@ const LINGUIST_ALIAS: Record<string, string> = { tsx: 'typescript', jsx: 'javasc
 /** The stacks of one Linguist language name, through the same words as a query's. */
 function languageStacks(name: string): number[] {
   const alias = LINGUIST_ALIAS[name.toLowerCase()];
-  return alias !== undefined ? [stackIndex(alias)] : namedStacks(name);
+  return alias !== undefined ? [stackIndex(alias)] : listedStacks(name);
 }
 
 /** The stacks of the languages a listing's code is measured in: each at least MEASURED_SHARE. */
@@ -291,20 +439,21 @@ export function stackMatch(named: number[], techStack: string, code?: CodeMix | 
 }
 
 /**
- * The query without the words that name stacks: what the buyer wants done. The stack factor judges
+ * The query without the words that name stacks there (`readStacks`: "react to new orders" keeps
+ * "react"): what the buyer wants done. The stack factor judges
  * the stack; counting those words again as task words would let any listing in that stack that
  * shares a generic word ("parse", "files") outrank the listing that does the task. Words keep their
  * case (an identifier such as "parseCsv" is still split by the tokenizer later). Generic words
  * ("app", "library") go too; a query that is nothing but stack names and those is its stacks.
  */
-export function taskText(text: string): string {
-  const all = words(text);
+export function taskText(text: string, readings = ENGLISH_READINGS): string {
+  const { words: all, stacks: read } = readStacks(text, readings);
   const kept = all.filter(
-    (w) => !STACK_OF.has(w.toLowerCase()) && !isStopword(w) && !GENERIC.has(w.toLowerCase()),
+    (w, i) => read[i] === undefined && !isStopword(w) && !GENERIC.has(w.toLowerCase()),
   );
   if (kept.length > 0) return kept.join(' ');
   // nothing but stack names and generic words ("react app"): the stacks are the task
-  const stacks = all.filter((w) => STACK_OF.has(w.toLowerCase()));
+  const stacks = all.filter((_, i) => read[i] !== undefined);
   return stacks.length > 0 ? stacks.join(' ') : text;
 }
 
