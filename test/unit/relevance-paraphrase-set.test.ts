@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stem, tokenize } from '../../src/embeddings/builtin.js';
+import { stem, tokenize, words } from '../../src/embeddings/builtin.js';
 import { isStackWord } from '../../src/domain/search/stacks.js';
 import { halfOf } from '../bench/relevance-half.js';
 import { QUERY_KINDS } from '../bench/relevance-set.js';
@@ -16,10 +16,16 @@ import { BUYER_QUERIES, buyerPhrasing } from '../bench/relevance-buyer-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
 import { RELEVANCE_QUERIES, type RelevanceQuery } from '../bench/relevance-set.js';
 
-/** A text's content words by stem: stop words and stack names left out. */
+/**
+ * A text's content words by stem: stop words and stack names left out. A stack name goes whole,
+ * before the tokenizer splits it at its capitals: "TypeScript" and "FastAPI" are names, not the
+ * words "type", "script", "fast" and "api" (the ranking reads them whole too, stacks.ts).
+ */
 const contentStems = (text: string) =>
   new Set(
-    tokenize(text)
+    words(text)
+      .filter((w) => !isStackWord(w.toLowerCase()))
+      .flatMap(tokenize)
       .filter((w) => !isStackWord(w))
       .map(stem),
   );
@@ -110,6 +116,20 @@ describe('the paraphrase relevance set (issue 30)', () => {
 
   it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
     expect(reusedWords(PARAPHRASE_QUERIES)).toEqual([]);
+  });
+
+  it('reads a stack name in a title or tech stack whole, not as the words of its parts', () => {
+    // "FastAPI" and "TypeScript" name stacks; "fast", "api", "type" and "script" are free words
+    const q = { q: 'a fast api to type a script', kind: 'paraphrase' as const };
+    expect(reusedWords([{ ...q, best: ['rl-fastapi'] }])).toEqual([]);
+    expect(reusedWords([{ ...q, best: ['env-config-ts'] }])).toEqual([]);
+    expect(contentStems('Python, FastAPI, TypeScript, PostgreSQL, SQLite, PyTorch')).toEqual(
+      new Set(),
+    );
+    // a word the title says is still reused ("typed" in "Typed environment variable loader")
+    expect(
+      reusedWords([{ q: 'a typed loader', kind: 'paraphrase', best: ['env-config-ts'] }]),
+    ).toEqual(['a typed loader ↔ env-config-ts: typ, load']);
   });
 
   it('splits into a tuning and a held-out half by a fixed hash, each with every family', () => {
