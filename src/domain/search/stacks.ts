@@ -181,12 +181,12 @@ const IMPLIED = new Map<number, number[]>(
  * `word` as English when the word before it ends one of `after` (word sequences, lowercase), or
  * the word after it is one of `before`; `clauseEnds` narrows `after` to a word that ends its
  * clause or is followed by a stop word ("another go at it", but "another go library"). A
- * capitalised word that does not begin a query or follow a clause mark is a name whatever its neighbours ("have
- * another Go"). Only neighbours no stack phrase has: "to go" stays Go ("port it to go"), "react
- * on" stays React ("React on Rails"), "go with" stays Go ("in go with redis"). Words without an
- * entry ("rust", "unity", "node") are always stacks.
+ * capitalised word that neither begins the query nor follows a clause mark is a name whatever its
+ * neighbours ("have another Go"). Only neighbours no stack phrase has: "to go" stays Go ("port it
+ * to go"), "react on" stays React ("React on Rails"), "go with" stays Go ("in go with redis").
+ * Words without an entry ("rust", "unity", "node") are always stacks.
  */
-interface EnglishReading {
+export interface EnglishReading {
   word: string;
   after?: string[];
   clauseEnds?: boolean;
@@ -265,8 +265,7 @@ export const ENGLISH_READINGS: EnglishReading[] = [
 ];
 
 /** Each stack name's readings, for the words `readStacks` looks at. */
-const ENGLISH_OF = new Map<string, EnglishReading[]>();
-for (const r of ENGLISH_READINGS) ENGLISH_OF.set(r.word, [...(ENGLISH_OF.get(r.word) ?? []), r]);
+const ENGLISH_OF = groupReadings(ENGLISH_READINGS);
 
 /**
  * A query's words (as `words` splits them) and the stack each names there, undefined for a word
@@ -298,6 +297,7 @@ export function readStacks(
   return { words: ws, stacks };
 }
 
+/** Readings by the word they read. */
 function groupReadings(readings: EnglishReading[]): Map<string, EnglishReading[]> {
   const out = new Map<string, EnglishReading[]>();
   for (const r of readings) out.set(r.word, [...(out.get(r.word) ?? []), r]);
