@@ -15,6 +15,7 @@ import { FRESH4_QUERIES } from './relevance-fresh4-set.js';
 import { FRESH5_QUERIES } from './relevance-fresh5-set.js';
 import { FRESH6_QUERIES } from './relevance-fresh6-set.js';
 import { FRESH7_QUERIES } from './relevance-fresh7-set.js';
+import { FRESH8_QUERIES } from './relevance-fresh8-set.js';
 import { PARAPHRASE_LISTINGS, PARAPHRASE_QUERIES } from './relevance-paraphrase-set.js';
 import { TASK_QUERIES } from './relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from './relevance-buyer-set.js';
@@ -48,7 +49,8 @@ import {
  * halves, in RELEVANCE_SETS), the third (all held out, like the first; tuning data from stop 56)
  * and the fourth (sealed until stop 56's one reading, held out since). Stop 58 added the fifth
  * (read once sealed, then tuning data) and the sixth (read once sealed, held out, then tuning data
- * from stop 59's levers). Stop 59 added the seventh (sealed: read only when named).
+ * from stop 59's levers). Stop 59 added the seventh (sealed: read only when named) and, once the
+ * seventh was read, the eighth (sealed the same way).
  *
  * Set BENCH_RELEVANCE_VERBOSE=1 to print every fused query, not only those whose first result is
  * not a best answer. BENCH_RELEVANCE_HALF=tuning hides the held-out half (its queries, lines and
@@ -212,6 +214,18 @@ export const FRESH7_SET = {
 };
 
 /**
+ * Stop 59's eighth fresh set: written blind after the seventh was read, sealed until stop 59's
+ * second reading, since every earlier set has been read. Read only when BENCH_RELEVANCE_SETS names
+ * `fresh8`: never by a default run, never while tuning, so no run sees it by accident.
+ */
+export const FRESH8_SET = {
+  name: 'fresh8',
+  label: "eighth fresh set (sealed until stop 59's second reading)",
+  listings: PARAPHRASE_LISTINGS,
+  queries: FRESH8_QUERIES,
+};
+
+/**
  * Stop 43's set (relevance-tasks-set.ts): all tuning, no held-out half, so it is read with the
  * tuning halves (BENCH_RELEVANCE_HALF=tuning too) and never gives a goal figure.
  */
@@ -263,6 +277,8 @@ export function benchSetsFor(env: Record<string, string | undefined>): BenchSet[
           { ...FRESH5_SET, heldOutOnly: true },
           { ...FRESH6_SET, heldOutOnly: true },
           { ...FRESH7_SET, heldOutOnly: true },
+          // sealed: only a run that names it reads it, so no default run reads it by accident
+          ...(only?.includes(FRESH8_SET.name) ? [{ ...FRESH8_SET, heldOutOnly: true }] : []),
         ]),
   ];
   return only ? sets.filter((set) => only.includes(set.name)) : sets;

@@ -11,6 +11,7 @@ import { FRESH4_QUERIES } from '../bench/relevance-fresh4-set.js';
 import { FRESH5_QUERIES } from '../bench/relevance-fresh5-set.js';
 import { FRESH6_QUERIES } from '../bench/relevance-fresh6-set.js';
 import { FRESH7_QUERIES } from '../bench/relevance-fresh7-set.js';
+import { FRESH8_QUERIES } from '../bench/relevance-fresh8-set.js';
 import { TASK_QUERIES } from '../bench/relevance-tasks-set.js';
 import { BUYER_QUERIES, buyerPhrasing } from '../bench/relevance-buyer-set.js';
 import { benchSetsFor, RELEVANCE_SETS } from '../bench/relevance.js';
@@ -447,6 +448,60 @@ describe("stop 59's seventh fresh set (written blind in the buyer's words, read 
         (s) => s.name,
       ),
     ).toEqual([]);
+  });
+});
+
+describe("stop 59's eighth fresh set (written blind in the buyer's words, sealed)", () => {
+  it('has at least 160 new queries in every family, judged on real listings', () => {
+    expectBlindSet(FRESH8_QUERIES, [
+      ...PARAPHRASE_QUERIES,
+      ...FRESH_QUERIES,
+      ...FRESH2_QUERIES,
+      ...FRESH3_QUERIES,
+      ...FRESH4_QUERIES,
+      ...FRESH5_QUERIES,
+      ...FRESH6_QUERIES,
+      ...FRESH7_QUERIES,
+      ...RELEVANCE_QUERIES,
+      ...TASK_QUERIES,
+      ...BUYER_QUERIES,
+    ]);
+    // this set's own floors, above the blind sets' common ones
+    expect(FRESH8_QUERIES.length).toBeGreaterThanOrEqual(160);
+    const minimum = { keyword: 18, paraphrase: 80, stack: 18, long: 18 };
+    for (const kind of QUERY_KINDS)
+      expect(FRESH8_QUERIES.filter((q) => q.kind === kind).length, kind).toBeGreaterThanOrEqual(
+        minimum[kind],
+      );
+  });
+
+  it('never reuses a content word of the wanted listing’s title or tech stack in its query', () => {
+    expect(reusedWords(FRESH8_QUERIES)).toEqual([]);
+  });
+
+  it('is in the buyer’s words: at most 28 % of a query’s words are in the wanted description', () => {
+    expect(descriptionShare(FRESH8_QUERIES)).toBeLessThanOrEqual(0.28);
+  });
+
+  it('is sealed: read only when BENCH_RELEVANCE_SETS names it, never by default or while tuning', () => {
+    expect(RELEVANCE_SETS.some((set) => set.queries === FRESH8_QUERIES)).toBe(false);
+    expect(benchSetsFor({}).some((s) => s.name === 'fresh8')).toBe(false);
+    expect(benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning' }).some((s) => s.name === 'fresh8')).toBe(
+      false,
+    );
+    expect(
+      benchSetsFor({ BENCH_RELEVANCE_HALF: 'tuning', BENCH_RELEVANCE_SETS: 'fresh8' }).map(
+        (s) => s.name,
+      ),
+    ).toEqual([]);
+    const sealed = benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh8' });
+    expect(sealed.map((s) => [s.name, s.heldOutOnly])).toEqual([['fresh8', true]]);
+    expect(sealed[0]!.queries).toBe(FRESH8_QUERIES);
+    expect(sealed[0]!.label).toBe("eighth fresh set (sealed until stop 59's second reading)");
+    expect(benchSetsFor({ BENCH_RELEVANCE_SETS: 'fresh7,fresh8' }).map((s) => s.name)).toEqual([
+      'fresh7',
+      'fresh8',
+    ]);
   });
 });
 
