@@ -268,6 +268,36 @@ describe('the task-concept lexicon (data)', () => {
     names('which kinds of users may call which endpoints, with denials logged', 't:permissions');
   });
 
+  it("names a task by a buyer's general wording for it or its effect (stop 59, second round)", () => {
+    const names = (q: string, task: string, not?: string) => {
+      const named = new Set([...lexiconConcepts(q, true).values()].flat());
+      expect(named, q).toContain(task);
+      if (not) expect(named, q).not.toContain(not);
+    };
+    // a limit said as "so many calls an hour" is our own rate limit
+    names('allow each key fifty requests a minute', 't:rate_limit');
+    // customers who change the card on file themselves want the billing portal
+    names('let subscribers update their card without writing to support', 't:subscription');
+    // a balance that goes negative before payday is a household budget
+    names('warn me if I will be overdrawn before payday', 't:budget');
+    // a slice of customers, switched off without a deploy, is a feature flag
+    names('show the new page to a small slice of customers first', 't:feature_flags');
+    names('turn the beta off without a deploy', 't:feature_flags', 't:deploy');
+    // credentials kept out of plain text want a vault
+    names('keep our database credentials out of plain text', 't:secrets');
+    // a file's weight in kilobytes is image compression
+    names('cut the photos down by a few hundred kilobytes', 't:image_compress');
+    // scans joined into one file are a PDF merge, not OCR
+    names('merge scanned receipts into a single file', 't:pdf_tools');
+    // a record entered twice is a duplicate
+    names('the same supplier was added twice', 't:dedupe');
+    // which field a visitor filled wrongly is form validation
+    names('show which field was filled wrongly', 't:forms');
+    // hovering for the exact value is an interactive chart
+    names('monthly revenue where you hover for the exact numbers', 't:charts');
+    // container hosting whose nodes grow and shrink is a managed Kubernetes cluster
+    names('container hosting whose workers grow and shrink with load', 't:kubernetes_ops');
+  });
   it('does not name a task by an everyday word of a listing', () => {
     // stems shared with everyday words: "texting" is "text", "news" is "new", "stores" a verb
     const listing =
