@@ -1,14 +1,14 @@
 import {
   CALIBRATION,
   fusedScore,
-  similarityOf,
+  taskScore,
   type Calibration,
   type CandidateSignals,
 } from '../../src/domain/search/calibration.js';
 import {
   candidateSignals,
   loadQuerySignals,
-  siblingLifts,
+  rankScored,
   type CandidateRow,
   type QuerySignals,
 } from '../../src/domain/search/rank.js';
@@ -59,19 +59,13 @@ const signalCache = new WeakMap<Case, CandidateSignals[]>();
 function rankCached(c: Case, cal: Calibration) {
   let sig = signalCache.get(c);
   if (!sig) signalCache.set(c, (sig = c.rows.map((row) => candidateSignals(c.query, row, cal))));
-  const scores = sig.map((s) => fusedScore(s, cal));
-  const lifts = siblingLifts(c.query, c.rows, scores, cal);
-  return c.rows
-    .map((row, i) => {
-      const score = scores[i]! + (lifts?.[i] ?? 0);
-      return { row, score, similarity: similarityOf(score, cal) };
-    })
-    .sort(
-      (x, y) =>
-        y.score - x.score ||
-        (x.row.title < y.row.title ? -1 : x.row.title > y.row.title ? 1 : 0) ||
-        (x.row.id < y.row.id ? -1 : 1),
-    );
+  return rankScored(
+    c.query,
+    c.rows,
+    sig.map((s) => fusedScore(s, cal)),
+    cal,
+    true,
+  );
 }
 
 function ranked(c: Case, cal: Calibration) {
@@ -164,12 +158,7 @@ function saturation(all: Case[], cal: Calibration, detail: boolean) {
           const row = key && c.rows.find((x) => x.id === idOf.get(key));
           if (!row) continue;
           const s = candidateSignals(c.query, row, cal);
-          const task =
-            cal.lexical * s.lexical +
-            cal.vector * s.vector +
-            cal.meaning * s.meaning +
-            cal.phrase * s.phrase +
-            cal.concept * s.concept;
+          const task = taskScore(s, cal);
           lines.push(
             `      ${key === bad[0]!.key ? 'unrelated' : 'wanted   '} ${key}: task ${task.toFixed(3)} lex ${s.lexical.toFixed(2)} vec ${s.vector.toFixed(2)} mean ${s.meaning.toFixed(2)} phr ${s.phrase.toFixed(2)} con ${s.concept.toFixed(2)} stack ${s.stack.toFixed(2)}`,
           );

@@ -7,6 +7,8 @@ import { expect } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MarketplaceClient } from '../../src/client/index.js';
 import type { App } from '../../src/http/app.js';
+import type { AppError } from '../../src/errors.js';
+import type { PaidOffer, VerifiedPayment, X402Guard } from '../../src/x402/guard.js';
 import { recoverAuthorizationSigner, type Eip712Domain } from '../../src/x402/recovery.js';
 
 /** A Base USDC `exact` requirement as our prompts carry it (for tests of the x402 codecs). */
@@ -204,4 +206,30 @@ export function expectOrderNamedWithoutLink(
     order_id: orderId,
   });
   expect(res.body).not.toMatch(/download|sig=/);
+}
+
+/**
+ * A payment as the guard verifies it, for tests that drive the payment processor below the routes:
+ * the 402 prompt `offer` gives a request to `url` is read, a fresh wallet signs its first option,
+ * and the request is sent again with the signature (kept in `req`, for a retry of the same one).
+ */
+export async function guardedPayment(
+  guard: X402Guard,
+  url: string,
+  offer: PaidOffer,
+): Promise<{
+  req: { method: string; url: string; headers: Record<string, string> };
+  payment: VerifiedPayment;
+  nonce: Hex;
+}> {
+  const req = { method: 'POST', url, headers: {} as Record<string, string> };
+  const prompt = await guard.paid(req, offer).then(
+    () => undefined,
+    (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
+  );
+  expect(prompt, 'the guard answers an unsigned request with its 402 prompt').toBeDefined();
+  const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as PaymentRequired;
+  const signed = await signPayment(newWallet(), required, required.accepts[0]!);
+  req.headers['payment-signature'] = signed.header;
+  return { req, payment: await guard.paid(req, offer), nonce: signed.nonce };
 }

@@ -18,6 +18,7 @@ import {
   chainObserverCopy,
   clientFor,
   expectOrderNamedWithoutLink,
+  guardedPayment,
   newWallet,
   promptOf,
   signerOfProof,
@@ -497,28 +498,16 @@ describe('completion in one statement after settlement', () => {
       description: 'probe',
       options: [{ chain: 'base' as const, payTo, amount: 10_000 }],
     };
-    const req = { method: 'POST', url: '/probe', headers: {} as Record<string, string> };
-    const prompt = await deps()
-      .x402.paid(req, offer)
-      .then(
-        () => undefined,
-        (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
-      );
-    const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<
-      typeof signPayment
-    >[1];
-    const signed = await signPayment(newWallet(), required, required.accepts[0]!);
-    req.headers['payment-signature'] = signed.header;
-    const payment = await deps().x402.paid(req, offer);
+    const { payment, nonce } = await guardedPayment(deps().x402, '/probe', offer);
 
     // Money moves, the completion fails twice: the request fails, the settlement is on record.
     await expect(processor.run({ operation: 'probe', payment, context: {} })).rejects.toThrow();
     const [held] = await sql<{ status: string; transaction: string }[]>`
-      select status, transaction from x402_payments where nonce = ${signed.nonce}`;
+      select status, transaction from x402_payments where nonce = ${nonce}`;
     expect(held!.status).toBe('settled');
     expect(held!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     const [moved] = await sql<{ n: number }[]>`
-      select count(*)::int as n from dev_ledger_transfers where nonce = ${signed.nonce}`;
+      select count(*)::int as n from dev_ledger_transfers where nonce = ${nonce}`;
     expect(moved!.n).toBe(1); // the aborted one-statement attempt moved nothing
 
     // Fixed; the reconciler completes it once, and the buyer's retry answers the same result.
@@ -541,7 +530,7 @@ describe('completion in one statement after settlement', () => {
         network: BASE,
         asset: payment.requirement.asset,
         payer: payment.payer,
-        nonce: signed.nonce,
+        nonce,
       }),
     ).toEqual({ state: 'settled', transaction: held!.transaction });
   });

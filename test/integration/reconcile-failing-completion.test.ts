@@ -9,10 +9,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { piece, Pieces } from '../../src/db/pieces.js';
 import { PaymentProcessor } from '../../src/domain/payments/processor.js';
 import { reconcilePayments } from '../../src/domain/payments/reconciler.js';
-import type { AppError } from '../../src/errors.js';
 import type { LocalFacilitator } from '../../src/x402/local-facilitator.js';
 import { startTestApp, type TestContext } from '../helpers/app.js';
-import { newWallet, signPayment } from '../helpers/wallets.js';
+import { guardedPayment, newWallet } from '../helpers/wallets.js';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -51,24 +50,14 @@ it('a settled claim whose completion keeps failing is reported by the reconciler
     description: 'probe',
     options: [{ chain: 'base' as const, payTo: newWallet().address, amount: 10_000 }],
   };
-  const req = { method: 'POST', url: '/probe', headers: {} as Record<string, string> };
-  const prompt = await deps.x402.paid(req, offer).then(
-    () => undefined,
-    (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
-  );
-  const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<
-    typeof signPayment
-  >[1];
-  const signed = await signPayment(newWallet(), required, required.accepts[0]!);
-  req.headers['payment-signature'] = signed.header;
-  const payment = await deps.x402.paid(req, offer);
+  const { payment, nonce } = await guardedPayment(deps.x402, '/probe', offer);
   await expect(processor.run({ operation: 'probe', payment, context: {} })).rejects.toThrow();
   const before = await deps.sql<{ status: string; rechecked: boolean }[]>`
-    select status, rechecked_at is not null as rechecked from x402_payments where nonce = ${signed.nonce}`;
+    select status, rechecked_at is not null as rechecked from x402_payments where nonce = ${nonce}`;
   expect(before[0]).toEqual({ status: 'settled', rechecked: false });
   logged.length = 0;
   const outcome = await processor
-    .settleAbandoned((await deps.payments.store.find(payment.payer, signed.nonce))!)
+    .settleAbandoned((await deps.payments.store.find(payment.payer, nonce))!)
     .catch(() => 'threw');
   const report = await reconcilePayments(processor, {
     staleSeconds: 0,
@@ -77,7 +66,7 @@ it('a settled claim whose completion keeps failing is reported by the reconciler
     paymentIdRetentionSeconds: 86_400,
   });
   const after = await deps.sql<{ status: string; rechecked: boolean }[]>`
-    select status, rechecked_at is not null as rechecked from x402_payments where nonce = ${signed.nonce}`;
+    select status, rechecked_at is not null as rechecked from x402_payments where nonce = ${nonce}`;
   // nobody else wrote the row: a recheck that cannot complete it says so, it is no 'concurrent'
   expect(outcome).toBe('threw');
   expect(report.unresolved).toBeGreaterThanOrEqual(1);
@@ -120,19 +109,9 @@ it('a settled claim whose completion keeps failing does not starve the others (a
     options: [{ chain: 'base' as const, payTo: newWallet().address, amount: 10_000 }],
   };
   const settledOne = async () => {
-    const req = { method: 'POST', url: '/probe2', headers: {} as Record<string, string> };
-    const prompt = await deps.x402.paid(req, offer).then(
-      () => undefined,
-      (e: unknown) => (e as AppError).extras.headers!['PAYMENT-REQUIRED']!,
-    );
-    const required = JSON.parse(Buffer.from(prompt!, 'base64').toString('utf8')) as Parameters<
-      typeof signPayment
-    >[1];
-    const signed = await signPayment(newWallet(), required, required.accepts[0]!);
-    req.headers['payment-signature'] = signed.header;
-    const payment = await deps.x402.paid(req, offer);
+    const { payment, nonce } = await guardedPayment(deps.x402, '/probe2', offer);
     await expect(processor.run({ operation: 'probe2', payment, context: {} })).rejects.toThrow();
-    return (await deps.payments.store.find(payment.payer, signed.nonce))!;
+    return (await deps.payments.store.find(payment.payer, nonce))!;
   };
   // every other stale claim out of the way for this test
   await deps.sql`update x402_payments set status = 'completed' where status in ('settling', 'settled', 'pending')`;

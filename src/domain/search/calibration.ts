@@ -196,14 +196,20 @@ export function cosineScore(cosine: number, c: Calibration = CALIBRATION): numbe
 /** Share of the unsaturated task score kept in the fused score: it only breaks ties. */
 const TIE_SHARE = 1e-4;
 
-/** The fused score, 0-1 (before the similarity's × 5). */
-export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
-  const task =
+/** The task score: the weighted sum of the signals, before the cap and the stack factor. */
+export function taskScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
+  return (
     c.lexical * s.lexical +
     c.vector * s.vector +
     c.meaning * s.meaning +
     c.phrase * s.phrase +
-    c.concept * s.concept;
+    c.concept * s.concept
+  );
+}
+
+/** The fused score, 0-1 (before the similarity's × 5). */
+export function fusedScore(s: CandidateSignals, c: Calibration = CALIBRATION): number {
+  const task = taskScore(s, c);
   const factor = c.stackMiss + (1 - c.stackMiss) * s.stack;
   // The task match saturates first (at similarity 5), then the stack factor applies: a clear
   // match in another stack reads 4 where one in the named stack reads 5, instead of both 5. The

@@ -182,7 +182,22 @@ export function rankCandidates<R extends CandidateRow>(
   c: Calibration = CALIBRATION,
 ): Array<{ row: R; similarity: number; score: number }> {
   const scores = rows.map((row) => scoreCandidate(query, row, variant, c));
-  const lifts = variant === 'fused' ? siblingLifts(query, rows, scores, c) : undefined;
+  return rankScored(query, rows, scores, c, variant === 'fused');
+}
+
+/**
+ * Candidates in rank order from their scores: close siblings lifted (`liftSiblings`, the fused
+ * ranking), each score read as similarity, ties by title then id. For a caller that has the scores
+ * already (test/bench/relevance-cap.ts re-ranks cached signals under other calibrations).
+ */
+export function rankScored<R extends CandidateRow>(
+  query: QuerySignals,
+  rows: R[],
+  scores: number[],
+  c: Calibration,
+  liftSiblings: boolean,
+): Array<{ row: R; similarity: number; score: number }> {
+  const lifts = liftSiblings ? siblingLifts(query, rows, scores, c) : undefined;
   const out = rows.map((row, i) => {
     const score = scores[i]! + (lifts?.[i] ?? 0);
     return { row, score, similarity: similarityOf(score, c) };
@@ -205,7 +220,7 @@ export function rankCandidates<R extends CandidateRow>(
  * candidate holds, or none, tell nothing; the lift is smaller than the distance, so it reorders
  * only close siblings and never lifts a far one past the leader.
  */
-export function siblingLifts(
+function siblingLifts(
   query: QuerySignals,
   rows: CandidateRow[],
   scores: number[],
